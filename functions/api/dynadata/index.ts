@@ -1,0 +1,4 @@
+import { createApiHandler } from '../../shared/http/middleware';
+
+/** The dynadata routes are declared in the route table; until they are implemented each answers 501. */
+export const handler = createApiHandler('dynadata', {});

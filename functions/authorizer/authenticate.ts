@@ -1,0 +1,28 @@
+import { API_KEY_PATTERN, findApiKeyBySecret } from '../shared/data/api-keys';
+import type { AuthContext } from '../shared/http/auth-context';
+import { MAX_CREDENTIAL_LENGTH, type PresentedCredential } from './credentials';
+
+/** Why a credential was refused; logged, never shown to the caller (every refusal is the same 401). */
+export type Refusal = 'missing' | 'oversized' | 'malformed' | 'unknown' | 'revoked' | 'unsupported';
+
+export type AuthOutcome = { ok: true; auth: AuthContext } | { ok: false; reason: Refusal };
+
+const authenticateApiKey = async (value: string): Promise<AuthOutcome> => {
+  // Structurally invalid keys are refused without a database request.
+  if (!API_KEY_PATTERN.test(value)) return { ok: false, reason: 'malformed' };
+  const key = await findApiKeyBySecret(value);
+  if (!key) return { ok: false, reason: 'unknown' };
+  if (key.revokedAt) return { ok: false, reason: 'revoked' };
+  return {
+    ok: true,
+    auth: { companyId: key.companyId, authMethod: 'api_key', keyId: key.keyId, scopes: key.scopes },
+  };
+};
+
+export const authenticate = async (credential: PresentedCredential | undefined): Promise<AuthOutcome> => {
+  if (!credential || credential.value === '') return { ok: false, reason: 'missing' };
+  if (credential.value.length > MAX_CREDENTIAL_LENGTH) return { ok: false, reason: 'oversized' };
+  if (credential.kind === 'api_key') return authenticateApiKey(credential.value);
+  // JWT verification slots in here (service-signed tokens of kind v1).
+  return { ok: false, reason: 'unsupported' };
+};

@@ -1,0 +1,135 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { newKeyId } from '../ids';
+import type { Scope } from '../scopes';
+import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { TABLE_SHAPE } from './table';
+
+/**
+ * API keys are looked up by the SHA-256 of the secret, so the lookup item is global (`APIKEY#<hash>`); the
+ * company's list of keys is the GSI partition `CO#<companyId>#APIKEYS`. The secret itself is never stored.
+ */
+export const apiKeyKey = (hash: string) => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' });
+export const apiKeyListKey = (companyId: string, createdAt: string, keyId: string) => ({
+  gsi1pk: `CO#${companyId}#APIKEYS`,
+  gsi1sk: `${createdAt}#${keyId}`,
+});
+
+const ENTITY = 'api_key';
+export const API_KEY_PREFIX = 'sk-';
+/** `sk-` then 43 base64url characters (32 random bytes). */
+export const API_KEY_PATTERN = /^sk-[A-Za-z0-9_-]{43}$/;
+
+export interface ApiKeyRecord {
+  keyId: string;
+  companyId: string;
+  name: string;
+  scopes: Scope[];
+  createdAt: string;
+  revokedAt?: string;
+  /** First characters of the secret, to help owners recognise a key; never enough to use it. */
+  hint: string;
+}
+
+export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+
+const toRecord = (item: Record<string, unknown>): ApiKeyRecord => {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, keyHash: _h, ...record } = item;
+  return record as unknown as ApiKeyRecord;
+};
+
+/** Creates a key and returns its secret: the only moment the secret exists outside the caller. */
+export const createApiKey = async (
+  companyId: string,
+  input: { name: string; scopes: Scope[] },
+  now: Date,
+): Promise<{ record: ApiKeyRecord; key: string }> => {
+  const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const keyHash = hashApiKey(key);
+  const record: ApiKeyRecord = {
+    keyId: newKeyId(),
+    companyId,
+    name: input.name,
+    scopes: input.scopes,
+    createdAt: now.toISOString(),
+    hint: key.slice(0, 7),
+  };
+  await ddb.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...apiKeyKey(keyHash),
+        ...apiKeyListKey(companyId, record.createdAt, record.keyId),
+        entity: ENTITY,
+        keyHash,
+        ...record,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return { record, key };
+};
+
+/** Resolves a presented secret; `undefined` for unknown keys. Revocation is reported, not hidden. */
+export const findApiKeyBySecret = async (key: string): Promise<ApiKeyRecord | undefined> => {
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName(), Key: apiKeyKey(hashApiKey(key)) }),
+  );
+  return Item ? toRecord(Item) : undefined;
+};
+
+interface StoredKey {
+  record: ApiKeyRecord;
+  keyHash: string;
+}
+
+const queryCompanyKeys = async (companyId: string): Promise<StoredKey[]> => {
+  const out: StoredKey[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: TABLE_SHAPE.gsi1.indexName,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': apiKeyListKey(companyId, '', '').gsi1pk },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) out.push({ record: toRecord(item), keyHash: String(item.keyHash) });
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return out;
+};
+
+export const listApiKeys = async (companyId: string): Promise<ApiKeyRecord[]> =>
+  (await queryCompanyKeys(companyId)).map((k) => k.record);
+
+export class ApiKeyNotFoundError extends Error {
+  constructor(keyId: string) {
+    super(`No API key ${keyId} for this company`);
+    this.name = 'ApiKeyNotFoundError';
+  }
+}
+
+/** Revokes a key of the company; revoking twice keeps the first revocation time. */
+export const revokeApiKey = async (companyId: string, keyId: string, now: Date): Promise<ApiKeyRecord> => {
+  const found = (await queryCompanyKeys(companyId)).find((k) => k.record.keyId === keyId);
+  if (!found) throw new ApiKeyNotFoundError(keyId);
+  try {
+    const { Attributes } = await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: apiKeyKey(found.keyHash),
+        UpdateExpression: 'SET revokedAt = :now',
+        ConditionExpression: 'companyId = :companyId AND attribute_not_exists(revokedAt)',
+        ExpressionAttributeValues: { ':now': now.toISOString(), ':companyId': companyId },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toRecord(Attributes ?? {});
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return found.record;
+    throw error;
+  }
+};

@@ -1,0 +1,22 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { env } from '../env';
+
+const { region, dynamodbEndpoint } = env();
+
+/** The one DynamoDB client of a process, built at module scope. */
+export const dynamodbClient = new DynamoDBClient({
+  region,
+  ...(dynamodbEndpoint
+    ? { endpoint: dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+    : {}),
+});
+
+export const ddb = DynamoDBDocumentClient.from(dynamodbClient, {
+  marshallOptions: { removeUndefinedValues: true },
+});
+
+export const tableName = (): string => env().tableName;
+
+export const isConditionalCheckFailed = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'ConditionalCheckFailedException';

@@ -1,0 +1,41 @@
+/**
+ * The only place that reads `process.env`. Each value is read once, on first use, and a missing required
+ * variable fails fast with its name.
+ */
+export interface Env {
+  /** DynamoDB single table. */
+  tableName: string;
+  /** The platform bucket shared by all tenants (per-company prefixes). */
+  bucketName: string;
+  region: string;
+  /** Endpoint overrides: set only by the local stack (DynamoDB Local, s3rver). */
+  dynamodbEndpoint: string | undefined;
+  s3Endpoint: string | undefined;
+  /** Self-hosted switch that restores writes to the built-in `log_entries` type. Never set on the hosted platform. */
+  allowLogEntryWrites: boolean;
+}
+
+const required = (name: string): string => {
+  const value = process.env[name];
+  if (value === undefined || value === '') throw new Error(`Missing required environment variable ${name}`);
+  return value;
+};
+
+const optional = (name: string): string | undefined => {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+};
+
+let cached: Env | undefined;
+
+export const env = (): Env => {
+  cached ??= Object.freeze({
+    tableName: required('TABLE_NAME'),
+    bucketName: required('BUCKET_NAME'),
+    region: optional('AWS_REGION') ?? optional('AWS_DEFAULT_REGION') ?? 'us-east-1',
+    dynamodbEndpoint: optional('DYNAMODB_ENDPOINT'),
+    s3Endpoint: optional('S3_ENDPOINT'),
+    allowLogEntryWrites: optional('V1_ALLOW_LOG_ENTRY_WRITES') === 'true',
+  });
+  return cached;
+};

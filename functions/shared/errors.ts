@@ -1,0 +1,94 @@
+/**
+ * Domain errors and the one catalogue of stable error codes. Handlers and domain code throw `AppError`
+ * (or a subclass); `http/problem.ts` maps it to RFC 9457 problem+json once. The OpenAPI document lists every
+ * code of this catalogue.
+ */
+export const ERROR_CATALOG = {
+  validation_failed: { status: 400, title: 'Request validation failed' },
+  unauthorized: { status: 401, title: 'Authentication required' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  insufficient_scope: { status: 403, title: 'Credential lacks the required scope' },
+  log_entry_writes_not_allowed: { status: 403, title: 'log_entries is read-only' },
+  not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  conflict: { status: 409, title: 'Conflict' },
+  transcode_job_not_cancelable: { status: 409, title: 'Transcode job is already finished' },
+  transcode_job_not_retryable: { status: 409, title: 'Transcode job cannot be retried' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  quota_exceeded: { status: 429, title: 'Quota exceeded' },
+  queue_full: { status: 429, title: 'Too many unfinished jobs' },
+  throttled: { status: 429, title: 'Too many requests' },
+  workflow_steps_failed: { status: 200, title: 'Workflow steps failed' },
+  jwt_scopes_require_advanced: { status: 400, title: 'Scopes require advanced mode' },
+  jwt_invalid_scopes: { status: 400, title: 'Unknown scope names' },
+  internal: { status: 500, title: 'Internal server error' },
+  not_implemented: { status: 501, title: 'Not implemented' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export interface FieldError {
+  /** RFC 6901 JSON pointer into the request part named by its first segment (`/body/name`, `/query/limit`). */
+  pointer: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  errors?: FieldError[];
+  /** Seconds, sent as `Retry-After`. */
+  retryAfterSeconds?: number;
+  /** Extra members of the problem object (for example the current status of a job). */
+  extensions?: Record<string, unknown>;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly errors: FieldError[] | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  readonly extensions: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, detail: string, options: AppErrorOptions = {}) {
+    super(detail);
+    this.name = 'AppError';
+    this.code = code;
+    this.errors = options.errors;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.extensions = options.extensions;
+  }
+
+  get status(): number {
+    return ERROR_CATALOG[this.code].status;
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(errors: FieldError[], detail = 'The request is not valid; see errors for each field.') {
+    super('validation_failed', detail, { errors });
+    this.name = 'ValidationError';
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(detail = 'The requested resource does not exist.') {
+    super('not_found', detail);
+    this.name = 'NotFoundError';
+  }
+}
+
+export class InsufficientScopeError extends AppError {
+  constructor(scope: string) {
+    super('insufficient_scope', `This operation requires the scope ${scope}.`, {
+      extensions: { requiredScope: scope },
+    });
+    this.name = 'InsufficientScopeError';
+  }
+}
+
+export class NotImplementedError extends AppError {
+  constructor(operationId: string) {
+    super('not_implemented', `The operation ${operationId} is declared but not available yet.`);
+    this.name = 'NotImplementedError';
+  }
+}

@@ -1,0 +1,38 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { AppError } from '../errors';
+import { parseScopeList, type Scope } from '../scopes';
+
+export type AuthMethod = 'api_key' | 'jwt';
+
+/** What the authorizer established about the caller. Carried in the authorizer context as strings. */
+export interface AuthContext {
+  companyId: string;
+  authMethod: AuthMethod;
+  /** API key id, or the JWT id when the credential is a token. */
+  keyId: string;
+  scopes: Scope[];
+}
+
+/** Authorizer context values must be strings, numbers or booleans. */
+export const toAuthorizerContext = (auth: AuthContext): Record<string, string> => ({
+  companyId: auth.companyId,
+  authMethod: auth.authMethod,
+  keyId: auth.keyId,
+  scopes: auth.scopes.join(','),
+});
+
+export const readAuthContext = (event: APIGatewayProxyEvent): AuthContext => {
+  const ctx = event.requestContext.authorizer as Record<string, unknown> | null | undefined;
+  const companyId = ctx?.companyId;
+  const authMethod = ctx?.authMethod;
+  if (typeof companyId !== 'string' || companyId === '' || (authMethod !== 'api_key' && authMethod !== 'jwt')) {
+    // Only reachable when a route is deployed without the authorizer: refuse rather than guess.
+    throw new AppError('unauthorized', 'The request carries no verified credential.');
+  }
+  return {
+    companyId,
+    authMethod,
+    keyId: typeof ctx?.keyId === 'string' ? ctx.keyId : '',
+    scopes: parseScopeList(typeof ctx?.scopes === 'string' ? ctx.scopes : '').scopes,
+  };
+};

@@ -1,0 +1,419 @@
+import { z } from 'zod';
+import type { Scope } from '../scopes';
+import { anyObject, companySchema, planSchema, storageReferenceSchema } from './schemas';
+
+/**
+ * The one route table. The CDK API stack builds resources and methods from it, the local gateway routes
+ * from it, each group's router dispatches from it, and the OpenAPI document is generated from it.
+ *
+ * Paths are the public paths (`/v1/...`) in API Gateway `{param}` syntax. On AWS the stage is named `v1`,
+ * so the REST API resource of a route is its path without the `/v1` prefix (see `apiResourcePath`).
+ */
+export const ROUTE_GROUPS = [
+  'public',
+  'company',
+  'contacts',
+  'dynadata',
+  'storage',
+  'transcriptions',
+  'transcodes',
+  'speech',
+  'usage',
+  'workflows',
+] as const;
+
+export type RouteGroup = (typeof ROUTE_GROUPS)[number];
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+
+export interface RouteDefinition {
+  method: HttpMethod;
+  path: `/v1/${string}`;
+  group: RouteGroup;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Scope the credential must hold, or `public` for routes that take no authentication. */
+  scope: Scope | 'public';
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  response: z.ZodType;
+  /** HTTP status of a successful call. */
+  successStatus?: number;
+}
+
+const route = <const R extends RouteDefinition>(r: R): R => r;
+
+const typeParam = z.object({ type: z.string().min(1).max(64).describe('Dynadata type name.') });
+const itemParams = typeParam.extend({ _id: z.string().min(1).max(64).describe('Item identifier.') });
+const jobId = z.object({ id: z.string().min(1).max(64).describe('Job identifier.') });
+const declaredResponse = anyObject.describe('Response body of an operation that is not available yet.');
+
+export const ROUTES = [
+  route({
+    method: 'GET',
+    path: '/v1/public/plans',
+    group: 'public',
+    operationId: 'listPublicPlans',
+    summary: 'Public plan catalog',
+    description: 'Needs no authentication and resolves no company. Not metered.',
+    tag: 'Plans',
+    scope: 'public',
+    query: z.object({
+      sellableOnly: z
+        .enum(['true', 'false'])
+        .optional()
+        .describe('When `true`, only plans currently on sale are returned.'),
+    }),
+    response: z.object({ plans: z.array(planSchema) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/openapi.json',
+    group: 'public',
+    operationId: 'getOpenApiDocument',
+    summary: 'This OpenAPI 3.0 document',
+    tag: 'Meta',
+    scope: 'public',
+    response: z.record(z.string(), z.unknown()).describe('OpenAPI 3.0 document.'),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/self',
+    group: 'company',
+    operationId: 'getSelf',
+    summary: "The authenticated company's profile",
+    tag: 'Company',
+    scope: 'company:read',
+    response: z.object({ company: companySchema }),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/contacts/{contactId}/send_message',
+    group: 'contacts',
+    operationId: 'sendMessage',
+    summary: 'Send a message to one contact',
+    tag: 'Contacts',
+    scope: 'messages:send',
+    params: z.object({ contactId: z.string().min(1).max(64).describe('Contact item `_id`.') }),
+    body: z.object({
+      type: z.string().describe('Message type, for example `text`.'),
+      body: anyObject.describe('For `text`: `{text}`. File content takes a storage reference.'),
+    }),
+    response: declaredResponse,
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/dynadata/types',
+    group: 'dynadata',
+    operationId: 'listDynadataTypes',
+    summary: 'List all Dynadata types',
+    tag: 'Dynadata',
+    scope: 'dynadata:read',
+    response: declaredResponse,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/dynadata/type/{type}/list',
+    group: 'dynadata',
+    operationId: 'listDynadataItems',
+    summary: 'List items of a type',
+    tag: 'Dynadata',
+    scope: 'dynadata:read',
+    params: typeParam,
+    body: anyObject,
+    response: declaredResponse,
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/dynadata/type/{type}/item/{_id}',
+    group: 'dynadata',
+    operationId: 'getDynadataItem',
+    summary: 'Retrieve one item',
+    tag: 'Dynadata',
+    scope: 'dynadata:read',
+    params: itemParams,
+    response: declaredResponse,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/dynadata/type/{type}/create',
+    group: 'dynadata',
+    operationId: 'createDynadataItem',
+    summary: 'Create an item',
+    tag: 'Dynadata',
+    scope: 'dynadata:write',
+    params: typeParam,
+    body: anyObject,
+    response: declaredResponse,
+    successStatus: 201,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/dynadata/type/{type}/update',
+    group: 'dynadata',
+    operationId: 'updateDynadataItem',
+    summary: 'Update an existing item',
+    tag: 'Dynadata',
+    scope: 'dynadata:write',
+    params: typeParam,
+    body: anyObject,
+    response: declaredResponse,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/v1/dynadata/type/{type}/item/{_id}',
+    group: 'dynadata',
+    operationId: 'deleteDynadataItem',
+    summary: 'Delete an item',
+    tag: 'Dynadata',
+    scope: 'dynadata:write',
+    params: itemParams,
+    response: declaredResponse,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/dynadata/type/{type}/validate',
+    group: 'dynadata',
+    operationId: 'validateDynadataItem',
+    summary: 'Validate an item without saving it',
+    tag: 'Dynadata',
+    scope: 'dynadata:read',
+    params: typeParam,
+    body: anyObject,
+    response: declaredResponse,
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/dynadata/type/{type}/schema',
+    group: 'dynadata',
+    operationId: 'getDynadataSchema',
+    summary: 'JSON Schema of a type',
+    tag: 'Dynadata',
+    scope: 'dynadata:read',
+    params: typeParam,
+    response: declaredResponse,
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/dynadata/type/{type}/schema/{library}',
+    group: 'dynadata',
+    operationId: 'getDynadataLibrarySchema',
+    summary: 'Schema of a type in a validation-library format',
+    tag: 'Dynadata',
+    scope: 'dynadata:read',
+    params: typeParam.extend({
+      library: z.string().min(1).max(32).describe('Lowercase name of the validation library, e.g. `zod`.'),
+    }),
+    response: declaredResponse,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/dynadata/type/{type}/executeFunction/{functionName}',
+    group: 'dynadata',
+    operationId: 'executeDynadataTypeFunction',
+    summary: 'Execute a function on a type',
+    tag: 'Dynadata',
+    scope: 'dynadata:execute',
+    params: typeParam.extend({ functionName: z.string().min(1).max(64) }),
+    body: anyObject,
+    response: declaredResponse,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/dynadata/type/{type}/item/{_id}/executeFunction/{functionName}',
+    group: 'dynadata',
+    operationId: 'executeDynadataItemFunction',
+    summary: 'Execute a function on one item',
+    tag: 'Dynadata',
+    scope: 'dynadata:execute',
+    params: itemParams.extend({ functionName: z.string().min(1).max(64) }),
+    body: anyObject,
+    response: declaredResponse,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/storage/upload-url',
+    group: 'storage',
+    operationId: 'createUploadUrl',
+    summary: 'Step 1: reserve a signed upload URL',
+    tag: 'Storage',
+    scope: 'storage:write',
+    body: anyObject,
+    response: declaredResponse,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/storage/upload-complete',
+    group: 'storage',
+    operationId: 'completeUpload',
+    summary: 'Step 2: finalize an upload',
+    tag: 'Storage',
+    scope: 'storage:write',
+    body: anyObject,
+    response: storageReferenceSchema,
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/storage/url',
+    group: 'storage',
+    operationId: 'createDownloadUrl',
+    summary: 'Signed download URL, valid for up to 7 days',
+    tag: 'Storage',
+    scope: 'storage:read',
+    query: z.object({
+      bucket: z.string().optional(),
+      fullPath: z.string().optional(),
+      expiresIn: z.string().optional().describe('Seconds, 1 to 604800.'),
+    }),
+    response: declaredResponse,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/transcriptions',
+    group: 'transcriptions',
+    operationId: 'createTranscription',
+    summary: 'Enqueue a transcription job',
+    tag: 'Transcriptions',
+    scope: 'transcriptions:write',
+    body: anyObject,
+    response: declaredResponse,
+    successStatus: 202,
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/transcriptions/{id}',
+    group: 'transcriptions',
+    operationId: 'getTranscription',
+    summary: 'Fetch a transcription job',
+    tag: 'Transcriptions',
+    scope: 'transcriptions:read',
+    params: jobId,
+    response: declaredResponse,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/transcodes',
+    group: 'transcodes',
+    operationId: 'createTranscode',
+    summary: 'Enqueue a media transform job',
+    tag: 'Media transforms',
+    scope: 'transcodes:write',
+    body: z.object({
+      fullPath: z.string().describe('Path of the stored source file.'),
+      preset: z.enum(['mp4', 'ogg_opus', 'wav', 'flac_16k_mono']),
+      bucket: z.string().optional().describe('Defaults to the platform bucket.'),
+    }),
+    response: declaredResponse,
+    successStatus: 202,
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/transcodes/{id}',
+    group: 'transcodes',
+    operationId: 'getTranscode',
+    summary: 'Fetch a media transform job',
+    tag: 'Media transforms',
+    scope: 'transcodes:read',
+    params: jobId,
+    response: declaredResponse,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/transcodes/{id}/cancel',
+    group: 'transcodes',
+    operationId: 'cancelTranscode',
+    summary: 'Cancel an unfinished job',
+    tag: 'Media transforms',
+    scope: 'transcodes:write',
+    params: jobId,
+    response: declaredResponse,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/transcodes/{id}/retry',
+    group: 'transcodes',
+    operationId: 'retryTranscode',
+    summary: 'Re-run a failed or canceled job',
+    tag: 'Media transforms',
+    scope: 'transcodes:write',
+    params: jobId,
+    response: declaredResponse,
+    successStatus: 202,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/speech',
+    group: 'speech',
+    operationId: 'synthesizeSpeech',
+    summary: 'Synthesize text into a stored audio object',
+    tag: 'Speech',
+    scope: 'speech:write',
+    body: z.object({
+      text: z.string().min(1).max(4096),
+      voiceProfileId: z.string().optional(),
+      format: z.string().optional(),
+    }),
+    response: declaredResponse,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/spoken-text',
+    group: 'speech',
+    operationId: 'rewriteSpokenText',
+    summary: 'Rewrite markdown into its spoken form',
+    tag: 'Speech',
+    scope: 'speech:write',
+    body: z.object({ markdown: z.string().max(8000) }),
+    response: declaredResponse,
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/usage',
+    group: 'usage',
+    operationId: 'getUsage',
+    summary: 'Tenant usage snapshot',
+    tag: 'Usage',
+    scope: 'usage:read',
+    query: z.object({ granularity: z.enum(['month', 'day']).optional() }),
+    response: declaredResponse,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/workflows/{id}/run',
+    group: 'workflows',
+    operationId: 'runWorkflow',
+    summary: 'Run a manual workflow',
+    tag: 'Workflows',
+    scope: 'workflows:run',
+    params: z.object({ id: z.string().min(1).max(64).describe('Workflow identifier.') }),
+    body: anyObject,
+    response: declaredResponse,
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/workflows/{id}/runs/{runId}',
+    group: 'workflows',
+    operationId: 'getWorkflowRun',
+    summary: "Fetch a run's status and durable outputs",
+    tag: 'Workflows',
+    scope: 'workflows:read',
+    params: z.object({ id: z.string().min(1).max(64), runId: z.string().min(1).max(64) }),
+    response: declaredResponse,
+  }),
+] as const satisfies readonly RouteDefinition[];
+
+export type Route = (typeof ROUTES)[number];
+export type OperationId = Route['operationId'];
+export type RouteOf<O extends OperationId> = Extract<Route, { operationId: O }>;
+
+/** REST API resource path of a route: the `v1` stage supplies the `/v1` prefix on AWS. */
+export const apiResourcePath = (path: string): string => path.replace(/^\/v1(?=\/)/, '');
+
+export const routeKey = (method: string, resourcePath: string): string => `${method} ${resourcePath}`;
+
+export const routesOfGroup = (group: RouteGroup): RouteDefinition[] => ROUTES.filter((r) => r.group === group);
+
+export const findRouteByResource = (method: string, resourcePath: string): RouteDefinition | undefined =>
+  ROUTES.find((r) => r.method === method && apiResourcePath(r.path) === resourcePath);

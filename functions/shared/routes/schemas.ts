@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/** Shapes shared by several routes. Every field carries a description: they become the OpenAPI document. */
+
+export const planLimitsSchema = z
+  .object({
+    apiRequestsPerMonth: z.number().int().nonnegative().describe('Authenticated API requests per UTC month.'),
+    storageBytes: z.number().int().nonnegative().describe('Total bytes of stored files.'),
+    maxObjectBytes: z.number().int().positive().describe('Largest single file accepted for upload.'),
+    databaseBytes: z.number().int().nonnegative().describe('Total bytes of Dynadata items.'),
+    transcodeSecondsPerMonth: z.number().int().nonnegative().describe('Media seconds transcoded per UTC month.'),
+    transcodeQueueCap: z.number().int().nonnegative().describe('Unfinished transcode jobs allowed at once.'),
+    transcodeMaxSourceBytes: z.number().int().positive().describe('Largest transcode source file.'),
+    transcodeMaxDurationSeconds: z.number().int().positive().describe('Longest transcode source, in seconds.'),
+    transcriptionSecondsPerMonth: z.number().int().nonnegative().describe('Audio seconds transcribed per month.'),
+    speechCharactersPerMonth: z.number().int().nonnegative().describe('Characters synthesized per month.'),
+    workflowRunsPerMonth: z.number().int().nonnegative().describe('Workflow runs per UTC month.'),
+    logRetentionDays: z.number().int().positive().describe('Days the log_entries audit trail is kept.'),
+  })
+  .describe('Numeric limits of a plan. A company may have per-limit overrides on top of its plan.');
+
+export type PlanLimits = z.infer<typeof planLimitsSchema>;
+
+export const planSchema = z
+  .object({
+    id: z.string().describe('Stable plan identifier, for example `starter`.'),
+    name: z.string(),
+    description: z.string(),
+    sellable: z.boolean().describe('Whether the plan is currently on sale.'),
+    price: z.object({
+      amount: z.number().int().nonnegative().describe('Price in minor units of the currency (cents).'),
+      currency: z.string().length(3).describe('ISO 4217 currency code.'),
+      interval: z.enum(['month', 'year']),
+    }),
+    limits: planLimitsSchema,
+  })
+  .describe('An entry of the public plan catalog.');
+
+export type Plan = z.infer<typeof planSchema>;
+
+export const subscriptionSchema = z
+  .object({
+    status: z.enum(['active', 'past_due', 'canceled']),
+    currentPeriodStart: z.iso.datetime().describe('Start of the current subscription period (UTC).'),
+    currentPeriodEnd: z.iso.datetime().describe('End of the current subscription period (UTC, exclusive).'),
+  })
+  .describe('Subscription period of the company. Not necessarily aligned with UTC calendar months.');
+
+export const companySchema = z
+  .object({
+    id: z.string().describe('Company (tenant) identifier.'),
+    name: z.string(),
+    status: z.enum(['active', 'suspended']),
+    planId: z.string().describe('Plan of the company; its resolved limits are in `GET /v1/usage`.'),
+    createdAt: z.iso.datetime(),
+    subscription: subscriptionSchema,
+  })
+  .describe('The authenticated company.');
+
+export const storageReferenceSchema = z
+  .object({
+    bucket: z.string().optional().describe('Platform bucket; defaults to it when absent.'),
+    fullPath: z.string().describe('Object path, always under `companies/<companyId>/`.'),
+  })
+  .describe('A reference to a stored file.');
+
+/** Body of a route whose request shape is defined by the issue that implements it. */
+export const anyObject = z.record(z.string(), z.unknown());
+

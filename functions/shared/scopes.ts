@@ -1,0 +1,31 @@
+/** Every capability a credential can hold. One list: routes, API keys and JWTs all use these names. */
+export const SCOPES = [
+  'company:read',
+  'messages:send',
+  'dynadata:read',
+  'dynadata:write',
+  'dynadata:execute',
+  'storage:read',
+  'storage:write',
+  'transcriptions:read',
+  'transcriptions:write',
+  'transcodes:read',
+  'transcodes:write',
+  'speech:write',
+  'usage:read',
+  'workflows:run',
+  'workflows:read',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
+
+/** Parses a comma-separated scope list (as carried in authorizer context); unknown names are returned apart. */
+export const parseScopeList = (value: string): { scopes: Scope[]; unknown: string[] } => {
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  return { scopes: names.filter(isScope), unknown: names.filter((s) => !isScope(s)) };
+};
