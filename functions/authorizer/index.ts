@@ -10,7 +10,9 @@ import { presentedCredential } from './credentials';
  * gateway response (problem+json); an allowed caller gets an Allow policy for this method plus the context
  * the route handlers read (companyId, authMethod, keyId, scopes).
  */
-export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+export const handler = async (
+  event: APIGatewayRequestAuthorizerEvent,
+): Promise<APIGatewayAuthorizerResult> => {
   const credential = presentedCredential(event.headers);
   const outcome = await authenticate(credential);
   if (!outcome.ok) {

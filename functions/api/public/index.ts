@@ -1,6 +1,6 @@
 import { listPlans } from '../../shared/data/plans';
-import { buildOpenApiDocument } from '../../shared/http/openapi';
 import { createApiHandler } from '../../shared/http/middleware';
+import { buildOpenApiDocument } from '../../shared/http/openapi';
 
 /** Routes that need no credential: the plan catalog and the OpenAPI document. Neither is metered. */
 const openApiDocument = buildOpenApiDocument();
@@ -9,7 +9,9 @@ export const handler = createApiHandler('public', {
   listPublicPlans: async ({ query }) => {
     const plans = await listPlans();
     const selected = query.sellableOnly === 'true' ? plans.filter((p) => p.sellable) : plans;
-    return { body: { plans: selected.sort((a, b) => a.price.amount - b.price.amount || a.id.localeCompare(b.id)) } };
+    return {
+      body: { plans: selected.sort((a, b) => a.price.amount - b.price.amount || a.id.localeCompare(b.id)) },
+    };
   },
   getOpenApiDocument: async () => ({ body: openApiDocument }),
 });

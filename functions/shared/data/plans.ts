@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Plan } from '../routes/schemas';
+import { type Plan, planSchema } from '../routes/schemas';
 import { ddb, tableName } from './client';
 
 /** Plans are global (not per tenant): one partition holds the whole catalog, which is small. */
@@ -7,10 +7,8 @@ export const planKey = (planId: string) => ({ pk: 'PLAN', sk: planId });
 
 const ENTITY = 'plan';
 
-const toPlan = (item: Record<string, unknown>): Plan => {
-  const { pk: _pk, sk: _sk, entity: _entity, updatedAt: _updatedAt, ...plan } = item;
-  return plan as Plan;
-};
+/** Stored plans are parsed on the way out: the catalog is public, so its shape is checked, not assumed. */
+const toPlan = (item: Record<string, unknown>): Plan => planSchema.parse(item);
 
 export const listPlans = async (): Promise<Plan[]> => {
   const plans: Plan[] = [];

@@ -25,7 +25,11 @@ export const readAuthContext = (event: APIGatewayProxyEvent): AuthContext => {
   const ctx = event.requestContext.authorizer as Record<string, unknown> | null | undefined;
   const companyId = ctx?.companyId;
   const authMethod = ctx?.authMethod;
-  if (typeof companyId !== 'string' || companyId === '' || (authMethod !== 'api_key' && authMethod !== 'jwt')) {
+  if (
+    typeof companyId !== 'string' ||
+    companyId === '' ||
+    (authMethod !== 'api_key' && authMethod !== 'jwt')
+  ) {
     // Only reachable when a route is deployed without the authorizer: refuse rather than guess.
     throw new AppError('unauthorized', 'The request carries no verified credential.');
   }

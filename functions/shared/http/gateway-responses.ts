@@ -30,14 +30,29 @@ interface GatewayResponseDefinition {
 
 export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   { type: 'UNAUTHORIZED', statusCode: 401, code: 'unauthorized', detail: 'A valid credential is required.' },
-  { type: 'ACCESS_DENIED', statusCode: 403, code: 'forbidden', detail: 'The credential may not call this route.' },
+  {
+    type: 'ACCESS_DENIED',
+    statusCode: 403,
+    code: 'forbidden',
+    detail: 'The credential may not call this route.',
+  },
   // API Gateway reports an unknown path or method as a missing token: to clients it is a 404.
   { type: 'MISSING_AUTHENTICATION_TOKEN', statusCode: 404, code: 'not_found', detail: 'No such route.' },
   { type: 'RESOURCE_NOT_FOUND', statusCode: 404, code: 'not_found', detail: 'No such route.' },
   { type: 'THROTTLED', statusCode: 429, code: 'throttled', detail: 'Too many requests; retry later.' },
   { type: 'QUOTA_EXCEEDED', statusCode: 429, code: 'quota_exceeded', detail: 'Request quota exceeded.' },
-  { type: 'REQUEST_TOO_LARGE', statusCode: 413, code: 'payload_too_large', detail: 'The request is too large.' },
-  { type: 'AUTHORIZER_FAILURE', statusCode: 500, code: 'internal', detail: 'The request could not be completed.' },
+  {
+    type: 'REQUEST_TOO_LARGE',
+    statusCode: 413,
+    code: 'payload_too_large',
+    detail: 'The request is too large.',
+  },
+  {
+    type: 'AUTHORIZER_FAILURE',
+    statusCode: 500,
+    code: 'internal',
+    detail: 'The request could not be completed.',
+  },
   {
     type: 'AUTHORIZER_CONFIGURATION_ERROR',
     statusCode: 500,

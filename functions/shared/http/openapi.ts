@@ -6,7 +6,11 @@ import { SCOPES } from '../scopes';
 type JsonSchema = Record<string, unknown>;
 
 const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' });
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    target: 'openapi-3.0',
+    io,
+    unrepresentable: 'any',
+  });
   return rest;
 };
 
@@ -46,7 +50,10 @@ const parametersOf = (route: RouteDefinition) => {
   const out: Record<string, unknown>[] = [];
   const add = (location: 'path' | 'query', schema: z.ZodObject | undefined) => {
     if (!schema) return;
-    const json = toSchema(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+    const json = toSchema(schema, 'input') as {
+      properties?: Record<string, JsonSchema>;
+      required?: string[];
+    };
     for (const [name, property] of Object.entries(json.properties ?? {})) {
       const { description, ...rest } = property;
       out.push({
@@ -73,7 +80,10 @@ const operationOf = (route: RouteDefinition) => {
     tags: [route.tag],
     ...(isPublic
       ? { security: [] }
-      : { 'x-required-scope': route.scope, description: `${route.description ?? route.summary}. Scope: \`${route.scope}\`.` }),
+      : {
+          'x-required-scope': route.scope,
+          description: `${route.description ?? route.summary}. Scope: \`${route.scope}\`.`,
+        }),
     parameters: parametersOf(route),
     ...(route.body
       ? {
@@ -110,7 +120,7 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = operationOf(route);
   }
-  const apiKeyDescription = 'Scopes: ' + SCOPES.map((s) => `\`${s}\``).join(', ') + '.';
+  const apiKeyDescription = `Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}.`;
   return {
     openapi: '3.0.3',
     info: {
@@ -129,9 +139,24 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
     paths,
     components: {
       securitySchemes: {
-        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: `\`sk-\` API key. ${apiKeyDescription}` },
-        jwtToken: { type: 'apiKey', in: 'header', name: 'x-jwt-token', description: 'Short-lived JWT of kind `v1`.' },
-        authToken: { type: 'apiKey', in: 'header', name: 'x-auth-token', description: 'Either an `sk-` key or a JWT.' },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+          description: `\`sk-\` API key. ${apiKeyDescription}`,
+        },
+        jwtToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-jwt-token',
+          description: 'Short-lived JWT of kind `v1`.',
+        },
+        authToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-auth-token',
+          description: 'Either an `sk-` key or a JWT.',
+        },
       },
       schemas: { Problem: problemSchema },
     },

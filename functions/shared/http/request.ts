@@ -18,7 +18,8 @@ export const fieldErrors = (part: string, error: z.ZodError): FieldError[] =>
 
 export const lowercaseHeaders = (headers: APIGatewayProxyEvent['headers']): Record<string, string> => {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) out[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(headers ?? {}))
+    if (value !== undefined) out[name.toLowerCase()] = value;
   return out;
 };
 
@@ -30,7 +31,10 @@ const readJsonBody = (event: APIGatewayProxyEvent, headers: Record<string, strin
   }
   const contentType = headers['content-type'] ?? '';
   if (!/^application\/([a-z.+-]*\+)?json\b/i.test(contentType)) {
-    throw new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+    throw new AppError(
+      'unsupported_media_type',
+      'Send the body as JSON with Content-Type: application/json.',
+    );
   }
   try {
     return JSON.parse(raw);

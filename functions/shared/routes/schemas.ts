@@ -8,11 +8,23 @@ export const planLimitsSchema = z
     storageBytes: z.number().int().nonnegative().describe('Total bytes of stored files.'),
     maxObjectBytes: z.number().int().positive().describe('Largest single file accepted for upload.'),
     databaseBytes: z.number().int().nonnegative().describe('Total bytes of Dynadata items.'),
-    transcodeSecondsPerMonth: z.number().int().nonnegative().describe('Media seconds transcoded per UTC month.'),
+    transcodeSecondsPerMonth: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Media seconds transcoded per UTC month.'),
     transcodeQueueCap: z.number().int().nonnegative().describe('Unfinished transcode jobs allowed at once.'),
     transcodeMaxSourceBytes: z.number().int().positive().describe('Largest transcode source file.'),
-    transcodeMaxDurationSeconds: z.number().int().positive().describe('Longest transcode source, in seconds.'),
-    transcriptionSecondsPerMonth: z.number().int().nonnegative().describe('Audio seconds transcribed per month.'),
+    transcodeMaxDurationSeconds: z
+      .number()
+      .int()
+      .positive()
+      .describe('Longest transcode source, in seconds.'),
+    transcriptionSecondsPerMonth: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Audio seconds transcribed per month.'),
     speechCharactersPerMonth: z.number().int().nonnegative().describe('Characters synthesized per month.'),
     workflowRunsPerMonth: z.number().int().nonnegative().describe('Workflow runs per UTC month.'),
     logRetentionDays: z.number().int().positive().describe('Days the log_entries audit trail is kept.'),
@@ -66,4 +78,3 @@ export const storageReferenceSchema = z
 
 /** Body of a route whose request shape is defined by the issue that implements it. */
 export const anyObject = z.record(z.string(), z.unknown());
-

@@ -1,0 +1,140 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { AccessLogRecord } from '../shared/http/access-log';
+import type { RouteGroup } from '../shared/routes/route-table';
+import { type RunningService, startDynamoDbLocal } from './dynamodb-local';
+import type { ProxyHandler } from './gateway';
+import { ensureBucket, ensureTable } from './provision';
+import { startS3Local } from './s3-local';
+
+/**
+ * The local stack: DynamoDB Local and s3rver with data on disk under `dataDir`, the table and bucket, seed
+ * data, and the gateway emulator in front of the real handlers. This folder is the only code that knows it
+ * is not running on AWS.
+ */
+export interface LocalStackOptions {
+  dataDir: string;
+  port?: number;
+  tableName?: string;
+  bucketName?: string;
+  onAccessLog?: (record: AccessLogRecord) => void;
+}
+
+export interface StackDescription {
+  apiUrl: string;
+  dynamodbEndpoint: string;
+  s3Endpoint: string;
+  tableName: string;
+  bucketName: string;
+  region: string;
+  dataDir: string;
+  pid: number;
+  startedAt: string;
+}
+
+export interface LocalStack {
+  description: StackDescription;
+  demo: { companyId: string; apiKey: string; created: boolean };
+  stop: () => Promise<void>;
+}
+
+export const REGION = 'us-east-1';
+
+/** Points the runtime modules at the local services; must run before any of them is imported. */
+export const localRuntimeEnvironment = (
+  d: Omit<StackDescription, 'apiUrl' | 'pid' | 'startedAt' | 'dataDir'>,
+) => ({
+  TABLE_NAME: d.tableName,
+  BUCKET_NAME: d.bucketName,
+  AWS_REGION: d.region,
+  DYNAMODB_ENDPOINT: d.dynamodbEndpoint,
+  S3_ENDPOINT: d.s3Endpoint,
+  AWS_ACCESS_KEY_ID: 'local',
+  AWS_SECRET_ACCESS_KEY: 'local',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+});
+
+const loadHandlers = async (): Promise<Record<RouteGroup, ProxyHandler>> => {
+  const load = async (group: RouteGroup) =>
+    ((await import(`../api/${group}/index.ts`)) as { handler: ProxyHandler }).handler;
+  return {
+    public: await load('public'),
+    company: await load('company'),
+    contacts: await load('contacts'),
+    dynadata: await load('dynadata'),
+    storage: await load('storage'),
+    transcriptions: await load('transcriptions'),
+    transcodes: await load('transcodes'),
+    speech: await load('speech'),
+    usage: await load('usage'),
+    workflows: await load('workflows'),
+  };
+};
+
+export const startLocalStack = async (options: LocalStackOptions): Promise<LocalStack> => {
+  const dataDir = resolve(options.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const tableName = options.tableName ?? 'public-api-v1';
+  const bucketName = options.bucketName ?? 'public-api-v1-files';
+  const started: RunningService[] = [];
+  const stopAll = async () => {
+    for (const service of started.reverse()) await service.stop().catch(() => undefined);
+  };
+  try {
+    const [dynamodb, s3] = await Promise.all([
+      startDynamoDbLocal(join(dataDir, 'dynamodb')).then((s) => {
+        started.push(s);
+        return s;
+      }),
+      startS3Local(join(dataDir, 's3')).then((s) => {
+        started.push(s);
+        return s;
+      }),
+    ]);
+    await ensureTable(dynamodb.endpoint, REGION, tableName);
+    await ensureBucket(s3.endpoint, REGION, bucketName);
+    const services = {
+      dynamodbEndpoint: dynamodb.endpoint,
+      s3Endpoint: s3.endpoint,
+      tableName,
+      bucketName,
+      region: REGION,
+    };
+    Object.assign(process.env, localRuntimeEnvironment(services));
+
+    const { seedLocalData } = await import('./seed');
+    const demo = await seedLocalData(dataDir, new Date());
+    const { startGateway } = await import('./gateway');
+    const authorizer = (await import('../authorizer/index')).handler;
+    const gateway = await startGateway(
+      {
+        authorizer,
+        handlers: await loadHandlers(),
+        onAccessLog: options.onAccessLog ?? ((record) => process.stdout.write(`${JSON.stringify(record)}\n`)),
+      },
+      options.port ?? 0,
+    );
+    started.push({ endpoint: gateway.url, stop: gateway.close });
+
+    const description: StackDescription = {
+      apiUrl: gateway.url,
+      ...services,
+      dataDir,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+    };
+    const stackFile = join(dataDir, 'stack.json');
+    writeFileSync(stackFile, `${JSON.stringify(description, null, 2)}\n`);
+    return {
+      description,
+      demo,
+      stop: async () => {
+        await stopAll();
+        rmSync(stackFile, { force: true });
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+};
