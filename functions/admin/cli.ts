@@ -1,0 +1,173 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parseScopeList, SCOPES, type Scope } from '../shared/scopes';
+import { selectTarget, UsageError } from './target';
+
+/**
+ * Operator CLI: `admin <area> <command> [options]`. Every command takes `--json` for machine-readable
+ * output. Bad input prints a clear message and exits non-zero (2 for usage errors, 1 for refused actions).
+ */
+const USAGE = `usage: npm run admin -- <command> [options] [--json]
+
+  companies create --name N --plan P
+  companies get --company ID
+  keys create --company ID [--name N] [--scopes a,b]   prints the key once
+  keys list --company ID
+  keys revoke --company ID --key-id K
+  plans list
+  plans put --file plan.json
+
+target: the local stack in $DATA_DIR (default .data), or AWS with --table T --bucket B --region R`;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean' },
+  name: { type: 'string' },
+  plan: { type: 'string' },
+  company: { type: 'string' },
+  'key-id': { type: 'string' },
+  scopes: { type: 'string' },
+  file: { type: 'string' },
+  table: { type: 'string' },
+  bucket: { type: 'string' },
+  region: { type: 'string' },
+  'data-dir': { type: 'string' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+const need = (values: Values, name: 'name' | 'plan' | 'company' | 'key-id' | 'file'): string => {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value.trim();
+};
+
+const parseScopes = (value: string | undefined): Scope[] => {
+  if (value === undefined) return [...SCOPES];
+  const { scopes, unknown } = parseScopeList(value);
+  if (unknown.length > 0)
+    throw new UsageError(`unknown scopes: ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
+  if (scopes.length === 0) throw new UsageError('--scopes needs at least one scope');
+  return scopes;
+};
+
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+type Output = { json: unknown; text: string };
+
+const run = async (area: string, command: string, values: Values): Promise<Output> => {
+  const now = new Date();
+  const key = `${area} ${command}`;
+  switch (key) {
+    case 'companies create': {
+      const { createCompanyWithPlan } = await import('../shared/domain/company-admin');
+      const company = await createCompanyWithPlan(
+        { name: need(values, 'name'), planId: need(values, 'plan') },
+        now,
+      );
+      return {
+        json: company,
+        text: `created company ${company.companyId} (${company.name}, plan ${company.planId})`,
+      };
+    }
+    case 'companies get': {
+      const { getCompany } = await import('../shared/data/companies');
+      const company = await getCompany(need(values, 'company'));
+      if (!company) throw new Error(`no company ${values.company}`);
+      return { json: company, text: JSON.stringify(company, null, 2) };
+    }
+    case 'keys create': {
+      const { getCompany } = await import('../shared/data/companies');
+      const { createApiKey } = await import('../shared/data/api-keys');
+      const companyId = need(values, 'company');
+      const scopes = parseScopes(values.scopes);
+      if (!(await getCompany(companyId))) throw new Error(`no company ${companyId}`);
+      const { record, key: secret } = await createApiKey(
+        companyId,
+        { name: values.name ?? 'api key', scopes },
+        now,
+      );
+      return {
+        json: { ...record, key: secret },
+        text: `created key ${record.keyId} for ${companyId} (scopes: ${scopes.join(',')})\n${secret}\nStore it now: it is not shown again.`,
+      };
+    }
+    case 'keys list': {
+      const { listApiKeys } = await import('../shared/data/api-keys');
+      const keys = await listApiKeys(need(values, 'company'));
+      const lines = keys.map(
+        (k) =>
+          `${k.keyId}  ${k.hint}…  ${k.name}  created ${k.createdAt}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`,
+      );
+      return { json: { keys }, text: lines.join('\n') || 'no keys' };
+    }
+    case 'keys revoke': {
+      const { revokeApiKey } = await import('../shared/data/api-keys');
+      const record = await revokeApiKey(need(values, 'company'), need(values, 'key-id'), now);
+      return { json: record, text: `revoked ${record.keyId} at ${record.revokedAt}` };
+    }
+    case 'plans list': {
+      const { listPlans } = await import('../shared/data/plans');
+      const plans = await listPlans();
+      return {
+        json: { plans },
+        text: plans.map((p) => `${p.id}  ${p.name}  ${p.sellable ? 'sellable' : 'not sellable'}`).join('\n'),
+      };
+    }
+    case 'plans put': {
+      const { planSchema } = await import('../shared/routes/schemas');
+      const { putPlan } = await import('../shared/data/plans');
+      const file = need(values, 'file');
+      let raw: unknown;
+      try {
+        raw = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (error) {
+        throw new UsageError(`cannot read ${file} as JSON: ${(error as Error).message}`);
+      }
+      const parsed = planSchema.strict().safeParse(raw);
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((i) => `  /${i.path.join('/')}: ${i.message}`).join('\n');
+        throw new UsageError(`${file} is not a valid plan:\n${problems}`);
+      }
+      await putPlan(parsed.data, now);
+      return { json: parsed.data, text: `stored plan ${parsed.data.id}` };
+    }
+    default:
+      throw new UsageError(`unknown command: ${key.trim() || '(none)'}`);
+  }
+};
+
+export const runCli = async (argv: string[], io: CliIo, defaultDataDir = '.data'): Promise<number> => {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    io.out(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const [area = '', command = ''] = positionals;
+  try {
+    selectTarget({
+      table: values.table,
+      bucket: values.bucket,
+      region: values.region,
+      dataDir: values['data-dir'] ?? defaultDataDir,
+    });
+    const output = await run(area, command, values);
+    io.out(values.json ? JSON.stringify(output.json, null, 2) : output.text);
+    return 0;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (values.json) io.err(JSON.stringify({ error: message }));
+    else io.err(error instanceof UsageError ? `${message}\n\n${USAGE}` : `error: ${message}`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+};

@@ -1,0 +1,38 @@
+import { localEnvironmentFromStackFile } from '../local/stack-file';
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/**
+ * Where the operator CLI acts: on AWS when `--table` (and `--bucket`, `--region`) are given, otherwise on the
+ * local stack described by `<DATA_DIR>/stack.json`. Sets the environment the runtime modules read; must run
+ * before they are imported.
+ */
+export const selectTarget = (options: {
+  table?: string;
+  bucket?: string;
+  region?: string;
+  dataDir: string;
+}) => {
+  if (options.table) {
+    Object.assign(process.env, {
+      TABLE_NAME: options.table,
+      BUCKET_NAME: options.bucket ?? '-',
+      ...(options.region ? { AWS_REGION: options.region } : {}),
+    });
+    return `aws table ${options.table}`;
+  }
+  const local = localEnvironmentFromStackFile(options.dataDir);
+  if (!local) {
+    throw new UsageError(
+      `No local stack found (${options.dataDir}/stack.json is missing). Start it with \`npm start\`, ` +
+        'or pass --table, --bucket and --region to act on AWS.',
+    );
+  }
+  Object.assign(process.env, local);
+  return `local stack (${options.dataDir})`;
+};
