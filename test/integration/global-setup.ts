@@ -1,0 +1,36 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startStackProcess } from './local-stack-process';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    stack: { apiUrl: string; dataDir: string; demoApiKey: string; env: Record<string, string> };
+  }
+}
+
+/** One local stack per test run, on random ports with a temporary data directory. */
+export default async function setup(project: TestProject) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'api-v1-it-'));
+  const stack = await startStackProcess(dataDir);
+  const d = stack.description;
+  project.provide('stack', {
+    apiUrl: d.apiUrl,
+    dataDir,
+    demoApiKey: stack.demoApiKey,
+    env: {
+      TABLE_NAME: d.tableName,
+      BUCKET_NAME: d.bucketName,
+      AWS_REGION: d.region,
+      DYNAMODB_ENDPOINT: d.dynamodbEndpoint,
+      S3_ENDPOINT: d.s3Endpoint,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    },
+  });
+  return async () => {
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,60 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StackDescription } from '../../functions/local/stack';
+
+export interface StackProcess {
+  child: ChildProcess;
+  description: StackDescription;
+  demoApiKey: string;
+  output: () => string;
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}
+
+const root = join(import.meta.dirname, '..', '..');
+
+/**
+ * Starts `bin/local.ts` (what `npm start` runs) as a child process on a random port with the given data
+ * directory, and waits until it has written its stack file. The child stops when this process goes away.
+ */
+export const startStackProcess = async (dataDir: string): Promise<StackProcess> => {
+  const stackFile = join(dataDir, 'stack.json');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--exit-with-parent'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (c: Buffer) => {
+    output = (output + c.toString()).slice(-200_000);
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    output = (output + c.toString()).slice(-200_000);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 90_000;
+  while (!(existsSync(stackFile) && output.includes('local stack ready'))) {
+    if (child.exitCode !== null) throw new Error(`local stack exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`local stack did not start in time:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const description = JSON.parse(readFileSync(stackFile, 'utf8')) as StackDescription;
+  return {
+    child,
+    description,
+    demoApiKey: readFileSync(join(dataDir, 'demo-api-key'), 'utf8').trim(),
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+};

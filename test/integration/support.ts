@@ -1,0 +1,80 @@
+import { inject } from 'vitest';
+import type { Scope } from '../../functions/shared/scopes';
+
+const stack = inject('stack');
+Object.assign(process.env, stack.env, { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+
+export const apiUrl = stack.apiUrl;
+export const demoApiKey = stack.demoApiKey;
+
+/** Calls the local stack over real HTTP. */
+export const call = async (
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: unknown } = {},
+) => {
+  const response = await fetch(`${apiUrl}${path}`, {
+    method,
+    headers: {
+      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+  } catch {
+    json = { raw: text };
+  }
+  return { status: response.status, headers: response.headers, json };
+};
+
+/**
+ * A fresh tenant for one test: a company and an API key written straight to the stack's DynamoDB Local
+ * through the same data modules the operator CLI uses.
+ */
+export const createTenant = async (options: { plan?: string; scopes?: Scope[]; name?: string } = {}) => {
+  const { createCompanyWithPlan } = await import('../../functions/shared/domain/company-admin');
+  const { createApiKey } = await import('../../functions/shared/data/api-keys');
+  const { SCOPES } = await import('../../functions/shared/scopes');
+  const now = new Date();
+  const company = await createCompanyWithPlan(
+    {
+      name: options.name ?? `Tenant ${Math.random().toString(36).slice(2, 8)}`,
+      planId: options.plan ?? 'free',
+    },
+    now,
+  );
+  const { record, key } = await createApiKey(
+    company.companyId,
+    { name: 'test', scopes: options.scopes ?? [...SCOPES] },
+    now,
+  );
+  return { companyId: company.companyId, keyId: record.keyId, apiKey: key };
+};
+
+export const revokeKey = async (companyId: string, keyId: string) => {
+  const { revokeApiKey } = await import('../../functions/shared/data/api-keys');
+  await revokeApiKey(companyId, keyId, new Date());
+};
+
+export const expectProblem = (
+  response: Awaited<ReturnType<typeof call>>,
+  status: number,
+  code: string,
+): void => {
+  if (response.status !== status) {
+    throw new Error(`expected ${status} ${code}, got ${response.status} ${JSON.stringify(response.json)}`);
+  }
+  const contentType = response.headers.get('content-type') ?? '';
+  if (!contentType.startsWith('application/problem+json')) throw new Error(`content-type was ${contentType}`);
+  if (response.json.code !== code)
+    throw new Error(`code was ${String(response.json.code)}, expected ${code}`);
+  if (response.json.status !== status) throw new Error(`body status was ${String(response.json.status)}`);
+  const requestId = response.headers.get('x-request-id');
+  if (!requestId || response.json.requestId !== requestId) {
+    throw new Error(`requestId ${String(response.json.requestId)} does not match x-request-id ${requestId}`);
+  }
+};
