@@ -3,7 +3,15 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' } },
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          environment: 'node',
+          // No network in unit tests: these names only satisfy module-scope configuration.
+          env: { TABLE_NAME: 'unit-table', BUCKET_NAME: 'unit-bucket', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+        },
+      },
       {
         test: {
           name: 'infra',

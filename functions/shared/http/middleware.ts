@@ -33,7 +33,7 @@ const correlation = (): Middleware => ({
 const problemErrors = (): Middleware => ({
   onError: (request) => {
     const { error } = request;
-    if (!(error instanceof AppError) || error.status >= 500) {
+    if (!(error instanceof AppError) || (error.status >= 500 && error.code !== 'not_implemented')) {
       logger.error('request failed', { error: error as Error });
     } else {
       logger.info('request refused', { code: error.code, status: error.status });
