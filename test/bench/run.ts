@@ -1,0 +1,161 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { startLocalStack } from '../../functions/local/stack';
+import { measureBundles } from './bundles';
+
+/**
+ * `npm run bench`: figures and ratios measured within one run (never asserted by tests).
+ *  1. bundle bytes of every Lambda (from a real `cdk synth`),
+ *  2. DynamoDB requests per call of each implemented route, counted at the SDK client,
+ *  3. throughput of GET /v1/self through the local gateway vs the same handlers invoked in-process.
+ * Everything listens on loopback and stops at the end; request loops are bounded.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const KB = 1024;
+const BUDGET = { api: 400 * KB, authorizer: 150 * KB };
+const skipBundles = process.argv.includes('--skip-bundles');
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+const CONCURRENCY = 16;
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+const section = (title: string) => process.stdout.write(`\n== ${title}\n`);
+
+if (!skipBundles) {
+  section('Lambda bundles (minified ESM, bytes)');
+  for (const { functionPath, bytes } of measureBundles(root)) {
+    const budget = /authorizer/i.test(functionPath) ? BUDGET.authorizer : BUDGET.api;
+    process.stdout.write(
+      `${functionPath.padEnd(60)} ${fmt(bytes).padStart(10)}  ${fmt((100 * bytes) / budget, 1)}% of ${budget / KB} KB budget\n`,
+    );
+  }
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'api-v1-bench-'));
+const stack = await startLocalStack({ dataDir, onAccessLog: () => undefined });
+try {
+  const { dynamodbClient } = await import('../../functions/shared/data/client');
+  let ddbRequests = 0;
+  dynamodbClient.middlewareStack.add(
+    (next) => async (args) => {
+      ddbRequests += 1;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchRequestCounter' },
+  );
+  const counted = async <T>(fn: () => Promise<T>): Promise<number> => {
+    const before = ddbRequests;
+    await fn();
+    return ddbRequests - before;
+  };
+
+  const { apiUrl } = stack.description;
+  const key = stack.demo.apiKey;
+  const authorizer = (await import('../../functions/authorizer/index')).handler;
+  const company = (await import('../../functions/api/company/index')).handler;
+  const publicGroup = (await import('../../functions/api/public/index')).handler;
+
+  const context = {
+    awsRequestId: 'bench',
+    functionName: 'bench',
+    getRemainingTimeInMillis: () => 29_000,
+  } as unknown as Context;
+  const authorizerEvent = {
+    type: 'REQUEST',
+    methodArn: 'arn:aws:execute-api:local:000000000000:local/v1/GET/self',
+    headers: { 'x-api-key': key },
+    requestContext: { requestId: 'bench' },
+  } as unknown as APIGatewayRequestAuthorizerEvent;
+  const authResult = await authorizer(authorizerEvent);
+  const proxyEvent = (resource: string, authorized: boolean, query: Record<string, string> | null = null) =>
+    ({
+      resource,
+      path: resource,
+      httpMethod: 'GET',
+      headers: {},
+      queryStringParameters: query,
+      pathParameters: null,
+      body: null,
+      isBase64Encoded: false,
+      requestContext: { requestId: 'bench', authorizer: authorized ? authResult.context : null },
+    }) as unknown as APIGatewayProxyEvent;
+
+  section('DynamoDB requests per call (counted at the SDK client)');
+  const rows: [string, () => Promise<unknown>][] = [
+    ['authorizer (API key)', () => authorizer(authorizerEvent)],
+    [
+      'authorizer (malformed key)',
+      () => authorizer({ ...authorizerEvent, headers: { 'x-api-key': 'sk-bad' } }).catch(() => undefined),
+    ],
+    ['GET /v1/self handler', () => company(proxyEvent('/self', true), context)],
+    ['GET /v1/public/plans handler', () => publicGroup(proxyEvent('/public/plans', false), context)],
+    ['GET /v1/openapi.json handler', () => publicGroup(proxyEvent('/openapi.json', false), context)],
+    [
+      'GET /v1/self via gateway (authorizer + handler)',
+      () => fetch(`${apiUrl}/v1/self`, { headers: { 'x-api-key': key } }).then((r) => r.text()),
+    ],
+    ['GET /v1/public/plans via gateway', () => fetch(`${apiUrl}/v1/public/plans`).then((r) => r.text())],
+  ];
+  for (const [name, fn] of rows) process.stdout.write(`${name.padEnd(50)} ${await counted(fn)}\n`);
+
+  const throughput = async (fn: () => Promise<unknown>): Promise<number> => {
+    for (let i = 0; i < 100; i++) await fn(); // warm-up
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < REQUESTS) {
+          next += 1;
+          await fn();
+        }
+      }),
+    );
+    return REQUESTS / ((performance.now() - started) / 1000);
+  };
+
+  // A keep-alive client on node:http: lighter than fetch, so the figure is the gateway's, not the client's.
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const get = (path: string, headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(`${apiUrl}${path}`, { agent, headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  section(`Throughput of GET /v1/self, ${REQUESTS} calls, concurrency ${CONCURRENCY}`);
+  const viaGateway = await throughput(async () => {
+    const status = await get('/v1/self', { 'x-api-key': key });
+    if (status !== 200) throw new Error(`status ${status}`);
+  });
+  const handlerOnly = await throughput(async () => {
+    const res = await company(proxyEvent('/self', true), context);
+    if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
+  });
+  const authorizerAndHandler = await throughput(async () => {
+    const auth = await authorizer(authorizerEvent);
+    const event = proxyEvent('/self', true);
+    event.requestContext.authorizer = auth.context ?? null;
+    const res = await company(event, context);
+    if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
+  });
+  process.stdout.write(`handler in-process                 ${fmt(handlerOnly).padStart(8)} req/s\n`);
+  process.stdout.write(`authorizer + handler in-process    ${fmt(authorizerAndHandler).padStart(8)} req/s\n`);
+  process.stdout.write(`through the local gateway (HTTP)   ${fmt(viaGateway).padStart(8)} req/s\n`);
+  process.stdout.write(
+    `ratio gateway / (authorizer + handler in-process): ${fmt(viaGateway / authorizerAndHandler, 2)}\n`,
+  );
+  process.stdout.write(
+    `ratio gateway / handler in-process:                ${fmt(viaGateway / handlerOnly, 2)}\n`,
+  );
+  agent.destroy();
+} finally {
+  await stack.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
