@@ -1,6 +1,8 @@
 import { API_KEY_PATTERN, findApiKeyBySecret } from '../shared/data/api-keys';
+import { env } from '../shared/env';
 import type { AuthContext } from '../shared/http/auth-context';
 import { MAX_CREDENTIAL_LENGTH, type PresentedCredential } from './credentials';
+import { createDecisionCache, credentialCacheKey } from './decision-cache';
 
 /** Why a credential was refused; logged, never shown to the caller (every refusal is the same 401). */
 export type Refusal = 'missing' | 'oversized' | 'malformed' | 'unknown' | 'revoked' | 'unsupported';
@@ -19,10 +21,23 @@ const authenticateApiKey = async (value: string): Promise<AuthOutcome> => {
   };
 };
 
-export const authenticate = async (credential: PresentedCredential | undefined): Promise<AuthOutcome> => {
+/** Decisions that needed the database, per warm Lambda instance (structural refusals are cheap anyway). */
+const decisions = createDecisionCache<AuthOutcome>(env().authorizerCacheTtlSeconds * 1000);
+
+export const authenticate = async (
+  credential: PresentedCredential | undefined,
+  now: number = Date.now(),
+): Promise<AuthOutcome> => {
   if (!credential || credential.value === '') return { ok: false, reason: 'missing' };
   if (credential.value.length > MAX_CREDENTIAL_LENGTH) return { ok: false, reason: 'oversized' };
-  if (credential.kind === 'api_key') return authenticateApiKey(credential.value);
+  if (credential.kind === 'api_key') {
+    const key = credentialCacheKey('api_key', credential.value);
+    const cached = decisions.get(key, now);
+    if (cached) return cached;
+    const outcome = await authenticateApiKey(credential.value);
+    if (outcome.ok || outcome.reason !== 'malformed') decisions.set(key, outcome, now);
+    return outcome;
+  }
   // JWT verification slots in here (service-signed tokens of kind v1).
   return { ok: false, reason: 'unsupported' };
 };

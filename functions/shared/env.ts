@@ -13,6 +13,8 @@ export interface Env {
   s3Endpoint: string | undefined;
   /** Self-hosted switch that restores writes to the built-in `log_entries` type. Never set on the hosted platform. */
   allowLogEntryWrites: boolean;
+  /** How long the authorizer reuses a decision; bounds how late a revocation takes effect (1 to 60 s). */
+  authorizerCacheTtlSeconds: number;
 }
 
 const required = (name: string): string => {
@@ -26,6 +28,16 @@ const optional = (name: string): string | undefined => {
   return value === undefined || value === '' ? undefined : value;
 };
 
+const boundedInteger = (name: string, fallback: number, min: number, max: number): number => {
+  const raw = optional(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`Environment variable ${name} must be an integer from ${min} to ${max}, got ${raw}`);
+  }
+  return value;
+};
+
 let cached: Env | undefined;
 
 export const env = (): Env => {
@@ -36,6 +48,7 @@ export const env = (): Env => {
     dynamodbEndpoint: optional('DYNAMODB_ENDPOINT'),
     s3Endpoint: optional('S3_ENDPOINT'),
     allowLogEntryWrites: optional('V1_ALLOW_LOG_ENTRY_WRITES') === 'true',
+    authorizerCacheTtlSeconds: boundedInteger('AUTHORIZER_CACHE_TTL_SECONDS', 30, 1, 60),
   });
   return cached;
 };

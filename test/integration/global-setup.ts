@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -31,6 +31,7 @@ export default async function setup(project: TestProject) {
   });
   return async () => {
     await stack.stop();
+    if (process.env.STACK_LOG) writeFileSync(process.env.STACK_LOG, stack.output());
     rmSync(dataDir, { recursive: true, force: true });
   };
 }

@@ -13,6 +13,9 @@ export interface StackProcess {
 
 const root = join(import.meta.dirname, '..', '..');
 
+/** The stacks under test reuse authorizer decisions this long, so revocation tests wait only briefly. */
+export const AUTHORIZER_CACHE_TTL_SECONDS = 1;
+
 /**
  * Starts `bin/local.ts` (what `npm start` runs) as a child process on a random port with the given data
  * directory, and waits until it has written its stack file. The child stops when this process goes away.
@@ -26,6 +29,7 @@ export const startStackProcess = async (dataDir: string): Promise<StackProcess> 
       DATA_DIR: dataDir,
       PORT: '0',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      AUTHORIZER_CACHE_TTL_SECONDS: String(AUTHORIZER_CACHE_TTL_SECONDS),
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

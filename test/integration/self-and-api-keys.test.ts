@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from './local-stack-process';
 import { call, createTenant, demoApiKey, expectProblem, revokeKey } from './support';
 
 describe('GET /v1/self with API keys', () => {
@@ -46,10 +47,17 @@ describe('GET /v1/self with API keys', () => {
     expectProblem(await call('GET', '/v1/self'), 401, 'unauthorized');
   });
 
+  it('stops accepting a revoked key once the authorizer decision expires', async () => {
+    const tenant = await createTenant();
+    const headers = { 'x-api-key': tenant.apiKey };
+    expect((await call('GET', '/v1/self', { headers })).status).toBe(200);
+    await revokeKey(tenant.companyId, tenant.keyId);
+    await new Promise((r) => setTimeout(r, AUTHORIZER_CACHE_TTL_SECONDS * 1000 + 200));
+    expectProblem(await call('GET', '/v1/self', { headers }), 401, 'unauthorized');
+  });
+
   it('answers unknown, malformed and revoked keys with the same 401', async () => {
     const tenant = await createTenant();
-    const before = await call('GET', '/v1/self', { headers: { 'x-api-key': tenant.apiKey } });
-    expect(before.status).toBe(200);
     await revokeKey(tenant.companyId, tenant.keyId);
 
     const unknown = `sk-${'A'.repeat(43)}`;
