@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { AppError } from '../shared/errors';
 import { parseScopeList, SCOPES, type Scope } from '../shared/scopes';
 import { selectTarget, UsageError } from './target';
 
@@ -16,6 +17,7 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
   keys revoke --company ID --key-id K
   plans list
   plans put --file plan.json
+  jwt mint --company ID [--scopes a,b] [--advanced] [--ips a,b] [--dur S] [--kind K]
 
 target: the local stack in $DATA_DIR (default .data), or AWS with --table T --bucket B --region R`;
 
@@ -32,6 +34,10 @@ const OPTIONS = {
   bucket: { type: 'string' },
   region: { type: 'string' },
   'data-dir': { type: 'string' },
+  advanced: { type: 'boolean' },
+  ips: { type: 'string' },
+  dur: { type: 'string' },
+  kind: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -135,6 +141,26 @@ const run = async (area: string, command: string, values: Values): Promise<Outpu
       await putPlan(parsed.data, now);
       return { json: parsed.data, text: `stored plan ${parsed.data.id}` };
     }
+    case 'jwt mint': {
+      const { mintJwt } = await import('../shared/auth/jwt-mint');
+      const { currentSigningKey, loadKeySet } = await import('../shared/auth/signing-keys');
+      const list = (v: string | undefined) =>
+        v === undefined ? undefined : v.split(',').map((s) => s.trim());
+      const dur = values.dur === undefined ? undefined : Number(values.dur);
+      const minted = mintJwt(
+        {
+          companyId: need(values, 'company'),
+          ips: list(values.ips),
+          dur,
+          scopes: list(values.scopes),
+          advanced: values.advanced ?? false,
+          kind: values.kind,
+        },
+        currentSigningKey(loadKeySet()),
+        now,
+      );
+      return { json: minted, text: minted.token };
+    }
     default:
       throw new UsageError(`unknown command: ${key.trim() || '(none)'}`);
   }
@@ -166,7 +192,8 @@ export const runCli = async (argv: string[], io: CliIo, defaultDataDir = '.data'
     return 0;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (values.json) io.err(JSON.stringify({ error: message }));
+    const code = error instanceof AppError ? error.code : undefined;
+    if (values.json) io.err(JSON.stringify({ error: message, ...(code ? { code } : {}) }));
     else io.err(error instanceof UsageError ? `${message}\n\n${USAGE}` : `error: ${message}`);
     return error instanceof UsageError ? 2 : 1;
   }

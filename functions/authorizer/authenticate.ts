@@ -1,3 +1,11 @@
+import {
+  type JwtRefusal,
+  type VerificationKeys,
+  verificationKeys,
+  verifyJwtSignature,
+} from '../shared/auth/jwt';
+import { type ClaimRefusal, checkV1Claims } from '../shared/auth/jwt-claims';
+import { loadKeySet } from '../shared/auth/signing-keys';
 import { API_KEY_PATTERN, findApiKeyBySecret } from '../shared/data/api-keys';
 import { env } from '../shared/env';
 import type { AuthContext } from '../shared/http/auth-context';
@@ -5,7 +13,14 @@ import { MAX_CREDENTIAL_LENGTH, type PresentedCredential } from './credentials';
 import { createDecisionCache, credentialCacheKey } from './decision-cache';
 
 /** Why a credential was refused; logged, never shown to the caller (every refusal is the same 401). */
-export type Refusal = 'missing' | 'oversized' | 'malformed' | 'unknown' | 'revoked' | 'unsupported';
+export type Refusal =
+  | 'missing'
+  | 'oversized'
+  | 'malformed'
+  | 'unknown'
+  | 'revoked'
+  | JwtRefusal
+  | ClaimRefusal;
 
 export type AuthOutcome = { ok: true; auth: AuthContext } | { ok: false; reason: Refusal };
 
@@ -24,8 +39,22 @@ const authenticateApiKey = async (value: string): Promise<AuthOutcome> => {
 /** Decisions that needed the database, per warm Lambda instance (structural refusals are cheap anyway). */
 const decisions = createDecisionCache<AuthOutcome>(env().authorizerCacheTtlSeconds * 1000);
 
+let jwtKeys: VerificationKeys | undefined;
+
+/** Service-signed tokens: verified locally (no database request), so they are not cached. */
+const authenticateJwt = (token: string, sourceIp: string, now: number): AuthOutcome => {
+  jwtKeys ??= verificationKeys(loadKeySet().keys);
+  const verified = verifyJwtSignature(token, jwtKeys);
+  if (!verified.ok) return verified;
+  const checked = checkV1Claims(verified.claims, sourceIp, Math.floor(now / 1000));
+  if (!checked.ok) return checked;
+  const { companyId, scopes, tokenId } = checked.claims;
+  return { ok: true, auth: { companyId, authMethod: 'jwt', keyId: tokenId, scopes } };
+};
+
 export const authenticate = async (
   credential: PresentedCredential | undefined,
+  sourceIp: string,
   now: number = Date.now(),
 ): Promise<AuthOutcome> => {
   if (!credential || credential.value === '') return { ok: false, reason: 'missing' };
@@ -38,6 +67,5 @@ export const authenticate = async (
     if (outcome.ok || outcome.reason !== 'malformed') decisions.set(key, outcome, now);
     return outcome;
   }
-  // JWT verification slots in here (service-signed tokens of kind v1).
-  return { ok: false, reason: 'unsupported' };
+  return authenticateJwt(credential.value, sourceIp, now);
 };

@@ -14,7 +14,8 @@ export const handler = async (
   event: APIGatewayRequestAuthorizerEvent,
 ): Promise<APIGatewayAuthorizerResult> => {
   const credential = presentedCredential(event.headers);
-  const outcome = await authenticate(credential);
+  // The caller's address as API Gateway saw it at the edge; forwarded headers are never trusted.
+  const outcome = await authenticate(credential, event.requestContext.identity?.sourceIp ?? '');
   if (!outcome.ok) {
     logger.info('credential refused', {
       requestId: event.requestContext.requestId,

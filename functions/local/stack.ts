@@ -1,5 +1,6 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { generateSigningKey } from '../shared/auth/signing-keys';
 import type { AccessLogRecord } from '../shared/http/access-log';
 import type { RouteGroup } from '../shared/routes/route-table';
 import { type RunningService, startDynamoDbLocal } from './dynamodb-local';
@@ -40,10 +41,11 @@ export interface LocalStack {
 
 export const REGION = 'us-east-1';
 
+const jwtKeysFile = (dataDir: string) => join(dataDir, 'jwt-signing-keys.json');
+
 /** Points the runtime modules at the local services; must run before any of them is imported. */
-export const localRuntimeEnvironment = (
-  d: Omit<StackDescription, 'apiUrl' | 'pid' | 'startedAt' | 'dataDir'>,
-) => ({
+export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pid' | 'startedAt'>) => ({
+  JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
   TABLE_NAME: d.tableName,
   BUCKET_NAME: d.bucketName,
   AWS_REGION: d.region,
@@ -53,6 +55,13 @@ export const localRuntimeEnvironment = (
   AWS_SECRET_ACCESS_KEY: 'local',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 });
+
+/** The local JWT signing key set, generated on first start and kept (mode 0600) under the data directory. */
+const ensureJwtKeys = (dataDir: string, now: Date) => {
+  const file = jwtKeysFile(dataDir);
+  if (!existsSync(file))
+    writeFileSync(file, `${JSON.stringify({ keys: [generateSigningKey(now)] }, null, 2)}\n`, { mode: 0o600 });
+};
 
 const loadHandlers = async (): Promise<Record<RouteGroup, ProxyHandler>> => {
   const load = async (group: RouteGroup) =>
@@ -100,7 +109,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       bucketName,
       region: REGION,
     };
-    Object.assign(process.env, localRuntimeEnvironment(services));
+    ensureJwtKeys(dataDir, new Date());
+    Object.assign(process.env, localRuntimeEnvironment({ ...services, dataDir }));
 
     const { seedLocalData } = await import('./seed');
     const demo = await seedLocalData(dataDir, new Date());

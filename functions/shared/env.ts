@@ -15,6 +15,8 @@ export interface Env {
   allowLogEntryWrites: boolean;
   /** How long the authorizer reuses a decision; bounds how late a revocation takes effect (1 to 60 s). */
   authorizerCacheTtlSeconds: number;
+  /** JWT signing key set (JSON file); the local stack generates it under DATA_DIR. */
+  jwtKeysFile: string | undefined;
 }
 
 const required = (name: string): string => {
@@ -49,6 +51,7 @@ export const env = (): Env => {
     s3Endpoint: optional('S3_ENDPOINT'),
     allowLogEntryWrites: optional('V1_ALLOW_LOG_ENTRY_WRITES') === 'true',
     authorizerCacheTtlSeconds: boundedInteger('AUTHORIZER_CACHE_TTL_SECONDS', 30, 1, 60),
+    jwtKeysFile: optional('JWT_KEYS_FILE'),
   });
   return cached;
 };

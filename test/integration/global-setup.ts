@@ -27,6 +27,7 @@ export default async function setup(project: TestProject) {
       S3_ENDPOINT: d.s3Endpoint,
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
+      JWT_KEYS_FILE: join(dataDir, 'jwt-signing-keys.json'),
     },
   });
   return async () => {

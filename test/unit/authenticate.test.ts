@@ -16,7 +16,7 @@ describe('authenticate', () => {
   it.each(['sk-short', `sk-${'a'.repeat(44)}`, `sk-${'!'.repeat(43)}`, `sk-${'é'.repeat(43)}`])(
     'refuses the malformed key %j without a database request',
     async (value) => {
-      expect(await authenticate({ header: 'x-api-key', kind: 'api_key', value })).toEqual({
+      expect(await authenticate({ header: 'x-api-key', kind: 'api_key', value }, '127.0.0.1')).toEqual({
         ok: false,
         reason: 'malformed',
       });
@@ -25,8 +25,10 @@ describe('authenticate', () => {
   );
 
   it('refuses a missing or oversized credential', async () => {
-    expect(await authenticate(undefined)).toEqual({ ok: false, reason: 'missing' });
-    expect(await authenticate({ header: 'x-api-key', kind: 'api_key', value: 'x'.repeat(5000) })).toEqual({
+    expect(await authenticate(undefined, '127.0.0.1')).toEqual({ ok: false, reason: 'missing' });
+    expect(
+      await authenticate({ header: 'x-api-key', kind: 'api_key', value: 'x'.repeat(5000) }, '127.0.0.1'),
+    ).toEqual({
       ok: false,
       reason: 'oversized',
     });

@@ -1,0 +1,86 @@
+import { BlockList, isIP } from 'node:net';
+import { isScope, type Scope } from '../scopes';
+
+/** Allowance for clocks that disagree, applied to `exp` and `nbf`. */
+export const CLOCK_SKEW_SECONDS = 30;
+
+export type ClaimRefusal = 'kind' | 'expiry' | 'not_yet_valid' | 'company' | 'ips' | 'ip_mismatch' | 'scopes';
+
+export interface V1Claims {
+  companyId: string;
+  /** `undefined` when the token carries no `scopes` claim: it authenticates but holds no scope. */
+  scopes: Scope[];
+  tokenId: string;
+}
+
+/** Parses one allow-list entry: an IPv4/IPv6 address or a CIDR block. */
+export const parseIpRule = (
+  rule: string,
+): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined => {
+  const [address = '', prefixText, ...rest] = rule.trim().split('/');
+  if (rest.length > 0) return undefined;
+  const version = isIP(address);
+  if (version === 0) return undefined;
+  const family = version === 4 ? 'ipv4' : 'ipv6';
+  const max = version === 4 ? 32 : 128;
+  if (prefixText === undefined) return { address, prefix: max, family };
+  if (!/^\d{1,3}$/.test(prefixText)) return undefined;
+  const prefix = Number(prefixText);
+  return prefix <= max ? { address, prefix, family } : undefined;
+};
+
+export const ipAllowed = (rules: string[], sourceIp: string): boolean => {
+  const list = new BlockList();
+  for (const rule of rules) {
+    const parsed = parseIpRule(rule);
+    if (!parsed) return false;
+    list.addSubnet(parsed.address, parsed.prefix, parsed.family);
+  }
+  const version = isIP(sourceIp);
+  if (version === 0) return false;
+  return list.check(sourceIp, version === 4 ? 'ipv4' : 'ipv6');
+};
+
+/**
+ * The claim rules of `/v1`: `kind` must be exactly the string `v1`; `exp` is required; `nbf` is honoured;
+ * `ips` is checked against the gateway's source IP (never a forwarded header); `scopes` must name known scopes.
+ */
+export const checkV1Claims = (
+  claims: Record<string, unknown>,
+  sourceIp: string,
+  nowSeconds: number,
+): { ok: true; claims: V1Claims } | { ok: false; reason: ClaimRefusal } => {
+  if (typeof claims.kind !== 'string' || claims.kind !== 'v1') return { ok: false, reason: 'kind' };
+  if (typeof claims.exp !== 'number' || !Number.isFinite(claims.exp)) return { ok: false, reason: 'expiry' };
+  if (nowSeconds >= claims.exp + CLOCK_SKEW_SECONDS) return { ok: false, reason: 'expiry' };
+  if (claims.nbf !== undefined) {
+    if (typeof claims.nbf !== 'number' || claims.nbf > nowSeconds + CLOCK_SKEW_SECONDS) {
+      return { ok: false, reason: 'not_yet_valid' };
+    }
+  }
+  const { companyId } = claims;
+  if (typeof companyId !== 'string' || companyId === '' || companyId.length > 64) {
+    return { ok: false, reason: 'company' };
+  }
+  if (claims.ips !== undefined) {
+    if (
+      !Array.isArray(claims.ips) ||
+      claims.ips.length === 0 ||
+      !claims.ips.every((i) => typeof i === 'string')
+    ) {
+      return { ok: false, reason: 'ips' };
+    }
+    if (!ipAllowed(claims.ips as string[], sourceIp)) return { ok: false, reason: 'ip_mismatch' };
+  }
+  let scopes: Scope[] = [];
+  if (claims.scopes !== undefined) {
+    if (!Array.isArray(claims.scopes) || !claims.scopes.every((s) => typeof s === 'string' && isScope(s))) {
+      return { ok: false, reason: 'scopes' };
+    }
+    scopes = claims.scopes as Scope[];
+  }
+  return {
+    ok: true,
+    claims: { companyId, scopes, tokenId: typeof claims.jti === 'string' ? claims.jti.slice(0, 64) : 'jwt' },
+  };
+};
