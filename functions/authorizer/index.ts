@@ -2,6 +2,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { toAuthorizerContext } from '../shared/http/auth-context';
 import { logger } from '../shared/logger';
 import { authenticate } from './authenticate';
+import { companyAccess } from './company-access';
 import { presentedCredential } from './credentials';
 
 /**
@@ -24,12 +25,21 @@ export const handler = async (
     });
     throw new Error('Unauthorized');
   }
+  // A company that is suspended or gone may not call, whatever its credential says.
+  const access = await companyAccess(outcome.auth.companyId, Date.now());
+  if (!access.active) {
+    logger.info('company not active', {
+      requestId: event.requestContext.requestId,
+      companyId: outcome.auth.companyId,
+    });
+    throw new Error('Unauthorized');
+  }
   return {
     principalId: outcome.auth.companyId,
     policyDocument: {
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
     },
-    context: toAuthorizerContext(outcome.auth),
+    context: toAuthorizerContext({ ...outcome.auth, apiRequestsPerMonth: access.apiRequestsPerMonth }),
   };
 };

@@ -1,5 +1,13 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+
+// The api_requests meter is a DynamoDB write; unit tests have no network, so it is stubbed here and
+// exercised for real by the integration tests.
+vi.mock('../../functions/shared/data/usage-meters', async (original) => ({
+  ...(await original<typeof import('../../functions/shared/data/usage-meters')>()),
+  addToMeter: vi.fn(async () => 1),
+}));
+
 import { AppError } from '../../functions/shared/errors';
 import { createApiHandler } from '../../functions/shared/http/middleware';
 

@@ -11,6 +11,8 @@ export interface AuthContext {
   /** API key id, or the JWT id when the credential is a token. */
   keyId: string;
   scopes: Scope[];
+  /** The company's resolved monthly allowance of `api_requests` (plan default or override). */
+  apiRequestsPerMonth?: number;
 }
 
 /** Authorizer context values must be strings, numbers or booleans. */
@@ -19,6 +21,9 @@ export const toAuthorizerContext = (auth: AuthContext): Record<string, string> =
   authMethod: auth.authMethod,
   keyId: auth.keyId,
   scopes: auth.scopes.join(','),
+  ...(auth.apiRequestsPerMonth === undefined
+    ? {}
+    : { apiRequestsPerMonth: String(auth.apiRequestsPerMonth) }),
 });
 
 export const readAuthContext = (event: APIGatewayProxyEvent): AuthContext => {
@@ -38,5 +43,8 @@ export const readAuthContext = (event: APIGatewayProxyEvent): AuthContext => {
     authMethod,
     keyId: typeof ctx?.keyId === 'string' ? ctx.keyId : '',
     scopes: parseScopeList(typeof ctx?.scopes === 'string' ? ctx.scopes : '').scopes,
+    ...(ctx?.apiRequestsPerMonth !== undefined
+      ? { apiRequestsPerMonth: Number(ctx.apiRequestsPerMonth) }
+      : {}),
   };
 };

@@ -1,8 +1,10 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { addToMeter, MeterLimitReachedError, secondsToNextUtcMonth } from '../data/usage-meters';
 import { AppError } from '../errors';
 import { logger } from '../logger';
 import type { RouteGroup } from '../routes/route-table';
+import { readAuthContext } from './auth-context';
 import { problemResponse } from './problem';
 import { createRouter, type GroupHandlers } from './router';
 
@@ -29,6 +31,29 @@ const correlation = (): Middleware => ({
   },
 });
 
+/**
+ * Second: every authenticated request adds 1 to `api_requests` (UTC month and day) in one conditional
+ * `UpdateItem`; at the monthly allowance it is refused with 429 `quota_exceeded` before any other work.
+ * Public routes carry no authorizer context and are not metered.
+ */
+const meterApiRequests = (): Middleware => ({
+  before: async ({ event }) => {
+    const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+    if (typeof authorizer?.companyId !== 'string') return;
+    const auth = readAuthContext(event);
+    const now = new Date();
+    try {
+      await addToMeter(auth.companyId, 'api_requests', 1, now, auth.apiRequestsPerMonth);
+    } catch (error) {
+      if (!(error instanceof MeterLimitReachedError)) throw error;
+      throw new AppError('quota_exceeded', 'The monthly allowance of API requests of your plan is used up.', {
+        retryAfterSeconds: secondsToNextUtcMonth(now),
+        extensions: { meter: 'api_requests', limit: auth.apiRequestsPerMonth },
+      });
+    }
+  },
+});
+
 /** Last: every error becomes problem+json; 5xx are logged with the cause and answered generically. */
 const problemErrors = (): Middleware => ({
   onError: (request) => {
@@ -47,5 +72,6 @@ const problemErrors = (): Middleware => ({
 export const createApiHandler = (group: RouteGroup, handlers: GroupHandlers) =>
   middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(correlation())
+    .use(meterApiRequests())
     .use(problemErrors())
     .handler(createRouter(group, handlers));

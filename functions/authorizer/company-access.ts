@@ -1,0 +1,23 @@
+import { getCompany } from '../shared/data/companies';
+import { getPlan } from '../shared/data/plans';
+import { resolveLimits } from '../shared/domain/limits';
+import { env } from '../shared/env';
+import { createDecisionCache } from './decision-cache';
+
+/** What the authorizer needs to know about a company: whether it may call, and its monthly allowance. */
+export type CompanyAccess = { active: true; apiRequestsPerMonth: number } | { active: false };
+
+const companies = createDecisionCache<CompanyAccess>(env().authorizerCacheTtlSeconds * 1000);
+
+export const companyAccess = async (companyId: string, now: number): Promise<CompanyAccess> => {
+  const cached = companies.get(companyId, now);
+  if (cached) return cached;
+  const company = await getCompany(companyId);
+  const plan = company ? await getPlan(company.planId) : undefined;
+  const access: CompanyAccess =
+    company && plan && company.status === 'active'
+      ? { active: true, apiRequestsPerMonth: resolveLimits(plan.limits, company).apiRequestsPerMonth }
+      : { active: false };
+  companies.set(companyId, access, now);
+  return access;
+};

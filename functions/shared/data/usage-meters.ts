@@ -1,0 +1,68 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, isConditionalCheckFailed, tableName } from './client';
+
+/**
+ * Usage meters: one item per company and UTC month in a partition of its own (never the company profile's),
+ * holding the month total of each meter and one attribute per UTC day (`<meter>#d<DD>`), so one `UpdateItem`
+ * counts a request in both windows and returns the new month total.
+ */
+export const usageMonthKey = (companyId: string, month: string) => ({
+  pk: `CO#${companyId}#USAGE`,
+  sk: `M#${month}`,
+});
+
+export type MeterName = 'api_requests';
+
+export const utcMonth = (now: Date): string => now.toISOString().slice(0, 7);
+export const utcDay = (now: Date): string => now.toISOString().slice(8, 10);
+export const dayAttribute = (meter: MeterName, now: Date): string => `${meter}#d${utcDay(now)}`;
+
+export class MeterLimitReachedError extends Error {
+  constructor(meter: MeterName) {
+    super(`Monthly allowance of ${meter} reached`);
+    this.name = 'MeterLimitReachedError';
+  }
+}
+
+/**
+ * Adds `amount` to the meter for the current UTC month and day and returns the new month total. With a
+ * `limit`, the write is conditional: a month total already at the limit is left unchanged and
+ * `MeterLimitReachedError` is thrown, so refused requests are not counted.
+ */
+export const addToMeter = async (
+  companyId: string,
+  meter: MeterName,
+  amount: number,
+  now: Date,
+  limit?: number,
+): Promise<number> => {
+  try {
+    const { Attributes } = await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: usageMonthKey(companyId, utcMonth(now)),
+        UpdateExpression: 'ADD #month :amount, #day :amount SET entity = :entity',
+        ...(limit === undefined
+          ? {}
+          : { ConditionExpression: 'attribute_not_exists(#month) OR #month < :limit' }),
+        ExpressionAttributeNames: { '#month': meter, '#day': dayAttribute(meter, now) },
+        ExpressionAttributeValues: {
+          ':amount': amount,
+          ':entity': 'usage_month',
+          ...(limit === undefined ? {} : { ':limit': limit }),
+        },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(Attributes?.[meter] ?? amount);
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new MeterLimitReachedError(meter);
+    throw error;
+  }
+};
+
+/** Seconds from `now` to the start of the next UTC month: the `Retry-After` of a monthly quota. */
+export const secondsToNextUtcMonth = (now: Date): number => {
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
+};
