@@ -47,8 +47,8 @@ describe('api_requests meter and monthly quota', () => {
     expectProblem(refused, 429, 'quota_exceeded');
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(Math.abs(retryAfter - secondsToNextUtcMonth(new Date()))).toBeLessThan(30);
-    // Refused before any other work: even a route that does not exist yet answers 429, not 501.
-    expectProblem(await call('GET', '/v1/usage', { headers }), 429, 'quota_exceeded');
+    // Refused before any other work: even a declared route not available yet answers 429, not 501.
+    expectProblem(await call('POST', '/v1/speech', { headers, body: {} }), 429, 'quota_exceeded');
     expect((await meterItem(tenant.companyId)).month).toBe(2);
   });
 

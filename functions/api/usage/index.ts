@@ -1,4 +1,11 @@
+import { getUsageSnapshot } from '../../shared/domain/usage';
 import { createApiHandler } from '../../shared/http/middleware';
 
-/** The usage routes are declared in the route table; until they are implemented each answers 501. */
-export const handler = createApiHandler('usage', {});
+export const handler = createApiHandler('usage', {
+  getUsage: async ({ auth, query }) => ({
+    body: {
+      success: true,
+      usage: await getUsageSnapshot(auth.companyId, query.granularity ?? 'month', new Date()),
+    },
+  }),
+});

@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 
 /**
@@ -11,7 +11,60 @@ export const usageMonthKey = (companyId: string, month: string) => ({
   sk: `M#${month}`,
 });
 
-export type MeterName = 'api_requests';
+/** Every meter of the platform; the usage snapshot reports each, zero when nothing was counted. */
+export const METERS = [
+  'api_requests',
+  'transcode_seconds',
+  'transcription_seconds',
+  'speech_characters',
+  'workflow_runs',
+] as const;
+export type MeterName = (typeof METERS)[number];
+
+/** Compute time is metered per category, in milliseconds (`compute_ms#<category>`). */
+export const COMPUTE_CATEGORIES = ['api', 'workers', 'media', 'workflows'] as const;
+export type ComputeCategory = (typeof COMPUTE_CATEGORIES)[number];
+
+/** Running totals that are not per month (bytes stored), kept beside the month items. */
+export const usageTotalsKey = (companyId: string) => ({ pk: `CO#${companyId}#USAGE`, sk: 'TOTALS' });
+
+export interface UsageWindowFigures {
+  meters: Record<MeterName, number>;
+  computeMs: Record<ComputeCategory, number>;
+  storageBytes: number;
+  databaseBytes: number;
+}
+
+/**
+ * Reads the month item and the running totals in one round trip and picks the month or day figures.
+ */
+export const readUsage = async (
+  companyId: string,
+  now: Date,
+  granularity: 'month' | 'day',
+): Promise<UsageWindowFigures> => {
+  const monthKey = usageMonthKey(companyId, utcMonth(now));
+  const totalsKey = usageTotalsKey(companyId);
+  const { Responses } = await ddb.send(
+    new BatchGetCommand({
+      RequestItems: { [tableName()]: { Keys: [monthKey, totalsKey], ConsistentRead: true } },
+    }),
+  );
+  const items = Responses?.[tableName()] ?? [];
+  const month = items.find((i) => i.sk === monthKey.sk) ?? {};
+  const totals = items.find((i) => i.sk === totalsKey.sk) ?? {};
+  const suffix = granularity === 'day' ? `#d${utcDay(now)}` : '';
+  const figure = (name: string) => Number(month[`${name}${suffix}`] ?? 0);
+  return {
+    meters: Object.fromEntries(METERS.map((m) => [m, figure(m)])) as Record<MeterName, number>,
+    computeMs: Object.fromEntries(COMPUTE_CATEGORIES.map((c) => [c, figure(`compute_ms#${c}`)])) as Record<
+      ComputeCategory,
+      number
+    >,
+    storageBytes: Number(totals.storageBytes ?? 0),
+    databaseBytes: Number(totals.databaseBytes ?? 0),
+  };
+};
 
 export const utcMonth = (now: Date): string => now.toISOString().slice(0, 7);
 export const utcDay = (now: Date): string => now.toISOString().slice(8, 10);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Scope } from '../scopes';
-import { anyObject, companySchema, planSchema, storageReferenceSchema } from './schemas';
+import { anyObject, companySchema, planSchema, storageReferenceSchema, usageSnapshotSchema } from './schemas';
 
 /**
  * The one route table. The CDK API stack builds resources and methods from it, the local gateway routes
@@ -376,8 +376,10 @@ export const ROUTES = [
     summary: 'Tenant usage snapshot',
     tag: 'Usage',
     scope: 'usage:read',
-    query: z.object({ granularity: z.enum(['month', 'day']).optional() }),
-    response: declaredResponse,
+    query: z.object({
+      granularity: z.enum(['month', 'day']).optional().describe('UTC month (default) or UTC day so far.'),
+    }),
+    response: z.object({ success: z.literal(true), usage: usageSnapshotSchema }),
   }),
   route({
     method: 'POST',

@@ -78,3 +78,41 @@ export const storageReferenceSchema = z
 
 /** Body of a route whose request shape is defined by the issue that implements it. */
 export const anyObject = z.record(z.string(), z.unknown());
+
+const meterFigures = z
+  .object({
+    api_requests: z.number().int().describe('Authenticated API requests (all three auth headers).'),
+    transcode_seconds: z.number().describe('Media seconds transcoded (reused outputs bill nothing).'),
+    transcription_seconds: z.number().describe('Audio seconds transcribed.'),
+    speech_characters: z.number().int().describe('Characters synthesized.'),
+    workflow_runs: z.number().int().describe('Workflow runs.'),
+  })
+  .describe('Meter totals for the window.');
+
+export const usageSnapshotSchema = z
+  .object({
+    window: z
+      .object({
+        granularity: z.enum(['month', 'day']),
+        start: z.iso.datetime().describe('Inclusive UTC start.'),
+        end: z.iso.datetime().describe('Exclusive UTC end.'),
+      })
+      .describe('The UTC calendar window; not necessarily the subscription period.'),
+    asOf: z.iso.datetime().describe('When the snapshot was read.'),
+    meters: meterFigures,
+    computeMs: z
+      .object({
+        api: z.number().describe('Milliseconds of API request handling.'),
+        workers: z.number().describe('Milliseconds of job workers.'),
+        media: z.number().describe('Milliseconds of media engines.'),
+        workflows: z.number().describe('Milliseconds of workflow runs.'),
+      })
+      .describe('Compute time by category for the window, in milliseconds.'),
+    storageBytes: z.number().int().describe('Bytes of stored files now.'),
+    databaseBytes: z.number().int().describe('Bytes of Dynadata items now.'),
+    plan: z
+      .object({ id: z.string(), name: z.string(), limits: planLimitsSchema })
+      .describe('Active plan, resolved limits.'),
+    subscription: subscriptionSchema,
+  })
+  .describe('Tenant usage snapshot (the MCP tool get_usage returns the same object without the wrapper).');

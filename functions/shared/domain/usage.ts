@@ -1,0 +1,45 @@
+import { getCompany } from '../data/companies';
+import { getPlan } from '../data/plans';
+import { readUsage } from '../data/usage-meters';
+import { NotFoundError } from '../errors';
+import { resolveLimits } from './limits';
+import { subscriptionPeriod } from './subscription';
+
+/** The UTC calendar window of a snapshot: the current month, or today from 00:00 UTC. */
+export const usageWindow = (now: Date, granularity: 'month' | 'day') => {
+  const start =
+    granularity === 'month'
+      ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1))
+      : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const end =
+    granularity === 'month'
+      ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1))
+      : new Date(start.getTime() + 86_400_000);
+  return { granularity, start: start.toISOString(), end: end.toISOString() };
+};
+
+/** The usage snapshot shared by `GET /v1/usage` and the MCP tool `get_usage`. */
+export const getUsageSnapshot = async (companyId: string, granularity: 'month' | 'day', now: Date) => {
+  const [company, figures] = await Promise.all([
+    getCompany(companyId),
+    readUsage(companyId, now, granularity),
+  ]);
+  if (!company) throw new NotFoundError('The company of this credential no longer exists.');
+  const plan = await getPlan(company.planId);
+  if (!plan) throw new Error(`Company ${companyId} is on unknown plan ${company.planId}`);
+  const period = subscriptionPeriod(company.subscriptionAnchor, now);
+  return {
+    window: usageWindow(now, granularity),
+    asOf: now.toISOString(),
+    meters: figures.meters,
+    computeMs: figures.computeMs,
+    storageBytes: figures.storageBytes,
+    databaseBytes: figures.databaseBytes,
+    plan: { id: plan.id, name: plan.name, limits: resolveLimits(plan.limits, company) },
+    subscription: {
+      status: company.subscriptionStatus,
+      currentPeriodStart: period.start.toISOString(),
+      currentPeriodEnd: period.end.toISOString(),
+    },
+  };
+};
