@@ -5,6 +5,7 @@ import type { AccessLogRecord } from '../shared/http/access-log';
 import type { RouteGroup } from '../shared/routes/route-table';
 import { type RunningService, startDynamoDbLocal } from './dynamodb-local';
 import type { ProxyHandler } from './gateway';
+import { createLogBatcher } from './log-batcher';
 import { ensureBucket, ensureTable } from './provision';
 import { startS3Local } from './s3-local';
 
@@ -19,6 +20,8 @@ export interface LocalStackOptions {
   tableName?: string;
   bucketName?: string;
   onAccessLog?: (record: AccessLogRecord) => void;
+  /** Feed the log shipper (log_entries, compute meter) as on AWS; default true. */
+  shipLogs?: boolean;
 }
 
 export interface StackDescription {
@@ -116,11 +119,22 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const demo = await seedLocalData(dataDir, new Date());
     const { startGateway } = await import('./gateway');
     const authorizer = (await import('../authorizer/index')).handler;
+    const { shipAccessLogRecords } = await import('../log-shipper/ship');
+    const batcher = createLogBatcher(
+      (records) => shipAccessLogRecords(records),
+      (error) => process.stderr.write(`log shipper failed: ${String(error)}\n`),
+    );
+    started.push({ endpoint: 'log-shipper', stop: batcher.close });
+    const printLine =
+      options.onAccessLog ?? ((record) => process.stdout.write(`${JSON.stringify(record)}\n`));
     const gateway = await startGateway(
       {
         authorizer,
         handlers: await loadHandlers(),
-        onAccessLog: options.onAccessLog ?? ((record) => process.stdout.write(`${JSON.stringify(record)}\n`)),
+        onAccessLog: (record) => {
+          printLine(record);
+          if (options.shipLogs !== false) batcher.add(record);
+        },
       },
       options.port ?? 0,
     );

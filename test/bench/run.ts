@@ -36,7 +36,7 @@ if (!skipBundles) {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'api-v1-bench-'));
-const stack = await startLocalStack({ dataDir, onAccessLog: () => undefined });
+const stack = await startLocalStack({ dataDir, onAccessLog: () => undefined, shipLogs: false });
 try {
   const { dynamodbClient } = await import('../../functions/shared/data/client');
   let ddbRequests = 0;

@@ -1,0 +1,69 @@
+import { getCompany } from '../shared/data/companies';
+import { addComputeMs, type LogEntry, putLogEntries } from '../shared/data/log-entries';
+import { getPlan } from '../shared/data/plans';
+import { resolveLimits } from '../shared/domain/limits';
+import type { AccessLogRecord } from '../shared/http/access-log';
+
+const DEFAULT_RETENTION_DAYS = 30;
+const retentionCache = new Map<string, { days: number; until: number }>();
+
+const retentionDays = async (companyId: string, now: number): Promise<number> => {
+  const cached = retentionCache.get(companyId);
+  if (cached && cached.until > now) return cached.days;
+  const company = await getCompany(companyId);
+  const plan = company ? await getPlan(company.planId) : undefined;
+  const days =
+    company && plan ? resolveLimits(plan.limits, company).logRetentionDays : DEFAULT_RETENTION_DAYS;
+  retentionCache.set(companyId, { days, until: now + 300_000 });
+  return days;
+};
+
+const num = (value: unknown): number | null => {
+  const n = typeof value === 'number' ? value : Number(value);
+  return value === null || value === undefined || value === '' || value === '-' || !Number.isFinite(n)
+    ? null
+    : n;
+};
+const str = (value: unknown): string | null =>
+  typeof value === 'string' && value !== '' && value !== '-' ? value : null;
+
+/**
+ * Turns gateway access-log records into `log_entries` items (only requests of an authenticated company) and
+ * adds each company's integration time to its `api` compute meter. Runs off the request path: fed by the
+ * CloudWatch Logs subscription on AWS and by the local gateway's batches locally.
+ */
+export const shipAccessLogRecords = async (records: AccessLogRecord[], now = Date.now()): Promise<number> => {
+  const entries: Parameters<typeof putLogEntries>[0] = [];
+  const computeByCompany = new Map<string, number>();
+  for (const record of records) {
+    const companyId = str(record.companyId);
+    const requestId = str(record.requestId);
+    if (!companyId || !requestId) continue;
+    const timeEpochMs = num(record.timeEpochMs) ?? now;
+    const entry: LogEntry = {
+      requestId,
+      time: new Date(timeEpochMs).toISOString(),
+      method: str(record.method) ?? '',
+      path: str(record.path) ?? '',
+      route: str(record.route),
+      status: num(record.status) ?? 0,
+      latencyMs: num(record.latencyMs),
+      authMethod: str(record.authMethod),
+      keyId: str(record.keyId),
+      sourceIp: str(record.sourceIp),
+      userAgent: str(record.userAgent),
+    };
+    const days = await retentionDays(companyId, now);
+    entries.push({
+      companyId,
+      entry,
+      timeEpochMs,
+      expiresAt: Math.floor(timeEpochMs / 1000) + days * 86_400,
+    });
+    const compute = num(record.integrationLatencyMs);
+    if (compute) computeByCompany.set(companyId, (computeByCompany.get(companyId) ?? 0) + compute);
+  }
+  await putLogEntries(entries);
+  for (const [companyId, ms] of computeByCompany) await addComputeMs(companyId, 'api', ms, new Date(now));
+  return entries.length;
+};
