@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,12 +40,17 @@ export const startDynamoDbLocal = async (
   dataDir: string,
 ): Promise<RunningService & { child: ChildProcess }> => {
   mkdirSync(dataDir, { recursive: true });
+  // DynamoDB Local unpacks its SQLite native library into the temp directory at every start: keep those
+  // copies with the data and remove them on stop.
+  const javaTmp = join(dataDir, 'tmp');
+  mkdirSync(javaTmp, { recursive: true });
   const home = dynamoDbLocalHome();
   const child = spawn(
     'java',
     [
       `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
       '-Xmx1g',
+      `-Djava.io.tmpdir=${javaTmp}`,
       '-cp',
       join(home, 'DynamoDBLocal.jar'),
       join(here, 'DynamoDbLoopback.java'),
@@ -80,5 +85,12 @@ export const startDynamoDbLocal = async (
   });
   child.stdout?.resume();
   child.stderr?.resume();
-  return { endpoint: `http://127.0.0.1:${port}`, child, stop: () => stopChild(child) };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    child,
+    stop: async () => {
+      await stopChild(child);
+      rmSync(javaTmp, { recursive: true, force: true });
+    },
+  };
 };
