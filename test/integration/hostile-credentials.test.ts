@@ -1,0 +1,77 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../functions/shared/routes/route-table';
+import { call, createTenant, expectProblem, revokeKey } from './support';
+
+const { signJwt } = await import('../../functions/shared/auth/jwt');
+const { mintJwt } = await import('../../functions/shared/auth/jwt-mint');
+const { currentSigningKey, loadKeySet } = await import('../../functions/shared/auth/signing-keys');
+
+const gated = ROUTES.filter((r) => r.scope !== 'public');
+const concrete = (path: string) => path.replace(/\{[^}]+\}/g, 'x1');
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+
+let hostile: [string, Record<string, string>][] = [];
+let noScopes = '';
+
+beforeAll(async () => {
+  const key = currentSigningKey(loadKeySet());
+  const tenant = await createTenant();
+  const revoked = await createTenant();
+  await revokeKey(revoked.companyId, revoked.keyId);
+  const now = Math.floor(Date.now() / 1000);
+  const claims = {
+    companyId: tenant.companyId,
+    kind: 'v1',
+    exp: now + 300,
+    scopes: gated.map((r) => r.scope),
+  };
+  const [, payload] = signJwt(claims, key).split('.');
+  noScopes = mintJwt({ companyId: tenant.companyId }, key, new Date()).token;
+  hostile = [
+    ['alg none', { 'x-jwt-token': `${b64({ alg: 'none', kid: key.kid })}.${payload}.` }],
+    ['unknown kid', { 'x-jwt-token': signJwt(claims, { ...key, kid: 'retired-kid' }) }],
+    ['expired', { 'x-jwt-token': signJwt({ ...claims, exp: now - 600 }, key) }],
+    ['nbf in the future', { 'x-jwt-token': signJwt({ ...claims, nbf: now + 600 }, key) }],
+    ['kind oauth_connect', { 'x-jwt-token': signJwt({ ...claims, kind: 'oauth_connect' }, key) }],
+    ['kind absent', { 'x-jwt-token': signJwt({ ...claims, kind: undefined }, key) }],
+    [
+      'ips mismatch with spoofed X-Forwarded-For',
+      {
+        'x-jwt-token': signJwt({ ...claims, ips: ['198.51.100.4'] }, key),
+        'x-forwarded-for': '198.51.100.4',
+      },
+    ],
+    ['revoked API key', { 'x-api-key': revoked.apiKey }],
+    ['oversized header', { 'x-api-key': `sk-${'a'.repeat(10_000)}` }],
+    ['non-ASCII garbage', { 'x-jwt-token': '\u00ff\u00fe\u00e9t\u00e9.\u00e0.\u00fc' }],
+    ['empty x-jwt-token over a valid key', { 'x-jwt-token': '', 'x-api-key': tenant.apiKey }],
+  ];
+});
+
+describe('hostile credentials on every gated route', () => {
+  it.each(gated.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s refuses each with 401',
+    async (_name, route) => {
+      for (const [label, headers] of hostile) {
+        const res = await call(route.method, concrete(route.path), {
+          headers,
+          ...(route.method === 'POST' ? { body: {} } : {}),
+        });
+        expect.soft(res.status, label).toBe(401);
+        expectProblem(res, 401, 'unauthorized');
+      }
+    },
+  );
+
+  it.each(gated.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s refuses a token without scopes with 403 insufficient_scope',
+    async (_name, route) => {
+      const res = await call(route.method, concrete(route.path), {
+        headers: { 'x-jwt-token': noScopes },
+        ...(route.method === 'POST' ? { body: {} } : {}),
+      });
+      expectProblem(res, 403, 'insufficient_scope');
+      expect(res.json.requiredScope).toBe(route.scope);
+    },
+  );
+});
