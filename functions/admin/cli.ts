@@ -18,8 +18,10 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
   plans list
   plans put --file plan.json
   jwt mint --company ID [--scopes a,b] [--advanced] [--ips a,b] [--dur S] [--kind K]
+  jwt keys rotate                       new signing key; the previous one still verifies
 
-target: the local stack in $DATA_DIR (default .data), or AWS with --table T --bucket B --region R`;
+target: the local stack in $DATA_DIR (default .data), or AWS with --table T --bucket B --region R
+        [--jwt-keys-secret ARN] (for the jwt commands)`;
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -33,6 +35,7 @@ const OPTIONS = {
   table: { type: 'string' },
   bucket: { type: 'string' },
   region: { type: 'string' },
+  'jwt-keys-secret': { type: 'string' },
   'data-dir': { type: 'string' },
   advanced: { type: 'boolean' },
   ips: { type: 'string' },
@@ -64,7 +67,12 @@ export interface CliIo {
 
 type Output = { json: unknown; text: string };
 
-const run = async (area: string, command: string, values: Values): Promise<Output> => {
+const run = async (
+  area: string,
+  command: string,
+  values: Values,
+  positionalRest?: string,
+): Promise<Output> => {
   const now = new Date();
   const key = `${area} ${command}`;
   switch (key) {
@@ -156,10 +164,21 @@ const run = async (area: string, command: string, values: Values): Promise<Outpu
           advanced: values.advanced ?? false,
           kind: values.kind,
         },
-        currentSigningKey(loadKeySet()),
+        currentSigningKey(await loadKeySet()),
         now,
       );
       return { json: minted, text: minted.token };
+    }
+    case 'jwt keys': {
+      if (positionalRest !== 'rotate') throw new UsageError('usage: jwt keys rotate');
+      const { rotateKeySet, storeKeySet, tryLoadKeySet } = await import('../shared/auth/signing-keys');
+      const set = rotateKeySet(await tryLoadKeySet(), now);
+      await storeKeySet(set);
+      const kids = set.keys.map((k) => k.kid);
+      return {
+        json: { kids, signingKid: kids.at(-1) },
+        text: `signing with ${kids.at(-1)}; verifying ${kids.join(', ')}`,
+      };
     }
     default:
       throw new UsageError(`unknown command: ${key.trim() || '(none)'}`);
@@ -179,15 +198,16 @@ export const runCli = async (argv: string[], io: CliIo, defaultDataDir = '.data'
     io.out(USAGE);
     return values.help ? 0 : 2;
   }
-  const [area = '', command = ''] = positionals;
+  const [area = '', command = '', rest] = positionals;
   try {
     selectTarget({
       table: values.table,
       bucket: values.bucket,
       region: values.region,
+      jwtKeysSecret: values['jwt-keys-secret'],
       dataDir: values['data-dir'] ?? defaultDataDir,
     });
-    const output = await run(area, command, values);
+    const output = await run(area, command, values, rest);
     io.out(values.json ? JSON.stringify(output.json, null, 2) : output.text);
     return 0;
   } catch (error) {

@@ -16,6 +16,7 @@ export const selectTarget = (options: {
   table?: string;
   bucket?: string;
   region?: string;
+  jwtKeysSecret?: string;
   dataDir: string;
 }) => {
   if (options.table) {
@@ -23,6 +24,7 @@ export const selectTarget = (options: {
       TABLE_NAME: options.table,
       BUCKET_NAME: options.bucket ?? '-',
       ...(options.region ? { AWS_REGION: options.region } : {}),
+      ...(options.jwtKeysSecret ? { JWT_KEYS_SECRET_ARN: options.jwtKeysSecret } : {}),
     });
     return `aws table ${options.table}`;
   }

@@ -1,11 +1,12 @@
 import {
   type JwtRefusal,
+  looksLikeJwt,
   type VerificationKeys,
   verificationKeys,
   verifyJwtSignature,
 } from '../shared/auth/jwt';
 import { type ClaimRefusal, checkV1Claims } from '../shared/auth/jwt-claims';
-import { loadKeySet } from '../shared/auth/signing-keys';
+import { forgetKeySet, loadKeySet } from '../shared/auth/signing-keys';
 import { API_KEY_PATTERN, findApiKeyBySecret } from '../shared/data/api-keys';
 import { env } from '../shared/env';
 import type { AuthContext } from '../shared/http/auth-context';
@@ -40,11 +41,22 @@ const authenticateApiKey = async (value: string): Promise<AuthOutcome> => {
 const decisions = createDecisionCache<AuthOutcome>(env().authorizerCacheTtlSeconds * 1000);
 
 let jwtKeys: VerificationKeys | undefined;
+let keysLoadedAt = 0;
+const KEY_RELOAD_INTERVAL_MS = 60_000;
 
 /** Service-signed tokens: verified locally (no database request), so they are not cached. */
-const authenticateJwt = (token: string, sourceIp: string, now: number): AuthOutcome => {
-  jwtKeys ??= verificationKeys(loadKeySet().keys);
-  const verified = verifyJwtSignature(token, jwtKeys);
+const authenticateJwt = async (token: string, sourceIp: string, now: number): Promise<AuthOutcome> => {
+  // Only a token of the right shape is worth loading keys for.
+  if (!looksLikeJwt(token)) return { ok: false, reason: 'malformed' };
+  jwtKeys ??= verificationKeys((await loadKeySet()).keys);
+  let verified = verifyJwtSignature(token, jwtKeys);
+  // A key added by a rotation after this instance loaded the set: reload, at most once a minute.
+  if (!verified.ok && verified.reason === 'unknown_kid' && now - keysLoadedAt > KEY_RELOAD_INTERVAL_MS) {
+    keysLoadedAt = now;
+    forgetKeySet();
+    jwtKeys = verificationKeys((await loadKeySet()).keys);
+    verified = verifyJwtSignature(token, jwtKeys);
+  }
   if (!verified.ok) return verified;
   const checked = checkV1Claims(verified.claims, sourceIp, Math.floor(now / 1000));
   if (!checked.ok) return checked;

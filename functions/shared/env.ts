@@ -17,6 +17,8 @@ export interface Env {
   authorizerCacheTtlSeconds: number;
   /** JWT signing key set (JSON file); the local stack generates it under DATA_DIR. */
   jwtKeysFile: string | undefined;
+  /** On AWS: the Secrets Manager secret holding the JWT key set. */
+  jwtKeysSecretArn: string | undefined;
 }
 
 const required = (name: string): string => {
@@ -52,6 +54,7 @@ export const env = (): Env => {
     allowLogEntryWrites: optional('V1_ALLOW_LOG_ENTRY_WRITES') === 'true',
     authorizerCacheTtlSeconds: boundedInteger('AUTHORIZER_CACHE_TTL_SECONDS', 30, 1, 60),
     jwtKeysFile: optional('JWT_KEYS_FILE'),
+    jwtKeysSecretArn: optional('JWT_KEYS_SECRET_ARN'),
   });
   return cached;
 };

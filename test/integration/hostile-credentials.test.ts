@@ -14,7 +14,7 @@ let hostile: [string, Record<string, string>][] = [];
 let noScopes = '';
 
 beforeAll(async () => {
-  const key = currentSigningKey(loadKeySet());
+  const key = currentSigningKey(await loadKeySet());
   const tenant = await createTenant();
   const revoked = await createTenant();
   await revokeKey(revoked.companyId, revoked.keyId);

@@ -16,7 +16,7 @@ const now = () => Math.floor(Date.now() / 1000);
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
 beforeAll(async () => {
-  key = currentSigningKey(loadKeySet());
+  key = currentSigningKey(await loadKeySet());
   const tenant = await createTenant();
   companyId = tenant.companyId;
   apiKey = tenant.apiKey;
