@@ -58,6 +58,7 @@ try {
   const authorizer = (await import('../../functions/authorizer/index')).handler;
   const company = (await import('../../functions/api/company/index')).handler;
   const publicGroup = (await import('../../functions/api/public/index')).handler;
+  const usage = (await import('../../functions/api/usage/index')).handler;
 
   const context = {
     awsRequestId: 'bench',
@@ -84,14 +85,43 @@ try {
       requestContext: { requestId: 'bench', authorizer: authorized ? authResult.context : null },
     }) as unknown as APIGatewayProxyEvent;
 
+  const { createApiKey } = await import('../../functions/shared/data/api-keys');
+  const { SCOPES } = await import('../../functions/shared/scopes');
+  const { mintJwt } = await import('../../functions/shared/auth/jwt-mint');
+  const { currentSigningKey, loadKeySet } = await import('../../functions/shared/auth/signing-keys');
+  const freshKey = (
+    await createApiKey(stack.demo.companyId, { name: 'bench', scopes: [...SCOPES] }, new Date())
+  ).key;
+  const token = mintJwt(
+    { companyId: stack.demo.companyId, scopes: [...SCOPES], advanced: true },
+    currentSigningKey(await loadKeySet()),
+    new Date(),
+  ).token;
+  const withHeaders = (headers: Record<string, string>) =>
+    ({
+      ...authorizerEvent,
+      headers,
+      requestContext: { requestId: 'bench', identity: { sourceIp: '127.0.0.1' } },
+    }) as never;
+
   section('DynamoDB requests per call (counted at the SDK client)');
   const rows: [string, () => Promise<unknown>][] = [
+    [
+      'authorizer, new API key (company already cached)',
+      () => authorizer(withHeaders({ 'x-api-key': freshKey })),
+    ],
+    ['authorizer, API key, warm', () => authorizer(withHeaders({ 'x-api-key': freshKey }))],
+    ['authorizer, JWT (company cached)', () => authorizer(withHeaders({ 'x-jwt-token': token }))],
     ['authorizer (API key)', () => authorizer(authorizerEvent)],
     [
       'authorizer (malformed key)',
       () => authorizer({ ...authorizerEvent, headers: { 'x-api-key': 'sk-bad' } }).catch(() => undefined),
     ],
-    ['GET /v1/self handler', () => company(proxyEvent('/self', true), context)],
+    ['GET /v1/self handler (1 read + api_requests meter)', () => company(proxyEvent('/self', true), context)],
+    [
+      'GET /v1/usage handler (company, plan, usage + meter)',
+      () => usage(proxyEvent('/usage', true), context),
+    ],
     ['GET /v1/public/plans handler', () => publicGroup(proxyEvent('/public/plans', false), context)],
     ['GET /v1/openapi.json handler', () => publicGroup(proxyEvent('/openapi.json', false), context)],
     [
