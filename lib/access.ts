@@ -1,0 +1,138 @@
+import { Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { TABLE_SHAPE } from '../functions/shared/data/table';
+import type { RouteGroup } from '../functions/shared/routes/route-table';
+import { nagReference } from './nag';
+
+/**
+ * What each function may do with the table and the bucket: the one place to change a grant.
+ *
+ * - `lookup`: `GetItem` on the table only (the authorizer reads API-key hashes, companies and plans by key).
+ * - `read`: point reads and queries on the table and on `gsi1`.
+ * - `readWrite`: `read` plus item writes (transactions need the same item actions).
+ * - `meter`: adds `UpdateItem` on usage-meter partitions only: every authenticated request adds 1 to the
+ *   company's `api_requests` meter (`functions/shared/http/middleware.ts`), so read-only groups still write
+ *   that one item. The IAM condition pins the partition key to `CO#<companyId>#USAGE` (`usageMonthKey`).
+ *   `readWrite` already includes it.
+ * - `bucket`: object read/write under `companies/` (every stored object lives under `companies/<companyId>/`).
+ * - `signingKeys`: reads the JWT key set secret (only the authorizer verifies JWTs; the operator CLI writes it).
+ */
+export type TableAccess = 'lookup' | 'read' | 'readWrite';
+
+export interface FunctionAccess {
+  table: TableAccess;
+  meter: boolean;
+  bucket: boolean;
+  signingKeys?: boolean;
+}
+
+export const AUTHORIZER_ACCESS: FunctionAccess = {
+  table: 'lookup',
+  meter: false,
+  bucket: false,
+  signingKeys: true,
+};
+
+export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
+  public: { table: 'read', meter: false, bucket: false },
+  company: { table: 'read', meter: true, bucket: false },
+  usage: { table: 'read', meter: true, bucket: false },
+  contacts: { table: 'readWrite', meter: true, bucket: true },
+  dynadata: { table: 'readWrite', meter: true, bucket: true },
+  storage: { table: 'readWrite', meter: true, bucket: true },
+  transcriptions: { table: 'readWrite', meter: true, bucket: true },
+  transcodes: { table: 'readWrite', meter: true, bucket: true },
+  speech: { table: 'readWrite', meter: true, bucket: true },
+  workflows: { table: 'readWrite', meter: true, bucket: true },
+};
+
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+
+export const TABLE_ACTIONS: Record<TableAccess, string[]> = {
+  lookup: ['dynamodb:GetItem'],
+  read: READ_ACTIONS,
+  readWrite: [
+    ...READ_ACTIONS,
+    'dynamodb:ConditionCheckItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:BatchWriteItem',
+  ],
+};
+
+/** Partition keys of the usage meters (`usageMonthKey`, `usageTotalsKey`), as an IAM `StringLike` pattern. */
+export const METER_PARTITION_PATTERN = 'CO#*#USAGE';
+
+/** Every stored object lives under this prefix (`companies/<companyId>/...`). */
+export const TENANT_OBJECT_PREFIX = 'companies/';
+
+export const BUCKET_OBJECT_ACTIONS = [
+  's3:GetObject',
+  's3:PutObject',
+  's3:DeleteObject',
+  's3:AbortMultipartUpload',
+];
+
+export interface DataResources {
+  table: ITable;
+  bucket: IBucket;
+  /** The JWT key set (`{ keys: [...] }`), written by `admin jwt keys rotate`. */
+  jwtKeys: ISecret;
+}
+
+/**
+ * Adds the statements `access` allows to `role`. Resources are exact ARNs (the table, `gsi1`), so only the
+ * tenant object prefix is a wildcard; that one finding is acknowledged here, on the role that holds it.
+ */
+export const grantDataAccess = (role: IRole, access: FunctionAccess, data: DataResources): void => {
+  const { table, bucket, jwtKeys } = data;
+  const tableResources =
+    access.table === 'lookup'
+      ? [table.tableArn]
+      : [table.tableArn, `${table.tableArn}/index/${TABLE_SHAPE.gsi1.indexName}`];
+  role.addToPrincipalPolicy(
+    new PolicyStatement({ actions: TABLE_ACTIONS[access.table], resources: tableResources }),
+  );
+  if (access.meter && access.table !== 'readWrite') {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [METER_PARTITION_PATTERN] } },
+      }),
+    );
+  }
+  if (access.signingKeys) jwtKeys.grantRead(role);
+  if (access.bucket) {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: BUCKET_OBJECT_ACTIONS,
+        resources: [bucket.arnForObjects(`${TENANT_OBJECT_PREFIX}*`)],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${TENANT_OBJECT_PREFIX}*`] } },
+      }),
+    );
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagReference(role, bucket.bucketArn)}/${TENANT_OBJECT_PREFIX}*]`,
+      reason:
+        'Objects are keyed by tenant and id at run time; access is limited to the tenant prefix companies/, ' +
+        'and each request builds keys under companies/<companyId>/ from the authorizer context.',
+    });
+  }
+};
+
+/** The environment of a function: where the data lives, and the key set secret if it may read it. */
+export const dataEnvironment = (access: FunctionAccess, data: DataResources): Record<string, string> => ({
+  TABLE_NAME: data.table.tableName,
+  BUCKET_NAME: data.bucket.bucketName,
+  ...(access.signingKeys ? { JWT_KEYS_SECRET_ARN: data.jwtKeys.secretArn } : {}),
+});

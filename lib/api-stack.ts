@@ -1,0 +1,146 @@
+import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  type CfnAuthorizer,
+  EndpointType,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  type MethodOptions,
+  RequestAuthorizer,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { ACCESS_LOG_FIELDS } from '../functions/shared/http/access-log';
+import {
+  apiResourcePath,
+  ROUTE_GROUPS,
+  ROUTES,
+  type RouteGroup,
+} from '../functions/shared/routes/route-table';
+import { AUTHORIZER_ACCESS, type DataResources, dataEnvironment, grantDataAccess } from './access';
+import { AppFunction } from './constructs/app-function';
+import { RouteGroupFunction } from './constructs/route-group';
+import { addGatewayResponses } from './gateway-responses';
+
+export interface ApiStackProps extends StackProps {
+  data: DataResources;
+}
+
+/** Stage-wide default method throttling; per-company monthly quotas are enforced by the API itself. */
+export const STAGE_THROTTLING = { rateLimit: 100, burstLimit: 200 } as const;
+
+/**
+ * The public REST API v1: a regional REST API whose `v1` stage serves the route table. Resources and methods
+ * come from `ROUTES`; each method proxies to its route group's Lambda (one per group), and every route that
+ * is not `public` goes through the Lambda REQUEST authorizer.
+ */
+export class ApiStack extends Stack {
+  readonly api: RestApi;
+  readonly authorizerFunction: AppFunction;
+  readonly groups: Record<RouteGroup, RouteGroupFunction>;
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    // Strong references: the data stack cannot drop an export (table, bucket, secret) this stack still uses.
+    this.node.setContext('@aws-cdk/core:defaultCrossStackReferences', 'strong');
+    const { data } = props;
+
+    // One JSON line per request; the log shipper turns these lines into `log_entries`.
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.THREE_MONTHS });
+    this.api = new RestApi(this, 'Api', {
+      description: 'Public REST API v1',
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // API Gateway writes access and execution logs only with the account's CloudWatch role set.
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: 'v1',
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+        tracingEnabled: true,
+        throttlingRateLimit: STAGE_THROTTLING.rateLimit,
+        throttlingBurstLimit: STAGE_THROTTLING.burstLimit,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+      },
+    });
+    addGatewayResponses(this.api);
+
+    this.authorizerFunction = new AppFunction(this, 'AuthorizerFunction', {
+      entry: 'functions/authorizer/index.ts',
+      description: 'Public API v1, Lambda REQUEST authorizer',
+      environment: dataEnvironment(AUTHORIZER_ACCESS, data),
+      timeout: Duration.seconds(5),
+    });
+    const authorizerRole = this.authorizerFunction.role;
+    if (!authorizerRole) throw new Error('the authorizer has no role');
+    grantDataAccess(authorizerRole, AUTHORIZER_ACCESS, data);
+    // Gateway caching is off: any of three headers may carry the credential, and an identity source the
+    // request lacks would make API Gateway answer 401 without calling the authorizer.
+    const authorizer = new RequestAuthorizer(this, 'Authorizer', {
+      handler: this.authorizerFunction,
+      identitySources: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+    // Without identity sources CDK writes `IdentitySource: ""`; leave the property out, as CloudFormation
+    // documents for a REQUEST authorizer without caching.
+    (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
+
+    this.groups = Object.fromEntries(
+      ROUTE_GROUPS.map((group) => [group, new RouteGroupFunction(this, `Group-${group}`, { group, data })]),
+    ) as Record<RouteGroup, RouteGroupFunction>;
+
+    const protectedMethod: MethodOptions = { authorizationType: AuthorizationType.CUSTOM, authorizer };
+    for (const route of ROUTES) {
+      const isPublic = route.scope === 'public';
+      const method = this.api.root
+        .resourceForPath(apiResourcePath(route.path))
+        .addMethod(route.method, this.groups[route.group].integration, {
+          ...(isPublic ? { authorizationType: AuthorizationType.NONE } : protectedMethod),
+          operationName: route.operationId,
+        });
+      Validations.of(method).acknowledge({
+        id: 'AwsSolutions-COG4',
+        reason: isPublic
+          ? 'A public route of the spec: it takes no credential at all.'
+          : 'Callers present API keys or the service’s own JWTs, checked by the Lambda REQUEST authorizer; ' +
+            'there is no Cognito user pool.',
+      });
+      if (isPublic) {
+        Validations.of(method).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason: `${route.method} ${route.path} is public by the spec (no authentication, no company).`,
+        });
+      }
+    }
+
+    this.acknowledgeApiFindings();
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the v1 stage' });
+  }
+
+  private acknowledgeApiFindings(): void {
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'Requests are validated in each route group Lambda against the route table’s zod schemas (path, ' +
+        'query, body), which answer 400 validation_failed problem+json with field pointers; a gateway ' +
+        'validator would duplicate those schemas as models and answer in another shape.',
+    });
+    Validations.of(this.api.deploymentStage).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason:
+        'A WAF web ACL is left to the operator of each account (rule groups and their per-request cost ' +
+        'are an account decision; associate it with this stage). The stage already throttles, every ' +
+        'company has a monthly request quota, and every non-public route runs the authorizer.',
+    });
+    const cloudWatchRole = this.api.node.findChild('CloudWatchRole');
+    Validations.of(cloudWatchRole).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason:
+        'The account-wide role API Gateway needs to write access and execution logs; the AWS managed ' +
+        'policy is the one API Gateway documents for it and is maintained by AWS.',
+    });
+  }
+}

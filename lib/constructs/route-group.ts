@@ -1,0 +1,33 @@
+import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
+import { Construct } from 'constructs';
+import type { RouteGroup } from '../../functions/shared/routes/route-table';
+import { type DataResources, dataEnvironment, GROUP_ACCESS, grantDataAccess } from '../access';
+import { AppFunction } from './app-function';
+
+export interface RouteGroupProps {
+  group: RouteGroup;
+  data: DataResources;
+}
+
+/**
+ * One route group: its Lambda (`functions/api/<group>/index.ts`), its grants from `GROUP_ACCESS`, and the
+ * proxy integration every method of the group shares.
+ */
+export class RouteGroupFunction extends Construct {
+  readonly function: AppFunction;
+  readonly integration: LambdaIntegration;
+
+  constructor(scope: Construct, id: string, { group, data }: RouteGroupProps) {
+    super(scope, id);
+    this.function = new AppFunction(this, 'Function', {
+      entry: `functions/api/${group}/index.ts`,
+      description: `Public API v1, route group ${group}`,
+      environment: dataEnvironment(GROUP_ACCESS[group], data),
+    });
+    const role = this.function.role;
+    if (!role) throw new Error(`route group ${group} has no role`);
+    grantDataAccess(role, GROUP_ACCESS[group], data);
+    // The console's test invocations are not needed: one permission per method, for the v1 stage only.
+    this.integration = new LambdaIntegration(this.function, { allowTestInvoke: false });
+  }
+}

@@ -1,0 +1,105 @@
+import {
+  CfnOutput,
+  Duration,
+  RemovalPolicy,
+  SecretValue,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { TABLE_SHAPE } from '../functions/shared/data/table';
+
+/**
+ * The stateful resources: the single table, the platform bucket and the JWT signing key set. All are
+ * RETAINed, so deleting the stacks keeps the data; the table also has deletion protection.
+ *
+ * Encryption: AWS managed keys (the table's `aws/dynamodb` key, SSE-S3 for the buckets). Every reader and
+ * writer is a role of this account that IAM already limits to exact actions and resources, so a customer
+ * managed key would add a second policy to keep in step with every grant (and KMS calls on every S3 and
+ * signed-URL request) without narrowing who can read. SSE-S3 is also what S3 server access logging requires
+ * of its target bucket. A customer managed key can be introduced later without changing the data model.
+ */
+export class DataStack extends Stack {
+  readonly table: Table;
+  readonly bucket: Bucket;
+  readonly jwtKeys: Secret;
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+    // Grant S3 log delivery through a bucket policy instead of the legacy LogDeliveryWrite ACL, so the log
+    // bucket can keep ACLs disabled (BucketOwnerEnforced).
+    this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
+
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: TABLE_SHAPE.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_SHAPE.sortKey, type: AttributeType.STRING },
+      timeToLiveAttribute: TABLE_SHAPE.timeToLiveAttribute,
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.AWS_MANAGED,
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.table.addGlobalSecondaryIndex({
+      indexName: TABLE_SHAPE.gsi1.indexName,
+      partitionKey: { name: TABLE_SHAPE.gsi1.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_SHAPE.gsi1.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.ALL,
+    });
+
+    const accessLogs = new Bucket(this, 'AccessLogsBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ expiration: Duration.days(365) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.bucket = new Bucket(this, 'Bucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'platform-bucket/',
+      lifecycleRules: [
+        {
+          noncurrentVersionExpiration: Duration.days(30),
+          abortIncompleteMultipartUploadAfter: Duration.days(7),
+        },
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // The stack generates no key material: the secret starts as an empty key set, and
+    // `npm run admin -- jwt keys rotate --jwt-keys-secret <arn>` writes the first key. Until then JWTs cannot
+    // be verified (API keys work).
+    this.jwtKeys = new Secret(this, 'JwtKeys', {
+      description: 'Public API v1: JWT signing key set ({ keys: [...] }), written by admin jwt keys rotate',
+      secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ keys: [] })),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.jwtKeys).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotation must keep the previous key verifying the tokens it signed, so it is done by the operator ' +
+        'CLI (admin jwt keys rotate: add a key, drop the one before it), not by a rotation Lambda.',
+    });
+
+    new CfnOutput(this, 'TableName', {
+      value: this.table.tableName,
+      description: 'The single DynamoDB table',
+    });
+    new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'The platform bucket' });
+    new CfnOutput(this, 'JwtKeysSecretArn', {
+      value: this.jwtKeys.secretArn,
+      description: 'JWT key set secret (admin jwt keys rotate --jwt-keys-secret)',
+    });
+  }
+}

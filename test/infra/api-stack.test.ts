@@ -1,0 +1,242 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACCESS_LOG_FIELDS } from '../../functions/shared/http/access-log';
+import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../functions/shared/http/gateway-responses';
+import { apiResourcePath, ROUTE_GROUPS, ROUTES, routeKey } from '../../functions/shared/routes/route-table';
+import { STAGE_THROTTLING } from '../../lib/api-stack';
+import { type CfnResource, methods, resourcesOfType } from './rest-api';
+import { logicalIdOf, type SynthesizedApp, synthesizeApp } from './synth';
+
+let synth: SynthesizedApp;
+beforeAll(() => {
+  synth = synthesizeApp();
+});
+afterAll(() => synth?.cleanup());
+
+const methodByKey = (key: string) => {
+  const found = methods(synth.apiTemplate).find((m) => m.key === key);
+  if (!found) throw new Error(`no method ${key}`);
+  return found;
+};
+const authorizerRef = () => ({ Ref: logicalIdOf(synth.api.node.findChild('Authorizer')) });
+const functions = () => resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Function');
+const getAttArn = (logicalId: string) => JSON.stringify({ 'Fn::GetAtt': [logicalId, 'Arn'] });
+
+describe('REST API built from the route table', () => {
+  it('has exactly the route table’s (method, resource path) pairs', () => {
+    const expected = ROUTES.map((r) => routeKey(r.method, apiResourcePath(r.path))).sort();
+    expect(new Set(expected).size).toBe(expected.length);
+    expect(
+      methods(synth.apiTemplate)
+        .map((m) => m.key)
+        .sort(),
+    ).toEqual(expected);
+  });
+
+  it('sends every non-public method through the Lambda REQUEST authorizer', () => {
+    const gated = ROUTES.filter((r) => r.scope !== 'public');
+    expect(gated.length).toBeGreaterThan(0);
+    for (const route of gated) {
+      const { properties } = methodByKey(routeKey(route.method, apiResourcePath(route.path)));
+      expect(properties.AuthorizationType, route.path).toBe('CUSTOM');
+      expect(properties.AuthorizerId, route.path).toEqual(authorizerRef());
+    }
+    expect(methodByKey('GET /self').properties).toMatchObject({
+      AuthorizationType: 'CUSTOM',
+      AuthorizerId: authorizerRef(),
+    });
+  });
+
+  it('leaves GET /public/plans and GET /openapi.json open, and nothing else', () => {
+    const open = methods(synth.apiTemplate).filter((m) => m.properties.AuthorizationType === 'NONE');
+    expect(open.map((m) => m.key).sort()).toEqual(['GET /openapi.json', 'GET /public/plans']);
+    for (const method of open) expect(method.properties.AuthorizerId).toBeUndefined();
+  });
+
+  it('proxies each method to the function of its route group', () => {
+    for (const route of ROUTES) {
+      const { properties } = methodByKey(routeKey(route.method, apiResourcePath(route.path)));
+      const integration = properties.Integration as Record<string, unknown>;
+      expect(integration.Type).toBe('AWS_PROXY');
+      expect(integration.IntegrationHttpMethod).toBe('POST');
+      const groupFunction = logicalIdOf(synth.api.groups[route.group].function);
+      expect(JSON.stringify(integration.Uri), route.path).toContain(getAttArn(groupFunction));
+    }
+  });
+
+  it('names each method after its operationId', () => {
+    for (const route of ROUTES) {
+      const { properties } = methodByKey(routeKey(route.method, apiResourcePath(route.path)));
+      expect(properties.OperationName).toBe(route.operationId);
+    }
+  });
+
+  it('serves a regional endpoint', () => {
+    synth.apiTemplate.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+    });
+  });
+});
+
+describe('authorizer', () => {
+  it('is a REQUEST authorizer on the authorizer function with gateway caching off', () => {
+    synth.apiTemplate.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+    const [authorizer] = Object.values(resourcesOfType(synth.apiTemplate, 'AWS::ApiGateway::Authorizer'));
+    expect(authorizer?.Properties).toMatchObject({ Type: 'REQUEST', AuthorizerResultTtlInSeconds: 0 });
+    // No identity source: a request without one must still reach the authorizer.
+    expect(authorizer?.Properties.IdentitySource).toBeUndefined();
+    expect(JSON.stringify(authorizer?.Properties.AuthorizerUri)).toContain(
+      getAttArn(logicalIdOf(synth.api.authorizerFunction)),
+    );
+  });
+});
+
+describe('stage v1', () => {
+  it('writes one JSON access log line per request with the shared fields', () => {
+    const [stage] = Object.values(resourcesOfType(synth.apiTemplate, 'AWS::ApiGateway::Stage'));
+    const accessLog = stage?.Properties.AccessLogSetting as { DestinationArn: unknown; Format: string };
+    expect(stage?.Properties.StageName).toBe('v1');
+    expect(JSON.parse(accessLog.Format)).toEqual(ACCESS_LOG_FIELDS);
+    expect(accessLog.DestinationArn).toEqual({
+      'Fn::GetAtt': [logicalIdOf(synth.api.node.findChild('AccessLogs')), 'Arn'],
+    });
+  });
+
+  it('traces with X-Ray, logs errors, emits metrics and throttles every method by default', () => {
+    synth.apiTemplate.resourceCountIs('AWS::ApiGateway::Stage', 1);
+    synth.apiTemplate.hasResourceProperties('AWS::ApiGateway::Stage', {
+      TracingEnabled: true,
+      MethodSettings: [
+        {
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+          MetricsEnabled: true,
+          ThrottlingRateLimit: STAGE_THROTTLING.rateLimit,
+          ThrottlingBurstLimit: STAGE_THROTTLING.burstLimit,
+        },
+      ],
+    });
+  });
+
+  it('sets the account CloudWatch role that API Gateway logging needs', () => {
+    synth.apiTemplate.hasResourceProperties('AWS::ApiGateway::Account', {
+      CloudWatchRoleArn: Match.anyValue(),
+    });
+  });
+});
+
+describe('gateway responses', () => {
+  const responses = () =>
+    Object.values(resourcesOfType(synth.apiTemplate, 'AWS::ApiGateway::GatewayResponse'));
+
+  it('covers authorizer refusals, unknown routes, throttling and the 4XX/5XX fallbacks', () => {
+    const types = responses().map((r) => r.Properties.ResponseType);
+    for (const type of [
+      'UNAUTHORIZED',
+      'ACCESS_DENIED',
+      'MISSING_AUTHENTICATION_TOKEN',
+      'THROTTLED',
+      'DEFAULT_4XX',
+      'DEFAULT_5XX',
+    ]) {
+      expect(types).toContain(type);
+    }
+    expect(types.sort()).toEqual(GATEWAY_RESPONSES.map((d) => d.type).sort());
+  });
+
+  it('answers in problem+json with the request id in body and header', () => {
+    for (const definition of GATEWAY_RESPONSES) {
+      synth.apiTemplate.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: definition.type,
+        ResponseParameters: {
+          'gatewayresponse.header.content-type': "'application/problem+json'",
+          'gatewayresponse.header.x-request-id': 'context.requestId',
+        },
+        ResponseTemplates: { 'application/json': gatewayResponseTemplate(definition) },
+      });
+    }
+  });
+
+  it('sets the status of each specific type and leaves the fallbacks’ statuses alone', () => {
+    for (const definition of GATEWAY_RESPONSES) {
+      const fallback = definition.type === 'DEFAULT_4XX' || definition.type === 'DEFAULT_5XX';
+      synth.apiTemplate.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: definition.type,
+        StatusCode: fallback ? Match.absent() : String(definition.statusCode),
+      });
+    }
+  });
+});
+
+describe('functions', () => {
+  it('deploys one function per route group plus the authorizer, and no other', () => {
+    const expected = [
+      ...ROUTE_GROUPS.map((group) => logicalIdOf(synth.api.groups[group].function)),
+      logicalIdOf(synth.api.authorizerFunction),
+    ].sort();
+    expect(Object.keys(functions()).sort()).toEqual(expected);
+    expect(expected).toHaveLength(ROUTE_GROUPS.length + 1);
+  });
+
+  it('runs every function on nodejs22.x, arm64, with active tracing and source maps', () => {
+    for (const [logicalId, fn] of Object.entries(functions())) {
+      expect(fn.Properties, logicalId).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        Handler: 'index.handler',
+        MemorySize: 512,
+        Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
+      });
+      expect(fn.Properties.Timeout as number).toBeLessThanOrEqual(29);
+    }
+  });
+
+  it('tells every function where the table and the bucket are', () => {
+    for (const [logicalId, fn] of Object.entries(functions())) {
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables.TABLE_NAME, logicalId).toBeDefined();
+      expect(variables.BUCKET_NAME, logicalId).toBeDefined();
+    }
+  });
+
+  it('never sets V1_ALLOW_LOG_ENTRY_WRITES on any function', () => {
+    for (const fn of Object.values(functions())) {
+      expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('V1_ALLOW_LOG_ENTRY_WRITES');
+    }
+  });
+
+  it('gives every function a log group of its own, kept for a month', () => {
+    const logGroups = resourcesOfType(synth.apiTemplate, 'AWS::Logs::LogGroup');
+    const used = Object.values(functions()).map(
+      (fn) => (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref,
+    );
+    expect(new Set(used).size).toBe(used.length);
+    for (const ref of used) expect(logGroups[ref]?.Properties.RetentionInDays).toBe(30);
+  });
+
+  it('bundles each function into one minified ESM file with the AWS SDK inside', () => {
+    for (const [logicalId, fn] of Object.entries(functions()) as [string, CfnResource][]) {
+      const assetDirectory = join(synth.assembly.directory, String(fn.Metadata?.['aws:asset:path']));
+      expect(readdirSync(assetDirectory).sort(), logicalId).toEqual(['index.mjs', 'index.mjs.map']);
+      const code = readFileSync(join(assetDirectory, 'index.mjs'), 'utf8');
+      expect(code.startsWith('import { createRequire }')).toBe(true);
+      expect(code).not.toMatch(/from\s*["']@aws-sdk\//);
+      // Minified: long lines, not one statement per line.
+      expect(code.length / code.split('\n').length).toBeGreaterThan(1000);
+    }
+  });
+});
+
+describe('outputs', () => {
+  it('gives the API URL, the table and bucket names and the key set secret', () => {
+    synth.apiTemplate.hasOutput('ApiUrl', {});
+    synth.dataTemplate.hasOutput('TableName', {});
+    synth.dataTemplate.hasOutput('BucketName', {});
+    synth.dataTemplate.hasOutput('JwtKeysSecretArn', {});
+  });
+});
