@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh Debian 12 machine with Node 20: the system packages the local
-# stack uses (Java for DynamoDB Local; ps for the process checks of the tests), then the npm packages.
+# stack uses (Java for DynamoDB Local; ffmpeg and ffprobe, the local media engine; ps for the process checks of
+# the tests), then the npm packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
 command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
 command -v ps >/dev/null 2>&1 || missing+=(procps)
+command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 if ((${#missing[@]} > 0)); then
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
