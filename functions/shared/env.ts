@@ -19,6 +19,8 @@ export interface Env {
   jwtKeysFile: string | undefined;
   /** On AWS: the Secrets Manager secret holding the JWT key set. */
   jwtKeysSecretArn: string | undefined;
+  /** On AWS: the Secrets Manager secret holding the long-lived download-signing access key (storage). */
+  downloadSignerSecretArn: string | undefined;
 }
 
 const required = (name: string): string => {
@@ -55,6 +57,7 @@ export const env = (): Env => {
     authorizerCacheTtlSeconds: boundedInteger('AUTHORIZER_CACHE_TTL_SECONDS', 30, 1, 60),
     jwtKeysFile: optional('JWT_KEYS_FILE'),
     jwtKeysSecretArn: optional('JWT_KEYS_SECRET_ARN'),
+    downloadSignerSecretArn: optional('DOWNLOAD_SIGNER_SECRET_ARN'),
   });
   return cached;
 };
