@@ -29,6 +29,8 @@ export interface Env {
   stepFunctionsEndpoint: string | undefined;
   /** State machine ARNs a function may start, by machine name; only those granted are set. */
   stateMachineArns: Partial<Record<StateMachineName, string>>;
+  /** On AWS: the Secrets Manager secret holding the long-lived download-signing access key (storage). */
+  downloadSignerSecretArn: string | undefined;
 }
 
 const required = (name: string): string => {
@@ -69,6 +71,7 @@ export const env = (): Env => {
     stateMachineArns: Object.freeze(
       Object.fromEntries(STATE_MACHINE_NAMES.map((m) => [m, optional(stateMachineArnVariable(m))])),
     ),
+    downloadSignerSecretArn: optional('DOWNLOAD_SIGNER_SECRET_ARN'),
   });
   return cached;
 };
