@@ -11,7 +11,7 @@ const ENTITY = 'plan';
  * Plans are validated against `planSchema` when written (`admin plans put`, the seed) and again by the public
  * catalog route on the way out. This module stays free of zod so the authorizer's bundle does not carry it.
  */
-const toPlan = (item: Record<string, unknown>): Plan => {
+export const toPlan = (item: Record<string, unknown>): Plan => {
   const { pk: _pk, sk: _sk, entity: _entity, updatedAt: _updatedAt, ...plan } = item;
   return plan as Plan;
 };
