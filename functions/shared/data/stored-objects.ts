@@ -120,9 +120,22 @@ const addStorageBytes = (companyId: string, bytes: number, headroom: number | un
   },
 });
 
+/** Every attribute is named through a placeholder: `size`, `bucket` and `status` are reserved words. */
+const RECORD_NAMES = {
+  '#status': 'status',
+  '#ttl': 'ttl',
+  '#bucket': 'bucket',
+  '#fullPath': 'fullPath',
+  '#size': 'size',
+  '#contentType': 'contentType',
+  '#etag': 'etag',
+  '#createdAt': 'createdAt',
+  '#entity': 'entity',
+};
+
 const RECORD_UPDATE =
-  'SET #status = :stored, bucket = :bucket, fullPath = :fullPath, size = :size, contentType = :contentType, ' +
-  'etag = :etag, createdAt = :createdAt, entity = :entity REMOVE #ttl';
+  'SET #status = :stored, #bucket = :bucket, #fullPath = :fullPath, #size = :size, ' +
+  '#contentType = :contentType, #etag = :etag, #createdAt = :createdAt, #entity = :entity REMOVE #ttl';
 
 /**
  * Records an object and adds its bytes to the company's storage figure exactly once (one transaction);
@@ -144,7 +157,7 @@ export const recordStoredObject = async (
               Key: storedObjectKey(companyId, object.fullPath),
               UpdateExpression: RECORD_UPDATE,
               ConditionExpression: 'attribute_not_exists(pk) OR #status <> :stored',
-              ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+              ExpressionAttributeNames: RECORD_NAMES,
               ExpressionAttributeValues: storedAttributes(object),
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
@@ -232,7 +245,7 @@ export const completeUpload = async (
               UpdateExpression: RECORD_UPDATE,
               ConditionExpression:
                 '#status = :pending AND declaredSize = :size AND declaredContentType = :contentType',
-              ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+              ExpressionAttributeNames: RECORD_NAMES,
               ExpressionAttributeValues: { ...storedAttributes(object), ':pending': 'pending' },
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
