@@ -19,6 +19,7 @@ import { nagReference } from './nag';
  *   `readWrite` already includes it.
  * - `bucket`: object read/write under `companies/` (every stored object lives under `companies/<companyId>/`).
  * - `signingKeys`: reads the JWT key set secret (only the authorizer verifies JWTs; the operator CLI writes it).
+ * - `downloadSigning`: reads the download signer's access key secret (storage signs 7-day download URLs).
  */
 export type TableAccess = 'lookup' | 'read' | 'readWrite';
 
@@ -27,6 +28,7 @@ export interface FunctionAccess {
   meter: boolean;
   bucket: boolean;
   signingKeys?: boolean;
+  downloadSigning?: boolean;
 }
 
 export const AUTHORIZER_ACCESS: FunctionAccess = {
@@ -42,7 +44,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   usage: { table: 'read', meter: true, bucket: false },
   contacts: { table: 'readWrite', meter: true, bucket: true },
   dynadata: { table: 'readWrite', meter: true, bucket: true },
-  storage: { table: 'readWrite', meter: true, bucket: true },
+  storage: { table: 'readWrite', meter: true, bucket: true, downloadSigning: true },
   transcriptions: { table: 'readWrite', meter: true, bucket: true },
   transcodes: { table: 'readWrite', meter: true, bucket: true },
   speech: { table: 'readWrite', meter: true, bucket: true },
@@ -82,6 +84,8 @@ export interface DataResources {
   bucket: IBucket;
   /** The JWT key set (`{ keys: [...] }`), written by `admin jwt keys rotate`. */
   jwtKeys: ISecret;
+  /** The download signer's access key `{accessKeyId, secretAccessKey}` (7-day download URLs). */
+  downloadSigner?: ISecret;
 }
 
 /**
@@ -107,6 +111,7 @@ export const grantDataAccess = (role: IRole, access: FunctionAccess, data: DataR
     );
   }
   if (access.signingKeys) jwtKeys.grantRead(role);
+  if (access.downloadSigning && data.downloadSigner) data.downloadSigner.grantRead(role);
   if (access.bucket) {
     role.addToPrincipalPolicy(
       new PolicyStatement({
@@ -135,4 +140,7 @@ export const dataEnvironment = (access: FunctionAccess, data: DataResources): Re
   TABLE_NAME: data.table.tableName,
   BUCKET_NAME: data.bucket.bucketName,
   ...(access.signingKeys ? { JWT_KEYS_SECRET_ARN: data.jwtKeys.secretArn } : {}),
+  ...(access.downloadSigning && data.downloadSigner
+    ? { DOWNLOAD_SIGNER_SECRET_ARN: data.downloadSigner.secretArn }
+    : {}),
 });

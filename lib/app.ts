@@ -20,7 +20,12 @@ export const createApp = (props?: AppProps): PublicApiApp => {
   });
   const api = new ApiStack(app, 'PublicApiV1', {
     description: 'Public API v1: REST API, authorizer and route group functions',
-    data: { table: data.table, bucket: data.bucket, jwtKeys: data.jwtKeys },
+    data: {
+      table: data.table,
+      bucket: data.bucket,
+      jwtKeys: data.jwtKeys,
+      downloadSigner: data.downloadSigner.secret,
+    },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, data, api };
