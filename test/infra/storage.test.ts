@@ -50,7 +50,8 @@ describe('platform bucket', () => {
       (p) => JSON.stringify(p.Properties.Bucket) === JSON.stringify({ Ref: bucketId() }),
     );
     expect(policies).toHaveLength(1);
-    const statements = (policies[0]?.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
+    const statements = ((policies[0]?.Properties.PolicyDocument ?? {}) as { Statement: Statement[] })
+      .Statement;
     expect(statements).toContainEqual(
       expect.objectContaining({
         Effect: 'Deny',
@@ -105,7 +106,8 @@ describe('long-lived download signing', () => {
     const functions = resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Function');
     for (const group of ROUTE_GROUPS) {
       const fn = functions[logicalIdOf(synth.api.groups[group].function)];
-      const variables = (fn?.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      const variables = ((fn?.Properties.Environment ?? {}) as { Variables: Record<string, unknown> })
+        .Variables;
       if (group === 'storage') expect(variables.DOWNLOAD_SIGNER_SECRET_ARN, group).toBeDefined();
       else expect(variables.DOWNLOAD_SIGNER_SECRET_ARN, group).toBeUndefined();
     }
