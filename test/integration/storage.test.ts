@@ -274,6 +274,13 @@ describe('storage: download URL expiry bounds', () => {
     },
   );
 
+  it('gives a URL that storage refuses once it has expired', async () => {
+    const res = await downloadUrl(tenant, { fullPath, expiresIn: '1' });
+    expect((await fetch(String(res.json.url))).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect((await fetch(String(res.json.url))).status).toBe(403);
+  });
+
   it('refuses a request without fullPath with 400', async () => {
     const res = await downloadUrl(tenant, {});
     expectProblem(res, 400, 'validation_failed');
