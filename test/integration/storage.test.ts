@@ -399,3 +399,35 @@ describe('storage: bucket CORS for browser uploads', () => {
     expect(preflight.headers.get('access-control-allow-methods')).toContain('PUT');
   });
 });
+
+describe('storage: objects the platform writes itself (worker outputs)', () => {
+  it('records an object once, counts its bytes once, and serves it like an upload', async () => {
+    const tenant = await createTenant();
+    const { putObject } = await import('../../functions/shared/aws/s3');
+    const { recordStoredObject } = await import('../../functions/shared/data/stored-objects');
+    const { resolveStoredObject } = await import('../../functions/shared/domain/storage-references');
+    const { env } = await import('../../functions/shared/env');
+    const bucket = env().bucketName;
+    const fullPath = `companies/${tenant.companyId}/outputs/job-1/out.txt`;
+    const { etag } = await putObject(bucket, fullPath, 'converted', 'text/plain');
+    const object = {
+      bucket,
+      fullPath,
+      size: 9,
+      contentType: 'text/plain',
+      etag,
+      createdAt: new Date().toISOString(),
+    };
+
+    const first = await recordStoredObject(tenant.companyId, object, new Date());
+    const again = await recordStoredObject(tenant.companyId, { ...object, size: 999 }, new Date());
+    expect(first).toEqual({ object, created: true });
+    expect(again).toEqual({ object, created: false });
+    expect(await storageBytes(tenant)).toBe(9);
+    expect(await resolveStoredObject(tenant.companyId, { fullPath })).toEqual(object);
+    await expect(resolveStoredObject('co_someone_else', { fullPath })).rejects.toMatchObject({ status: 404 });
+
+    const link = await downloadUrl(tenant, { fullPath });
+    expect(await (await fetch(String(link.json.url))).text()).toBe('converted');
+  });
+});
