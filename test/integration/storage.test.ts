@@ -431,3 +431,21 @@ describe('storage: objects the platform writes itself (worker outputs)', () => {
     expect(await (await fetch(String(link.json.url))).text()).toBe('converted');
   });
 });
+
+describe('storage: parallel uploads of one company', () => {
+  it('completes ten uploads at once and counts every byte exactly once', async () => {
+    const tenant = await createTenant();
+    const sizes = Array.from({ length: 10 }, (_, i) => 100 + i);
+    const answers = await Promise.all(
+      sizes.map((size) =>
+        reserve(tenant, { fileName: `f${size}.bin`, contentType: 'application/octet-stream', size }),
+      ),
+    );
+    await Promise.all(answers.map((answer, i) => put(answer, binaryFile(sizes[i] ?? 0))));
+    const results = await Promise.all(
+      answers.map((answer) => complete(tenant, { fullPath: answer.fullPath })),
+    );
+    expect(results.map((r) => r.status)).toEqual(sizes.map(() => 200));
+    expect(await storageBytes(tenant)).toBe(sizes.reduce((a, b) => a + b, 0));
+  });
+});

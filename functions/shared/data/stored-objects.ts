@@ -89,6 +89,28 @@ const cancellationReasons = (error: unknown): CancellationReason[] | undefined =
     ? ((error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [])
     : undefined;
 
+const CONFLICT_RETRIES = 4;
+
+/**
+ * Sends a transaction, retrying (with jitter) while it is cancelled only by conflicts with concurrent
+ * transactions: parallel uploads of one company all add to the same usage totals item.
+ */
+const sendTransaction = async (command: TransactWriteCommand): Promise<void> => {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await ddb.send(command);
+      return;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      const conflictOnly =
+        reasons?.some((r) => r.Code === 'TransactionConflict') &&
+        reasons.every((r) => r.Code === 'TransactionConflict' || r.Code === 'None' || r.Code === undefined);
+      if (!conflictOnly || attempt >= CONFLICT_RETRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt * (0.5 + Math.random())));
+    }
+  }
+};
+
 /** The failed item of a cancelled transaction as it was, from the error or else read again. */
 const oldItem = async (reason: CancellationReason | undefined, companyId: string, fullPath: string) =>
   decode(reason?.Item) ?? (await readItem(companyId, fullPath));
@@ -148,7 +170,7 @@ export const recordStoredObject = async (
   _now: Date,
 ): Promise<{ object: StoredObject; created: boolean }> => {
   try {
-    await ddb.send(
+    await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -235,7 +257,7 @@ export const completeUpload = async (
     return existing ? { kind: 'existing', object: existing } : { kind: 'storage_limit_reached' };
   }
   try {
-    await ddb.send(
+    await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
           {
