@@ -49,13 +49,17 @@ export const storeSource = async (
     const file = join(dir, 'source');
     generate(kind, file, options.seconds ?? (kind === 'long' ? 1800 : 3));
     const fullPath = `companies/${companyId}/uploads/${options.name ?? `${kind}-${Math.random().toString(36).slice(2)}`}`;
-    await uploadFile(
-      process.env.BUCKET_NAME ?? '',
-      fullPath,
-      file,
-      kind === 'video' ? 'video/x-matroska' : 'audio/wav',
+    const bucket = process.env.BUCKET_NAME ?? '';
+    const contentType = kind === 'video' ? 'video/x-matroska' : 'audio/wav';
+    const { size, etag } = await uploadFile(bucket, fullPath, file, contentType);
+    const { recordStoredObject } = await import('../../functions/shared/data/stored-objects');
+    const now = new Date();
+    await recordStoredObject(
+      companyId,
+      { bucket, fullPath, size, etag, contentType, createdAt: now.toISOString() },
+      now,
     );
-    return { bucket: process.env.BUCKET_NAME ?? '', fullPath };
+    return { bucket, fullPath };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -391,11 +391,20 @@ describe('Transcode isolation and validation', () => {
   it.each([
     [{ fullPath: 'x.wav', preset: 'mp3' }, '/body/preset'],
     [{ preset: 'wav' }, '/body/fullPath'],
-    [{ fullPath: 'companies/../etc/passwd', preset: 'wav' }, '/body/fullPath'],
   ])('refuses %j with 400 validation_failed', async (body, pointer) => {
     const t = await createTenant();
     const res = await enqueue(t.apiKey, body);
     expectProblem(res, 400, 'validation_failed');
+    expect((res.json.errors as { pointer: string }[]).map((e) => e.pointer)).toContain(pointer);
+  });
+
+  it.each([
+    [{ fullPath: 'companies/../etc/passwd', preset: 'wav' }, '/body/fullPath'],
+    [{ fullPath: 'companies/x/a.wav', preset: 'wav', bucket: 'someone-elses-bucket' }, '/body/bucket'],
+  ])('refuses %j with 400 invalid_storage_reference', async (body, pointer) => {
+    const t = await createTenant();
+    const res = await enqueue(t.apiKey, body);
+    expectProblem(res, 400, 'invalid_storage_reference');
     expect((res.json.errors as { pointer: string }[]).map((e) => e.pointer)).toContain(pointer);
   });
 

@@ -1,4 +1,4 @@
-import { MediaConvertClient, ProbeCommand } from '@aws-sdk/client-mediaconvert';
+import { MediaConvertClient, ProbeCommand, type ProbeCommandOutput } from '@aws-sdk/client-mediaconvert';
 import { env } from '../env';
 
 /** What the transcode probe needs to know about a source. */
@@ -22,7 +22,7 @@ const client = new MediaConvertClient({ region: env().region });
 
 /** MediaConvert's Probe API on the S3 object (the worker's role may read the source). */
 export const probeWithMediaConvert: MediaProber = async ({ bucket, fullPath }) => {
-  let result: Awaited<ReturnType<typeof client.send<ProbeCommand>>>;
+  let result: ProbeCommandOutput;
   try {
     result = await client.send(new ProbeCommand({ InputFiles: [{ FileUrl: `s3://${bucket}/${fullPath}` }] }));
   } catch (error) {

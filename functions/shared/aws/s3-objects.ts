@@ -2,49 +2,14 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { env } from '../env';
-
-const { region, s3Endpoint } = env();
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { s3 } from './s3';
 
 /**
- * S3 object reads and writes of the media workers: head, download to a file, upload a file. On the local
- * stack the endpoint points at s3rver (path style, no checksum framing on streamed uploads).
+ * File transfers of the media engines (large objects, streamed): download an object to a file, upload a
+ * file. Head, put and presign live in `./s3`.
  */
-export const s3 = new S3Client({
-  region,
-  ...(s3Endpoint
-    ? {
-        endpoint: s3Endpoint,
-        forcePathStyle: true,
-        requestChecksumCalculation: 'WHEN_REQUIRED' as const,
-        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-      }
-    : {}),
-});
-
-export interface ObjectHead {
-  size: number;
-  etag: string;
-  contentType: string | undefined;
-}
-
-/** `undefined` when the object does not exist. */
-export const headObject = async (bucket: string, key: string): Promise<ObjectHead | undefined> => {
-  try {
-    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-    return {
-      size: Number(head.ContentLength ?? 0),
-      etag: (head.ETag ?? '').replace(/"/g, ''),
-      contentType: head.ContentType,
-    };
-  } catch (error) {
-    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-    if (error instanceof Error && (error.name === 'NotFound' || error.name === 'NoSuchKey' || status === 404))
-      return undefined;
-    throw error;
-  }
-};
+export { headObject } from './s3';
 
 export const downloadObject = async (bucket: string, key: string, file: string): Promise<void> => {
   const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
@@ -52,9 +17,15 @@ export const downloadObject = async (bucket: string, key: string, file: string):
   await pipeline(Body as Readable, createWriteStream(file));
 };
 
-export const uploadFile = async (bucket: string, key: string, file: string, contentType: string) => {
+/** Uploads a file; returns its size and ETag. */
+export const uploadFile = async (
+  bucket: string,
+  key: string,
+  file: string,
+  contentType: string,
+): Promise<{ size: number; etag: string }> => {
   const { size } = await stat(file);
-  await s3.send(
+  const out = await s3.send(
     new PutObjectCommand({
       Bucket: bucket,
       Key: key,
@@ -63,4 +34,5 @@ export const uploadFile = async (bucket: string, key: string, file: string, cont
       ContentType: contentType,
     }),
   );
+  return { size, etag: (out.ETag ?? '').replaceAll('"', '') };
 };

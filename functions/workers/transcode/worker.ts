@@ -1,5 +1,6 @@
 import type { MediaProber } from '../../shared/aws/mediaconvert';
 import { headObject } from '../../shared/aws/s3-objects';
+import { recordStoredObject } from '../../shared/data/stored-objects';
 import {
   claimTranscodeJob,
   completeTranscodeJob,
@@ -182,6 +183,12 @@ const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Promise<Job
   const head = await headObject(input.output.bucket, input.output.fullPath);
   if (!head) throw named('OutputMissing', 'The media engine wrote no output file.');
   const output = { ...input.output, size: head.size };
+  // Recorded like an upload: downloadable with GET /v1/storage/url, referenceable, counted in storage bytes.
+  await recordStoredObject(
+    companyId,
+    { ...input.output, size: head.size, etag: head.etag, createdAt: now.toISOString() },
+    now,
+  );
   await putTranscodeReuse(companyId, job.preset, job.source, {
     output,
     sourceJobId: jobId,
