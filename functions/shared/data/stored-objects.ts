@@ -121,7 +121,7 @@ const addStorageBytes = (companyId: string, bytes: number, headroom: number | un
 });
 
 const RECORD_UPDATE =
-  'SET #status = :stored, bucket = :bucket, fullPath = :fullPath, size = :size, contentType = :contentType, ' +
+  'SET #status = :stored, #bucket = :bucket, fullPath = :fullPath, #size = :size, contentType = :contentType, ' +
   'etag = :etag, createdAt = :createdAt, entity = :entity REMOVE #ttl';
 
 /**
@@ -144,7 +144,12 @@ export const recordStoredObject = async (
               Key: storedObjectKey(companyId, object.fullPath),
               UpdateExpression: RECORD_UPDATE,
               ConditionExpression: 'attribute_not_exists(pk) OR #status <> :stored',
-              ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+              ExpressionAttributeNames: {
+                '#status': 'status',
+                '#ttl': 'ttl',
+                '#bucket': 'bucket',
+                '#size': 'size',
+              },
               ExpressionAttributeValues: storedAttributes(object),
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
@@ -232,7 +237,12 @@ export const completeUpload = async (
               UpdateExpression: RECORD_UPDATE,
               ConditionExpression:
                 '#status = :pending AND declaredSize = :size AND declaredContentType = :contentType',
-              ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+              ExpressionAttributeNames: {
+                '#status': 'status',
+                '#ttl': 'ttl',
+                '#bucket': 'bucket',
+                '#size': 'size',
+              },
               ExpressionAttributeValues: { ...storedAttributes(object), ':pending': 'pending' },
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
