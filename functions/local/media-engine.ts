@@ -1,9 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type MediaProbe, type MediaProber, SourceUnreadableError } from '../shared/aws/mediaconvert';
-import { downloadObject } from '../shared/aws/s3-objects';
+import { presignRead } from '../shared/aws/s3-objects';
 
 /**
  * The local media engine: ffprobe and ffmpeg from the machine (`/usr/bin`) in place of MediaConvert.
@@ -81,22 +78,9 @@ export const mediaProbeOf = (probe: ProbeStreams | undefined): MediaProbe => {
   return { durationSeconds, hasVideo, hasAudio };
 };
 
-export const withTempDir = async <T>(fn: (dir: string) => Promise<T>): Promise<T> => {
-  const dir = await mkdtemp(join(tmpdir(), 'transcode-'));
-  try {
-    return await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-};
-
-/** The local stand-in for MediaConvert's Probe: downloads the object and runs ffprobe on it. */
-export const probeWithFfprobe: MediaProber = ({ bucket, fullPath }) =>
-  withTempDir(async (dir) => {
-    const file = join(dir, 'source');
-    await downloadObject(bucket, fullPath, file);
-    return mediaProbeOf(await ffprobeFile(file));
-  });
+/** The local stand-in for MediaConvert's Probe: ffprobe reads the object's headers over a presigned URL. */
+export const probeWithFfprobe: MediaProber = async ({ bucket, fullPath }) =>
+  mediaProbeOf(await ffprobeFile(await presignRead(bucket, fullPath)));
 
 export class FfmpegFailedError extends Error {
   constructor(detail: string) {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { downloadObject, uploadFile } from '../../shared/aws/s3-objects';
+import { presignRead, uploadFile } from '../../shared/aws/s3-objects';
 import { recordTranscodeProgress } from '../../shared/data/transcode-jobs';
 import { ffmpegArguments, isTranscodePreset, presetContentType } from '../../shared/domain/transcode-presets';
 import { createTranscodeWorker } from '../../workers/transcode/worker';
@@ -51,9 +51,9 @@ const transcodeWithFfmpeg: TaskOverride = async (input: CreateJobInput, ctx) => 
   // The job id in the directory name lets an operator (and the tests) find this job's ffmpeg process.
   const dir = await mkdtemp(join(tmpdir(), `transcode-${jobId}-`));
   try {
-    const inFile = join(dir, 'source');
+    // ffmpeg streams the source over a presigned URL, decoding while it downloads.
+    const inFile = await presignRead(source.bucket, source.key);
     const outFile = join(dir, `output.${extension}`);
-    await downloadObject(source.bucket, source.key, inFile);
     let reported = 0;
     let pending: Promise<unknown> = Promise.resolve();
     await runFfmpeg(ffmpegArguments(preset, meta.hasVideo === 'true', inFile, outFile), {

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3 } from './s3';
 
 /**
@@ -10,6 +11,10 @@ import { s3 } from './s3';
  * file. Head, put and presign live in `./s3`.
  */
 export { headObject } from './s3';
+
+/** A short-lived presigned GET for a media engine that streams the object (signed by the process role). */
+export const presignRead = (bucket: string, key: string, expiresIn = 900): Promise<string> =>
+  getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn });
 
 export const downloadObject = async (bucket: string, key: string, file: string): Promise<void> => {
   const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
