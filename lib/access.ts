@@ -41,6 +41,9 @@ export const AUTHORIZER_ACCESS: FunctionAccess = {
   signingKeys: true,
 };
 
+/** The log shipper writes `log_entries` items and adds compute time to the usage meters. */
+export const LOG_SHIPPER_ACCESS: FunctionAccess = { table: 'readWrite', meter: true, bucket: false };
+
 export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   public: { table: 'read', meter: false, bucket: false },
   company: { table: 'read', meter: true, bucket: false },

@@ -5,7 +5,7 @@ import { env } from '../shared/env';
 import { createDecisionCache } from './decision-cache';
 
 /** What the authorizer needs to know about a company: whether it may call, and its monthly allowance. */
-export type CompanyAccess = { active: true; apiRequestsPerMonth: number } | { active: false };
+export type CompanyAccess = { active: true; apiRequestsPerMonth: number; planId: string } | { active: false };
 
 const companies = createDecisionCache<CompanyAccess>(env().authorizerCacheTtlSeconds * 1000);
 
@@ -16,7 +16,11 @@ export const companyAccess = async (companyId: string, now: number): Promise<Com
   const plan = company ? await getPlan(company.planId) : undefined;
   const access: CompanyAccess =
     company && plan && company.status === 'active'
-      ? { active: true, apiRequestsPerMonth: resolveLimits(plan.limits, company).apiRequestsPerMonth }
+      ? {
+          active: true,
+          apiRequestsPerMonth: resolveLimits(plan.limits, company).apiRequestsPerMonth,
+          planId: plan.id,
+        }
       : { active: false };
   companies.set(companyId, access, now);
   return access;

@@ -118,10 +118,7 @@ try {
       () => authorizer({ ...authorizerEvent, headers: { 'x-api-key': 'sk-bad' } }).catch(() => undefined),
     ],
     ['GET /v1/self handler (1 read + api_requests meter)', () => company(proxyEvent('/self', true), context)],
-    [
-      'GET /v1/usage handler (company, plan, usage + meter)',
-      () => usage(proxyEvent('/usage', true), context),
-    ],
+    ['GET /v1/usage handler (1 batch read + meter)', () => usage(proxyEvent('/usage', true), context)],
     ['GET /v1/public/plans handler', () => publicGroup(proxyEvent('/public/plans', false), context)],
     ['GET /v1/openapi.json handler', () => publicGroup(proxyEvent('/openapi.json', false), context)],
     [

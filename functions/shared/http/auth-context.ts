@@ -13,6 +13,8 @@ export interface AuthContext {
   scopes: Scope[];
   /** The company's resolved monthly allowance of `api_requests` (plan default or override). */
   apiRequestsPerMonth?: number;
+  /** The company's plan as the authorizer saw it (at most its cache TTL old); a hint, not an authority. */
+  planId?: string;
 }
 
 /** Authorizer context values must be strings, numbers or booleans. */
@@ -24,6 +26,7 @@ export const toAuthorizerContext = (auth: AuthContext): Record<string, string> =
   ...(auth.apiRequestsPerMonth === undefined
     ? {}
     : { apiRequestsPerMonth: String(auth.apiRequestsPerMonth) }),
+  ...(auth.planId === undefined ? {} : { planId: auth.planId }),
 });
 
 export const readAuthContext = (event: APIGatewayProxyEvent): AuthContext => {
@@ -46,5 +49,6 @@ export const readAuthContext = (event: APIGatewayProxyEvent): AuthContext => {
     ...(ctx?.apiRequestsPerMonth !== undefined
       ? { apiRequestsPerMonth: Number(ctx.apiRequestsPerMonth) }
       : {}),
+    ...(typeof ctx?.planId === 'string' && ctx.planId !== '' ? { planId: ctx.planId } : {}),
   };
 };

@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import type { Scope } from '../scopes';
+import * as z from '../zod';
 import { anyObject, companySchema, planSchema, storageReferenceSchema, usageSnapshotSchema } from './schemas';
 import { createTranscodeBodySchema, transcodeJobResponseSchema } from './transcode-schemas';
 
