@@ -186,8 +186,9 @@ describe('functions', () => {
 
   it('feeds every access-log line of the stage to the log shipper', () => {
     const stage = Object.values(resourcesOfType(synth.apiTemplate, 'AWS::ApiGateway::Stage'))[0];
+    if (!stage) throw new Error('no stage');
     const accessLogGroup = (
-      stage?.Properties.AccessLogSetting as { DestinationArn: { 'Fn::GetAtt': string[] } }
+      stage.Properties.AccessLogSetting as { DestinationArn: { 'Fn::GetAtt': string[] } }
     ).DestinationArn['Fn::GetAtt'][0];
     synth.apiTemplate.hasResourceProperties('AWS::Logs::SubscriptionFilter', {
       LogGroupName: { Ref: accessLogGroup },

@@ -1,6 +1,8 @@
 import { startExecution, stopExecution } from '../aws/step-functions';
-import { getCompany } from '../data/companies';
+import { getItemsByKey } from '../data/batch';
+import { type CompanyRecord, companyKey } from '../data/companies';
 import { getPlan } from '../data/plans';
+import { storedObjectKey } from '../data/stored-objects';
 import {
   cancelTranscodeJob,
   createTranscodeJob,
@@ -11,15 +13,16 @@ import {
   type TranscodeJobRecord,
   TranscodeQueueFullError,
   TranscodeTransitionRefusedError,
+  transcodeJobKey,
 } from '../data/transcode-jobs';
-import { readUsage, secondsToNextUtcMonth } from '../data/usage-meters';
+import { secondsToNextUtcMonth, usageMonthKey, utcMonth } from '../data/usage-meters';
 import { AppError, NotFoundError } from '../errors';
 import { ulid } from '../ids';
 import { logger } from '../logger';
 import type { Plan, PlanLimits } from '../routes/schemas';
 import { resolveLimits } from './limits';
+import { parseStorageReference } from './storage-references';
 import type { TranscodePreset } from './transcode-presets';
-import { resolveTranscodeSource } from './transcode-sources';
 
 /**
  * Transcode jobs as the API routes, the workflow action and the MCP read tool see them. Decisions where the
@@ -72,13 +75,42 @@ const cachedPlan = async (planId: string): Promise<Plan | undefined> => {
   return plan;
 };
 
-/** The company's resolved transcode limits (plan with overrides). */
-export const transcodeLimits = async (companyId: string): Promise<PlanLimits> => {
-  const company = await getCompany(companyId);
+const limitsOf = async (
+  companyId: string,
+  company: Pick<CompanyRecord, 'planId' | 'limitOverrides'> | undefined,
+) => {
   if (!company) throw new NotFoundError('The company of this credential no longer exists.');
   const plan = await cachedPlan(company.planId);
   if (!plan) throw new Error(`Company ${companyId} is on unknown plan ${company.planId}`);
   return resolveLimits(plan.limits, company);
+};
+
+/** The company's resolved transcode limits (plan with overrides). */
+export const transcodeLimits = async (companyId: string): Promise<PlanLimits> => {
+  const [company] = await getItemsByKey([companyKey(companyId)]);
+  return limitsOf(companyId, company as CompanyRecord | undefined);
+};
+
+type Item = Record<string, unknown>;
+
+/**
+ * One `BatchGetItem` for everything enqueue and retry check: the company (plan and overrides), the usage
+ * month (transcode seconds so far) and the item of `extra` (the source object or the job). The plan comes
+ * from a per-process cache.
+ */
+const readForWrite = async (companyId: string, now: Date, extra: { pk: string; sk: string }) => {
+  const [company, month, item] = await getItemsByKey([
+    companyKey(companyId),
+    usageMonthKey(companyId, utcMonth(now)),
+    extra,
+  ]);
+  const limits = await limitsOf(companyId, company as CompanyRecord | undefined);
+  return { limits, used: Number(month?.transcode_seconds ?? 0), item: item as Item | undefined };
+};
+
+const toRecord = (item: Item): TranscodeJobRecord => {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...record } = item;
+  return record as unknown as TranscodeJobRecord;
 };
 
 /** Quota check shared by enqueue and retry: the month's billed seconds against the plan's allowance. */
@@ -101,12 +133,6 @@ const queueFull = (limits: PlanLimits) =>
     retryAfterSeconds: QUEUE_RETRY_AFTER_SECONDS,
     extensions: { limit: limits.transcodeQueueCap },
   });
-
-/** Limits and the month's usage, read in parallel. */
-const limitsAndUsage = async (companyId: string, now: Date) => {
-  const [limits, usage] = await Promise.all([transcodeLimits(companyId), readUsage(companyId, now, 'month')]);
-  return { limits, used: usage.meters.transcode_seconds };
-};
 
 /** Starts the attempt's execution; a start that fails marks the attempt `failed` so its slot is released. */
 const startAttempt = async (job: TranscodeJobRecord, now: Date): Promise<TranscodeJobRecord> => {
@@ -131,10 +157,24 @@ export const enqueueTranscode = async (
   input: { fullPath: string; preset: TranscodePreset; bucket?: string | undefined },
   now: Date,
 ): Promise<TranscodeJobRecord> => {
-  const [source, { limits, used }] = await Promise.all([
-    resolveTranscodeSource(companyId, input),
-    limitsAndUsage(companyId, now),
-  ]);
+  // The source is one of the caller's stored objects: malformed → 400, another tenant's or missing → 404.
+  const reference = parseStorageReference(companyId, {
+    fullPath: input.fullPath,
+    ...(input.bucket === undefined ? {} : { bucket: input.bucket }),
+  });
+  const { limits, used, item } = await readForWrite(
+    companyId,
+    now,
+    storedObjectKey(companyId, reference.fullPath),
+  );
+  if (item?.status !== 'stored') throw new NotFoundError('No stored object at this reference.');
+  const source = {
+    bucket: reference.bucket,
+    fullPath: reference.fullPath,
+    size: Number(item.size),
+    etag: String(item.etag ?? ''),
+    contentType: String(item.contentType ?? 'application/octet-stream'),
+  };
   await checkQuota(companyId, limits, used, now);
   const iso = now.toISOString();
   const job: TranscodeJobRecord = {
@@ -215,10 +255,9 @@ const notRetryable = (job: TranscodeJobRecord, detail: string) =>
  * `pending` as the next attempt (one transaction with the queue slot) and starts a new execution.
  */
 export const retryTranscode = async (companyId: string, jobId: string, now: Date) => {
-  const [job, { limits, used }] = await Promise.all([
-    getTranscode(companyId, jobId),
-    limitsAndUsage(companyId, now),
-  ]);
+  const { limits, used, item } = await readForWrite(companyId, now, transcodeJobKey(companyId, jobId));
+  if (!item) throw new NotFoundError('No transcode job with this id.');
+  const job = toRecord(item);
   if (job.status !== 'failed' && job.status !== 'canceled') {
     throw notRetryable(job, `Only failed or canceled jobs can be retried; this one is ${job.status}.`);
   }

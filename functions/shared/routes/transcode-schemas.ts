@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { TRANSCODE_PRESETS } from '../domain/transcode-presets';
+import * as z from '../zod';
 
 /** Request and response shapes of the media transform routes (they become the OpenAPI document). */
 const STATUSES = ['pending', 'probing', 'transcoding', 'finalizing', 'done', 'failed', 'canceled'] as const;

@@ -12,12 +12,12 @@ import {
   type TranscodeJobRecord,
   TranscodeTransitionRefusedError,
 } from '../../shared/data/transcode-jobs';
+import { companyStoragePrefix as companyPrefix } from '../../shared/domain/storage-references';
 import {
   mediaConvertSettings,
   presetContentType,
   presetExtension,
 } from '../../shared/domain/transcode-presets';
-import { companyPrefix } from '../../shared/domain/transcode-sources';
 import { transcodeLimits } from '../../shared/domain/transcodes';
 import { logger } from '../../shared/logger';
 
