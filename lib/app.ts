@@ -30,7 +30,7 @@ export const createApp = (props?: AppProps): PublicApiApp => {
   });
   const api = new ApiStack(app, 'PublicApiV1', {
     description: 'Public API v1: REST API, authorizer and route group functions',
-    data: { ...dataResources, stateMachines: jobs.stateMachines },
+    data: { ...dataResources, stateMachines: jobs.stateMachines, downloadSigner: data.downloadSigner.secret },
   });
   const observability = new ObservabilityStack(app, 'PublicApiV1Observability', {
     description: 'Public API v1: alarms, alarm topic and dashboard',

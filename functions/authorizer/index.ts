@@ -44,6 +44,8 @@ export const handler = async (
       ...outcome.auth,
       apiRequestsPerMonth: access.apiRequestsPerMonth,
       planId: access.planId,
+      maxObjectBytes: access.maxObjectBytes,
+      storageBytesLimit: access.storageBytesLimit,
     }),
   };
 };

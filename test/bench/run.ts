@@ -129,6 +129,15 @@ try {
   ];
   for (const [name, fn] of rows) process.stdout.write(`${name.padEnd(50)} ${await counted(fn)}\n`);
 
+  section('Storage routes: requests per call (handler in-process, DynamoDB includes the meter)');
+  const { benchStorageRequests } = await import('./storage');
+  await benchStorageRequests({
+    authorizerContext: authResult.context,
+    context,
+    countDynamoDb: counted,
+    write: (line) => process.stdout.write(line),
+  });
+
   const throughput = async (fn: () => Promise<unknown>): Promise<number> => {
     for (let i = 0; i < 100; i++) await fn(); // warm-up
     let next = 0;

@@ -185,11 +185,10 @@ describe('functions', () => {
   });
 
   it('feeds every access-log line of the stage to the log shipper', () => {
-    const stage = Object.values(resourcesOfType(synth.apiTemplate, 'AWS::ApiGateway::Stage'))[0];
+    const [stage] = Object.values(resourcesOfType(synth.apiTemplate, 'AWS::ApiGateway::Stage'));
     if (!stage) throw new Error('no stage');
-    const accessLogGroup = (
-      stage.Properties.AccessLogSetting as { DestinationArn: { 'Fn::GetAtt': string[] } }
-    ).DestinationArn['Fn::GetAtt'][0];
+    const setting = stage.Properties.AccessLogSetting as { DestinationArn: { 'Fn::GetAtt': string[] } };
+    const accessLogGroup = setting.DestinationArn['Fn::GetAtt'][0];
     synth.apiTemplate.hasResourceProperties('AWS::Logs::SubscriptionFilter', {
       LogGroupName: { Ref: accessLogGroup },
       FilterPattern: '',

@@ -1,6 +1,14 @@
 import type { Scope } from '../scopes';
 import * as z from '../zod';
-import { anyObject, companySchema, planSchema, storageReferenceSchema, usageSnapshotSchema } from './schemas';
+import { anyObject, companySchema, planSchema, usageSnapshotSchema } from './schemas';
+import {
+  downloadUrlQuerySchema,
+  downloadUrlResponseSchema,
+  storageReferenceBodySchema,
+  storedObjectResponseSchema,
+  uploadUrlBodySchema,
+  uploadUrlResponseSchema,
+} from './storage-schemas';
 import { createTranscodeBodySchema, transcodeJobResponseSchema } from './transcode-schemas';
 
 /**
@@ -241,8 +249,8 @@ export const ROUTES = [
     summary: 'Step 1: reserve a signed upload URL',
     tag: 'Storage',
     scope: 'storage:write',
-    body: anyObject,
-    response: declaredResponse,
+    body: uploadUrlBodySchema,
+    response: uploadUrlResponseSchema,
   }),
   route({
     method: 'POST',
@@ -252,8 +260,8 @@ export const ROUTES = [
     summary: 'Step 2: finalize an upload',
     tag: 'Storage',
     scope: 'storage:write',
-    body: anyObject,
-    response: storageReferenceSchema,
+    body: storageReferenceBodySchema,
+    response: storedObjectResponseSchema,
   }),
   route({
     method: 'GET',
@@ -263,12 +271,8 @@ export const ROUTES = [
     summary: 'Signed download URL, valid for up to 7 days',
     tag: 'Storage',
     scope: 'storage:read',
-    query: z.object({
-      bucket: z.string().optional(),
-      fullPath: z.string().optional(),
-      expiresIn: z.string().optional().describe('Seconds, 1 to 604800.'),
-    }),
-    response: declaredResponse,
+    query: downloadUrlQuerySchema,
+    response: downloadUrlResponseSchema,
   }),
   route({
     method: 'POST',
