@@ -65,6 +65,19 @@ describe('POST /v1/transcodes end to end (local engine: ffmpeg)', () => {
     expect(done.status).toBe('done');
     const probe = await probeStored(done.output as { bucket: string; fullPath: string });
     expect(probe?.streams?.map((s) => s.codec_name).sort()).toEqual(['aac', 'h264']);
+    // The output is a stored object of the tenant: a signed download URL serves it.
+    const url = await call(
+      'GET',
+      `/v1/storage/url?fullPath=${encodeURIComponent(done.output?.fullPath ?? '')}`,
+      {
+        headers: { 'x-api-key': tenant.apiKey },
+      },
+    );
+    expect(url.status).toBe(200);
+    const file = await fetch(String(url.json.url));
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('video/mp4');
+    expect((await file.arrayBuffer()).byteLength).toBeGreaterThan(1000);
   });
 
   it('reuses the output of the same content and preset at another path, billing nothing', async () => {
