@@ -191,6 +191,9 @@ try {
     `ratio gateway / handler in-process:                ${fmt(viaGateway / handlerOnly, 2)}\n`,
   );
   agent.destroy();
+
+  // Media transforms: enqueue-to-done vs ffmpeg directly, DynamoDB requests per enqueue and transition.
+  await (await import('./transcodes')).benchTranscodes(apiUrl, (line) => process.stdout.write(line));
 } finally {
   await stack.stop();
   rmSync(dataDir, { recursive: true, force: true });

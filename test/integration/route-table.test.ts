@@ -12,6 +12,9 @@ const IMPLEMENTED = new Set([
   'completeUpload',
   'createDownloadUrl',
 ]);
+// Media transforms
+for (const id of ['createTranscode', 'getTranscode', 'cancelTranscode', 'retryTranscode'])
+  IMPLEMENTED.add(id);
 
 const concretePath = (path: string) => path.replace(/\{[^}]+\}/g, 'x1');
 
