@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import type { TranscodePreset } from '../domain/transcode-presets';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { TABLE_SHAPE } from './table';
+import { cancellationReasons, sendTransaction } from './transactions';
 import { dayAttribute, usageMonthKey, utcMonth } from './usage-meters';
 
 /**
@@ -102,15 +103,8 @@ export class TranscodeTransitionRefusedError extends Error {
   }
 }
 
-interface CancellationReason {
-  Code?: string;
-}
-
-const cancellationCodes = (error: unknown): string[] | undefined => {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
-  const reasons = (error as Error & { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
-  return reasons.map((r) => r.Code ?? 'None');
-};
+const cancellationCodes = (error: unknown): string[] | undefined =>
+  cancellationReasons(error)?.map((r) => r.Code ?? 'None');
 
 const queueUpdate = (companyId: string, delta: 1 | -1, cap?: number) => ({
   Update: {
@@ -134,7 +128,7 @@ const queueUpdate = (companyId: string, delta: 1 | -1, cap?: number) => ({
  */
 export const createTranscodeJob = async (job: TranscodeJobRecord, queueCap: number): Promise<void> => {
   try {
-    await ddb.send(
+    await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -295,7 +289,7 @@ const finish = async (
         ]
       : [];
   try {
-    await ddb.send(
+    await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [{ Update: job }, queueUpdate(companyId, -1), ...meter],
       }),
@@ -468,7 +462,7 @@ export const retryTranscodeJob = async (
     },
   });
   try {
-    await ddb.send(
+    await sendTransaction(
       new TransactWriteCommand({ TransactItems: [{ Update: job }, queueUpdate(companyId, 1, queueCap)] }),
     );
   } catch (error) {
