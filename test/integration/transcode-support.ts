@@ -229,3 +229,19 @@ export const transcodeSecondsOf = async (apiKey: string) => {
   const res = await call('GET', '/v1/usage', { headers: { 'x-api-key': apiKey } });
   return (res.json.usage as { meters: { transcode_seconds: number } }).meters.transcode_seconds;
 };
+
+/** The company's reuse entries (`REUSE#...` items of its transcode partition). */
+export const reuseItemsOf = async (companyId: string) => {
+  const { ddb, tableName } = await import('../../functions/shared/data/client');
+  const { transcodePartition } = await import('../../functions/shared/data/transcode-jobs');
+  const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { Items } = await ddb.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :p AND begins_with(sk, :r)',
+      ExpressionAttributeValues: { ':p': transcodePartition(companyId), ':r': 'REUSE#' },
+      ConsistentRead: true,
+    }),
+  );
+  return Items ?? [];
+};

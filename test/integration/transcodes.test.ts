@@ -7,6 +7,7 @@ import {
   overrideLimits,
   probeStored,
   queueOf,
+  reuseItemsOf,
   seedJob,
   setLease,
   storeSource,
@@ -192,44 +193,111 @@ describe('Transcode job state table: cancel', () => {
     expect(await queueOf(tenant.companyId)).toBe(0);
   });
 
-  it('resolves concurrent cancel and finalize to exactly one final state, billed only if done', async () => {
+  const finalizeWorker = async (head?: (bucket: string, fullPath: string) => Promise<unknown>) => {
     const { createTranscodeWorker } = await import('../../functions/workers/transcode/worker');
     const { probeWithFfprobe } = await import('../../functions/local/media-engine');
-    const worker = createTranscodeWorker({ probe: probeWithFfprobe });
-    const outcomes = new Set<string>();
+    const { headObject } = await import('../../functions/shared/aws/s3-objects');
+    return createTranscodeWorker({
+      probe: probeWithFfprobe,
+      head: async (bucket, fullPath) => {
+        await head?.(bucket, fullPath);
+        return headObject(bucket, fullPath);
+      },
+    });
+  };
+
+  const finalizeInput = (companyId: string, jobId: string, output: { bucket: string; fullPath: string }) => ({
+    action: 'finalize' as const,
+    companyId,
+    jobId,
+    attempt: 1,
+    durationSeconds: 3,
+    output: { ...output, contentType: 'audio/wav' },
+  });
+
+  /** A canceled outcome: 200 for the cancel, the worker ends quietly, nothing billed, no reuse entry. */
+  const expectCanceledCleanly = async (
+    tenant: { apiKey: string; companyId: string },
+    jobId: string,
+    finalize: PromiseSettledResult<unknown>,
+    cancelStatus: number,
+  ) => {
+    expect(cancelStatus).toBe(200);
+    expect(finalize.status === 'rejected' && (finalize.reason as Error).name).toBe('TranscodeJobGone');
+    const final = await getJob(tenant.apiKey, jobId);
+    expect(final).toMatchObject({ status: 'canceled', billedSeconds: 0, leaseUntil: null, output: null });
+    expect(await transcodeSecondsOf(tenant.apiKey)).toBe(0);
+    expect(await reuseItemsOf(tenant.companyId)).toEqual([]);
+    expect(await queueOf(tenant.companyId)).toBe(0);
+  };
+
+  it('cancel before finalize starts: canceled, nothing billed, no reuse entry', async () => {
+    const worker = await finalizeWorker();
+    const tenant = await createTenant();
+    const output = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const job = await seedJob(tenant.companyId, 'transcoding', { source: output });
+    const canceled = await cancel(tenant.apiKey, job.jobId);
+    const [finalize] = await Promise.allSettled([worker(finalizeInput(tenant.companyId, job.jobId, output))]);
+    await expectCanceledCleanly(
+      tenant,
+      job.jobId,
+      finalize as PromiseSettledResult<unknown>,
+      canceled.status,
+    );
+  });
+
+  it('cancel while finalizing (after the output was inspected): canceled, nothing billed, no reuse entry', async () => {
+    const tenant = await createTenant();
+    const output = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const job = await seedJob(tenant.companyId, 'transcoding', { source: output });
+    let cancelStatus = 0;
+    const worker = await finalizeWorker(async () => {
+      expect((await getJob(tenant.apiKey, job.jobId)).status).toBe('finalizing');
+      cancelStatus = (await cancel(tenant.apiKey, job.jobId)).status;
+    });
+    const [finalize] = await Promise.allSettled([worker(finalizeInput(tenant.companyId, job.jobId, output))]);
+    await expectCanceledCleanly(tenant, job.jobId, finalize as PromiseSettledResult<unknown>, cancelStatus);
+  });
+
+  it('cancel after finalize completed: 409, done, billed once, with its reuse entry', async () => {
+    const worker = await finalizeWorker();
+    const tenant = await createTenant();
+    const output = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const job = await seedJob(tenant.companyId, 'transcoding', { source: output });
+    await worker(finalizeInput(tenant.companyId, job.jobId, output));
+    expectProblem(await cancel(tenant.apiKey, job.jobId), 409, 'transcode_job_not_cancelable');
+    const final = await getJob(tenant.apiKey, job.jobId);
+    expect(final).toMatchObject({ status: 'done', billedSeconds: 3, leaseUntil: null });
+    expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
+    expect(await reuseItemsOf(tenant.companyId)).toHaveLength(1);
+    expect(await queueOf(tenant.companyId)).toBe(0);
+  });
+
+  it('resolves racing cancel and finalize to exactly one final state, billed and reusable only if done', async () => {
+    const worker = await finalizeWorker();
     for (let round = 0; round < 6; round++) {
       const tenant = await createTenant();
       const output = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
       const job = await seedJob(tenant.companyId, 'transcoding', { source: output });
       const [finalize, canceled] = await Promise.allSettled([
-        worker({
-          action: 'finalize',
-          companyId: tenant.companyId,
-          jobId: job.jobId,
-          attempt: 1,
-          durationSeconds: 3,
-          output: { ...output, contentType: 'audio/wav' },
-        }),
+        worker(finalizeInput(tenant.companyId, job.jobId, output)),
         cancel(tenant.apiKey, job.jobId),
       ]);
       const final = await getJob(tenant.apiKey, job.jobId);
-      outcomes.add(final.status);
       expect(['done', 'canceled']).toContain(final.status);
       const cancelStatus = canceled.status === 'fulfilled' ? canceled.value.status : 0;
       if (final.status === 'canceled') {
-        expect(cancelStatus).toBe(200);
-        expect(finalize.status === 'rejected' && (finalize.reason as Error).name).toBe('TranscodeJobGone');
-        expect(await transcodeSecondsOf(tenant.apiKey)).toBe(0);
+        await expectCanceledCleanly(tenant, job.jobId, finalize, cancelStatus);
       } else {
         expect(finalize.status).toBe('fulfilled');
         expect(cancelStatus).toBe(409);
         expect(final.billedSeconds).toBe(3);
         expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
+        expect(await reuseItemsOf(tenant.companyId)).toHaveLength(1);
       }
       expect(final.leaseUntil).toBeNull();
       expect(await queueOf(tenant.companyId)).toBe(0);
     }
-    expect(outcomes.size).toBeGreaterThan(0);
   });
 });
 

@@ -6,7 +6,6 @@ import {
   completeTranscodeJob,
   failTranscodeJob,
   getTranscodeReuse,
-  putTranscodeReuse,
   startFinalizing,
   startTranscoding,
   type TranscodeJobRecord,
@@ -87,6 +86,8 @@ export const outputPath = (job: Pick<TranscodeJobRecord, 'companyId' | 'jobId' |
 export interface WorkerDeps {
   probe: MediaProber;
   now?: () => Date;
+  /** Reads an object's size and ETag (S3 HeadObject unless given). */
+  head?: typeof headObject;
 }
 
 const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> => {
@@ -180,7 +181,7 @@ const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Promise<Job
   const job = await transition(jobId, () =>
     startFinalizing(companyId, jobId, attempt, leaseFrom(now, LEASE_SECONDS.finalize), now),
   );
-  const head = await headObject(input.output.bucket, input.output.fullPath);
+  const head = await (deps.head ?? headObject)(input.output.bucket, input.output.fullPath);
   if (!head) throw named('OutputMissing', 'The media engine wrote no output file.');
   const output = { ...input.output, size: head.size };
   // Recorded like an upload: downloadable with GET /v1/storage/url, referenceable, counted in storage bytes.
@@ -189,18 +190,24 @@ const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Promise<Job
     { ...input.output, size: head.size, etag: head.etag, createdAt: now.toISOString() },
     now,
   );
-  await putTranscodeReuse(companyId, job.preset, job.source, {
-    output,
-    sourceJobId: jobId,
-    durationSeconds: input.durationSeconds,
-    createdAt: now.toISOString(),
-  });
+  // The reuse entry is written in the same transaction as the billed move to `done`: a job canceled
+  // meanwhile leaves none behind.
+  const reuse = {
+    preset: job.preset,
+    source: job.source,
+    entry: {
+      output,
+      sourceJobId: jobId,
+      durationSeconds: input.durationSeconds,
+      createdAt: now.toISOString(),
+    },
+  };
   await transition(jobId, () =>
     completeTranscodeJob(
       companyId,
       jobId,
       attempt,
-      { output, billedSeconds: billableSeconds(input.durationSeconds), reused: false },
+      { output, billedSeconds: billableSeconds(input.durationSeconds), reused: false, reuse },
       now,
     ),
   );
