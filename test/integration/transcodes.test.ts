@@ -498,3 +498,67 @@ describe('Transcode isolation and validation', () => {
     );
   });
 });
+
+describe('Transcode worker: a repeated invocation of the same attempt', () => {
+  const worker = async () => {
+    const { createTranscodeWorker } = await import('../../functions/workers/transcode/worker');
+    const { probeWithFfprobe } = await import('../../functions/local/media-engine');
+    return createTranscodeWorker({ probe: probeWithFfprobe });
+  };
+
+  it.each(['probing', 'transcoding'] as const)(
+    'probe of a job already %s continues: it returns the engine input and leaves the job transcoding',
+    async (status) => {
+      const tenant = await createTenant();
+      const source = await storeSource(tenant.companyId, 'tone', { seconds: 2 });
+      const job = await seedJob(tenant.companyId, status, { source });
+      const result = (await (
+        await worker()
+      )({
+        action: 'probe',
+        companyId: tenant.companyId,
+        jobId: job.jobId,
+        attempt: 1,
+      })) as { reused: boolean; output?: { fullPath: string }; settings?: unknown };
+      expect(result.reused).toBe(false);
+      expect(result.output?.fullPath).toContain(`/transcodes/${job.jobId}/a1/output.wav`);
+      expect(result.settings).toBeTruthy();
+      expect(await getJob(tenant.apiKey, job.jobId)).toMatchObject({ status: 'transcoding', attempt: 1 });
+      expect(await queueOf(tenant.companyId)).toBe(1);
+    },
+  );
+
+  it('finalize of a job already finalizing completes it: done, billed once, queue slot released', async () => {
+    const tenant = await createTenant();
+    const output = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const job = await seedJob(tenant.companyId, 'finalizing', { source: output });
+    await (await worker())({
+      action: 'finalize',
+      companyId: tenant.companyId,
+      jobId: job.jobId,
+      attempt: 1,
+      durationSeconds: 3,
+      output: { ...output, contentType: 'audio/wav' },
+    });
+    expect(await getJob(tenant.apiKey, job.jobId)).toMatchObject({
+      status: 'done',
+      billedSeconds: 3,
+      leaseUntil: null,
+    });
+    expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
+    expect(await queueOf(tenant.companyId)).toBe(0);
+  });
+
+  it.each([
+    ['a canceled job', 'canceled', 1],
+    ['another attempt', 'probing', 2],
+  ] as const)('probe of %s still ends quietly as TranscodeJobGone', async (_name, status, attempt) => {
+    const tenant = await createTenant();
+    const source = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const job = await seedJob(tenant.companyId, status, { source });
+    await expect(
+      (await worker())({ action: 'probe', companyId: tenant.companyId, jobId: job.jobId, attempt }),
+    ).rejects.toMatchObject({ name: 'TranscodeJobGone' });
+    expect(await getJob(tenant.apiKey, job.jobId)).toMatchObject({ status, attempt: 1 });
+  });
+});

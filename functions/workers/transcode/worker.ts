@@ -5,11 +5,14 @@ import {
   claimTranscodeJob,
   completeTranscodeJob,
   failTranscodeJob,
+  getTranscodeJob,
   getTranscodeReuse,
   startFinalizing,
   startTranscoding,
   type TranscodeJobRecord,
+  type TranscodeStatus,
   TranscodeTransitionRefusedError,
+  UNFINISHED_STATUSES,
 } from '../../shared/data/transcode-jobs';
 import { companyStoragePrefix as companyPrefix } from '../../shared/domain/storage-references';
 import {
@@ -23,7 +26,8 @@ import { logger } from '../../shared/logger';
 /**
  * The transcode worker: the Lambda tasks of `statemachines/transcode.asl.json`. Each step first makes its
  * conditional transition; a job that was canceled (or retried into a newer attempt) refuses it, and the
- * step throws `TranscodeJobGone` without writing anything, which the state machine ends quietly.
+ * step throws `TranscodeJobGone` without writing anything, which the state machine ends quietly. A repeated
+ * invocation of the same attempt (a retry after the first one already wrote) continues idempotently.
  *
  * Errors thrown here keep their `name` as the Step Functions error name; the fail step maps it to the job's
  * error code (`ERROR_CODES`).
@@ -78,6 +82,32 @@ const transition = async <T>(jobId: string, write: () => Promise<T>): Promise<T>
   }
 };
 
+const ORDER: readonly TranscodeStatus[] = UNFINISHED_STATUSES;
+
+/**
+ * Runs a move between unfinished states. A refused move is not always a gone job: a repeated invocation of
+ * the same step (a Lambda or Step Functions retry after the first invocation already wrote) finds the job of
+ * its own attempt already in or past `target`, and continues from there. Only a job that was canceled,
+ * finished, or moved on to another attempt is gone.
+ */
+const advance = async (
+  ref: JobRef,
+  target: TranscodeStatus,
+  write: () => Promise<TranscodeJobRecord>,
+): Promise<TranscodeJobRecord> => {
+  try {
+    return await write();
+  } catch (error) {
+    if (!(error instanceof TranscodeTransitionRefusedError)) throw error;
+    const job = await getTranscodeJob(ref.companyId, ref.jobId);
+    if (job && job.attempt === ref.attempt && ORDER.indexOf(job.status) >= ORDER.indexOf(target)) {
+      logger.info('transcode step repeated', { jobId: ref.jobId, attempt: ref.attempt, status: job.status });
+      return job;
+    }
+    throw gone(ref.jobId);
+  }
+};
+
 const leaseFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
 
 export const outputPath = (job: Pick<TranscodeJobRecord, 'companyId' | 'jobId' | 'attempt' | 'preset'>) =>
@@ -93,7 +123,7 @@ export interface WorkerDeps {
 const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> => {
   const now = deps.now?.() ?? new Date();
   const { companyId, jobId, attempt } = input;
-  const job = await transition(jobId, () =>
+  const job = await advance(input, 'probing', () =>
     claimTranscodeJob(
       companyId,
       jobId,
@@ -135,7 +165,7 @@ const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutp
   if (media.durationSeconds > limits.transcodeMaxDurationSeconds) {
     throw named('SourceTooLong', `The source is longer than ${limits.transcodeMaxDurationSeconds} seconds.`);
   }
-  await transition(jobId, () =>
+  await advance(input, 'transcoding', () =>
     startTranscoding(
       companyId,
       jobId,
@@ -178,7 +208,7 @@ export const billableSeconds = (durationSeconds: number) => Math.max(1, Math.cei
 const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Promise<JobRef> => {
   const now = deps.now?.() ?? new Date();
   const { companyId, jobId, attempt } = input;
-  const job = await transition(jobId, () =>
+  const job = await advance(input, 'finalizing', () =>
     startFinalizing(companyId, jobId, attempt, leaseFrom(now, LEASE_SECONDS.finalize), now),
   );
   const head = await (deps.head ?? headObject)(input.output.bucket, input.output.fullPath);
