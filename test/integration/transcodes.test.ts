@@ -104,6 +104,22 @@ describe('POST /v1/transcodes end to end (local engine: ffmpeg)', () => {
     expect(c).toMatchObject({ status: 'done', reused: false, billedSeconds: 3 });
   });
 
+  it('keys the reuse entry by the content the job converted, not by what was recorded at enqueue', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const source = await storeSource(tenant.companyId, 'tone', { seconds: 2 });
+    // The seeded job's enqueue-time snapshot of the source (size 1, a made-up ETag) no longer matches the
+    // stored bytes, as when the file is replaced between enqueue and probe.
+    const job = await seedJob(tenant.companyId, 'canceled', { source });
+    expect((await retry(tenant.apiKey, job.jobId)).status).toBe(202);
+    const first = await waitForJob(tenant.apiKey, job.jobId);
+    expect(first).toMatchObject({ status: 'done', reused: false, billedSeconds: 2 });
+    const res = await enqueue(tenant.apiKey, { ...source, preset: 'wav' });
+    expect(res.status).toBe(202);
+    const second = await waitForJob(tenant.apiKey, (res.json.job as Job).id);
+    expect(second).toMatchObject({ status: 'done', reused: true, billedSeconds: 0, output: first.output });
+    expect(await transcodeSecondsOf(tenant.apiKey)).toBe(2);
+  });
+
   it('fails a corrupt source with source_unreadable, and a retry fails again with the same code', async () => {
     const tenant = await createTenant();
     const source = await storeSource(tenant.companyId, 'corrupt');

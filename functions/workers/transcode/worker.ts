@@ -47,6 +47,8 @@ export interface ProbeInput extends JobRef {
 
 export interface ProbeOutput extends JobRef {
   reused: boolean;
+  /** The source as probed (HeadObject): the content this conversion reads, the key of its reuse entry. */
+  source?: { size: number; etag: string };
   durationSeconds?: number;
   output?: { bucket: string; fullPath: string; contentType: string };
   /** MediaConvert job settings of the preset (the engine input of the transcode step). */
@@ -59,6 +61,8 @@ export interface FinalizeInput extends JobRef {
   action: 'finalize';
   durationSeconds: number;
   output: { bucket: string; fullPath: string; contentType: string };
+  /** The probed source size and ETag (absent only for executions started before they were passed on). */
+  source?: { size: number; etag: string };
 }
 
 export interface FailInput extends JobRef {
@@ -183,6 +187,7 @@ const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutp
   return {
     ...ref,
     reused: false,
+    source: { size: head.size, etag: head.etag },
     durationSeconds: media.durationSeconds,
     output: { bucket: source.bucket, fullPath, contentType: presetContentType(job.preset, media.hasVideo) },
     settings: mediaConvertSettings(
@@ -224,7 +229,7 @@ const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Promise<Job
   // meanwhile leaves none behind.
   const reuse = {
     preset: job.preset,
-    source: job.source,
+    source: input.source ?? job.source,
     entry: {
       output,
       sourceJobId: jobId,
