@@ -81,6 +81,23 @@ describe('POST /v1/transcodes end to end (local engine: ffmpeg)', () => {
     expect((await file.arrayBuffer()).byteLength).toBeGreaterThan(1000);
   });
 
+  it('treats an audio file with cover art as audio: mp4 preset gives audio/mp4 with one AAC stream', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const source = await storeSource(tenant.companyId, 'cover', { seconds: 2 });
+    const res = await enqueue(tenant.apiKey, { ...source, preset: 'mp4' });
+    expect(res.status).toBe(202);
+    const done = await waitForJob(tenant.apiKey, (res.json.job as Job).id);
+    expect(done.status).toBe('done');
+    const probe = await probeStored(done.output as { bucket: string; fullPath: string });
+    expect(probe?.streams?.map((s) => s.codec_name)).toEqual(['aac']);
+    const url = await call(
+      'GET',
+      `/v1/storage/url?fullPath=${encodeURIComponent(done.output?.fullPath ?? '')}`,
+      { headers: { 'x-api-key': tenant.apiKey } },
+    );
+    expect((await fetch(String(url.json.url))).headers.get('content-type')).toBe('audio/mp4');
+  });
+
   it('reuses the output of the same content and preset at another path, billing nothing', async () => {
     const tenant = await createTenant({ plan: 'starter' });
     const first = await storeSource(tenant.companyId, 'tone', { seconds: 3, name: 'a.wav' });
