@@ -17,6 +17,7 @@ export interface ProbeStreams {
     channels?: number;
     sample_fmt?: string;
     duration?: string;
+    disposition?: { attached_pic?: number };
   }[];
 }
 
@@ -67,8 +68,12 @@ export const ffprobeFile = async (file: string): Promise<ProbeStreams | undefine
   return JSON.parse(result.stdout) as ProbeStreams;
 };
 
+/**
+ * What a source holds. An attached picture (cover art of an audio file) is a video stream to ffprobe but not
+ * video to convert: such streams are ignored, so audio with cover art is audio.
+ */
 export const mediaProbeOf = (probe: ProbeStreams | undefined): MediaProbe => {
-  const streams = probe?.streams ?? [];
+  const streams = (probe?.streams ?? []).filter((s) => s.disposition?.attached_pic !== 1);
   const hasVideo = streams.some((s) => s.codec_type === 'video');
   const hasAudio = streams.some((s) => s.codec_type === 'audio');
   const durationSeconds = Number(probe?.format?.duration ?? 0);

@@ -14,11 +14,20 @@ import { call } from './support';
 const FFMPEG = '/usr/bin/ffmpeg';
 const quiet = ['-hide_banner', '-loglevel', 'error', '-y'];
 
-export type SourceKind = 'tone' | 'video' | 'long' | 'corrupt';
+export type SourceKind = 'tone' | 'video' | 'long' | 'corrupt' | 'cover';
 
 const generate = (kind: SourceKind, file: string, seconds: number) => {
   if (kind === 'corrupt') {
     writeFileSync(file, Buffer.from(Array.from({ length: 8192 }, (_, i) => (i * 7919) % 251)));
+  } else if (kind === 'cover') {
+    // MP3 audio with cover art: a one-frame picture stream marked as an attached picture.
+    execFileSync(FFMPEG, [
+      ...quiet,
+      ...['-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=44100:duration=${seconds}`],
+      ...['-f', 'lavfi', '-i', 'color=c=red:s=64x64:d=1'],
+      ...['-map', '0:a', '-map', '1:v', '-frames:v', '1', '-c:a', 'libmp3lame', '-c:v', 'mjpeg'],
+      ...['-disposition:v:0', 'attached_pic', '-id3v2_version', '3', '-f', 'mp3', file],
+    ]);
   } else if (kind === 'video') {
     execFileSync(FFMPEG, [
       ...quiet,
@@ -50,7 +59,7 @@ export const storeSource = async (
     generate(kind, file, options.seconds ?? (kind === 'long' ? 1800 : 3));
     const fullPath = `companies/${companyId}/uploads/${options.name ?? `${kind}-${Math.random().toString(36).slice(2)}`}`;
     const bucket = process.env.BUCKET_NAME ?? '';
-    const contentType = kind === 'video' ? 'video/x-matroska' : 'audio/wav';
+    const contentType = kind === 'video' ? 'video/x-matroska' : kind === 'cover' ? 'audio/mpeg' : 'audio/wav';
     const { size, etag } = await uploadFile(bucket, fullPath, file, contentType);
     const { recordStoredObject } = await import('../../functions/shared/data/stored-objects');
     const now = new Date();
@@ -228,4 +237,20 @@ export const queueOf = async (companyId: string) =>
 export const transcodeSecondsOf = async (apiKey: string) => {
   const res = await call('GET', '/v1/usage', { headers: { 'x-api-key': apiKey } });
   return (res.json.usage as { meters: { transcode_seconds: number } }).meters.transcode_seconds;
+};
+
+/** The company's reuse entries (`REUSE#...` items of its transcode partition). */
+export const reuseItemsOf = async (companyId: string) => {
+  const { ddb, tableName } = await import('../../functions/shared/data/client');
+  const { transcodePartition } = await import('../../functions/shared/data/transcode-jobs');
+  const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { Items } = await ddb.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :p AND begins_with(sk, :r)',
+      ExpressionAttributeValues: { ':p': transcodePartition(companyId), ':r': 'REUSE#' },
+      ConsistentRead: true,
+    }),
+  );
+  return Items ?? [];
 };

@@ -7,6 +7,7 @@ import {
   overrideLimits,
   probeStored,
   queueOf,
+  reuseItemsOf,
   seedJob,
   setLease,
   storeSource,
@@ -80,6 +81,23 @@ describe('POST /v1/transcodes end to end (local engine: ffmpeg)', () => {
     expect((await file.arrayBuffer()).byteLength).toBeGreaterThan(1000);
   });
 
+  it('treats an audio file with cover art as audio: mp4 preset gives audio/mp4 with one AAC stream', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const source = await storeSource(tenant.companyId, 'cover', { seconds: 2 });
+    const res = await enqueue(tenant.apiKey, { ...source, preset: 'mp4' });
+    expect(res.status).toBe(202);
+    const done = await waitForJob(tenant.apiKey, (res.json.job as Job).id);
+    expect(done.status).toBe('done');
+    const probe = await probeStored(done.output as { bucket: string; fullPath: string });
+    expect(probe?.streams?.map((s) => s.codec_name)).toEqual(['aac']);
+    const url = await call(
+      'GET',
+      `/v1/storage/url?fullPath=${encodeURIComponent(done.output?.fullPath ?? '')}`,
+      { headers: { 'x-api-key': tenant.apiKey } },
+    );
+    expect((await fetch(String(url.json.url))).headers.get('content-type')).toBe('audio/mp4');
+  });
+
   it('reuses the output of the same content and preset at another path, billing nothing', async () => {
     const tenant = await createTenant({ plan: 'starter' });
     const first = await storeSource(tenant.companyId, 'tone', { seconds: 3, name: 'a.wav' });
@@ -101,6 +119,22 @@ describe('POST /v1/transcodes end to end (local engine: ffmpeg)', () => {
       ((await enqueue(tenant.apiKey, { ...second, preset: 'flac_16k_mono' })).json.job as Job).id,
     );
     expect(c).toMatchObject({ status: 'done', reused: false, billedSeconds: 3 });
+  });
+
+  it('keys the reuse entry by the content the job converted, not by what was recorded at enqueue', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const source = await storeSource(tenant.companyId, 'tone', { seconds: 2 });
+    // The seeded job's enqueue-time snapshot of the source (size 1, a made-up ETag) no longer matches the
+    // stored bytes, as when the file is replaced between enqueue and probe.
+    const job = await seedJob(tenant.companyId, 'canceled', { source });
+    expect((await retry(tenant.apiKey, job.jobId)).status).toBe(202);
+    const first = await waitForJob(tenant.apiKey, job.jobId);
+    expect(first).toMatchObject({ status: 'done', reused: false, billedSeconds: 2 });
+    const res = await enqueue(tenant.apiKey, { ...source, preset: 'wav' });
+    expect(res.status).toBe(202);
+    const second = await waitForJob(tenant.apiKey, (res.json.job as Job).id);
+    expect(second).toMatchObject({ status: 'done', reused: true, billedSeconds: 0, output: first.output });
+    expect(await transcodeSecondsOf(tenant.apiKey)).toBe(2);
   });
 
   it('fails a corrupt source with source_unreadable, and a retry fails again with the same code', async () => {
@@ -192,44 +226,111 @@ describe('Transcode job state table: cancel', () => {
     expect(await queueOf(tenant.companyId)).toBe(0);
   });
 
-  it('resolves concurrent cancel and finalize to exactly one final state, billed only if done', async () => {
+  const finalizeWorker = async (head?: (bucket: string, fullPath: string) => Promise<unknown>) => {
     const { createTranscodeWorker } = await import('../../functions/workers/transcode/worker');
     const { probeWithFfprobe } = await import('../../functions/local/media-engine');
-    const worker = createTranscodeWorker({ probe: probeWithFfprobe });
-    const outcomes = new Set<string>();
+    const { headObject } = await import('../../functions/shared/aws/s3-objects');
+    return createTranscodeWorker({
+      probe: probeWithFfprobe,
+      head: async (bucket, fullPath) => {
+        await head?.(bucket, fullPath);
+        return headObject(bucket, fullPath);
+      },
+    });
+  };
+
+  const finalizeInput = (companyId: string, jobId: string, output: { bucket: string; fullPath: string }) => ({
+    action: 'finalize' as const,
+    companyId,
+    jobId,
+    attempt: 1,
+    durationSeconds: 3,
+    output: { ...output, contentType: 'audio/wav' },
+  });
+
+  /** A canceled outcome: 200 for the cancel, the worker ends quietly, nothing billed, no reuse entry. */
+  const expectCanceledCleanly = async (
+    tenant: { apiKey: string; companyId: string },
+    jobId: string,
+    finalize: PromiseSettledResult<unknown>,
+    cancelStatus: number,
+  ) => {
+    expect(cancelStatus).toBe(200);
+    expect(finalize.status === 'rejected' && (finalize.reason as Error).name).toBe('TranscodeJobGone');
+    const final = await getJob(tenant.apiKey, jobId);
+    expect(final).toMatchObject({ status: 'canceled', billedSeconds: 0, leaseUntil: null, output: null });
+    expect(await transcodeSecondsOf(tenant.apiKey)).toBe(0);
+    expect(await reuseItemsOf(tenant.companyId)).toEqual([]);
+    expect(await queueOf(tenant.companyId)).toBe(0);
+  };
+
+  it('cancel before finalize starts: canceled, nothing billed, no reuse entry', async () => {
+    const worker = await finalizeWorker();
+    const tenant = await createTenant();
+    const output = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const job = await seedJob(tenant.companyId, 'transcoding', { source: output });
+    const canceled = await cancel(tenant.apiKey, job.jobId);
+    const [finalize] = await Promise.allSettled([worker(finalizeInput(tenant.companyId, job.jobId, output))]);
+    await expectCanceledCleanly(
+      tenant,
+      job.jobId,
+      finalize as PromiseSettledResult<unknown>,
+      canceled.status,
+    );
+  });
+
+  it('cancel while finalizing (after the output was inspected): canceled, nothing billed, no reuse entry', async () => {
+    const tenant = await createTenant();
+    const output = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const job = await seedJob(tenant.companyId, 'transcoding', { source: output });
+    let cancelStatus = 0;
+    const worker = await finalizeWorker(async () => {
+      expect((await getJob(tenant.apiKey, job.jobId)).status).toBe('finalizing');
+      cancelStatus = (await cancel(tenant.apiKey, job.jobId)).status;
+    });
+    const [finalize] = await Promise.allSettled([worker(finalizeInput(tenant.companyId, job.jobId, output))]);
+    await expectCanceledCleanly(tenant, job.jobId, finalize as PromiseSettledResult<unknown>, cancelStatus);
+  });
+
+  it('cancel after finalize completed: 409, done, billed once, with its reuse entry', async () => {
+    const worker = await finalizeWorker();
+    const tenant = await createTenant();
+    const output = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const job = await seedJob(tenant.companyId, 'transcoding', { source: output });
+    await worker(finalizeInput(tenant.companyId, job.jobId, output));
+    expectProblem(await cancel(tenant.apiKey, job.jobId), 409, 'transcode_job_not_cancelable');
+    const final = await getJob(tenant.apiKey, job.jobId);
+    expect(final).toMatchObject({ status: 'done', billedSeconds: 3, leaseUntil: null });
+    expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
+    expect(await reuseItemsOf(tenant.companyId)).toHaveLength(1);
+    expect(await queueOf(tenant.companyId)).toBe(0);
+  });
+
+  it('resolves racing cancel and finalize to exactly one final state, billed and reusable only if done', async () => {
+    const worker = await finalizeWorker();
     for (let round = 0; round < 6; round++) {
       const tenant = await createTenant();
       const output = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
       const job = await seedJob(tenant.companyId, 'transcoding', { source: output });
       const [finalize, canceled] = await Promise.allSettled([
-        worker({
-          action: 'finalize',
-          companyId: tenant.companyId,
-          jobId: job.jobId,
-          attempt: 1,
-          durationSeconds: 3,
-          output: { ...output, contentType: 'audio/wav' },
-        }),
+        worker(finalizeInput(tenant.companyId, job.jobId, output)),
         cancel(tenant.apiKey, job.jobId),
       ]);
       const final = await getJob(tenant.apiKey, job.jobId);
-      outcomes.add(final.status);
       expect(['done', 'canceled']).toContain(final.status);
       const cancelStatus = canceled.status === 'fulfilled' ? canceled.value.status : 0;
       if (final.status === 'canceled') {
-        expect(cancelStatus).toBe(200);
-        expect(finalize.status === 'rejected' && (finalize.reason as Error).name).toBe('TranscodeJobGone');
-        expect(await transcodeSecondsOf(tenant.apiKey)).toBe(0);
+        await expectCanceledCleanly(tenant, job.jobId, finalize, cancelStatus);
       } else {
         expect(finalize.status).toBe('fulfilled');
         expect(cancelStatus).toBe(409);
         expect(final.billedSeconds).toBe(3);
         expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
+        expect(await reuseItemsOf(tenant.companyId)).toHaveLength(1);
       }
       expect(final.leaseUntil).toBeNull();
       expect(await queueOf(tenant.companyId)).toBe(0);
     }
-    expect(outcomes.size).toBeGreaterThan(0);
   });
 });
 
@@ -428,5 +529,69 @@ describe('Transcode isolation and validation', () => {
       403,
       'insufficient_scope',
     );
+  });
+});
+
+describe('Transcode worker: a repeated invocation of the same attempt', () => {
+  const worker = async () => {
+    const { createTranscodeWorker } = await import('../../functions/workers/transcode/worker');
+    const { probeWithFfprobe } = await import('../../functions/local/media-engine');
+    return createTranscodeWorker({ probe: probeWithFfprobe });
+  };
+
+  it.each(['probing', 'transcoding'] as const)(
+    'probe of a job already %s continues: it returns the engine input and leaves the job transcoding',
+    async (status) => {
+      const tenant = await createTenant();
+      const source = await storeSource(tenant.companyId, 'tone', { seconds: 2 });
+      const job = await seedJob(tenant.companyId, status, { source });
+      const result = (await (
+        await worker()
+      )({
+        action: 'probe',
+        companyId: tenant.companyId,
+        jobId: job.jobId,
+        attempt: 1,
+      })) as { reused: boolean; output?: { fullPath: string }; settings?: unknown };
+      expect(result.reused).toBe(false);
+      expect(result.output?.fullPath).toContain(`/transcodes/${job.jobId}/a1/output.wav`);
+      expect(result.settings).toBeTruthy();
+      expect(await getJob(tenant.apiKey, job.jobId)).toMatchObject({ status: 'transcoding', attempt: 1 });
+      expect(await queueOf(tenant.companyId)).toBe(1);
+    },
+  );
+
+  it('finalize of a job already finalizing completes it: done, billed once, queue slot released', async () => {
+    const tenant = await createTenant();
+    const output = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const job = await seedJob(tenant.companyId, 'finalizing', { source: output });
+    await (await worker())({
+      action: 'finalize',
+      companyId: tenant.companyId,
+      jobId: job.jobId,
+      attempt: 1,
+      durationSeconds: 3,
+      output: { ...output, contentType: 'audio/wav' },
+    });
+    expect(await getJob(tenant.apiKey, job.jobId)).toMatchObject({
+      status: 'done',
+      billedSeconds: 3,
+      leaseUntil: null,
+    });
+    expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
+    expect(await queueOf(tenant.companyId)).toBe(0);
+  });
+
+  it.each([
+    ['a canceled job', 'canceled', 1],
+    ['another attempt', 'probing', 2],
+  ] as const)('probe of %s still ends quietly as TranscodeJobGone', async (_name, status, attempt) => {
+    const tenant = await createTenant();
+    const source = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const job = await seedJob(tenant.companyId, status, { source });
+    await expect(
+      (await worker())({ action: 'probe', companyId: tenant.companyId, jobId: job.jobId, attempt }),
+    ).rejects.toMatchObject({ name: 'TranscodeJobGone' });
+    expect(await getJob(tenant.apiKey, job.jobId)).toMatchObject({ status, attempt: 1 });
   });
 });

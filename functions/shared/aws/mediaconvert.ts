@@ -1,4 +1,10 @@
-import { MediaConvertClient, ProbeCommand, type ProbeCommandOutput } from '@aws-sdk/client-mediaconvert';
+import {
+  type Container,
+  MediaConvertClient,
+  ProbeCommand,
+  type ProbeCommandOutput,
+  type Track,
+} from '@aws-sdk/client-mediaconvert';
 import { env } from '../env';
 
 /** What the transcode probe needs to know about a source. */
@@ -31,9 +37,22 @@ export const probeWithMediaConvert: MediaProber = async ({ bucket, fullPath }) =
     }
     throw error;
   }
-  const container = result.ProbeResults?.[0]?.Container;
+  return mediaProbeOfContainer(result.ProbeResults?.[0]?.Container);
+};
+
+/**
+ * Cover art of an audio file (an attached picture) is a video track to MediaConvert's probe, which has no
+ * attached-picture flag: a still-image track (MJPEG or an unknown codec such as PNG) that lasts at most a
+ * second counts as a picture, not as video, so audio with cover art is converted as audio.
+ */
+const isStillPicture = (track: Track): boolean =>
+  (track.Codec === undefined || track.Codec === 'MJPEG' || track.Codec === 'UNKNOWN') &&
+  !((track.Duration ?? 0) > 1);
+
+/** What the probed container holds (pure; tested with recorded probe shapes). */
+export const mediaProbeOfContainer = (container: Container | undefined): MediaProbe => {
   const tracks = container?.Tracks ?? [];
-  const hasVideo = tracks.some((t) => t.TrackType === 'video');
+  const hasVideo = tracks.some((t) => t.TrackType === 'video' && !isStillPicture(t));
   const hasAudio = tracks.some((t) => t.TrackType === 'audio');
   const durationSeconds = Number(container?.Duration ?? Math.max(0, ...tracks.map((t) => t.Duration ?? 0)));
   if (!(hasAudio || hasVideo) || !(durationSeconds > 0)) {

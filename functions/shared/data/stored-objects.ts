@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { type CancellationReason, cancellationReasons, sendTransaction } from './transactions';
 import { usageTotalsKey } from './usage-meters';
 
 /**
@@ -77,38 +78,6 @@ const decode = (raw: Record<string, Record<string, unknown>> | undefined): Item 
     else if (typeof value.N === 'string') item[name] = Number(value.N);
   }
   return item;
-};
-
-interface CancellationReason {
-  Code?: string;
-  Item?: Record<string, Record<string, unknown>>;
-}
-
-const cancellationReasons = (error: unknown): CancellationReason[] | undefined =>
-  error instanceof Error && error.name === 'TransactionCanceledException'
-    ? ((error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [])
-    : undefined;
-
-const CONFLICT_RETRIES = 4;
-
-/**
- * Sends a transaction, retrying (with jitter) while it is cancelled only by conflicts with concurrent
- * transactions: parallel uploads of one company all add to the same usage totals item.
- */
-const sendTransaction = async (command: TransactWriteCommand): Promise<void> => {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await ddb.send(command);
-      return;
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      const conflictOnly =
-        reasons?.some((r) => r.Code === 'TransactionConflict') &&
-        reasons.every((r) => r.Code === 'TransactionConflict' || r.Code === 'None' || r.Code === undefined);
-      if (!conflictOnly || attempt >= CONFLICT_RETRIES) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt * (0.5 + Math.random())));
-    }
-  }
 };
 
 /** The failed item of a cancelled transaction as it was, from the error or else read again. */

@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import type { TranscodePreset } from '../domain/transcode-presets';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { TABLE_SHAPE } from './table';
+import { cancellationReasons, sendTransaction } from './transactions';
 import { dayAttribute, usageMonthKey, utcMonth } from './usage-meters';
 
 /**
@@ -102,15 +103,8 @@ export class TranscodeTransitionRefusedError extends Error {
   }
 }
 
-interface CancellationReason {
-  Code?: string;
-}
-
-const cancellationCodes = (error: unknown): string[] | undefined => {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
-  const reasons = (error as Error & { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
-  return reasons.map((r) => r.Code ?? 'None');
-};
+const cancellationCodes = (error: unknown): string[] | undefined =>
+  cancellationReasons(error)?.map((r) => r.Code ?? 'None');
 
 const queueUpdate = (companyId: string, delta: 1 | -1, cap?: number) => ({
   Update: {
@@ -134,7 +128,7 @@ const queueUpdate = (companyId: string, delta: 1 | -1, cap?: number) => ({
  */
 export const createTranscodeJob = async (job: TranscodeJobRecord, queueCap: number): Promise<void> => {
   try {
-    await ddb.send(
+    await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -271,6 +265,7 @@ const finish = async (
   spec: TransitionSpec,
   now: Date,
   billSeconds = 0,
+  also: Record<string, unknown>[] = [],
 ): Promise<void> => {
   const job = jobUpdate(companyId, jobId, {
     ...spec,
@@ -295,9 +290,9 @@ const finish = async (
         ]
       : [];
   try {
-    await ddb.send(
+    await sendTransaction(
       new TransactWriteCommand({
-        TransactItems: [{ Update: job }, queueUpdate(companyId, -1), ...meter],
+        TransactItems: [{ Update: job }, queueUpdate(companyId, -1), ...meter, ...also],
       }),
     );
   } catch (error) {
@@ -381,15 +376,34 @@ export const startFinalizing = (
     },
   });
 
+/** The reuse entry of a conversion: which content (probed size and ETag) it converted, and to what. */
+export interface ReuseRecord {
+  preset: string;
+  source: { size: number; etag: string };
+  entry: ReuseEntry;
+}
+
+const reusePut = (companyId: string, reuse: ReuseRecord) => ({
+  Put: {
+    TableName: tableName(),
+    Item: {
+      ...transcodeReuseKey(companyId, reuse.preset, reuse.source.size, reuse.source.etag),
+      entity: 'transcode_reuse',
+      ...reuse.entry,
+    },
+  },
+});
+
 /**
- * `finalizing` → `done` with the output, billing `billedSeconds`; or, for a reused output, `probing` →
+ * `finalizing` → `done` with the output, billing `billedSeconds` and recording the reuse entry in the same
+ * transaction (so only a billed, finished conversion is ever reused); or, for a reused output, `probing` →
  * `done` billing nothing.
  */
 export const completeTranscodeJob = (
   companyId: string,
   jobId: string,
   attempt: number,
-  input: { output: TranscodeOutput; billedSeconds: number; reused: boolean },
+  input: { output: TranscodeOutput; billedSeconds: number; reused: boolean; reuse?: ReuseRecord },
   now: Date,
 ) =>
   finish(
@@ -409,6 +423,7 @@ export const completeTranscodeJob = (
     },
     now,
     input.reused ? 0 : input.billedSeconds,
+    !input.reused && input.reuse ? [reusePut(companyId, input.reuse)] : [],
   );
 
 /** Any unfinished state of this attempt → `failed` with an error code; clears the lease. */
@@ -468,7 +483,7 @@ export const retryTranscodeJob = async (
     },
   });
   try {
-    await ddb.send(
+    await sendTransaction(
       new TransactWriteCommand({ TransactItems: [{ Update: job }, queueUpdate(companyId, 1, queueCap)] }),
     );
   } catch (error) {
@@ -502,31 +517,6 @@ export const getTranscodeReuse = async (
     durationSeconds: Item.durationSeconds,
     createdAt: Item.createdAt,
   };
-};
-
-/** Records (or replaces) the output of a conversion of this content and preset. */
-export const putTranscodeReuse = async (
-  companyId: string,
-  preset: string,
-  source: { size: number; etag: string },
-  entry: ReuseEntry,
-): Promise<void> => {
-  await ddb.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: transcodeReuseKey(companyId, preset, source.size, source.etag),
-      UpdateExpression:
-        'SET entity = :e, #output = :o, sourceJobId = :j, durationSeconds = :d, createdAt = :c',
-      ExpressionAttributeNames: { '#output': 'output' },
-      ExpressionAttributeValues: {
-        ':e': 'transcode_reuse',
-        ':o': entry.output,
-        ':j': entry.sourceJobId,
-        ':d': entry.durationSeconds,
-        ':c': entry.createdAt,
-      },
-    }),
-  );
 };
 
 /** Unfinished jobs of every company, from the sparse index (operator sweeps and local start-up only). */

@@ -161,7 +161,8 @@ export const ffmpegArguments = (
   const video = outputHasVideo(preset, sourceHasVideo)
     ? [
         '-map',
-        '0:v:0',
+        // `V`: video streams that are not attached pictures (cover art).
+        '0:V:0',
         '-map',
         '0:a:0?',
         '-c:v',

@@ -5,12 +5,14 @@ import {
   claimTranscodeJob,
   completeTranscodeJob,
   failTranscodeJob,
+  getTranscodeJob,
   getTranscodeReuse,
-  putTranscodeReuse,
   startFinalizing,
   startTranscoding,
   type TranscodeJobRecord,
+  type TranscodeStatus,
   TranscodeTransitionRefusedError,
+  UNFINISHED_STATUSES,
 } from '../../shared/data/transcode-jobs';
 import { companyStoragePrefix as companyPrefix } from '../../shared/domain/storage-references';
 import {
@@ -24,7 +26,8 @@ import { logger } from '../../shared/logger';
 /**
  * The transcode worker: the Lambda tasks of `statemachines/transcode.asl.json`. Each step first makes its
  * conditional transition; a job that was canceled (or retried into a newer attempt) refuses it, and the
- * step throws `TranscodeJobGone` without writing anything, which the state machine ends quietly.
+ * step throws `TranscodeJobGone` without writing anything, which the state machine ends quietly. A repeated
+ * invocation of the same attempt (a retry after the first one already wrote) continues idempotently.
  *
  * Errors thrown here keep their `name` as the Step Functions error name; the fail step maps it to the job's
  * error code (`ERROR_CODES`).
@@ -44,6 +47,8 @@ export interface ProbeInput extends JobRef {
 
 export interface ProbeOutput extends JobRef {
   reused: boolean;
+  /** The source as probed (HeadObject): the content this conversion reads, the key of its reuse entry. */
+  source?: { size: number; etag: string };
   durationSeconds?: number;
   output?: { bucket: string; fullPath: string; contentType: string };
   /** MediaConvert job settings of the preset (the engine input of the transcode step). */
@@ -56,6 +61,8 @@ export interface FinalizeInput extends JobRef {
   action: 'finalize';
   durationSeconds: number;
   output: { bucket: string; fullPath: string; contentType: string };
+  /** The probed source size and ETag (absent only for executions started before they were passed on). */
+  source?: { size: number; etag: string };
 }
 
 export interface FailInput extends JobRef {
@@ -79,6 +86,32 @@ const transition = async <T>(jobId: string, write: () => Promise<T>): Promise<T>
   }
 };
 
+const ORDER: readonly TranscodeStatus[] = UNFINISHED_STATUSES;
+
+/**
+ * Runs a move between unfinished states. A refused move is not always a gone job: a repeated invocation of
+ * the same step (a Lambda or Step Functions retry after the first invocation already wrote) finds the job of
+ * its own attempt already in or past `target`, and continues from there. Only a job that was canceled,
+ * finished, or moved on to another attempt is gone.
+ */
+const advance = async (
+  ref: JobRef,
+  target: TranscodeStatus,
+  write: () => Promise<TranscodeJobRecord>,
+): Promise<TranscodeJobRecord> => {
+  try {
+    return await write();
+  } catch (error) {
+    if (!(error instanceof TranscodeTransitionRefusedError)) throw error;
+    const job = await getTranscodeJob(ref.companyId, ref.jobId);
+    if (job && job.attempt === ref.attempt && ORDER.indexOf(job.status) >= ORDER.indexOf(target)) {
+      logger.info('transcode step repeated', { jobId: ref.jobId, attempt: ref.attempt, status: job.status });
+      return job;
+    }
+    throw gone(ref.jobId);
+  }
+};
+
 const leaseFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
 
 export const outputPath = (job: Pick<TranscodeJobRecord, 'companyId' | 'jobId' | 'attempt' | 'preset'>) =>
@@ -87,12 +120,14 @@ export const outputPath = (job: Pick<TranscodeJobRecord, 'companyId' | 'jobId' |
 export interface WorkerDeps {
   probe: MediaProber;
   now?: () => Date;
+  /** Reads an object's size and ETag (S3 HeadObject unless given). */
+  head?: typeof headObject;
 }
 
 const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> => {
   const now = deps.now?.() ?? new Date();
   const { companyId, jobId, attempt } = input;
-  const job = await transition(jobId, () =>
+  const job = await advance(input, 'probing', () =>
     claimTranscodeJob(
       companyId,
       jobId,
@@ -134,7 +169,7 @@ const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutp
   if (media.durationSeconds > limits.transcodeMaxDurationSeconds) {
     throw named('SourceTooLong', `The source is longer than ${limits.transcodeMaxDurationSeconds} seconds.`);
   }
-  await transition(jobId, () =>
+  await advance(input, 'transcoding', () =>
     startTranscoding(
       companyId,
       jobId,
@@ -152,6 +187,7 @@ const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutp
   return {
     ...ref,
     reused: false,
+    source: { size: head.size, etag: head.etag },
     durationSeconds: media.durationSeconds,
     output: { bucket: source.bucket, fullPath, contentType: presetContentType(job.preset, media.hasVideo) },
     settings: mediaConvertSettings(
@@ -177,10 +213,10 @@ export const billableSeconds = (durationSeconds: number) => Math.max(1, Math.cei
 const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Promise<JobRef> => {
   const now = deps.now?.() ?? new Date();
   const { companyId, jobId, attempt } = input;
-  const job = await transition(jobId, () =>
+  const job = await advance(input, 'finalizing', () =>
     startFinalizing(companyId, jobId, attempt, leaseFrom(now, LEASE_SECONDS.finalize), now),
   );
-  const head = await headObject(input.output.bucket, input.output.fullPath);
+  const head = await (deps.head ?? headObject)(input.output.bucket, input.output.fullPath);
   if (!head) throw named('OutputMissing', 'The media engine wrote no output file.');
   const output = { ...input.output, size: head.size };
   // Recorded like an upload: downloadable with GET /v1/storage/url, referenceable, counted in storage bytes.
@@ -189,18 +225,24 @@ const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Promise<Job
     { ...input.output, size: head.size, etag: head.etag, createdAt: now.toISOString() },
     now,
   );
-  await putTranscodeReuse(companyId, job.preset, job.source, {
-    output,
-    sourceJobId: jobId,
-    durationSeconds: input.durationSeconds,
-    createdAt: now.toISOString(),
-  });
+  // The reuse entry is written in the same transaction as the billed move to `done`: a job canceled
+  // meanwhile leaves none behind.
+  const reuse = {
+    preset: job.preset,
+    source: input.source ?? job.source,
+    entry: {
+      output,
+      sourceJobId: jobId,
+      durationSeconds: input.durationSeconds,
+      createdAt: now.toISOString(),
+    },
+  };
   await transition(jobId, () =>
     completeTranscodeJob(
       companyId,
       jobId,
       attempt,
-      { output, billedSeconds: billableSeconds(input.durationSeconds), reused: false },
+      { output, billedSeconds: billableSeconds(input.durationSeconds), reused: false, reuse },
       now,
     ),
   );

@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ddb } from '../../functions/shared/data/client';
+import {
+  cancelTranscodeJob,
+  completeTranscodeJob,
+  createTranscodeJob,
+  retryTranscodeJob,
+  type TranscodeJobRecord,
+  TranscodeQueueFullError,
+} from '../../functions/shared/data/transcode-jobs';
+
+/**
+ * DynamoDB cancels a transaction that touches an item another transaction is writing (the company's
+ * QUEUE item, the usage month) with reason `TransactionConflict`, and the SDK does not retry that. DynamoDB
+ * Local serialises transactions, so the conflict is injected here into the one client of the process.
+ */
+const canceled = (codes: string[]) =>
+  Object.assign(new Error('Transaction cancelled'), {
+    name: 'TransactionCanceledException',
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
+
+const now = new Date('2026-01-02T03:04:05Z');
+const job: TranscodeJobRecord = {
+  jobId: 'tc_unit',
+  companyId: 'co_unit',
+  status: 'pending',
+  preset: 'wav',
+  source: { bucket: 'unit-bucket', fullPath: 'companies/co_unit/a.wav', size: 1, etag: 'e' },
+  attempt: 1,
+  reused: false,
+  billedSeconds: 0,
+  createdAt: now.toISOString(),
+  updatedAt: now.toISOString(),
+  attemptStartedAt: now.toISOString(),
+};
+const output = {
+  bucket: 'unit-bucket',
+  fullPath: 'companies/co_unit/o.wav',
+  size: 2,
+  contentType: 'audio/wav',
+};
+
+/** Stubs the client: the first `conflicts` sends fail with a conflict on the queue item, later ones pass. */
+const conflictThenPass = (conflicts: number, codes = ['None', 'TransactionConflict']) => {
+  let calls = 0;
+  return vi.spyOn(ddb, 'send').mockImplementation((async () => {
+    calls += 1;
+    if (calls <= conflicts) throw canceled(codes);
+    return {};
+  }) as never);
+};
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('transcode job transactions retry TransactionConflict', () => {
+  it.each([
+    ['create', () => createTranscodeJob(job, 5)],
+    [
+      'finish (billed done)',
+      () => completeTranscodeJob('co_unit', 'tc_unit', 1, { output, billedSeconds: 3, reused: false }, now),
+    ],
+    [
+      'finish (cancel)',
+      () => cancelTranscodeJob('co_unit', 'tc_unit', { status: 'pending', attempt: 1 }, now),
+    ],
+    ['retry', () => retryTranscodeJob('co_unit', 'tc_unit', { attempt: 1 }, 5, now)],
+  ])('%s succeeds after conflicts on the queue or usage item', async (_name, write) => {
+    const send = conflictThenPass(2);
+    await expect(write()).resolves.toBeUndefined();
+    expect(send).toHaveBeenCalledTimes(3);
+  });
+
+  it('gives up after a bounded number of conflicts and surfaces the cancellation', async () => {
+    const send = conflictThenPass(100);
+    await expect(createTranscodeJob(job, 5)).rejects.toMatchObject({ name: 'TransactionCanceledException' });
+    expect(send.mock.calls.length).toBeGreaterThan(1);
+    expect(send.mock.calls.length).toBeLessThan(10);
+  });
+
+  it('does not retry a cancellation that is a failed condition (a full queue)', async () => {
+    const send = conflictThenPass(100, ['None', 'ConditionalCheckFailed']);
+    await expect(createTranscodeJob(job, 5)).rejects.toBeInstanceOf(TranscodeQueueFullError);
+    expect(send).toHaveBeenCalledTimes(1);
+  });
+});
