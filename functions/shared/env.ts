@@ -19,6 +19,10 @@ export interface Env {
   jwtKeysFile: string | undefined;
   /** On AWS: the Secrets Manager secret holding the JWT key set. */
   jwtKeysSecretArn: string | undefined;
+  /** Dynadata and messaging: key of the HMAC binding list cursors to the company and the query. */
+  cursorSecret: string | undefined;
+  /** Dynadata and messaging: the local stack may deliver webhooks to loopback addresses (never on AWS). */
+  allowLoopbackWebhooks: boolean;
 }
 
 const required = (name: string): string => {
@@ -55,6 +59,8 @@ export const env = (): Env => {
     authorizerCacheTtlSeconds: boundedInteger('AUTHORIZER_CACHE_TTL_SECONDS', 30, 1, 60),
     jwtKeysFile: optional('JWT_KEYS_FILE'),
     jwtKeysSecretArn: optional('JWT_KEYS_SECRET_ARN'),
+    cursorSecret: optional('DYNADATA_CURSOR_SECRET'),
+    allowLoopbackWebhooks: optional('ALLOW_LOOPBACK_WEBHOOKS') === 'true',
   });
   return cached;
 };

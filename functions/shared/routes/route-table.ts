@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Scope } from '../scopes';
+import * as dd from './dynadata-schemas';
 import { anyObject, companySchema, planSchema, storageReferenceSchema, usageSnapshotSchema } from './schemas';
 
 /**
@@ -97,11 +98,9 @@ export const ROUTES = [
     tag: 'Contacts',
     scope: 'messages:send',
     params: z.object({ contactId: z.string().min(1).max(64).describe('Contact item `_id`.') }),
-    body: z.object({
-      type: z.string().describe('Message type, for example `text`.'),
-      body: anyObject.describe('For `text`: `{text}`. File content takes a storage reference.'),
-    }),
-    response: declaredResponse,
+    body: dd.sendMessageBody,
+    response: dd.sendMessageResponse,
+    successStatus: 202,
   }),
   route({
     method: 'GET',
@@ -111,7 +110,7 @@ export const ROUTES = [
     summary: 'List all Dynadata types',
     tag: 'Dynadata',
     scope: 'dynadata:read',
-    response: declaredResponse,
+    response: dd.listTypesResponse,
   }),
   route({
     method: 'POST',
@@ -122,8 +121,8 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:read',
     params: typeParam,
-    body: anyObject,
-    response: declaredResponse,
+    body: dd.listItemsBody,
+    response: dd.listItemsResponse,
   }),
   route({
     method: 'GET',
@@ -134,7 +133,7 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:read',
     params: itemParams,
-    response: declaredResponse,
+    response: dd.dynadataItemSchema,
   }),
   route({
     method: 'POST',
@@ -145,8 +144,8 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:write',
     params: typeParam,
-    body: anyObject,
-    response: declaredResponse,
+    body: dd.itemFieldsBody,
+    response: dd.dynadataItemSchema,
     successStatus: 201,
   }),
   route({
@@ -158,8 +157,8 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:write',
     params: typeParam,
-    body: anyObject,
-    response: declaredResponse,
+    body: dd.updateItemBody,
+    response: dd.dynadataItemSchema,
   }),
   route({
     method: 'DELETE',
@@ -170,7 +169,7 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:write',
     params: itemParams,
-    response: declaredResponse,
+    response: dd.deleteItemResponse,
   }),
   route({
     method: 'POST',
@@ -181,8 +180,8 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:read',
     params: typeParam,
-    body: anyObject,
-    response: declaredResponse,
+    body: dd.itemFieldsBody,
+    response: dd.validateItemResponse,
   }),
   route({
     method: 'GET',
@@ -193,7 +192,7 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:read',
     params: typeParam,
-    response: declaredResponse,
+    response: dd.jsonSchemaResponse,
   }),
   route({
     method: 'GET',
@@ -206,7 +205,7 @@ export const ROUTES = [
     params: typeParam.extend({
       library: z.string().min(1).max(32).describe('Lowercase name of the validation library, e.g. `zod`.'),
     }),
-    response: declaredResponse,
+    response: dd.librarySchemaResponse,
   }),
   route({
     method: 'POST',
@@ -217,8 +216,8 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:execute',
     params: typeParam.extend({ functionName: z.string().min(1).max(64) }),
-    body: anyObject,
-    response: declaredResponse,
+    body: dd.executeFunctionBody,
+    response: dd.executeFunctionResponse,
   }),
   route({
     method: 'POST',
@@ -229,8 +228,8 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:execute',
     params: itemParams.extend({ functionName: z.string().min(1).max(64) }),
-    body: anyObject,
-    response: declaredResponse,
+    body: dd.executeFunctionBody,
+    response: dd.executeFunctionResponse,
   }),
   route({
     method: 'POST',
