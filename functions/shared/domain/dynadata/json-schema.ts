@@ -7,7 +7,7 @@ import type { FieldError } from '../../errors';
  *
  * - `type` (one of `object`, `array`, `string`, `number`, `integer`, `boolean`, `null`, or a list of them),
  *   `enum`, `const`, `title`, `description`, `default`, `examples`;
- * - strings: `minLength`, `maxLength` (UTF-16 code units, as JavaScript counts), `pattern` (Unicode regular
+ * - strings: `minLength`, `maxLength` (Unicode code points, as JSON Schema counts), `pattern` (Unicode regular
  *   expression), `format` (`email`, `date-time`, `date`, `uuid`, checked by the regular expressions below);
  * - numbers: `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`;
  * - arrays: `items`, `minItems`, `maxItems`;
@@ -165,7 +165,7 @@ export const normaliseTypeSchema = (
   };
 };
 
-const ajv = new Ajv2020({ allErrors: true, strict: true, unicode: false, unicodeRegExp: true });
+const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, unicodeRegExp: true });
 ajv.addKeyword({ keyword: 'x-document', schemaType: 'boolean' });
 ajv.addKeyword({ keyword: 'x-indexed', schemaType: 'array' });
 for (const [name, pattern] of Object.entries(FORMAT_PATTERNS)) ajv.addFormat(name, new RegExp(pattern, 'u'));

@@ -21,8 +21,11 @@ const forType = (type: string, s: JsonSchema): string => {
   switch (type) {
     case 'string': {
       let e = 'z.string()';
-      if (typeof s.minLength === 'number') e += `.min(${s.minLength})`;
-      if (typeof s.maxLength === 'number') e += `.max(${s.maxLength})`;
+      // JSON Schema counts characters (code points); String#length counts UTF-16 units.
+      if (typeof s.minLength === 'number')
+        e += `.refine((s) => [...s].length >= ${s.minLength}, 'must have at least ${s.minLength} characters')`;
+      if (typeof s.maxLength === 'number')
+        e += `.refine((s) => [...s].length <= ${s.maxLength}, 'must have at most ${s.maxLength} characters')`;
       if (typeof s.pattern === 'string') e += `.regex(${regexLiteral(s.pattern)})`;
       if (typeof s.format === 'string') {
         const pattern = FORMAT_PATTERNS[s.format];
