@@ -64,11 +64,12 @@ describe('log_entries through Dynadata', () => {
       currentSigningKey(await loadKeySet()),
       new Date(),
     ).token;
-    for (const headers of [
+    const credentials: Record<string, string>[] = [
       { 'x-api-key': t.apiKey },
       { 'x-jwt-token': token },
       { 'x-auth-token': t.apiKey },
-    ]) {
+    ];
+    for (const headers of credentials) {
       expectProblem(
         await call('POST', '/v1/dynadata/type/log_entries/create', {
           headers,
