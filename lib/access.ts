@@ -1,8 +1,10 @@
-import { Validations } from 'aws-cdk-lib';
+import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { type StateMachineName, stateMachineArnVariable } from '../functions/shared/aws/state-machine-names';
 import { TABLE_SHAPE } from '../functions/shared/data/table';
 import type { RouteGroup } from '../functions/shared/routes/route-table';
 import { nagReference } from './nag';
@@ -19,6 +21,8 @@ import { nagReference } from './nag';
  *   `readWrite` already includes it.
  * - `bucket`: object read/write under `companies/` (every stored object lives under `companies/<companyId>/`).
  * - `signingKeys`: reads the JWT key set secret (only the authorizer verifies JWTs; the operator CLI writes it).
+ * - `stateMachines`: may start executions of these machines and stop their executions (cancel), and gets
+ *   each machine's ARN in its environment (`<NAME>_STATE_MACHINE_ARN`).
  */
 export type TableAccess = 'lookup' | 'read' | 'readWrite';
 
@@ -27,6 +31,7 @@ export interface FunctionAccess {
   meter: boolean;
   bucket: boolean;
   signingKeys?: boolean;
+  stateMachines?: StateMachineName[];
 }
 
 export const AUTHORIZER_ACCESS: FunctionAccess = {
@@ -40,11 +45,11 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   public: { table: 'read', meter: false, bucket: false },
   company: { table: 'read', meter: true, bucket: false },
   usage: { table: 'read', meter: true, bucket: false },
-  contacts: { table: 'readWrite', meter: true, bucket: true },
-  dynadata: { table: 'readWrite', meter: true, bucket: true },
+  contacts: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['message-delivery'] },
+  dynadata: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['message-delivery'] },
   storage: { table: 'readWrite', meter: true, bucket: true },
   transcriptions: { table: 'readWrite', meter: true, bucket: true },
-  transcodes: { table: 'readWrite', meter: true, bucket: true },
+  transcodes: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['transcode'] },
   speech: { table: 'readWrite', meter: true, bucket: true },
   workflows: { table: 'readWrite', meter: true, bucket: true },
 };
@@ -82,6 +87,8 @@ export interface DataResources {
   bucket: IBucket;
   /** The JWT key set (`{ keys: [...] }`), written by `admin jwt keys rotate`. */
   jwtKeys: ISecret;
+  /** The jobs stack's state machines (absent for the functions of the jobs stack itself). */
+  stateMachines?: Partial<Record<StateMachineName, StateMachine>>;
 }
 
 /**
@@ -90,6 +97,10 @@ export interface DataResources {
  */
 export const grantDataAccess = (role: IRole, access: FunctionAccess, data: DataResources): void => {
   const { table, bucket, jwtKeys } = data;
+  for (const name of access.stateMachines ?? []) {
+    const machine = data.stateMachines?.[name];
+    if (machine) grantExecutions(role, machine);
+  }
   const tableResources =
     access.table === 'lookup'
       ? [table.tableArn]
@@ -130,9 +141,46 @@ export const grantDataAccess = (role: IRole, access: FunctionAccess, data: DataR
   }
 };
 
+/**
+ * Start executions of `machine`, and stop or describe its executions (cancel). Execution ARNs are
+ * `execution:<machine name>:<execution name>`, so the statement names the machine and wildcards only the
+ * execution name; the machine's name is imported explicitly so the acknowledgement can name that finding.
+ */
+const grantExecutions = (role: IRole, machine: StateMachine): void => {
+  machine.grantStartExecution(role);
+  const consumer = Stack.of(role);
+  const producer = Stack.of(machine);
+  const machineName =
+    producer === consumer ? machine.stateMachineName : producer.exportValue(machine.stateMachineName);
+  const executions = consumer.formatArn({
+    service: 'states',
+    resource: 'execution',
+    resourceName: `${machineName}:*`,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+  role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['states:StopExecution', 'states:DescribeExecution'],
+      resources: [executions],
+    }),
+  );
+  Validations.of(role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::${nagReference(role, executions)}]`,
+    reason:
+      'Cancel stops the execution of one job; execution names are job ids chosen at run time, so the ' +
+      'resource is every execution of exactly this state machine.',
+  });
+};
+
 /** The environment of a function: where the data lives, and the key set secret if it may read it. */
 export const dataEnvironment = (access: FunctionAccess, data: DataResources): Record<string, string> => ({
   TABLE_NAME: data.table.tableName,
   BUCKET_NAME: data.bucket.bucketName,
   ...(access.signingKeys ? { JWT_KEYS_SECRET_ARN: data.jwtKeys.secretArn } : {}),
+  ...Object.fromEntries(
+    (access.stateMachines ?? []).flatMap((name) => {
+      const machine = data.stateMachines?.[name];
+      return machine ? [[stateMachineArnVariable(name), machine.stateMachineArn]] : [];
+    }),
+  ),
 });

@@ -2,26 +2,33 @@ import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ApiStack } from './api-stack';
 import { DataStack } from './data-stack';
+import { JobsStack } from './jobs-stack';
 
 export interface PublicApiApp {
   app: App;
   data: DataStack;
+  jobs: JobsStack;
   api: ApiStack;
 }
 
 /**
- * The CDK app: the stateful data stack, the API stack that uses it, and the cdk-nag AwsSolutions checks,
- * which run at synthesis and fail it on any finding that is not acknowledged.
+ * The CDK app: the stateful data stack, the jobs stack (state machines and their workers), the API stack,
+ * and the cdk-nag AwsSolutions checks, which run at synthesis and fail it on any finding not acknowledged.
  */
 export const createApp = (props?: AppProps): PublicApiApp => {
   const app = new App(props);
   const data = new DataStack(app, 'PublicApiV1Data', {
     description: 'Public API v1: stateful data (table, bucket, JWT key set), retained on delete',
   });
+  const dataResources = { table: data.table, bucket: data.bucket, jwtKeys: data.jwtKeys };
+  const jobs = new JobsStack(app, 'PublicApiV1Jobs', {
+    description: 'Public API v1: state machines and their workers (transcodes, message delivery)',
+    data: dataResources,
+  });
   const api = new ApiStack(app, 'PublicApiV1', {
     description: 'Public API v1: REST API, authorizer and route group functions',
-    data: { table: data.table, bucket: data.bucket, jwtKeys: data.jwtKeys },
+    data: { ...dataResources, stateMachines: jobs.stateMachines },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { app, data, api };
+  return { app, data, jobs, api };
 };

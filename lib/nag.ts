@@ -9,7 +9,7 @@ import type { IConstruct } from 'constructs';
  */
 export const nagReference = (scope: IConstruct, value: string): string => {
   const consumer = Stack.of(scope);
-  const token = Tokenization.reverse(value);
+  const token = Tokenization.reverse(value, { failConcat: false });
   const producer = token && Reference.isReference(token) ? Stack.of(token.target) : consumer;
   const local = producer === consumer ? value : producer.exportValue(value);
   return flatten(consumer.resolve(local));

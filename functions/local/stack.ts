@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { generateSigningKey } from '../shared/auth/signing-keys';
+import { stateMachineArnVariable } from '../shared/aws/state-machine-names';
 import type { AccessLogRecord } from '../shared/http/access-log';
 import type { RouteGroup } from '../shared/routes/route-table';
 import { type RunningService, startDynamoDbLocal } from './dynamodb-local';
@@ -8,6 +9,8 @@ import type { ProxyHandler } from './gateway';
 import { createLogBatcher } from './log-batcher';
 import { ensureBucket, ensureTable } from './provision';
 import { startS3Local } from './s3-local';
+import { startStepFunctionsEmulator } from './step-functions/emulator';
+import { aslFiles, loadLocalStateMachines } from './step-functions/machines';
 
 /**
  * The local stack: DynamoDB Local and s3rver with data on disk under `dataDir`, the table and bucket, seed
@@ -28,6 +31,9 @@ export interface StackDescription {
   apiUrl: string;
   dynamodbEndpoint: string;
   s3Endpoint: string;
+  /** The Step Functions emulator running `statemachines/*.asl.json`, and the ARN of each machine. */
+  stepFunctionsEndpoint: string;
+  stateMachineArns: Record<string, string>;
   tableName: string;
   bucketName: string;
   region: string;
@@ -48,6 +54,10 @@ const jwtKeysFile = (dataDir: string) => join(dataDir, 'jwt-signing-keys.json');
 
 /** Points the runtime modules at the local services; must run before any of them is imported. */
 export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pid' | 'startedAt'>) => ({
+  ...Object.fromEntries(
+    Object.entries(d.stateMachineArns).map(([name, arn]) => [stateMachineArnVariable(name), arn]),
+  ),
+  SFN_ENDPOINT: d.stepFunctionsEndpoint,
   JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
   TABLE_NAME: d.tableName,
   BUCKET_NAME: d.bucketName,
@@ -105,15 +115,24 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     ]);
     await ensureTable(dynamodb.endpoint, REGION, tableName);
     await ensureBucket(s3.endpoint, REGION, bucketName);
+    // The endpoint first, the machines once the runtime environment is set (their task overrides import
+    // the worker handlers, which read it).
+    const stepFunctions = await startStepFunctionsEmulator({ region: REGION });
+    started.push(stepFunctions);
     const services = {
       dynamodbEndpoint: dynamodb.endpoint,
       s3Endpoint: s3.endpoint,
+      stepFunctionsEndpoint: stepFunctions.endpoint,
+      stateMachineArns: Object.fromEntries(
+        aslFiles().map(({ name }) => [name, stepFunctions.stateMachineArn(name)]),
+      ),
       tableName,
       bucketName,
       region: REGION,
     };
     ensureJwtKeys(dataDir, new Date());
     Object.assign(process.env, localRuntimeEnvironment({ ...services, dataDir }));
+    stepFunctions.addMachines(await loadLocalStateMachines(REGION));
 
     const { seedLocalData } = await import('./seed');
     const demo = await seedLocalData(dataDir, new Date());

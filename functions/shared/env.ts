@@ -1,3 +1,9 @@
+import {
+  STATE_MACHINE_NAMES,
+  type StateMachineName,
+  stateMachineArnVariable,
+} from './aws/state-machine-names';
+
 /**
  * The only place that reads `process.env`. Each value is read once, on first use, and a missing required
  * variable fails fast with its name.
@@ -19,6 +25,12 @@ export interface Env {
   jwtKeysFile: string | undefined;
   /** On AWS: the Secrets Manager secret holding the JWT key set. */
   jwtKeysSecretArn: string | undefined;
+  /** Endpoint override of Step Functions: set only by the local stack (its emulator). */
+  stepFunctionsEndpoint: string | undefined;
+  /** State machine ARNs a function may start, by machine name; only those granted are set. */
+  stateMachineArns: Partial<Record<StateMachineName, string>>;
+  /** On AWS: the Secrets Manager secret holding the long-lived download-signing access key (storage). */
+  downloadSignerSecretArn: string | undefined;
   /** Dynadata and messaging: key of the HMAC binding list cursors to the company and the query. */
   cursorSecret: string | undefined;
   /** Dynadata and messaging: the local stack may deliver webhooks to loopback addresses (never on AWS). */
@@ -59,6 +71,11 @@ export const env = (): Env => {
     authorizerCacheTtlSeconds: boundedInteger('AUTHORIZER_CACHE_TTL_SECONDS', 30, 1, 60),
     jwtKeysFile: optional('JWT_KEYS_FILE'),
     jwtKeysSecretArn: optional('JWT_KEYS_SECRET_ARN'),
+    stepFunctionsEndpoint: optional('SFN_ENDPOINT'),
+    stateMachineArns: Object.freeze(
+      Object.fromEntries(STATE_MACHINE_NAMES.map((m) => [m, optional(stateMachineArnVariable(m))])),
+    ),
+    downloadSignerSecretArn: optional('DOWNLOAD_SIGNER_SECRET_ARN'),
     cursorSecret: optional('DYNADATA_CURSOR_SECRET'),
     allowLoopbackWebhooks: optional('ALLOW_LOOPBACK_WEBHOOKS') === 'true',
   });

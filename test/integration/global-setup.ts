@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { stateMachineArnVariable } from '../../functions/shared/aws/state-machine-names';
 import { startStackProcess } from './local-stack-process';
 
 declare module 'vitest' {
@@ -25,6 +26,10 @@ export default async function setup(project: TestProject) {
       AWS_REGION: d.region,
       DYNAMODB_ENDPOINT: d.dynamodbEndpoint,
       S3_ENDPOINT: d.s3Endpoint,
+      SFN_ENDPOINT: d.stepFunctionsEndpoint,
+      ...Object.fromEntries(
+        Object.entries(d.stateMachineArns).map(([name, arn]) => [stateMachineArnVariable(name), arn]),
+      ),
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       JWT_KEYS_FILE: join(dataDir, 'jwt-signing-keys.json'),

@@ -1,0 +1,144 @@
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { env } from '../env';
+import { readSecretString } from './secrets-manager';
+
+/**
+ * The one S3 client of a process and the few operations the platform makes on its bucket.
+ *
+ * Checksums are computed only when S3 requires them: presigned PUT URLs then carry no checksum header the
+ * uploader would have to reproduce, and s3rver (local stack, `S3_ENDPOINT`) stores streamed bodies as sent.
+ */
+const { region, s3Endpoint } = env();
+
+const baseConfig: S3ClientConfig = {
+  region,
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+  responseChecksumValidation: 'WHEN_REQUIRED',
+  ...(s3Endpoint
+    ? {
+        endpoint: s3Endpoint,
+        forcePathStyle: true,
+        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      }
+    : {}),
+};
+
+export const s3 = new S3Client(baseConfig);
+
+export interface ObjectHead {
+  size: number;
+  contentType: string;
+  etag: string;
+}
+
+const isMissing = (error: unknown): boolean =>
+  error instanceof Error &&
+  (error.name === 'NotFound' ||
+    error.name === 'NoSuchKey' ||
+    (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404);
+
+/** Size, content type and ETag of an object, or undefined when there is none. */
+export const headObject = async (bucket: string, key: string): Promise<ObjectHead | undefined> => {
+  try {
+    const out = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    return {
+      size: Number(out.ContentLength ?? 0),
+      contentType: out.ContentType ?? 'application/octet-stream',
+      etag: (out.ETag ?? '').replaceAll('"', ''),
+    };
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+};
+
+export const putObject = async (
+  bucket: string,
+  key: string,
+  body: Uint8Array | string,
+  contentType: string,
+): Promise<{ etag: string }> => {
+  const out = await s3.send(
+    new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }),
+  );
+  return { etag: (out.ETag ?? '').replaceAll('"', '') };
+};
+
+/** The object's bytes, or undefined when there is none. */
+export const getObjectBytes = async (bucket: string, key: string): Promise<Uint8Array | undefined> => {
+  try {
+    const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+};
+
+export const deleteObject = async (bucket: string, key: string): Promise<void> => {
+  await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+};
+
+/**
+ * A presigned PUT that binds the content type and the exact length: S3 checks every signed header, so the
+ * stored object cannot differ from what was declared. The uploader must send exactly `headers`.
+ */
+export const presignUpload = async (
+  bucket: string,
+  key: string,
+  contentType: string,
+  size: number,
+  expiresIn: number,
+): Promise<{ url: string; headers: Record<string, string> }> => {
+  const url = await getSignedUrl(
+    s3,
+    new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: contentType, ContentLength: size }),
+    { expiresIn, signableHeaders: new Set(['content-type', 'content-length']) },
+  );
+  return { url, headers: { 'Content-Type': contentType, 'Content-Length': String(size) } };
+};
+
+interface SignerKey {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+let downloadSigner: Promise<S3Client> | undefined;
+
+/**
+ * Download URLs may live 7 days, longer than any role session: on AWS they are signed with the long-lived
+ * access key of a read-only IAM user kept in Secrets Manager (`DOWNLOAD_SIGNER_SECRET_ARN`, JSON
+ * `{accessKeyId, secretAccessKey}`), loaded once per process. Without it (local stack) the main client signs.
+ */
+const downloadSignerClient = (): Promise<S3Client> => {
+  const secretArn = env().downloadSignerSecretArn;
+  if (!secretArn) return Promise.resolve(s3);
+  downloadSigner ??= readSecretString(secretArn)
+    .then((raw) => {
+      const key = JSON.parse(raw) as Partial<SignerKey>;
+      if (!key.accessKeyId || !key.secretAccessKey) throw new Error('Download signer secret is incomplete');
+      return new S3Client({
+        ...baseConfig,
+        credentials: { accessKeyId: key.accessKeyId, secretAccessKey: key.secretAccessKey },
+      });
+    })
+    .catch((error: unknown) => {
+      downloadSigner = undefined;
+      throw error;
+    });
+  return downloadSigner;
+};
+
+/** A presigned GET valid for `expiresIn` seconds (at most 604800, SigV4's own ceiling). */
+export const presignDownload = async (bucket: string, key: string, expiresIn: number): Promise<string> =>
+  getSignedUrl(await downloadSignerClient(), new GetObjectCommand({ Bucket: bucket, Key: key }), {
+    expiresIn,
+  });

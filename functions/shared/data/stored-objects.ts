@@ -1,0 +1,261 @@
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { usageTotalsKey } from './usage-meters';
+
+/**
+ * Stored objects: one item per object path (`CO#<companyId>#OBJ#<fullPath>`, sort key `OBJECT`), so a lookup
+ * by reference is one GetItem and objects never crowd one partition. An item is either an upload reservation
+ * (`status: pending`, made by the upload-URL step, expiring through `ttl`) or a stored object
+ * (`status: stored`). Recording an object and adding its bytes to the company's running `storageBytes`
+ * (the usage totals item) happen in one transaction whose first write is conditional, so the bytes are
+ * counted exactly once however often an object is recorded.
+ */
+export interface StoredObject {
+  bucket: string;
+  fullPath: string;
+  size: number;
+  contentType: string;
+  etag: string;
+  createdAt: string;
+}
+
+export interface UploadReservation {
+  bucket: string;
+  fullPath: string;
+  size: number;
+  contentType: string;
+  fileName: string;
+  expiresAt: string;
+}
+
+export const storedObjectKey = (companyId: string, fullPath: string) => ({
+  pk: `CO#${companyId}#OBJ#${fullPath}`,
+  sk: 'OBJECT',
+});
+
+const ENTITY = 'stored_object';
+/** An abandoned reservation is removed a day after its upload URL expired. */
+const RESERVATION_GRACE_SECONDS = 86_400;
+
+type Item = Record<string, unknown>;
+
+const toStoredObject = (item: Item): StoredObject => ({
+  bucket: String(item.bucket),
+  fullPath: String(item.fullPath),
+  size: Number(item.size),
+  contentType: String(item.contentType),
+  etag: String(item.etag ?? ''),
+  createdAt: String(item.createdAt),
+});
+
+const readItem = async (companyId: string, fullPath: string): Promise<Item | undefined> => {
+  const { Item } = await ddb.send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: storedObjectKey(companyId, fullPath),
+      ConsistentRead: true,
+    }),
+  );
+  return Item;
+};
+
+/** The stored object at `fullPath`, or undefined (nothing there, or only an unfinished upload). */
+export const getStoredObject = async (
+  companyId: string,
+  fullPath: string,
+): Promise<StoredObject | undefined> => {
+  const item = await readItem(companyId, fullPath);
+  return item?.status === 'stored' ? toStoredObject(item) : undefined;
+};
+
+/** Plain decoding of the S and N attribute values this module writes (condition-failure return values). */
+const decode = (raw: Record<string, Record<string, unknown>> | undefined): Item | undefined => {
+  if (!raw) return undefined;
+  const item: Item = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (typeof value.S === 'string') item[name] = value.S;
+    else if (typeof value.N === 'string') item[name] = Number(value.N);
+  }
+  return item;
+};
+
+interface CancellationReason {
+  Code?: string;
+  Item?: Record<string, Record<string, unknown>>;
+}
+
+const cancellationReasons = (error: unknown): CancellationReason[] | undefined =>
+  error instanceof Error && error.name === 'TransactionCanceledException'
+    ? ((error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [])
+    : undefined;
+
+/** The failed item of a cancelled transaction as it was, from the error or else read again. */
+const oldItem = async (reason: CancellationReason | undefined, companyId: string, fullPath: string) =>
+  decode(reason?.Item) ?? (await readItem(companyId, fullPath));
+
+const storedAttributes = (object: StoredObject) => ({
+  ':stored': 'stored',
+  ':bucket': object.bucket,
+  ':fullPath': object.fullPath,
+  ':size': object.size,
+  ':contentType': object.contentType,
+  ':etag': object.etag,
+  ':createdAt': object.createdAt,
+  ':entity': ENTITY,
+});
+
+const addStorageBytes = (companyId: string, bytes: number, headroom: number | undefined) => ({
+  Update: {
+    TableName: tableName(),
+    Key: usageTotalsKey(companyId),
+    UpdateExpression: 'ADD storageBytes :bytes SET entity = :entity',
+    ...(headroom === undefined
+      ? {}
+      : { ConditionExpression: 'attribute_not_exists(storageBytes) OR storageBytes <= :headroom' }),
+    ExpressionAttributeValues: {
+      ':bytes': bytes,
+      ':entity': 'usage_totals',
+      ...(headroom === undefined ? {} : { ':headroom': headroom }),
+    },
+  },
+});
+
+const RECORD_UPDATE =
+  'SET #status = :stored, bucket = :bucket, fullPath = :fullPath, size = :size, contentType = :contentType, ' +
+  'etag = :etag, createdAt = :createdAt, entity = :entity REMOVE #ttl';
+
+/**
+ * Records an object and adds its bytes to the company's storage figure exactly once (one transaction);
+ * recording the same path again changes nothing and returns the existing record with created: false.
+ * For objects the platform writes itself (worker outputs); uploads go through `completeUpload`.
+ */
+export const recordStoredObject = async (
+  companyId: string,
+  object: StoredObject,
+  _now: Date,
+): Promise<{ object: StoredObject; created: boolean }> => {
+  try {
+    await ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: storedObjectKey(companyId, object.fullPath),
+              UpdateExpression: RECORD_UPDATE,
+              ConditionExpression: 'attribute_not_exists(pk) OR #status <> :stored',
+              ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+              ExpressionAttributeValues: storedAttributes(object),
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          },
+          addStorageBytes(companyId, object.size, undefined),
+        ],
+      }),
+    );
+    return { object, created: true };
+  } catch (error) {
+    const reasons = cancellationReasons(error);
+    if (reasons?.[0]?.Code !== 'ConditionalCheckFailed') throw error;
+    const existing = await oldItem(reasons[0], companyId, object.fullPath);
+    if (existing?.status !== 'stored') throw error;
+    return { object: toStoredObject(existing), created: false };
+  }
+};
+
+/** Reserves a path for an upload (one conditional write); the path is new, so a clash is a defect. */
+export const reserveUpload = async (
+  companyId: string,
+  reservation: UploadReservation,
+  now: Date,
+): Promise<void> => {
+  const expiresEpoch = Math.ceil(Date.parse(reservation.expiresAt) / 1000);
+  try {
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...storedObjectKey(companyId, reservation.fullPath),
+          entity: ENTITY,
+          status: 'pending',
+          bucket: reservation.bucket,
+          fullPath: reservation.fullPath,
+          declaredSize: reservation.size,
+          declaredContentType: reservation.contentType,
+          fileName: reservation.fileName,
+          reservedAt: now.toISOString(),
+          expiresAt: reservation.expiresAt,
+          ttl: expiresEpoch + RESERVATION_GRACE_SECONDS,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if (isConditionalCheckFailed(error))
+      throw new Error(`Upload path already reserved: ${reservation.fullPath}`);
+    throw error;
+  }
+};
+
+export type CompleteUploadOutcome =
+  | { kind: 'created'; object: StoredObject }
+  | { kind: 'existing'; object: StoredObject }
+  | { kind: 'no_reservation' }
+  | { kind: 'mismatch'; declared: { size: number; contentType: string } }
+  | { kind: 'storage_limit_reached' };
+
+/**
+ * Turns a reservation into a stored object when the uploaded object (`object`, from S3) matches the declared
+ * size and content type, and adds its bytes to the storage figure, in one transaction. With
+ * `storageLimitBytes`, the bytes are added only while the total stays within it. The outcome says what
+ * happened when nothing was written: already completed (the existing record), no reservation, mismatch, or
+ * the storage allowance.
+ */
+export const completeUpload = async (
+  companyId: string,
+  object: StoredObject,
+  storageLimitBytes?: number,
+): Promise<CompleteUploadOutcome> => {
+  const headroom = storageLimitBytes === undefined ? undefined : storageLimitBytes - object.size;
+  if (headroom !== undefined && headroom < 0) {
+    const existing = await getStoredObject(companyId, object.fullPath);
+    return existing ? { kind: 'existing', object: existing } : { kind: 'storage_limit_reached' };
+  }
+  try {
+    await ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: storedObjectKey(companyId, object.fullPath),
+              UpdateExpression: RECORD_UPDATE,
+              ConditionExpression:
+                '#status = :pending AND declaredSize = :size AND declaredContentType = :contentType',
+              ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+              ExpressionAttributeValues: { ...storedAttributes(object), ':pending': 'pending' },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          },
+          addStorageBytes(companyId, object.size, headroom),
+        ],
+      }),
+    );
+    return { kind: 'created', object };
+  } catch (error) {
+    const reasons = cancellationReasons(error);
+    if (!reasons) throw error;
+    const [objectReason, totalsReason] = reasons;
+    if (objectReason?.Code === 'ConditionalCheckFailed') {
+      const existing = await oldItem(objectReason, companyId, object.fullPath);
+      if (!existing) return { kind: 'no_reservation' };
+      if (existing.status === 'stored') return { kind: 'existing', object: toStoredObject(existing) };
+      return {
+        kind: 'mismatch',
+        declared: { size: Number(existing.declaredSize), contentType: String(existing.declaredContentType) },
+      };
+    }
+    if (totalsReason?.Code === 'ConditionalCheckFailed') return { kind: 'storage_limit_reached' };
+    throw error;
+  }
+};

@@ -1,0 +1,26 @@
+import { Stack, type StackProps } from 'aws-cdk-lib';
+import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import type { Construct } from 'constructs';
+import type { StateMachineName } from '../functions/shared/aws/state-machine-names';
+import type { DataResources } from './access';
+
+export interface JobsStackProps extends StackProps {
+  data: DataResources;
+}
+
+/**
+ * The asynchronous side of the API: one state machine per kind of job (`statemachines/*.asl.json`) with the
+ * worker functions its Task states call. Each machine is built by a construct of its own under
+ * `lib/constructs/`, and registered here so the API stack can grant its route groups to start and stop it.
+ */
+export class JobsStack extends Stack {
+  readonly stateMachines: Partial<Record<StateMachineName, StateMachine>> = {};
+  readonly data: DataResources;
+
+  constructor(scope: Construct, id: string, props: JobsStackProps) {
+    super(scope, id, props);
+    // Strong references: the data stack cannot drop an export this stack still uses.
+    this.node.setContext('@aws-cdk/core:defaultCrossStackReferences', 'strong');
+    this.data = props.data;
+  }
+}
