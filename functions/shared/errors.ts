@@ -29,7 +29,6 @@ export const ERROR_CATALOG = {
   not_implemented: { status: 501, title: 'Not implemented' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
   // Dynadata and messaging.
-  invalid_storage_reference: { status: 400, title: 'Invalid storage reference' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused with a different request' },
   idempotency_request_in_progress: {
     status: 409,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { storeObjectRecord } from './stored-object-fixture';
 import { call, createTenant, expectProblem } from './support';
 
 const { mintJwt } = await import('../../functions/shared/auth/jwt-mint');
@@ -162,14 +163,15 @@ describe('send_message', () => {
       404,
       'not_found',
     );
-    const image = await call('POST', `/v1/contacts/${contactId}/send_message`, {
-      headers,
-      body: {
-        type: 'image',
-        body: { file: { fullPath: `companies/${t.companyId}/pic.png` }, caption: 'Look' },
-      },
-    });
-    expect(image.status).toBe(202);
+    const pic = `companies/${t.companyId}/pic.png`;
+    const sendImage = () =>
+      call('POST', `/v1/contacts/${contactId}/send_message`, {
+        headers,
+        body: { type: 'image', body: { file: { fullPath: pic }, caption: 'Look' } },
+      });
+    expectProblem(await sendImage(), 404, 'not_found');
+    await storeObjectRecord(t.companyId, pic, 'image/png');
+    expect((await sendImage()).status).toBe(202);
   });
 
   it('runs as the contacts item function sendMessage too', async () => {

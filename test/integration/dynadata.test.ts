@@ -2,10 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import { storeObjectRecord } from './stored-object-fixture';
 import { call, createTenant, expectProblem } from './support';
 
 const { runCli } = await import('../../functions/admin/cli');
 const { readUsage } = await import('../../functions/shared/data/usage-meters');
+const storeObject = storeObjectRecord;
 
 const dataDir = inject('stack').dataDir;
 
@@ -243,29 +245,34 @@ describe('Dynadata items', () => {
     expectProblem(res, 413, 'payload_too_large');
   });
 
-  it('checks document fields: a path outside the company prefix is 400 invalid_storage_reference', async () => {
+  it('checks document fields: foreign and missing files are the same 400, malformed paths point at fullPath', async () => {
     const t = await tenantWithOrders();
     const other = await createTenant();
-    const foreign = await call('POST', '/v1/dynadata/type/orders/create', {
-      headers: t.headers,
-      body: { title: 'x', amount: 1, invoice: { fullPath: `companies/${other.companyId}/invoice.pdf` } },
-    });
+    const theirs = `companies/${other.companyId}/invoice.pdf`;
+    await storeObject(other.companyId, theirs);
+    const create = (invoice: unknown) =>
+      call('POST', '/v1/dynadata/type/orders/create', {
+        headers: t.headers,
+        body: { title: 'x', amount: 1, invoice },
+      });
+    const foreign = await create({ fullPath: theirs });
     expectProblem(foreign, 400, 'invalid_storage_reference');
     expect(foreign.json.errors).toEqual([{ pointer: '/body/invoice', message: expect.any(String) }]);
-    const traversal = await call('POST', '/v1/dynadata/type/orders/create', {
-      headers: t.headers,
-      body: {
-        title: 'x',
-        amount: 1,
-        invoice: { fullPath: `companies/${t.companyId}/../${other.companyId}/a` },
-      },
+    const missing = await create({ fullPath: `companies/${t.companyId}/none.pdf` });
+    expectProblem(missing, 400, 'invalid_storage_reference');
+    expect(missing.json.errors).toEqual(foreign.json.errors);
+    const traversal = await create({
+      fullPath: `companies/${t.companyId}/../${other.companyId}/invoice.pdf`,
     });
     expectProblem(traversal, 400, 'invalid_storage_reference');
-    const own = await call('POST', '/v1/dynadata/type/orders/create', {
-      headers: t.headers,
-      body: { title: 'x', amount: 1, invoice: { fullPath: `companies/${t.companyId}/invoices/1.pdf` } },
-    });
-    expect(own.status).toBe(201);
+    expect(traversal.json.errors).toEqual([
+      { pointer: '/body/invoice/fullPath', message: expect.any(String) },
+    ]);
+    const mine = `companies/${t.companyId}/invoices/1.pdf`;
+    await storeObject(t.companyId, mine);
+    const own = await create({ fullPath: mine });
+    expect(own.status, JSON.stringify(own.json)).toBe(201);
+    expect(own.json.invoice).toEqual({ fullPath: mine });
   });
 
   it('answers 404 for unknown types and items', async () => {

@@ -1,36 +1,31 @@
-import { env } from '../../env';
-import type { FieldError } from '../../errors';
+import { AppError, type FieldError } from '../../errors';
+import { resolveStoredObject } from '../storage-references';
 
 /**
- * Checks the storage references held by Dynadata document fields and by send_message. A reference must name
- * the platform bucket (or leave it out) and a normalised path under the company's own prefix
- * `companies/<companyId>/`. A path of another company and a malformed path get the same answer, so a
- * reference never reveals whether another tenant's object exists.
+ * Checks the storage references held by Dynadata document fields with the platform's one validator
+ * (`storage-references.ts`): the reference must be well formed, lie under the company's own prefix and name
+ * a stored object. Every problem becomes a 400 field error at the field's pointer; a path of another company
+ * and a missing object get the same message, so a reference never reveals whether another tenant's object
+ * exists. Costs one GetItem per document field present.
  */
-export const companyPrefix = (companyId: string): string => `companies/${companyId}/`;
+const NO_OBJECT = 'references no stored file of your company';
 
-export const storageReferenceProblem = (companyId: string, value: unknown): string | undefined => {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return 'must be {bucket?, fullPath}';
-  const { bucket, fullPath } = value as { bucket?: unknown; fullPath?: unknown };
-  const invalid = 'is not a file of your company (expected a path under your storage prefix)';
-  if (bucket !== undefined && bucket !== env().bucketName) return invalid;
-  if (typeof fullPath !== 'string') return invalid;
-  if (!fullPath.startsWith(companyPrefix(companyId))) return invalid;
-  const rest = fullPath.slice(companyPrefix(companyId).length);
-  if (rest === '' || rest.split('/').some((s) => s === '' || s === '.' || s === '..')) return invalid;
-  const unsafe = [...fullPath].some((c) => c.charCodeAt(0) < 0x20 || c === '\u007f' || c === '\\');
-  if (fullPath.length > 1024 || unsafe) return invalid;
-  return undefined;
-};
-
-/** Field errors (pointers rooted at `root`) for the references that are not the company's. */
-export const documentReferenceErrors = (
+export const documentReferenceErrors = async (
   companyId: string,
   refs: { pointer: string; value: unknown }[],
   root = '/body',
-): FieldError[] =>
-  refs.flatMap(({ pointer, value }) => {
-    const problem = storageReferenceProblem(companyId, value);
-    return problem ? [{ pointer: `${root}${pointer}`, message: problem }] : [];
-  });
+): Promise<FieldError[]> => {
+  const errors: FieldError[] = [];
+  for (const { pointer, value } of refs) {
+    const ref = value as { bucket?: string; fullPath: string };
+    try {
+      await resolveStoredObject(companyId, ref, `${root}${pointer}/fullPath`);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      if (error.code === 'invalid_storage_reference' && error.errors) errors.push(...error.errors);
+      else if (error.code === 'not_found') errors.push({ pointer: `${root}${pointer}`, message: NO_OBJECT });
+      else throw error;
+    }
+  }
+  return errors;
+};

@@ -48,22 +48,26 @@ const userFields = (body: Record<string, unknown>): Record<string, unknown> => {
 const byteSize = (data: Record<string, unknown>): number => Buffer.byteLength(JSON.stringify(data), 'utf8');
 
 /** Every violation of `data` for the type: schema, reserved names, then document references. */
-export const itemProblems = (
+export const itemProblems = async (
   companyId: string,
   type: ResolvedType,
   data: Record<string, unknown>,
-): { code: 'validation_failed' | 'invalid_storage_reference'; errors: FieldError[] } | undefined => {
+): Promise<{ code: 'validation_failed' | 'invalid_storage_reference'; errors: FieldError[] } | undefined> => {
   const errors = validateAgainst(type.schema, data);
   for (const name of Object.keys(data))
     if (isReservedFieldName(name) && !SYSTEM_FIELDS.includes(name))
       errors.push({ pointer: `/body/${name}`, message: 'is a reserved field name' });
   if (errors.length > 0) return { code: 'validation_failed', errors };
-  const refErrors = documentReferenceErrors(companyId, documentFieldsOf(type.schema, data));
+  const refErrors = await documentReferenceErrors(companyId, documentFieldsOf(type.schema, data));
   if (refErrors.length > 0) return { code: 'invalid_storage_reference', errors: refErrors };
   return undefined;
 };
 
-const assertValid = (companyId: string, type: ResolvedType, data: Record<string, unknown>): number => {
+const assertValid = async (
+  companyId: string,
+  type: ResolvedType,
+  data: Record<string, unknown>,
+): Promise<number> => {
   const size = byteSize(data);
   if (size > MAX_DYNADATA_ITEM_BYTES) {
     throw new AppError(
@@ -72,7 +76,7 @@ const assertValid = (companyId: string, type: ResolvedType, data: Record<string,
       { extensions: { maxItemBytes: MAX_DYNADATA_ITEM_BYTES } },
     );
   }
-  const problems = itemProblems(companyId, type, data);
+  const problems = await itemProblems(companyId, type, data);
   if (problems?.code === 'validation_failed') throw new ValidationError(problems.errors);
   if (problems) {
     throw new AppError('invalid_storage_reference', 'A document field does not reference a file of yours.', {
@@ -117,7 +121,7 @@ export const createItem = async (
     );
   }
   return withFreshTypeOnChange(companyId, typeName, async (type) => {
-    const size = assertValid(companyId, type, body);
+    const size = await assertValid(companyId, type, body);
     const stamp = now.toISOString();
     const id =
       typeName === LOG_ENTRIES_TYPE
@@ -179,7 +183,7 @@ export const updateItem = async (
       );
     }
     const data = mergePatch(previous.data, userFields(body)) as Record<string, unknown>;
-    const size = assertValid(companyId, type, data);
+    const size = await assertValid(companyId, type, data);
     const next: StoredItem = {
       ...previous,
       _version: previous._version + 1,
@@ -230,6 +234,6 @@ export const validateItem = async (
   const size = byteSize(data);
   if (size > MAX_DYNADATA_ITEM_BYTES)
     errors.push({ pointer: '/body', message: `exceeds ${MAX_DYNADATA_ITEM_BYTES} bytes` });
-  errors.push(...(itemProblems(companyId, type, data)?.errors ?? []));
+  errors.push(...((await itemProblems(companyId, type, data))?.errors ?? []));
   return { valid: errors.length === 0, errors };
 };

@@ -2,15 +2,15 @@ import { getStoredItem, insertItem, type StoredItem } from '../../data/dynadata-
 import { NotFoundError } from '../../errors';
 import { ulid } from '../../ids';
 import type { SendMessageBody } from '../../routes/dynadata-schemas';
-import { storageReferenceProblem } from '../dynadata/document-references';
+import { resolveStoredObject } from '../storage-references';
 
 /**
  * send_message: the message is stored as an item of the built-in `messages` type (`{contactId, type, body,
  * status, attempts}`, status `queued`) in one transaction that also counts its bytes, and answered with 202
  * `{messageId, status: "queued"}`. An unknown contact answers 404; a `file` that is not one of the company's
- * files answers 404 as well (a foreign path and a missing file look the same).
+ * stored files answers 404 as well (a foreign path and a missing file look the same).
  *
- * Cost: one GetItem (the contact) and one transaction.
+ * Cost: one GetItem (the contact), one GetItem per file, one transaction, then the delivery execution.
  */
 export const sendMessageToContact = async (
   companyId: string,
@@ -20,9 +20,9 @@ export const sendMessageToContact = async (
 ): Promise<{ messageId: string; status: 'queued' }> => {
   const contact = await getStoredItem(companyId, 'contacts', contactId);
   if (!contact) throw new NotFoundError(`There is no contact ${contactId}.`);
-  if (message.type !== 'text' && storageReferenceProblem(companyId, message.body.file)) {
-    throw new NotFoundError('There is no such file among your stored files.');
-  }
+  // A foreign path and a missing file are both 404; a malformed path is 400 with its pointer.
+  if (message.type !== 'text')
+    await resolveStoredObject(companyId, message.body.file, '/body/body/file/fullPath');
   const stamp = now.toISOString();
   const data = { contactId, type: message.type, body: message.body, status: 'queued', attempts: 0 };
   const item: StoredItem = {
