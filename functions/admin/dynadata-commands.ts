@@ -9,7 +9,9 @@ import { UsageError } from './target';
  */
 export const DYNADATA_USAGE = `  types put --company ID --name N --file schema.json [--description D] [--functions a,b]
   types list --company ID
-  types delete --company ID --name N [--force]   refuses while the type has items unless --force`;
+  types delete --company ID --name N [--force]   refuses while the type has items unless --force
+  channels set --company ID --url U      webhook for message delivery; prints its signing secret once
+  channels get --company ID`;
 
 export interface DynadataCommandValues {
   company?: string;
@@ -18,6 +20,7 @@ export interface DynadataCommandValues {
   description?: string;
   functions?: string;
   force?: boolean;
+  url?: string;
 }
 
 const need = (value: string | undefined, flag: string): string => {
@@ -30,10 +33,11 @@ export const runDynadataCommand = async (
   values: DynadataCommandValues,
   now: Date,
 ): Promise<{ json: unknown; text: string } | undefined> => {
-  if (!key.startsWith('types ')) return undefined;
+  if (!key.startsWith('types ') && !key.startsWith('channels ')) return undefined;
   const { getCompany } = await import('../shared/data/companies');
   const companyId = need(values.company, 'company');
   if (!(await getCompany(companyId))) throw new Error(`no company ${companyId}`);
+  if (key.startsWith('channels ')) return runChannelCommand(key, companyId, values, now);
   const admin = await import('../shared/domain/dynadata/type-admin');
   switch (key) {
     case 'types put': {
@@ -78,4 +82,33 @@ export const runDynadataCommand = async (
     default:
       throw new UsageError(`unknown command: ${key}`);
   }
+};
+
+const runChannelCommand = async (
+  key: string,
+  companyId: string,
+  values: DynadataCommandValues,
+  now: Date,
+): Promise<{ json: unknown; text: string }> => {
+  const { getDeliveryChannel, putDeliveryChannel } = await import('../shared/data/delivery-channels');
+  if (key === 'channels get') {
+    const channel = await getDeliveryChannel(companyId);
+    if (!channel) throw new Error(`no delivery channel for ${companyId}`);
+    return {
+      json: { url: channel.url, updatedAt: channel.updatedAt },
+      text: `${channel.url} (set ${channel.updatedAt})`,
+    };
+  }
+  if (key !== 'channels set') throw new UsageError(`unknown command: ${key}`);
+  const { env } = await import('../shared/env');
+  const { newWebhookSecret, webhookUrlProblem } = await import('../shared/domain/messages/webhooks');
+  const url = need(values.url, 'url');
+  const problem = webhookUrlProblem(url, env().allowLoopbackWebhooks);
+  if (problem) throw new UsageError(`--url ${problem}`);
+  const secret = newWebhookSecret();
+  await putDeliveryChannel(companyId, { url, secret, updatedAt: now.toISOString() });
+  return {
+    json: { url, secret },
+    text: `delivery channel of ${companyId}: ${url}\nsigning secret (Standard Webhooks): ${secret}\nStore it now: it is not shown again.`,
+  };
 };

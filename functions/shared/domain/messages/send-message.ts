@@ -1,3 +1,4 @@
+import { ExecutionAlreadyExistsError, startExecution } from '../../aws/step-functions';
 import { getStoredItem, insertItem, type StoredItem } from '../../data/dynadata-items';
 import { NotFoundError } from '../../errors';
 import { ulid } from '../../ids';
@@ -11,7 +12,24 @@ import { resolveStoredObject } from '../storage-references';
  * stored files answers 404 as well (a foreign path and a missing file look the same).
  *
  * Cost: one GetItem (the contact), one GetItem per file, one transaction, then the delivery execution.
+ * Delivery runs in the `message-delivery` state machine, one execution per message named after it, so a
+ * repeated start is harmless. A start that fails after the message was stored leaves it `queued`; the error
+ * is answered as a 500 and the message can be sent again.
  */
+export const deliveryExecutionName = (companyId: string, messageId: string): string =>
+  `${companyId}-${messageId}`;
+
+export const startMessageDelivery = async (companyId: string, messageId: string): Promise<void> => {
+  try {
+    await startExecution('message-delivery', deliveryExecutionName(companyId, messageId), {
+      companyId,
+      messageId,
+    });
+  } catch (error) {
+    if (!(error instanceof ExecutionAlreadyExistsError)) throw error;
+  }
+};
+
 export const sendMessageToContact = async (
   companyId: string,
   contactId: string,
@@ -34,5 +52,6 @@ export const sendMessageToContact = async (
     size: Buffer.byteLength(JSON.stringify(data), 'utf8'),
   };
   await insertItem(companyId, 'messages', item, {});
+  await startMessageDelivery(companyId, item._id);
   return { messageId: item._id, status: 'queued' };
 };
