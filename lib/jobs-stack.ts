@@ -3,6 +3,7 @@ import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import type { StateMachineName } from '../functions/shared/aws/state-machine-names';
 import type { DataResources } from './access';
+import { MessageDelivery } from './constructs/message-delivery';
 
 export interface JobsStackProps extends StackProps {
   data: DataResources;
@@ -22,5 +23,6 @@ export class JobsStack extends Stack {
     // Strong references: the data stack cannot drop an export this stack still uses.
     this.node.setContext('@aws-cdk/core:defaultCrossStackReferences', 'strong');
     this.data = props.data;
+    this.stateMachines['message-delivery'] = new MessageDelivery(this, 'MessageDelivery', props).stateMachine;
   }
 }
