@@ -185,6 +185,16 @@ try {
     `ratio gateway / handler in-process:                ${fmt(viaGateway / handlerOnly, 2)}\n`,
   );
   agent.destroy();
+
+  // Dynadata and messaging.
+  const { benchDynadata } = await import('./dynadata');
+  await benchDynadata({
+    companyId: stack.demo.companyId,
+    authorizerContext: authResult.context ?? undefined,
+    context,
+    counted,
+    write: (line) => process.stdout.write(line),
+  });
 } finally {
   await stack.stop();
   rmSync(dataDir, { recursive: true, force: true });
