@@ -65,10 +65,18 @@ describe('log_entries through Dynadata', () => {
       currentSigningKey(await loadKeySet()),
       new Date(),
     ).token;
+    const readOnly = await createTenant({ scopes: ['dynadata:read'] });
+    const noScopes = mintJwt(
+      { companyId: t.companyId },
+      currentSigningKey(await loadKeySet()),
+      new Date(),
+    ).token;
     const credentials: Record<string, string>[] = [
       { 'x-api-key': t.apiKey },
       { 'x-jwt-token': token },
       { 'x-auth-token': t.apiKey },
+      { 'x-api-key': readOnly.apiKey },
+      { 'x-jwt-token': noScopes },
     ];
     for (const headers of credentials) {
       expectProblem(
@@ -295,6 +303,32 @@ describe('tenant isolation', () => {
       404,
       'not_found',
     );
+    const { putType } = await import('../../functions/shared/domain/dynadata/type-admin');
+    await putType(
+      a.companyId,
+      {
+        name: 'secrets',
+        description: '',
+        schema: { type: 'object', properties: { s: { type: 'string' } } },
+        functions: [],
+      },
+      new Date(),
+    );
+    const secret = await call('POST', '/v1/dynadata/type/secrets/create', { headers: ha, body: { s: 'x' } });
+    expect(secret.status).toBe(201);
+    for (const [method, path, body] of [
+      ['GET', '/v1/dynadata/type/secrets/schema', undefined],
+      ['GET', '/v1/dynadata/type/secrets/schema/zod', undefined],
+      ['POST', '/v1/dynadata/type/secrets/list', {}],
+      ['POST', '/v1/dynadata/type/secrets/create', { s: 'y' }],
+      ['POST', '/v1/dynadata/type/secrets/validate', { s: 'y' }],
+      ['GET', `/v1/dynadata/type/secrets/item/${secret.json._id}`, undefined],
+      ['POST', '/v1/dynadata/type/secrets/executeFunction/count', {}],
+    ] as const) {
+      expectProblem(await call(method, path, { headers: hb, ...(body ? { body } : {}) }), 404, 'not_found');
+    }
+    const types = await call('GET', '/v1/dynadata/types', { headers: hb });
+    expect((types.json.types as { name: string }[]).map((x) => x.name)).not.toContain('secrets');
     const listB = await call('POST', '/v1/dynadata/type/contacts/list', { headers: hb, body: {} });
     expect(listB.json.items).toEqual([]);
     const still = await call('GET', `/v1/dynadata/type/contacts/item/${contactId}`, { headers: ha });

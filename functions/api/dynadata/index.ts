@@ -8,6 +8,7 @@ import {
   validateItem,
 } from '../../shared/domain/dynadata/items';
 import { listItems } from '../../shared/domain/dynadata/list';
+import { refuseLogEntryWrites } from '../../shared/domain/dynadata/log-entry-guard';
 import { librarySchema, typeSchema } from '../../shared/domain/dynadata/schemas';
 import { listTypes } from '../../shared/domain/dynadata/types';
 import { withIdempotency } from '../../shared/domain/idempotency';
@@ -86,4 +87,4 @@ export const handler = createApiHandler('dynadata', {
           input: body,
         }),
     ),
-});
+}).use(refuseLogEntryWrites());
