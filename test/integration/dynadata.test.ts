@@ -345,6 +345,12 @@ describe('Dynadata list', () => {
       if (!cursor) break;
     }
     expect(seen).toEqual([...ids].reverse());
+    const exact = await call('POST', '/v1/dynadata/type/orders/list', {
+      headers: t.headers,
+      body: { limit: 7 },
+    });
+    expect(exact.json.items).toHaveLength(7);
+    expect(exact.json.nextCursor).toBeNull();
     const asc = await call('POST', '/v1/dynadata/type/orders/list', {
       headers: t.headers,
       body: { sort: { field: '_id', order: 'asc' }, limit: 2 },

@@ -220,7 +220,10 @@ export const listItems = async (
       forward: sort.order === 'asc',
       ...(keyCondition ? { keyCondition } : {}),
       ...(filter ? { filter } : {}),
-      limit: filter ? Math.min(MAX_EXAMINED_PER_PAGE - examined, Math.max(remaining, 100)) : remaining,
+      // One item more than the page needs tells whether another page exists, so the last page has no cursor.
+      limit: filter
+        ? Math.min(MAX_EXAMINED_PER_PAGE - examined, Math.max(remaining + 1, 100))
+        : remaining + 1,
       ...(startKey ? { startKey } : {}),
     });
     examined += page.scanned;
