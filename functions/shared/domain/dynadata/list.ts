@@ -6,6 +6,7 @@ import {
   startKeyOf,
   toStoredItem,
 } from '../../data/dynadata-items';
+import { getTypeItemCount } from '../../data/dynadata-types';
 import { env } from '../../env';
 import { type FieldError, ValidationError } from '../../errors';
 import type { ListFilter, ListFilterCondition, ListRequest } from '../../routes/dynadata-schemas';
@@ -243,13 +244,18 @@ export const listItems = async (
   };
 };
 
-/** Number of items of a type matching an optional filter (reads the key range; custom counters when unfiltered). */
+/**
+ * Number of items of a type matching an optional filter. Unfiltered counts read the type's item counter
+ * (kept by every item write, one GetItem); filtered counts (and log_entries) read the key range.
+ */
 export const countItems = async (
   companyId: string,
   typeName: string,
   filter?: ListFilter,
 ): Promise<number> => {
   const type = await resolveType(companyId, typeName);
+  if ((filter === undefined || Object.keys(filter).length === 0) && typeName !== LOG_ENTRIES_TYPE)
+    return getTypeItemCount(companyId, typeName);
   const { keyCondition, filter: f } = compileFilter(type, filter, false);
   let count = 0;
   let startKey: Record<string, unknown> | undefined;
