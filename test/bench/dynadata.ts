@@ -162,6 +162,7 @@ export const benchDynadata = async (options: {
     });
     batches.push(ddb.send(new BatchWriteCommand({ RequestItems: { [tableName()]: items } })));
     if (batches.length >= 16) await Promise.all(batches.splice(0));
+    if (i % 10_000 === 0 && i > 0) write(`  ${i} items written\n`);
   }
   await Promise.all(batches);
   write(`seeded ${total} items in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
