@@ -23,6 +23,7 @@ import { nagReference } from './nag';
  * - `signingKeys`: reads the JWT key set secret (only the authorizer verifies JWTs; the operator CLI writes it).
  * - `stateMachines`: may start executions of these machines and stop their executions (cancel), and gets
  *   each machine's ARN in its environment (`<NAME>_STATE_MACHINE_ARN`).
+ * - `downloadSigning`: reads the download signer's access key secret (storage signs 7-day download URLs).
  */
 export type TableAccess = 'lookup' | 'read' | 'readWrite';
 
@@ -32,6 +33,7 @@ export interface FunctionAccess {
   bucket: boolean;
   signingKeys?: boolean;
   stateMachines?: StateMachineName[];
+  downloadSigning?: boolean;
 }
 
 export const AUTHORIZER_ACCESS: FunctionAccess = {
@@ -41,13 +43,16 @@ export const AUTHORIZER_ACCESS: FunctionAccess = {
   signingKeys: true,
 };
 
+/** The log shipper writes `log_entries` items and adds compute time to the usage meters. */
+export const LOG_SHIPPER_ACCESS: FunctionAccess = { table: 'readWrite', meter: true, bucket: false };
+
 export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   public: { table: 'read', meter: false, bucket: false },
   company: { table: 'read', meter: true, bucket: false },
   usage: { table: 'read', meter: true, bucket: false },
   contacts: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['message-delivery'] },
   dynadata: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['message-delivery'] },
-  storage: { table: 'readWrite', meter: true, bucket: true },
+  storage: { table: 'readWrite', meter: true, bucket: true, downloadSigning: true },
   transcriptions: { table: 'readWrite', meter: true, bucket: true },
   transcodes: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['transcode'] },
   speech: { table: 'readWrite', meter: true, bucket: true },
@@ -89,6 +94,8 @@ export interface DataResources {
   jwtKeys: ISecret;
   /** The jobs stack's state machines (absent for the functions of the jobs stack itself). */
   stateMachines?: Partial<Record<StateMachineName, StateMachine>>;
+  /** The download signer's access key `{accessKeyId, secretAccessKey}` (7-day download URLs). */
+  downloadSigner?: ISecret;
 }
 
 /**
@@ -118,6 +125,7 @@ export const grantDataAccess = (role: IRole, access: FunctionAccess, data: DataR
     );
   }
   if (access.signingKeys) jwtKeys.grantRead(role);
+  if (access.downloadSigning && data.downloadSigner) data.downloadSigner.grantRead(role);
   if (access.bucket) {
     role.addToPrincipalPolicy(
       new PolicyStatement({
@@ -183,4 +191,7 @@ export const dataEnvironment = (access: FunctionAccess, data: DataResources): Re
       return machine ? [[stateMachineArnVariable(name), machine.stateMachineArn]] : [];
     }),
   ),
+  ...(access.downloadSigning && data.downloadSigner
+    ? { DOWNLOAD_SIGNER_SECRET_ARN: data.downloadSigner.secretArn }
+    : {}),
 });

@@ -10,7 +10,8 @@ import {
   RequestAuthorizer,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, LogGroup, RetentionDays, SubscriptionFilter } from 'aws-cdk-lib/aws-logs';
+import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations';
 import type { Construct } from 'constructs';
 import { ACCESS_LOG_FIELDS } from '../functions/shared/http/access-log';
 import {
@@ -19,7 +20,13 @@ import {
   ROUTES,
   type RouteGroup,
 } from '../functions/shared/routes/route-table';
-import { AUTHORIZER_ACCESS, type DataResources, dataEnvironment, grantDataAccess } from './access';
+import {
+  AUTHORIZER_ACCESS,
+  type DataResources,
+  dataEnvironment,
+  grantDataAccess,
+  LOG_SHIPPER_ACCESS,
+} from './access';
 import { AppFunction } from './constructs/app-function';
 import { RouteGroupFunction } from './constructs/route-group';
 import { addGatewayResponses } from './gateway-responses';
@@ -39,6 +46,7 @@ export const STAGE_THROTTLING = { rateLimit: 100, burstLimit: 200 } as const;
 export class ApiStack extends Stack {
   readonly api: RestApi;
   readonly authorizerFunction: AppFunction;
+  readonly logShipperFunction: AppFunction;
   readonly groups: Record<RouteGroup, RouteGroupFunction>;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
@@ -67,6 +75,23 @@ export class ApiStack extends Stack {
       },
     });
     addGatewayResponses(this.api);
+
+    // The audit trail and per-request compute time are written off the request path: a subscription on the
+    // access-log group hands each batch of lines to the log shipper, which writes `log_entries` items.
+    this.logShipperFunction = new AppFunction(this, 'LogShipperFunction', {
+      entry: 'functions/log-shipper/index.ts',
+      description: 'Public API v1, access log to log_entries and compute meter',
+      environment: dataEnvironment(LOG_SHIPPER_ACCESS, data),
+      timeout: Duration.seconds(60),
+    });
+    const shipperRole = this.logShipperFunction.role;
+    if (!shipperRole) throw new Error('the log shipper has no role');
+    grantDataAccess(shipperRole, LOG_SHIPPER_ACCESS, data);
+    new SubscriptionFilter(this, 'AccessLogsToShipper', {
+      logGroup: accessLogs,
+      destination: new LambdaDestination(this.logShipperFunction),
+      filterPattern: FilterPattern.allEvents(),
+    });
 
     this.authorizerFunction = new AppFunction(this, 'AuthorizerFunction', {
       entry: 'functions/authorizer/index.ts',

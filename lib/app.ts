@@ -3,17 +3,20 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { ApiStack } from './api-stack';
 import { DataStack } from './data-stack';
 import { JobsStack } from './jobs-stack';
+import { ObservabilityStack } from './observability-stack';
 
 export interface PublicApiApp {
   app: App;
   data: DataStack;
   jobs: JobsStack;
   api: ApiStack;
+  observability: ObservabilityStack;
 }
 
 /**
  * The CDK app: the stateful data stack, the jobs stack (state machines and their workers), the API stack,
- * and the cdk-nag AwsSolutions checks, which run at synthesis and fail it on any finding not acknowledged.
+ * the observability stack (alarms, dashboard), and the cdk-nag AwsSolutions checks, which run at synthesis
+ * and fail it on any finding not acknowledged.
  */
 export const createApp = (props?: AppProps): PublicApiApp => {
   const app = new App(props);
@@ -27,8 +30,14 @@ export const createApp = (props?: AppProps): PublicApiApp => {
   });
   const api = new ApiStack(app, 'PublicApiV1', {
     description: 'Public API v1: REST API, authorizer and route group functions',
-    data: { ...dataResources, stateMachines: jobs.stateMachines },
+    data: { ...dataResources, stateMachines: jobs.stateMachines, downloadSigner: data.downloadSigner.secret },
+  });
+  const observability = new ObservabilityStack(app, 'PublicApiV1Observability', {
+    description: 'Public API v1: alarms, alarm topic and dashboard',
+    api,
+    table: data.table,
+    stateMachines: jobs.stateMachines,
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { app, data, jobs, api };
+  return { app, data, jobs, api, observability };
 };

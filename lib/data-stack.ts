@@ -8,10 +8,18 @@ import {
   Validations,
 } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  HttpMethods,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { BUCKET_CORS_RULE } from '../functions/shared/aws/bucket-cors';
 import { TABLE_SHAPE } from '../functions/shared/data/table';
+import { DownloadSigner } from './constructs/download-signer';
 
 /**
  * The stateful resources: the single table, the platform bucket and the JWT signing key set. All are
@@ -27,6 +35,7 @@ export class DataStack extends Stack {
   readonly table: Table;
   readonly bucket: Bucket;
   readonly jwtKeys: Secret;
+  readonly downloadSigner: DownloadSigner;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -75,6 +84,21 @@ export class DataStack extends Stack {
         },
       ],
       removalPolicy: RemovalPolicy.RETAIN,
+      // Browsers upload to and download from presigned URLs (functions/shared/aws/bucket-cors.ts).
+      cors: [
+        {
+          allowedMethods: BUCKET_CORS_RULE.allowedMethods.map((m) => HttpMethods[m]),
+          allowedOrigins: BUCKET_CORS_RULE.allowedOrigins,
+          allowedHeaders: BUCKET_CORS_RULE.allowedHeaders,
+          exposedHeaders: BUCKET_CORS_RULE.exposedHeaders,
+          maxAge: BUCKET_CORS_RULE.maxAgeSeconds,
+        },
+      ],
+    });
+    // 7-day download URLs are signed with a dedicated read-only IAM user's access key (see the construct).
+    this.downloadSigner = new DownloadSigner(this, 'DownloadSigner', {
+      bucket: this.bucket,
+      objectPrefix: 'companies/',
     });
 
     // The stack generates no key material: the secret starts as an empty key set, and

@@ -4,8 +4,19 @@ import { resolveLimits } from '../shared/domain/limits';
 import { env } from '../shared/env';
 import { createDecisionCache } from './decision-cache';
 
-/** What the authorizer needs to know about a company: whether it may call, and its monthly allowance. */
-export type CompanyAccess = { active: true; apiRequestsPerMonth: number } | { active: false };
+/**
+ * What the authorizer needs to know about a company: whether it may call, its monthly allowance, and the
+ * storage limits the upload routes enforce without reading the plan again, and the plan's id.
+ */
+export type CompanyAccess =
+  | {
+      active: true;
+      apiRequestsPerMonth: number;
+      maxObjectBytes: number;
+      storageBytesLimit: number;
+      planId: string;
+    }
+  | { active: false };
 
 const companies = createDecisionCache<CompanyAccess>(env().authorizerCacheTtlSeconds * 1000);
 
@@ -14,10 +25,17 @@ export const companyAccess = async (companyId: string, now: number): Promise<Com
   if (cached) return cached;
   const company = await getCompany(companyId);
   const plan = company ? await getPlan(company.planId) : undefined;
-  const access: CompanyAccess =
-    company && plan && company.status === 'active'
-      ? { active: true, apiRequestsPerMonth: resolveLimits(plan.limits, company).apiRequestsPerMonth }
-      : { active: false };
+  const limits =
+    company && plan && company.status === 'active' ? resolveLimits(plan.limits, company) : undefined;
+  const access: CompanyAccess = limits
+    ? {
+        active: true,
+        apiRequestsPerMonth: limits.apiRequestsPerMonth,
+        maxObjectBytes: limits.maxObjectBytes,
+        storageBytesLimit: limits.storageBytes,
+        planId: plan?.id ?? '',
+      }
+    : { active: false };
   companies.set(companyId, access, now);
   return access;
 };

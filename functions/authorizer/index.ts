@@ -40,6 +40,12 @@ export const handler = async (
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
     },
-    context: toAuthorizerContext({ ...outcome.auth, apiRequestsPerMonth: access.apiRequestsPerMonth }),
+    context: toAuthorizerContext({
+      ...outcome.auth,
+      apiRequestsPerMonth: access.apiRequestsPerMonth,
+      planId: access.planId,
+      maxObjectBytes: access.maxObjectBytes,
+      storageBytesLimit: access.storageBytesLimit,
+    }),
   };
 };

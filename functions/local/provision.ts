@@ -5,7 +5,8 @@ import {
   ResourceNotFoundException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
+import { BUCKET_CORS_RULE } from '../shared/aws/bucket-cors';
 import { TABLE_SHAPE } from '../shared/data/table';
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -53,7 +54,7 @@ export const ensureTable = async (endpoint: string, region: string, tableName: s
   client.destroy();
 };
 
-/** Creates the platform bucket in s3rver if it does not exist yet. */
+/** Creates the platform bucket in s3rver if it does not exist yet, and sets its CORS rule (as on AWS). */
 export const ensureBucket = async (endpoint: string, region: string, bucketName: string): Promise<void> => {
   const client = new S3Client({
     endpoint,
@@ -66,5 +67,21 @@ export const ensureBucket = async (endpoint: string, region: string, bucketName:
   } catch {
     await client.send(new CreateBucketCommand({ Bucket: bucketName }));
   }
+  await client.send(
+    new PutBucketCorsCommand({
+      Bucket: bucketName,
+      CORSConfiguration: {
+        CORSRules: [
+          {
+            AllowedMethods: [...BUCKET_CORS_RULE.allowedMethods],
+            AllowedOrigins: BUCKET_CORS_RULE.allowedOrigins,
+            AllowedHeaders: BUCKET_CORS_RULE.allowedHeaders,
+            ExposeHeaders: BUCKET_CORS_RULE.exposedHeaders,
+            MaxAgeSeconds: BUCKET_CORS_RULE.maxAgeSeconds,
+          },
+        ],
+      },
+    }),
+  );
   client.destroy();
 };

@@ -118,10 +118,7 @@ try {
       () => authorizer({ ...authorizerEvent, headers: { 'x-api-key': 'sk-bad' } }).catch(() => undefined),
     ],
     ['GET /v1/self handler (1 read + api_requests meter)', () => company(proxyEvent('/self', true), context)],
-    [
-      'GET /v1/usage handler (company, plan, usage + meter)',
-      () => usage(proxyEvent('/usage', true), context),
-    ],
+    ['GET /v1/usage handler (1 batch read + meter)', () => usage(proxyEvent('/usage', true), context)],
     ['GET /v1/public/plans handler', () => publicGroup(proxyEvent('/public/plans', false), context)],
     ['GET /v1/openapi.json handler', () => publicGroup(proxyEvent('/openapi.json', false), context)],
     [
@@ -131,6 +128,15 @@ try {
     ['GET /v1/public/plans via gateway', () => fetch(`${apiUrl}/v1/public/plans`).then((r) => r.text())],
   ];
   for (const [name, fn] of rows) process.stdout.write(`${name.padEnd(50)} ${await counted(fn)}\n`);
+
+  section('Storage routes: requests per call (handler in-process, DynamoDB includes the meter)');
+  const { benchStorageRequests } = await import('./storage');
+  await benchStorageRequests({
+    authorizerContext: authResult.context,
+    context,
+    countDynamoDb: counted,
+    write: (line) => process.stdout.write(line),
+  });
 
   const throughput = async (fn: () => Promise<unknown>): Promise<number> => {
     for (let i = 0; i < 100; i++) await fn(); // warm-up

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { BUILTIN_TYPES } from '../../functions/shared/domain/dynadata/builtin-types';
 import {
   type JsonSchema,
@@ -7,6 +6,7 @@ import {
   validateAgainst,
 } from '../../functions/shared/domain/dynadata/json-schema';
 import { zodSourceOf } from '../../functions/shared/domain/dynadata/zod-source';
+import * as z from '../../functions/shared/zod';
 
 /** Compiles the zod source text the API returns, exactly as a client would run it. */
 const compileZod = (source: string): z.ZodType => {

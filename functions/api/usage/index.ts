@@ -5,7 +5,7 @@ export const handler = createApiHandler('usage', {
   getUsage: async ({ auth, query }) => ({
     body: {
       success: true,
-      usage: await getUsageSnapshot(auth.companyId, query.granularity ?? 'month', new Date()),
+      usage: await getUsageSnapshot(auth.companyId, query.granularity ?? 'month', new Date(), auth.planId),
     },
   }),
 });

@@ -41,9 +41,12 @@ export const createCompany = async (company: CompanyRecord): Promise<void> => {
   }
 };
 
+export const toCompany = (item: Record<string, unknown>): CompanyRecord => {
+  const { pk: _pk, sk: _sk, entity: _entity, ...company } = item;
+  return company as unknown as CompanyRecord;
+};
+
 export const getCompany = async (companyId: string): Promise<CompanyRecord | undefined> => {
   const { Item } = await ddb.send(new GetCommand({ TableName: tableName(), Key: companyKey(companyId) }));
-  if (!Item) return undefined;
-  const { pk: _pk, sk: _sk, entity: _entity, ...company } = Item;
-  return company as CompanyRecord;
+  return Item ? toCompany(Item) : undefined;
 };

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { type Plan, planSchema } from '../routes/schemas';
+import type { Plan } from '../routes/schemas';
 import { ddb, tableName } from './client';
 
 /** Plans are global (not per tenant): one partition holds the whole catalog, which is small. */
@@ -7,8 +7,14 @@ export const planKey = (planId: string) => ({ pk: 'PLAN', sk: planId });
 
 const ENTITY = 'plan';
 
-/** Stored plans are parsed on the way out: the catalog is public, so its shape is checked, not assumed. */
-const toPlan = (item: Record<string, unknown>): Plan => planSchema.parse(item);
+/**
+ * Plans are validated against `planSchema` when written (`admin plans put`, the seed) and again by the public
+ * catalog route on the way out. This module stays free of zod so the authorizer's bundle does not carry it.
+ */
+export const toPlan = (item: Record<string, unknown>): Plan => {
+  const { pk: _pk, sk: _sk, entity: _entity, updatedAt: _updatedAt, ...plan } = item;
+  return plan as Plan;
+};
 
 export const listPlans = async (): Promise<Plan[]> => {
   const plans: Plan[] = [];

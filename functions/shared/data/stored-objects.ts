@@ -89,6 +89,28 @@ const cancellationReasons = (error: unknown): CancellationReason[] | undefined =
     ? ((error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [])
     : undefined;
 
+const CONFLICT_RETRIES = 4;
+
+/**
+ * Sends a transaction, retrying (with jitter) while it is cancelled only by conflicts with concurrent
+ * transactions: parallel uploads of one company all add to the same usage totals item.
+ */
+const sendTransaction = async (command: TransactWriteCommand): Promise<void> => {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await ddb.send(command);
+      return;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      const conflictOnly =
+        reasons?.some((r) => r.Code === 'TransactionConflict') &&
+        reasons.every((r) => r.Code === 'TransactionConflict' || r.Code === 'None' || r.Code === undefined);
+      if (!conflictOnly || attempt >= CONFLICT_RETRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt * (0.5 + Math.random())));
+    }
+  }
+};
+
 /** The failed item of a cancelled transaction as it was, from the error or else read again. */
 const oldItem = async (reason: CancellationReason | undefined, companyId: string, fullPath: string) =>
   decode(reason?.Item) ?? (await readItem(companyId, fullPath));
@@ -120,9 +142,22 @@ const addStorageBytes = (companyId: string, bytes: number, headroom: number | un
   },
 });
 
+/** Every attribute is named through a placeholder: `size`, `bucket` and `status` are reserved words. */
+const RECORD_NAMES = {
+  '#status': 'status',
+  '#ttl': 'ttl',
+  '#bucket': 'bucket',
+  '#fullPath': 'fullPath',
+  '#size': 'size',
+  '#contentType': 'contentType',
+  '#etag': 'etag',
+  '#createdAt': 'createdAt',
+  '#entity': 'entity',
+};
+
 const RECORD_UPDATE =
-  'SET #status = :stored, bucket = :bucket, fullPath = :fullPath, size = :size, contentType = :contentType, ' +
-  'etag = :etag, createdAt = :createdAt, entity = :entity REMOVE #ttl';
+  'SET #status = :stored, #bucket = :bucket, #fullPath = :fullPath, #size = :size, ' +
+  '#contentType = :contentType, #etag = :etag, #createdAt = :createdAt, #entity = :entity REMOVE #ttl';
 
 /**
  * Records an object and adds its bytes to the company's storage figure exactly once (one transaction);
@@ -135,7 +170,7 @@ export const recordStoredObject = async (
   _now: Date,
 ): Promise<{ object: StoredObject; created: boolean }> => {
   try {
-    await ddb.send(
+    await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -144,7 +179,7 @@ export const recordStoredObject = async (
               Key: storedObjectKey(companyId, object.fullPath),
               UpdateExpression: RECORD_UPDATE,
               ConditionExpression: 'attribute_not_exists(pk) OR #status <> :stored',
-              ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+              ExpressionAttributeNames: RECORD_NAMES,
               ExpressionAttributeValues: storedAttributes(object),
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
@@ -222,7 +257,7 @@ export const completeUpload = async (
     return existing ? { kind: 'existing', object: existing } : { kind: 'storage_limit_reached' };
   }
   try {
-    await ddb.send(
+    await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -232,7 +267,7 @@ export const completeUpload = async (
               UpdateExpression: RECORD_UPDATE,
               ConditionExpression:
                 '#status = :pending AND declaredSize = :size AND declaredContentType = :contentType',
-              ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+              ExpressionAttributeNames: RECORD_NAMES,
               ExpressionAttributeValues: { ...storedAttributes(object), ':pending': 'pending' },
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },

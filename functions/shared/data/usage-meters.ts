@@ -1,4 +1,5 @@
-import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getItemsByKey } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 
 /**
@@ -35,35 +36,40 @@ export interface UsageWindowFigures {
   databaseBytes: number;
 }
 
-/**
- * Reads the month item and the running totals in one round trip and picks the month or day figures.
- */
-export const readUsage = async (
-  companyId: string,
+/** The keys `usageFigures` reads: the UTC month item and the running totals. */
+export const usageKeys = (companyId: string, now: Date) => [
+  usageMonthKey(companyId, utcMonth(now)),
+  usageTotalsKey(companyId),
+];
+
+/** Picks the month or day figures out of the month item and the running totals (absent items count 0). */
+export const usageFigures = (
+  month: Record<string, unknown> | undefined,
+  totals: Record<string, unknown> | undefined,
   now: Date,
   granularity: 'month' | 'day',
-): Promise<UsageWindowFigures> => {
-  const monthKey = usageMonthKey(companyId, utcMonth(now));
-  const totalsKey = usageTotalsKey(companyId);
-  const { Responses } = await ddb.send(
-    new BatchGetCommand({
-      RequestItems: { [tableName()]: { Keys: [monthKey, totalsKey], ConsistentRead: true } },
-    }),
-  );
-  const items = Responses?.[tableName()] ?? [];
-  const month = items.find((i) => i.sk === monthKey.sk) ?? {};
-  const totals = items.find((i) => i.sk === totalsKey.sk) ?? {};
+): UsageWindowFigures => {
   const suffix = granularity === 'day' ? `#d${utcDay(now)}` : '';
-  const figure = (name: string) => Number(month[`${name}${suffix}`] ?? 0);
+  const figure = (name: string) => Number(month?.[`${name}${suffix}`] ?? 0);
   return {
     meters: Object.fromEntries(METERS.map((m) => [m, figure(m)])) as Record<MeterName, number>,
     computeMs: Object.fromEntries(COMPUTE_CATEGORIES.map((c) => [c, figure(`compute_ms#${c}`)])) as Record<
       ComputeCategory,
       number
     >,
-    storageBytes: Number(totals.storageBytes ?? 0),
-    databaseBytes: Number(totals.databaseBytes ?? 0),
+    storageBytes: Number(totals?.storageBytes ?? 0),
+    databaseBytes: Number(totals?.databaseBytes ?? 0),
   };
+};
+
+/** The company's usage figures for the window, in one round trip. */
+export const readUsage = async (
+  companyId: string,
+  now: Date,
+  granularity: 'month' | 'day',
+): Promise<UsageWindowFigures> => {
+  const [month, totals] = await getItemsByKey(usageKeys(companyId, now));
+  return usageFigures(month, totals, now, granularity);
 };
 
 export const utcMonth = (now: Date): string => now.toISOString().slice(0, 7);

@@ -1,6 +1,7 @@
-import { getCompany } from '../data/companies';
-import { getPlan } from '../data/plans';
-import { readUsage } from '../data/usage-meters';
+import { getItemsByKey } from '../data/batch';
+import { companyKey, toCompany } from '../data/companies';
+import { getPlan, planKey, toPlan } from '../data/plans';
+import { usageFigures, usageKeys } from '../data/usage-meters';
 import { NotFoundError } from '../errors';
 import { resolveLimits } from './limits';
 import { subscriptionPeriod } from './subscription';
@@ -18,14 +19,26 @@ export const usageWindow = (now: Date, granularity: 'month' | 'day') => {
   return { granularity, start: start.toISOString(), end: end.toISOString() };
 };
 
-/** The usage snapshot shared by `GET /v1/usage` and the MCP tool `get_usage`. */
-export const getUsageSnapshot = async (companyId: string, granularity: 'month' | 'day', now: Date) => {
-  const [company, figures] = await Promise.all([
-    getCompany(companyId),
-    readUsage(companyId, now, granularity),
+/**
+ * The usage snapshot shared by `GET /v1/usage` and the MCP tool `get_usage`. With the company's plan id
+ * known (the authorizer passes it), the company, its plan and its usage items are read in one round trip;
+ * a plan changed since then costs one more read.
+ */
+export const getUsageSnapshot = async (
+  companyId: string,
+  granularity: 'month' | 'day',
+  now: Date,
+  planIdHint?: string,
+) => {
+  const [companyItem, month, totals, planItem] = await getItemsByKey([
+    companyKey(companyId),
+    ...usageKeys(companyId, now),
+    ...(planIdHint ? [planKey(planIdHint)] : []),
   ]);
-  if (!company) throw new NotFoundError('The company of this credential no longer exists.');
-  const plan = await getPlan(company.planId);
+  if (!companyItem) throw new NotFoundError('The company of this credential no longer exists.');
+  const company = toCompany(companyItem);
+  const figures = usageFigures(month, totals, now, granularity);
+  const plan = planItem && company.planId === planIdHint ? toPlan(planItem) : await getPlan(company.planId);
   if (!plan) throw new Error(`Company ${companyId} is on unknown plan ${company.planId}`);
   const period = subscriptionPeriod(company.subscriptionAnchor, now);
   return {

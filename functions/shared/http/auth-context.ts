@@ -13,7 +13,14 @@ export interface AuthContext {
   scopes: Scope[];
   /** The company's resolved monthly allowance of `api_requests` (plan default or override). */
   apiRequestsPerMonth?: number;
+  /** The company's resolved largest single upload and total storage allowance, in bytes. */
+  maxObjectBytes?: number;
+  storageBytesLimit?: number;
+  /** The company's plan as the authorizer saw it (at most its cache TTL old); a hint, not an authority. */
+  planId?: string;
 }
+
+const optionalNumbers = ['apiRequestsPerMonth', 'maxObjectBytes', 'storageBytesLimit'] as const;
 
 /** Authorizer context values must be strings, numbers or booleans. */
 export const toAuthorizerContext = (auth: AuthContext): Record<string, string> => ({
@@ -21,9 +28,10 @@ export const toAuthorizerContext = (auth: AuthContext): Record<string, string> =
   authMethod: auth.authMethod,
   keyId: auth.keyId,
   scopes: auth.scopes.join(','),
-  ...(auth.apiRequestsPerMonth === undefined
-    ? {}
-    : { apiRequestsPerMonth: String(auth.apiRequestsPerMonth) }),
+  ...Object.fromEntries(
+    optionalNumbers.flatMap((name) => (auth[name] === undefined ? [] : [[name, String(auth[name])]])),
+  ),
+  ...(auth.planId === undefined ? {} : { planId: auth.planId }),
 });
 
 export const readAuthContext = (event: APIGatewayProxyEvent): AuthContext => {
@@ -43,8 +51,9 @@ export const readAuthContext = (event: APIGatewayProxyEvent): AuthContext => {
     authMethod,
     keyId: typeof ctx?.keyId === 'string' ? ctx.keyId : '',
     scopes: parseScopeList(typeof ctx?.scopes === 'string' ? ctx.scopes : '').scopes,
-    ...(ctx?.apiRequestsPerMonth !== undefined
-      ? { apiRequestsPerMonth: Number(ctx.apiRequestsPerMonth) }
-      : {}),
+    ...Object.fromEntries(
+      optionalNumbers.flatMap((name) => (ctx?.[name] === undefined ? [] : [[name, Number(ctx[name])]])),
+    ),
+    ...(typeof ctx?.planId === 'string' && ctx.planId !== '' ? { planId: ctx.planId } : {}),
   };
 };

@@ -1,7 +1,7 @@
-import { z } from 'zod';
 import { ERROR_CATALOG } from '../errors';
 import { ROUTES, type RouteDefinition } from '../routes/route-table';
 import { SCOPES } from '../scopes';
+import * as z from '../zod';
 
 type JsonSchema = Record<string, unknown>;
 

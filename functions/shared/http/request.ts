@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { z } from 'zod';
 import { AppError, type FieldError, ValidationError } from '../errors';
 import type { RouteDefinition } from '../routes/route-table';
+import type * as z from '../zod';
 
 /** Largest JSON body a route accepts (API Gateway's own payload limit is 10 MB). */
 export const MAX_JSON_BODY_BYTES = 1_048_576;

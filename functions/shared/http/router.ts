@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { z } from 'zod';
 import { AppError, InsufficientScopeError, NotImplementedError } from '../errors';
 import {
   findRouteByResource,
@@ -8,6 +7,7 @@ import {
   type RouteGroup,
   type RouteOf,
 } from '../routes/route-table';
+import type * as z from '../zod';
 import { type AuthContext, readAuthContext } from './auth-context';
 import { lowercaseHeaders, parseRequest } from './request';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../zod';
 
 /** Request and response bodies of the Dynadata and messaging routes (they become the OpenAPI document). */
 

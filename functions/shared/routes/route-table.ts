@@ -1,7 +1,15 @@
-import { z } from 'zod';
 import type { Scope } from '../scopes';
+import * as z from '../zod';
 import * as dd from './dynadata-schemas';
-import { anyObject, companySchema, planSchema, storageReferenceSchema, usageSnapshotSchema } from './schemas';
+import { anyObject, companySchema, planSchema, usageSnapshotSchema } from './schemas';
+import {
+  downloadUrlQuerySchema,
+  downloadUrlResponseSchema,
+  storageReferenceBodySchema,
+  storedObjectResponseSchema,
+  uploadUrlBodySchema,
+  uploadUrlResponseSchema,
+} from './storage-schemas';
 
 /**
  * The one route table. The CDK API stack builds resources and methods from it, the local gateway routes
@@ -239,8 +247,8 @@ export const ROUTES = [
     summary: 'Step 1: reserve a signed upload URL',
     tag: 'Storage',
     scope: 'storage:write',
-    body: anyObject,
-    response: declaredResponse,
+    body: uploadUrlBodySchema,
+    response: uploadUrlResponseSchema,
   }),
   route({
     method: 'POST',
@@ -250,8 +258,8 @@ export const ROUTES = [
     summary: 'Step 2: finalize an upload',
     tag: 'Storage',
     scope: 'storage:write',
-    body: anyObject,
-    response: storageReferenceSchema,
+    body: storageReferenceBodySchema,
+    response: storedObjectResponseSchema,
   }),
   route({
     method: 'GET',
@@ -261,12 +269,8 @@ export const ROUTES = [
     summary: 'Signed download URL, valid for up to 7 days',
     tag: 'Storage',
     scope: 'storage:read',
-    query: z.object({
-      bucket: z.string().optional(),
-      fullPath: z.string().optional(),
-      expiresIn: z.string().optional().describe('Seconds, 1 to 604800.'),
-    }),
-    response: declaredResponse,
+    query: downloadUrlQuerySchema,
+    response: downloadUrlResponseSchema,
   }),
   route({
     method: 'POST',

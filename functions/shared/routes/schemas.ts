@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../zod';
 
 /** Shapes shared by several routes. Every field carries a description: they become the OpenAPI document. */
 

@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { listFilterSchema, sendMessageBody } from '../../routes/dynadata-schemas';
+import * as z from '../../zod';
 import { sendMessageToContact } from '../messages/send-message';
 import { registerDynadataFunction } from './functions';
 import { countItems } from './list';

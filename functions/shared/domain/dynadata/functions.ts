@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import type { AuthContext } from '../../http/auth-context';
 import type { Scope } from '../../scopes';
+import * as z from '../../zod';
 
 /**
  * The registry of Dynadata functions (`executeFunction`). A function is bound to a type (`typeNames`, or

@@ -1,0 +1,124 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUCKET_CORS_RULE } from '../../functions/shared/aws/bucket-cors';
+import { ROUTE_GROUPS } from '../../functions/shared/routes/route-table';
+import { resourcesOfType } from './rest-api';
+import { logicalIdOf, type SynthesizedApp, synthesizeApp } from './synth';
+
+// Storage resources and grants do not depend on the bundles.
+let synth: SynthesizedApp;
+beforeAll(() => {
+  synth = synthesizeApp({ bundling: false });
+});
+afterAll(() => synth?.cleanup());
+
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+const actions = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+const bucketId = () => logicalIdOf(synth.data.bucket);
+
+describe('platform bucket', () => {
+  it('allows browser uploads and downloads through presigned URLs (CORS), and nothing more', () => {
+    synth.dataTemplate.hasResourceProperties('AWS::S3::Bucket', {
+      CorsConfiguration: {
+        CorsRules: [
+          {
+            AllowedMethods: [...BUCKET_CORS_RULE.allowedMethods],
+            AllowedOrigins: ['*'],
+            AllowedHeaders: BUCKET_CORS_RULE.allowedHeaders,
+            ExposedHeaders: BUCKET_CORS_RULE.exposedHeaders,
+            MaxAge: BUCKET_CORS_RULE.maxAgeSeconds,
+          },
+        ],
+      },
+    });
+    expect(BUCKET_CORS_RULE.allowedMethods).not.toContain('DELETE');
+    expect(BUCKET_CORS_RULE.allowedMethods).not.toContain('POST');
+  });
+
+  it('is encrypted at rest, private and TLS-only', () => {
+    const bucket = resourcesOfType(synth.dataTemplate, 'AWS::S3::Bucket')[bucketId()];
+    expect(bucket?.Properties.BucketEncryption).toEqual({
+      ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+    });
+    expect(bucket?.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    const policies = Object.values(resourcesOfType(synth.dataTemplate, 'AWS::S3::BucketPolicy')).filter(
+      (p) => JSON.stringify(p.Properties.Bucket) === JSON.stringify({ Ref: bucketId() }),
+    );
+    expect(policies).toHaveLength(1);
+    const statements = ((policies[0]?.Properties.PolicyDocument ?? {}) as { Statement: Statement[] })
+      .Statement;
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Action: 's3:*',
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+    // Nothing in the bucket policy grants access: every reader is an IAM principal of this account.
+    expect(statements.filter((s) => s.Effect === 'Allow' && JSON.stringify(s).includes('"*"'))).toEqual([]);
+  });
+});
+
+describe('long-lived download signing', () => {
+  it('is a dedicated IAM user whose only permission is GetObject under companies/', () => {
+    const users = resourcesOfType(synth.dataTemplate, 'AWS::IAM::User');
+    const userId = logicalIdOf(synth.data.downloadSigner.user);
+    expect(Object.keys(users)).toEqual([userId]);
+    expect(users[userId]?.Properties?.Policies).toBeUndefined();
+    expect(users[userId]?.Properties?.ManagedPolicyArns).toBeUndefined();
+    const policies = Object.values(resourcesOfType(synth.dataTemplate, 'AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify(p.Properties.Users ?? []).includes(userId),
+    );
+    const statements = policies.flatMap(
+      (p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+    );
+    expect(statements).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 's3:GetObject',
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/companies/*']] },
+      },
+    ]);
+  });
+
+  it("keeps the user's access key in a Secrets Manager secret as {accessKeyId, secretAccessKey}", () => {
+    const userId = logicalIdOf(synth.data.downloadSigner.user);
+    const keys = Object.entries(resourcesOfType(synth.dataTemplate, 'AWS::IAM::AccessKey'));
+    expect(keys).toHaveLength(1);
+    const [keyId, key] = keys[0] ?? [];
+    expect(key?.Properties.UserName).toEqual({ Ref: userId });
+    const secretId = logicalIdOf(synth.data.downloadSigner.secret);
+    synth.dataTemplate.hasResourceProperties('AWS::SecretsManager::Secret', {
+      SecretString: {
+        'Fn::Join': ['', Match.arrayWith([{ Ref: keyId }, { 'Fn::GetAtt': [keyId, 'SecretAccessKey'] }])],
+      },
+    });
+    expect(resourcesOfType(synth.dataTemplate, 'AWS::SecretsManager::Secret')[secretId]).toBeDefined();
+  });
+
+  it('is readable by the storage function alone, which gets its ARN as DOWNLOAD_SIGNER_SECRET_ARN', () => {
+    const secretRef = JSON.stringify(synth.api.resolve(synth.data.downloadSigner.secret.secretArn));
+    const functions = resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Function');
+    for (const group of ROUTE_GROUPS) {
+      const fn = functions[logicalIdOf(synth.api.groups[group].function)];
+      const variables = ((fn?.Properties.Environment ?? {}) as { Variables: Record<string, unknown> })
+        .Variables;
+      if (group === 'storage') expect(variables.DOWNLOAD_SIGNER_SECRET_ARN, group).toBeDefined();
+      else expect(variables.DOWNLOAD_SIGNER_SECRET_ARN, group).toBeUndefined();
+    }
+    const readers = Object.values(resourcesOfType(synth.apiTemplate, 'AWS::IAM::Policy')).filter((p) =>
+      (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement.some(
+        (s) =>
+          actions(s).includes('secretsmanager:GetSecretValue') && JSON.stringify(s.Resource) === secretRef,
+      ),
+    );
+    expect(readers).toHaveLength(1);
+    const storageRole = logicalIdOf(synth.api.groups.storage.function.role as never);
+    expect(JSON.stringify(readers[0]?.Properties.Roles)).toContain(storageRole);
+  });
+});
