@@ -180,21 +180,25 @@ export const benchDynadata = async (options: {
   let cursor: string | undefined;
   for (let p = 1; p < pages; p++) cursor = String((await list(cursor)).nextCursor);
   const lastCursor = cursor;
-  const timeOf = async (fn: () => Promise<unknown>, runs = 30) => {
-    const times: number[] = [];
-    for (let i = 0; i < runs; i++) {
+  // Interleaved, so a change of machine load affects both pages alike.
+  const page1Times: number[] = [];
+  const lastTimes: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    for (const [times, fn] of [
+      [page1Times, () => list()],
+      [lastTimes, () => list(lastCursor)],
+    ] as const) {
       const t0 = performance.now();
       await fn();
       times.push(performance.now() - t0);
     }
-    times.sort((a, b) => a - b);
-    return times[Math.floor(runs / 2)] ?? 0;
-  };
+  }
+  const median = (times: number[]) => [...times].sort((x, y) => x - y)[Math.floor(times.length / 2)] ?? 0;
   const page1Requests = await counted(() => list());
   const lastRequests = await counted(() => list(lastCursor));
   const lastPage = await list(lastCursor);
-  const page1Ms = await timeOf(() => list());
-  const lastMs = await timeOf(() => list(lastCursor));
+  const page1Ms = median(page1Times);
+  const lastMs = median(lastTimes);
   write(`page 1:   ${page1Requests} DynamoDB requests, median ${page1Ms.toFixed(2)} ms\n`);
   write(
     `page ${pages}: ${lastRequests} DynamoDB requests, median ${lastMs.toFixed(2)} ms, ${(lastPage.items as unknown[]).length} items, nextCursor ${lastPage.nextCursor === null ? 'null' : 'set'}\n`,

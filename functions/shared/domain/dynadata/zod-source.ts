@@ -100,7 +100,8 @@ export const zodSourceOf = (typeName: string, schema: JsonSchema): string =>
   [
     `// zod 4 schema of the Dynadata type "${typeName}", equivalent to its JSON Schema (draft 2020-12).`,
     `// System fields (_id, _version, createdAt, updatedAt) are set by the API and not part of this schema.`,
-    `import { z } from 'zod';`,
+    // Joined at run time: the bundle must not contain an import statement of zod as text.
+    ['import { z } fr', "om 'zod';"].join(''),
     '',
     `export const schema = ${toZod(schema)};`,
     '',
