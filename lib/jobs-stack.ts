@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import type { StateMachineName } from '../functions/shared/aws/state-machine-names';
 import type { DataResources } from './access';
 import { MessageDelivery } from './constructs/message-delivery';
+import { TranscodeJobs } from './constructs/transcode-jobs';
 
 export interface JobsStackProps extends StackProps {
   data: DataResources;
@@ -23,6 +24,7 @@ export class JobsStack extends Stack {
     // Strong references: the data stack cannot drop an export this stack still uses.
     this.node.setContext('@aws-cdk/core:defaultCrossStackReferences', 'strong');
     this.data = props.data;
+    this.stateMachines.transcode = new TranscodeJobs(this, 'Transcodes', { data: this.data }).stateMachine;
     this.stateMachines['message-delivery'] = new MessageDelivery(this, 'MessageDelivery', props).stateMachine;
   }
 }

@@ -138,6 +138,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
 
     const { seedLocalData } = await import('./seed');
     const demo = await seedLocalData(dataDir, new Date());
+    // Media transforms: jobs left unfinished by the previous run become failed/interrupted (retryable).
+    await (await import('./transcode-recovery')).markInterruptedTranscodes(new Date());
     const { startGateway } = await import('./gateway');
     const authorizer = (await import('../authorizer/index')).handler;
     const { shipAccessLogRecords } = await import('../log-shipper/ship');

@@ -28,6 +28,9 @@ export const ERROR_CATALOG = {
   internal: { status: 500, title: 'Internal server error' },
   not_implemented: { status: 501, title: 'Not implemented' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
+  // Media transforms
+  transcode_quota_exceeded: { status: 429, title: 'Monthly transcode seconds used up' },
+  transcode_queue_full: { status: 429, title: 'Too many unfinished transcode jobs' },
   // Dynadata and messaging.
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused with a different request' },
   idempotency_request_in_progress: {

@@ -192,6 +192,9 @@ try {
   );
   agent.destroy();
 
+  // Media transforms: enqueue-to-done vs ffmpeg directly, DynamoDB requests per enqueue and transition.
+  await (await import('./transcodes')).benchTranscodes(apiUrl, (line) => process.stdout.write(line));
+
   // Dynadata and messaging.
   const { benchDynadata } = await import('./dynadata');
   await benchDynadata({

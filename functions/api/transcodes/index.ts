@@ -1,4 +1,23 @@
+import {
+  cancelTranscode,
+  enqueueTranscode,
+  getTranscode,
+  retryTranscode,
+  toPublicJob,
+} from '../../shared/domain/transcodes';
 import { createApiHandler } from '../../shared/http/middleware';
 
-/** The transcodes routes are declared in the route table; until they are implemented each answers 501. */
-export const handler = createApiHandler('transcodes', {});
+export const handler = createApiHandler('transcodes', {
+  createTranscode: async ({ auth, body }) => ({
+    body: { job: toPublicJob(await enqueueTranscode(auth.companyId, body, new Date())) },
+  }),
+  getTranscode: async ({ auth, params }) => ({
+    body: { job: toPublicJob(await getTranscode(auth.companyId, params.id)) },
+  }),
+  cancelTranscode: async ({ auth, params }) => ({
+    body: { job: toPublicJob(await cancelTranscode(auth.companyId, params.id, new Date())) },
+  }),
+  retryTranscode: async ({ auth, params }) => ({
+    body: { job: toPublicJob(await retryTranscode(auth.companyId, params.id, new Date())) },
+  }),
+});

@@ -10,6 +10,7 @@ import {
   uploadUrlBodySchema,
   uploadUrlResponseSchema,
 } from './storage-schemas';
+import { createTranscodeBodySchema, transcodeJobResponseSchema } from './transcode-schemas';
 
 /**
  * The one route table. The CDK API stack builds resources and methods from it, the local gateway routes
@@ -301,14 +302,16 @@ export const ROUTES = [
     group: 'transcodes',
     operationId: 'createTranscode',
     summary: 'Enqueue a media transform job',
+    description:
+      'Converts one of your stored audio or video files to a preset format, asynchronously. Answers 202 with ' +
+      'the job; poll GET /v1/transcodes/{id}. A source whose content (ETag and size) was already converted ' +
+      'to the same preset is reused (`reused: true`, nothing billed). 429 `transcode_quota_exceeded` when ' +
+      "the month's transcode seconds are used up; 429 `transcode_queue_full` (Retry-After) at the plan's " +
+      'cap of unfinished jobs.',
     tag: 'Media transforms',
     scope: 'transcodes:write',
-    body: z.object({
-      fullPath: z.string().describe('Path of the stored source file.'),
-      preset: z.enum(['mp4', 'ogg_opus', 'wav', 'flac_16k_mono']),
-      bucket: z.string().optional().describe('Defaults to the platform bucket.'),
-    }),
-    response: declaredResponse,
+    body: createTranscodeBodySchema,
+    response: transcodeJobResponseSchema,
     successStatus: 202,
   }),
   route({
@@ -320,7 +323,7 @@ export const ROUTES = [
     tag: 'Media transforms',
     scope: 'transcodes:read',
     params: jobId,
-    response: declaredResponse,
+    response: transcodeJobResponseSchema,
   }),
   route({
     method: 'POST',
@@ -328,10 +331,13 @@ export const ROUTES = [
     group: 'transcodes',
     operationId: 'cancelTranscode',
     summary: 'Cancel an unfinished job',
+    description:
+      'Moves a `pending`, `probing`, `transcoding` or `finalizing` job to `canceled`, clears its worker lease ' +
+      'and stops its conversion. A finished job answers 409 `transcode_job_not_cancelable` with its `status`.',
     tag: 'Media transforms',
     scope: 'transcodes:write',
     params: jobId,
-    response: declaredResponse,
+    response: transcodeJobResponseSchema,
   }),
   route({
     method: 'POST',
@@ -339,10 +345,14 @@ export const ROUTES = [
     group: 'transcodes',
     operationId: 'retryTranscode',
     summary: 'Re-run a failed or canceled job',
+    description:
+      'Re-runs a `failed` or `canceled` job from scratch as the next `attempt`, subject to the same quota and ' +
+      'queue checks as enqueueing. Any other state, or a worker lease still in the future, answers 409 ' +
+      '`transcode_job_not_retryable`.',
     tag: 'Media transforms',
     scope: 'transcodes:write',
     params: jobId,
-    response: declaredResponse,
+    response: transcodeJobResponseSchema,
     successStatus: 202,
   }),
   route({

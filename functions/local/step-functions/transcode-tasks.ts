@@ -1,0 +1,96 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { presignRead, uploadFile } from '../../shared/aws/s3-objects';
+import { recordTranscodeProgress } from '../../shared/data/transcode-jobs';
+import { ffmpegArguments, isTranscodePreset, presetContentType } from '../../shared/domain/transcode-presets';
+import { createTranscodeWorker } from '../../workers/transcode/worker';
+import { probeWithFfprobe, runFfmpeg } from '../media-engine';
+import type { TaskOverride } from './machines';
+
+/**
+ * Local overrides of the Task states of `statemachines/transcode.asl.json`: the worker steps run the real
+ * worker in-process (with ffprobe in place of MediaConvert's Probe API), and `Transcode` runs ffmpeg with the
+ * preset's arguments in place of MediaConvert `createJob.sync`, recording progress on the job. Stopping the
+ * execution (cancel) aborts the signal, which kills ffmpeg.
+ */
+const worker = createTranscodeWorker({ probe: probeWithFfprobe });
+
+const parseS3 = (uri: string) => {
+  const match = /^s3:\/\/([^/]+)\/(.+)$/.exec(uri);
+  if (!match?.[1] || !match[2]) throw new Error(`Not an S3 URI: ${uri}`);
+  return { bucket: match[1], key: match[2] };
+};
+
+interface CreateJobInput {
+  Settings: {
+    Inputs: { FileInput: string }[];
+    OutputGroups: {
+      OutputGroupSettings: { FileGroupSettings: { Destination: string } };
+      Outputs: { Extension: string }[];
+    }[];
+  };
+  UserMetadata: Record<string, string>;
+}
+
+/** Progress is written at most every PROGRESS_STEP percent. */
+const PROGRESS_STEP = 10;
+
+const transcodeWithFfmpeg: TaskOverride = async (input: CreateJobInput, ctx) => {
+  const meta = input.UserMetadata;
+  const preset = meta.preset ?? '';
+  if (!isTranscodePreset(preset)) throw new Error(`Unknown preset ${preset}`);
+  const source = parseS3(input.Settings.Inputs[0]?.FileInput ?? '');
+  const group = input.Settings.OutputGroups[0];
+  const destination = parseS3(group?.OutputGroupSettings.FileGroupSettings.Destination ?? '');
+  const extension = group?.Outputs[0]?.Extension ?? '';
+  const companyId = meta.companyId ?? '';
+  const jobId = meta.jobId ?? '';
+  const attempt = Number(meta.attempt);
+  const durationSeconds = Number(meta.durationSeconds);
+  // The job id in the directory name lets an operator (and the tests) find this job's ffmpeg process.
+  const dir = await mkdtemp(join(tmpdir(), `transcode-${jobId}-`));
+  try {
+    // ffmpeg streams the source over a presigned URL, decoding while it downloads.
+    const inFile = await presignRead(source.bucket, source.key);
+    const outFile = join(dir, `output.${extension}`);
+    let reported = 0;
+    let pending: Promise<unknown> = Promise.resolve();
+    await runFfmpeg(ffmpegArguments(preset, meta.hasVideo === 'true', inFile, outFile), {
+      signal: ctx.signal,
+      durationSeconds,
+      onProgress: (percent) => {
+        if (percent < reported + PROGRESS_STEP) return;
+        reported = percent;
+        pending = pending
+          .then(() => recordTranscodeProgress(companyId, jobId, attempt, percent, new Date()))
+          .catch(() => undefined);
+      },
+    });
+    await pending;
+    ctx.signal.throwIfAborted();
+    await uploadFile(
+      destination.bucket,
+      `${destination.key}.${extension}`,
+      outFile,
+      presetContentType(preset, meta.hasVideo === 'true'),
+    );
+    return {
+      Job: { Id: `local-${ctx.executionArn.split(':').pop()}`, Status: 'COMPLETE', UserMetadata: meta },
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+};
+
+export const tasks: Record<string, TaskOverride> = {
+  Probe: (input) => worker(input),
+  Transcode: transcodeWithFfmpeg,
+  Finalize: (input) => worker(input),
+  RecordFailure: (input) => worker(input),
+};
+
+/** Definition substitutions that are not function ARNs. */
+export const substitutions: Record<string, string> = {
+  MediaConvertRoleArn: 'arn:aws:iam::000000000000:role/local-mediaconvert',
+};

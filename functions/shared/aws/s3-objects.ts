@@ -1,0 +1,43 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { s3 } from './s3';
+
+/**
+ * File transfers of the media engines (large objects, streamed): download an object to a file, upload a
+ * file. Head, put and presign live in `./s3`.
+ */
+export { headObject } from './s3';
+
+/** A short-lived presigned GET for a media engine that streams the object (signed by the process role). */
+export const presignRead = (bucket: string, key: string, expiresIn = 900): Promise<string> =>
+  getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn });
+
+export const downloadObject = async (bucket: string, key: string, file: string): Promise<void> => {
+  const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  if (!Body) throw new Error(`Object s3://${bucket}/${key} has no body`);
+  await pipeline(Body as Readable, createWriteStream(file));
+};
+
+/** Uploads a file; returns its size and ETag. */
+export const uploadFile = async (
+  bucket: string,
+  key: string,
+  file: string,
+  contentType: string,
+): Promise<{ size: number; etag: string }> => {
+  const { size } = await stat(file);
+  const out = await s3.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      Body: createReadStream(file),
+      ContentLength: size,
+      ContentType: contentType,
+    }),
+  );
+  return { size, etag: (out.ETag ?? '').replaceAll('"', '') };
+};

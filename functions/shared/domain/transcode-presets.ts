@@ -1,0 +1,243 @@
+/**
+ * Media transform presets: one table that yields both the MediaConvert output settings (on AWS) and the
+ * ffmpeg arguments (local stack), plus what a correct output looks like (checked with ffprobe by the tests).
+ *
+ * Decisions (the spec names the presets only):
+ * - Audio is always resampled to fixed, documented parameters so AWS and local outputs agree: 48 kHz stereo
+ *   for `mp4`, `ogg_opus` and `wav`; 16 kHz mono for `flac_16k_mono`.
+ * - `mp4` keeps the first video stream as H.264 (yuv420p) when the source has one; an audio-only source
+ *   gives AAC in MP4 (no video track). Every other preset drops video.
+ * - Outputs are written as `output.<extension>` under the job's attempt prefix.
+ */
+export const TRANSCODE_PRESETS = ['mp4', 'ogg_opus', 'wav', 'flac_16k_mono'] as const;
+export type TranscodePreset = (typeof TRANSCODE_PRESETS)[number];
+
+export interface PresetExpectation {
+  /** ffprobe `format.format_name` contains this. */
+  formatName: string;
+  audioCodec: string;
+  sampleRate: number;
+  channels: number;
+  /** `h264` when the source has video, absent for audio-only outputs. */
+  videoCodec?: string;
+  /** ffprobe `sample_fmt` for PCM-like outputs. */
+  sampleFormat?: string;
+}
+
+interface AudioSpec {
+  sampleRate: number;
+  channels: number;
+}
+
+interface PresetDefinition {
+  extension: string;
+  contentType: (hasVideo: boolean) => string;
+  keepsVideo: boolean;
+  audio: AudioSpec;
+  /** ffmpeg output options (between the input and the output file). */
+  ffmpegAudio: string[];
+  /** MediaConvert `Outputs[0]` without `VideoDescription`. */
+  mediaConvertOutput: Record<string, unknown>;
+  expect: Omit<PresetExpectation, 'videoCodec'>;
+}
+
+const AUDIO_SELECTOR = 'Audio Selector 1';
+
+const PRESETS: Record<TranscodePreset, PresetDefinition> = {
+  mp4: {
+    extension: 'mp4',
+    contentType: (hasVideo) => (hasVideo ? 'video/mp4' : 'audio/mp4'),
+    keepsVideo: true,
+    audio: { sampleRate: 48_000, channels: 2 },
+    ffmpegAudio: ['-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart', '-f', 'mp4'],
+    mediaConvertOutput: {
+      Extension: 'mp4',
+      ContainerSettings: { Container: 'MP4', Mp4Settings: { MoovPlacement: 'PROGRESSIVE_DOWNLOAD' } },
+      AudioDescriptions: [
+        {
+          AudioSourceName: AUDIO_SELECTOR,
+          CodecSettings: {
+            Codec: 'AAC',
+            AacSettings: { Bitrate: 128_000, CodingMode: 'CODING_MODE_2_0', SampleRate: 48_000 },
+          },
+        },
+      ],
+    },
+    expect: { formatName: 'mp4', audioCodec: 'aac', sampleRate: 48_000, channels: 2 },
+  },
+  ogg_opus: {
+    extension: 'ogg',
+    contentType: () => 'audio/ogg',
+    keepsVideo: false,
+    audio: { sampleRate: 48_000, channels: 2 },
+    ffmpegAudio: ['-c:a', 'libopus', '-b:a', '96k', '-f', 'ogg'],
+    mediaConvertOutput: {
+      Extension: 'ogg',
+      ContainerSettings: { Container: 'OGG' },
+      AudioDescriptions: [
+        {
+          AudioSourceName: AUDIO_SELECTOR,
+          CodecSettings: {
+            Codec: 'OPUS',
+            OpusSettings: { Bitrate: 96_000, Channels: 2, SampleRate: 48_000 },
+          },
+        },
+      ],
+    },
+    expect: { formatName: 'ogg', audioCodec: 'opus', sampleRate: 48_000, channels: 2 },
+  },
+  wav: {
+    extension: 'wav',
+    contentType: () => 'audio/wav',
+    keepsVideo: false,
+    audio: { sampleRate: 48_000, channels: 2 },
+    ffmpegAudio: ['-c:a', 'pcm_s16le', '-f', 'wav'],
+    mediaConvertOutput: {
+      Extension: 'wav',
+      ContainerSettings: { Container: 'RAW' },
+      AudioDescriptions: [
+        {
+          AudioSourceName: AUDIO_SELECTOR,
+          CodecSettings: {
+            Codec: 'WAV',
+            WavSettings: { BitDepth: 16, Channels: 2, SampleRate: 48_000, Format: 'RIFF' },
+          },
+        },
+      ],
+    },
+    expect: {
+      formatName: 'wav',
+      audioCodec: 'pcm_s16le',
+      sampleRate: 48_000,
+      channels: 2,
+      sampleFormat: 's16',
+    },
+  },
+  flac_16k_mono: {
+    extension: 'flac',
+    contentType: () => 'audio/flac',
+    keepsVideo: false,
+    audio: { sampleRate: 16_000, channels: 1 },
+    ffmpegAudio: ['-c:a', 'flac', '-sample_fmt', 's16', '-f', 'flac'],
+    mediaConvertOutput: {
+      Extension: 'flac',
+      ContainerSettings: { Container: 'RAW' },
+      AudioDescriptions: [
+        {
+          AudioSourceName: AUDIO_SELECTOR,
+          CodecSettings: { Codec: 'FLAC', FlacSettings: { BitDepth: 16, Channels: 1, SampleRate: 16_000 } },
+        },
+      ],
+    },
+    expect: { formatName: 'flac', audioCodec: 'flac', sampleRate: 16_000, channels: 1, sampleFormat: 's16' },
+  },
+};
+
+export const isTranscodePreset = (value: string): value is TranscodePreset =>
+  (TRANSCODE_PRESETS as readonly string[]).includes(value);
+
+export const presetExtension = (preset: TranscodePreset): string => PRESETS[preset].extension;
+
+/** Whether the output of `preset` for a source carries video. */
+export const outputHasVideo = (preset: TranscodePreset, sourceHasVideo: boolean): boolean =>
+  PRESETS[preset].keepsVideo && sourceHasVideo;
+
+export const presetContentType = (preset: TranscodePreset, sourceHasVideo: boolean): string =>
+  PRESETS[preset].contentType(outputHasVideo(preset, sourceHasVideo));
+
+export const presetExpectation = (preset: TranscodePreset, sourceHasVideo: boolean): PresetExpectation => ({
+  ...PRESETS[preset].expect,
+  ...(outputHasVideo(preset, sourceHasVideo) ? { videoCodec: 'h264' } : {}),
+});
+
+/** ffmpeg arguments that convert `input` to `output` for `preset`, with machine-readable progress on stdout. */
+export const ffmpegArguments = (
+  preset: TranscodePreset,
+  sourceHasVideo: boolean,
+  input: string,
+  output: string,
+): string[] => {
+  const p = PRESETS[preset];
+  const video = outputHasVideo(preset, sourceHasVideo)
+    ? [
+        '-map',
+        '0:v:0',
+        '-map',
+        '0:a:0?',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'veryfast',
+        '-crf',
+        '23',
+        '-pix_fmt',
+        'yuv420p',
+      ]
+    : ['-map', '0:a:0', '-vn'];
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-y',
+    '-i',
+    input,
+    ...video,
+    '-ar',
+    String(p.audio.sampleRate),
+    '-ac',
+    String(p.audio.channels),
+    ...p.ffmpegAudio,
+    '-map_metadata',
+    '-1',
+    '-progress',
+    'pipe:1',
+    '-nostats',
+    output,
+  ];
+};
+
+/**
+ * MediaConvert `Settings` of a job converting `inputUri` (s3://...) to `destination` (s3://.../output, so
+ * the file is `output.<extension>`).
+ */
+export const mediaConvertSettings = (
+  preset: TranscodePreset,
+  sourceHasVideo: boolean,
+  inputUri: string,
+  destination: string,
+): Record<string, unknown> => {
+  const p = PRESETS[preset];
+  const video = outputHasVideo(preset, sourceHasVideo)
+    ? {
+        VideoDescription: {
+          CodecSettings: {
+            Codec: 'H_264',
+            H264Settings: {
+              RateControlMode: 'QVBR',
+              QvbrSettings: { QvbrQualityLevel: 7 },
+              MaxBitrate: 5_000_000,
+              CodecProfile: 'HIGH',
+              SceneChangeDetect: 'TRANSITION_DETECTION',
+            },
+          },
+        },
+      }
+    : {};
+  return {
+    TimecodeConfig: { Source: 'ZEROBASED' },
+    Inputs: [
+      {
+        FileInput: inputUri,
+        TimecodeSource: 'ZEROBASED',
+        AudioSelectors: { [AUDIO_SELECTOR]: { DefaultSelection: 'DEFAULT' } },
+        ...(sourceHasVideo ? { VideoSelector: {} } : {}),
+      },
+    ],
+    OutputGroups: [
+      {
+        Name: 'File Group',
+        OutputGroupSettings: { Type: 'FILE_GROUP_SETTINGS', FileGroupSettings: { Destination: destination } },
+        Outputs: [{ ...p.mediaConvertOutput, ...video }],
+      },
+    ],
+  };
+};

@@ -1,0 +1,299 @@
+import { startExecution, stopExecution } from '../aws/step-functions';
+import { getItemsByKey } from '../data/batch';
+import { type CompanyRecord, companyKey } from '../data/companies';
+import { getPlan } from '../data/plans';
+import { storedObjectKey } from '../data/stored-objects';
+import {
+  cancelTranscodeJob,
+  createTranscodeJob,
+  FINISHED_STATUSES,
+  failTranscodeJob,
+  getTranscodeJob,
+  retryTranscodeJob,
+  type TranscodeJobRecord,
+  TranscodeQueueFullError,
+  TranscodeTransitionRefusedError,
+  transcodeJobKey,
+} from '../data/transcode-jobs';
+import { secondsToNextUtcMonth, usageMonthKey, utcMonth } from '../data/usage-meters';
+import { AppError, NotFoundError } from '../errors';
+import { ulid } from '../ids';
+import { logger } from '../logger';
+import type { Plan, PlanLimits } from '../routes/schemas';
+import { resolveLimits } from './limits';
+import { parseStorageReference } from './storage-references';
+import type { TranscodePreset } from './transcode-presets';
+
+/**
+ * Transcode jobs as the API routes, the workflow action and the MCP read tool see them. Decisions where the
+ * spec is silent:
+ * - Enqueue and retry refuse with 429 `transcode_quota_exceeded` (Retry-After: to the next UTC month) once
+ *   the month's billed `transcode_seconds` reached the plan's allowance, and with 429 `transcode_queue_full`
+ *   (Retry-After: QUEUE_RETRY_AFTER_SECONDS) when the company already has `transcodeQueueCap` unfinished jobs.
+ * - Cancel of a finished job: 409 `transcode_job_not_cancelable` with the job's `status` in the problem.
+ *   Retry refusals: 409 `transcode_job_not_retryable` with `status` (and `leaseUntil` for a live lease).
+ * - A retry re-runs from scratch as attempt + 1 in a new execution named `<jobId>-a<attempt>`; the previous
+ *   attempt's output, error and billing are cleared. Every attempt is billed on its own, once.
+ * - Size and duration limits are enforced by the probe step: a source over a limit makes the job `failed`
+ *   with `source_too_large` / `source_too_long`, so the same rules apply to jobs from workflows and MCP.
+ */
+export const QUEUE_RETRY_AFTER_SECONDS = 30;
+
+export const executionName = (jobId: string, attempt: number) => `${jobId}-a${attempt}`;
+export const newTranscodeJobId = () => `tc_${ulid()}`;
+
+/** The job as the tenant sees it: read-only, `output` only when `done`, internals (execution) hidden. */
+export const toPublicJob = (job: TranscodeJobRecord) => ({
+  id: job.jobId,
+  status: job.status,
+  preset: job.preset,
+  source: { bucket: job.source.bucket, fullPath: job.source.fullPath },
+  output:
+    job.status === 'done' && job.output ? { bucket: job.output.bucket, fullPath: job.output.fullPath } : null,
+  progress: job.progress ?? null,
+  error: job.status === 'failed' && job.error ? job.error : null,
+  attempt: job.attempt,
+  reused: job.reused,
+  billedSeconds: job.billedSeconds,
+  durationSeconds: job.durationSeconds ?? null,
+  leaseUntil: job.leaseUntil ?? null,
+  createdAt: job.createdAt,
+  updatedAt: job.updatedAt,
+  finishedAt: job.finishedAt ?? null,
+});
+export type PublicTranscodeJob = ReturnType<typeof toPublicJob>;
+
+const PLAN_CACHE_MS = 60_000;
+const planCache = new Map<string, { plan: Plan; until: number }>();
+
+/** Plans change rarely: one read per plan and minute per process. */
+const cachedPlan = async (planId: string): Promise<Plan | undefined> => {
+  const hit = planCache.get(planId);
+  if (hit && hit.until > Date.now()) return hit.plan;
+  const plan = await getPlan(planId);
+  if (plan) planCache.set(planId, { plan, until: Date.now() + PLAN_CACHE_MS });
+  return plan;
+};
+
+const limitsOf = async (
+  companyId: string,
+  company: Pick<CompanyRecord, 'planId' | 'limitOverrides'> | undefined,
+) => {
+  if (!company) throw new NotFoundError('The company of this credential no longer exists.');
+  const plan = await cachedPlan(company.planId);
+  if (!plan) throw new Error(`Company ${companyId} is on unknown plan ${company.planId}`);
+  return resolveLimits(plan.limits, company);
+};
+
+/** The company's resolved transcode limits (plan with overrides). */
+export const transcodeLimits = async (companyId: string): Promise<PlanLimits> => {
+  const [company] = await getItemsByKey([companyKey(companyId)]);
+  return limitsOf(companyId, company as CompanyRecord | undefined);
+};
+
+type Item = Record<string, unknown>;
+
+/**
+ * One `BatchGetItem` for everything enqueue and retry check: the company (plan and overrides), the usage
+ * month (transcode seconds so far) and the item of `extra` (the source object or the job). The plan comes
+ * from a per-process cache.
+ */
+const readForWrite = async (companyId: string, now: Date, extra: { pk: string; sk: string }) => {
+  const [company, month, item] = await getItemsByKey([
+    companyKey(companyId),
+    usageMonthKey(companyId, utcMonth(now)),
+    extra,
+  ]);
+  const limits = await limitsOf(companyId, company as CompanyRecord | undefined);
+  return { limits, used: Number(month?.transcode_seconds ?? 0), item: item as Item | undefined };
+};
+
+const toRecord = (item: Item): TranscodeJobRecord => {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...record } = item;
+  return record as unknown as TranscodeJobRecord;
+};
+
+/** Quota check shared by enqueue and retry: the month's billed seconds against the plan's allowance. */
+const checkQuota = async (companyId: string, limits: PlanLimits, usedSeconds: number, now: Date) => {
+  if (usedSeconds >= limits.transcodeSecondsPerMonth) {
+    throw new AppError(
+      'transcode_quota_exceeded',
+      'The monthly transcode seconds of your plan are used up.',
+      {
+        retryAfterSeconds: secondsToNextUtcMonth(now),
+        extensions: { meter: 'transcode_seconds', limit: limits.transcodeSecondsPerMonth, used: usedSeconds },
+      },
+    );
+  }
+  logger.debug('transcode quota ok', { companyId, usedSeconds });
+};
+
+const queueFull = (limits: PlanLimits) =>
+  new AppError('transcode_queue_full', 'Too many unfinished transcode jobs; wait for one to finish.', {
+    retryAfterSeconds: QUEUE_RETRY_AFTER_SECONDS,
+    extensions: { limit: limits.transcodeQueueCap },
+  });
+
+/** Starts the attempt's execution; a start that fails marks the attempt `failed` so its slot is released. */
+const startAttempt = async (job: TranscodeJobRecord, now: Date): Promise<TranscodeJobRecord> => {
+  try {
+    await startExecution('transcode', executionName(job.jobId, job.attempt), {
+      companyId: job.companyId,
+      jobId: job.jobId,
+      attempt: job.attempt,
+    });
+    return job;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ExecutionAlreadyExistsError') return job;
+    logger.error('transcode execution did not start', { jobId: job.jobId, error: error as Error });
+    const failure = { code: 'start_failed', message: 'The conversion could not be started; retry the job.' };
+    await failTranscodeJob(job.companyId, job.jobId, job.attempt, failure, now).catch(() => undefined);
+    throw new AppError('service_unavailable', 'The conversion could not be started; retry the job.');
+  }
+};
+
+export const enqueueTranscode = async (
+  companyId: string,
+  input: { fullPath: string; preset: TranscodePreset; bucket?: string | undefined },
+  now: Date,
+): Promise<TranscodeJobRecord> => {
+  // The source is one of the caller's stored objects: malformed → 400, another tenant's or missing → 404.
+  const reference = parseStorageReference(companyId, {
+    fullPath: input.fullPath,
+    ...(input.bucket === undefined ? {} : { bucket: input.bucket }),
+  });
+  const { limits, used, item } = await readForWrite(
+    companyId,
+    now,
+    storedObjectKey(companyId, reference.fullPath),
+  );
+  if (item?.status !== 'stored') throw new NotFoundError('No stored object at this reference.');
+  const source = {
+    bucket: reference.bucket,
+    fullPath: reference.fullPath,
+    size: Number(item.size),
+    etag: String(item.etag ?? ''),
+    contentType: String(item.contentType ?? 'application/octet-stream'),
+  };
+  await checkQuota(companyId, limits, used, now);
+  const iso = now.toISOString();
+  const job: TranscodeJobRecord = {
+    jobId: newTranscodeJobId(),
+    companyId,
+    status: 'pending',
+    preset: input.preset,
+    source,
+    progress: { phase: 'pending' },
+    attempt: 1,
+    reused: false,
+    billedSeconds: 0,
+    createdAt: iso,
+    updatedAt: iso,
+    attemptStartedAt: iso,
+  };
+  try {
+    await createTranscodeJob(job, limits.transcodeQueueCap);
+  } catch (error) {
+    if (error instanceof TranscodeQueueFullError) throw queueFull(limits);
+    throw error;
+  }
+  return startAttempt(job, now);
+};
+
+export const getTranscode = async (companyId: string, jobId: string): Promise<TranscodeJobRecord> => {
+  const job = await getTranscodeJob(companyId, jobId);
+  if (!job) throw new NotFoundError('No transcode job with this id.');
+  return job;
+};
+
+const isFinished = (status: string) => (FINISHED_STATUSES as readonly string[]).includes(status);
+
+/**
+ * Cancel: a conditional write from the observed unfinished state to `canceled` (clearing the lease and
+ * releasing the queue slot), then StopExecution, which stops the media job too. A job that moved on between
+ * the read and the write is read again, so a race with a worker resolves to exactly one final state.
+ */
+export const cancelTranscode = async (companyId: string, jobId: string, now: Date) => {
+  for (let round = 0; round < 5; round++) {
+    const job = await getTranscode(companyId, jobId);
+    if (isFinished(job.status)) {
+      throw new AppError('transcode_job_not_cancelable', `The job is already ${job.status}.`, {
+        extensions: { status: job.status },
+      });
+    }
+    try {
+      await cancelTranscodeJob(companyId, jobId, job, now);
+    } catch (error) {
+      if (error instanceof TranscodeTransitionRefusedError) continue;
+      throw error;
+    }
+    // Before the probe step has recorded its execution the job has none to stop: that step finds the job
+    // canceled and ends the execution without writing.
+    if (job.executionArn) {
+      await stopExecution(job.executionArn, 'canceled by the tenant').catch((error: unknown) =>
+        logger.error('stopping a canceled transcode failed', { jobId, error: error as Error }),
+      );
+    }
+    const { leaseUntil: _lease, ...rest } = job;
+    return {
+      ...rest,
+      status: 'canceled' as const,
+      updatedAt: now.toISOString(),
+      finishedAt: now.toISOString(),
+    } satisfies TranscodeJobRecord;
+  }
+  throw new AppError('conflict', 'The job changed while it was being canceled; try again.');
+};
+
+const notRetryable = (job: TranscodeJobRecord, detail: string) =>
+  new AppError('transcode_job_not_retryable', detail, {
+    extensions: { status: job.status, ...(job.leaseUntil ? { leaseUntil: job.leaseUntil } : {}) },
+  });
+
+/**
+ * Retry: `failed` or `canceled` with no lease in the future, after the quota and queue checks, moves to
+ * `pending` as the next attempt (one transaction with the queue slot) and starts a new execution.
+ */
+export const retryTranscode = async (companyId: string, jobId: string, now: Date) => {
+  const { limits, used, item } = await readForWrite(companyId, now, transcodeJobKey(companyId, jobId));
+  if (!item) throw new NotFoundError('No transcode job with this id.');
+  const job = toRecord(item);
+  if (job.status !== 'failed' && job.status !== 'canceled') {
+    throw notRetryable(job, `Only failed or canceled jobs can be retried; this one is ${job.status}.`);
+  }
+  if (job.leaseUntil && Date.parse(job.leaseUntil) > now.getTime()) {
+    throw notRetryable(job, 'A worker still holds this job; retry after its lease ends.');
+  }
+  await checkQuota(companyId, limits, used, now);
+  try {
+    await retryTranscodeJob(companyId, jobId, { attempt: job.attempt }, limits.transcodeQueueCap, now);
+  } catch (error) {
+    if (error instanceof TranscodeQueueFullError) throw queueFull(limits);
+    if (error instanceof TranscodeTransitionRefusedError) {
+      const current = await getTranscode(companyId, jobId);
+      throw notRetryable(current, `The job changed meanwhile; it is ${current.status}.`);
+    }
+    throw error;
+  }
+  const iso = now.toISOString();
+  const {
+    output: _o,
+    error: _e,
+    progress: _p,
+    finishedAt: _f,
+    executionArn: _x,
+    leaseUntil: _l,
+    ...kept
+  } = job;
+  const retried: TranscodeJobRecord = {
+    ...kept,
+    status: 'pending',
+    attempt: job.attempt + 1,
+    reused: false,
+    billedSeconds: 0,
+    progress: { phase: 'pending' },
+    updatedAt: iso,
+    attemptStartedAt: iso,
+  };
+  return startAttempt(retried, now);
+};

@@ -1,0 +1,5 @@
+import { probeWithMediaConvert } from '../../shared/aws/mediaconvert';
+import { createTranscodeWorker } from './worker';
+
+/** Lambda entry of the transcode worker (probe, finalize, fail steps of the transcode state machine). */
+export const handler = createTranscodeWorker({ probe: probeWithMediaConvert });

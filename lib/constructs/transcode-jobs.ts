@@ -1,0 +1,121 @@
+import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import {
+  type DataResources,
+  dataEnvironment,
+  type FunctionAccess,
+  grantDataAccess,
+  TENANT_OBJECT_PREFIX,
+} from '../access';
+import { nagReference } from '../nag';
+import { AppFunction } from './app-function';
+import { AslStateMachine } from './asl-state-machine';
+
+/** The transcode worker reads and writes jobs, stored objects and the meter, and reads/writes tenant files. */
+export const TRANSCODE_WORKER_ACCESS: FunctionAccess = { table: 'readWrite', meter: true, bucket: true };
+
+export interface TranscodeJobsProps {
+  data: DataResources;
+}
+
+/**
+ * Media transforms on AWS: the transcode worker (probe, finalize and fail steps), the role MediaConvert
+ * assumes to read sources and write outputs under `companies/`, and the `transcode` state machine
+ * (`statemachines/transcode.asl.json`), whose role may create, watch and cancel MediaConvert jobs
+ * (`createJob.sync`: the managed EventBridge rule) and pass exactly the MediaConvert role.
+ */
+export class TranscodeJobs extends Construct {
+  readonly stateMachine: StateMachine;
+  readonly worker: AppFunction;
+  readonly mediaConvertRole: Role;
+
+  constructor(scope: Construct, id: string, props: TranscodeJobsProps) {
+    super(scope, id);
+    const { data } = props;
+    const stack = Stack.of(this);
+
+    this.worker = new AppFunction(this, 'Worker', {
+      entry: 'functions/workers/transcode/index.ts',
+      description: 'Public API v1, transcode worker (probe, finalize, fail)',
+      environment: dataEnvironment(TRANSCODE_WORKER_ACCESS, data),
+      timeout: Duration.seconds(60),
+    });
+    const workerRole = this.worker.role;
+    if (!workerRole) throw new Error('The transcode worker has no role');
+    grantDataAccess(workerRole, TRANSCODE_WORKER_ACCESS, data);
+    workerRole.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['mediaconvert:Probe'], resources: ['*'] }),
+    );
+    Validations.of(workerRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'mediaconvert:Probe supports no resource-level permissions; the worker probes tenant sources.',
+    });
+
+    this.mediaConvertRole = new Role(this, 'MediaConvertRole', {
+      assumedBy: new ServicePrincipal('mediaconvert.amazonaws.com'),
+      description: 'MediaConvert reads transcode sources and writes outputs under companies/',
+    });
+    this.mediaConvertRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['s3:GetObject', 's3:PutObject'],
+        resources: [data.bucket.arnForObjects(`${TENANT_OBJECT_PREFIX}*`)],
+      }),
+    );
+    Validations.of(this.mediaConvertRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagReference(this.mediaConvertRole, data.bucket.bucketArn)}/${TENANT_OBJECT_PREFIX}*]`,
+      reason: 'Sources and outputs are tenant objects keyed at run time under companies/<companyId>/.',
+    });
+    if (data.bucket.encryptionKey) data.bucket.encryptionKey.grantEncryptDecrypt(this.mediaConvertRole);
+
+    const machine = new AslStateMachine(this, 'Machine', {
+      name: 'transcode',
+      functions: { TranscodeWorkerFunctionArn: this.worker },
+      substitutions: { MediaConvertRoleArn: this.mediaConvertRole.roleArn },
+      timeout: Duration.minutes(150),
+    });
+    this.stateMachine = machine.stateMachine;
+    const machineRole = this.stateMachine.role;
+    const mediaConvert = (resource: string) =>
+      stack.formatArn({
+        service: 'mediaconvert',
+        resource,
+        resourceName: '*',
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+      });
+    machineRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['mediaconvert:CreateJob', 'mediaconvert:GetJob', 'mediaconvert:CancelJob'],
+        resources: [mediaConvert('queues'), mediaConvert('jobs'), mediaConvert('presets')],
+      }),
+    );
+    machineRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['events:PutTargets', 'events:PutRule', 'events:DescribeRule'],
+        resources: [
+          stack.formatArn({
+            service: 'events',
+            resource: 'rule',
+            resourceName: 'StepFunctionsGetEventsForMediaConvertJobRule',
+          }),
+        ],
+      }),
+    );
+    machineRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [this.mediaConvertRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'mediaconvert.amazonaws.com' } },
+      }),
+    );
+    for (const resource of ['queues', 'jobs', 'presets']) {
+      Validations.of(machineRole).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:mediaconvert:<AWS::Region>:<AWS::AccountId>:${resource}/*]`,
+        reason:
+          'createJob.sync creates a job in the account queue and then watches and, on stop, cancels it; job ids ' +
+          'are chosen by MediaConvert at run time.',
+      });
+    }
+  }
+}

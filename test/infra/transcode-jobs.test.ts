@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../lib/constructs/app-function';
+import { TranscodeJobs } from '../../lib/constructs/transcode-jobs';
+import { logicalIdOf, synthesizeApp } from './synth';
+
+const built = synthesizeApp({ bundling: false });
+afterAll(() => built.cleanup());
+const jobsTemplate = Template.fromStack(built.jobs);
+const transcodes = built.jobs.node.findAll().find((c): c is TranscodeJobs => c instanceof TranscodeJobs);
+if (!transcodes) throw new Error('the jobs stack has no TranscodeJobs construct');
+
+type Statement = { Action: string | string[]; Resource: unknown; Condition?: unknown };
+const statementsOf = (template: Template, role: Parameters<typeof logicalIdOf>[0]): Statement[] =>
+  Object.values(
+    template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: logicalIdOf(role) }] } }),
+  ).flatMap(
+    (p) =>
+      (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument
+        .Statement,
+  );
+const actionsOf = (statements: Statement[]) => statements.flatMap((s) => [s.Action].flat());
+
+describe('transcode state machine (jobs stack)', () => {
+  it('substitutes the worker function and the MediaConvert role into the ASL', () => {
+    jobsTemplate.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      DefinitionSubstitutions: {
+        TranscodeWorkerFunctionArn: { 'Fn::GetAtt': [logicalIdOf(transcodes.worker), 'Arn'] },
+        MediaConvertRoleArn: { 'Fn::GetAtt': [logicalIdOf(transcodes.mediaConvertRole), 'Arn'] },
+      },
+    });
+  });
+
+  it('gives every Task state of the ASL explicit TimeoutSeconds, Retry and Catch', () => {
+    const asl = JSON.parse(readFileSync(`${PROJECT_ROOT}statemachines/transcode.asl.json`, 'utf8')) as {
+      States: Record<
+        string,
+        { Type: string; Resource?: string; TimeoutSeconds?: number; Retry?: unknown[]; Catch?: unknown[] }
+      >;
+    };
+    const tasks = Object.entries(asl.States).filter(([, s]) => s.Type === 'Task');
+    expect(tasks.map(([n]) => n).sort()).toEqual(['Finalize', 'Probe', 'RecordFailure', 'Transcode']);
+    for (const [, task] of tasks) {
+      expect(task.TimeoutSeconds).toBeGreaterThan(0);
+      expect(task.Retry?.length).toBeGreaterThan(0);
+      expect(task.Catch?.length).toBeGreaterThan(0);
+    }
+    expect(asl.States.Transcode?.Resource).toBe('arn:aws:states:::mediaconvert:createJob.sync');
+  });
+
+  it('lets MediaConvert (and only it) assume a role limited to tenant objects', () => {
+    jobsTemplate.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: Match.objectLike({
+        Statement: [Match.objectLike({ Principal: { Service: 'mediaconvert.amazonaws.com' } })],
+      }),
+    });
+    const statements = statementsOf(jobsTemplate, transcodes.mediaConvertRole);
+    expect(actionsOf(statements).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
+    expect(JSON.stringify(statements[0]?.Resource)).toContain('/companies/*');
+  });
+
+  it('lets the machine create, watch and cancel MediaConvert jobs and pass exactly the MediaConvert role', () => {
+    const statements = statementsOf(jobsTemplate, transcodes.stateMachine.role);
+    const actions = actionsOf(statements);
+    for (const a of [
+      'mediaconvert:CreateJob',
+      'mediaconvert:GetJob',
+      'mediaconvert:CancelJob',
+      'events:PutRule',
+    ])
+      expect(actions).toContain(a);
+    const pass = statements.find((s) => [s.Action].flat().includes('iam:PassRole'));
+    expect(pass?.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(transcodes.mediaConvertRole), 'Arn'] });
+    expect(pass?.Condition).toEqual({
+      StringEquals: { 'iam:PassedToService': 'mediaconvert.amazonaws.com' },
+    });
+    expect(actions.filter((a) => a === 'lambda:InvokeFunction')).toHaveLength(1);
+  });
+
+  it('gives the worker the table, the tenant prefix and MediaConvert Probe, and no state machine', () => {
+    const role = transcodes.worker.role;
+    if (!role) throw new Error('worker without role');
+    const actions = actionsOf(statementsOf(jobsTemplate, role));
+    for (const a of [
+      'dynamodb:UpdateItem',
+      'dynamodb:GetItem',
+      's3:GetObject',
+      's3:PutObject',
+      'mediaconvert:Probe',
+    ])
+      expect(actions).toContain(a);
+    expect(actions.some((a) => a.startsWith('states:'))).toBe(false);
+    jobsTemplate.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'Public API v1, transcode worker (probe, finalize, fail)',
+      Environment: {
+        Variables: Match.objectLike({ TABLE_NAME: Match.anyValue(), BUCKET_NAME: Match.anyValue() }),
+      },
+    });
+  });
+
+  it('gives the transcodes route group start and stop of this machine', () => {
+    const policies = statementsOf(built.apiTemplate, built.api.groups.transcodes.function.role as never);
+    const actions = actionsOf(policies);
+    expect(actions).toContain('states:StartExecution');
+    expect(actions).toContain('states:StopExecution');
+  });
+});

@@ -1,0 +1,432 @@
+import { describe, expect, it } from 'vitest';
+import { call, createTenant, expectProblem } from './support';
+import {
+  ffmpegProcessesOf,
+  getJob,
+  type Job,
+  overrideLimits,
+  probeStored,
+  queueOf,
+  seedJob,
+  setLease,
+  storeSource,
+  transcodeSecondsOf,
+  waitForJob,
+} from './transcode-support';
+
+const enqueue = (apiKey: string, body: Record<string, unknown>) =>
+  call('POST', '/v1/transcodes', { headers: { 'x-api-key': apiKey }, body });
+const cancel = (apiKey: string, id: string) =>
+  call('POST', `/v1/transcodes/${id}/cancel`, { headers: { 'x-api-key': apiKey } });
+const retry = (apiKey: string, id: string) =>
+  call('POST', `/v1/transcodes/${id}/retry`, { headers: { 'x-api-key': apiKey } });
+
+const presets = await import('../../functions/shared/domain/transcode-presets');
+
+describe('POST /v1/transcodes end to end (local engine: ffmpeg)', () => {
+  it.each(presets.TRANSCODE_PRESETS)(
+    'converts an audio source to %s, stores the output and bills once',
+    async (preset) => {
+      const tenant = await createTenant({ plan: 'starter' });
+      const source = await storeSource(tenant.companyId, 'tone', { seconds: 3 });
+      const res = await enqueue(tenant.apiKey, { ...source, preset });
+      expect(res.status).toBe(202);
+      const created = res.json.job as Job;
+      expect(created).toMatchObject({ status: 'pending', preset, attempt: 1, reused: false, output: null });
+      const done = await waitForJob(tenant.apiKey, created.id);
+      expect(done).toMatchObject({
+        status: 'done',
+        reused: false,
+        billedSeconds: 3,
+        leaseUntil: null,
+        error: null,
+      });
+      expect(done.output?.fullPath).toBe(
+        `companies/${tenant.companyId}/transcodes/${created.id}/a1/output.${presets.presetExtension(preset)}`,
+      );
+      const probe = await probeStored(done.output as { bucket: string; fullPath: string });
+      const expected = presets.presetExpectation(preset, false);
+      expect(probe?.format?.format_name).toContain(expected.formatName);
+      const audio = probe?.streams?.find((s) => s.codec_type === 'audio');
+      expect(audio?.codec_name).toBe(expected.audioCodec);
+      expect(Number(audio?.sample_rate)).toBe(expected.sampleRate);
+      expect(audio?.channels).toBe(expected.channels);
+      expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
+      expect(await queueOf(tenant.companyId)).toBe(0);
+    },
+  );
+
+  it('converts a video source to mp4 with H.264 video and AAC audio', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const source = await storeSource(tenant.companyId, 'video', { seconds: 2 });
+    const res = await enqueue(tenant.apiKey, { ...source, preset: 'mp4' });
+    expect(res.status).toBe(202);
+    const done = await waitForJob(tenant.apiKey, (res.json.job as Job).id);
+    expect(done.status).toBe('done');
+    const probe = await probeStored(done.output as { bucket: string; fullPath: string });
+    expect(probe?.streams?.map((s) => s.codec_name).sort()).toEqual(['aac', 'h264']);
+    // The output is a stored object of the tenant: a signed download URL serves it.
+    const url = await call(
+      'GET',
+      `/v1/storage/url?fullPath=${encodeURIComponent(done.output?.fullPath ?? '')}`,
+      {
+        headers: { 'x-api-key': tenant.apiKey },
+      },
+    );
+    expect(url.status).toBe(200);
+    const file = await fetch(String(url.json.url));
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('video/mp4');
+    expect((await file.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+  });
+
+  it('reuses the output of the same content and preset at another path, billing nothing', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const first = await storeSource(tenant.companyId, 'tone', { seconds: 3, name: 'a.wav' });
+    const a = await waitForJob(
+      tenant.apiKey,
+      ((await enqueue(tenant.apiKey, { ...first, preset: 'wav' })).json.job as Job).id,
+    );
+    expect(a.status).toBe('done');
+    // Same bytes (same ETag and size) under another name.
+    const second = await storeSource(tenant.companyId, 'tone', { seconds: 3, name: 'b.wav' });
+    const res = await enqueue(tenant.apiKey, { fullPath: second.fullPath, preset: 'wav' });
+    expect(res.status).toBe(202);
+    const b = await waitForJob(tenant.apiKey, (res.json.job as Job).id);
+    expect(b).toMatchObject({ status: 'done', reused: true, billedSeconds: 0, output: a.output });
+    expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
+    // Another preset of the same content is a new conversion.
+    const c = await waitForJob(
+      tenant.apiKey,
+      ((await enqueue(tenant.apiKey, { ...second, preset: 'flac_16k_mono' })).json.job as Job).id,
+    );
+    expect(c).toMatchObject({ status: 'done', reused: false, billedSeconds: 3 });
+  });
+
+  it('fails a corrupt source with source_unreadable, and a retry fails again with the same code', async () => {
+    const tenant = await createTenant();
+    const source = await storeSource(tenant.companyId, 'corrupt');
+    const res = await enqueue(tenant.apiKey, { ...source, preset: 'ogg_opus' });
+    expect(res.status).toBe(202);
+    const failed = await waitForJob(tenant.apiKey, (res.json.job as Job).id);
+    expect(failed).toMatchObject({ status: 'failed', leaseUntil: null, billedSeconds: 0, output: null });
+    expect(failed.error?.code).toBe('source_unreadable');
+    const again = await retry(tenant.apiKey, failed.id);
+    expect(again.status).toBe(202);
+    expect(again.json.job).toMatchObject({ status: 'pending', attempt: 2, error: null });
+    const refailed = await waitForJob(tenant.apiKey, failed.id);
+    expect(refailed).toMatchObject({ status: 'failed', attempt: 2, leaseUntil: null });
+    expect(refailed.error?.code).toBe('source_unreadable');
+    expect(await transcodeSecondsOf(tenant.apiKey)).toBe(0);
+    expect(await queueOf(tenant.companyId)).toBe(0);
+  });
+
+  it('fails a source longer than the plan allows with source_too_long', async () => {
+    const tenant = await createTenant();
+    await overrideLimits(tenant.companyId, { transcodeMaxDurationSeconds: 2 });
+    const source = await storeSource(tenant.companyId, 'tone', { seconds: 3 });
+    const res = await enqueue(tenant.apiKey, { ...source, preset: 'wav' });
+    const job = await waitForJob(tenant.apiKey, (res.json.job as Job).id);
+    expect(job).toMatchObject({ status: 'failed', leaseUntil: null, error: { code: 'source_too_long' } });
+  });
+});
+
+describe('Transcode job state table: cancel', () => {
+  it.each(['pending', 'probing', 'transcoding', 'finalizing'] as const)(
+    'cancels a %s job: canceled, lease cleared, queue slot released',
+    async (status) => {
+      const tenant = await createTenant();
+      const job = await seedJob(tenant.companyId, status);
+      expect(await queueOf(tenant.companyId)).toBe(1);
+      const res = await cancel(tenant.apiKey, job.jobId);
+      expect(res.status).toBe(200);
+      expect(res.json.job).toMatchObject({
+        id: job.jobId,
+        status: 'canceled',
+        leaseUntil: null,
+        output: null,
+      });
+      const stored = await getJob(tenant.apiKey, job.jobId);
+      expect(stored).toMatchObject({ status: 'canceled', leaseUntil: null });
+      expect(await queueOf(tenant.companyId)).toBe(0);
+    },
+  );
+
+  it.each(['done', 'failed', 'canceled'] as const)(
+    'refuses to cancel a %s job with 409 transcode_job_not_cancelable, unchanged',
+    async (status) => {
+      const tenant = await createTenant();
+      const job = await seedJob(tenant.companyId, status);
+      const res = await cancel(tenant.apiKey, job.jobId);
+      expectProblem(res, 409, 'transcode_job_not_cancelable');
+      expect(res.json.status).toBe(409);
+      expect((await getJob(tenant.apiKey, job.jobId)).status).toBe(status);
+    },
+  );
+
+  it('cancels while transcoding: ffmpeg is killed, the job stays canceled with no lease and no output', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const source = await storeSource(tenant.companyId, 'long', { seconds: 3600 });
+    const res = await enqueue(tenant.apiKey, { ...source, preset: 'ogg_opus' });
+    expect(res.status).toBe(202);
+    const id = (res.json.job as Job).id;
+    await waitForJob(
+      tenant.apiKey,
+      id,
+      (j) => j.status === 'transcoding' && ffmpegProcessesOf(id).length > 0,
+    );
+    const canceled = await cancel(tenant.apiKey, id);
+    expect(canceled.status).toBe(200);
+    expect(canceled.json.job).toMatchObject({ status: 'canceled', leaseUntil: null });
+    const deadline = Date.now() + 10_000;
+    while (ffmpegProcessesOf(id).length > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(ffmpegProcessesOf(id)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await getJob(tenant.apiKey, id)).toMatchObject({
+      status: 'canceled',
+      leaseUntil: null,
+      output: null,
+    });
+    expect(await transcodeSecondsOf(tenant.apiKey)).toBe(0);
+    expect(await queueOf(tenant.companyId)).toBe(0);
+  });
+
+  it('resolves concurrent cancel and finalize to exactly one final state, billed only if done', async () => {
+    const { createTranscodeWorker } = await import('../../functions/workers/transcode/worker');
+    const { probeWithFfprobe } = await import('../../functions/local/media-engine');
+    const worker = createTranscodeWorker({ probe: probeWithFfprobe });
+    const outcomes = new Set<string>();
+    for (let round = 0; round < 6; round++) {
+      const tenant = await createTenant();
+      const output = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+      const job = await seedJob(tenant.companyId, 'transcoding', { source: output });
+      const [finalize, canceled] = await Promise.allSettled([
+        worker({
+          action: 'finalize',
+          companyId: tenant.companyId,
+          jobId: job.jobId,
+          attempt: 1,
+          durationSeconds: 3,
+          output: { ...output, contentType: 'audio/wav' },
+        }),
+        cancel(tenant.apiKey, job.jobId),
+      ]);
+      const final = await getJob(tenant.apiKey, job.jobId);
+      outcomes.add(final.status);
+      expect(['done', 'canceled']).toContain(final.status);
+      const cancelStatus = canceled.status === 'fulfilled' ? canceled.value.status : 0;
+      if (final.status === 'canceled') {
+        expect(cancelStatus).toBe(200);
+        expect(finalize.status === 'rejected' && (finalize.reason as Error).name).toBe('TranscodeJobGone');
+        expect(await transcodeSecondsOf(tenant.apiKey)).toBe(0);
+      } else {
+        expect(finalize.status).toBe('fulfilled');
+        expect(cancelStatus).toBe(409);
+        expect(final.billedSeconds).toBe(3);
+        expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
+      }
+      expect(final.leaseUntil).toBeNull();
+      expect(await queueOf(tenant.companyId)).toBe(0);
+    }
+    expect(outcomes.size).toBeGreaterThan(0);
+  });
+});
+
+describe('Transcode job state table: retry', () => {
+  it('retries a canceled job from scratch as the next attempt, which completes', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const source = await storeSource(tenant.companyId, 'tone', { seconds: 2 });
+    const job = await seedJob(tenant.companyId, 'canceled', { source, preset: 'flac_16k_mono' });
+    const res = await retry(tenant.apiKey, job.jobId);
+    expect(res.status).toBe(202);
+    expect(res.json.job).toMatchObject({ status: 'pending', attempt: 2, leaseUntil: null, output: null });
+    const done = await waitForJob(tenant.apiKey, job.jobId);
+    expect(done).toMatchObject({ status: 'done', attempt: 2, billedSeconds: 2 });
+    expect(done.output?.fullPath).toContain(`/transcodes/${job.jobId}/a2/output.flac`);
+  });
+
+  it.each(['pending', 'probing', 'transcoding', 'finalizing', 'done'] as const)(
+    'refuses to retry a %s job with 409 transcode_job_not_retryable, unchanged',
+    async (status) => {
+      const tenant = await createTenant();
+      const job = await seedJob(tenant.companyId, status);
+      const res = await retry(tenant.apiKey, job.jobId);
+      expectProblem(res, 409, 'transcode_job_not_retryable');
+      expect(res.json.status).toBe(409);
+      const after = await getJob(tenant.apiKey, job.jobId);
+      expect(after).toMatchObject({ status, attempt: 1 });
+    },
+  );
+
+  it.each(['failed', 'canceled'] as const)(
+    'refuses to retry a %s job whose worker lease is still in the future',
+    async (status) => {
+      const tenant = await createTenant();
+      const job = await seedJob(tenant.companyId, status);
+      await setLease(tenant.companyId, job.jobId, new Date(Date.now() + 300_000));
+      const res = await retry(tenant.apiKey, job.jobId);
+      expectProblem(res, 409, 'transcode_job_not_retryable');
+      expect(typeof res.json.leaseUntil).toBe('string');
+      expect(await getJob(tenant.apiKey, job.jobId)).toMatchObject({ status, attempt: 1 });
+      expect(await queueOf(tenant.companyId)).toBe(0);
+    },
+  );
+
+  it('retries a failed job whose lease has expired', async () => {
+    const tenant = await createTenant();
+    const source = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const job = await seedJob(tenant.companyId, 'failed', { source });
+    await setLease(tenant.companyId, job.jobId, new Date(Date.now() - 1000));
+    const res = await retry(tenant.apiKey, job.jobId);
+    expect(res.status).toBe(202);
+    expect((await waitForJob(tenant.apiKey, job.jobId)).status).toBe('done');
+  });
+});
+
+describe('Transcode quota and queue cap', () => {
+  it('refuses enqueue and retry with 429 transcode_quota_exceeded once the month is used up', async () => {
+    const tenant = await createTenant();
+    await overrideLimits(tenant.companyId, { transcodeSecondsPerMonth: 5 });
+    const { addToMeter } = await import('../../functions/shared/data/usage-meters');
+    const failed = await seedJob(tenant.companyId, 'failed');
+    await addToMeter(tenant.companyId, 'transcode_seconds', 5, new Date());
+    const source = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const res = await enqueue(tenant.apiKey, { ...source, preset: 'wav' });
+    expectProblem(res, 429, 'transcode_quota_exceeded');
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expectProblem(await retry(tenant.apiKey, failed.jobId), 429, 'transcode_quota_exceeded');
+    expect((await getJob(tenant.apiKey, failed.jobId)).status).toBe('failed');
+    expect(await queueOf(tenant.companyId)).toBe(0);
+  });
+
+  it('refuses enqueue and retry with 429 transcode_queue_full and Retry-After at the cap', async () => {
+    const tenant = await createTenant(); // free plan: 2 unfinished jobs
+    const failed = await seedJob(tenant.companyId, 'failed');
+    await seedJob(tenant.companyId, 'pending');
+    await seedJob(tenant.companyId, 'transcoding');
+    const source = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const res = await enqueue(tenant.apiKey, { ...source, preset: 'wav' });
+    expectProblem(res, 429, 'transcode_queue_full');
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expectProblem(await retry(tenant.apiKey, failed.jobId), 429, 'transcode_queue_full');
+    expect(await getJob(tenant.apiKey, failed.jobId)).toMatchObject({ status: 'failed', attempt: 1 });
+    expect(await queueOf(tenant.companyId)).toBe(2);
+  });
+
+  it('keeps the queue counter exact under concurrent enqueues, cancels and completions', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    await overrideLimits(tenant.companyId, { transcodeQueueCap: 3 });
+    const source = await storeSource(tenant.companyId, 'long', { seconds: 1800 });
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        enqueue(tenant.apiKey, { ...source, preset: presets.TRANSCODE_PRESETS[i % 4] }),
+      ),
+    );
+    const accepted = results.filter((r) => r.status === 202);
+    const refused = results.filter((r) => r.status === 429);
+    expect(accepted).toHaveLength(3);
+    expect(refused).toHaveLength(9);
+    for (const r of refused) expect(r.json.code).toBe('transcode_queue_full');
+    expect(await queueOf(tenant.companyId)).toBe(3);
+    // Racing cancels (two per job) while the executions run: one wins per job, the slot is released once.
+    const ids = accepted.map((r) => (r.json.job as Job).id);
+    const cancels = await Promise.all(
+      ids.flatMap((id) => [cancel(tenant.apiKey, id), cancel(tenant.apiKey, id)]),
+    );
+    expect(cancels.filter((r) => r.status === 200)).toHaveLength(3);
+    for (const id of ids) expect((await waitForJob(tenant.apiKey, id)).status).toBe('canceled');
+    expect(await queueOf(tenant.companyId)).toBe(0);
+
+    // Directly at the data module: 20 racing creates against a cap of 5, then racing cancels and failures.
+    const data = await import('../../functions/shared/data/transcode-jobs');
+    const other = await createTenant();
+    const seeds = Array.from({ length: 20 }, (_, i) => ({
+      jobId: `tc_race${i}${Math.random().toString(36).slice(2, 8)}`,
+      companyId: other.companyId,
+      status: 'pending' as const,
+      preset: 'wav' as const,
+      source: { bucket: 'b', fullPath: `companies/${other.companyId}/x`, size: 1, etag: 'e' },
+      attempt: 1,
+      reused: false,
+      billedSeconds: 0,
+      createdAt: new Date().toISOString(),
+      updatedAt: new Date().toISOString(),
+      attemptStartedAt: new Date().toISOString(),
+    }));
+    const created = await Promise.allSettled(seeds.map((s) => data.createTranscodeJob(s, 5)));
+    const ok = seeds.filter((_, i) => created[i]?.status === 'fulfilled');
+    expect(ok).toHaveLength(5);
+    expect(await data.readTranscodeQueue(other.companyId)).toBe(5);
+    const now = new Date();
+    await Promise.allSettled(
+      ok.flatMap((s) => [
+        data.cancelTranscodeJob(other.companyId, s.jobId, { status: 'pending', attempt: 1 }, now),
+        data.failTranscodeJob(other.companyId, s.jobId, 1, { code: 'internal', message: 'x' }, now),
+        data.cancelTranscodeJob(other.companyId, s.jobId, { status: 'pending', attempt: 1 }, now),
+      ]),
+    );
+    expect(await data.readTranscodeQueue(other.companyId)).toBe(0);
+  });
+});
+
+describe('Transcode isolation and validation', () => {
+  it("answers 404 to another tenant's job ids and source paths", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    const job = await seedJob(a.companyId, 'failed');
+    for (const res of [
+      await call('GET', `/v1/transcodes/${job.jobId}`, { headers: { 'x-api-key': b.apiKey } }),
+      await cancel(b.apiKey, job.jobId),
+      await retry(b.apiKey, job.jobId),
+    ]) {
+      expectProblem(res, 404, 'not_found');
+    }
+    const source = await storeSource(a.companyId, 'tone', { seconds: 1 });
+    expectProblem(await enqueue(b.apiKey, { ...source, preset: 'wav' }), 404, 'not_found');
+    expect(await getJob(a.apiKey, job.jobId)).toMatchObject({ status: 'failed', attempt: 1 });
+  });
+
+  it('answers 404 for a missing source and an unknown job id', async () => {
+    const t = await createTenant();
+    expectProblem(
+      await enqueue(t.apiKey, { fullPath: `companies/${t.companyId}/nothing.wav`, preset: 'wav' }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await call('GET', '/v1/transcodes/tc_unknown', { headers: { 'x-api-key': t.apiKey } }),
+      404,
+      'not_found',
+    );
+  });
+
+  it.each([
+    [{ fullPath: 'x.wav', preset: 'mp3' }, '/body/preset'],
+    [{ preset: 'wav' }, '/body/fullPath'],
+  ])('refuses %j with 400 validation_failed', async (body, pointer) => {
+    const t = await createTenant();
+    const res = await enqueue(t.apiKey, body);
+    expectProblem(res, 400, 'validation_failed');
+    expect((res.json.errors as { pointer: string }[]).map((e) => e.pointer)).toContain(pointer);
+  });
+
+  it.each([
+    [{ fullPath: 'companies/../etc/passwd', preset: 'wav' }, '/body/fullPath'],
+    [{ fullPath: 'companies/x/a.wav', preset: 'wav', bucket: 'someone-elses-bucket' }, '/body/bucket'],
+  ])('refuses %j with 400 invalid_storage_reference', async (body, pointer) => {
+    const t = await createTenant();
+    const res = await enqueue(t.apiKey, body);
+    expectProblem(res, 400, 'invalid_storage_reference');
+    expect((res.json.errors as { pointer: string }[]).map((e) => e.pointer)).toContain(pointer);
+  });
+
+  it('refuses a credential without transcodes scopes with 403 insufficient_scope', async () => {
+    const t = await createTenant({ scopes: ['company:read'] });
+    expectProblem(
+      await call('GET', '/v1/transcodes/tc_x', { headers: { 'x-api-key': t.apiKey } }),
+      403,
+      'insufficient_scope',
+    );
+  });
+});
