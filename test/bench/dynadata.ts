@@ -108,6 +108,19 @@ export const benchDynadata = async (options: {
       () => invoke(dynadata, event('POST', '/dynadata/type/{type}/list', { type: typeName }, {})),
     ],
     [
+      'executeFunction count (no filter)',
+      () =>
+        invoke(
+          dynadata,
+          event(
+            'POST',
+            '/dynadata/type/{type}/executeFunction/{functionName}',
+            { type: typeName, functionName: 'count' },
+            {},
+          ),
+        ),
+    ],
+    [
       'send_message (text)',
       () =>
         invoke(
