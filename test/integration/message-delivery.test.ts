@@ -126,6 +126,18 @@ describe('message delivery', () => {
     const id = (await s.send()).json.messageId as string;
     const message = await s.message(id);
     expect(message.json).toMatchObject({ status: 'sent', attempts: 3 });
+    // Status changes keep the database bytes exact: the contact's fields plus the message's fields.
+    const { readUsage } = await import('../../functions/shared/data/usage-meters');
+    const contact = await call('GET', `/v1/dynadata/type/contacts/item/${s.contactId}`, {
+      headers: s.headers,
+    });
+    const fieldBytes = (item: Record<string, unknown>) => {
+      const { _id, _version, createdAt, updatedAt, ...fields } = item;
+      return Buffer.byteLength(JSON.stringify(fields), 'utf8');
+    };
+    expect((await readUsage(s.t.companyId, new Date(), 'month')).databaseBytes).toBe(
+      fieldBytes(contact.json) + fieldBytes(message.json),
+    );
     const attempts = received.filter((r) => r.headers['webhook-id'] === id);
     expect(attempts).toHaveLength(3);
     for (const a of attempts) expect(verify(s.secret, a)).toBe(true);

@@ -1,5 +1,5 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from './client';
 import { dynadataTypeKey } from './dynadata-types';
 import { logEntryKey } from './log-entries';
 import { usageTotalsKey } from './usage-meters';
@@ -339,46 +339,3 @@ export const queryItemsPage = async (
 /** Key of a raw item as DynamoDB expects it in `ExclusiveStartKey`. */
 export const startKeyOf = (raw: Record<string, unknown>, useIndex: boolean): Record<string, unknown> =>
   useIndex ? { pk: raw.pk, sk: raw.sk, gsi1pk: raw.gsi1pk, gsi1sk: raw.gsi1sk } : { pk: raw.pk, sk: raw.sk };
-
-/**
- * Moves a platform-written record (messages) to a new status, only from the statuses given: a conditional
- * update, so the status never moves backwards.
- */
-export const setItemStatus = async (
-  companyId: string,
-  typeName: string,
-  id: string,
-  status: string,
-  from: string[],
-  extra: Record<string, unknown>,
-  now: Date,
-): Promise<boolean> => {
-  const names: Record<string, string> = { '#d': 'data', '#s': 'status', '#v': '_version' };
-  const values: Record<string, unknown> = { ':s': status, ':now': now.toISOString(), ':one': 1 };
-  const sets = ['#d.#s = :s', 'updatedAt = :now'];
-  Object.entries(extra).forEach(([k, v], i) => {
-    names[`#e${i}`] = k;
-    values[`:e${i}`] = v;
-    sets.push(`#d.#e${i} = :e${i}`);
-  });
-  const fromList = from.map((_, i) => `:f${i}`);
-  from.forEach((f, i) => {
-    values[`:f${i}`] = f;
-  });
-  try {
-    await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: { pk: itemPartition(companyId, typeName), sk: id },
-        UpdateExpression: `SET ${sets.join(', ')} ADD #v :one`,
-        ConditionExpression: `#d.#s IN (${fromList.join(', ')})`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
-};

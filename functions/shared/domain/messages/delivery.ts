@@ -1,5 +1,5 @@
 import { getDeliveryChannel } from '../../data/delivery-channels';
-import { getStoredItem, setItemStatus } from '../../data/dynadata-items';
+import { getStoredItem, ItemWriteConflictError, replaceItem } from '../../data/dynadata-items';
 import { env } from '../../env';
 import {
   assertDeliverableHost,
@@ -16,6 +16,43 @@ import {
  */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
+/**
+ * Changes a message that is still `queued` (its status, attempts, ...): a transaction conditional on the
+ * version read, which also moves the company's database bytes by the size difference. Returns false when
+ * the message is gone or no longer queued.
+ */
+const updateQueuedMessage = async (
+  companyId: string,
+  messageId: string,
+  patch: Record<string, unknown>,
+  now: Date,
+): Promise<boolean> => {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const previous = await getStoredItem(companyId, 'messages', messageId);
+    if (previous?.data.status !== 'queued') return false;
+    const data = { ...previous.data, ...patch };
+    try {
+      await replaceItem(
+        companyId,
+        'messages',
+        previous,
+        {
+          ...previous,
+          _version: previous._version + 1,
+          updatedAt: now.toISOString(),
+          data,
+          size: Buffer.byteLength(JSON.stringify(data), 'utf8'),
+        },
+        {},
+      );
+      return true;
+    } catch (error) {
+      if (!(error instanceof ItemWriteConflictError)) throw error;
+    }
+  }
+  return false;
+};
+
 export interface DeliveryInput {
   companyId: string;
   messageId: string;
@@ -28,15 +65,7 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
   if (message.data.status !== 'queued') return { status: String(message.data.status) };
   const channel = await getDeliveryChannel(companyId);
   if (!channel) throw new NoDeliveryChannelError();
-  await setItemStatus(
-    companyId,
-    'messages',
-    messageId,
-    'queued',
-    ['queued'],
-    { attempts: Number(message.data.attempts ?? 0) + 1 },
-    now,
-  );
+  await updateQueuedMessage(companyId, messageId, { attempts: Number(message.data.attempts ?? 0) + 1 }, now);
   const allowLoopback = env().allowLoopbackWebhooks;
   await assertDeliverableHost(channel.url, allowLoopback);
   const contactId = String(message.data.contactId);
@@ -73,15 +102,7 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
     throw new WebhookRetryableError(`webhook request failed: ${(error as Error).message}`);
   }
   if (response.status >= 200 && response.status < 300) {
-    await setItemStatus(
-      companyId,
-      'messages',
-      messageId,
-      'sent',
-      ['queued'],
-      { sentAt: now.toISOString() },
-      now,
-    );
+    await updateQueuedMessage(companyId, messageId, { status: 'sent', sentAt: now.toISOString() }, now);
     return { status: 'sent' };
   }
   if (response.status >= 500 || response.status === 408 || response.status === 429)
@@ -95,13 +116,10 @@ export const failMessage = async (
   now = new Date(),
 ): Promise<{ status: string }> => {
   const reason = input.error?.Error ?? 'DeliveryFailed';
-  const changed = await setItemStatus(
+  const changed = await updateQueuedMessage(
     input.companyId,
-    'messages',
     input.messageId,
-    'failed',
-    ['queued'],
-    { error: reason },
+    { status: 'failed', error: reason },
     now,
   );
   return { status: changed ? 'failed' : 'unchanged' };
