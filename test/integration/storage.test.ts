@@ -242,6 +242,19 @@ describe('storage: two-step upload and download', () => {
     expect((await fetch(answer.uploadUrl, { method: 'HEAD' })).status).toBe(404);
     expect(await storageBytes(tenant)).toBe(1000);
   });
+
+  it('answers 404 to a complete of an object nobody reserved, past the allowance, and keeps the object', async () => {
+    const tenant = await createTenant();
+    const { setCompanyLimitOverrides } = await import('./storage-support');
+    await setCompanyLimitOverrides(tenant.companyId, { storageBytes: 100 });
+    const { putObject, headObject } = await import('../../functions/shared/aws/s3');
+    const bucket = process.env.BUCKET_NAME as string;
+    const fullPath = `companies/${tenant.companyId}/transcodes/job/a1/output.bin`;
+    await putObject(bucket, fullPath, binaryFile(500), 'application/octet-stream');
+    expectProblem(await complete(tenant, { fullPath }), 404, 'not_found');
+    expect((await headObject(bucket, fullPath))?.size).toBe(500);
+    expect(await storageBytes(tenant)).toBe(0);
+  });
 });
 
 describe('storage: download URL expiry bounds', () => {

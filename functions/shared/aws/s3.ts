@@ -39,11 +39,17 @@ export interface ObjectHead {
   etag: string;
 }
 
-const isMissing = (error: unknown): boolean =>
-  error instanceof Error &&
-  (error.name === 'NotFound' ||
-    error.name === 'NoSuchKey' ||
-    (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404);
+/**
+ * S3 answers a missing key with 404 only to callers allowed to list the bucket; the functions may list only
+ * under `companies/` (an `s3:prefix` condition that a HEAD or GET request does not carry), so on AWS a
+ * missing object answers 403. Keys reaching here were built or validated under the caller's own prefix,
+ * where the function may read every object, so a 403 means the object is not there.
+ */
+const isMissing = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return false;
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return error.name === 'NotFound' || error.name === 'NoSuchKey' || status === 404 || status === 403;
+};
 
 /** Size, content type and ETag of an object, or undefined when there is none. */
 export const headObject = async (bucket: string, key: string): Promise<ObjectHead | undefined> => {

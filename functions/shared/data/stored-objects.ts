@@ -253,8 +253,12 @@ export const completeUpload = async (
 ): Promise<CompleteUploadOutcome> => {
   const headroom = storageLimitBytes === undefined ? undefined : storageLimitBytes - object.size;
   if (headroom !== undefined && headroom < 0) {
-    const existing = await getStoredObject(companyId, object.fullPath);
-    return existing ? { kind: 'existing', object: existing } : { kind: 'storage_limit_reached' };
+    // Over the allowance whatever happens: say so only for a path the caller reserved, so an object nobody
+    // reserved (a job's output, say) is never reported, and never deleted, as a refused upload.
+    const item = await readItem(companyId, object.fullPath);
+    if (!item) return { kind: 'no_reservation' };
+    if (item.status === 'stored') return { kind: 'existing', object: toStoredObject(item) };
+    return { kind: 'storage_limit_reached' };
   }
   try {
     await sendTransaction(
