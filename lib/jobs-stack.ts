@@ -3,6 +3,7 @@ import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import type { StateMachineName } from '../functions/shared/aws/state-machine-names';
 import type { DataResources } from './access';
+import { MessageDelivery } from './constructs/message-delivery';
 import { TranscodeJobs } from './constructs/transcode-jobs';
 
 export interface JobsStackProps extends StackProps {
@@ -24,5 +25,6 @@ export class JobsStack extends Stack {
     this.node.setContext('@aws-cdk/core:defaultCrossStackReferences', 'strong');
     this.data = props.data;
     this.stateMachines.transcode = new TranscodeJobs(this, 'Transcodes', { data: this.data }).stateMachine;
+    this.stateMachines['message-delivery'] = new MessageDelivery(this, 'MessageDelivery', props).stateMachine;
   }
 }

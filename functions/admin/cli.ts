@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AppError } from '../shared/errors';
 import { parseScopeList, SCOPES, type Scope } from '../shared/scopes';
+import { DYNADATA_USAGE, runDynadataCommand } from './dynadata-commands';
 import { selectTarget, UsageError } from './target';
 
 /**
@@ -19,6 +20,7 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
   plans put --file plan.json
   jwt mint --company ID [--scopes a,b] [--advanced] [--ips a,b] [--dur S] [--kind K]
   jwt keys rotate                       new signing key; the previous one still verifies
+${DYNADATA_USAGE}
 
 target: the local stack in $DATA_DIR (default .data), or AWS with --table T --bucket B --region R
         [--jwt-keys-secret ARN] (for the jwt commands)`;
@@ -41,6 +43,11 @@ const OPTIONS = {
   ips: { type: 'string' },
   dur: { type: 'string' },
   kind: { type: 'string' },
+  // Dynadata and messaging commands.
+  description: { type: 'string' },
+  functions: { type: 'string' },
+  force: { type: 'boolean' },
+  url: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -180,8 +187,11 @@ const run = async (
         text: `signing with ${kids.at(-1)}; verifying ${kids.join(', ')}`,
       };
     }
-    default:
+    default: {
+      const dynadata = await runDynadataCommand(key, values, now);
+      if (dynadata) return dynadata;
       throw new UsageError(`unknown command: ${key.trim() || '(none)'}`);
+    }
   }
 };
 

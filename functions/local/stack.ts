@@ -59,6 +59,8 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
   ),
   SFN_ENDPOINT: d.stepFunctionsEndpoint,
   JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
+  // Message delivery may reach a webhook receiver on this machine (never on AWS).
+  ALLOW_LOOPBACK_WEBHOOKS: 'true',
   TABLE_NAME: d.tableName,
   BUCKET_NAME: d.bucketName,
   AWS_REGION: d.region,

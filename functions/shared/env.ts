@@ -31,6 +31,10 @@ export interface Env {
   stateMachineArns: Partial<Record<StateMachineName, string>>;
   /** On AWS: the Secrets Manager secret holding the long-lived download-signing access key (storage). */
   downloadSignerSecretArn: string | undefined;
+  /** Dynadata and messaging: key of the HMAC binding list cursors to the company and the query. */
+  cursorSecret: string | undefined;
+  /** Dynadata and messaging: the local stack may deliver webhooks to loopback addresses (never on AWS). */
+  allowLoopbackWebhooks: boolean;
 }
 
 const required = (name: string): string => {
@@ -72,6 +76,8 @@ export const env = (): Env => {
       Object.fromEntries(STATE_MACHINE_NAMES.map((m) => [m, optional(stateMachineArnVariable(m))])),
     ),
     downloadSignerSecretArn: optional('DOWNLOAD_SIGNER_SECRET_ARN'),
+    cursorSecret: optional('DYNADATA_CURSOR_SECRET'),
+    allowLoopbackWebhooks: optional('ALLOW_LOOPBACK_WEBHOOKS') === 'true',
   });
   return cached;
 };

@@ -31,6 +31,12 @@ export const ERROR_CATALOG = {
   // Media transforms
   transcode_quota_exceeded: { status: 429, title: 'Monthly transcode seconds used up' },
   transcode_queue_full: { status: 429, title: 'Too many unfinished transcode jobs' },
+  // Dynadata and messaging.
+  idempotency_key_reused: { status: 422, title: 'Idempotency key reused with a different request' },
+  idempotency_request_in_progress: {
+    status: 409,
+    title: 'A request with this idempotency key is in progress',
+  },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

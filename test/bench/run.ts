@@ -194,6 +194,16 @@ try {
 
   // Media transforms: enqueue-to-done vs ffmpeg directly, DynamoDB requests per enqueue and transition.
   await (await import('./transcodes')).benchTranscodes(apiUrl, (line) => process.stdout.write(line));
+
+  // Dynadata and messaging.
+  const { benchDynadata } = await import('./dynadata');
+  await benchDynadata({
+    companyId: stack.demo.companyId,
+    authorizerContext: authResult.context ?? undefined,
+    context,
+    counted,
+    write: (line) => process.stdout.write(line),
+  });
 } finally {
   await stack.stop();
   rmSync(dataDir, { recursive: true, force: true });

@@ -33,6 +33,7 @@ export default async function setup(project: TestProject) {
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       JWT_KEYS_FILE: join(dataDir, 'jwt-signing-keys.json'),
+      ALLOW_LOOPBACK_WEBHOOKS: 'true',
     },
   });
   return async () => {

@@ -15,6 +15,9 @@ const IMPLEMENTED = new Set([
 // Media transforms
 for (const id of ['createTranscode', 'getTranscode', 'cancelTranscode', 'retryTranscode'])
   IMPLEMENTED.add(id);
+// Dynadata and messaging.
+for (const op of ROUTES.filter((r) => r.group === 'dynadata' || r.group === 'contacts'))
+  IMPLEMENTED.add(op.operationId);
 
 const concretePath = (path: string) => path.replace(/\{[^}]+\}/g, 'x1');
 

@@ -1,4 +1,16 @@
+import { withIdempotency } from '../../shared/domain/idempotency';
+import { sendMessageToContact } from '../../shared/domain/messages/send-message';
 import { createApiHandler } from '../../shared/http/middleware';
 
-/** The contacts routes are declared in the route table; until they are implemented each answers 501. */
-export const handler = createApiHandler('contacts', {});
+export const handler = createApiHandler('contacts', {
+  sendMessage: ({ auth, params, body, headers }) =>
+    withIdempotency(
+      auth.companyId,
+      headers,
+      { method: 'POST', path: `send_message/${params.contactId}`, body },
+      async () => ({
+        status: 202,
+        body: await sendMessageToContact(auth.companyId, params.contactId, body, new Date()),
+      }),
+    ),
+});

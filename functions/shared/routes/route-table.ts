@@ -1,5 +1,6 @@
 import type { Scope } from '../scopes';
 import * as z from '../zod';
+import * as dd from './dynadata-schemas';
 import { anyObject, companySchema, planSchema, usageSnapshotSchema } from './schemas';
 import {
   downloadUrlQuerySchema,
@@ -106,11 +107,9 @@ export const ROUTES = [
     tag: 'Contacts',
     scope: 'messages:send',
     params: z.object({ contactId: z.string().min(1).max(64).describe('Contact item `_id`.') }),
-    body: z.object({
-      type: z.string().describe('Message type, for example `text`.'),
-      body: anyObject.describe('For `text`: `{text}`. File content takes a storage reference.'),
-    }),
-    response: declaredResponse,
+    body: dd.sendMessageBody,
+    response: dd.sendMessageResponse,
+    successStatus: 202,
   }),
   route({
     method: 'GET',
@@ -120,7 +119,7 @@ export const ROUTES = [
     summary: 'List all Dynadata types',
     tag: 'Dynadata',
     scope: 'dynadata:read',
-    response: declaredResponse,
+    response: dd.listTypesResponse,
   }),
   route({
     method: 'POST',
@@ -131,8 +130,8 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:read',
     params: typeParam,
-    body: anyObject,
-    response: declaredResponse,
+    body: dd.listItemsBody,
+    response: dd.listItemsResponse,
   }),
   route({
     method: 'GET',
@@ -143,7 +142,7 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:read',
     params: itemParams,
-    response: declaredResponse,
+    response: dd.dynadataItemSchema,
   }),
   route({
     method: 'POST',
@@ -154,8 +153,8 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:write',
     params: typeParam,
-    body: anyObject,
-    response: declaredResponse,
+    body: dd.itemFieldsBody,
+    response: dd.dynadataItemSchema,
     successStatus: 201,
   }),
   route({
@@ -167,8 +166,8 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:write',
     params: typeParam,
-    body: anyObject,
-    response: declaredResponse,
+    body: dd.updateItemBody,
+    response: dd.dynadataItemSchema,
   }),
   route({
     method: 'DELETE',
@@ -179,7 +178,7 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:write',
     params: itemParams,
-    response: declaredResponse,
+    response: dd.deleteItemResponse,
   }),
   route({
     method: 'POST',
@@ -190,8 +189,8 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:read',
     params: typeParam,
-    body: anyObject,
-    response: declaredResponse,
+    body: dd.itemFieldsBody,
+    response: dd.validateItemResponse,
   }),
   route({
     method: 'GET',
@@ -202,7 +201,7 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:read',
     params: typeParam,
-    response: declaredResponse,
+    response: dd.jsonSchemaResponse,
   }),
   route({
     method: 'GET',
@@ -215,7 +214,7 @@ export const ROUTES = [
     params: typeParam.extend({
       library: z.string().min(1).max(32).describe('Lowercase name of the validation library, e.g. `zod`.'),
     }),
-    response: declaredResponse,
+    response: dd.librarySchemaResponse,
   }),
   route({
     method: 'POST',
@@ -226,8 +225,8 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:execute',
     params: typeParam.extend({ functionName: z.string().min(1).max(64) }),
-    body: anyObject,
-    response: declaredResponse,
+    body: dd.executeFunctionBody,
+    response: dd.executeFunctionResponse,
   }),
   route({
     method: 'POST',
@@ -238,8 +237,8 @@ export const ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:execute',
     params: itemParams.extend({ functionName: z.string().min(1).max(64) }),
-    body: anyObject,
-    response: declaredResponse,
+    body: dd.executeFunctionBody,
+    response: dd.executeFunctionResponse,
   }),
   route({
     method: 'POST',

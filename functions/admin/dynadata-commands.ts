@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import { UsageError } from './target';
+
+/**
+ * Operator commands of Dynadata types:
+ *   types put --company ID --name N --file schema.json [--description D] [--functions a,b]
+ *   types list --company ID
+ *   types delete --company ID --name N [--force]   (refuses while items exist unless --force)
+ */
+export const DYNADATA_USAGE = `  types put --company ID --name N --file schema.json [--description D] [--functions a,b]
+  types list --company ID
+  types delete --company ID --name N [--force]   refuses while the type has items unless --force
+  channels set --company ID --url U      webhook for message delivery; prints its signing secret once
+  channels get --company ID`;
+
+export interface DynadataCommandValues {
+  company?: string;
+  name?: string;
+  file?: string;
+  description?: string;
+  functions?: string;
+  force?: boolean;
+  url?: string;
+}
+
+const need = (value: string | undefined, flag: string): string => {
+  if (value === undefined || value.trim() === '') throw new UsageError(`--${flag} is required`);
+  return value.trim();
+};
+
+export const runDynadataCommand = async (
+  key: string,
+  values: DynadataCommandValues,
+  now: Date,
+): Promise<{ json: unknown; text: string } | undefined> => {
+  if (!key.startsWith('types ') && !key.startsWith('channels ')) return undefined;
+  const { getCompany } = await import('../shared/data/companies');
+  const companyId = need(values.company, 'company');
+  if (!(await getCompany(companyId))) throw new Error(`no company ${companyId}`);
+  if (key.startsWith('channels ')) return runChannelCommand(key, companyId, values, now);
+  const admin = await import('../shared/domain/dynadata/type-admin');
+  switch (key) {
+    case 'types put': {
+      const file = need(values.file, 'file');
+      let schema: unknown;
+      try {
+        schema = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (error) {
+        throw new UsageError(`cannot read ${file} as JSON: ${(error as Error).message}`);
+      }
+      const functions =
+        values.functions
+          ?.split(',')
+          .map((f) => f.trim())
+          .filter((f) => f !== '') ?? [];
+      const type = await admin.putType(
+        companyId,
+        { name: need(values.name, 'name'), description: values.description ?? '', schema, functions },
+        now,
+      );
+      return {
+        json: type,
+        text: `stored type ${type.name} (version ${type.typeVersion}, ${type.itemCount} items)`,
+      };
+    }
+    case 'types list': {
+      const types = await admin.listTypeSummaries(companyId);
+      return {
+        json: { types },
+        text: types
+          .map(
+            (t) =>
+              `${t.name}  ${t.builtIn ? 'built-in' : 'custom'}  ${t.writable ? 'writable' : 'read-only'}`,
+          )
+          .join('\n'),
+      };
+    }
+    case 'types delete': {
+      const result = await admin.deleteType(companyId, need(values.name, 'name'), values.force ?? false);
+      return { json: result, text: `deleted type ${result.name} (${result.deletedItems} items deleted)` };
+    }
+    default:
+      throw new UsageError(`unknown command: ${key}`);
+  }
+};
+
+const runChannelCommand = async (
+  key: string,
+  companyId: string,
+  values: DynadataCommandValues,
+  now: Date,
+): Promise<{ json: unknown; text: string }> => {
+  const { getDeliveryChannel, putDeliveryChannel } = await import('../shared/data/delivery-channels');
+  if (key === 'channels get') {
+    const channel = await getDeliveryChannel(companyId);
+    if (!channel) throw new Error(`no delivery channel for ${companyId}`);
+    return {
+      json: { url: channel.url, updatedAt: channel.updatedAt },
+      text: `${channel.url} (set ${channel.updatedAt})`,
+    };
+  }
+  if (key !== 'channels set') throw new UsageError(`unknown command: ${key}`);
+  const { env } = await import('../shared/env');
+  const { newWebhookSecret, webhookUrlProblem } = await import('../shared/domain/messages/webhooks');
+  const url = need(values.url, 'url');
+  const problem = webhookUrlProblem(url, env().allowLoopbackWebhooks);
+  if (problem) throw new UsageError(`--url ${problem}`);
+  const secret = newWebhookSecret();
+  await putDeliveryChannel(companyId, { url, secret, updatedAt: now.toISOString() });
+  return {
+    json: { url, secret },
+    text: `delivery channel of ${companyId}: ${url}\nsigning secret (Standard Webhooks): ${secret}\nStore it now: it is not shown again.`,
+  };
+};

@@ -1,0 +1,341 @@
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from './client';
+import { dynadataTypeKey } from './dynadata-types';
+import { logEntryKey } from './log-entries';
+import { usageTotalsKey } from './usage-meters';
+
+/**
+ * Dynadata items. Each type of a company has its own partition `CO#<companyId>#DD#<type>` with the item `_id`
+ * (a ULID, so the partition sorts by creation time) as sort key; the fields of the item live in the `data`
+ * map, apart from the system attributes. A type that declares an indexed field also writes
+ * `gsi1pk = CO#<companyId>#DD#<type>#IX` and `gsi1sk = <order-preserving value>#<_id>`.
+ *
+ * The built-in `log_entries` type reads the audit-trail items of `log-entries.ts` (partition
+ * `CO#<companyId>#LOG`, sort key `<epoch ms, 15 digits>#<requestId>`); their `_id` is the sort key with `-`
+ * in place of `#`, so ids sort by time too.
+ *
+ * Every write is one transaction: the item (conditional on its absence or on its `_version`), the type
+ * record's `itemCount` (conditional on the custom type's `typeVersion`, so a schema change or a type deletion
+ * never races an item write), and the company's `databaseBytes` running total.
+ */
+export const LOG_ENTRIES_TYPE = 'log_entries';
+
+export const itemPartition = (companyId: string, typeName: string): string =>
+  typeName === LOG_ENTRIES_TYPE ? logEntryKey(companyId, 0, '').pk : `CO#${companyId}#DD#${typeName}`;
+
+export const indexPartition = (companyId: string, typeName: string): string =>
+  `CO#${companyId}#DD#${typeName}#IX`;
+
+const LOG_ID = /^(\d{15})-(.{1,100})$/;
+
+/** Sort key of an item `_id`, or undefined when the id cannot exist in that type. */
+export const itemSortKey = (typeName: string, id: string): string | undefined => {
+  if (typeName !== LOG_ENTRIES_TYPE) return id;
+  const match = LOG_ID.exec(id);
+  return match ? `${match[1]}#${match[2]}` : undefined;
+};
+
+export const itemIdOfSortKey = (typeName: string, sk: string): string =>
+  typeName === LOG_ENTRIES_TYPE ? sk.replace('#', '-') : sk;
+
+export const itemKey = (companyId: string, typeName: string, id: string) => {
+  const sk = itemSortKey(typeName, id);
+  return sk === undefined ? undefined : { pk: itemPartition(companyId, typeName), sk };
+};
+
+/** Order-preserving text of an indexed value: numbers by their IEEE 754 bits, strings as they are. */
+export const indexValue = (value: unknown): string | undefined => {
+  if (typeof value === 'string') return `s${value}`;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, value === 0 ? 0 : value);
+  let hi = view.getUint32(0);
+  let lo = view.getUint32(4);
+  if (hi & 0x80000000) {
+    hi = ~hi >>> 0;
+    lo = ~lo >>> 0;
+  } else {
+    hi = (hi | 0x80000000) >>> 0;
+  }
+  return `n${hi.toString(16).padStart(8, '0')}${lo.toString(16).padStart(8, '0')}`;
+};
+
+export interface StoredItem {
+  _id: string;
+  _version: number;
+  createdAt: string;
+  updatedAt: string;
+  data: Record<string, unknown>;
+  /** Bytes the item counts for in `databaseBytes`. */
+  size: number;
+}
+
+const ITEM_ENTITY = 'dd_item';
+const SYSTEM = new Set(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'entity', 'ttl']);
+
+/** Maps a raw table item of a type to the stored item. */
+export const toStoredItem = (typeName: string, raw: Record<string, unknown>): StoredItem => {
+  if (typeName === LOG_ENTRIES_TYPE) {
+    const data: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(raw)) if (!SYSTEM.has(k)) data[k] = v;
+    const time = typeof raw.time === 'string' ? raw.time : new Date(0).toISOString();
+    return {
+      _id: itemIdOfSortKey(typeName, String(raw.sk)),
+      _version: 1,
+      createdAt: time,
+      updatedAt: time,
+      data,
+      size: 0,
+    };
+  }
+  return {
+    _id: String(raw._id),
+    _version: Number(raw._version),
+    createdAt: String(raw.createdAt),
+    updatedAt: String(raw.updatedAt),
+    data: (raw.data as Record<string, unknown> | undefined) ?? {},
+    size: Number(raw._size ?? 0),
+  };
+};
+
+export const getStoredItem = async (
+  companyId: string,
+  typeName: string,
+  id: string,
+): Promise<StoredItem | undefined> => {
+  const key = itemKey(companyId, typeName, id);
+  if (!key) return undefined;
+  const { Item } = await ddb.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  return Item ? toStoredItem(typeName, Item) : undefined;
+};
+
+/** The write conditions that come from the type: a custom type's version must still be the one validated. */
+export interface TypeGuard {
+  customTypeVersion?: number;
+  indexedField?: string;
+  /** Log entries written through Dynadata (self-hosted switch) expire like shipped ones. */
+  ttl?: number;
+}
+
+export class ItemWriteConflictError extends Error {
+  constructor(readonly reason: 'item' | 'type') {
+    super(reason === 'item' ? 'the item changed or does not exist' : 'the type changed');
+    this.name = 'ItemWriteConflictError';
+  }
+}
+
+const typeCountUpdate = (companyId: string, typeName: string, delta: number, guard: TypeGuard) => ({
+  Update: {
+    TableName: tableName(),
+    Key: dynadataTypeKey(companyId, typeName),
+    UpdateExpression: 'ADD itemCount :delta SET entity = if_not_exists(entity, :entity)',
+    ...(guard.customTypeVersion === undefined
+      ? { ExpressionAttributeValues: { ':delta': delta, ':entity': 'dd_type' } }
+      : {
+          ConditionExpression: 'typeVersion = :tv',
+          ExpressionAttributeValues: {
+            ':delta': delta,
+            ':entity': 'dd_type',
+            ':tv': guard.customTypeVersion,
+          },
+        }),
+  },
+});
+
+const bytesUpdate = (companyId: string, delta: number) => ({
+  Update: {
+    TableName: tableName(),
+    Key: usageTotalsKey(companyId),
+    UpdateExpression: 'ADD databaseBytes :delta SET entity = if_not_exists(entity, :entity)',
+    ExpressionAttributeValues: { ':delta': delta, ':entity': 'usage_totals' },
+  },
+});
+
+const typeCheck = (companyId: string, typeName: string, guard: TypeGuard) =>
+  guard.customTypeVersion === undefined
+    ? []
+    : [
+        {
+          ConditionCheck: {
+            TableName: tableName(),
+            Key: dynadataTypeKey(companyId, typeName),
+            ConditionExpression: 'typeVersion = :tv',
+            ExpressionAttributeValues: { ':tv': guard.customTypeVersion },
+          },
+        },
+      ];
+
+const rawItem = (companyId: string, typeName: string, item: StoredItem, guard: TypeGuard) => {
+  if (typeName === LOG_ENTRIES_TYPE) {
+    const key = itemKey(companyId, typeName, item._id);
+    return { ...key, entity: 'log_entry', ...(guard.ttl ? { ttl: guard.ttl } : {}), ...item.data };
+  }
+  const indexed = guard.indexedField === undefined ? undefined : indexValue(item.data[guard.indexedField]);
+  return {
+    pk: itemPartition(companyId, typeName),
+    sk: item._id,
+    entity: ITEM_ENTITY,
+    _id: item._id,
+    _version: item._version,
+    createdAt: item.createdAt,
+    updatedAt: item.updatedAt,
+    _size: item.size,
+    data: item.data,
+    ...(indexed === undefined
+      ? {}
+      : { gsi1pk: indexPartition(companyId, typeName), gsi1sk: `${indexed}#${item._id}` }),
+  };
+};
+
+/** Maps a cancelled transaction to which condition failed (action 0 is always the item). */
+const conflictOf = (error: unknown): ItemWriteConflictError | undefined => {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
+  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  if (reasons[0]?.Code === 'ConditionalCheckFailed') return new ItemWriteConflictError('item');
+  if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) return new ItemWriteConflictError('type');
+  return undefined;
+};
+
+const transact = async (items: unknown[]): Promise<void> => {
+  try {
+    await ddb.send(new TransactWriteCommand({ TransactItems: items as never }));
+  } catch (error) {
+    throw conflictOf(error) ?? error;
+  }
+};
+
+/** Inserts a new item (its `_id` must be new). */
+export const insertItem = async (
+  companyId: string,
+  typeName: string,
+  item: StoredItem,
+  guard: TypeGuard,
+): Promise<void> => {
+  await transact([
+    {
+      Put: {
+        TableName: tableName(),
+        Item: rawItem(companyId, typeName, item, guard),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    ...(typeName === LOG_ENTRIES_TYPE ? [] : [typeCountUpdate(companyId, typeName, 1, guard)]),
+    ...(item.size > 0 ? [bytesUpdate(companyId, item.size)] : []),
+  ]);
+};
+
+/** Replaces an item whose stored `_version` is still `previous._version`. */
+export const replaceItem = async (
+  companyId: string,
+  typeName: string,
+  previous: StoredItem,
+  next: StoredItem,
+  guard: TypeGuard,
+): Promise<void> => {
+  const delta = next.size - previous.size;
+  await transact([
+    {
+      Put: {
+        TableName: tableName(),
+        Item: rawItem(companyId, typeName, next, guard),
+        ConditionExpression: typeName === LOG_ENTRIES_TYPE ? 'attribute_exists(pk)' : '#v = :v',
+        ...(typeName === LOG_ENTRIES_TYPE
+          ? {}
+          : {
+              ExpressionAttributeNames: { '#v': '_version' },
+              ExpressionAttributeValues: { ':v': previous._version },
+            }),
+      },
+    },
+    ...typeCheck(companyId, typeName, guard),
+    ...(delta !== 0 ? [bytesUpdate(companyId, delta)] : []),
+  ]);
+};
+
+/** Deletes an item whose stored `_version` is still `previous._version`. */
+export const removeItem = async (
+  companyId: string,
+  typeName: string,
+  previous: StoredItem,
+  guard: TypeGuard,
+): Promise<void> => {
+  const key = itemKey(companyId, typeName, previous._id);
+  await transact([
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: key,
+        ConditionExpression: typeName === LOG_ENTRIES_TYPE ? 'attribute_exists(pk)' : '#v = :v',
+        ...(typeName === LOG_ENTRIES_TYPE
+          ? {}
+          : {
+              ExpressionAttributeNames: { '#v': '_version' },
+              ExpressionAttributeValues: { ':v': previous._version },
+            }),
+      },
+    },
+    ...(typeName === LOG_ENTRIES_TYPE
+      ? []
+      : [typeCountUpdate(companyId, typeName, -1, { ...guard, customTypeVersion: undefined })]),
+    ...(previous.size > 0 ? [bytesUpdate(companyId, -previous.size)] : []),
+  ]);
+};
+
+export interface ItemQuery {
+  useIndex: boolean;
+  forward: boolean;
+  keyCondition?: { expression: string; values: Record<string, unknown> };
+  filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+  limit: number;
+  startKey?: Record<string, unknown>;
+  countOnly?: boolean;
+}
+
+/** One Query request over a type's partition (or its index), exactly as described. */
+export const queryItemsPage = async (
+  companyId: string,
+  typeName: string,
+  q: ItemQuery,
+): Promise<{
+  items: Record<string, unknown>[];
+  count: number;
+  scanned: number;
+  lastKey?: Record<string, unknown>;
+}> => {
+  const pkName = q.useIndex ? 'gsi1pk' : 'pk';
+  const skName = q.useIndex ? 'gsi1sk' : 'sk';
+  const pk = q.useIndex ? indexPartition(companyId, typeName) : itemPartition(companyId, typeName);
+  const keyExpr = `#pk = :pk${q.keyCondition ? ` AND ${q.keyCondition.expression}` : ''}`;
+  const result = await ddb.send(
+    new QueryCommand({
+      TableName: tableName(),
+      ...(q.useIndex ? { IndexName: 'gsi1' } : {}),
+      KeyConditionExpression: keyExpr,
+      ...(q.filter ? { FilterExpression: q.filter.expression } : {}),
+      ExpressionAttributeNames: {
+        '#pk': pkName,
+        ...(q.keyCondition ? { '#sk': skName } : {}),
+        ...(q.filter?.names ?? {}),
+      },
+      ExpressionAttributeValues: {
+        ':pk': pk,
+        ...(q.keyCondition?.values ?? {}),
+        ...(q.filter?.values ?? {}),
+      },
+      ScanIndexForward: q.forward,
+      Limit: q.limit,
+      ...(q.startKey ? { ExclusiveStartKey: q.startKey } : {}),
+      ...(q.countOnly ? { Select: 'COUNT' } : {}),
+    }),
+  );
+  return {
+    items: result.Items ?? [],
+    count: result.Count ?? 0,
+    scanned: Math.max(result.ScannedCount ?? 0, 1),
+    ...(result.LastEvaluatedKey ? { lastKey: result.LastEvaluatedKey } : {}),
+  };
+};
+
+/** Key of a raw item as DynamoDB expects it in `ExclusiveStartKey`. */
+export const startKeyOf = (raw: Record<string, unknown>, useIndex: boolean): Record<string, unknown> =>
+  useIndex ? { pk: raw.pk, sk: raw.sk, gsi1pk: raw.gsi1pk, gsi1sk: raw.gsi1sk } : { pk: raw.pk, sk: raw.sk };

@@ -1,0 +1,102 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, isConditionalCheckFailed, tableName } from './client';
+
+/**
+ * Idempotency records: one per company, operation and `Idempotency-Key`, in the company's `CO#<id>#IDEM`
+ * partition, expiring by TTL 24 hours after the first request.
+ */
+export const idempotencyKey = (companyId: string, scope: string, key: string) => ({
+  pk: `CO#${companyId}#IDEM`,
+  sk: `${scope}#${key}`,
+});
+
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+
+export interface IdempotencyRecord {
+  requestHash: string;
+  status: 'in_progress' | 'done';
+  response?: { status: number; body: unknown };
+  expiresAt: number;
+}
+
+/** Claims the key; returns the existing record when the key was already used (and has not expired). */
+export const claimIdempotencyKey = async (
+  companyId: string,
+  scope: string,
+  key: string,
+  requestHash: string,
+  now: Date,
+): Promise<IdempotencyRecord | undefined> => {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  try {
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...idempotencyKey(companyId, scope, key),
+          entity: 'idempotency',
+          requestHash,
+          status: 'in_progress',
+          createdAt: now.toISOString(),
+          ttl: nowSeconds + IDEMPOTENCY_TTL_SECONDS,
+        },
+        ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :now',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':now': nowSeconds },
+      }),
+    );
+    return undefined;
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
+  const { Item } = await ddb.send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: idempotencyKey(companyId, scope, key),
+      ConsistentRead: true,
+    }),
+  );
+  if (!Item) return { requestHash, status: 'in_progress', expiresAt: nowSeconds };
+  return {
+    requestHash: String(Item.requestHash),
+    status: Item.status === 'done' ? 'done' : 'in_progress',
+    ...(typeof Item.response === 'string'
+      ? { response: JSON.parse(Item.response) as IdempotencyRecord['response'] }
+      : {}),
+    expiresAt: Number(Item.ttl),
+  };
+};
+
+export const completeIdempotencyKey = async (
+  companyId: string,
+  scope: string,
+  key: string,
+  response: { status: number; body: unknown },
+): Promise<void> => {
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: idempotencyKey(companyId, scope, key),
+      UpdateExpression: 'SET #s = :done, #r = :response',
+      ExpressionAttributeNames: { '#s': 'status', '#r': 'response' },
+      ExpressionAttributeValues: { ':done': 'done', ':response': JSON.stringify(response) },
+    }),
+  );
+};
+
+/** Frees the key after a failed request, so the client may retry it. */
+export const releaseIdempotencyKey = async (companyId: string, scope: string, key: string): Promise<void> => {
+  await ddb
+    .send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: idempotencyKey(companyId, scope, key),
+        ConditionExpression: '#s = :p',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':p': 'in_progress' },
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionalCheckFailed(error)) throw error;
+    });
+};

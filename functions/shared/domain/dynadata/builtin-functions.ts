@@ -1,0 +1,39 @@
+import { listFilterSchema, sendMessageBody } from '../../routes/dynadata-schemas';
+import * as z from '../../zod';
+import { sendMessageToContact } from '../messages/send-message';
+import { registerDynadataFunction } from './functions';
+import { countItems } from './list';
+
+/** The built-in functions of the registry (see `functions.ts`). Importing this module registers them. */
+registerDynadataFunction({
+  name: 'count',
+  description: 'Number of items of the type, optionally matching a list filter.',
+  target: 'type',
+  typeNames: '*',
+  scope: 'dynadata:execute',
+  input: z.object({ filter: listFilterSchema.optional() }).strict(),
+  run: async (input, ctx) => {
+    const { filter } = input as { filter?: z.infer<typeof listFilterSchema> };
+    return { body: { count: await countItems(ctx.companyId, ctx.typeName, filter) } };
+  },
+});
+
+registerDynadataFunction({
+  name: 'sendMessage',
+  description: 'Sends a message to this contact, as POST /v1/contacts/{contactId}/send_message does.',
+  target: 'item',
+  typeNames: ['contacts'],
+  scope: 'dynadata:execute',
+  input: sendMessageBody,
+  run: async (input, ctx) => ({
+    status: 202,
+    body: await sendMessageToContact(
+      ctx.companyId,
+      ctx.itemId ?? '',
+      input as z.infer<typeof sendMessageBody>,
+      ctx.now,
+    ),
+  }),
+});
+
+export const BUILTIN_FUNCTIONS_REGISTERED = true;

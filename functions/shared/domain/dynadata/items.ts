@@ -1,0 +1,239 @@
+import {
+  getStoredItem,
+  ItemWriteConflictError,
+  insertItem,
+  LOG_ENTRIES_TYPE,
+  removeItem,
+  replaceItem,
+  type StoredItem,
+  type TypeGuard,
+} from '../../data/dynadata-items';
+import { AppError, type FieldError, NotFoundError, ValidationError } from '../../errors';
+import { ulid } from '../../ids';
+import { documentReferenceErrors } from './document-references';
+import { documentFieldsOf, isReservedFieldName, validateAgainst } from './json-schema';
+import { type ResolvedType, requireWritable, resolveType } from './types';
+
+/**
+ * Dynadata items: create, read, update (JSON merge patch, RFC 7396, then the whole item is validated),
+ * delete and validate. Every item carries the system fields `_id` (a ULID: sortable by creation time),
+ * `_version` (1, then +1 per update; send it back with an update for optimistic concurrency), `createdAt`
+ * and `updatedAt`. An item's fields, serialised as JSON, may take at most `MAX_DYNADATA_ITEM_BYTES`
+ * (413 `payload_too_large` beyond).
+ */
+export const MAX_DYNADATA_ITEM_BYTES = 300_000;
+
+export type PublicItem = { _id: string; _version: number; createdAt: string; updatedAt: string } & Record<
+  string,
+  unknown
+>;
+
+export const toPublicItem = (item: StoredItem): PublicItem => ({
+  _id: item._id,
+  _version: item._version,
+  createdAt: item.createdAt,
+  updatedAt: item.updatedAt,
+  ...item.data,
+});
+
+const SYSTEM_FIELDS = ['_id', '_version', 'createdAt', 'updatedAt'];
+
+/** The fields of a request body without the system fields a client may echo back. */
+const userFields = (body: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) if (!SYSTEM_FIELDS.includes(k)) out[k] = v;
+  return out;
+};
+
+const byteSize = (data: Record<string, unknown>): number => Buffer.byteLength(JSON.stringify(data), 'utf8');
+
+/** Every violation of `data` for the type: schema, reserved names, then document references. */
+export const itemProblems = async (
+  companyId: string,
+  type: ResolvedType,
+  data: Record<string, unknown>,
+): Promise<{ code: 'validation_failed' | 'invalid_storage_reference'; errors: FieldError[] } | undefined> => {
+  const errors = validateAgainst(type.schema, data);
+  for (const name of Object.keys(data))
+    if (isReservedFieldName(name) && !SYSTEM_FIELDS.includes(name))
+      errors.push({ pointer: `/body/${name}`, message: 'is a reserved field name' });
+  if (errors.length > 0) return { code: 'validation_failed', errors };
+  const refErrors = await documentReferenceErrors(companyId, documentFieldsOf(type.schema, data));
+  if (refErrors.length > 0) return { code: 'invalid_storage_reference', errors: refErrors };
+  return undefined;
+};
+
+const assertValid = async (
+  companyId: string,
+  type: ResolvedType,
+  data: Record<string, unknown>,
+): Promise<number> => {
+  const size = byteSize(data);
+  if (size > MAX_DYNADATA_ITEM_BYTES) {
+    throw new AppError(
+      'payload_too_large',
+      `An item may take at most ${MAX_DYNADATA_ITEM_BYTES} bytes of JSON; this one takes ${size}.`,
+      { extensions: { maxItemBytes: MAX_DYNADATA_ITEM_BYTES } },
+    );
+  }
+  const problems = await itemProblems(companyId, type, data);
+  if (problems?.code === 'validation_failed') throw new ValidationError(problems.errors);
+  if (problems) {
+    throw new AppError('invalid_storage_reference', 'A document field does not reference a file of yours.', {
+      errors: problems.errors,
+    });
+  }
+  return size;
+};
+
+const guardOf = (type: ResolvedType): TypeGuard => ({
+  ...(type.customTypeVersion === undefined ? {} : { customTypeVersion: type.customTypeVersion }),
+  ...(type.indexed[0] === undefined ? {} : { indexedField: type.indexed[0] }),
+});
+
+/** Runs a write once with the cached type and once more with a fresh one if the type changed meanwhile. */
+const withFreshTypeOnChange = async <T>(
+  companyId: string,
+  typeName: string,
+  write: (type: ResolvedType) => Promise<T>,
+): Promise<T> => {
+  const type = await resolveType(companyId, typeName);
+  requireWritable(type);
+  try {
+    return await write(type);
+  } catch (error) {
+    if (!(error instanceof ItemWriteConflictError && error.reason === 'type')) throw error;
+    const fresh = await resolveType(companyId, typeName, { fresh: true });
+    return write(fresh);
+  }
+};
+
+export const createItem = async (
+  companyId: string,
+  typeName: string,
+  body: Record<string, unknown>,
+  now: Date,
+): Promise<PublicItem> => {
+  const present = SYSTEM_FIELDS.filter((f) => f in body);
+  if (present.length > 0) {
+    throw new ValidationError(
+      present.map((f) => ({ pointer: `/body/${f}`, message: 'is set by the server and cannot be sent' })),
+    );
+  }
+  return withFreshTypeOnChange(companyId, typeName, async (type) => {
+    const size = await assertValid(companyId, type, body);
+    const stamp = now.toISOString();
+    const id =
+      typeName === LOG_ENTRIES_TYPE
+        ? `${String(now.getTime()).padStart(15, '0')}-${ulid(now.getTime())}`
+        : ulid(now.getTime());
+    const data = typeName === LOG_ENTRIES_TYPE ? { ...body } : body;
+    const item: StoredItem = { _id: id, _version: 1, createdAt: stamp, updatedAt: stamp, data, size };
+    await insertItem(companyId, typeName, item, guardOf(type));
+    return toPublicItem(item);
+  });
+};
+
+export const getItem = async (companyId: string, typeName: string, id: string): Promise<PublicItem> => {
+  await resolveType(companyId, typeName);
+  const item = await getStoredItem(companyId, typeName, id);
+  if (!item) throw new NotFoundError(`There is no ${typeName} item ${id}.`);
+  return toPublicItem(item);
+};
+
+/** RFC 7396 JSON merge patch: `null` removes a field, objects merge recursively, anything else replaces. */
+export const mergePatch = (target: unknown, patch: unknown): unknown => {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const base =
+    typeof target === 'object' && target !== null && !Array.isArray(target)
+      ? { ...(target as Record<string, unknown>) }
+      : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete base[k];
+    else base[k] = mergePatch(base[k], v);
+  }
+  return base;
+};
+
+export const updateItem = async (
+  companyId: string,
+  typeName: string,
+  body: Record<string, unknown>,
+  now: Date,
+): Promise<PublicItem> => {
+  const id = body._id;
+  const expected = body._version;
+  const errors: FieldError[] = [];
+  if (typeof id !== 'string' || id === '') errors.push({ pointer: '/body/_id', message: 'is required' });
+  if (expected !== undefined && (!Number.isInteger(expected) || (expected as number) < 1))
+    errors.push({ pointer: '/body/_version', message: 'must be a positive integer' });
+  for (const f of ['createdAt', 'updatedAt'])
+    if (f in body) errors.push({ pointer: `/body/${f}`, message: 'is set by the server and cannot be sent' });
+  if (errors.length > 0) throw new ValidationError(errors);
+  return withFreshTypeOnChange(companyId, typeName, async (type) => {
+    const previous = await getStoredItem(companyId, typeName, id as string);
+    if (!previous) throw new NotFoundError(`There is no ${typeName} item ${String(id)}.`);
+    if (expected !== undefined && expected !== previous._version) {
+      throw new AppError(
+        'conflict',
+        `The item is at _version ${previous._version}, not ${String(expected)}.`,
+        {
+          extensions: { currentVersion: previous._version },
+        },
+      );
+    }
+    const data = mergePatch(previous.data, userFields(body)) as Record<string, unknown>;
+    const size = await assertValid(companyId, type, data);
+    const next: StoredItem = {
+      ...previous,
+      _version: previous._version + 1,
+      updatedAt: now.toISOString(),
+      data,
+      size: typeName === LOG_ENTRIES_TYPE ? 0 : size,
+    };
+    try {
+      await replaceItem(companyId, typeName, previous, next, guardOf(type));
+    } catch (error) {
+      if (error instanceof ItemWriteConflictError && error.reason === 'item') {
+        throw new AppError('conflict', 'The item was changed by another request; read it and try again.');
+      }
+      throw error;
+    }
+    return toPublicItem(next);
+  });
+};
+
+export const deleteItem = async (
+  companyId: string,
+  typeName: string,
+  id: string,
+): Promise<{ deleted: true; _id: string }> => {
+  const type = await resolveType(companyId, typeName);
+  requireWritable(type);
+  for (let attempt = 0; ; attempt++) {
+    const previous = await getStoredItem(companyId, typeName, id);
+    if (!previous) throw new NotFoundError(`There is no ${typeName} item ${id}.`);
+    try {
+      await removeItem(companyId, typeName, previous, guardOf(type));
+      return { deleted: true, _id: id };
+    } catch (error) {
+      if (!(error instanceof ItemWriteConflictError) || attempt >= 2) throw error;
+    }
+  }
+};
+
+/** Validates a whole item without writing: `{valid, errors}` with every violation. */
+export const validateItem = async (
+  companyId: string,
+  typeName: string,
+  body: Record<string, unknown>,
+): Promise<{ valid: boolean; errors: FieldError[] }> => {
+  const type = await resolveType(companyId, typeName);
+  const data = userFields(body);
+  const errors: FieldError[] = [];
+  const size = byteSize(data);
+  if (size > MAX_DYNADATA_ITEM_BYTES)
+    errors.push({ pointer: '/body', message: `exceeds ${MAX_DYNADATA_ITEM_BYTES} bytes` });
+  errors.push(...((await itemProblems(companyId, type, data))?.errors ?? []));
+  return { valid: errors.length === 0, errors };
+};

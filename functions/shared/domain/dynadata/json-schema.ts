@@ -1,0 +1,247 @@
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import type { FieldError } from '../../errors';
+
+/**
+ * Dynadata type schemas are JSON Schema draft 2020-12 (validated with ajv 8's `Ajv2020`), restricted to a
+ * documented subset so that every schema also has an exact zod equivalent (`zod-source.ts`):
+ *
+ * - `type` (one of `object`, `array`, `string`, `number`, `integer`, `boolean`, `null`, or a list of them),
+ *   `enum`, `const`, `title`, `description`, `default`, `examples`;
+ * - strings: `minLength`, `maxLength` (Unicode code points, as JSON Schema counts), `pattern` (Unicode regular
+ *   expression), `format` (`email`, `date-time`, `date`, `uuid`, checked by the regular expressions below);
+ * - numbers: `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`;
+ * - arrays: `items`, `minItems`, `maxItems`;
+ * - objects: `properties`, `required`, `additionalProperties` (boolean or a schema);
+ * - our extension `x-document: true`: the field holds a storage reference `{bucket?, fullPath}` (the schema
+ *   of such a field is expanded to that object shape, so any JSON Schema validator checks the shape);
+ * - on the root only: `x-indexed`: names of top-level `string`/`number`/`integer` fields the list endpoint
+ *   may sort by (at most one).
+ *
+ * The root is an object schema. Field names starting with `_` and `createdAt`/`updatedAt` are reserved for
+ * the system fields every item carries (`_id`, `_version`, `createdAt`, `updatedAt`).
+ */
+export type JsonSchema = Record<string, unknown>;
+
+export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
+const TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'] as const;
+const ANNOTATIONS = ['title', 'description', 'default', 'examples', '$comment'];
+const KEYWORDS = new Set([
+  'type',
+  'enum',
+  'const',
+  ...ANNOTATIONS,
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'items',
+  'minItems',
+  'maxItems',
+  'properties',
+  'required',
+  'additionalProperties',
+  'x-document',
+]);
+const ROOT_KEYWORDS = new Set([...KEYWORDS, '$schema', '$id', 'x-indexed']);
+
+/** The formats a schema may use, each one regular expression shared by ajv and the zod source. */
+export const FORMAT_PATTERNS: Record<string, string> = {
+  email:
+    "^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",
+  'date-time':
+    '^\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$',
+  date: '^\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])$',
+  uuid: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+};
+
+/** The expanded shape of a document field (`x-document: true`). */
+export const documentFieldSchema = (description?: string): JsonSchema => ({
+  type: 'object',
+  'x-document': true,
+  description: description ?? 'A storage reference to a file of the company: `{bucket?, fullPath}`.',
+  properties: {
+    bucket: { type: 'string', minLength: 1, description: 'Platform bucket; defaults to it when absent.' },
+    fullPath: { type: 'string', minLength: 1, description: 'Object path under `companies/<companyId>/`.' },
+  },
+  required: ['fullPath'],
+  additionalProperties: false,
+});
+
+export const isReservedFieldName = (name: string): boolean =>
+  name.startsWith('_') || name === 'createdAt' || name === 'updatedAt';
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Checks that `schema` stays in the supported subset and returns it normalised (document fields expanded,
+ * `$schema` set). Problems are reported with JSON pointers into the schema.
+ */
+export const normaliseTypeSchema = (
+  schema: unknown,
+): { schema: JsonSchema; problems: FieldError[]; indexed: string[] } => {
+  const problems: FieldError[] = [];
+  const add = (pointer: string, message: string) => problems.push({ pointer: pointer || '/', message });
+  const walk = (node: unknown, pointer: string, root: boolean): JsonSchema => {
+    if (!isPlainObject(node)) {
+      add(pointer, 'must be an object schema');
+      return {};
+    }
+    for (const key of Object.keys(node)) {
+      if (!(root ? ROOT_KEYWORDS : KEYWORDS).has(key)) add(`${pointer}/${key}`, `unsupported keyword ${key}`);
+    }
+    if (node['x-document'] === true) return documentFieldSchema(node.description as string | undefined);
+    if (node['x-document'] !== undefined) add(`${pointer}/x-document`, 'must be true when present');
+    const out: JsonSchema = { ...node };
+    const types = node.type === undefined ? [] : Array.isArray(node.type) ? node.type : [node.type];
+    if (types.length === 0 && node.enum === undefined && node.const === undefined)
+      add(`${pointer}/type`, 'is required (or enum/const)');
+    for (const t of types)
+      if (!(TYPES as readonly unknown[]).includes(t)) add(`${pointer}/type`, `unknown type ${String(t)}`);
+    if (node.format !== undefined && !(String(node.format) in FORMAT_PATTERNS))
+      add(`${pointer}/format`, `unsupported format (supported: ${Object.keys(FORMAT_PATTERNS).join(', ')})`);
+    if (node.pattern !== undefined) {
+      try {
+        new RegExp(String(node.pattern), 'u');
+      } catch {
+        add(`${pointer}/pattern`, 'is not a valid regular expression');
+      }
+    }
+    if (node.enum !== undefined && (!Array.isArray(node.enum) || node.enum.length === 0))
+      add(`${pointer}/enum`, 'must be a non-empty array');
+    if (node.items !== undefined) out.items = walk(node.items, `${pointer}/items`, false);
+    if (node.properties !== undefined) {
+      if (!isPlainObject(node.properties)) add(`${pointer}/properties`, 'must be an object');
+      else
+        out.properties = Object.fromEntries(
+          Object.entries(node.properties).map(([name, sub]) => [
+            name,
+            walk(sub, `${pointer}/properties/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, false),
+          ]),
+        );
+    }
+    if (isPlainObject(node.additionalProperties))
+      out.additionalProperties = walk(node.additionalProperties, `${pointer}/additionalProperties`, false);
+    if (
+      node.required !== undefined &&
+      (!Array.isArray(node.required) || !node.required.every((r) => typeof r === 'string'))
+    )
+      add(`${pointer}/required`, 'must be an array of field names');
+    return out;
+  };
+  const out = walk(schema, '', true);
+  if (out.type !== 'object') add('/type', 'the root of a type schema must be {"type": "object"}');
+  if (out.$schema !== undefined && out.$schema !== JSON_SCHEMA_DIALECT)
+    add('/$schema', `only ${JSON_SCHEMA_DIALECT} is supported`);
+  const properties = (out.properties ?? {}) as Record<string, JsonSchema>;
+  for (const name of Object.keys(properties))
+    if (isReservedFieldName(name)) add(`/properties/${name}`, 'is a reserved field name');
+  const indexed = out['x-indexed'] === undefined ? [] : out['x-indexed'];
+  if (!Array.isArray(indexed) || indexed.length > 1 || !indexed.every((f) => typeof f === 'string')) {
+    add('/x-indexed', 'must list at most one field name');
+  } else {
+    for (const field of indexed) {
+      const t = properties[field]?.type;
+      if (t !== 'string' && t !== 'number' && t !== 'integer')
+        add('/x-indexed', `${field} must be a top-level string, number or integer field`);
+    }
+  }
+  if (problems.length === 0) {
+    try {
+      compile({ ...out, $schema: JSON_SCHEMA_DIALECT });
+    } catch (error) {
+      add('/', `not a valid schema: ${(error as Error).message}`);
+    }
+  }
+  return {
+    schema: { $schema: JSON_SCHEMA_DIALECT, ...out },
+    problems,
+    indexed: Array.isArray(indexed) ? (indexed as string[]) : [],
+  };
+};
+
+const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, unicodeRegExp: true });
+ajv.addKeyword({ keyword: 'x-document', schemaType: 'boolean' });
+ajv.addKeyword({ keyword: 'x-indexed', schemaType: 'array' });
+for (const [name, pattern] of Object.entries(FORMAT_PATTERNS)) ajv.addFormat(name, new RegExp(pattern, 'u'));
+
+const compile = (schema: JsonSchema): ValidateFunction => ajv.compile(schema);
+
+/** Compiled validators, one per schema text (types are few; the cache is bounded anyway). */
+const validators = new Map<string, ValidateFunction>();
+
+export const validatorFor = (schema: JsonSchema): ValidateFunction => {
+  const key = JSON.stringify(schema);
+  let validate = validators.get(key);
+  if (!validate) {
+    if (validators.size > 500) validators.clear();
+    validate = compile(schema);
+    validators.set(key, validate);
+  }
+  return validate;
+};
+
+const describeError = (e: ErrorObject): FieldError => {
+  let pointer = e.instancePath;
+  let message = e.message ?? 'is not valid';
+  const params = e.params as Record<string, unknown>;
+  if (e.keyword === 'required') {
+    pointer += `/${String(params.missingProperty)}`;
+    message = 'is required';
+  } else if (e.keyword === 'additionalProperties') {
+    pointer += `/${String(params.additionalProperty).replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    message = 'is not a field of this type';
+  } else if (e.keyword === 'enum') {
+    message = `must be one of ${JSON.stringify(params.allowedValues)}`;
+  }
+  return { pointer, message };
+};
+
+/** Validates `data` against `schema`; every violation is listed, pointers rooted at `root` (e.g. `/body`). */
+export const validateAgainst = (schema: JsonSchema, data: unknown, root = '/body'): FieldError[] => {
+  const validate = validatorFor(schema);
+  if (validate(data)) return [];
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of validate.errors ?? []) {
+    const { pointer, message } = describeError(e);
+    const key = `${pointer} ${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ pointer: `${root}${pointer}`, message });
+  }
+  return out;
+};
+
+/** JSON pointers of the document fields in `data` (top level and nested objects/arrays), with their values. */
+export const documentFieldsOf = (
+  schema: JsonSchema,
+  data: unknown,
+  pointer = '',
+): { pointer: string; value: unknown }[] => {
+  if (schema['x-document'] === true) return data === undefined ? [] : [{ pointer, value: data }];
+  const out: { pointer: string; value: unknown }[] = [];
+  if (isPlainObject(data) && isPlainObject(schema.properties)) {
+    for (const [name, sub] of Object.entries(schema.properties)) {
+      if (name in data && isPlainObject(sub))
+        out.push(
+          ...documentFieldsOf(
+            sub,
+            data[name],
+            `${pointer}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`,
+          ),
+        );
+    }
+  }
+  if (Array.isArray(data) && isPlainObject(schema.items)) {
+    data.forEach((v, i) => {
+      out.push(...documentFieldsOf(schema.items as JsonSchema, v, `${pointer}/${i}`));
+    });
+  }
+  return out;
+};

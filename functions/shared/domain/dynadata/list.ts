@@ -1,0 +1,276 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import {
+  type ItemQuery,
+  LOG_ENTRIES_TYPE,
+  queryItemsPage,
+  startKeyOf,
+  toStoredItem,
+} from '../../data/dynadata-items';
+import { getTypeItemCount } from '../../data/dynadata-types';
+import { env } from '../../env';
+import { type FieldError, ValidationError } from '../../errors';
+import type { ListFilter, ListFilterCondition, ListRequest } from '../../routes/dynadata-schemas';
+import { type PublicItem, toPublicItem } from './items';
+import { type ResolvedType, resolveType } from './types';
+
+/**
+ * Listing items: `{filter?, sort?, limit?, cursor?}` → `{items, nextCursor}`.
+ *
+ * - `filter`: `{ <field>: <value> | { eq, ne, gt, gte, lt, lte, in, exists, prefix } }` on top-level fields
+ *   of the type and on `_id`, `createdAt`, `updatedAt`; conditions are ANDed. `_id` ranges (and `time`
+ *   ranges of `log_entries`) narrow the key range; other conditions are evaluated by DynamoDB on the items of
+ *   the key range.
+ * - `sort`: `{field: '_id', order: 'desc'}` by default (newest first); `asc` for oldest first; or the
+ *   type's indexed field (items without that field are not part of that order).
+ * - `limit` 1–100, default 25.
+ * - `cursor`: opaque, HMAC-bound to the company, the type and the filter/sort (another tenant's or another
+ *   query's cursor → 400). It carries the DynamoDB key of the last item, so page 500 costs what page 1 costs.
+ *
+ * Cost: one Query per page when there is no filter. With a filter, a page reads at most
+ * `MAX_EXAMINED_PER_PAGE` items of the key range; a page can then hold fewer than `limit` items and still
+ * carry a `nextCursor` (as with DynamoDB's own paging). No Scan.
+ */
+export const MAX_EXAMINED_PER_PAGE = 1000;
+
+const cursorKey = (): string => env().cursorSecret ?? `dynadata-cursor:${env().tableName}`;
+
+const mac = (text: string): Buffer => createHmac('sha256', cursorKey()).update(text).digest();
+
+const queryFingerprint = (companyId: string, typeName: string, filter: unknown, sort: unknown): string =>
+  JSON.stringify([companyId, typeName, canonical(filter ?? null), canonical(sort)]);
+
+const canonical = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  return value;
+};
+
+export const encodeCursor = (fingerprint: string, key: Record<string, unknown>): string => {
+  const payload = Buffer.from(JSON.stringify(key)).toString('base64url');
+  const tag = mac(`${fingerprint}\n${payload}`).toString('base64url');
+  return `${payload}.${tag}`;
+};
+
+const badCursor = (): ValidationError =>
+  new ValidationError(
+    [{ pointer: '/body/cursor', message: 'is not a cursor of this query; start again without a cursor' }],
+    'The cursor is not valid for this query.',
+  );
+
+export const decodeCursor = (fingerprint: string, cursor: string): Record<string, unknown> => {
+  const [payload, tag, extra] = cursor.split('.');
+  if (!payload || !tag || extra !== undefined) throw badCursor();
+  const expected = mac(`${fingerprint}\n${payload}`);
+  const given = Buffer.from(tag, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw badCursor();
+  try {
+    return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    throw badCursor();
+  }
+};
+
+const SYSTEM_FILTER_FIELDS = ['_id', 'createdAt', 'updatedAt'];
+
+interface Compiled {
+  keyCondition?: ItemQuery['keyCondition'];
+  filter?: NonNullable<ItemQuery['filter']>;
+}
+
+const OPS: Record<string, string> = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' };
+
+const epochKey = (iso: unknown, pointer: string, errors: FieldError[]): string | undefined => {
+  const ms = typeof iso === 'string' ? Date.parse(iso) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    errors.push({ pointer, message: 'must be a date-time' });
+    return undefined;
+  }
+  return String(ms).padStart(15, '0');
+};
+
+/** Compiles the filter into a key condition (id or time range) and a filter expression. */
+export const compileFilter = (
+  type: ResolvedType,
+  filter: ListFilter | undefined,
+  useIndex: boolean,
+): Compiled => {
+  const errors: FieldError[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const clauses: string[] = [];
+  let lower: string | undefined;
+  let upper: string | undefined;
+  let beginsWith: string | undefined;
+  const fields = Object.keys((type.schema.properties ?? {}) as Record<string, unknown>);
+  const isLog = type.name === LOG_ENTRIES_TYPE;
+  let n = 0;
+  for (const [field, raw] of Object.entries(filter ?? {})) {
+    const pointer = `/body/filter/${field.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    if (!fields.includes(field) && !SYSTEM_FILTER_FIELDS.includes(field)) {
+      errors.push({ pointer, message: `is not a field of ${type.name}` });
+      continue;
+    }
+    const condition: ListFilterCondition =
+      typeof raw === 'object' && raw !== null ? raw : { eq: raw as string | number | boolean | null };
+    if (Object.keys(condition).length === 0) errors.push({ pointer, message: 'needs at least one operator' });
+    // Attribute path of the field in the stored item.
+    let path: string;
+    if (isLog) {
+      const attr = field === '_id' || field === 'createdAt' || field === 'updatedAt' ? 'time' : field;
+      names[`#f${n}`] = attr;
+      path = `#f${n}`;
+    } else if (SYSTEM_FILTER_FIELDS.includes(field)) {
+      names[`#f${n}`] = field;
+      path = `#f${n}`;
+    } else {
+      names['#data'] = 'data';
+      names[`#f${n}`] = field;
+      path = `#data.#f${n}`;
+    }
+    // Key ranges: `_id` of items, `time` (and the timestamps) of log entries.
+    const keyField =
+      !useIndex && ((isLog && (field === 'time' || field === 'createdAt')) || (!isLog && field === '_id'));
+    for (const [op, value] of Object.entries(condition)) {
+      if (value === undefined) continue;
+      const v = `:v${n}_${op}`;
+      if (op in OPS) {
+        clauses.push(`${path} ${OPS[op]} ${v}`);
+        values[v] = value;
+        if (keyField && ['gt', 'gte', 'lt', 'lte', 'eq'].includes(op)) {
+          const key = isLog ? epochKey(value, `${pointer}/${op}`, errors) : String(value);
+          if (key !== undefined) {
+            if (op !== 'lt' && op !== 'lte') lower = lower === undefined || key > lower ? key : lower;
+            if (op !== 'gt' && op !== 'gte') {
+              const top = isLog ? `${key}#\uffff` : key;
+              upper = upper === undefined || top < upper ? top : upper;
+            }
+          }
+        }
+      } else if (op === 'in') {
+        const list = value as unknown[];
+        const refs = list.map((item, i) => {
+          values[`${v}${i}`] = item;
+          return `${v}${i}`;
+        });
+        clauses.push(`${path} IN (${refs.join(', ')})`);
+      } else if (op === 'exists') {
+        clauses.push(value ? `attribute_exists(${path})` : `attribute_not_exists(${path})`);
+      } else if (op === 'prefix') {
+        clauses.push(`begins_with(${path}, ${v})`);
+        values[v] = value;
+        if (keyField && !isLog) beginsWith = String(value);
+      }
+    }
+    n++;
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
+  const compiled: Compiled = {};
+  if (lower !== undefined && upper !== undefined) {
+    compiled.keyCondition = {
+      expression: '#sk BETWEEN :klo AND :khi',
+      values: { ':klo': lower, ':khi': upper },
+    };
+    if (lower > upper) compiled.keyCondition.values[':khi'] = lower;
+  } else if (lower !== undefined)
+    compiled.keyCondition = { expression: '#sk >= :klo', values: { ':klo': lower } };
+  else if (upper !== undefined)
+    compiled.keyCondition = { expression: '#sk <= :khi', values: { ':khi': upper } };
+  else if (beginsWith !== undefined)
+    compiled.keyCondition = { expression: 'begins_with(#sk, :kpre)', values: { ':kpre': beginsWith } };
+  if (clauses.length > 0) compiled.filter = { expression: clauses.join(' AND '), names, values };
+  return compiled;
+};
+
+export interface ListPage {
+  items: PublicItem[];
+  nextCursor: string | null;
+}
+
+export const listItems = async (
+  companyId: string,
+  typeName: string,
+  request: ListRequest,
+): Promise<ListPage> => {
+  const type = await resolveType(companyId, typeName);
+  const sort = { field: request.sort?.field ?? '_id', order: request.sort?.order ?? 'desc' };
+  const useIndex = sort.field !== '_id';
+  if (useIndex && !type.indexed.includes(sort.field)) {
+    throw new ValidationError([
+      {
+        pointer: '/body/sort/field',
+        message: `must be _id${type.indexed.length ? ` or ${type.indexed.join(', ')}` : ''} (indexed fields of ${type.name})`,
+      },
+    ]);
+  }
+  const limit = request.limit ?? 25;
+  const fingerprint = queryFingerprint(companyId, typeName, request.filter, sort);
+  let startKey = request.cursor === undefined ? undefined : decodeCursor(fingerprint, request.cursor);
+  const { keyCondition, filter } = compileFilter(type, request.filter, useIndex);
+  const raws: Record<string, unknown>[] = [];
+  let examined = 0;
+  let lastKey: Record<string, unknown> | undefined;
+  do {
+    const remaining = limit - raws.length;
+    const page = await queryItemsPage(companyId, typeName, {
+      useIndex,
+      forward: sort.order === 'asc',
+      ...(keyCondition ? { keyCondition } : {}),
+      ...(filter ? { filter } : {}),
+      // One item more than the page needs tells whether another page exists, so the last page has no cursor.
+      limit: filter
+        ? Math.min(MAX_EXAMINED_PER_PAGE - examined, Math.max(remaining + 1, 100))
+        : remaining + 1,
+      ...(startKey ? { startKey } : {}),
+    });
+    examined += page.scanned;
+    for (const raw of page.items) if (raws.length < limit) raws.push(raw);
+    lastKey = page.lastKey;
+    if (raws.length >= limit) {
+      // A full page continues after its last item; a Query that returned more stops there too.
+      const last = raws[raws.length - 1];
+      if (last && page.items.length > remaining) lastKey = startKeyOf(last, useIndex);
+      break;
+    }
+    startKey = page.lastKey;
+  } while (lastKey && examined < MAX_EXAMINED_PER_PAGE);
+  return {
+    items: raws.map((raw) => toPublicItem(toStoredItem(typeName, raw))),
+    nextCursor: lastKey ? encodeCursor(fingerprint, lastKey) : null,
+  };
+};
+
+/**
+ * Number of items of a type matching an optional filter. Unfiltered counts read the type's item counter
+ * (kept by every item write, one GetItem); filtered counts (and log_entries) read the key range.
+ */
+export const countItems = async (
+  companyId: string,
+  typeName: string,
+  filter?: ListFilter,
+): Promise<number> => {
+  const type = await resolveType(companyId, typeName);
+  if ((filter === undefined || Object.keys(filter).length === 0) && typeName !== LOG_ENTRIES_TYPE)
+    return getTypeItemCount(companyId, typeName);
+  const { keyCondition, filter: f } = compileFilter(type, filter, false);
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await queryItemsPage(companyId, typeName, {
+      useIndex: false,
+      forward: true,
+      ...(keyCondition ? { keyCondition } : {}),
+      ...(f ? { filter: f } : {}),
+      limit: 10_000,
+      countOnly: true,
+      ...(startKey ? { startKey } : {}),
+    });
+    count += page.count;
+    startKey = page.lastKey;
+  } while (startKey);
+  return count;
+};

@@ -1,0 +1,95 @@
+import { getCustomType, listCustomTypes } from '../../data/dynadata-types';
+import { env } from '../../env';
+import { AppError, NotFoundError } from '../../errors';
+import { BUILTIN_TYPES, isBuiltinTypeName } from './builtin-types';
+import { functionsOfType } from './functions';
+import type { JsonSchema } from './json-schema';
+
+/**
+ * Resolves a type name of a company to its definition. Custom type definitions are cached in memory for
+ * `TYPE_CACHE_TTL_MS` so a warm read costs no extra DynamoDB request; a write still conditions on the cached
+ * `typeVersion`, so an item is never written against a schema that changed (the write is retried once with
+ * the fresh definition). Reads may use a definition up to the TTL old.
+ */
+export const TYPE_NAME_PATTERN = /^[a-z][a-z0-9_]{0,62}$/;
+export const TYPE_CACHE_TTL_MS = 10_000;
+
+export interface ResolvedType {
+  name: string;
+  description: string;
+  builtIn: boolean;
+  /** Whether the API may write items (log_entries: only with the self-hosted switch). */
+  writable: boolean;
+  schema: JsonSchema;
+  indexed: string[];
+  functions: string[];
+  customTypeVersion?: number;
+}
+
+const cache = new Map<string, { type: ResolvedType; until: number }>();
+
+export const builtinType = (name: string): ResolvedType | undefined => {
+  if (!isBuiltinTypeName(name)) return undefined;
+  const t = BUILTIN_TYPES[name];
+  return {
+    name: t.name,
+    description: t.description,
+    builtIn: true,
+    writable: t.writable || (name === 'log_entries' && env().allowLogEntryWrites),
+    schema: t.schema,
+    indexed: t.indexed,
+    functions: functionsOfType(name, []),
+  };
+};
+
+const fromStored = (stored: NonNullable<Awaited<ReturnType<typeof getCustomType>>>): ResolvedType => ({
+  name: stored.name,
+  description: stored.description,
+  builtIn: false,
+  writable: true,
+  schema: JSON.parse(stored.schemaJson) as JsonSchema,
+  indexed: stored.indexed,
+  functions: functionsOfType(stored.name, stored.functions),
+  customTypeVersion: stored.typeVersion,
+});
+
+/** The type, or 404 `not_found` for names the company does not have (same answer for malformed names). */
+export const resolveType = async (
+  companyId: string,
+  name: string,
+  options: { fresh?: boolean } = {},
+): Promise<ResolvedType> => {
+  const builtin = builtinType(name);
+  if (builtin) return builtin;
+  if (!TYPE_NAME_PATTERN.test(name)) throw new NotFoundError(`There is no Dynadata type ${name}.`);
+  const key = `${companyId}/${name}`;
+  const hit = cache.get(key);
+  const now = Date.now();
+  if (hit && hit.until > now && !options.fresh) return hit.type;
+  const stored = await getCustomType(companyId, name);
+  if (!stored) {
+    cache.delete(key);
+    throw new NotFoundError(`There is no Dynadata type ${name}.`);
+  }
+  const type = fromStored(stored);
+  if (cache.size > 2000) cache.clear();
+  cache.set(key, { type, until: now + TYPE_CACHE_TTL_MS });
+  return type;
+};
+
+export const listTypes = async (companyId: string): Promise<ResolvedType[]> => {
+  const builtins = ['contacts', 'messages', 'log_entries'].map((n) => builtinType(n) as ResolvedType);
+  const custom = (await listCustomTypes(companyId)).map(fromStored);
+  return [...builtins, ...custom.sort((a, b) => a.name.localeCompare(b.name))];
+};
+
+export const requireWritable = (type: ResolvedType): void => {
+  if (type.writable) return;
+  if (type.name === 'log_entries') {
+    throw new AppError(
+      'log_entry_writes_not_allowed',
+      'log_entries is the read-only audit trail of your API traffic; keep your own records in a type you own.',
+    );
+  }
+  throw new AppError('forbidden', `Items of ${type.name} are written by the platform and are read-only.`);
+};

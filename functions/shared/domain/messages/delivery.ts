@@ -1,0 +1,126 @@
+import { getDeliveryChannel } from '../../data/delivery-channels';
+import { getStoredItem, ItemWriteConflictError, replaceItem } from '../../data/dynadata-items';
+import { env } from '../../env';
+import {
+  assertDeliverableHost,
+  NoDeliveryChannelError,
+  signWebhook,
+  WebhookRejectedError,
+  WebhookRetryableError,
+} from './webhooks';
+
+/**
+ * Delivery of a stored message to the company's webhook (one attempt; the `message-delivery` state machine
+ * retries with backoff). A message moves `queued → sent | failed` by conditional writes only, never back:
+ * a late retry of a message already `sent` or `failed` changes nothing.
+ */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/**
+ * Changes a message that is still `queued` (its status, attempts, ...): a transaction conditional on the
+ * version read, which also moves the company's database bytes by the size difference. Returns false when
+ * the message is gone or no longer queued.
+ */
+const updateQueuedMessage = async (
+  companyId: string,
+  messageId: string,
+  patch: Record<string, unknown>,
+  now: Date,
+): Promise<boolean> => {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const previous = await getStoredItem(companyId, 'messages', messageId);
+    if (previous?.data.status !== 'queued') return false;
+    const data = { ...previous.data, ...patch };
+    try {
+      await replaceItem(
+        companyId,
+        'messages',
+        previous,
+        {
+          ...previous,
+          _version: previous._version + 1,
+          updatedAt: now.toISOString(),
+          data,
+          size: Buffer.byteLength(JSON.stringify(data), 'utf8'),
+        },
+        {},
+      );
+      return true;
+    } catch (error) {
+      if (!(error instanceof ItemWriteConflictError)) throw error;
+    }
+  }
+  return false;
+};
+
+export interface DeliveryInput {
+  companyId: string;
+  messageId: string;
+}
+
+export const deliverMessage = async (input: DeliveryInput, now = new Date()): Promise<{ status: string }> => {
+  const { companyId, messageId } = input;
+  const message = await getStoredItem(companyId, 'messages', messageId);
+  if (!message) throw new WebhookRejectedError(`message ${messageId} does not exist`);
+  if (message.data.status !== 'queued') return { status: String(message.data.status) };
+  const channel = await getDeliveryChannel(companyId);
+  if (!channel) throw new NoDeliveryChannelError();
+  await updateQueuedMessage(companyId, messageId, { attempts: Number(message.data.attempts ?? 0) + 1 }, now);
+  const allowLoopback = env().allowLoopbackWebhooks;
+  await assertDeliverableHost(channel.url, allowLoopback);
+  const contactId = String(message.data.contactId);
+  const contact = await getStoredItem(companyId, 'contacts', contactId);
+  const timestamp = Math.floor(now.getTime() / 1000);
+  const body = JSON.stringify({
+    type: 'message.send',
+    timestamp: now.toISOString(),
+    data: {
+      messageId,
+      contactId,
+      contact: contact ? { _id: contact._id, ...contact.data } : null,
+      message: { type: message.data.type, body: message.data.body },
+      createdAt: message.createdAt,
+    },
+  });
+  let response: Response;
+  try {
+    response = await fetch(channel.url, {
+      method: 'POST',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'public-api-v1-webhooks/1',
+        'webhook-id': messageId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signWebhook(channel.secret, messageId, timestamp, body),
+      },
+      body,
+    });
+    await response.arrayBuffer().catch(() => undefined);
+  } catch (error) {
+    throw new WebhookRetryableError(`webhook request failed: ${(error as Error).message}`);
+  }
+  if (response.status >= 200 && response.status < 300) {
+    await updateQueuedMessage(companyId, messageId, { status: 'sent', sentAt: now.toISOString() }, now);
+    return { status: 'sent' };
+  }
+  if (response.status >= 500 || response.status === 408 || response.status === 429)
+    throw new WebhookRetryableError(`webhook answered ${response.status}`);
+  throw new WebhookRejectedError(`webhook answered ${response.status}`);
+};
+
+/** The failure path of the state machine: `queued → failed` with the reason. */
+export const failMessage = async (
+  input: DeliveryInput & { error?: { Error?: string; Cause?: string } },
+  now = new Date(),
+): Promise<{ status: string }> => {
+  const reason = input.error?.Error ?? 'DeliveryFailed';
+  const changed = await updateQueuedMessage(
+    input.companyId,
+    input.messageId,
+    { status: 'failed', error: reason },
+    now,
+  );
+  return { status: changed ? 'failed' : 'unchanged' };
+};

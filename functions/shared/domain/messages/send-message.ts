@@ -1,0 +1,57 @@
+import { ExecutionAlreadyExistsError, startExecution } from '../../aws/step-functions';
+import { getStoredItem, insertItem, type StoredItem } from '../../data/dynadata-items';
+import { NotFoundError } from '../../errors';
+import { ulid } from '../../ids';
+import type { SendMessageBody } from '../../routes/dynadata-schemas';
+import { resolveStoredObject } from '../storage-references';
+
+/**
+ * send_message: the message is stored as an item of the built-in `messages` type (`{contactId, type, body,
+ * status, attempts}`, status `queued`) in one transaction that also counts its bytes, and answered with 202
+ * `{messageId, status: "queued"}`. An unknown contact answers 404; a `file` that is not one of the company's
+ * stored files answers 404 as well (a foreign path and a missing file look the same).
+ *
+ * Cost: one GetItem (the contact), one GetItem per file, one transaction, then the delivery execution.
+ * Delivery runs in the `message-delivery` state machine, one execution per message named after it, so a
+ * repeated start is harmless. A start that fails after the message was stored leaves it `queued`; the error
+ * is answered as a 500 and the message can be sent again.
+ */
+export const deliveryExecutionName = (companyId: string, messageId: string): string =>
+  `${companyId}-${messageId}`;
+
+export const startMessageDelivery = async (companyId: string, messageId: string): Promise<void> => {
+  try {
+    await startExecution('message-delivery', deliveryExecutionName(companyId, messageId), {
+      companyId,
+      messageId,
+    });
+  } catch (error) {
+    if (!(error instanceof ExecutionAlreadyExistsError)) throw error;
+  }
+};
+
+export const sendMessageToContact = async (
+  companyId: string,
+  contactId: string,
+  message: SendMessageBody,
+  now: Date,
+): Promise<{ messageId: string; status: 'queued' }> => {
+  const contact = await getStoredItem(companyId, 'contacts', contactId);
+  if (!contact) throw new NotFoundError(`There is no contact ${contactId}.`);
+  // A foreign path and a missing file are both 404; a malformed path is 400 with its pointer.
+  if (message.type !== 'text')
+    await resolveStoredObject(companyId, message.body.file, '/body/body/file/fullPath');
+  const stamp = now.toISOString();
+  const data = { contactId, type: message.type, body: message.body, status: 'queued', attempts: 0 };
+  const item: StoredItem = {
+    _id: ulid(now.getTime()),
+    _version: 1,
+    createdAt: stamp,
+    updatedAt: stamp,
+    data,
+    size: Buffer.byteLength(JSON.stringify(data), 'utf8'),
+  };
+  await insertItem(companyId, 'messages', item, {});
+  await startMessageDelivery(companyId, item._id);
+  return { messageId: item._id, status: 'queued' };
+};

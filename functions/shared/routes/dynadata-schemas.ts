@@ -1,0 +1,162 @@
+import * as z from '../zod';
+
+/** Request and response bodies of the Dynadata and messaging routes (they become the OpenAPI document). */
+
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const conditionSchema = z
+  .object({
+    eq: scalar.optional(),
+    ne: scalar.optional(),
+    gt: z.union([z.string(), z.number()]).optional(),
+    gte: z.union([z.string(), z.number()]).optional(),
+    lt: z.union([z.string(), z.number()]).optional(),
+    lte: z.union([z.string(), z.number()]).optional(),
+    in: z.array(scalar).min(1).max(100).optional(),
+    exists: z.boolean().optional(),
+    prefix: z.string().min(1).optional(),
+  })
+  .strict()
+  .describe('Operators on one field, ANDed.');
+
+export const listFilterSchema = z
+  .record(z.string(), z.union([scalar, conditionSchema]))
+  .describe('Conditions on top-level fields: a value (equality) or an operator object.');
+
+export const listRequestSchema = z
+  .object({
+    filter: listFilterSchema.optional(),
+    sort: z
+      .object({
+        field: z.string().default('_id').describe('`_id` (creation order) or the type’s indexed field.'),
+        order: z.enum(['asc', 'desc']).default('desc'),
+      })
+      .strict()
+      .optional()
+      .describe('Default: `{field: "_id", order: "desc"}` (newest first).'),
+    limit: z.number().int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 25).'),
+    cursor: z.string().max(2048).optional().describe('`nextCursor` of the previous page.'),
+  })
+  .strict();
+
+export type ListRequest = z.infer<typeof listRequestSchema>;
+export type ListFilter = z.infer<typeof listFilterSchema>;
+export type ListFilterCondition = z.infer<typeof conditionSchema>;
+
+const fieldError = z.object({
+  pointer: z.string().describe('JSON pointer into the request, rooted at `/body`.'),
+  message: z.string(),
+});
+
+export const dynadataItemSchema = z
+  .looseObject({
+    _id: z.string().describe('Server-generated id (ULID): sorts by creation time.'),
+    _version: z
+      .number()
+      .int()
+      .describe('1 at creation, +1 per update; send it with an update to detect races.'),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .describe('An item: the system fields plus the fields of its type (see the type schema).');
+
+export const dynadataTypeSummarySchema = z.object({
+  name: z.string().describe('Type name: lowercase letters, digits and `_`.'),
+  description: z.string(),
+  builtIn: z.boolean().describe('`contacts`, `messages` and `log_entries` are built in.'),
+  writable: z.boolean().describe('Whether create, update and delete are allowed through the API.'),
+  indexed: z.array(z.string()).describe('Fields the list endpoint can sort by, besides `_id`.'),
+  functions: z.array(z.string()).describe('Functions available through executeFunction.'),
+});
+
+export const listTypesResponse = z.object({ types: z.array(dynadataTypeSummarySchema) });
+
+export const itemFieldsBody = z
+  .record(z.string(), z.unknown())
+  .describe('The fields of the item, as the type schema describes them (no system fields).');
+
+export const updateItemBody = z
+  .looseObject({
+    _id: z.string().min(1).max(64).describe('The item to update.'),
+    _version: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('Expected current version; a stale one answers 409 `conflict`.'),
+  })
+  .describe(
+    'JSON merge patch (RFC 7396) of the item: fields present replace (objects merge), `null` removes a field. ' +
+      'The merged item is validated as a whole.',
+  );
+
+export const listItemsBody = listRequestSchema;
+
+export const listItemsResponse = z.object({
+  items: z.array(dynadataItemSchema),
+  nextCursor: z.string().nullable().describe('Pass it as `cursor` for the next page; null on the last page.'),
+});
+
+export const deleteItemResponse = z.object({ deleted: z.literal(true), _id: z.string() });
+
+export const validateItemResponse = z.object({
+  valid: z.boolean(),
+  errors: z.array(fieldError).describe('Every violation, empty when valid.'),
+});
+
+export const jsonSchemaResponse = z
+  .record(z.string(), z.unknown())
+  .describe(
+    'JSON Schema (draft 2020-12) of the fields of the type. Extension `x-document: true` marks a field ' +
+      'holding a storage reference `{bucket?, fullPath}`; `x-indexed` lists sortable fields.',
+  );
+
+export const librarySchemaResponse = z.object({
+  type: z.string(),
+  library: z.literal('zod').describe('Supported libraries: `zod`.'),
+  source: z.string().describe('A zod 4 module exporting `schema`, equivalent to the JSON Schema.'),
+});
+
+export const executeFunctionBody = z
+  .record(z.string(), z.unknown())
+  .describe('Input of the function. `count`: `{filter?}` (the list filter). `sendMessage`: as send_message.');
+
+export const executeFunctionResponse = z
+  .record(z.string(), z.unknown())
+  .describe('Output of the function. `count`: `{count}`. `sendMessage`: `{messageId, status}`.');
+
+const storageReference = z
+  .object({
+    bucket: z.string().optional().describe('Platform bucket; defaults to it when absent.'),
+    fullPath: z.string().min(1).describe('Path of one of your files, under `companies/<companyId>/`.'),
+  })
+  .strict();
+
+const fileBody = z
+  .object({
+    file: storageReference,
+    caption: z.string().max(1024).optional(),
+    filename: z.string().min(1).max(255).optional(),
+  })
+  .strict();
+
+export const sendMessageBody = z
+  .discriminatedUnion('type', [
+    z.object({
+      type: z.literal('text'),
+      body: z.object({ text: z.string().min(1).max(4096) }).strict(),
+    }),
+    z.object({ type: z.literal('image'), body: fileBody }),
+    z.object({ type: z.literal('audio'), body: fileBody }),
+    z.object({ type: z.literal('video'), body: fileBody }),
+    z.object({ type: z.literal('document'), body: fileBody }),
+  ])
+  .describe(
+    '`text`: `{text}` (1–4096 characters); `image`, `audio`, `video`, `document`: `{file, caption?, filename?}`.',
+  );
+
+export type SendMessageBody = z.infer<typeof sendMessageBody>;
+
+export const sendMessageResponse = z.object({
+  messageId: z.string().describe('`_id` of the stored message (type `messages`).'),
+  status: z.literal('queued').describe('Delivery runs asynchronously: `queued` → `sent` or `failed`.'),
+});

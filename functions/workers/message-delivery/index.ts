@@ -1,0 +1,9 @@
+import { type DeliveryInput, deliverMessage, failMessage } from '../../shared/domain/messages/delivery';
+
+/**
+ * Task worker of the `message-delivery` state machine. `action: deliver` makes one delivery attempt (errors
+ * keep their names, `WebhookRetryableError` is retried by the machine); `action: fail` records the failure.
+ */
+export const handler = async (
+  event: DeliveryInput & { action: 'deliver' | 'fail'; error?: { Error?: string; Cause?: string } },
+): Promise<{ status: string }> => (event.action === 'fail' ? failMessage(event) : deliverMessage(event));

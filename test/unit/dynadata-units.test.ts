@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { indexValue } from '../../functions/shared/data/dynadata-items';
+import { mergePatch } from '../../functions/shared/domain/dynadata/items';
+import { decodeCursor, encodeCursor } from '../../functions/shared/domain/dynadata/list';
+import {
+  classifyAddress,
+  signWebhook,
+  verifyWebhook,
+  webhookUrlProblem,
+} from '../../functions/shared/domain/messages/webhooks';
+
+describe('indexed values', () => {
+  it('sort numbers and strings in their natural order as text', () => {
+    const numbers = [-1e9, -2.5, -1, -0.001, 0, 0.001, 1, 2, 10, 1e12];
+    const encoded = numbers.map((n) => indexValue(n) ?? '');
+    expect([...encoded].sort()).toEqual(encoded);
+    expect(indexValue(Number.NaN)).toBeUndefined();
+    expect(indexValue({})).toBeUndefined();
+    expect((indexValue('b') ?? '') > (indexValue('a') ?? '')).toBe(true);
+  });
+});
+
+describe('JSON merge patch', () => {
+  it('removes null fields, merges objects and replaces arrays', () => {
+    expect(mergePatch({ a: 1, b: { c: 1, d: 2 }, e: [1] }, { a: null, b: { c: 3 }, e: [2] })).toEqual({
+      b: { c: 3, d: 2 },
+      e: [2],
+    });
+  });
+});
+
+describe('list cursors', () => {
+  it('round-trip for the same query and are refused for any other query or a changed payload', () => {
+    const cursor = encodeCursor('q1', { pk: 'a', sk: 'b' });
+    expect(decodeCursor('q1', cursor)).toEqual({ pk: 'a', sk: 'b' });
+    expect(() => decodeCursor('q2', cursor)).toThrow();
+    const [, tag] = cursor.split('.');
+    const forged = `${Buffer.from('{"pk":"x","sk":"y"}').toString('base64url')}.${tag}`;
+    expect(() => decodeCursor('q1', forged)).toThrow();
+    expect(() => decodeCursor('q1', 'garbage')).toThrow();
+  });
+});
+
+describe('webhook URLs and signatures', () => {
+  it('classifies addresses', () => {
+    expect(classifyAddress('8.8.8.8')).toBe('public');
+    expect(classifyAddress('127.0.0.1')).toBe('loopback');
+    expect(classifyAddress('::1')).toBe('loopback');
+    for (const a of [
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.0.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      'fd00::1',
+      'fe80::1',
+      '::',
+      '::ffff:10.0.0.1',
+    ])
+      expect(classifyAddress(a), a).toBe('refused');
+    expect(classifyAddress('172.32.0.1')).toBe('public');
+  });
+
+  it('accepts https, and http or https to loopback only when allowed', () => {
+    expect(webhookUrlProblem('https://hooks.example.com/x', false)).toBeUndefined();
+    expect(webhookUrlProblem('http://hooks.example.com/x', true)).toBeDefined();
+    expect(webhookUrlProblem('http://127.0.0.1:9000/x', false)).toBeDefined();
+    expect(webhookUrlProblem('http://localhost:9000/x', false)).toBeDefined();
+    expect(webhookUrlProblem('http://127.0.0.1:9000/x', true)).toBeUndefined();
+    expect(webhookUrlProblem('https://[::1]/x', true)).toBeUndefined();
+    expect(webhookUrlProblem('ftp://127.0.0.1/x', true)).toBeDefined();
+    expect(webhookUrlProblem('https://169.254.169.254/', true)).toBeDefined();
+  });
+
+  it('signs per Standard Webhooks and verifies within the tolerance only', () => {
+    const secret = `whsec_${Buffer.from('0123456789abcdef01234567').toString('base64')}`;
+    const signature = signWebhook(secret, 'msg_1', 1_700_000_000, '{"a":1}');
+    expect(signature).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    const headers = { id: 'msg_1', timestamp: '1700000000', signature: `v1,bogus ${signature}` };
+    expect(verifyWebhook(secret, headers, '{"a":1}', 1_700_000_100)).toBe(true);
+    expect(verifyWebhook(secret, headers, '{"a":2}', 1_700_000_100)).toBe(false);
+    expect(verifyWebhook(secret, headers, '{"a":1}', 1_700_001_000)).toBe(false);
+  });
+});
