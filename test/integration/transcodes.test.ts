@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hostileStorageReferences } from '../fixtures/hostile-storage-paths';
 import { call, createTenant, expectProblem } from './support';
 import {
   ffmpegProcessesOf,
@@ -593,5 +594,31 @@ describe('Transcode worker: a repeated invocation of the same attempt', () => {
       (await worker())({ action: 'probe', companyId: tenant.companyId, jobId: job.jobId, attempt }),
     ).rejects.toMatchObject({ name: 'TranscodeJobGone' });
     expect(await getJob(tenant.apiKey, job.jobId)).toMatchObject({ status, attempt: 1 });
+  });
+});
+
+describe('POST /v1/transcodes: hostile source references', () => {
+  it('refuses every reference of the shared hostile corpus (400 or 404) and enqueues nothing', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const other = await createTenant();
+    const bucket = process.env.BUCKET_NAME ?? '';
+    // A stored object of the other company, so a foreign reference names something that exists.
+    await storeSource(other.companyId, 'tone', { seconds: 1, name: 'x/file.png' });
+    const cases = hostileStorageReferences(tenant.companyId, other.companyId, bucket);
+    expect(cases.length).toBeGreaterThanOrEqual(30);
+    for (const hostile of cases) {
+      const res = await enqueue(tenant.apiKey, { ...hostile.reference, preset: 'wav' });
+      const code = hostile.expect === 400 ? 'invalid_storage_reference' : 'not_found';
+      try {
+        expectProblem(res, hostile.expect, code);
+      } catch (error) {
+        throw new Error(`${hostile.name}: ${(error as Error).message}`);
+      }
+      if (hostile.expect === 400) {
+        const pointers = (res.json.errors as { pointer: string }[]).map((e) => e.pointer);
+        expect(pointers[0], hostile.name).toMatch(/^\/body\/(fullPath|bucket)$/);
+      }
+    }
+    expect(await queueOf(tenant.companyId)).toBe(0);
   });
 });
