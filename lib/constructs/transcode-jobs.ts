@@ -1,4 +1,6 @@
 import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { EventField, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
@@ -24,12 +26,15 @@ export interface TranscodeJobsProps {
  * Media transforms on AWS: the transcode worker (probe, finalize and fail steps), the role MediaConvert
  * assumes to read sources and write outputs under `companies/`, and the `transcode` state machine
  * (`statemachines/transcode.asl.json`), whose role may create, watch and cancel MediaConvert jobs
- * (`createJob.sync`: the managed EventBridge rule) and pass exactly the MediaConvert role.
+ * (`createJob.sync`: the managed EventBridge rule) and pass exactly the MediaConvert role; and the rule that
+ * sends the progress events of this machine's MediaConvert jobs to the worker.
  */
 export class TranscodeJobs extends Construct {
   readonly stateMachine: StateMachine;
   readonly worker: AppFunction;
   readonly mediaConvertRole: Role;
+  /** MediaConvert `STATUS_UPDATE` events of this machine's jobs → the worker's `progress` action. */
+  readonly progressRule: Rule;
 
   constructor(scope: Construct, id: string, props: TranscodeJobsProps) {
     super(scope, id);
@@ -117,5 +122,27 @@ export class TranscodeJobs extends Construct {
           'are chosen by MediaConvert at run time.',
       });
     }
+
+    // Progress on AWS: MediaConvert sends a state change event about once a minute while a job runs; those of
+    // this machine's jobs (the probe step puts the machine name in the job's user metadata) reach the worker,
+    // which records the percent complete on the job.
+    this.progressRule = new Rule(this, 'ProgressRule', {
+      description: 'MediaConvert progress of transcode jobs to the transcode worker',
+      eventPattern: {
+        source: ['aws.mediaconvert'],
+        detailType: ['MediaConvert Job State Change'],
+        detail: {
+          status: ['STATUS_UPDATE'],
+          userMetadata: { stateMachine: [this.stateMachine.stateMachineName] },
+        },
+      },
+    });
+    this.progressRule.addTarget(
+      new LambdaFunction(this.worker, {
+        event: RuleTargetInput.fromObject({ action: 'progress', detail: EventField.fromPath('$.detail') }),
+        retryAttempts: 2,
+        maxEventAge: Duration.minutes(5),
+      }),
+    );
   }
 }

@@ -105,4 +105,36 @@ describe('transcode state machine (jobs stack)', () => {
     expect(actions).toContain('states:StartExecution');
     expect(actions).toContain('states:StopExecution');
   });
+
+  it("routes MediaConvert status updates of this machine's jobs to the worker as a progress action", () => {
+    jobsTemplate.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.mediaconvert'],
+        'detail-type': ['MediaConvert Job State Change'],
+        detail: {
+          status: ['STATUS_UPDATE'],
+          userMetadata: {
+            stateMachine: [{ 'Fn::GetAtt': [logicalIdOf(transcodes.stateMachine), 'Name'] }],
+          },
+        },
+      },
+      State: 'ENABLED',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [logicalIdOf(transcodes.worker), 'Arn'] },
+          InputTransformer: {
+            InputPathsMap: { detail: '$.detail' },
+            InputTemplate: '{"action":"progress","detail":<detail>}',
+          },
+          RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 300 },
+        }),
+      ],
+    });
+    jobsTemplate.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'events.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [logicalIdOf(transcodes.worker), 'Arn'] },
+      SourceArn: { 'Fn::GetAtt': [logicalIdOf(transcodes.progressRule), 'Arn'] },
+    });
+  });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hostileStorageReferences } from '../fixtures/hostile-storage-paths';
 import { call, createTenant, expectProblem } from './support';
 import {
   ffmpegProcessesOf,
@@ -593,5 +594,76 @@ describe('Transcode worker: a repeated invocation of the same attempt', () => {
       (await worker())({ action: 'probe', companyId: tenant.companyId, jobId: job.jobId, attempt }),
     ).rejects.toMatchObject({ name: 'TranscodeJobGone' });
     expect(await getJob(tenant.apiKey, job.jobId)).toMatchObject({ status, attempt: 1 });
+  });
+});
+
+describe('POST /v1/transcodes: hostile source references', () => {
+  it('refuses every reference of the shared hostile corpus (400 or 404) and enqueues nothing', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const other = await createTenant();
+    const bucket = process.env.BUCKET_NAME ?? '';
+    // A stored object of the other company, so a foreign reference names something that exists.
+    await storeSource(other.companyId, 'tone', { seconds: 1, name: 'x/file.png' });
+    const cases = hostileStorageReferences(tenant.companyId, other.companyId, bucket);
+    expect(cases.length).toBeGreaterThanOrEqual(30);
+    for (const hostile of cases) {
+      const res = await enqueue(tenant.apiKey, { ...hostile.reference, preset: 'wav' });
+      const code = hostile.expect === 400 ? 'invalid_storage_reference' : 'not_found';
+      try {
+        expectProblem(res, hostile.expect, code);
+      } catch (error) {
+        throw new Error(`${hostile.name}: ${(error as Error).message}`);
+      }
+      if (hostile.expect === 400) {
+        const pointers = (res.json.errors as { pointer: string }[]).map((e) => e.pointer);
+        expect(pointers[0], hostile.name).toMatch(/^\/body\/(fullPath|bucket)$/);
+      }
+    }
+    expect(await queueOf(tenant.companyId)).toBe(0);
+  });
+});
+
+describe('Transcode worker: MediaConvert progress events', () => {
+  const progress = async (detail: Record<string, unknown>) => {
+    const { createTranscodeWorker } = await import('../../functions/workers/transcode/worker');
+    const { probeWithFfprobe } = await import('../../functions/local/media-engine');
+    return createTranscodeWorker({ probe: probeWithFfprobe })({ action: 'progress', detail } as never);
+  };
+  const event = (companyId: string, jobId: string, attempt: number, percent: number) => ({
+    status: 'STATUS_UPDATE',
+    userMetadata: { stateMachine: 'transcode', companyId, jobId, attempt: String(attempt), preset: 'wav' },
+    jobProgress: { jobPercentComplete: percent, currentPhase: 'TRANSCODING' },
+  });
+
+  it('records the percent complete of a transcoding job, visible on GET', async () => {
+    const tenant = await createTenant();
+    const job = await seedJob(tenant.companyId, 'transcoding');
+    expect(await progress(event(tenant.companyId, job.jobId, 1, 42))).toEqual({
+      recorded: true,
+      percent: 42,
+    });
+    expect((await getJob(tenant.apiKey, job.jobId)).progress).toEqual({ phase: 'transcoding', percent: 42 });
+  });
+
+  it.each([
+    ['a canceled job', 'canceled', 1],
+    ['a finalizing job', 'finalizing', 1],
+    ['another attempt', 'transcoding', 2],
+  ] as const)('ignores an event for %s, leaving it unchanged', async (_name, status, attempt) => {
+    const tenant = await createTenant();
+    const job = await seedJob(tenant.companyId, status);
+    const before = await getJob(tenant.apiKey, job.jobId);
+    expect(await progress(event(tenant.companyId, job.jobId, attempt, 42))).toEqual({ recorded: false });
+    expect(await getJob(tenant.apiKey, job.jobId)).toEqual(before);
+  });
+
+  it('ignores events that are not status updates of a job of this machine', async () => {
+    const tenant = await createTenant();
+    const job = await seedJob(tenant.companyId, 'transcoding');
+    const base = event(tenant.companyId, job.jobId, 1, 42);
+    expect(await progress({ ...base, status: 'PROGRESSING' })).toEqual({ recorded: false });
+    expect(await progress({ ...base, userMetadata: {} })).toEqual({ recorded: false });
+    expect(await progress({ ...base, jobProgress: {} })).toEqual({ recorded: false });
+    expect((await getJob(tenant.apiKey, job.jobId)).progress).toEqual({ phase: 'transcoding', percent: 0 });
   });
 });

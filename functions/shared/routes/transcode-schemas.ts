@@ -13,13 +13,15 @@ export const transcodePresetSchema = z
 
 export const createTranscodeBodySchema = z
   .object({
+    // Path rules (length, segments, prefix) are those of every storage reference and answer
+    // `invalid_storage_reference` like the storage routes, so the schema checks only the type.
     fullPath: z
       .string()
-      .min(1)
-      .max(1024)
-      .describe('Path of the stored source file (audio or video), under `companies/<companyId>/`.'),
+      .describe(
+        'Path of the stored source file (audio or video), under `companies/<companyId>/`; at most 1024 bytes.',
+      ),
     preset: transcodePresetSchema,
-    bucket: z.string().min(1).max(255).optional().describe('Defaults to the platform storage bucket.'),
+    bucket: z.string().optional().describe('Defaults to the platform storage bucket.'),
   })
   .strict()
   .describe('A media transform request for one of your stored files.');

@@ -1,5 +1,6 @@
 import { probeWithMediaConvert } from '../../shared/aws/mediaconvert';
 import { createTranscodeWorker } from './worker';
 
-/** Lambda entry of the transcode worker (probe, finalize, fail steps of the transcode state machine). */
+/** Lambda entry of the transcode worker (probe, finalize, fail steps of the transcode state machine;
+ * progress events of its MediaConvert jobs). */
 export const handler = createTranscodeWorker({ probe: probeWithMediaConvert });

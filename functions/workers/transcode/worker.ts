@@ -7,6 +7,7 @@ import {
   failTranscodeJob,
   getTranscodeJob,
   getTranscodeReuse,
+  recordTranscodeProgress,
   startFinalizing,
   startTranscoding,
   type TranscodeJobRecord,
@@ -70,7 +71,21 @@ export interface FailInput extends JobRef {
   error?: { Error?: string; Cause?: string };
 }
 
-export type WorkerInput = ProbeInput | FinalizeInput | FailInput;
+/**
+ * A MediaConvert job state change (EventBridge, `MediaConvert Job State Change`), delivered by the rule of
+ * this machine as `{ action: 'progress', detail }`. `STATUS_UPDATE` events carry the percent complete; the
+ * job is found through the `userMetadata` the probe step gave MediaConvert.
+ */
+export interface ProgressInput {
+  action: 'progress';
+  detail?: {
+    status?: string;
+    userMetadata?: Record<string, string>;
+    jobProgress?: { jobPercentComplete?: number };
+  };
+}
+
+export type WorkerInput = ProbeInput | FinalizeInput | FailInput | ProgressInput;
 
 const named = (name: string, message: string) => Object.assign(new Error(message), { name });
 
@@ -123,6 +138,15 @@ export interface WorkerDeps {
   /** Reads an object's size and ETag (S3 HeadObject unless given). */
   head?: typeof headObject;
 }
+
+/**
+ * The machine's name from its execution ARN (`arn:...:execution:<machine>:<id>`), given to MediaConvert so
+ * the progress rule matches only jobs of this machine.
+ */
+const stateMachineOf = (executionArn: string | undefined): { stateMachine?: string } => {
+  const parts = executionArn?.split(':') ?? [];
+  return parts[5] === 'execution' && parts[6] ? { stateMachine: parts[6] } : {};
+};
 
 const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> => {
   const now = deps.now?.() ?? new Date();
@@ -197,6 +221,7 @@ const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutp
       destination,
     ),
     userMetadata: {
+      ...stateMachineOf(input.executionArn),
       companyId,
       jobId,
       attempt: String(attempt),
@@ -290,9 +315,42 @@ const failStep = async (input: FailInput, deps: WorkerDeps): Promise<JobRef & { 
   }
 };
 
+/**
+ * Records the percent complete of a MediaConvert job on the job (the recorder the local engine uses). Only
+ * a job of the same attempt that is still `transcoding` takes it; anything else (a late event, a canceled
+ * or retried job) is ignored. Capped at 99: 100 is written by finalize.
+ */
+const progressStep = async (
+  input: ProgressInput,
+  deps: WorkerDeps,
+): Promise<{ recorded: boolean; percent?: number }> => {
+  const now = deps.now?.() ?? new Date();
+  const meta = input.detail?.userMetadata ?? {};
+  const percent = Number(input.detail?.jobProgress?.jobPercentComplete);
+  const attempt = Number(meta.attempt);
+  if (
+    input.detail?.status !== 'STATUS_UPDATE' ||
+    !meta.companyId ||
+    !meta.jobId ||
+    !Number.isInteger(attempt) ||
+    !Number.isFinite(percent)
+  ) {
+    return { recorded: false };
+  }
+  const clamped = Math.max(0, Math.min(99, Math.floor(percent)));
+  try {
+    await recordTranscodeProgress(meta.companyId, meta.jobId, attempt, clamped, now);
+    return { recorded: true, percent: clamped };
+  } catch (error) {
+    if (error instanceof TranscodeTransitionRefusedError) return { recorded: false };
+    throw error;
+  }
+};
+
 export const createTranscodeWorker =
   (deps: WorkerDeps) =>
   async (input: WorkerInput): Promise<unknown> => {
+    if (input.action === 'progress') return progressStep(input, deps);
     logger.appendKeys({ jobId: input.jobId, companyId: input.companyId });
     try {
       switch (input.action) {
