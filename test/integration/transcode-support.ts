@@ -202,19 +202,7 @@ export const seedJob = async (
 };
 
 /** Sets per-company limit overrides (what an operator does for a customer). */
-export const overrideLimits = async (companyId: string, overrides: Record<string, number>) => {
-  const { ddb, tableName } = await import('../../functions/shared/data/client');
-  const { companyKey } = await import('../../functions/shared/data/companies');
-  const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-  await ddb.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: companyKey(companyId),
-      UpdateExpression: 'SET limitOverrides = :o',
-      ExpressionAttributeValues: { ':o': overrides },
-    }),
-  );
-};
+export { setCompanyLimitOverrides as overrideLimits } from './storage-support';
 
 /** Sets a lease directly on a job: the state the spec says should not normally occur. */
 export const setLease = async (companyId: string, jobId: string, leaseUntil: Date) => {
