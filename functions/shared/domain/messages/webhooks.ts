@@ -1,6 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
 
 /**
  * Webhook endpoints and their signatures.
@@ -150,6 +153,71 @@ export const assertDeliverableHost = async (raw: string, allowLoopback: boolean)
     if (kind === 'refused' || (kind === 'loopback' && !allowLoopback))
       throw new WebhookRejectedError('webhook host resolves to a refused address');
   }
+};
+
+/** A resolver with the shape of `dns.lookup` asked for every address. */
+export type ResolveAll = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+/**
+ * The `lookup` a webhook connection uses: it resolves the host and fails when any address is refused, so
+ * the address checked is the address connected to (a host re-pointed between a check and the connection,
+ * "DNS rebinding", is refused at the connection).
+ */
+export const guardedLookup =
+  (allowLoopback: boolean, resolve: ResolveAll = dnsLookup as ResolveAll): LookupFunction =>
+  (hostname, options, callback) => {
+    resolve(hostname, { family: options.family, hints: options.hints, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses.find((a) => {
+        const kind = classifyAddress(a.address);
+        return kind === 'refused' || (kind === 'loopback' && !allowLoopback);
+      });
+      if (refused || addresses.length === 0)
+        return callback(new WebhookRejectedError('webhook host resolves to a refused address'), '', 0);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const [first] = addresses as [LookupAddress];
+      callback(null, first.address, first.family);
+    });
+  };
+
+/**
+ * POSTs a webhook body: the URL rules are checked, the connection resolves through `guardedLookup`,
+ * redirects are not followed (a 3xx is an answer like any other) and the response body is drained.
+ */
+export const postWebhook = (
+  raw: string,
+  headers: Record<string, string>,
+  body: string,
+  options: { allowLoopback: boolean; timeoutMs: number; resolve?: ResolveAll },
+): Promise<{ status: number }> => {
+  const problem = webhookUrlProblem(raw, options.allowLoopback);
+  if (problem) return Promise.reject(new WebhookRejectedError(`webhook URL ${problem}`));
+  const url = new URL(raw);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup: guardedLookup(options.allowLoopback, options.resolve),
+        timeout: options.timeoutMs,
+      },
+      (res) => {
+        res.on('data', () => undefined);
+        res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
 };
 
 /** The endpoint refused the delivery for good (4xx other than 408/429, or a refused URL): no retry. */
