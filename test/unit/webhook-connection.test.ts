@@ -19,8 +19,11 @@ const rebinding = (): { resolve: ResolveAll; calls: () => number } => {
   };
 };
 
-const toLoopback: ResolveAll = (_host, _options, callback) =>
+let loopbackLookups = 0;
+const toLoopback: ResolveAll = (_host, _options, callback) => {
+  loopbackLookups++;
   callback(null, [{ address: '127.0.0.1', family: 4 }]);
+};
 
 let server: Server;
 let port = 0;
