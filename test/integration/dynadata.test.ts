@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
@@ -6,6 +6,7 @@ import { storeObjectRecord } from './stored-object-fixture';
 import { call, createTenant, expectProblem } from './support';
 
 const { runCli } = await import('../../functions/admin/cli');
+const { encodeCursor } = await import('../../functions/shared/domain/dynadata/list');
 const { readUsage } = await import('../../functions/shared/data/usage-meters');
 const storeObject = storeObjectRecord;
 
@@ -426,6 +427,20 @@ describe('Dynadata list', () => {
       body: { limit: 1, cursor: `${Buffer.from('{"pk":"x","sk":"y"}').toString('base64url')}.AAAA` },
     });
     expectProblem(forged, 400, 'validation_failed');
+  });
+
+  it('refuses a correctly signed cursor whose key names another partition with 400', async () => {
+    const a = await tenantWithOrders();
+    const b = await tenantWithOrders();
+    await seed(b, 2);
+    // Signed with the stack's own key, as a leaked or mis-issued cursor would be.
+    const key = readFileSync(join(dataDir, 'dynadata-cursor-key'), 'utf8').trim();
+    const fingerprint = JSON.stringify([a.companyId, 'orders', null, { field: '_id', order: 'desc' }]);
+    const cursor = encodeCursor(key, fingerprint, { pk: `CO#${b.companyId}#DD#orders`, sk: '~' });
+    const res = await call('POST', '/v1/dynadata/type/orders/list', { headers: a.headers, body: { cursor } });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.json.errors).toEqual([{ pointer: '/body/cursor', message: expect.any(String) }]);
+    expect(JSON.stringify(res.json)).not.toContain(b.companyId);
   });
 });
 

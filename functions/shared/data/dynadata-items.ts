@@ -342,5 +342,27 @@ export const queryItemsPage = async (
 };
 
 /** Key of a raw item as DynamoDB expects it in `ExclusiveStartKey`. */
+/** True when `key` is a start key of the company's partition of the type (or of its index partition). */
+export const isStartKeyOf = (
+  companyId: string,
+  typeName: string,
+  useIndex: boolean,
+  key: Record<string, unknown>,
+): boolean => {
+  const names = Object.keys(key).sort().join(',');
+  if (
+    typeof key.pk !== 'string' ||
+    typeof key.sk !== 'string' ||
+    key.pk !== itemPartition(companyId, typeName)
+  )
+    return false;
+  if (!useIndex) return names === 'pk,sk';
+  return (
+    names === 'gsi1pk,gsi1sk,pk,sk' &&
+    key.gsi1pk === indexPartition(companyId, typeName) &&
+    typeof key.gsi1sk === 'string'
+  );
+};
+
 export const startKeyOf = (raw: Record<string, unknown>, useIndex: boolean): Record<string, unknown> =>
   useIndex ? { pk: raw.pk, sk: raw.sk, gsi1pk: raw.gsi1pk, gsi1sk: raw.gsi1sk } : { pk: raw.pk, sk: raw.sk };

@@ -1,15 +1,16 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import {
   type ItemQuery,
+  isStartKeyOf,
   LOG_ENTRIES_TYPE,
   queryItemsPage,
   startKeyOf,
   toStoredItem,
 } from '../../data/dynadata-items';
 import { getTypeItemCount } from '../../data/dynadata-types';
-import { env } from '../../env';
 import { type FieldError, ValidationError } from '../../errors';
 import type { ListFilter, ListFilterCondition, ListRequest } from '../../routes/dynadata-schemas';
+import { loadCursorKey } from './cursor-key';
 import { type PublicItem, toPublicItem } from './items';
 import { type ResolvedType, resolveType } from './types';
 
@@ -25,6 +26,8 @@ import { type ResolvedType, resolveType } from './types';
  * - `limit` 1–100, default 25.
  * - `cursor`: opaque, HMAC-bound to the company, the type and the filter/sort (another tenant's or another
  *   query's cursor → 400). It carries the DynamoDB key of the last item, so page 500 costs what page 1 costs.
+ *   The HMAC key is secret (`cursor-key.ts`), and a decoded key outside the caller's company/type partition
+ *   is refused too (400 at `/body/cursor`).
  *
  * Cost: one Query per page when there is no filter. With a filter, a page reads at most
  * `MAX_EXAMINED_PER_PAGE` items of the key range; a page can then hold fewer than `limit` items and still
@@ -32,9 +35,7 @@ import { type ResolvedType, resolveType } from './types';
  */
 export const MAX_EXAMINED_PER_PAGE = 1000;
 
-const cursorKey = (): string => env().cursorSecret ?? `dynadata-cursor:${env().tableName}`;
-
-const mac = (text: string): Buffer => createHmac('sha256', cursorKey()).update(text).digest();
+const mac = (key: string, text: string): Buffer => createHmac('sha256', key).update(text).digest();
 
 const queryFingerprint = (companyId: string, typeName: string, filter: unknown, sort: unknown): string =>
   JSON.stringify([companyId, typeName, canonical(filter ?? null), canonical(sort)]);
@@ -50,9 +51,9 @@ const canonical = (value: unknown): unknown => {
   return value;
 };
 
-export const encodeCursor = (fingerprint: string, key: Record<string, unknown>): string => {
+export const encodeCursor = (secret: string, fingerprint: string, key: Record<string, unknown>): string => {
   const payload = Buffer.from(JSON.stringify(key)).toString('base64url');
-  const tag = mac(`${fingerprint}\n${payload}`).toString('base64url');
+  const tag = mac(secret, `${fingerprint}\n${payload}`).toString('base64url');
   return `${payload}.${tag}`;
 };
 
@@ -62,10 +63,14 @@ const badCursor = (): ValidationError =>
     'The cursor is not valid for this query.',
   );
 
-export const decodeCursor = (fingerprint: string, cursor: string): Record<string, unknown> => {
+export const decodeCursor = (
+  secret: string,
+  fingerprint: string,
+  cursor: string,
+): Record<string, unknown> => {
   const [payload, tag, extra] = cursor.split('.');
   if (!payload || !tag || extra !== undefined) throw badCursor();
-  const expected = mac(`${fingerprint}\n${payload}`);
+  const expected = mac(secret, `${fingerprint}\n${payload}`);
   const given = Buffer.from(tag, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw badCursor();
   try {
@@ -209,7 +214,10 @@ export const listItems = async (
   }
   const limit = request.limit ?? 25;
   const fingerprint = queryFingerprint(companyId, typeName, request.filter, sort);
-  let startKey = request.cursor === undefined ? undefined : decodeCursor(fingerprint, request.cursor);
+  const secret = await loadCursorKey();
+  let startKey = request.cursor === undefined ? undefined : decodeCursor(secret, fingerprint, request.cursor);
+  // A cursor names a key of this company's partition of this type only, whatever its signature.
+  if (startKey && !isStartKeyOf(companyId, typeName, useIndex, startKey)) throw badCursor();
   const { keyCondition, filter } = compileFilter(type, request.filter, useIndex);
   const raws: Record<string, unknown>[] = [];
   let examined = 0;
@@ -240,7 +248,7 @@ export const listItems = async (
   } while (lastKey && examined < MAX_EXAMINED_PER_PAGE);
   return {
     items: raws.map((raw) => toPublicItem(toStoredItem(typeName, raw))),
-    nextCursor: lastKey ? encodeCursor(fingerprint, lastKey) : null,
+    nextCursor: lastKey ? encodeCursor(secret, fingerprint, lastKey) : null,
   };
 };
 
