@@ -236,7 +236,7 @@ describe('Idempotency-Key', () => {
       headers: { 'x-api-key': t.apiKey },
       body: {},
     });
-    expect(count.json).toEqual({ count: 1 });
+    expect(count.json).toEqual({ count: 1, complete: true, cursor: null });
 
     const raceKey = `race-${Math.random().toString(36).slice(2)}`;
     const contactId = first.json._id as string;
@@ -258,7 +258,7 @@ describe('Idempotency-Key', () => {
       headers: { 'x-api-key': t.apiKey },
       body: {},
     });
-    expect(messages.json).toEqual({ count: 1 });
+    expect(messages.json).toEqual({ count: 1, complete: true, cursor: null });
   });
 });
 

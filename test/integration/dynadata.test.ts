@@ -6,7 +6,7 @@ import { storeObjectRecord } from './stored-object-fixture';
 import { call, createTenant, expectProblem } from './support';
 
 const { runCli } = await import('../../functions/admin/cli');
-const { encodeCursor } = await import('../../functions/shared/domain/dynadata/list');
+const { countItems, encodeCursor } = await import('../../functions/shared/domain/dynadata/list');
 const { readUsage } = await import('../../functions/shared/data/usage-meters');
 const storeObject = storeObjectRecord;
 
@@ -445,6 +445,49 @@ describe('Dynadata list', () => {
 });
 
 describe('Dynadata functions', () => {
+  it('a filtered count examines a bounded number of items per call and continues with its cursor', async () => {
+    const t = await tenantWithOrders();
+    for (const status of ['open', 'paid', 'open', 'open', 'paid', 'open'])
+      await call('POST', '/v1/dynadata/type/orders/create', {
+        headers: t.headers,
+        body: { title: 'x', amount: 1, status },
+      });
+    const filter = { status: 'open' };
+    // The bound, made small in-process against the stack's DynamoDB: every call stops after 2 items.
+    let answer = await countItems(t.companyId, 'orders', filter, { maxExamined: 2 });
+    let calls = 1;
+    const partial = answer;
+    while (!answer.complete && answer.cursor) {
+      expect(answer.count).toBeLessThanOrEqual(4);
+      answer = await countItems(t.companyId, 'orders', filter, { maxExamined: 2, cursor: answer.cursor });
+      calls++;
+    }
+    expect(answer).toEqual({ count: 4, complete: true, cursor: null });
+    expect(calls).toBeGreaterThanOrEqual(3);
+    expect(partial.complete).toBe(false);
+    // The public function continues from the same cursor; the cursor is bound to the filter and the tenant.
+    const resumed = await call('POST', '/v1/dynadata/type/orders/executeFunction/count', {
+      headers: t.headers,
+      body: { filter, cursor: partial.cursor },
+    });
+    expect(resumed.json).toEqual({ count: 4, complete: true, cursor: null });
+    const otherFilter = await call('POST', '/v1/dynadata/type/orders/executeFunction/count', {
+      headers: t.headers,
+      body: { filter: { status: 'paid' }, cursor: partial.cursor },
+    });
+    expectProblem(otherFilter, 400, 'validation_failed');
+    expect(otherFilter.json.errors).toEqual([{ pointer: '/body/cursor', message: expect.any(String) }]);
+    const other = await tenantWithOrders();
+    expectProblem(
+      await call('POST', '/v1/dynadata/type/orders/executeFunction/count', {
+        headers: other.headers,
+        body: { filter, cursor: partial.cursor },
+      }),
+      400,
+      'validation_failed',
+    );
+  });
+
   it('count honours a filter; unknown functions are 404 and bad input 400 with pointers', async () => {
     const t = await tenantWithOrders();
     for (const status of ['open', 'open', 'paid'])
@@ -456,12 +499,12 @@ describe('Dynadata functions', () => {
       headers: t.headers,
       body: {},
     });
-    expect(all.json).toEqual({ count: 3 });
+    expect(all.json).toEqual({ count: 3, complete: true, cursor: null });
     const open = await call('POST', '/v1/dynadata/type/orders/executeFunction/count', {
       headers: t.headers,
       body: { filter: { status: 'open' } },
     });
-    expect(open.json).toEqual({ count: 2 });
+    expect(open.json).toEqual({ count: 2, complete: true, cursor: null });
     expectProblem(
       await call('POST', '/v1/dynadata/type/orders/executeFunction/explode', {
         headers: t.headers,
