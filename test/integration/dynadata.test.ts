@@ -84,6 +84,58 @@ describe('Dynadata types and schemas', () => {
     expect(types.find((x) => x.name === 'orders')).toMatchObject({ builtIn: false, writable: true });
   });
 
+  it('refuses an x-indexed change while the type has items, and indexed strings without a bounded maxLength', async () => {
+    const t = await tenantWithOrders();
+    const put = (schema: unknown) =>
+      admin('types', 'put', '--company', t.companyId, '--name', 'orders', '--file', schemaFile(schema));
+    const byTitle = { ...ORDER_SCHEMA, 'x-indexed': ['title'] };
+    // No items yet: the index may change.
+    expect((await put(byTitle)).code).toBe(0);
+    const created = await call('POST', '/v1/dynadata/type/orders/create', {
+      headers: t.headers,
+      body: { title: 'first', amount: 5 },
+    });
+    expect(created.status).toBe(201);
+    const refused = await put(ORDER_SCHEMA);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('x-indexed cannot change');
+    expect(refused.err).toContain('1 items');
+    const sorted = await call('POST', '/v1/dynadata/type/orders/list', {
+      headers: t.headers,
+      body: { sort: { field: 'title', order: 'asc' } },
+    });
+    expect((sorted.json.items as unknown[]).length).toBe(1);
+    // The same index with another schema change is fine.
+    expect((await put({ ...byTitle, description: 'Orders' })).code).toBe(0);
+    const unbounded = await admin(
+      'types',
+      'put',
+      '--company',
+      t.companyId,
+      '--name',
+      'notes',
+      '--file',
+      schemaFile({ type: 'object', properties: { key: { type: 'string' } }, 'x-indexed': ['key'] }),
+    );
+    expect(unbounded.code).toBe(1);
+    expect(unbounded.err).toContain('/properties/key/maxLength');
+    const tooLong = await admin(
+      'types',
+      'put',
+      '--company',
+      t.companyId,
+      '--name',
+      'notes',
+      '--file',
+      schemaFile({
+        type: 'object',
+        properties: { key: { type: 'string', maxLength: 901 } },
+        'x-indexed': ['key'],
+      }),
+    );
+    expect(tooLong.code).toBe(1);
+  });
+
   it('refuses bad type names, reserved names and unsupported schema keywords in the CLI', async () => {
     const t = await createTenant();
     const file = schemaFile(ORDER_SCHEMA);
