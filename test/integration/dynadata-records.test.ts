@@ -207,6 +207,22 @@ describe('send_message', () => {
     expectProblem(bad, 400, 'validation_failed');
     expect((bad.json.errors as { pointer: string }[])[0]?.pointer).toBe('/body/body/text');
   });
+
+  it('sendMessage needs messages:send as well as dynadata:execute, and sends nothing without it', async () => {
+    const executeOnly = await createTenant({
+      scopes: ['dynadata:execute', 'dynadata:read', 'dynadata:write'],
+    });
+    const own = await createContact({ 'x-api-key': executeOnly.apiKey });
+    const headers = { 'x-api-key': executeOnly.apiKey };
+    const refused = await call('POST', `/v1/dynadata/type/contacts/item/${own}/executeFunction/sendMessage`, {
+      headers,
+      body: { type: 'text', body: { text: 'no scope' } },
+    });
+    expectProblem(refused, 403, 'insufficient_scope');
+    expect(refused.json.detail).toContain('messages:send');
+    const messages = await call('POST', '/v1/dynadata/type/messages/list', { headers, body: {} });
+    expect(messages.json.items).toEqual([]);
+  });
 });
 
 describe('Idempotency-Key', () => {

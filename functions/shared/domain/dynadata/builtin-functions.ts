@@ -33,6 +33,8 @@ registerDynadataFunction({
   target: 'item',
   typeNames: ['contacts'],
   scope: 'dynadata:execute',
+  // It sends a message, as send_message does: a credential without messages:send cannot send through it.
+  alsoRequires: ['messages:send'],
   input: sendMessageBody,
   run: async (input, ctx) => ({
     status: 202,
