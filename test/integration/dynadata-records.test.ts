@@ -56,6 +56,24 @@ describe('log_entries through Dynadata', () => {
     expect(future.json.items).toEqual([]);
     const schema = await call('GET', '/v1/dynadata/type/log_entries/schema', { headers });
     expect(schema.status).toBe(200);
+    const byId = async (filter: unknown) =>
+      call('POST', '/v1/dynadata/type/log_entries/list', { headers, body: { filter, limit: 100 } });
+    const ids = (r: Awaited<ReturnType<typeof byId>>) => {
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      return (r.json.items as { _id: string }[]).map((i) => i._id);
+    };
+    const selfId = String(self?._id);
+    expect(ids(await byId({ _id: selfId }))).toEqual([selfId]);
+    expect(ids(await byId({ _id: { gte: selfId } }))).toContain(selfId);
+    expect(ids(await byId({ _id: { lte: selfId } }))).toContain(selfId);
+    const before = ids(await byId({ _id: { lt: selfId } }));
+    expect(before).not.toContain(selfId);
+    expect(before.every((id) => id < selfId)).toBe(true);
+    const after = ids(await byId({ _id: { gt: selfId } }));
+    expect(after).not.toContain(selfId);
+    expect(after.every((id) => id > selfId)).toBe(true);
+    expect(ids(await byId({ _id: { prefix: selfId.slice(0, 16) } }))).toContain(selfId);
+    expectProblem(await byId({ _id: { ne: selfId } }), 400, 'validation_failed');
   });
 
   it('refuses create, update and delete with 403 log_entry_writes_not_allowed for keys and JWTs', async () => {

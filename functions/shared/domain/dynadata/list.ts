@@ -20,7 +20,8 @@ import { type ResolvedType, resolveType } from './types';
  * - `filter`: `{ <field>: <value> | { eq, ne, gt, gte, lt, lte, in, exists, prefix } }` on top-level fields
  *   of the type and on `_id`, `createdAt`, `updatedAt`; conditions are ANDed. `_id` ranges (and `time`
  *   ranges of `log_entries`) narrow the key range; other conditions are evaluated by DynamoDB on the items of
- *   the key range.
+ *   the key range. On `log_entries`, `_id` is the sort key itself, so it takes `eq`, `gt`, `gte`, `lt`, `lte`
+ *   and `prefix` only (400 for other operators), all applied as the key range.
  * - `sort`: `{field: '_id', order: 'desc'}` by default (newest first); `asc` for oldest first; or the
  *   type's indexed field (items without that field are not part of that order).
  * - `limit` 1–100, default 25.
@@ -98,6 +99,11 @@ const epochKey = (iso: unknown, pointer: string, errors: FieldError[]): string |
   return String(ms).padStart(15, '0');
 };
 
+const LOG_ID_OPS = ['eq', 'gt', 'gte', 'lt', 'lte', 'prefix'];
+
+/** Sort key (or sort-key prefix) of a log entry `_id` (or `_id` prefix): `<15 digits>-<id>` → `<15 digits>#<id>`. */
+const logSortKeyOfId = (id: string): string => (id[15] === '-' ? `${id.slice(0, 15)}#${id.slice(16)}` : id);
+
 /** Compiles the filter into a key condition (id or time range) and a filter expression. */
 export const compileFilter = (
   type: ResolvedType,
@@ -123,10 +129,41 @@ export const compileFilter = (
     const condition: ListFilterCondition =
       typeof raw === 'object' && raw !== null ? raw : { eq: raw as string | number | boolean | null };
     if (Object.keys(condition).length === 0) errors.push({ pointer, message: 'needs at least one operator' });
+    if (isLog && field === '_id') {
+      // A log entry's `_id` is its sort key (`-` for `#`), which only a key condition may compare.
+      for (const [op, value] of Object.entries(condition)) {
+        if (value === undefined) continue;
+        if (!LOG_ID_OPS.includes(op)) {
+          errors.push({
+            pointer: `${pointer}/${op}`,
+            message: `on log_entries _id use ${LOG_ID_OPS.join(', ')}`,
+          });
+          continue;
+        }
+        if (typeof value !== 'string') {
+          errors.push({ pointer: `${pointer}/${op}`, message: 'must be a string' });
+          continue;
+        }
+        const key = logSortKeyOfId(value);
+        const from = op === 'gt' ? `${key}\u0000` : key;
+        const to = op === 'prefix' ? `${key}\uffff` : key;
+        if (op !== 'lt' && op !== 'lte') lower = lower === undefined || from > lower ? from : lower;
+        if (op !== 'gt' && op !== 'gte') upper = upper === undefined || to < upper ? to : upper;
+        // `lt` excludes the one entry whose sort key is the bound itself (request ids are unique).
+        const full = /^\d{15}#(.+)$/.exec(key);
+        if (op === 'lt' && full?.[1]) {
+          names['#rid'] = 'requestId';
+          values[`:v${n}_lt`] = full[1];
+          clauses.push(`#rid <> :v${n}_lt`);
+        }
+      }
+      n++;
+      continue;
+    }
     // Attribute path of the field in the stored item.
     let path: string;
     if (isLog) {
-      const attr = field === '_id' || field === 'createdAt' || field === 'updatedAt' ? 'time' : field;
+      const attr = field === 'createdAt' || field === 'updatedAt' ? 'time' : field;
       names[`#f${n}`] = attr;
       path = `#f${n}`;
     } else if (SYSTEM_FILTER_FIELDS.includes(field)) {
