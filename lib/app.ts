@@ -30,7 +30,12 @@ export const createApp = (props?: AppProps): PublicApiApp => {
   });
   const api = new ApiStack(app, 'PublicApiV1', {
     description: 'Public API v1: REST API, authorizer and route group functions',
-    data: { ...dataResources, stateMachines: jobs.stateMachines, downloadSigner: data.downloadSigner.secret },
+    data: {
+      ...dataResources,
+      stateMachines: jobs.stateMachines,
+      downloadSigner: data.downloadSigner.secret,
+      cursorKey: data.cursorKey,
+    },
   });
   const observability = new ObservabilityStack(app, 'PublicApiV1Observability', {
     description: 'Public API v1: alarms, alarm topic and dashboard',

@@ -35,6 +35,8 @@ export class DataStack extends Stack {
   readonly table: Table;
   readonly bucket: Bucket;
   readonly jwtKeys: Secret;
+  /** The HMAC key of Dynadata and contacts list cursors (generated, never leaves Secrets Manager). */
+  readonly cursorKey: Secret;
   readonly downloadSigner: DownloadSigner;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
@@ -114,6 +116,20 @@ export class DataStack extends Stack {
       reason:
         'Rotation must keep the previous key verifying the tokens it signed, so it is done by the operator ' +
         'CLI (admin jwt keys rotate: add a key, drop the one before it), not by a rotation Lambda.',
+    });
+
+    // List cursors are HMAC-bound to the company and the query with this generated key; replacing its value
+    // only invalidates the cursors of lists in progress (clients start again from the first page).
+    this.cursorKey = new Secret(this, 'DynadataCursorKey', {
+      description: 'Public API v1: HMAC key of Dynadata and contacts list cursors',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.cursorKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The key only authenticates short-lived list cursors; replacing it (by hand, when needed) ends the ' +
+        'lists in progress, which a scheduled rotation would do for no gain.',
     });
 
     new CfnOutput(this, 'TableName', {

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { generateSigningKey } from '../shared/auth/signing-keys';
 import { stateMachineArnVariable } from '../shared/aws/state-machine-names';
@@ -51,6 +52,14 @@ export interface LocalStack {
 export const REGION = 'us-east-1';
 
 const jwtKeysFile = (dataDir: string) => join(dataDir, 'jwt-signing-keys.json');
+const cursorKeyFile = (dataDir: string) => join(dataDir, 'dynadata-cursor-key');
+
+/** The local list-cursor HMAC key, generated once (mode 0600) under the data directory. */
+const ensureCursorKey = (dataDir: string): string => {
+  const file = cursorKeyFile(dataDir);
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+};
 
 /** Points the runtime modules at the local services; must run before any of them is imported. */
 export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pid' | 'startedAt'>) => ({
@@ -59,6 +68,7 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
   ),
   SFN_ENDPOINT: d.stepFunctionsEndpoint,
   JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
+  DYNADATA_CURSOR_SECRET: ensureCursorKey(d.dataDir),
   // Message delivery may reach a webhook receiver on this machine (never on AWS).
   ALLOW_LOOPBACK_WEBHOOKS: 'true',
   TABLE_NAME: d.tableName,

@@ -1,6 +1,8 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
-import { synthesizeApp } from './synth';
+import { ROUTE_GROUPS } from '../../functions/shared/routes/route-table';
+import { resourcesOfType } from './rest-api';
+import { logicalIdOf, synthesizeApp } from './synth';
 
 const synth = synthesizeApp({ bundling: false });
 afterAll(() => synth.cleanup());
@@ -39,5 +41,36 @@ describe('Dynadata and messaging infrastructure', () => {
     const api = environments(synth.apiTemplate);
     const withArn = api.filter((v) => 'MESSAGE_DELIVERY_STATE_MACHINE_ARN' in v);
     expect(withArn).toHaveLength(2);
+  });
+
+  it('generates the list-cursor key in Secrets Manager, readable by the contacts and dynadata groups only', () => {
+    const secretId = logicalIdOf(synth.data.cursorKey);
+    const secret = resourcesOfType(synth.dataTemplate, 'AWS::SecretsManager::Secret')[secretId];
+    expect(secret?.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
+    expect(secret?.Properties.SecretString).toBeUndefined();
+    const secretRef = JSON.stringify(synth.api.resolve(synth.data.cursorKey.secretArn));
+    const functions = resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Function');
+    const listing = ['contacts', 'dynadata'];
+    for (const group of ROUTE_GROUPS) {
+      const fn = functions[logicalIdOf(synth.api.groups[group].function)];
+      const variables = ((fn?.Properties.Environment ?? {}) as { Variables: Record<string, unknown> })
+        .Variables;
+      if (listing.includes(group))
+        expect(JSON.stringify(variables.DYNADATA_CURSOR_SECRET_ARN), group).toBe(secretRef);
+      else expect(variables.DYNADATA_CURSOR_SECRET_ARN, group).toBeUndefined();
+      expect(variables.DYNADATA_CURSOR_SECRET, group).toBeUndefined();
+    }
+    type Statement = { Action: string | string[]; Resource: unknown };
+    const readers = Object.values(resourcesOfType(synth.apiTemplate, 'AWS::IAM::Policy')).filter((p) =>
+      (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement.some(
+        (s) =>
+          [s.Action].flat().includes('secretsmanager:GetSecretValue') &&
+          JSON.stringify(s.Resource) === secretRef,
+      ),
+    );
+    const roles = JSON.stringify(readers.map((p) => p.Properties.Roles));
+    expect(readers).toHaveLength(2);
+    for (const group of listing)
+      expect(roles).toContain(logicalIdOf(synth.api.groups[group as 'dynadata'].function.role as never));
   });
 });

@@ -56,6 +56,24 @@ describe('log_entries through Dynadata', () => {
     expect(future.json.items).toEqual([]);
     const schema = await call('GET', '/v1/dynadata/type/log_entries/schema', { headers });
     expect(schema.status).toBe(200);
+    const byId = async (filter: unknown) =>
+      call('POST', '/v1/dynadata/type/log_entries/list', { headers, body: { filter, limit: 100 } });
+    const ids = (r: Awaited<ReturnType<typeof byId>>) => {
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      return (r.json.items as { _id: string }[]).map((i) => i._id);
+    };
+    const selfId = String(self?._id);
+    expect(ids(await byId({ _id: selfId }))).toEqual([selfId]);
+    expect(ids(await byId({ _id: { gte: selfId } }))).toContain(selfId);
+    expect(ids(await byId({ _id: { lte: selfId } }))).toContain(selfId);
+    const before = ids(await byId({ _id: { lt: selfId } }));
+    expect(before).not.toContain(selfId);
+    expect(before.every((id) => id < selfId)).toBe(true);
+    const after = ids(await byId({ _id: { gt: selfId } }));
+    expect(after).not.toContain(selfId);
+    expect(after.every((id) => id > selfId)).toBe(true);
+    expect(ids(await byId({ _id: { prefix: selfId.slice(0, 16) } }))).toContain(selfId);
+    expectProblem(await byId({ _id: { ne: selfId } }), 400, 'validation_failed');
   });
 
   it('refuses create, update and delete with 403 log_entry_writes_not_allowed for keys and JWTs', async () => {
@@ -207,6 +225,22 @@ describe('send_message', () => {
     expectProblem(bad, 400, 'validation_failed');
     expect((bad.json.errors as { pointer: string }[])[0]?.pointer).toBe('/body/body/text');
   });
+
+  it('sendMessage needs messages:send as well as dynadata:execute, and sends nothing without it', async () => {
+    const executeOnly = await createTenant({
+      scopes: ['dynadata:execute', 'dynadata:read', 'dynadata:write'],
+    });
+    const own = await createContact({ 'x-api-key': executeOnly.apiKey });
+    const headers = { 'x-api-key': executeOnly.apiKey };
+    const refused = await call('POST', `/v1/dynadata/type/contacts/item/${own}/executeFunction/sendMessage`, {
+      headers,
+      body: { type: 'text', body: { text: 'no scope' } },
+    });
+    expectProblem(refused, 403, 'insufficient_scope');
+    expect(refused.json.detail).toContain('messages:send');
+    const messages = await call('POST', '/v1/dynadata/type/messages/list', { headers, body: {} });
+    expect(messages.json.items).toEqual([]);
+  });
 });
 
 describe('Idempotency-Key', () => {
@@ -236,7 +270,7 @@ describe('Idempotency-Key', () => {
       headers: { 'x-api-key': t.apiKey },
       body: {},
     });
-    expect(count.json).toEqual({ count: 1 });
+    expect(count.json).toEqual({ count: 1, complete: true, cursor: null });
 
     const raceKey = `race-${Math.random().toString(36).slice(2)}`;
     const contactId = first.json._id as string;
@@ -258,7 +292,7 @@ describe('Idempotency-Key', () => {
       headers: { 'x-api-key': t.apiKey },
       body: {},
     });
-    expect(messages.json).toEqual({ count: 1 });
+    expect(messages.json).toEqual({ count: 1, complete: true, cursor: null });
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
@@ -6,6 +6,7 @@ import { storeObjectRecord } from './stored-object-fixture';
 import { call, createTenant, expectProblem } from './support';
 
 const { runCli } = await import('../../functions/admin/cli');
+const { countItems, encodeCursor } = await import('../../functions/shared/domain/dynadata/list');
 const { readUsage } = await import('../../functions/shared/data/usage-meters');
 const storeObject = storeObjectRecord;
 
@@ -81,6 +82,58 @@ describe('Dynadata types and schemas', () => {
     expect(types.find((x) => x.name === 'log_entries')).toMatchObject({ builtIn: true, writable: false });
     expect(types.find((x) => x.name === 'contacts')?.functions).toEqual(['count', 'sendMessage']);
     expect(types.find((x) => x.name === 'orders')).toMatchObject({ builtIn: false, writable: true });
+  });
+
+  it('refuses an x-indexed change while the type has items, and indexed strings without a bounded maxLength', async () => {
+    const t = await tenantWithOrders();
+    const put = (schema: unknown) =>
+      admin('types', 'put', '--company', t.companyId, '--name', 'orders', '--file', schemaFile(schema));
+    const byTitle = { ...ORDER_SCHEMA, 'x-indexed': ['title'] };
+    // No items yet: the index may change.
+    expect((await put(byTitle)).code).toBe(0);
+    const created = await call('POST', '/v1/dynadata/type/orders/create', {
+      headers: t.headers,
+      body: { title: 'first', amount: 5 },
+    });
+    expect(created.status).toBe(201);
+    const refused = await put(ORDER_SCHEMA);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('x-indexed cannot change');
+    expect(refused.err).toContain('1 items');
+    const sorted = await call('POST', '/v1/dynadata/type/orders/list', {
+      headers: t.headers,
+      body: { sort: { field: 'title', order: 'asc' } },
+    });
+    expect((sorted.json.items as unknown[]).length).toBe(1);
+    // The same index with another schema change is fine.
+    expect((await put({ ...byTitle, description: 'Orders' })).code).toBe(0);
+    const unbounded = await admin(
+      'types',
+      'put',
+      '--company',
+      t.companyId,
+      '--name',
+      'notes',
+      '--file',
+      schemaFile({ type: 'object', properties: { key: { type: 'string' } }, 'x-indexed': ['key'] }),
+    );
+    expect(unbounded.code).toBe(1);
+    expect(unbounded.err).toContain('/properties/key/maxLength');
+    const tooLong = await admin(
+      'types',
+      'put',
+      '--company',
+      t.companyId,
+      '--name',
+      'notes',
+      '--file',
+      schemaFile({
+        type: 'object',
+        properties: { key: { type: 'string', maxLength: 901 } },
+        'x-indexed': ['key'],
+      }),
+    );
+    expect(tooLong.code).toBe(1);
   });
 
   it('refuses bad type names, reserved names and unsupported schema keywords in the CLI', async () => {
@@ -427,9 +480,66 @@ describe('Dynadata list', () => {
     });
     expectProblem(forged, 400, 'validation_failed');
   });
+
+  it('refuses a correctly signed cursor whose key names another partition with 400', async () => {
+    const a = await tenantWithOrders();
+    const b = await tenantWithOrders();
+    await seed(b, 2);
+    // Signed with the stack's own key, as a leaked or mis-issued cursor would be.
+    const key = readFileSync(join(dataDir, 'dynadata-cursor-key'), 'utf8').trim();
+    const fingerprint = JSON.stringify([a.companyId, 'orders', null, { field: '_id', order: 'desc' }]);
+    const cursor = encodeCursor(key, fingerprint, { pk: `CO#${b.companyId}#DD#orders`, sk: '~' });
+    const res = await call('POST', '/v1/dynadata/type/orders/list', { headers: a.headers, body: { cursor } });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.json.errors).toEqual([{ pointer: '/body/cursor', message: expect.any(String) }]);
+    expect(JSON.stringify(res.json)).not.toContain(b.companyId);
+  });
 });
 
 describe('Dynadata functions', () => {
+  it('a filtered count examines a bounded number of items per call and continues with its cursor', async () => {
+    const t = await tenantWithOrders();
+    for (const status of ['open', 'paid', 'open', 'open', 'paid', 'open'])
+      await call('POST', '/v1/dynadata/type/orders/create', {
+        headers: t.headers,
+        body: { title: 'x', amount: 1, status },
+      });
+    const filter = { status: 'open' };
+    // The bound, made small in-process against the stack's DynamoDB: every call stops after 2 items.
+    let answer = await countItems(t.companyId, 'orders', filter, { maxExamined: 2 });
+    let calls = 1;
+    const partial = answer;
+    while (!answer.complete && answer.cursor) {
+      expect(answer.count).toBeLessThanOrEqual(4);
+      answer = await countItems(t.companyId, 'orders', filter, { maxExamined: 2, cursor: answer.cursor });
+      calls++;
+    }
+    expect(answer).toEqual({ count: 4, complete: true, cursor: null });
+    expect(calls).toBeGreaterThanOrEqual(3);
+    expect(partial.complete).toBe(false);
+    // The public function continues from the same cursor; the cursor is bound to the filter and the tenant.
+    const resumed = await call('POST', '/v1/dynadata/type/orders/executeFunction/count', {
+      headers: t.headers,
+      body: { filter, cursor: partial.cursor },
+    });
+    expect(resumed.json).toEqual({ count: 4, complete: true, cursor: null });
+    const otherFilter = await call('POST', '/v1/dynadata/type/orders/executeFunction/count', {
+      headers: t.headers,
+      body: { filter: { status: 'paid' }, cursor: partial.cursor },
+    });
+    expectProblem(otherFilter, 400, 'validation_failed');
+    expect(otherFilter.json.errors).toEqual([{ pointer: '/body/cursor', message: expect.any(String) }]);
+    const other = await tenantWithOrders();
+    expectProblem(
+      await call('POST', '/v1/dynadata/type/orders/executeFunction/count', {
+        headers: other.headers,
+        body: { filter, cursor: partial.cursor },
+      }),
+      400,
+      'validation_failed',
+    );
+  });
+
   it('count honours a filter; unknown functions are 404 and bad input 400 with pointers', async () => {
     const t = await tenantWithOrders();
     for (const status of ['open', 'open', 'paid'])
@@ -441,12 +551,12 @@ describe('Dynadata functions', () => {
       headers: t.headers,
       body: {},
     });
-    expect(all.json).toEqual({ count: 3 });
+    expect(all.json).toEqual({ count: 3, complete: true, cursor: null });
     const open = await call('POST', '/v1/dynadata/type/orders/executeFunction/count', {
       headers: t.headers,
       body: { filter: { status: 'open' } },
     });
-    expect(open.json).toEqual({ count: 2 });
+    expect(open.json).toEqual({ count: 2, complete: true, cursor: null });
     expectProblem(
       await call('POST', '/v1/dynadata/type/orders/executeFunction/explode', {
         headers: t.headers,

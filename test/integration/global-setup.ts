@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -34,6 +34,7 @@ export default async function setup(project: TestProject) {
       AWS_SECRET_ACCESS_KEY: 'local',
       JWT_KEYS_FILE: join(dataDir, 'jwt-signing-keys.json'),
       ALLOW_LOOPBACK_WEBHOOKS: 'true',
+      DYNADATA_CURSOR_SECRET: readFileSync(join(dataDir, 'dynadata-cursor-key'), 'utf8').trim(),
     },
   });
   return async () => {

@@ -198,7 +198,7 @@ describe('message delivery', () => {
       headers: s.headers,
       body: {},
     });
-    expect(count.json).toEqual({ count: 0 });
+    expect(count.json).toEqual({ count: 0, complete: true, cursor: null });
     expect(received.length).toBe(before);
   });
 });

@@ -9,6 +9,8 @@ import {
   webhookUrlProblem,
 } from '../../functions/shared/domain/messages/webhooks';
 
+const KEY = 'unit-test-cursor-key';
+
 describe('indexed values', () => {
   it('sort numbers and strings in their natural order as text', () => {
     const numbers = [-1e9, -2.5, -1, -0.001, 0, 0.001, 1, 2, 10, 1e12];
@@ -31,13 +33,14 @@ describe('JSON merge patch', () => {
 
 describe('list cursors', () => {
   it('round-trip for the same query and are refused for any other query or a changed payload', () => {
-    const cursor = encodeCursor('q1', { pk: 'a', sk: 'b' });
-    expect(decodeCursor('q1', cursor)).toEqual({ pk: 'a', sk: 'b' });
-    expect(() => decodeCursor('q2', cursor)).toThrow();
+    const cursor = encodeCursor(KEY, 'q1', { pk: 'a', sk: 'b' });
+    expect(decodeCursor(KEY, 'q1', cursor)).toEqual({ pk: 'a', sk: 'b' });
+    expect(() => decodeCursor(KEY, 'q2', cursor)).toThrow();
     const [, tag] = cursor.split('.');
     const forged = `${Buffer.from('{"pk":"x","sk":"y"}').toString('base64url')}.${tag}`;
-    expect(() => decodeCursor('q1', forged)).toThrow();
-    expect(() => decodeCursor('q1', 'garbage')).toThrow();
+    expect(() => decodeCursor(KEY, 'q1', forged)).toThrow();
+    expect(() => decodeCursor(KEY, 'q1', 'garbage')).toThrow();
+    expect(() => decodeCursor('another-key', 'q1', cursor)).toThrow();
   });
 });
 

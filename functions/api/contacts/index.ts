@@ -1,6 +1,10 @@
+import { assertCursorKeyConfigured } from '../../shared/domain/dynadata/cursor-key';
 import { withIdempotency } from '../../shared/domain/idempotency';
 import { sendMessageToContact } from '../../shared/domain/messages/send-message';
 import { createApiHandler } from '../../shared/http/middleware';
+
+// Lists sign their cursors: without a configured key the function refuses to start.
+assertCursorKeyConfigured();
 
 export const handler = createApiHandler('contacts', {
   sendMessage: ({ auth, params, body, headers }) =>

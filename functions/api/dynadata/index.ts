@@ -1,4 +1,5 @@
 import '../../shared/domain/dynadata/builtin-functions';
+import { assertCursorKeyConfigured } from '../../shared/domain/dynadata/cursor-key';
 import { executeFunction } from '../../shared/domain/dynadata/execute-function';
 import {
   createItem,
@@ -13,6 +14,9 @@ import { librarySchema, typeSchema } from '../../shared/domain/dynadata/schemas'
 import { listTypes } from '../../shared/domain/dynadata/types';
 import { withIdempotency } from '../../shared/domain/idempotency';
 import { createApiHandler } from '../../shared/http/middleware';
+
+// Lists sign their cursors: without a configured key the function refuses to start.
+assertCursorKeyConfigured();
 
 export const handler = createApiHandler('dynadata', {
   listDynadataTypes: async ({ auth }) => ({

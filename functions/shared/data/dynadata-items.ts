@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dyn
 import { ddb, tableName } from './client';
 import { dynadataTypeKey } from './dynadata-types';
 import { logEntryKey } from './log-entries';
+import { cancellationReasons, sendTransaction } from './transactions';
 import { usageTotalsKey } from './usage-meters';
 
 /**
@@ -189,16 +190,20 @@ const rawItem = (companyId: string, typeName: string, item: StoredItem, guard: T
 
 /** Maps a cancelled transaction to which condition failed (action 0 is always the item). */
 const conflictOf = (error: unknown): ItemWriteConflictError | undefined => {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
-  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  const reasons = cancellationReasons(error);
+  if (!reasons) return undefined;
   if (reasons[0]?.Code === 'ConditionalCheckFailed') return new ItemWriteConflictError('item');
   if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) return new ItemWriteConflictError('type');
   return undefined;
 };
 
+/**
+ * Every item write (message status changes included) touches the company's hot `databaseBytes` total and
+ * the type's `itemCount`, so it goes through `sendTransaction`, which retries conflict-only cancellations.
+ */
 const transact = async (items: unknown[]): Promise<void> => {
   try {
-    await ddb.send(new TransactWriteCommand({ TransactItems: items as never }));
+    await sendTransaction(new TransactWriteCommand({ TransactItems: items as never }));
   } catch (error) {
     throw conflictOf(error) ?? error;
   }
@@ -337,5 +342,27 @@ export const queryItemsPage = async (
 };
 
 /** Key of a raw item as DynamoDB expects it in `ExclusiveStartKey`. */
+/** True when `key` is a start key of the company's partition of the type (or of its index partition). */
+export const isStartKeyOf = (
+  companyId: string,
+  typeName: string,
+  useIndex: boolean,
+  key: Record<string, unknown>,
+): boolean => {
+  const names = Object.keys(key).sort().join(',');
+  if (
+    typeof key.pk !== 'string' ||
+    typeof key.sk !== 'string' ||
+    key.pk !== itemPartition(companyId, typeName)
+  )
+    return false;
+  if (!useIndex) return names === 'pk,sk';
+  return (
+    names === 'gsi1pk,gsi1sk,pk,sk' &&
+    key.gsi1pk === indexPartition(companyId, typeName) &&
+    typeof key.gsi1sk === 'string'
+  );
+};
+
 export const startKeyOf = (raw: Record<string, unknown>, useIndex: boolean): Record<string, unknown> =>
   useIndex ? { pk: raw.pk, sk: raw.sk, gsi1pk: raw.gsi1pk, gsi1sk: raw.gsi1sk } : { pk: raw.pk, sk: raw.sk };

@@ -101,6 +101,11 @@ export const putCustomType = async (
     }),
   );
   const previous = current.Item;
+  const previousIndexed = (previous?.indexed as string[] | undefined) ?? [];
+  const itemCount = Number(previous?.itemCount ?? 0);
+  // Items written before an index change carry no (or another) index entry: refuse while there are items.
+  if (itemCount > 0 && JSON.stringify(previousIndexed) !== JSON.stringify(def.indexed))
+    throw new IndexChangeWithItemsError(itemCount, previousIndexed, def.indexed);
   const typeVersion = Number(previous?.typeVersion ?? 0) + 1;
   const item = {
     ...dynadataTypeKey(companyId, def.name),
@@ -133,6 +138,21 @@ export const putCustomType = async (
   );
   return fromItem(item);
 };
+
+export class IndexChangeWithItemsError extends Error {
+  constructor(
+    readonly itemCount: number,
+    readonly from: string[],
+    readonly to: string[],
+  ) {
+    super(
+      `x-indexed cannot change from [${from.join(', ')}] to [${to.join(', ')}] while the type has ` +
+        `${itemCount} items (their index entries would be missing or wrong); keep x-indexed as it is, or ` +
+        'delete the items first (types delete --force) and put the type again',
+    );
+    this.name = 'IndexChangeWithItemsError';
+  }
+}
 
 export class TypeHasItemsError extends Error {
   constructor(readonly itemCount: number) {

@@ -4,6 +4,11 @@ import { ddb, isConditionalCheckFailed, tableName } from './client';
 /**
  * Idempotency records: one per company, operation and `Idempotency-Key`, in the company's `CO#<id>#IDEM`
  * partition, expiring by TTL 24 hours after the first request.
+ *
+ * A claim holds the key `in_progress` until `lockedUntil` (epoch ms, `IDEMPOTENCY_LOCK_MS` after the claim,
+ * longer than API Gateway's 29 s integration timeout, so a request still running always holds its lock). A
+ * request that crashed before completing or releasing its key leaves an `in_progress` record behind: past
+ * its lock a new claim takes it over instead of answering 409 for the rest of the 24 hours.
  */
 export const idempotencyKey = (companyId: string, scope: string, key: string) => ({
   pk: `CO#${companyId}#IDEM`,
@@ -11,6 +16,7 @@ export const idempotencyKey = (companyId: string, scope: string, key: string) =>
 });
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+export const IDEMPOTENCY_LOCK_MS = 30_000;
 
 export interface IdempotencyRecord {
   requestHash: string;
@@ -38,11 +44,18 @@ export const claimIdempotencyKey = async (
           requestHash,
           status: 'in_progress',
           createdAt: now.toISOString(),
+          lockedUntil: now.getTime() + IDEMPOTENCY_LOCK_MS,
           ttl: nowSeconds + IDEMPOTENCY_TTL_SECONDS,
         },
-        ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :now',
-        ExpressionAttributeNames: { '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':now': nowSeconds },
+        ConditionExpression:
+          'attribute_not_exists(pk) OR #ttl < :now OR (#s = :inProgress AND ' +
+          '(attribute_not_exists(lockedUntil) OR lockedUntil < :nowMs))',
+        ExpressionAttributeNames: { '#ttl': 'ttl', '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':now': nowSeconds,
+          ':nowMs': now.getTime(),
+          ':inProgress': 'in_progress',
+        },
       }),
     );
     return undefined;

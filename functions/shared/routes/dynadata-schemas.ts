@@ -118,11 +118,15 @@ export const librarySchemaResponse = z.object({
 
 export const executeFunctionBody = z
   .record(z.string(), z.unknown())
-  .describe('Input of the function. `count`: `{filter?}` (the list filter). `sendMessage`: as send_message.');
+  .describe(
+    'Input of the function. `count`: `{filter?, cursor?}` (the list filter; the cursor of an incomplete count). `sendMessage`: as send_message.',
+  );
 
 export const executeFunctionResponse = z
   .record(z.string(), z.unknown())
-  .describe('Output of the function. `count`: `{count}`. `sendMessage`: `{messageId, status}`.');
+  .describe(
+    'Output of the function. `count`: `{count, complete, cursor}` (a filtered count examines at most 10 000 items per call; when `complete` is false, call again with `cursor`). `sendMessage`: `{messageId, status}`.',
+  );
 
 const storageReference = z
   .object({

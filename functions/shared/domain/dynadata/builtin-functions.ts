@@ -7,14 +7,23 @@ import { countItems } from './list';
 /** The built-in functions of the registry (see `functions.ts`). Importing this module registers them. */
 registerDynadataFunction({
   name: 'count',
-  description: 'Number of items of the type, optionally matching a list filter.',
+  description:
+    'Number of items of the type, optionally matching a list filter. A filtered count examines at most ' +
+    '10 000 items per call: `{count, complete: false, cursor}` asks to call again with that cursor.',
   target: 'type',
   typeNames: '*',
   scope: 'dynadata:execute',
-  input: z.object({ filter: listFilterSchema.optional() }).strict(),
+  input: z
+    .object({
+      filter: listFilterSchema.optional(),
+      cursor: z.string().min(1).max(2048).optional().describe('`cursor` of an incomplete count.'),
+    })
+    .strict(),
   run: async (input, ctx) => {
-    const { filter } = input as { filter?: z.infer<typeof listFilterSchema> };
-    return { body: { count: await countItems(ctx.companyId, ctx.typeName, filter) } };
+    const { filter, cursor } = input as { filter?: z.infer<typeof listFilterSchema>; cursor?: string };
+    return {
+      body: { ...(await countItems(ctx.companyId, ctx.typeName, filter, cursor ? { cursor } : {})) },
+    };
   },
 });
 
@@ -24,6 +33,8 @@ registerDynadataFunction({
   target: 'item',
   typeNames: ['contacts'],
   scope: 'dynadata:execute',
+  // It sends a message, as send_message does: a credential without messages:send cannot send through it.
+  alsoRequires: ['messages:send'],
   input: sendMessageBody,
   run: async (input, ctx) => ({
     status: 202,

@@ -97,6 +97,11 @@ export const MESSAGES_SCHEMA: JsonSchema = {
     },
     attempts: { type: 'integer', minimum: 0, description: 'Delivery attempts made.' },
     error: { type: 'string', description: 'Why delivery failed (when `failed`).' },
+    sentAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the webhook accepted the message (when `sent`).',
+    },
   },
   required: ['contactId', 'type', 'body', 'status'],
   additionalProperties: false,

@@ -23,7 +23,8 @@ export const executeFunction = async (call: {
     itemId === undefined ? 'type' : 'item',
   );
   if (!fn) throw new NotFoundError(`The type ${typeName} has no function ${functionName}.`);
-  if (!auth.scopes.includes(fn.scope)) throw new InsufficientScopeError(fn.scope);
+  for (const scope of [fn.scope, ...(fn.alsoRequires ?? [])])
+    if (!auth.scopes.includes(scope)) throw new InsufficientScopeError(scope);
   const parsed = fn.input.safeParse(call.input);
   if (!parsed.success) throw new ValidationError(fieldErrors('body', parsed.error));
   if (itemId !== undefined) {

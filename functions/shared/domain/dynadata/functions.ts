@@ -29,6 +29,8 @@ export interface DynadataFunction {
   /** Type names the function is available on; `'*'` for every type. */
   typeNames: string[] | '*';
   scope: Scope;
+  /** Further scopes the caller must hold (a function that does what another route does needs its scope too). */
+  alsoRequires?: Scope[];
   input: z.ZodType;
   run: (input: unknown, ctx: FunctionContext) => Promise<{ status?: number; body: unknown }>;
 }

@@ -15,12 +15,16 @@ import type { FieldError } from '../../errors';
  * - our extension `x-document: true`: the field holds a storage reference `{bucket?, fullPath}` (the schema
  *   of such a field is expanded to that object shape, so any JSON Schema validator checks the shape);
  * - on the root only: `x-indexed`: names of top-level `string`/`number`/`integer` fields the list endpoint
- *   may sort by (at most one).
+ *   may sort by (at most one). An indexed string field must declare `maxLength` of at most
+ *   `MAX_INDEXED_STRING_LENGTH` (its value becomes part of an index sort key, which DynamoDB bounds).
  *
  * The root is an object schema. Field names starting with `_` and `createdAt`/`updatedAt` are reserved for
  * the system fields every item carries (`_id`, `_version`, `createdAt`, `updatedAt`).
  */
 export type JsonSchema = Record<string, unknown>;
+
+/** Longest value (in characters) an indexed string field may declare. */
+export const MAX_INDEXED_STRING_LENGTH = 900;
 
 export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
@@ -149,6 +153,17 @@ export const normaliseTypeSchema = (
       const t = properties[field]?.type;
       if (t !== 'string' && t !== 'number' && t !== 'integer')
         add('/x-indexed', `${field} must be a top-level string, number or integer field`);
+      const maxLength = properties[field]?.maxLength;
+      if (
+        t === 'string' &&
+        (typeof maxLength !== 'number' ||
+          !Number.isInteger(maxLength) ||
+          maxLength > MAX_INDEXED_STRING_LENGTH)
+      )
+        add(
+          `/properties/${field}/maxLength`,
+          `an indexed string field must declare maxLength of at most ${MAX_INDEXED_STRING_LENGTH}`,
+        );
     }
   }
   if (problems.length === 0) {

@@ -1,15 +1,16 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import {
   type ItemQuery,
+  isStartKeyOf,
   LOG_ENTRIES_TYPE,
   queryItemsPage,
   startKeyOf,
   toStoredItem,
 } from '../../data/dynadata-items';
 import { getTypeItemCount } from '../../data/dynadata-types';
-import { env } from '../../env';
 import { type FieldError, ValidationError } from '../../errors';
 import type { ListFilter, ListFilterCondition, ListRequest } from '../../routes/dynadata-schemas';
+import { loadCursorKey } from './cursor-key';
 import { type PublicItem, toPublicItem } from './items';
 import { type ResolvedType, resolveType } from './types';
 
@@ -19,12 +20,15 @@ import { type ResolvedType, resolveType } from './types';
  * - `filter`: `{ <field>: <value> | { eq, ne, gt, gte, lt, lte, in, exists, prefix } }` on top-level fields
  *   of the type and on `_id`, `createdAt`, `updatedAt`; conditions are ANDed. `_id` ranges (and `time`
  *   ranges of `log_entries`) narrow the key range; other conditions are evaluated by DynamoDB on the items of
- *   the key range.
+ *   the key range. On `log_entries`, `_id` is the sort key itself, so it takes `eq`, `gt`, `gte`, `lt`, `lte`
+ *   and `prefix` only (400 for other operators), all applied as the key range.
  * - `sort`: `{field: '_id', order: 'desc'}` by default (newest first); `asc` for oldest first; or the
  *   type's indexed field (items without that field are not part of that order).
  * - `limit` 1–100, default 25.
  * - `cursor`: opaque, HMAC-bound to the company, the type and the filter/sort (another tenant's or another
  *   query's cursor → 400). It carries the DynamoDB key of the last item, so page 500 costs what page 1 costs.
+ *   The HMAC key is secret (`cursor-key.ts`), and a decoded key outside the caller's company/type partition
+ *   is refused too (400 at `/body/cursor`).
  *
  * Cost: one Query per page when there is no filter. With a filter, a page reads at most
  * `MAX_EXAMINED_PER_PAGE` items of the key range; a page can then hold fewer than `limit` items and still
@@ -32,9 +36,7 @@ import { type ResolvedType, resolveType } from './types';
  */
 export const MAX_EXAMINED_PER_PAGE = 1000;
 
-const cursorKey = (): string => env().cursorSecret ?? `dynadata-cursor:${env().tableName}`;
-
-const mac = (text: string): Buffer => createHmac('sha256', cursorKey()).update(text).digest();
+const mac = (key: string, text: string): Buffer => createHmac('sha256', key).update(text).digest();
 
 const queryFingerprint = (companyId: string, typeName: string, filter: unknown, sort: unknown): string =>
   JSON.stringify([companyId, typeName, canonical(filter ?? null), canonical(sort)]);
@@ -50,9 +52,9 @@ const canonical = (value: unknown): unknown => {
   return value;
 };
 
-export const encodeCursor = (fingerprint: string, key: Record<string, unknown>): string => {
+export const encodeCursor = (secret: string, fingerprint: string, key: Record<string, unknown>): string => {
   const payload = Buffer.from(JSON.stringify(key)).toString('base64url');
-  const tag = mac(`${fingerprint}\n${payload}`).toString('base64url');
+  const tag = mac(secret, `${fingerprint}\n${payload}`).toString('base64url');
   return `${payload}.${tag}`;
 };
 
@@ -62,10 +64,14 @@ const badCursor = (): ValidationError =>
     'The cursor is not valid for this query.',
   );
 
-export const decodeCursor = (fingerprint: string, cursor: string): Record<string, unknown> => {
+export const decodeCursor = (
+  secret: string,
+  fingerprint: string,
+  cursor: string,
+): Record<string, unknown> => {
   const [payload, tag, extra] = cursor.split('.');
   if (!payload || !tag || extra !== undefined) throw badCursor();
-  const expected = mac(`${fingerprint}\n${payload}`);
+  const expected = mac(secret, `${fingerprint}\n${payload}`);
   const given = Buffer.from(tag, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw badCursor();
   try {
@@ -93,6 +99,11 @@ const epochKey = (iso: unknown, pointer: string, errors: FieldError[]): string |
   return String(ms).padStart(15, '0');
 };
 
+const LOG_ID_OPS = ['eq', 'gt', 'gte', 'lt', 'lte', 'prefix'];
+
+/** Sort key (or sort-key prefix) of a log entry `_id` (or `_id` prefix): `<15 digits>-<id>` → `<15 digits>#<id>`. */
+const logSortKeyOfId = (id: string): string => (id[15] === '-' ? `${id.slice(0, 15)}#${id.slice(16)}` : id);
+
 /** Compiles the filter into a key condition (id or time range) and a filter expression. */
 export const compileFilter = (
   type: ResolvedType,
@@ -118,10 +129,41 @@ export const compileFilter = (
     const condition: ListFilterCondition =
       typeof raw === 'object' && raw !== null ? raw : { eq: raw as string | number | boolean | null };
     if (Object.keys(condition).length === 0) errors.push({ pointer, message: 'needs at least one operator' });
+    if (isLog && field === '_id') {
+      // A log entry's `_id` is its sort key (`-` for `#`), which only a key condition may compare.
+      for (const [op, value] of Object.entries(condition)) {
+        if (value === undefined) continue;
+        if (!LOG_ID_OPS.includes(op)) {
+          errors.push({
+            pointer: `${pointer}/${op}`,
+            message: `on log_entries _id use ${LOG_ID_OPS.join(', ')}`,
+          });
+          continue;
+        }
+        if (typeof value !== 'string') {
+          errors.push({ pointer: `${pointer}/${op}`, message: 'must be a string' });
+          continue;
+        }
+        const key = logSortKeyOfId(value);
+        const from = op === 'gt' ? `${key}\u0000` : key;
+        const to = op === 'prefix' ? `${key}\uffff` : key;
+        if (op !== 'lt' && op !== 'lte') lower = lower === undefined || from > lower ? from : lower;
+        if (op !== 'gt' && op !== 'gte') upper = upper === undefined || to < upper ? to : upper;
+        // `lt` excludes the one entry whose sort key is the bound itself (request ids are unique).
+        const full = /^\d{15}#(.+)$/.exec(key);
+        if (op === 'lt' && full?.[1]) {
+          names['#rid'] = 'requestId';
+          values[`:v${n}_lt`] = full[1];
+          clauses.push(`#rid <> :v${n}_lt`);
+        }
+      }
+      n++;
+      continue;
+    }
     // Attribute path of the field in the stored item.
     let path: string;
     if (isLog) {
-      const attr = field === '_id' || field === 'createdAt' || field === 'updatedAt' ? 'time' : field;
+      const attr = field === 'createdAt' || field === 'updatedAt' ? 'time' : field;
       names[`#f${n}`] = attr;
       path = `#f${n}`;
     } else if (SYSTEM_FILTER_FIELDS.includes(field)) {
@@ -209,7 +251,10 @@ export const listItems = async (
   }
   const limit = request.limit ?? 25;
   const fingerprint = queryFingerprint(companyId, typeName, request.filter, sort);
-  let startKey = request.cursor === undefined ? undefined : decodeCursor(fingerprint, request.cursor);
+  const secret = await loadCursorKey();
+  let startKey = request.cursor === undefined ? undefined : decodeCursor(secret, fingerprint, request.cursor);
+  // A cursor names a key of this company's partition of this type only, whatever its signature.
+  if (startKey && !isStartKeyOf(companyId, typeName, useIndex, startKey)) throw badCursor();
   const { keyCondition, filter } = compileFilter(type, request.filter, useIndex);
   const raws: Record<string, unknown>[] = [];
   let examined = 0;
@@ -240,37 +285,72 @@ export const listItems = async (
   } while (lastKey && examined < MAX_EXAMINED_PER_PAGE);
   return {
     items: raws.map((raw) => toPublicItem(toStoredItem(typeName, raw))),
-    nextCursor: lastKey ? encodeCursor(fingerprint, lastKey) : null,
+    nextCursor: lastKey ? encodeCursor(secret, fingerprint, lastKey) : null,
   };
 };
 
 /**
- * Number of items of a type matching an optional filter. Unfiltered counts read the type's item counter
- * (kept by every item write, one GetItem); filtered counts (and log_entries) read the key range.
+ * Filtered counts (and counts of `log_entries`) read the key range, so one call examines at most
+ * `COUNT_MAX_EXAMINED` items: when the range holds more, the answer is `{count, complete: false, cursor}`
+ * and the same call with that `cursor` continues; the cursor carries the running total, so the answer with
+ * `complete: true` holds the count of the whole range (as DynamoDB's own paged `Select: COUNT`). Unfiltered
+ * counts of other types read the type's item counter (kept by every item write, one GetItem) and are always
+ * complete. The cursor is bound like list cursors (company, type, filter; another one → 400 at
+ * `/body/cursor`).
  */
+export const COUNT_MAX_EXAMINED = 10_000;
+
+export interface CountAnswer {
+  count: number;
+  complete: boolean;
+  cursor: string | null;
+}
+
 export const countItems = async (
   companyId: string,
   typeName: string,
   filter?: ListFilter,
-): Promise<number> => {
+  options: { cursor?: string; maxExamined?: number } = {},
+): Promise<CountAnswer> => {
   const type = await resolveType(companyId, typeName);
-  if ((filter === undefined || Object.keys(filter).length === 0) && typeName !== LOG_ENTRIES_TYPE)
-    return getTypeItemCount(companyId, typeName);
+  const unfiltered = filter === undefined || Object.keys(filter).length === 0;
+  if (unfiltered && typeName !== LOG_ENTRIES_TYPE && options.cursor === undefined)
+    return { count: await getTypeItemCount(companyId, typeName), complete: true, cursor: null };
   const { keyCondition, filter: f } = compileFilter(type, filter, false);
+  const maxExamined = options.maxExamined ?? COUNT_MAX_EXAMINED;
+  const secret = await loadCursorKey();
+  const fingerprint = JSON.stringify(['count', companyId, typeName, canonical(filter ?? null)]);
   let count = 0;
   let startKey: Record<string, unknown> | undefined;
+  if (options.cursor !== undefined) {
+    const state = decodeCursor(secret, fingerprint, options.cursor) as { key?: unknown; count?: unknown };
+    const key = state.key as Record<string, unknown> | undefined;
+    if (
+      typeof state.count !== 'number' ||
+      typeof key !== 'object' ||
+      key === null ||
+      !isStartKeyOf(companyId, typeName, false, key)
+    )
+      throw badCursor();
+    count = state.count;
+    startKey = key;
+  }
+  let examined = 0;
   do {
     const page = await queryItemsPage(companyId, typeName, {
       useIndex: false,
       forward: true,
       ...(keyCondition ? { keyCondition } : {}),
       ...(f ? { filter: f } : {}),
-      limit: 10_000,
+      limit: maxExamined - examined,
       countOnly: true,
       ...(startKey ? { startKey } : {}),
     });
     count += page.count;
+    examined += page.scanned;
     startKey = page.lastKey;
-  } while (startKey);
-  return count;
+  } while (startKey && examined < maxExamined);
+  return startKey
+    ? { count, complete: false, cursor: encodeCursor(secret, fingerprint, { key: startKey, count }) }
+    : { count, complete: true, cursor: null };
 };

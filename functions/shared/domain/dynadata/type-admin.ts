@@ -2,6 +2,7 @@ import { queryItemsPage, removeItem, toStoredItem } from '../../data/dynadata-it
 import {
   deleteCustomTypeRecord,
   getCustomType,
+  IndexChangeWithItemsError,
   putCustomType,
   type StoredTypeDefinition,
   TypeHasItemsError,
@@ -38,17 +39,23 @@ export const putType = async (
     );
   }
   const { 'x-indexed': _indexed, ...stored } = schema;
-  return putCustomType(
-    companyId,
-    {
-      name: input.name,
-      description: input.description,
-      schemaJson: JSON.stringify(stored),
-      indexed,
-      functions: input.functions,
-    },
-    now,
-  );
+  try {
+    return await putCustomType(
+      companyId,
+      {
+        name: input.name,
+        description: input.description,
+        schemaJson: JSON.stringify(stored),
+        indexed,
+        functions: input.functions,
+      },
+      now,
+    );
+  } catch (error) {
+    if (error instanceof IndexChangeWithItemsError)
+      throw new ValidationError([{ pointer: '/x-indexed', message: error.message }], error.message);
+    throw error;
+  }
 };
 
 export const listTypeSummaries = async (companyId: string) =>

@@ -4,6 +4,7 @@ import { env } from '../../env';
 import {
   assertDeliverableHost,
   NoDeliveryChannelError,
+  postWebhook,
   signWebhook,
   WebhookRejectedError,
   WebhookRetryableError,
@@ -82,13 +83,11 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
       createdAt: message.createdAt,
     },
   });
-  let response: Response;
+  let response: { status: number };
   try {
-    response = await fetch(channel.url, {
-      method: 'POST',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-      headers: {
+    response = await postWebhook(
+      channel.url,
+      {
         'content-type': 'application/json',
         'user-agent': 'public-api-v1-webhooks/1',
         'webhook-id': messageId,
@@ -96,9 +95,10 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
         'webhook-signature': signWebhook(channel.secret, messageId, timestamp, body),
       },
       body,
-    });
-    await response.arrayBuffer().catch(() => undefined);
+      { allowLoopback, timeoutMs: DELIVERY_TIMEOUT_MS },
+    );
   } catch (error) {
+    if (error instanceof WebhookRejectedError) throw error;
     throw new WebhookRetryableError(`webhook request failed: ${(error as Error).message}`);
   }
   if (response.status >= 200 && response.status < 300) {

@@ -2,8 +2,10 @@ import { ExecutionAlreadyExistsError, startExecution } from '../../aws/step-func
 import { getStoredItem, insertItem, type StoredItem } from '../../data/dynadata-items';
 import { NotFoundError } from '../../errors';
 import { ulid } from '../../ids';
+import { logger } from '../../logger';
 import type { SendMessageBody } from '../../routes/dynadata-schemas';
 import { resolveStoredObject } from '../storage-references';
+import { failMessage } from './delivery';
 
 /**
  * send_message: the message is stored as an item of the built-in `messages` type (`{contactId, type, body,
@@ -13,9 +15,12 @@ import { resolveStoredObject } from '../storage-references';
  *
  * Cost: one GetItem (the contact), one GetItem per file, one transaction, then the delivery execution.
  * Delivery runs in the `message-delivery` state machine, one execution per message named after it, so a
- * repeated start is harmless. A start that fails after the message was stored leaves it `queued`; the error
- * is answered as a 500 and the message can be sent again.
+ * repeated start is harmless. A start that fails after the message was stored moves it `queued → failed`
+ * (error `delivery_start_failed`, a conditional write, so a delivery that did start is never overridden)
+ * before the error is answered as a 500: no message stays `queued` with nothing to deliver it.
  */
+export const DELIVERY_START_FAILED = 'delivery_start_failed';
+
 export const deliveryExecutionName = (companyId: string, messageId: string): string =>
   `${companyId}-${messageId}`;
 
@@ -52,6 +57,13 @@ export const sendMessageToContact = async (
     size: Buffer.byteLength(JSON.stringify(data), 'utf8'),
   };
   await insertItem(companyId, 'messages', item, {});
-  await startMessageDelivery(companyId, item._id);
+  try {
+    await startMessageDelivery(companyId, item._id);
+  } catch (error) {
+    await failMessage({ companyId, messageId: item._id, error: { Error: DELIVERY_START_FAILED } }, now).catch(
+      (cause: unknown) => logger.error('message could not be marked failed', { messageId: item._id, cause }),
+    );
+    throw error;
+  }
   return { messageId: item._id, status: 'queued' };
 };

@@ -1,0 +1,43 @@
+import { env } from '../../env';
+
+/**
+ * The HMAC key of list cursors. On AWS it lives in a generated Secrets Manager secret
+ * (`DYNADATA_CURSOR_SECRET_ARN`), read once per cold start; the local stack generates a random key under its
+ * data directory and passes it as `DYNADATA_CURSOR_SECRET`. There is no fallback: a function without a key
+ * refuses to list (a key derived from public facts such as the table name would let anyone forge cursors).
+ */
+export class CursorKeyMissingError extends Error {
+  constructor() {
+    super('No list-cursor key is configured (DYNADATA_CURSOR_SECRET_ARN or DYNADATA_CURSOR_SECRET)');
+    this.name = 'CursorKeyMissingError';
+  }
+}
+
+let loaded: Promise<string> | undefined;
+
+const readCursorKey = async (): Promise<string> => {
+  const { cursorSecretArn, cursorSecret } = env();
+  if (cursorSecretArn) {
+    const { readSecretString } = await import('../../aws/secrets-manager');
+    const value = await readSecretString(cursorSecretArn);
+    if (value.length < 16) throw new Error('The list-cursor key secret is too short');
+    return value;
+  }
+  if (cursorSecret) return cursorSecret;
+  throw new CursorKeyMissingError();
+};
+
+/** Throws at once when no key is configured (called when a group that lists starts). */
+export const assertCursorKeyConfigured = (): void => {
+  const { cursorSecretArn, cursorSecret } = env();
+  if (!cursorSecretArn && !cursorSecret) throw new CursorKeyMissingError();
+};
+
+/** The key, loaded once per process on first use (a failed read is retried on the next call). */
+export const loadCursorKey = (): Promise<string> => {
+  loaded ??= readCursorKey().catch((error: unknown) => {
+    loaded = undefined;
+    throw error;
+  });
+  return loaded;
+};

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { MESSAGES_SCHEMA } from '../../functions/shared/domain/dynadata/builtin-types';
+import { validateAgainst } from '../../functions/shared/domain/dynadata/json-schema';
+
+/** Every state a message is written in by the platform satisfies the schema the platform publishes for it. */
+describe('the published messages schema', () => {
+  const base = { contactId: '01JCONTACT', type: 'text', body: { text: 'Hi' } };
+
+  it.each([
+    ['queued', { ...base, status: 'queued', attempts: 0 }],
+    ['sent', { ...base, status: 'sent', attempts: 1, sentAt: '2026-01-02T03:04:05.000Z' }],
+    ['failed', { ...base, status: 'failed', attempts: 3, error: 'WebhookRejected' }],
+    [
+      'failed before delivery started',
+      { ...base, status: 'failed', attempts: 0, error: 'delivery_start_failed' },
+    ],
+  ])('accepts a %s message', (_state, data) => {
+    expect(validateAgainst(MESSAGES_SCHEMA, data)).toEqual([]);
+  });
+});

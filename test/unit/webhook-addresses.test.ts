@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import {
+  classifyAddress,
+  ipv6Bytes,
+  webhookUrlProblem,
+} from '../../functions/shared/domain/messages/webhooks';
+
+/** IPv6 spellings that carry a refused IPv4 address, as URLs give them and as Node normalises them. */
+const refusedV6 = [
+  '::ffff:169.254.169.254',
+  '::ffff:a9fe:a9fe',
+  '0:0:0:0:0:ffff:a9fe:a9fe',
+  '::ffff:0:a9fe:a9fe',
+  '::ffff:10.0.0.1',
+  '::ffff:a00:1',
+  '::ffff:c0a8:101',
+  '::ffff:0.0.0.0',
+  '::a9fe:a9fe',
+  '::169.254.169.254',
+  '::a00:1',
+  '64:ff9b::a9fe:a9fe',
+  '64:ff9b::169.254.169.254',
+  '64:ff9b::c0a8:1',
+  '2002:a9fe:a9fe::',
+  '2002:a00:1::1',
+  '2002:c0a8:101:0:0:0:0:1',
+  'fec0::1',
+  'feff::1',
+  'fc00::1',
+  'fdff:ffff::1',
+  'fe80::1%eth0',
+  'febf::1',
+  'ff02::1',
+  '0::0',
+  '::',
+];
+
+const loopbackV6 = [
+  '::1',
+  '0:0:0:0:0:0:0:1',
+  '::ffff:127.0.0.1',
+  '::ffff:7f00:1',
+  '64:ff9b::7f00:1',
+  '2002:7f00:1::',
+];
+
+const publicV6 = [
+  '2606:4700::1111',
+  '2001:db8::1',
+  '::ffff:8.8.8.8',
+  '::ffff:808:808',
+  '64:ff9b::808:808',
+  '2002:808:808::1',
+];
+
+describe('webhook address classes', () => {
+  it('parses IPv6 to 16 bytes', () => {
+    expect(ipv6Bytes('::ffff:169.254.169.254')).toEqual([
+      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 169, 254, 169, 254,
+    ]);
+    expect(ipv6Bytes('::ffff:a9fe:a9fe')).toEqual(ipv6Bytes('::ffff:169.254.169.254'));
+    expect(ipv6Bytes('1:2:3:4:5:6:7:8')).toEqual([0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8]);
+    expect(ipv6Bytes('1::2::3')).toBeUndefined();
+    expect(ipv6Bytes('1:2:3:4:5:6:7:8:9')).toBeUndefined();
+  });
+
+  it('refuses IPv6 forms of private, link-local and reserved addresses', () => {
+    for (const a of refusedV6) expect(classifyAddress(a), a).toBe('refused');
+  });
+
+  it('classes IPv6 forms of loopback as loopback', () => {
+    for (const a of loopbackV6) expect(classifyAddress(a), a).toBe('loopback');
+  });
+
+  it('classes IPv6 forms of public addresses as public', () => {
+    for (const a of publicV6) expect(classifyAddress(a), a).toBe('public');
+  });
+
+  it('refuses URLs whose host Node normalises to an IPv4-carrying IPv6 form', () => {
+    for (const url of [
+      'https://[::ffff:169.254.169.254]/latest/meta-data',
+      'https://[::ffff:10.0.0.1]/',
+      'https://[64:ff9b::169.254.169.254]/',
+      'https://[2002:a9fe:a9fe::1]/',
+      'https://[fec0::1]/',
+    ]) {
+      expect(new URL(url).hostname).not.toContain('.');
+      expect(webhookUrlProblem(url, true), url).toBeDefined();
+    }
+    expect(webhookUrlProblem('https://[::ffff:127.0.0.1]/', false)).toBeDefined();
+    expect(webhookUrlProblem('https://[2606:4700::1111]/', false)).toBeUndefined();
+  });
+});
