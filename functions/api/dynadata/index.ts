@@ -11,7 +11,7 @@ import {
 import { listItems } from '../../shared/domain/dynadata/list';
 import { refuseLogEntryWrites } from '../../shared/domain/dynadata/log-entry-guard';
 import { librarySchema, typeSchema } from '../../shared/domain/dynadata/schemas';
-import { listTypes } from '../../shared/domain/dynadata/types';
+import { listTypeSummaries } from '../../shared/domain/dynadata/types';
 import { withIdempotency } from '../../shared/domain/idempotency';
 import { createApiHandler } from '../../shared/http/middleware';
 
@@ -20,18 +20,7 @@ assertCursorKeyConfigured();
 
 export const handler = createApiHandler('dynadata', {
   listDynadataTypes: async ({ auth }) => ({
-    body: {
-      types: (await listTypes(auth.companyId)).map(
-        ({ name, description, builtIn, writable, indexed, functions }) => ({
-          name,
-          description,
-          builtIn,
-          writable,
-          indexed,
-          functions,
-        }),
-      ),
-    },
+    body: { types: await listTypeSummaries(auth.companyId) },
   }),
   listDynadataItems: async ({ auth, params, body }) => ({
     body: await listItems(auth.companyId, params.type, body),

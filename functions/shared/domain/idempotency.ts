@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonical } from '../canonical-json';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../data/idempotency';
 import { AppError, ValidationError } from '../errors';
 import type { RouteResult } from '../http/router';
@@ -12,17 +13,6 @@ import type { RouteResult } from '../http/router';
  * 1–255 printable ASCII characters, scoped to the company.
  */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-
-const canonical = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  return value;
-};
 
 export const requestFingerprint = (method: string, path: string, body: unknown): string =>
   createHash('sha256')

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { canonical } from '../../canonical-json';
 import {
   type ItemQuery,
   isStartKeyOf,
@@ -40,17 +41,6 @@ const mac = (key: string, text: string): Buffer => createHmac('sha256', key).upd
 
 const queryFingerprint = (companyId: string, typeName: string, filter: unknown, sort: unknown): string =>
   JSON.stringify([companyId, typeName, canonical(filter ?? null), canonical(sort)]);
-
-const canonical = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  return value;
-};
 
 export const encodeCursor = (secret: string, fingerprint: string, key: Record<string, unknown>): string => {
   const payload = Buffer.from(JSON.stringify(key)).toString('base64url');

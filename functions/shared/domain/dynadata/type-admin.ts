@@ -12,7 +12,7 @@ import './builtin-functions';
 import { isBuiltinTypeName } from './builtin-types';
 import { registeredFunctionNames } from './functions';
 import { normaliseTypeSchema } from './json-schema';
-import { listTypes, TYPE_NAME_PATTERN } from './types';
+import { TYPE_NAME_PATTERN } from './types';
 
 /** Operator actions on custom types (the `types` commands of the admin CLI). */
 export const putType = async (
@@ -58,15 +58,7 @@ export const putType = async (
   }
 };
 
-export const listTypeSummaries = async (companyId: string) =>
-  (await listTypes(companyId)).map(({ name, description, builtIn, writable, indexed, functions }) => ({
-    name,
-    description,
-    builtIn,
-    writable,
-    indexed,
-    functions,
-  }));
+export { listTypeSummaries } from './types';
 
 /**
  * Deletes a custom type. While it has items the deletion is refused unless `force`, which first deletes

@@ -83,6 +83,17 @@ export const listTypes = async (companyId: string): Promise<ResolvedType[]> => {
   return [...builtins, ...custom.sort((a, b) => a.name.localeCompare(b.name))];
 };
 
+/** What `GET /v1/dynadata/types` and `admin types list` show of each type. */
+export const listTypeSummaries = async (companyId: string) =>
+  (await listTypes(companyId)).map(({ name, description, builtIn, writable, indexed, functions }) => ({
+    name,
+    description,
+    builtIn,
+    writable,
+    indexed,
+    functions,
+  }));
+
 export const requireWritable = (type: ResolvedType): void => {
   if (type.writable) return;
   if (type.name === 'log_entries') {
