@@ -3,29 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { storeObjectRecord } from './stored-object-fixture';
-import { call, createTenant, expectProblem } from './support';
+import { call, createTenant, expectProblem, runAdmin } from './support';
 
-const { runCli } = await import('../../functions/admin/cli');
 const { countItems, encodeCursor } = await import('../../functions/shared/domain/dynadata/list');
 const { readUsage } = await import('../../functions/shared/data/usage-meters');
 const storeObject = storeObjectRecord;
 
 const dataDir = inject('stack').dataDir;
 
-/** Runs the operator CLI in-process against the test stack; returns exit code and output. */
-const admin = async (...args: string[]) => {
-  let out = '';
-  let err = '';
-  const code = await runCli([...args, '--data-dir', dataDir], {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
-};
+const admin = runAdmin;
 
 const schemaFile = (schema: unknown): string => {
   const dir = mkdtempSync(join(tmpdir(), 'dd-schema-'));

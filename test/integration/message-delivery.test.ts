@@ -1,25 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { call, createTenant, expectProblem } from './support';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTenant, expectProblem, runAdmin } from './support';
 
-const { runCli } = await import('../../functions/admin/cli');
-const dataDir = inject('stack').dataDir;
-
-const admin = async (...args: string[]) => {
-  let out = '';
-  let err = '';
-  const code = await runCli([...args, '--data-dir', dataDir], {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
-};
+const admin = runAdmin;
 
 interface Received {
   path: string;

@@ -78,3 +78,45 @@ export const expectProblem = (
     throw new Error(`requestId ${String(response.json.requestId)} does not match x-request-id ${requestId}`);
   }
 };
+
+/** Runs the operator CLI in-process against the test stack; returns its exit code and output. */
+export const runAdmin = async (...args: string[]) => {
+  const { runCli } = await import('../../functions/admin/cli');
+  let out = '';
+  let err = '';
+  const code = await runCli([...args, '--data-dir', stack.dataDir], {
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+  });
+  return { code, out, err };
+};
+
+/**
+ * Asserts the refusal a hostile storage reference must get (400 `invalid_storage_reference` with the
+ * field's pointer under `part`, or 404 `not_found`), naming the case when it does not.
+ */
+export const expectHostileRefusal = (
+  response: Awaited<ReturnType<typeof call>>,
+  hostile: { name: string; expect: 400 | 404 },
+  part: 'body' | 'query',
+): void => {
+  try {
+    expectProblem(
+      response,
+      hostile.expect,
+      hostile.expect === 400 ? 'invalid_storage_reference' : 'not_found',
+    );
+    if (hostile.expect === 400) {
+      const pointers = (response.json.errors as { pointer: string }[]).map((e) => e.pointer);
+      if (pointers.length !== 1 || !new RegExp(`^/${part}/(fullPath|bucket)$`).test(pointers[0] ?? '')) {
+        throw new Error(`pointers were ${JSON.stringify(pointers)}`);
+      }
+    }
+  } catch (error) {
+    throw new Error(`${hostile.name}: ${(error as Error).message}`);
+  }
+};
