@@ -451,6 +451,25 @@ export const cancelTranscodeJob = (
 ) =>
   finish(companyId, jobId, 'canceled', { from: [observed.status], attempt: observed.attempt, set: {} }, now);
 
+/** What a retry clears of the previous attempt, and what it sets: one definition for the write and the record. */
+const RETRY_REMOVES = ['output', 'error', 'finishedAt', 'executionArn', 'leaseUntil'] as const;
+const retryReset = (attempt: number, iso: string) => ({
+  status: 'pending' as const,
+  attempt: attempt + 1,
+  reused: false,
+  billedSeconds: 0,
+  progress: { phase: 'pending' as const },
+  updatedAt: iso,
+  attemptStartedAt: iso,
+});
+
+/** The job as `retryTranscodeJob` leaves it. */
+export const retriedJob = (job: TranscodeJobRecord, now: Date): TranscodeJobRecord => {
+  const kept: Record<string, unknown> = { ...job };
+  for (const name of RETRY_REMOVES) delete kept[name];
+  return { ...(kept as unknown as TranscodeJobRecord), ...retryReset(job.attempt, now.toISOString()) };
+};
+
 /**
  * Tenant retry: `failed|canceled` with no lease in the future → `pending` as attempt + 1, taking a queue slot
  * (conditional on the cap) in the same transaction. Clears the previous attempt's output, error and billing.
@@ -466,17 +485,8 @@ export const retryTranscodeJob = async (
   const job = jobUpdate(companyId, jobId, {
     from: ['failed', 'canceled'],
     attempt: observed.attempt,
-    set: {
-      status: 'pending',
-      attempt: observed.attempt + 1,
-      reused: false,
-      billedSeconds: 0,
-      progress: { phase: 'pending' },
-      updatedAt: iso,
-      attemptStartedAt: iso,
-      ...unfinishedIndexKey(companyId, jobId),
-    },
-    remove: ['output', 'error', 'finishedAt', 'executionArn', 'leaseUntil'],
+    set: { ...retryReset(observed.attempt, iso), ...unfinishedIndexKey(companyId, jobId) },
+    remove: [...RETRY_REMOVES],
     condition: {
       expression: '(attribute_not_exists(leaseUntil) OR leaseUntil <= :now)',
       values: { ':now': iso },

@@ -9,6 +9,7 @@ import {
   FINISHED_STATUSES,
   failTranscodeJob,
   getTranscodeJob,
+  retriedJob,
   retryTranscodeJob,
   type TranscodeJobRecord,
   TranscodeQueueFullError,
@@ -275,25 +276,5 @@ export const retryTranscode = async (companyId: string, jobId: string, now: Date
     }
     throw error;
   }
-  const iso = now.toISOString();
-  const {
-    output: _o,
-    error: _e,
-    progress: _p,
-    finishedAt: _f,
-    executionArn: _x,
-    leaseUntil: _l,
-    ...kept
-  } = job;
-  const retried: TranscodeJobRecord = {
-    ...kept,
-    status: 'pending',
-    attempt: job.attempt + 1,
-    reused: false,
-    billedSeconds: 0,
-    progress: { phase: 'pending' },
-    updatedAt: iso,
-    attemptStartedAt: iso,
-  };
-  return startAttempt(retried, now);
+  return startAttempt(retriedJob(job, now), now);
 };
