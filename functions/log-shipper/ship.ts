@@ -1,6 +1,7 @@
 import { getCompany } from '../shared/data/companies';
-import { addComputeMs, type LogEntry, putLogEntries } from '../shared/data/log-entries';
+import { type LogEntry, putLogEntries } from '../shared/data/log-entries';
 import { getPlan } from '../shared/data/plans';
+import { addComputeMs } from '../shared/data/usage-meters';
 import { resolveLimits } from '../shared/domain/limits';
 import type { AccessLogRecord } from '../shared/http/access-log';
 

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlanLimits } from '../routes/schemas';
+import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 
 export const companyKey = (companyId: string) => ({ pk: `CO#${companyId}`, sk: 'PROFILE' });
@@ -50,3 +51,9 @@ export const getCompany = async (companyId: string): Promise<CompanyRecord | und
   const { Item } = await ddb.send(new GetCommand({ TableName: tableName(), Key: companyKey(companyId) }));
   return Item ? toCompany(Item) : undefined;
 };
+
+/** The company profile, for a batch read. */
+export const companyEntry = (companyId: string): BatchEntry<CompanyRecord> => ({
+  key: companyKey(companyId),
+  decode: toCompany,
+});

@@ -3,7 +3,7 @@ import { ddb, tableName } from './client';
 import { dynadataTypeKey } from './dynadata-types';
 import { logEntryKey } from './log-entries';
 import { cancellationReasons, sendTransaction } from './transactions';
-import { usageTotalsKey } from './usage-meters';
+import { addDatabaseBytesItem } from './usage-meters';
 
 /**
  * Dynadata items. Each type of a company has its own partition `CO#<companyId>#DD#<type>` with the item `_id`
@@ -143,15 +143,6 @@ const typeCountUpdate = (companyId: string, typeName: string, delta: number, gua
   },
 });
 
-const bytesUpdate = (companyId: string, delta: number) => ({
-  Update: {
-    TableName: tableName(),
-    Key: usageTotalsKey(companyId),
-    UpdateExpression: 'ADD databaseBytes :delta SET entity = if_not_exists(entity, :entity)',
-    ExpressionAttributeValues: { ':delta': delta, ':entity': 'usage_totals' },
-  },
-});
-
 const typeCheck = (companyId: string, typeName: string, guard: TypeGuard) =>
   guard.customTypeVersion === undefined
     ? []
@@ -225,7 +216,7 @@ export const insertItem = async (
       },
     },
     ...(typeName === LOG_ENTRIES_TYPE ? [] : [typeCountUpdate(companyId, typeName, 1, guard)]),
-    ...(item.size > 0 ? [bytesUpdate(companyId, item.size)] : []),
+    ...(item.size > 0 ? [addDatabaseBytesItem(companyId, item.size)] : []),
   ]);
 };
 
@@ -253,7 +244,7 @@ export const replaceItem = async (
       },
     },
     ...typeCheck(companyId, typeName, guard),
-    ...(delta !== 0 ? [bytesUpdate(companyId, delta)] : []),
+    ...(delta !== 0 ? [addDatabaseBytesItem(companyId, delta)] : []),
   ]);
 };
 
@@ -282,7 +273,7 @@ export const removeItem = async (
     ...(typeName === LOG_ENTRIES_TYPE
       ? []
       : [typeCountUpdate(companyId, typeName, -1, { ...guard, customTypeVersion: undefined })]),
-    ...(previous.size > 0 ? [bytesUpdate(companyId, -previous.size)] : []),
+    ...(previous.size > 0 ? [addDatabaseBytesItem(companyId, -previous.size)] : []),
   ]);
 };
 

@@ -1,6 +1,5 @@
-import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client';
-import { usageMonthKey, utcDay, utcMonth } from './usage-meters';
 
 /**
  * The `log_entries` audit trail: one item per API request in the company's own partition, sorted by time
@@ -66,25 +65,4 @@ export const listLogEntries = async (companyId: string, limit = 25): Promise<Log
     }),
   );
   return (Items ?? []).map(({ pk: _pk, sk: _sk, entity: _e, ttl: _t, ...entry }) => entry as LogEntry);
-};
-
-/** Adds compute milliseconds of one category to the company's month and day figures. */
-export const addComputeMs = async (
-  companyId: string,
-  category: string,
-  ms: number,
-  now: Date,
-): Promise<void> => {
-  await ddb.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: usageMonthKey(companyId, utcMonth(now)),
-      UpdateExpression: 'ADD #month :ms, #day :ms SET entity = :entity',
-      ExpressionAttributeNames: {
-        '#month': `compute_ms#${category}`,
-        '#day': `compute_ms#${category}#d${utcDay(now)}`,
-      },
-      ExpressionAttributeValues: { ':ms': ms, ':entity': 'usage_month' },
-    }),
-  );
 };

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../routes/schemas';
+import type { BatchEntry } from './batch';
 import { ddb, tableName } from './client';
 
 /** Plans are global (not per tenant): one partition holds the whole catalog, which is small. */
@@ -48,3 +49,6 @@ export const putPlan = async (plan: Plan, now: Date): Promise<void> => {
     }),
   );
 };
+
+/** A plan of the catalog, for a batch read. */
+export const planEntry = (planId: string): BatchEntry<Plan> => ({ key: planKey(planId), decode: toPlan });

@@ -1,7 +1,8 @@
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { type CancellationReason, cancellationReasons, sendTransaction } from './transactions';
-import { usageTotalsKey } from './usage-meters';
+import { addStorageBytesItem } from './usage-meters';
 
 /**
  * Stored objects: one item per object path (`CO#<companyId>#OBJ#<fullPath>`, sort key `OBJECT`), so a lookup
@@ -60,6 +61,15 @@ const readItem = async (companyId: string, fullPath: string): Promise<Item | und
   return Item;
 };
 
+/** The stored object at `fullPath` (undefined for nothing there, or only an unfinished upload), for a batch read. */
+export const storedObjectEntry = (
+  companyId: string,
+  fullPath: string,
+): BatchEntry<StoredObject | undefined> => ({
+  key: storedObjectKey(companyId, fullPath),
+  decode: (item) => (item.status === 'stored' ? toStoredObject(item) : undefined),
+});
+
 /** The stored object at `fullPath`, or undefined (nothing there, or only an unfinished upload). */
 export const getStoredObject = async (
   companyId: string,
@@ -93,22 +103,6 @@ const storedAttributes = (object: StoredObject) => ({
   ':etag': object.etag,
   ':createdAt': object.createdAt,
   ':entity': ENTITY,
-});
-
-const addStorageBytes = (companyId: string, bytes: number, headroom: number | undefined) => ({
-  Update: {
-    TableName: tableName(),
-    Key: usageTotalsKey(companyId),
-    UpdateExpression: 'ADD storageBytes :bytes SET entity = :entity',
-    ...(headroom === undefined
-      ? {}
-      : { ConditionExpression: 'attribute_not_exists(storageBytes) OR storageBytes <= :headroom' }),
-    ExpressionAttributeValues: {
-      ':bytes': bytes,
-      ':entity': 'usage_totals',
-      ...(headroom === undefined ? {} : { ':headroom': headroom }),
-    },
-  },
 });
 
 /** Every attribute is named through a placeholder: `size`, `bucket` and `status` are reserved words. */
@@ -153,7 +147,7 @@ export const recordStoredObject = async (
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
-          addStorageBytes(companyId, object.size, undefined),
+          addStorageBytesItem(companyId, object.size),
         ],
       }),
     );
@@ -245,7 +239,7 @@ export const completeUpload = async (
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
-          addStorageBytes(companyId, object.size, headroom),
+          addStorageBytesItem(companyId, object.size, { headroom }),
         ],
       }),
     );

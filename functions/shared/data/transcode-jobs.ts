@@ -1,9 +1,10 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TranscodePreset } from '../domain/transcode-presets';
+import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { TABLE_SHAPE } from './table';
 import { cancellationReasons, sendTransaction } from './transactions';
-import { dayAttribute, usageMonthKey, utcMonth } from './usage-meters';
+import { addToMeterItem } from './usage-meters';
 
 /**
  * Transcode jobs: the read model that the API routes, the workers, the workflow action and the MCP tool
@@ -83,7 +84,7 @@ export interface TranscodeJobRecord {
 
 const ENTITY = 'transcode_job';
 
-const toRecord = (item: Record<string, unknown>): TranscodeJobRecord => {
+export const toTranscodeJob = (item: Record<string, unknown>): TranscodeJobRecord => {
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...record } = item;
   return record as unknown as TranscodeJobRecord;
 };
@@ -154,6 +155,12 @@ export const createTranscodeJob = async (job: TranscodeJobRecord, queueCap: numb
   }
 };
 
+/** A transcode job, for a batch read. */
+export const transcodeJobEntry = (companyId: string, jobId: string): BatchEntry<TranscodeJobRecord> => ({
+  key: transcodeJobKey(companyId, jobId),
+  decode: toTranscodeJob,
+});
+
 export const getTranscodeJob = async (
   companyId: string,
   jobId: string,
@@ -161,7 +168,7 @@ export const getTranscodeJob = async (
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName(), Key: transcodeJobKey(companyId, jobId), ConsistentRead: true }),
   );
-  return Item ? toRecord(Item) : undefined;
+  return Item ? toTranscodeJob(Item) : undefined;
 };
 
 /** Number of unfinished jobs the queue counter holds (0 when it was never written). */
@@ -246,7 +253,7 @@ const moveUnfinished = async (
     const { Attributes } = await ddb.send(
       new UpdateCommand({ ...jobUpdate(companyId, jobId, spec), ReturnValues: 'ALL_NEW' }),
     );
-    return toRecord(Attributes ?? {});
+    return toTranscodeJob(Attributes ?? {});
   } catch (error) {
     if (isConditionalCheckFailed(error)) throw new TranscodeTransitionRefusedError(jobId, to);
     throw error;
@@ -272,23 +279,7 @@ const finish = async (
     set: { ...spec.set, status: to, updatedAt: now.toISOString(), finishedAt: now.toISOString() },
     remove: [...(spec.remove ?? []), 'leaseUntil', 'gsi1pk', 'gsi1sk'],
   });
-  const meter =
-    billSeconds > 0
-      ? [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: usageMonthKey(companyId, utcMonth(now)),
-              UpdateExpression: 'ADD #month :amount, #day :amount SET entity = :entity',
-              ExpressionAttributeNames: {
-                '#month': 'transcode_seconds',
-                '#day': dayAttribute('transcode_seconds', now),
-              },
-              ExpressionAttributeValues: { ':amount': billSeconds, ':entity': 'usage_month' },
-            },
-          },
-        ]
-      : [];
+  const meter = billSeconds > 0 ? [addToMeterItem(companyId, 'transcode_seconds', billSeconds, now)] : [];
   try {
     await sendTransaction(
       new TransactWriteCommand({
@@ -543,7 +534,7 @@ export const listUnfinishedTranscodeJobs = async (): Promise<TranscodeJobRecord[
         ExclusiveStartKey: start,
       }),
     );
-    for (const item of page.Items ?? []) jobs.push(toRecord(item));
+    for (const item of page.Items ?? []) jobs.push(toTranscodeJob(item));
     start = page.LastEvaluatedKey;
   } while (start);
   return jobs;

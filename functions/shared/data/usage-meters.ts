@@ -1,16 +1,24 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getItemsByKey } from './batch';
+import { type BatchEntry, getItemsByKey } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 
 /**
  * Usage meters: one item per company and UTC month in a partition of its own (never the company profile's),
  * holding the month total of each meter and one attribute per UTC day (`<meter>#d<DD>`), so one `UpdateItem`
- * counts a request in both windows and returns the new month total.
+ * counts a request in both windows and returns the new month total. Beside the month items, the `TOTALS` item
+ * holds the running totals that are not per month (`storageBytes`, `databaseBytes`).
+ *
+ * This module owns every write to those items. Other modules that must count something inside their own
+ * transaction (a billed job, a recorded object, a Dynadata item) put one of the transaction items exported here
+ * into it: `addToMeterItem`, `addStorageBytesItem`, `addDatabaseBytesItem`.
  */
 export const usageMonthKey = (companyId: string, month: string) => ({
   pk: `CO#${companyId}#USAGE`,
   sk: `M#${month}`,
 });
+
+/** Running totals that are not per month (bytes stored), kept beside the month items. */
+export const usageTotalsKey = (companyId: string) => ({ pk: `CO#${companyId}#USAGE`, sk: 'TOTALS' });
 
 /** Every meter of the platform; the usage snapshot reports each, zero when nothing was counted. */
 export const METERS = [
@@ -26,8 +34,48 @@ export type MeterName = (typeof METERS)[number];
 export const COMPUTE_CATEGORIES = ['api', 'workers', 'media', 'workflows'] as const;
 export type ComputeCategory = (typeof COMPUTE_CATEGORIES)[number];
 
-/** Running totals that are not per month (bytes stored), kept beside the month items. */
-export const usageTotalsKey = (companyId: string) => ({ pk: `CO#${companyId}#USAGE`, sk: 'TOTALS' });
+export const utcMonth = (now: Date): string => now.toISOString().slice(0, 7);
+export const utcDay = (now: Date): string => now.toISOString().slice(8, 10);
+
+/** A counted attribute of the month item: a meter or a compute category. */
+type MonthFigure = MeterName | `compute_ms#${ComputeCategory}`;
+const computeFigure = (category: ComputeCategory): MonthFigure => `compute_ms#${category}`;
+export const dayAttribute = (figure: MonthFigure, now: Date): string => `${figure}#d${utcDay(now)}`;
+
+/** The usage month as stored: month totals, and per-day figures of every day counted so far. */
+export interface UsageMonth {
+  /** Month total of an attribute (a meter or `compute_ms#<category>`), or its figure of one UTC day. */
+  figure: (attribute: MonthFigure, day?: string) => number;
+}
+
+export const toUsageMonth = (item: Record<string, unknown>): UsageMonth => ({
+  figure: (attribute, day) => Number(item[day === undefined ? attribute : `${attribute}#d${day}`] ?? 0),
+});
+
+export interface UsageTotals {
+  storageBytes: number;
+  databaseBytes: number;
+}
+
+export const toUsageTotals = (item: Record<string, unknown>): UsageTotals => ({
+  storageBytes: Number(item.storageBytes ?? 0),
+  databaseBytes: Number(item.databaseBytes ?? 0),
+});
+
+const EMPTY_MONTH = toUsageMonth({});
+const EMPTY_TOTALS = toUsageTotals({});
+
+/** The usage month of `now`, for a batch read. */
+export const usageMonthEntry = (companyId: string, now: Date): BatchEntry<UsageMonth> => ({
+  key: usageMonthKey(companyId, utcMonth(now)),
+  decode: toUsageMonth,
+});
+
+/** The running totals, for a batch read. */
+export const usageTotalsEntry = (companyId: string): BatchEntry<UsageTotals> => ({
+  key: usageTotalsKey(companyId),
+  decode: toUsageTotals,
+});
 
 export interface UsageWindowFigures {
   meters: Record<MeterName, number>;
@@ -36,29 +84,21 @@ export interface UsageWindowFigures {
   databaseBytes: number;
 }
 
-/** The keys `usageFigures` reads: the UTC month item and the running totals. */
-export const usageKeys = (companyId: string, now: Date) => [
-  usageMonthKey(companyId, utcMonth(now)),
-  usageTotalsKey(companyId),
-];
-
 /** Picks the month or day figures out of the month item and the running totals (absent items count 0). */
 export const usageFigures = (
-  month: Record<string, unknown> | undefined,
-  totals: Record<string, unknown> | undefined,
+  month: UsageMonth | undefined,
+  totals: UsageTotals | undefined,
   now: Date,
   granularity: 'month' | 'day',
 ): UsageWindowFigures => {
-  const suffix = granularity === 'day' ? `#d${utcDay(now)}` : '';
-  const figure = (name: string) => Number(month?.[`${name}${suffix}`] ?? 0);
+  const day = granularity === 'day' ? utcDay(now) : undefined;
+  const { figure } = month ?? EMPTY_MONTH;
   return {
-    meters: Object.fromEntries(METERS.map((m) => [m, figure(m)])) as Record<MeterName, number>,
-    computeMs: Object.fromEntries(COMPUTE_CATEGORIES.map((c) => [c, figure(`compute_ms#${c}`)])) as Record<
-      ComputeCategory,
-      number
-    >,
-    storageBytes: Number(totals?.storageBytes ?? 0),
-    databaseBytes: Number(totals?.databaseBytes ?? 0),
+    meters: Object.fromEntries(METERS.map((m) => [m, figure(m, day)])) as Record<MeterName, number>,
+    computeMs: Object.fromEntries(
+      COMPUTE_CATEGORIES.map((c) => [c, figure(computeFigure(c), day)]),
+    ) as Record<ComputeCategory, number>,
+    ...(totals ?? EMPTY_TOTALS),
   };
 };
 
@@ -68,13 +108,37 @@ export const readUsage = async (
   now: Date,
   granularity: 'month' | 'day',
 ): Promise<UsageWindowFigures> => {
-  const [month, totals] = await getItemsByKey(usageKeys(companyId, now));
+  const [month, totals] = await getItemsByKey([usageMonthEntry(companyId, now), usageTotalsEntry(companyId)]);
   return usageFigures(month, totals, now, granularity);
 };
 
-export const utcMonth = (now: Date): string => now.toISOString().slice(0, 7);
-export const utcDay = (now: Date): string => now.toISOString().slice(8, 10);
-export const dayAttribute = (meter: MeterName, now: Date): string => `${meter}#d${utcDay(now)}`;
+/**
+ * The one update of a month figure: adds `amount` to the month total and to the day's attribute; with a
+ * `limit`, only while the month total is below it.
+ */
+const monthFigureUpdate = (
+  companyId: string,
+  figure: MonthFigure,
+  amount: number,
+  now: Date,
+  limit?: number,
+) => ({
+  TableName: tableName(),
+  Key: usageMonthKey(companyId, utcMonth(now)),
+  UpdateExpression: 'ADD #month :amount, #day :amount SET entity = :entity',
+  ...(limit === undefined ? {} : { ConditionExpression: 'attribute_not_exists(#month) OR #month < :limit' }),
+  ExpressionAttributeNames: { '#month': figure, '#day': dayAttribute(figure, now) },
+  ExpressionAttributeValues: {
+    ':amount': amount,
+    ':entity': 'usage_month',
+    ...(limit === undefined ? {} : { ':limit': limit }),
+  },
+});
+
+/** Transaction item: adds `amount` to a meter for the UTC month and day of `now` (billing inside a transition). */
+export const addToMeterItem = (companyId: string, meter: MeterName, amount: number, now: Date) => ({
+  Update: monthFigureUpdate(companyId, meter, amount, now),
+});
 
 export class MeterLimitReachedError extends Error {
   constructor(meter: MeterName) {
@@ -98,18 +162,7 @@ export const addToMeter = async (
   try {
     const { Attributes } = await ddb.send(
       new UpdateCommand({
-        TableName: tableName(),
-        Key: usageMonthKey(companyId, utcMonth(now)),
-        UpdateExpression: 'ADD #month :amount, #day :amount SET entity = :entity',
-        ...(limit === undefined
-          ? {}
-          : { ConditionExpression: 'attribute_not_exists(#month) OR #month < :limit' }),
-        ExpressionAttributeNames: { '#month': meter, '#day': dayAttribute(meter, now) },
-        ExpressionAttributeValues: {
-          ':amount': amount,
-          ':entity': 'usage_month',
-          ...(limit === undefined ? {} : { ':limit': limit }),
-        },
+        ...monthFigureUpdate(companyId, meter, amount, now, limit),
         ReturnValues: 'UPDATED_NEW',
       }),
     );
@@ -119,6 +172,44 @@ export const addToMeter = async (
     throw error;
   }
 };
+
+/** Adds compute milliseconds of one category to the company's month and day figures. */
+export const addComputeMs = async (
+  companyId: string,
+  category: ComputeCategory,
+  ms: number,
+  now: Date,
+): Promise<void> => {
+  await ddb.send(new UpdateCommand(monthFigureUpdate(companyId, computeFigure(category), ms, now)));
+};
+
+const totalsUpdate = (companyId: string, total: keyof UsageTotals, delta: number, headroom?: number) => ({
+  Update: {
+    TableName: tableName(),
+    Key: usageTotalsKey(companyId),
+    UpdateExpression: 'ADD #total :delta SET entity = :entity',
+    ...(headroom === undefined
+      ? {}
+      : { ConditionExpression: 'attribute_not_exists(#total) OR #total <= :headroom' }),
+    ExpressionAttributeNames: { '#total': total },
+    ExpressionAttributeValues: {
+      ':delta': delta,
+      ':entity': 'usage_totals',
+      ...(headroom === undefined ? {} : { ':headroom': headroom }),
+    },
+  },
+});
+
+/**
+ * Transaction item: adds a recorded object's bytes to `storageBytes`; with `headroom` (the allowance minus the
+ * object's size), only while the total is at most that, so the allowance is never passed.
+ */
+export const addStorageBytesItem = (companyId: string, bytes: number, options: { headroom?: number } = {}) =>
+  totalsUpdate(companyId, 'storageBytes', bytes, options.headroom);
+
+/** Transaction item: adds a Dynadata write's byte difference (negative on delete) to `databaseBytes`. */
+export const addDatabaseBytesItem = (companyId: string, delta: number) =>
+  totalsUpdate(companyId, 'databaseBytes', delta);
 
 /** Seconds from `now` to the start of the next UTC month: the `Retry-After` of a monthly quota. */
 export const secondsToNextUtcMonth = (now: Date): number => {

@@ -1,8 +1,9 @@
 import { startExecution, stopExecution } from '../aws/step-functions';
+import type { BatchEntry } from '../data/batch';
 import { getItemsByKey } from '../data/batch';
-import { type CompanyRecord, companyKey } from '../data/companies';
+import { type CompanyRecord, companyEntry } from '../data/companies';
 import { getPlan } from '../data/plans';
-import { storedObjectKey } from '../data/stored-objects';
+import { type StoredObject, storedObjectEntry } from '../data/stored-objects';
 import {
   cancelTranscodeJob,
   createTranscodeJob,
@@ -14,9 +15,9 @@ import {
   type TranscodeJobRecord,
   TranscodeQueueFullError,
   TranscodeTransitionRefusedError,
-  transcodeJobKey,
+  transcodeJobEntry,
 } from '../data/transcode-jobs';
-import { secondsToNextUtcMonth, usageMonthKey, utcMonth } from '../data/usage-meters';
+import { secondsToNextUtcMonth, usageMonthEntry } from '../data/usage-meters';
 import { AppError, NotFoundError } from '../errors';
 import { ulid } from '../ids';
 import { logger } from '../logger';
@@ -88,34 +89,27 @@ const limitsOf = async (
 
 /** The company's resolved transcode limits (plan with overrides). */
 export const transcodeLimits = async (companyId: string): Promise<PlanLimits> => {
-  const [company] = await getItemsByKey([companyKey(companyId)]);
-  return limitsOf(companyId, company as CompanyRecord | undefined);
+  const [company] = await getItemsByKey([companyEntry(companyId)]);
+  return limitsOf(companyId, company);
 };
-
-type Item = Record<string, unknown>;
 
 /**
  * One `BatchGetItem` for everything enqueue and retry check: the company (plan and overrides), the usage
- * month (transcode seconds so far) and the item of `extra` (the source object or the job). The plan comes
+ * month (transcode seconds so far) and the entity of `extra` (the source object or the job). The plan comes
  * from a per-process cache.
  */
-const readForWrite = async (companyId: string, now: Date, extra: { pk: string; sk: string }) => {
+const readForWrite = async <T>(companyId: string, now: Date, extra: BatchEntry<T>) => {
   const [company, month, item] = await getItemsByKey([
-    companyKey(companyId),
-    usageMonthKey(companyId, utcMonth(now)),
+    companyEntry(companyId),
+    usageMonthEntry(companyId, now),
     extra,
   ]);
-  const limits = await limitsOf(companyId, company as CompanyRecord | undefined);
-  return { limits, used: Number(month?.transcode_seconds ?? 0), item: item as Item | undefined };
-};
-
-const toRecord = (item: Item): TranscodeJobRecord => {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...record } = item;
-  return record as unknown as TranscodeJobRecord;
+  const limits = await limitsOf(companyId, company);
+  return { limits, used: month?.figure('transcode_seconds') ?? 0, item };
 };
 
 /** Quota check shared by enqueue and retry: the month's billed seconds against the plan's allowance. */
-const checkQuota = async (companyId: string, limits: PlanLimits, usedSeconds: number, now: Date) => {
+const checkQuota = (companyId: string, limits: PlanLimits, usedSeconds: number, now: Date) => {
   if (usedSeconds >= limits.transcodeSecondsPerMonth) {
     throw new AppError(
       'transcode_quota_exceeded',
@@ -166,17 +160,18 @@ export const enqueueTranscode = async (
   const { limits, used, item } = await readForWrite(
     companyId,
     now,
-    storedObjectKey(companyId, reference.fullPath),
+    storedObjectEntry(companyId, reference.fullPath),
   );
-  if (item?.status !== 'stored') throw new NotFoundError('No stored object at this reference.');
+  const stored: StoredObject | undefined = item;
+  if (!stored) throw new NotFoundError('No stored object at this reference.');
   const source = {
     bucket: reference.bucket,
     fullPath: reference.fullPath,
-    size: Number(item.size),
-    etag: String(item.etag ?? ''),
-    contentType: String(item.contentType ?? 'application/octet-stream'),
+    size: stored.size,
+    etag: stored.etag,
+    contentType: stored.contentType,
   };
-  await checkQuota(companyId, limits, used, now);
+  checkQuota(companyId, limits, used, now);
   const iso = now.toISOString();
   const job: TranscodeJobRecord = {
     jobId: newTranscodeJobId(),
@@ -256,16 +251,15 @@ const notRetryable = (job: TranscodeJobRecord, detail: string) =>
  * `pending` as the next attempt (one transaction with the queue slot) and starts a new execution.
  */
 export const retryTranscode = async (companyId: string, jobId: string, now: Date) => {
-  const { limits, used, item } = await readForWrite(companyId, now, transcodeJobKey(companyId, jobId));
-  if (!item) throw new NotFoundError('No transcode job with this id.');
-  const job = toRecord(item);
+  const { limits, used, item: job } = await readForWrite(companyId, now, transcodeJobEntry(companyId, jobId));
+  if (!job) throw new NotFoundError('No transcode job with this id.');
   if (job.status !== 'failed' && job.status !== 'canceled') {
     throw notRetryable(job, `Only failed or canceled jobs can be retried; this one is ${job.status}.`);
   }
   if (job.leaseUntil && Date.parse(job.leaseUntil) > now.getTime()) {
     throw notRetryable(job, 'A worker still holds this job; retry after its lease ends.');
   }
-  await checkQuota(companyId, limits, used, now);
+  checkQuota(companyId, limits, used, now);
   try {
     await retryTranscodeJob(companyId, jobId, { attempt: job.attempt }, limits.transcodeQueueCap, now);
   } catch (error) {

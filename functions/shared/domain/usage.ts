@@ -1,7 +1,7 @@
 import { getItemsByKey } from '../data/batch';
-import { companyKey, toCompany } from '../data/companies';
-import { getPlan, planKey, toPlan } from '../data/plans';
-import { usageFigures, usageKeys } from '../data/usage-meters';
+import { companyEntry } from '../data/companies';
+import { getPlan, planEntry } from '../data/plans';
+import { usageFigures, usageMonthEntry, usageTotalsEntry } from '../data/usage-meters';
 import { NotFoundError } from '../errors';
 import { resolveLimits } from './limits';
 import { subscriptionPeriod } from './subscription';
@@ -30,15 +30,15 @@ export const getUsageSnapshot = async (
   now: Date,
   planIdHint?: string,
 ) => {
-  const [companyItem, month, totals, planItem] = await getItemsByKey([
-    companyKey(companyId),
-    ...usageKeys(companyId, now),
-    ...(planIdHint ? [planKey(planIdHint)] : []),
+  const [company, month, totals, hinted] = await getItemsByKey([
+    companyEntry(companyId),
+    usageMonthEntry(companyId, now),
+    usageTotalsEntry(companyId),
+    ...(planIdHint ? [planEntry(planIdHint)] : []),
   ]);
-  if (!companyItem) throw new NotFoundError('The company of this credential no longer exists.');
-  const company = toCompany(companyItem);
+  if (!company) throw new NotFoundError('The company of this credential no longer exists.');
   const figures = usageFigures(month, totals, now, granularity);
-  const plan = planItem && company.planId === planIdHint ? toPlan(planItem) : await getPlan(company.planId);
+  const plan = hinted && company.planId === planIdHint ? hinted : await getPlan(company.planId);
   if (!plan) throw new Error(`Company ${companyId} is on unknown plan ${company.planId}`);
   const period = subscriptionPeriod(company.subscriptionAnchor, now);
   return {
