@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AppError } from '../shared/errors';
-import { parseScopeList, SCOPES, type Scope } from '../shared/scopes';
+import { parseScopeList, SCOPES, type Scope } from '../shared/types/scopes';
 import { DYNADATA_USAGE, runDynadataCommand } from './dynadata-commands';
 import { selectTarget, UsageError } from './target';
 

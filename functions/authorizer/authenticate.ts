@@ -9,7 +9,7 @@ import { type ClaimRefusal, checkV1Claims } from '../shared/auth/jwt-claims';
 import { forgetKeySet, loadKeySet } from '../shared/auth/signing-keys';
 import { API_KEY_PATTERN, findApiKeyBySecret } from '../shared/data/api-keys';
 import { env } from '../shared/env';
-import type { AuthContext } from '../shared/http/auth-context';
+import type { AuthContext } from '../shared/types/auth';
 import { MAX_CREDENTIAL_LENGTH, type PresentedCredential } from './credentials';
 import { createDecisionCache, credentialCacheKey } from './decision-cache';
 

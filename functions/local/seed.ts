@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { createApiKey } from '../shared/data/api-keys';
 import { getPlan, putPlan } from '../shared/data/plans';
 import { createCompanyWithPlan } from '../shared/domain/company-admin';
-import type { Plan } from '../shared/routes/schemas';
-import { SCOPES } from '../shared/scopes';
+import type { Plan } from '../shared/types/plans';
+import { SCOPES } from '../shared/types/scopes';
 
 const GIB = 1024 ** 3;
 const MIB = 1024 ** 2;

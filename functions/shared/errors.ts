@@ -1,3 +1,5 @@
+import type * as z from './zod';
+
 /**
  * Domain errors and the one catalogue of stable error codes. Handlers and domain code throw `AppError`
  * (or a subclass); `http/problem.ts` maps it to RFC 9457 problem+json once. The OpenAPI document lists every
@@ -104,3 +106,13 @@ export class NotImplementedError extends AppError {
     this.name = 'NotImplementedError';
   }
 }
+
+const escapePointer = (segment: PropertyKey): string =>
+  String(segment).replaceAll('~', '~0').replaceAll('/', '~1');
+
+/** Turns zod issues into JSON-pointer field errors rooted at the request part (`/body`, `/query`, ...). */
+export const fieldErrors = (part: string, error: z.ZodError): FieldError[] =>
+  error.issues.map((issue) => ({
+    pointer: `/${part}${issue.path.map((p) => `/${escapePointer(p)}`).join('')}`,
+    message: issue.message,
+  }));

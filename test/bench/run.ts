@@ -86,7 +86,7 @@ try {
     }) as unknown as APIGatewayProxyEvent;
 
   const { createApiKey } = await import('../../functions/shared/data/api-keys');
-  const { SCOPES } = await import('../../functions/shared/scopes');
+  const { SCOPES } = await import('../../functions/shared/types/scopes');
   const { mintJwt } = await import('../../functions/shared/auth/jwt-mint');
   const { currentSigningKey, loadKeySet } = await import('../../functions/shared/auth/signing-keys');
   const freshKey = (

@@ -39,7 +39,7 @@ export const benchTranscodes = async (apiUrl: string, write: (line: string) => v
 
   const { createCompanyWithPlan } = await import('../../functions/shared/domain/company-admin');
   const { createApiKey } = await import('../../functions/shared/data/api-keys');
-  const { SCOPES } = await import('../../functions/shared/scopes');
+  const { SCOPES } = await import('../../functions/shared/types/scopes');
   const { uploadFile } = await import('../../functions/shared/aws/s3-objects');
   const { recordStoredObject } = await import('../../functions/shared/data/stored-objects');
   const { env } = await import('../../functions/shared/env');

@@ -1,4 +1,4 @@
-import type { PlanLimits } from '../../functions/shared/routes/schemas';
+import type { PlanLimits } from '../../functions/shared/types/plans';
 
 /** Sets per-company limit overrides straight in DynamoDB Local, as an operator would. */
 export const setCompanyLimitOverrides = async (companyId: string, overrides: Partial<PlanLimits>) => {

@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import type { Scope } from '../../functions/shared/scopes';
+import type { Scope } from '../../functions/shared/types/scopes';
 
 const stack = inject('stack');
 Object.assign(process.env, stack.env, { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
@@ -38,7 +38,7 @@ export const call = async (
 export const createTenant = async (options: { plan?: string; scopes?: Scope[]; name?: string } = {}) => {
   const { createCompanyWithPlan } = await import('../../functions/shared/domain/company-admin');
   const { createApiKey } = await import('../../functions/shared/data/api-keys');
-  const { SCOPES } = await import('../../functions/shared/scopes');
+  const { SCOPES } = await import('../../functions/shared/types/scopes');
   const now = new Date();
   const company = await createCompanyWithPlan(
     {

@@ -1,5 +1,4 @@
 import { assertCursorKeyConfigured } from '../../shared/domain/dynadata/cursor-key';
-import { withIdempotency } from '../../shared/domain/idempotency';
 import { sendMessageToContact } from '../../shared/domain/messages/send-message';
 import { createApiHandler } from '../../shared/http/middleware';
 
@@ -7,14 +6,7 @@ import { createApiHandler } from '../../shared/http/middleware';
 assertCursorKeyConfigured();
 
 export const handler = createApiHandler('contacts', {
-  sendMessage: ({ auth, params, body, headers }) =>
-    withIdempotency(
-      auth.companyId,
-      headers,
-      { method: 'POST', path: `send_message/${params.contactId}`, body },
-      async () => ({
-        status: 202,
-        body: await sendMessageToContact(auth.companyId, params.contactId, body, new Date()),
-      }),
-    ),
+  sendMessage: async ({ auth, params, body }) => ({
+    body: await sendMessageToContact(auth.companyId, params.contactId, body, new Date()),
+  }),
 });

@@ -9,15 +9,15 @@ import {
   validateItem,
 } from '../../shared/domain/dynadata/items';
 import { listItems } from '../../shared/domain/dynadata/list';
-import { refuseLogEntryWrites } from '../../shared/domain/dynadata/log-entry-guard';
 import { librarySchema, typeSchema } from '../../shared/domain/dynadata/schemas';
 import { listTypeSummaries } from '../../shared/domain/dynadata/types';
-import { withIdempotency } from '../../shared/domain/idempotency';
 import { createApiHandler } from '../../shared/http/middleware';
 
 // Lists sign their cursors: without a configured key the function refuses to start.
 assertCursorKeyConfigured();
 
+// The route table switches on the log-entry guard (create, update, delete) and Idempotency-Key (create and
+// the functions); the shared chain applies both.
 export const handler = createApiHandler('dynadata', {
   listDynadataTypes: async ({ auth }) => ({
     body: { types: await listTypeSummaries(auth.companyId) },
@@ -28,16 +28,9 @@ export const handler = createApiHandler('dynadata', {
   getDynadataItem: async ({ auth, params }) => ({
     body: await getItem(auth.companyId, params.type, params._id),
   }),
-  createDynadataItem: ({ auth, params, body, headers }) =>
-    withIdempotency(
-      auth.companyId,
-      headers,
-      { method: 'POST', path: `create/${params.type}`, body },
-      async () => ({
-        status: 201,
-        body: await createItem(auth.companyId, params.type, body, new Date()),
-      }),
-    ),
+  createDynadataItem: async ({ auth, params, body }) => ({
+    body: await createItem(auth.companyId, params.type, body, new Date()),
+  }),
   updateDynadataItem: async ({ auth, params, body }) => ({
     body: await updateItem(auth.companyId, params.type, body, new Date()),
   }),
@@ -51,33 +44,21 @@ export const handler = createApiHandler('dynadata', {
   getDynadataLibrarySchema: async ({ auth, params }) => ({
     body: await librarySchema(auth.companyId, params.type, params.library),
   }),
-  executeDynadataTypeFunction: ({ auth, params, body, headers, requestId }) =>
-    withIdempotency(
-      auth.companyId,
-      headers,
-      { method: 'POST', path: `fn/${params.type}/${params.functionName}`, body },
-      () =>
-        executeFunction({
-          auth,
-          requestId,
-          typeName: params.type,
-          functionName: params.functionName,
-          input: body,
-        }),
-    ),
-  executeDynadataItemFunction: ({ auth, params, body, headers, requestId }) =>
-    withIdempotency(
-      auth.companyId,
-      headers,
-      { method: 'POST', path: `fn/${params.type}/${params._id}/${params.functionName}`, body },
-      () =>
-        executeFunction({
-          auth,
-          requestId,
-          typeName: params.type,
-          itemId: params._id,
-          functionName: params.functionName,
-          input: body,
-        }),
-    ),
-}).use(refuseLogEntryWrites());
+  executeDynadataTypeFunction: ({ auth, params, body, requestId }) =>
+    executeFunction({
+      auth,
+      requestId,
+      typeName: params.type,
+      functionName: params.functionName,
+      input: body,
+    }),
+  executeDynadataItemFunction: ({ auth, params, body, requestId }) =>
+    executeFunction({
+      auth,
+      requestId,
+      typeName: params.type,
+      itemId: params._id,
+      functionName: params.functionName,
+      input: body,
+    }),
+});

@@ -1,4 +1,4 @@
-import { listPlans } from '../../shared/data/plans';
+import { listCatalogPlans } from '../../shared/domain/plans';
 import { createApiHandler } from '../../shared/http/middleware';
 import { buildOpenApiDocument } from '../../shared/http/openapi';
 import { planSchema } from '../../shared/routes/schemas';
@@ -8,12 +8,9 @@ const openApiDocument = buildOpenApiDocument();
 
 export const handler = createApiHandler('public', {
   listPublicPlans: async ({ query }) => {
+    const plans = await listCatalogPlans({ sellableOnly: query.sellableOnly === 'true' });
     // The catalog is public: its stored shape is checked on the way out, not assumed.
-    const plans = (await listPlans()).map((plan) => planSchema.parse(plan));
-    const selected = query.sellableOnly === 'true' ? plans.filter((p) => p.sellable) : plans;
-    return {
-      body: { plans: selected.sort((a, b) => a.price.amount - b.price.amount || a.id.localeCompare(b.id)) },
-    };
+    return { body: { plans: plans.map((plan) => planSchema.parse(plan)) } };
   },
   getOpenApiDocument: async () => ({ body: openApiDocument }),
 });

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { isScope, type Scope } from '../scopes';
+import { isScope, type Scope } from '../types/scopes';
 
 /** Allowance for clocks that disagree, applied to `exp` and `nbf`. */
 export const CLOCK_SKEW_SECONDS = 30;

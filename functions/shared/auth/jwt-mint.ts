@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors';
-import { isScope } from '../scopes';
+import { isScope } from '../types/scopes';
 import { type SigningKey, signJwt } from './jwt';
 import { parseIpRule } from './jwt-claims';
 

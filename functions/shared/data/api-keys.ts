@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newKeyId } from '../ids';
-import type { Scope } from '../scopes';
-import { ddb, isConditionalCheckFailed, tableName } from './client';
+import type { Scope } from '../types/scopes';
+import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
 import { TABLE_SHAPE } from './table';
 
 /**
@@ -83,24 +83,15 @@ interface StoredKey {
   keyHash: string;
 }
 
-const queryCompanyKeys = async (companyId: string): Promise<StoredKey[]> => {
-  const out: StoredKey[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: TABLE_SHAPE.gsi1.indexName,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': apiKeyListKey(companyId, '', '').gsi1pk },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) out.push({ record: toRecord(item), keyHash: String(item.keyHash) });
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return out;
-};
+const queryCompanyKeys = async (companyId: string): Promise<StoredKey[]> =>
+  (
+    await queryAll({
+      TableName: tableName(),
+      IndexName: TABLE_SHAPE.gsi1.indexName,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': apiKeyListKey(companyId, '', '').gsi1pk },
+    })
+  ).map((item) => ({ record: toRecord(item), keyHash: String(item.keyHash) }));
 
 export const listApiKeys = async (companyId: string): Promise<ApiKeyRecord[]> =>
   (await queryCompanyKeys(companyId)).map((k) => k.record);

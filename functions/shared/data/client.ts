@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { env } from '../env';
 
 const { region, dynamodbEndpoint } = env();
@@ -20,3 +20,10 @@ export const tableName = (): string => env().tableName;
 
 export const isConditionalCheckFailed = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/** Every item a query matches, page after page (`paginateQuery`): for small partitions and operator sweeps. */
+export const queryAll = async (input: QueryCommandInput): Promise<Record<string, unknown>[]> => {
+  const items: Record<string, unknown>[] = [];
+  for await (const page of paginateQuery({ client: ddb }, input)) items.push(...(page.Items ?? []));
+  return items;
+};

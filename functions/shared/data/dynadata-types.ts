@@ -1,5 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
 
 /**
  * Dynadata type records, one per company and type in the company's `CO#<id>#DDTYPE` partition. A custom
@@ -66,23 +66,16 @@ export const getTypeItemCount = async (companyId: string, typeName: string): Pro
 };
 
 /** Every custom type of the company (one query; a company has few types). */
-export const listCustomTypes = async (companyId: string): Promise<StoredTypeDefinition[]> => {
-  const out: StoredTypeDefinition[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': dynadataTypeKey(companyId, '').pk },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) if (typeof item.schemaJson === 'string') out.push(fromItem(item));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
-};
+export const listCustomTypes = async (companyId: string): Promise<StoredTypeDefinition[]> =>
+  (
+    await queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': dynadataTypeKey(companyId, '').pk },
+    })
+  )
+    .filter((item) => typeof item.schemaJson === 'string')
+    .map(fromItem);
 
 /**
  * Creates or replaces a custom type's schema, keeping its item count and bumping its version (item writes

@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Plan } from '../routes/schemas';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Plan } from '../types/plans';
 import type { BatchEntry } from './batch';
-import { ddb, tableName } from './client';
+import { ddb, queryAll, tableName } from './client';
 
 /** Plans are global (not per tenant): one partition holds the whole catalog, which is small. */
 export const planKey = (planId: string) => ({ pk: 'PLAN', sk: planId });
@@ -14,26 +14,17 @@ const ENTITY = 'plan';
  */
 export const toPlan = (item: Record<string, unknown>): Plan => {
   const { pk: _pk, sk: _sk, entity: _entity, updatedAt: _updatedAt, ...plan } = item;
-  return plan as Plan;
+  return plan as unknown as Plan;
 };
 
-export const listPlans = async (): Promise<Plan[]> => {
-  const plans: Plan[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': planKey('').pk },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    plans.push(...(page.Items ?? []).map(toPlan));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return plans;
-};
+export const listPlans = async (): Promise<Plan[]> =>
+  (
+    await queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': planKey('').pk },
+    })
+  ).map(toPlan);
 
 export const getPlan = async (planId: string): Promise<Plan | undefined> => {
   const { Item } = await ddb.send(new GetCommand({ TableName: tableName(), Key: planKey(planId) }));

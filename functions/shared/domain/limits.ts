@@ -1,5 +1,5 @@
 import type { CompanyRecord } from '../data/companies';
-import type { PlanLimits } from '../routes/schemas';
+import type { PlanLimits } from '../types/plans';
 
 /** A company's effective limits: its plan's defaults with the company's overrides on top. */
 export const resolveLimits = (

@@ -21,7 +21,7 @@ import { secondsToNextUtcMonth, usageMonthEntry } from '../data/usage-meters';
 import { AppError, NotFoundError } from '../errors';
 import { ulid } from '../ids';
 import { logger } from '../logger';
-import type { Plan, PlanLimits } from '../routes/schemas';
+import type { Plan, PlanLimits } from '../types/plans';
 import { resolveLimits } from './limits';
 import { parseStorageReference } from './storage-references';
 import type { TranscodePreset } from './transcode-presets';

@@ -1,24 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { AppError } from '../errors';
-import { parseScopeList, type Scope } from '../scopes';
-
-export type AuthMethod = 'api_key' | 'jwt';
-
-/** What the authorizer established about the caller. Carried in the authorizer context as strings. */
-export interface AuthContext {
-  companyId: string;
-  authMethod: AuthMethod;
-  /** API key id, or the JWT id when the credential is a token. */
-  keyId: string;
-  scopes: Scope[];
-  /** The company's resolved monthly allowance of `api_requests` (plan default or override). */
-  apiRequestsPerMonth?: number;
-  /** The company's resolved largest single upload and total storage allowance, in bytes. */
-  maxObjectBytes?: number;
-  storageBytesLimit?: number;
-  /** The company's plan as the authorizer saw it (at most its cache TTL old); a hint, not an authority. */
-  planId?: string;
-}
+import type { AuthContext } from '../types/auth';
+import { parseScopeList } from '../types/scopes';
 
 const optionalNumbers = ['apiRequestsPerMonth', 'maxObjectBytes', 'storageBytesLimit'] as const;
 

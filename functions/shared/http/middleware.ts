@@ -6,7 +6,7 @@ import { logger } from '../logger';
 import type { RouteGroup } from '../routes/route-table';
 import { readAuthContext } from './auth-context';
 import { problemResponse } from './problem';
-import { createRouter, type GroupHandlers } from './router';
+import { type ApiContext, createRouter, type GroupHandlers } from './router';
 
 type Middleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
 
@@ -32,15 +32,17 @@ const correlation = (): Middleware => ({
 });
 
 /**
- * Second: every authenticated request adds 1 to `api_requests` (UTC month and day) in one conditional
+ * Second: reads the caller's credential once (the router takes it from the context) and every authenticated
+ * request adds 1 to `api_requests` (UTC month and day) in one conditional
  * `UpdateItem`; at the monthly allowance it is refused with 429 `quota_exceeded` before any other work.
  * Public routes carry no authorizer context and are not metered.
  */
 const meterApiRequests = (): Middleware => ({
-  before: async ({ event }) => {
+  before: async ({ event, context }) => {
     const authorizer = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
     if (typeof authorizer?.companyId !== 'string') return;
     const auth = readAuthContext(event);
+    (context as ApiContext).auth = auth;
     const now = new Date();
     try {
       await addToMeter(auth.companyId, 'api_requests', 1, now, auth.apiRequestsPerMonth);

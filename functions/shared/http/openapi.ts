@@ -1,6 +1,6 @@
 import { ERROR_CATALOG } from '../errors';
 import { ROUTES, type RouteDefinition } from '../routes/route-table';
-import { SCOPES } from '../scopes';
+import { SCOPES } from '../types/scopes';
 import * as z from '../zod';
 
 type JsonSchema = Record<string, unknown>;

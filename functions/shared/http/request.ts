@@ -1,20 +1,10 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { AppError, type FieldError, ValidationError } from '../errors';
+import { AppError, type FieldError, fieldErrors, ValidationError } from '../errors';
 import type { RouteDefinition } from '../routes/route-table';
 import type * as z from '../zod';
 
 /** Largest JSON body a route accepts (API Gateway's own payload limit is 10 MB). */
 export const MAX_JSON_BODY_BYTES = 1_048_576;
-
-const escapePointer = (segment: PropertyKey): string =>
-  String(segment).replaceAll('~', '~0').replaceAll('/', '~1');
-
-/** Turns zod issues into JSON-pointer field errors rooted at the request part (`/body`, `/query`, ...). */
-export const fieldErrors = (part: string, error: z.ZodError): FieldError[] =>
-  error.issues.map((issue) => ({
-    pointer: `/${part}${issue.path.map((p) => `/${escapePointer(p)}`).join('')}`,
-    message: issue.message,
-  }));
 
 export const lowercaseHeaders = (headers: APIGatewayProxyEvent['headers']): Record<string, string> => {
   const out: Record<string, string> = {};

@@ -1,46 +1,9 @@
+import { listRequestSchema } from '../domain/dynadata/list-request';
 import * as z from '../zod';
 
+export { sendMessageBody } from '../domain/messages/message-body';
+
 /** Request and response bodies of the Dynadata and messaging routes (they become the OpenAPI document). */
-
-const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-const conditionSchema = z
-  .object({
-    eq: scalar.optional(),
-    ne: scalar.optional(),
-    gt: z.union([z.string(), z.number()]).optional(),
-    gte: z.union([z.string(), z.number()]).optional(),
-    lt: z.union([z.string(), z.number()]).optional(),
-    lte: z.union([z.string(), z.number()]).optional(),
-    in: z.array(scalar).min(1).max(100).optional(),
-    exists: z.boolean().optional(),
-    prefix: z.string().min(1).optional(),
-  })
-  .strict()
-  .describe('Operators on one field, ANDed.');
-
-export const listFilterSchema = z
-  .record(z.string(), z.union([scalar, conditionSchema]))
-  .describe('Conditions on top-level fields: a value (equality) or an operator object.');
-
-export const listRequestSchema = z
-  .object({
-    filter: listFilterSchema.optional(),
-    sort: z
-      .object({
-        field: z.string().default('_id').describe('`_id` (creation order) or the type’s indexed field.'),
-        order: z.enum(['asc', 'desc']).default('desc'),
-      })
-      .strict()
-      .optional()
-      .describe('Default: `{field: "_id", order: "desc"}` (newest first).'),
-    limit: z.number().int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 25).'),
-    cursor: z.string().max(2048).optional().describe('`nextCursor` of the previous page.'),
-  })
-  .strict();
-
-export type ListRequest = z.infer<typeof listRequestSchema>;
-export type ListFilter = z.infer<typeof listFilterSchema>;
-export type ListFilterCondition = z.infer<typeof conditionSchema>;
 
 const fieldError = z.object({
   pointer: z.string().describe('JSON pointer into the request, rooted at `/body`.'),
@@ -127,38 +90,6 @@ export const executeFunctionResponse = z
   .describe(
     'Output of the function. `count`: `{count, complete, cursor}` (a filtered count examines at most 10 000 items per call; when `complete` is false, call again with `cursor`). `sendMessage`: `{messageId, status}`.',
   );
-
-const storageReference = z
-  .object({
-    bucket: z.string().optional().describe('Platform bucket; defaults to it when absent.'),
-    fullPath: z.string().min(1).describe('Path of one of your files, under `companies/<companyId>/`.'),
-  })
-  .strict();
-
-const fileBody = z
-  .object({
-    file: storageReference,
-    caption: z.string().max(1024).optional(),
-    filename: z.string().min(1).max(255).optional(),
-  })
-  .strict();
-
-export const sendMessageBody = z
-  .discriminatedUnion('type', [
-    z.object({
-      type: z.literal('text'),
-      body: z.object({ text: z.string().min(1).max(4096) }).strict(),
-    }),
-    z.object({ type: z.literal('image'), body: fileBody }),
-    z.object({ type: z.literal('audio'), body: fileBody }),
-    z.object({ type: z.literal('video'), body: fileBody }),
-    z.object({ type: z.literal('document'), body: fileBody }),
-  ])
-  .describe(
-    '`text`: `{text}` (1–4096 characters); `image`, `audio`, `video`, `document`: `{file, caption?, filename?}`.',
-  );
-
-export type SendMessageBody = z.infer<typeof sendMessageBody>;
 
 export const sendMessageResponse = z.object({
   messageId: z.string().describe('`_id` of the stored message (type `messages`).'),

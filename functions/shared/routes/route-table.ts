@@ -1,4 +1,4 @@
-import type { Scope } from '../scopes';
+import type { Scope } from '../types/scopes';
 import * as z from '../zod';
 import * as dd from './dynadata-schemas';
 import { anyObject, companySchema, planSchema, usageSnapshotSchema } from './schemas';
@@ -51,6 +51,10 @@ export interface RouteDefinition {
   response: z.ZodType;
   /** HTTP status of a successful call. */
   successStatus?: number;
+  /** The route honours `Idempotency-Key` (`http/idempotency.ts`). */
+  idempotent?: true;
+  /** The route writes items of the Dynadata type `{type}`: the log-entry guard (`http/log-entry-guard.ts`) runs. */
+  writesItemsOfType?: true;
 }
 
 const route = <const R extends RouteDefinition>(r: R): R => r;
@@ -110,6 +114,7 @@ export const ROUTES = [
     body: dd.sendMessageBody,
     response: dd.sendMessageResponse,
     successStatus: 202,
+    idempotent: true,
   }),
   route({
     method: 'GET',
@@ -156,6 +161,8 @@ export const ROUTES = [
     body: dd.itemFieldsBody,
     response: dd.dynadataItemSchema,
     successStatus: 201,
+    idempotent: true,
+    writesItemsOfType: true,
   }),
   route({
     method: 'POST',
@@ -168,6 +175,7 @@ export const ROUTES = [
     params: typeParam,
     body: dd.updateItemBody,
     response: dd.dynadataItemSchema,
+    writesItemsOfType: true,
   }),
   route({
     method: 'DELETE',
@@ -179,6 +187,7 @@ export const ROUTES = [
     scope: 'dynadata:write',
     params: itemParams,
     response: dd.deleteItemResponse,
+    writesItemsOfType: true,
   }),
   route({
     method: 'POST',
@@ -227,6 +236,7 @@ export const ROUTES = [
     params: typeParam.extend({ functionName: z.string().min(1).max(64) }),
     body: dd.executeFunctionBody,
     response: dd.executeFunctionResponse,
+    idempotent: true,
   }),
   route({
     method: 'POST',
@@ -239,6 +249,7 @@ export const ROUTES = [
     params: itemParams.extend({ functionName: z.string().min(1).max(64) }),
     body: dd.executeFunctionBody,
     response: dd.executeFunctionResponse,
+    idempotent: true,
   }),
   route({
     method: 'POST',

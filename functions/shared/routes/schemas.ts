@@ -1,3 +1,4 @@
+import type { Plan, PlanLimits } from '../types/plans';
 import * as z from '../zod';
 
 /** Shapes shared by several routes. Every field carries a description: they become the OpenAPI document. */
@@ -31,8 +32,6 @@ export const planLimitsSchema = z
   })
   .describe('Numeric limits of a plan. A company may have per-limit overrides on top of its plan.');
 
-export type PlanLimits = z.infer<typeof planLimitsSchema>;
-
 export const planSchema = z
   .object({
     id: z.string().describe('Stable plan identifier, for example `starter`.'),
@@ -48,7 +47,10 @@ export const planSchema = z
   })
   .describe('An entry of the public plan catalog.');
 
-export type Plan = z.infer<typeof planSchema>;
+/** The schemas describe exactly the shared plan types (a compile error otherwise). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const planSchemaMatchesType: Same<z.infer<typeof planSchema>, Plan> &
+  Same<z.infer<typeof planLimitsSchema>, PlanLimits> = true;
 
 export const subscriptionSchema = z
   .object({

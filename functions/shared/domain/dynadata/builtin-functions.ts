@@ -1,8 +1,9 @@
-import { listFilterSchema, sendMessageBody } from '../../routes/dynadata-schemas';
 import * as z from '../../zod';
+import { sendMessageBody } from '../messages/message-body';
 import { sendMessageToContact } from '../messages/send-message';
 import { registerDynadataFunction } from './functions';
 import { countItems } from './list';
+import { listFilterSchema } from './list-request';
 
 /** The built-in functions of the registry (see `functions.ts`). Importing this module registers them. */
 registerDynadataFunction({

@@ -1,7 +1,6 @@
 import { getStoredItem } from '../../data/dynadata-items';
-import { InsufficientScopeError, NotFoundError, ValidationError } from '../../errors';
-import type { AuthContext } from '../../http/auth-context';
-import { fieldErrors } from '../../http/request';
+import { fieldErrors, InsufficientScopeError, NotFoundError, ValidationError } from '../../errors';
+import type { AuthContext } from '../../types/auth';
 import { findDynadataFunction } from './functions';
 import { resolveType } from './types';
 

@@ -1,5 +1,5 @@
-import type { AuthContext } from '../../http/auth-context';
-import type { Scope } from '../../scopes';
+import type { AuthContext } from '../../types/auth';
+import type { Scope } from '../../types/scopes';
 import * as z from '../../zod';
 
 /**

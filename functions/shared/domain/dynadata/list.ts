@@ -10,9 +10,9 @@ import {
 } from '../../data/dynadata-items';
 import { getTypeItemCount } from '../../data/dynadata-types';
 import { type FieldError, ValidationError } from '../../errors';
-import type { ListFilter, ListFilterCondition, ListRequest } from '../../routes/dynadata-schemas';
 import { loadCursorKey } from './cursor-key';
 import { type PublicItem, toPublicItem } from './items';
+import type { ListFilter, ListFilterCondition, ListRequest } from './list-request';
 import { type ResolvedType, resolveType } from './types';
 
 /**

@@ -3,9 +3,9 @@ import { getStoredItem, insertItem, type StoredItem } from '../../data/dynadata-
 import { NotFoundError } from '../../errors';
 import { ulid } from '../../ids';
 import { logger } from '../../logger';
-import type { SendMessageBody } from '../../routes/dynadata-schemas';
 import { resolveStoredObject } from '../storage-references';
 import { failMessage } from './delivery';
+import type { SendMessageBody } from './message-body';
 
 /**
  * send_message: the message is stored as an item of the built-in `messages` type (`{contactId, type, body,

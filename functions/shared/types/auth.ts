@@ -1,0 +1,19 @@
+import type { Scope } from './scopes';
+
+export type AuthMethod = 'api_key' | 'jwt';
+
+/** What the authorizer established about the caller. Carried in the authorizer context as strings. */
+export interface AuthContext {
+  companyId: string;
+  authMethod: AuthMethod;
+  /** API key id, or the JWT id when the credential is a token. */
+  keyId: string;
+  scopes: Scope[];
+  /** The company's resolved monthly allowance of `api_requests` (plan default or override). */
+  apiRequestsPerMonth?: number;
+  /** The company's resolved largest single upload and total storage allowance, in bytes. */
+  maxObjectBytes?: number;
+  storageBytesLimit?: number;
+  /** The company's plan as the authorizer saw it (at most its cache TTL old); a hint, not an authority. */
+  planId?: string;
+}
