@@ -4,9 +4,9 @@ import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import { type StateMachineName, stateMachineArnVariable } from '../functions/shared/aws/state-machine-names';
 import { TABLE_SHAPE } from '../functions/shared/data/table';
 import type { RouteGroup } from '../functions/shared/routes/route-table';
+import { type StateMachineName, stateMachineArnVariable } from '../functions/shared/types/state-machines';
 import { nagReference } from './nag';
 
 /**

@@ -1,7 +1,7 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import type { StateMachineName } from '../functions/shared/aws/state-machine-names';
+import type { StateMachineName } from '../functions/shared/types/state-machines';
 import type { DataResources } from './access';
 import { MessageDelivery } from './constructs/message-delivery';
 import { TranscodeJobs } from './constructs/transcode-jobs';

@@ -1,8 +1,4 @@
-import {
-  STATE_MACHINE_NAMES,
-  type StateMachineName,
-  stateMachineArnVariable,
-} from './aws/state-machine-names';
+import { STATE_MACHINE_NAMES, type StateMachineName, stateMachineArnVariable } from './types/state-machines';
 
 /**
  * The only place that reads `process.env`. Each value is read once, on first use, and a missing required

@@ -3,7 +3,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import type { StateMachineName } from '../../functions/shared/aws/state-machine-names';
+import type { StateMachineName } from '../../functions/shared/types/state-machines';
 import { nagReference } from '../nag';
 import { PROJECT_ROOT } from './app-function';
 

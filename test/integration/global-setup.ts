@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { stateMachineArnVariable } from '../../functions/shared/aws/state-machine-names';
+import { stateMachineArnVariable } from '../../functions/shared/types/state-machines';
 import { startStackProcess } from './local-stack-process';
 
 declare module 'vitest' {

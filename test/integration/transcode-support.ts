@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { TranscodeJobRecord, TranscodeStatus } from '../../functions/shared/data/transcode-jobs';
-import type { TranscodePreset } from '../../functions/shared/domain/transcode-presets';
+import type { TranscodePreset } from '../../functions/shared/types/transcodes';
 import { call } from './support';
 
 /**

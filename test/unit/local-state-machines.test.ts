@@ -6,7 +6,7 @@ import {
   substituteDefinition,
   taskStateNames,
 } from '../../functions/local/step-functions/machines';
-import { STATE_MACHINE_NAMES } from '../../functions/shared/aws/state-machine-names';
+import { STATE_MACHINE_NAMES } from '../../functions/shared/types/state-machines';
 
 const fixtures = new URL('../fixtures/statemachines/', import.meta.url).pathname;
 

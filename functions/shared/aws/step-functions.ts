@@ -6,14 +6,14 @@ import {
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { env } from '../env';
-import type { StateMachineName } from './state-machine-names';
+import type { StateMachineName } from '../types/state-machines';
 
 /**
  * The Step Functions adapter: starts and stops executions of the platform's state machines. Machines are
  * named by what they run; their ARNs come from the environment, where only the machines a function was
  * granted are set. Locally the endpoint points at the local stack's Step Functions emulator.
  */
-export type { StateMachineName } from './state-machine-names';
+export type { StateMachineName } from '../types/state-machines';
 
 const { region, stepFunctionsEndpoint } = env();
 

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { TranscodePreset } from '../domain/transcode-presets';
+import type { TranscodePreset } from '../types/transcodes';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { TABLE_SHAPE } from './table';

@@ -1,3 +1,7 @@
+import { TRANSCODE_PRESETS, type TranscodePreset } from '../types/transcodes';
+
+export { TRANSCODE_PRESETS, type TranscodePreset };
+
 /**
  * Media transform presets: one table that yields both the MediaConvert output settings (on AWS) and the
  * ffmpeg arguments (local stack), plus what a correct output looks like (checked with ffprobe by the tests).
@@ -9,8 +13,6 @@
  *   gives AAC in MP4 (no video track). Every other preset drops video.
  * - Outputs are written as `output.<extension>` under the job's attempt prefix.
  */
-export const TRANSCODE_PRESETS = ['mp4', 'ogg_opus', 'wav', 'flac_16k_mono'] as const;
-export type TranscodePreset = (typeof TRANSCODE_PRESETS)[number];
 
 export interface PresetExpectation {
   /** ffprobe `format.format_name` contains this. */

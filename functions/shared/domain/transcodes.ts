@@ -22,9 +22,9 @@ import { AppError, NotFoundError } from '../errors';
 import { ulid } from '../ids';
 import { logger } from '../logger';
 import type { Plan, PlanLimits } from '../types/plans';
+import type { TranscodePreset } from '../types/transcodes';
 import { resolveLimits } from './limits';
 import { parseStorageReference } from './storage-references';
-import type { TranscodePreset } from './transcode-presets';
 
 /**
  * Transcode jobs as the API routes, the workflow action and the MCP read tool see them. Decisions where the

@@ -1,4 +1,4 @@
-import { TRANSCODE_PRESETS } from '../domain/transcode-presets';
+import { TRANSCODE_PRESETS } from '../types/transcodes';
 import * as z from '../zod';
 
 /** Request and response shapes of the media transform routes (they become the OpenAPI document). */
