@@ -9,9 +9,10 @@ import { type ClaimRefusal, checkV1Claims } from '../shared/auth/jwt-claims';
 import { forgetKeySet, loadKeySet } from '../shared/auth/signing-keys';
 import { API_KEY_PATTERN, findApiKeyBySecret } from '../shared/data/api-keys';
 import { env } from '../shared/env';
+import { createTtlCache } from '../shared/ttl-cache';
 import type { AuthContext } from '../shared/types/auth';
 import { MAX_CREDENTIAL_LENGTH, type PresentedCredential } from './credentials';
-import { createDecisionCache, credentialCacheKey } from './decision-cache';
+import { credentialCacheKey } from './decision-cache';
 
 /** Why a credential was refused; logged, never shown to the caller (every refusal is the same 401). */
 export type Refusal =
@@ -38,7 +39,7 @@ const authenticateApiKey = async (value: string): Promise<AuthOutcome> => {
 };
 
 /** Decisions that needed the database, per warm Lambda instance (structural refusals are cheap anyway). */
-const decisions = createDecisionCache<AuthOutcome>(env().authorizerCacheTtlSeconds * 1000);
+const decisions = createTtlCache<AuthOutcome>(env().authorizerCacheTtlSeconds * 1000);
 
 let jwtKeys: VerificationKeys | undefined;
 let keysLoadedAt = 0;

@@ -2,7 +2,7 @@ import { getCompany } from '../shared/data/companies';
 import { getPlan } from '../shared/data/plans';
 import { resolveLimits } from '../shared/domain/limits';
 import { env } from '../shared/env';
-import { createDecisionCache } from './decision-cache';
+import { createTtlCache } from '../shared/ttl-cache';
 
 /**
  * What the authorizer needs to know about a company: whether it may call, its monthly allowance, and the
@@ -18,7 +18,7 @@ export type CompanyAccess =
     }
   | { active: false };
 
-const companies = createDecisionCache<CompanyAccess>(env().authorizerCacheTtlSeconds * 1000);
+const companies = createTtlCache<CompanyAccess>(env().authorizerCacheTtlSeconds * 1000);
 
 export const companyAccess = async (companyId: string, now: number): Promise<CompanyAccess> => {
   const cached = companies.get(companyId, now);

@@ -4,20 +4,17 @@ import { getPlan } from '../shared/data/plans';
 import { addComputeMs } from '../shared/data/usage-meters';
 import { resolveLimits } from '../shared/domain/limits';
 import type { AccessLogRecord } from '../shared/http/access-log';
+import { cachedOrLoad, createTtlCache } from '../shared/ttl-cache';
 
 const DEFAULT_RETENTION_DAYS = 30;
-const retentionCache = new Map<string, { days: number; until: number }>();
+const retentionCache = createTtlCache<number>(300_000);
 
-const retentionDays = async (companyId: string, now: number): Promise<number> => {
-  const cached = retentionCache.get(companyId);
-  if (cached && cached.until > now) return cached.days;
-  const company = await getCompany(companyId);
-  const plan = company ? await getPlan(company.planId) : undefined;
-  const days =
-    company && plan ? resolveLimits(plan.limits, company).logRetentionDays : DEFAULT_RETENTION_DAYS;
-  retentionCache.set(companyId, { days, until: now + 300_000 });
-  return days;
-};
+const retentionDays = async (companyId: string, now: number): Promise<number> =>
+  (await cachedOrLoad(retentionCache, companyId, now, async () => {
+    const company = await getCompany(companyId);
+    const plan = company ? await getPlan(company.planId) : undefined;
+    return company && plan ? resolveLimits(plan.limits, company).logRetentionDays : undefined;
+  })) ?? DEFAULT_RETENTION_DAYS;
 
 const num = (value: unknown): number | null => {
   const n = typeof value === 'number' ? value : Number(value);

@@ -1,6 +1,7 @@
 import { getCustomType, listCustomTypes } from '../../data/dynadata-types';
 import { env } from '../../env';
 import { AppError, NotFoundError } from '../../errors';
+import { createTtlCache } from '../../ttl-cache';
 import { BUILTIN_TYPES, isBuiltinTypeName } from './builtin-types';
 import { functionsOfType } from './functions';
 import type { JsonSchema } from './json-schema';
@@ -26,7 +27,7 @@ export interface ResolvedType {
   customTypeVersion?: number;
 }
 
-const cache = new Map<string, { type: ResolvedType; until: number }>();
+const cache = createTtlCache<ResolvedType>(TYPE_CACHE_TTL_MS, 2_000);
 
 export const builtinType = (name: string): ResolvedType | undefined => {
   if (!isBuiltinTypeName(name)) return undefined;
@@ -63,17 +64,16 @@ export const resolveType = async (
   if (builtin) return builtin;
   if (!TYPE_NAME_PATTERN.test(name)) throw new NotFoundError(`There is no Dynadata type ${name}.`);
   const key = `${companyId}/${name}`;
-  const hit = cache.get(key);
   const now = Date.now();
-  if (hit && hit.until > now && !options.fresh) return hit.type;
+  const hit = options.fresh ? undefined : cache.get(key, now);
+  if (hit) return hit;
   const stored = await getCustomType(companyId, name);
   if (!stored) {
     cache.delete(key);
     throw new NotFoundError(`There is no Dynadata type ${name}.`);
   }
   const type = fromStored(stored);
-  if (cache.size > 2000) cache.clear();
-  cache.set(key, { type, until: now + TYPE_CACHE_TTL_MS });
+  cache.set(key, type, now);
   return type;
 };
 
