@@ -1,4 +1,4 @@
 import { createApp } from '../lib/app';
 
-// `cdk synth` / `cdk deploy`: the data stack, the API stack and the cdk-nag AwsSolutions checks.
+// `cdk synth` / `cdk deploy`: the data, jobs, API and observability stacks, with the cdk-nag AwsSolutions checks.
 createApp();

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { generateSigningKey } from '../shared/auth/signing-keys';
 import type { AccessLogRecord } from '../shared/http/access-log';
-import type { RouteGroup } from '../shared/routes/route-table';
+import { ROUTE_GROUPS, type RouteGroup } from '../shared/routes/route-table';
 import { stateMachineArnVariable } from '../shared/types/state-machines';
 import { type RunningService, startDynamoDbLocal } from './dynamodb-local';
 import type { ProxyHandler } from './gateway';
@@ -88,22 +88,16 @@ const ensureJwtKeys = (dataDir: string, now: Date) => {
     writeFileSync(file, `${JSON.stringify({ keys: [generateSigningKey(now)] }, null, 2)}\n`, { mode: 0o600 });
 };
 
-const loadHandlers = async (): Promise<Record<RouteGroup, ProxyHandler>> => {
-  const load = async (group: RouteGroup) =>
-    ((await import(`../api/${group}/index.ts`)) as { handler: ProxyHandler }).handler;
-  return {
-    public: await load('public'),
-    company: await load('company'),
-    contacts: await load('contacts'),
-    dynadata: await load('dynadata'),
-    storage: await load('storage'),
-    transcriptions: await load('transcriptions'),
-    transcodes: await load('transcodes'),
-    speech: await load('speech'),
-    usage: await load('usage'),
-    workflows: await load('workflows'),
-  };
-};
+/** Each route group's Lambda handler, loaded from `functions/api/<group>/index.ts` as the CDK app bundles it. */
+const loadHandlers = async (): Promise<Record<RouteGroup, ProxyHandler>> =>
+  Object.fromEntries(
+    await Promise.all(
+      ROUTE_GROUPS.map(async (group) => {
+        const module = (await import(`../api/${group}/index.ts`)) as { handler: ProxyHandler };
+        return [group, module.handler] as const;
+      }),
+    ),
+  ) as Record<RouteGroup, ProxyHandler>;
 
 export const startLocalStack = async (options: LocalStackOptions): Promise<LocalStack> => {
   const dataDir = resolve(options.dataDir);

@@ -19,7 +19,6 @@ export const ERROR_CATALOG = {
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   quota_exceeded: { status: 429, title: 'Quota exceeded' },
-  queue_full: { status: 429, title: 'Too many unfinished jobs' },
   throttled: { status: 429, title: 'Too many requests' },
   workflow_steps_failed: { status: 200, title: 'Workflow steps failed' },
   jwt_scopes_require_advanced: { status: 400, title: 'Scopes require advanced mode' },

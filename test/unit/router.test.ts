@@ -133,7 +133,7 @@ describe('route handler chain', () => {
   it('maps domain errors once, with Retry-After when the error carries it', async () => {
     const throwing = createApiHandler('transcodes', {
       createTranscode: async () => {
-        throw new AppError('queue_full', 'Too many unfinished jobs.', { retryAfterSeconds: 30 });
+        throw new AppError('transcode_queue_full', 'Too many unfinished jobs.', { retryAfterSeconds: 30 });
       },
     });
     const res = await throwing(event(), context);

@@ -78,17 +78,6 @@ export const putObject = async (
   return { etag: (out.ETag ?? '').replaceAll('"', '') };
 };
 
-/** The object's bytes, or undefined when there is none. */
-export const getObjectBytes = async (bucket: string, key: string): Promise<Uint8Array | undefined> => {
-  try {
-    const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    return out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
-};
-
 export const deleteObject = async (bucket: string, key: string): Promise<void> => {
   await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
 };

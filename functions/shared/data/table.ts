@@ -8,6 +8,3 @@ export const TABLE_SHAPE = {
   timeToLiveAttribute: 'ttl',
   gsi1: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
 } as const;
-
-/** Largest item the data modules write; larger payloads belong in S3 (DynamoDB's own limit is 400 KB). */
-export const MAX_ITEM_BYTES = 350_000;

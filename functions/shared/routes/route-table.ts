@@ -439,8 +439,5 @@ export const apiResourcePath = (path: string): string => path.replace(/^\/v1(?=\
 
 export const routeKey = (method: string, resourcePath: string): string => `${method} ${resourcePath}`;
 
-export const routesOfGroup = (group: RouteGroup): RouteDefinition[] =>
-  ROUTES.filter((r) => r.group === group);
-
 export const findRouteByResource = (method: string, resourcePath: string): RouteDefinition | undefined =>
   ROUTES.find((r) => r.method === method && apiResourcePath(r.path) === resourcePath);

@@ -71,14 +71,6 @@ export const companySchema = z
   })
   .describe('The authenticated company.');
 
-export const storageReferenceSchema = z
-  .object({
-    bucket: z.string().optional().describe('Platform bucket; defaults to it when absent.'),
-    fullPath: z.string().describe('Object path, always under `companies/<companyId>/`.'),
-  })
-  .describe('A reference to a stored file.');
-
-/** Body of a route whose request shape is defined by the issue that implements it. */
 export const anyObject = z.record(z.string(), z.unknown());
 
 const meterFigures = z

@@ -47,5 +47,3 @@ registerDynadataFunction({
     ),
   }),
 });
-
-export const BUILTIN_FUNCTIONS_REGISTERED = true;

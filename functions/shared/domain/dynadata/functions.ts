@@ -1,6 +1,6 @@
 import type { AuthContext } from '../../types/auth';
 import type { Scope } from '../../types/scopes';
-import * as z from '../../zod';
+import type * as z from '../../zod';
 
 /**
  * The registry of Dynadata functions (`executeFunction`). A function is bound to a type (`typeNames`, or
@@ -61,6 +61,3 @@ export const functionsOfType = (typeName: string, declared: string[]): string[] 
     .sort();
 
 export const registeredFunctionNames = (): string[] => [...registry.keys()].sort();
-
-/** Shared input pieces. */
-export const emptyInput = z.object({}).strict();

@@ -7,7 +7,6 @@ import { FORMAT_PATTERNS, type JsonSchema } from './json-schema';
  * bound), so the two agree value for value.
  */
 export const SCHEMA_LIBRARIES = ['zod'] as const;
-export type SchemaLibrary = (typeof SCHEMA_LIBRARIES)[number];
 
 const lit = (value: unknown): string => JSON.stringify(value);
 const regexLiteral = (pattern: string): string => `new RegExp(${lit(pattern)}, 'u')`;
