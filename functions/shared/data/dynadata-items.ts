@@ -287,13 +287,19 @@ export interface ItemQuery {
   countOnly?: boolean;
 }
 
+/** An item of a query page, decoded, with the key a query that continues after it starts from. */
+export interface PagedItem {
+  item: StoredItem;
+  startKey: Record<string, unknown>;
+}
+
 /** One Query request over a type's partition (or its index), exactly as described. */
 export const queryItemsPage = async (
   companyId: string,
   typeName: string,
   q: ItemQuery,
 ): Promise<{
-  items: Record<string, unknown>[];
+  items: PagedItem[];
   count: number;
   scanned: number;
   lastKey?: Record<string, unknown>;
@@ -325,14 +331,16 @@ export const queryItemsPage = async (
     }),
   );
   return {
-    items: result.Items ?? [],
+    items: (result.Items ?? []).map((raw) => ({
+      item: toStoredItem(typeName, raw),
+      startKey: startKeyOf(raw, q.useIndex),
+    })),
     count: result.Count ?? 0,
     scanned: Math.max(result.ScannedCount ?? 0, 1),
     ...(result.LastEvaluatedKey ? { lastKey: result.LastEvaluatedKey } : {}),
   };
 };
 
-/** Key of a raw item as DynamoDB expects it in `ExclusiveStartKey`. */
 /** True when `key` is a start key of the company's partition of the type (or of its index partition). */
 export const isStartKeyOf = (
   companyId: string,
@@ -355,5 +363,6 @@ export const isStartKeyOf = (
   );
 };
 
-export const startKeyOf = (raw: Record<string, unknown>, useIndex: boolean): Record<string, unknown> =>
+/** Key of a raw item as DynamoDB expects it in `ExclusiveStartKey`. */
+const startKeyOf = (raw: Record<string, unknown>, useIndex: boolean): Record<string, unknown> =>
   useIndex ? { pk: raw.pk, sk: raw.sk, gsi1pk: raw.gsi1pk, gsi1sk: raw.gsi1sk } : { pk: raw.pk, sk: raw.sk };

@@ -4,9 +4,8 @@ import {
   type ItemQuery,
   isStartKeyOf,
   LOG_ENTRIES_TYPE,
+  type PagedItem,
   queryItemsPage,
-  startKeyOf,
-  toStoredItem,
 } from '../../data/dynadata-items';
 import { getTypeItemCount } from '../../data/dynadata-types';
 import { type FieldError, ValidationError } from '../../errors';
@@ -246,11 +245,11 @@ export const listItems = async (
   // A cursor names a key of this company's partition of this type only, whatever its signature.
   if (startKey && !isStartKeyOf(companyId, typeName, useIndex, startKey)) throw badCursor();
   const { keyCondition, filter } = compileFilter(type, request.filter, useIndex);
-  const raws: Record<string, unknown>[] = [];
+  const found: PagedItem[] = [];
   let examined = 0;
   let lastKey: Record<string, unknown> | undefined;
   do {
-    const remaining = limit - raws.length;
+    const remaining = limit - found.length;
     const page = await queryItemsPage(companyId, typeName, {
       useIndex,
       forward: sort.order === 'asc',
@@ -263,18 +262,18 @@ export const listItems = async (
       ...(startKey ? { startKey } : {}),
     });
     examined += page.scanned;
-    for (const raw of page.items) if (raws.length < limit) raws.push(raw);
+    for (const paged of page.items) if (found.length < limit) found.push(paged);
     lastKey = page.lastKey;
-    if (raws.length >= limit) {
+    if (found.length >= limit) {
       // A full page continues after its last item; a Query that returned more stops there too.
-      const last = raws[raws.length - 1];
-      if (last && page.items.length > remaining) lastKey = startKeyOf(last, useIndex);
+      const last = found[found.length - 1];
+      if (last && page.items.length > remaining) lastKey = last.startKey;
       break;
     }
     startKey = page.lastKey;
   } while (lastKey && examined < MAX_EXAMINED_PER_PAGE);
   return {
-    items: raws.map((raw) => toPublicItem(toStoredItem(typeName, raw))),
+    items: found.map(({ item }) => toPublicItem(item)),
     nextCursor: lastKey ? encodeCursor(secret, fingerprint, lastKey) : null,
   };
 };

@@ -1,4 +1,4 @@
-import { queryItemsPage, removeItem, toStoredItem } from '../../data/dynadata-items';
+import { queryItemsPage, removeItem } from '../../data/dynadata-items';
 import {
   deleteCustomTypeRecord,
   getCustomType,
@@ -81,8 +81,8 @@ export const deleteType = async (
         limit: 100,
         ...(startKey ? { startKey } : {}),
       });
-      for (const raw of page.items) {
-        await removeItem(companyId, name, toStoredItem(name, raw), {});
+      for (const { item } of page.items) {
+        await removeItem(companyId, name, item, {});
         deletedItems++;
       }
       startKey = page.lastKey;
