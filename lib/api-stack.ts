@@ -3,10 +3,13 @@ import {
   AccessLogFormat,
   AuthorizationType,
   type CfnAuthorizer,
+  ContentHandling,
   EndpointType,
   LogGroupLogDestination,
   MethodLoggingLevel,
   type MethodOptions,
+  MockIntegration,
+  PassthroughBehavior,
   RequestAuthorizer,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
@@ -14,6 +17,7 @@ import { FilterPattern, LogGroup, RetentionDays, SubscriptionFilter } from 'aws-
 import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations';
 import type { Construct } from 'constructs';
 import { ACCESS_LOG_FIELDS } from '../functions/shared/http/access-log';
+import { buildProblem, methodNotAllowed, PROBLEM_CONTENT_TYPE } from '../functions/shared/http/problem';
 import {
   apiResourcePath,
   ROUTE_GROUPS,
@@ -60,6 +64,9 @@ export class ApiStack extends Stack {
     this.api = new RestApi(this, 'Api', {
       description: 'Public REST API v1',
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // Every request body reaches the functions as its exact bytes (base64), so a body that is not valid
+      // UTF-8 is refused with 400 instead of reaching them with replacement characters.
+      binaryMediaTypes: ['*/*'],
       // API Gateway writes access and execution logs only with the account's CloudWatch role set.
       cloudWatchRole: true,
       deployOptions: {
@@ -141,8 +148,69 @@ export class ApiStack extends Stack {
       }
     }
 
+    this.addMethodNotAllowed();
     this.acknowledgeApiFindings();
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the v1 stage' });
+  }
+
+  /**
+   * Each resource answers a method it lacks with 405 `method_not_allowed` and `Allow` (otherwise API Gateway
+   * answers its own 403 "Missing Authentication Token"): an `ANY` method on a mock integration, which reaches
+   * no function and needs no credential. `HEAD` and `OPTIONS` are among those methods.
+   */
+  private addMethodNotAllowed(): void {
+    const methodsByResource = new Map<string, string[]>();
+    for (const route of ROUTES) {
+      const resource = apiResourcePath(route.path);
+      methodsByResource.set(resource, [...(methodsByResource.get(resource) ?? []), route.method]);
+    }
+    for (const [resource, methods] of methodsByResource) {
+      const allow = methods.join(', ');
+      const problem = buildProblem(methodNotAllowed('$context.httpMethod', methods), '$context.requestId');
+      const method = this.api.root.resourceForPath(resource).addMethod(
+        'ANY',
+        new MockIntegration({
+          passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
+          contentHandling: ContentHandling.CONVERT_TO_TEXT,
+          requestTemplates: { 'application/json': '{"statusCode": 405}' },
+          integrationResponses: [
+            {
+              statusCode: '405',
+              responseParameters: {
+                'method.response.header.Allow': `'${allow}'`,
+                'method.response.header.Content-Type': `'${PROBLEM_CONTENT_TYPE}'`,
+                'method.response.header.x-request-id': 'context.requestId',
+              },
+              responseTemplates: { 'application/json': JSON.stringify(problem) },
+            },
+          ],
+        }),
+        {
+          authorizationType: AuthorizationType.NONE,
+          operationName: `methodNotAllowed${resource.replaceAll(/[^A-Za-z0-9]/g, '_')}`,
+          methodResponses: [
+            {
+              statusCode: '405',
+              responseParameters: {
+                'method.response.header.Allow': true,
+                'method.response.header.Content-Type': true,
+                'method.response.header.x-request-id': true,
+              },
+            },
+          ],
+        },
+      );
+      Validations.of(method).acknowledge(
+        {
+          id: 'AwsSolutions-APIG4',
+          reason: `ANY ${resource} only answers 405 with Allow from a mock integration; it reaches no function.`,
+        },
+        {
+          id: 'AwsSolutions-COG4',
+          reason: 'A mock integration answering 405: there is nothing to authorize.',
+        },
+      );
+    }
   }
 
   private acknowledgeApiFindings(): void {

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type {
   APIGatewayAuthorizerResult,
@@ -8,6 +14,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { AppError, ValidationError } from '../shared/errors';
 import type { AccessLogRecord } from '../shared/http/access-log';
 import {
   GATEWAY_RESPONSE_HEADERS,
@@ -15,6 +22,7 @@ import {
   gatewayResponse,
   gatewayResponseTemplate,
 } from '../shared/http/gateway-responses';
+import { methodNotAllowed, problemResponse } from '../shared/http/problem';
 import { apiResourcePath, ROUTES, type RouteDefinition, type RouteGroup } from '../shared/routes/route-table';
 
 /**
@@ -68,20 +76,39 @@ const compile = (route: RouteDefinition): CompiledRoute => {
 
 const COMPILED = ROUTES.map(compile);
 
-/** Resources are matched before methods, and literal segments win over parameters, as in API Gateway. */
-const matchRoute = (method: string, resourcePath: string) => {
-  const candidates = COMPILED.filter((c) => c.route.method === method)
-    .map((c) => ({ c, m: c.pattern.exec(resourcePath) }))
+/**
+ * Resources are matched before methods, and literal segments win over parameters, as in API Gateway. A
+ * resource without the method answers `allow` (the methods it has); a path parameter that is not valid
+ * percent-encoded UTF-8 answers `malformed`.
+ */
+type RouteMatch =
+  | { compiled: CompiledRoute; pathParameters: Record<string, string> }
+  | { allow: string[] }
+  | { malformed: true };
+
+const matchRoute = (method: string, resourcePath: string): RouteMatch | undefined => {
+  const candidates = COMPILED.map((c) => ({ c, m: c.pattern.exec(resourcePath) }))
     .filter((x) => x.m !== null)
     .sort((a, b) => a.c.names.length - b.c.names.length);
-  const hit = candidates[0];
-  if (!hit?.m) return undefined;
+  const resource = candidates[0]?.c.resource;
+  const onResource = candidates.filter((x) => x.c.resource === resource);
+  const hit = onResource.find((x) => x.c.route.method === method);
+  if (!hit?.m) {
+    return onResource.length > 0 ? { allow: onResource.map((x) => x.c.route.method) } : undefined;
+  }
   const pathParameters: Record<string, string> = {};
-  hit.c.names.forEach((name, i) => {
-    pathParameters[name] = decodeURIComponent(hit.m?.[i + 1] ?? '');
-  });
+  for (const [i, name] of hit.c.names.entries()) {
+    try {
+      pathParameters[name] = decodeURIComponent(hit.m[i + 1] ?? '');
+    } catch {
+      return { malformed: true };
+    }
+  }
   return { compiled: hit.c, pathParameters };
 };
+
+/** API Gateway limits the request line and headers to 10 240 bytes in all; a longer URL is refused with 414. */
+export const MAX_URL_BYTES = 8_192;
 
 const readBody = (req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> =>
   new Promise((resolve, reject) => {
@@ -118,8 +145,37 @@ const queryMaps = (url: URL) => {
   return { single, multi };
 };
 
-const isTextual = (contentType: string | undefined): boolean =>
-  !contentType || /^(text\/|application\/([a-z.+-]*\+)?(json|xml|x-www-form-urlencoded))/i.test(contentType);
+/** Node's limit on the request line and headers, above API Gateway's (so ours answers first, as a problem). */
+const MAX_HEADER_BYTES = 1_048_576;
+
+/** The access-log line of a request refused before it could be routed. */
+const failedRequestRecord = (
+  requestId: string,
+  method: string,
+  path: string,
+  status: number,
+  error: string,
+): AccessLogRecord => {
+  const now = Date.now();
+  return {
+    requestId,
+    time: new Date(now).toISOString(),
+    timeEpochMs: now,
+    method,
+    path: path.slice(0, 2048),
+    route: null,
+    status,
+    latencyMs: 0,
+    integrationLatencyMs: null,
+    responseLength: 0,
+    sourceIp: '',
+    userAgent: null,
+    companyId: null,
+    authMethod: null,
+    keyId: null,
+    errorMessage: error,
+  };
+};
 
 /** Does an IAM policy of the authorizer allow invoking this method ARN? (Explicit Deny wins.) */
 export const policyAllows = (result: APIGatewayAuthorizerResult, methodArn: string): boolean => {
@@ -199,7 +255,7 @@ export const startGateway = async (
         time: new Date(started).toISOString(),
         timeEpochMs: started,
         method,
-        path: url.pathname,
+        path: url.pathname.slice(0, 2048),
         route: resourcePath,
         status,
         latencyMs: Date.now() - started,
@@ -226,6 +282,19 @@ export const startGateway = async (
       send(definition.statusCode, headers, Buffer.from(body), definition.detail);
     };
 
+    const sendProblem = (error: AppError, headers: Record<string, string> = {}) => {
+      const problem = problemResponse(error, requestId);
+      send(
+        problem.statusCode,
+        { ...(problem.headers as Record<string, string>), ...headers },
+        Buffer.from(problem.body),
+        error.message,
+      );
+    };
+
+    if (Buffer.byteLength(req.url ?? '', 'utf8') > MAX_URL_BYTES) {
+      return sendProblem(new AppError('uri_too_long', `The request URL exceeds ${MAX_URL_BYTES} bytes.`));
+    }
     const stagePrefix = `/${STAGE}`;
     if (url.pathname !== stagePrefix && !url.pathname.startsWith(`${stagePrefix}/`)) {
       return sendGatewayResponse('MISSING_AUTHENTICATION_TOKEN');
@@ -233,6 +302,15 @@ export const startGateway = async (
     const path = url.pathname.slice(stagePrefix.length) || '/';
     const matched = matchRoute(method, path);
     if (!matched) return sendGatewayResponse('MISSING_AUTHENTICATION_TOKEN');
+    if ('allow' in matched) {
+      // On AWS each resource's ANY method answers this from a mock integration (see the API stack).
+      return sendProblem(methodNotAllowed(method, matched.allow), { allow: matched.allow.join(', ') });
+    }
+    if ('malformed' in matched) {
+      return sendProblem(
+        new ValidationError([{ pointer: '/path', message: 'is not valid percent-encoded UTF-8' }]),
+      );
+    }
     const { compiled, pathParameters } = matched;
     resourcePath = compiled.resource;
 
@@ -240,7 +318,6 @@ export const startGateway = async (
     if (raw === 'too_large') return sendGatewayResponse('REQUEST_TOO_LARGE');
     const { headers, multiValueHeaders } = headerMaps(req);
     const query = queryMaps(url);
-    const textual = isTextual(req.headers['content-type']);
     const requestContext = {
       accountId: ACCOUNT_ID,
       apiId: API_ID,
@@ -321,8 +398,9 @@ export const startGateway = async (
       pathParameters: compiled.names.length > 0 ? pathParameters : null,
       stageVariables: null,
       requestContext: requestContext as APIGatewayProxyEvent['requestContext'],
-      body: raw.length === 0 ? null : textual ? raw.toString('utf8') : raw.toString('base64'),
-      isBase64Encoded: raw.length > 0 && !textual,
+      // The API's binary media types are `*/*`: every body reaches the function as its exact bytes.
+      body: raw.length === 0 ? null : raw.toString('base64'),
+      isBase64Encoded: raw.length > 0,
     };
     const group = compiled.route.group;
     const integrationStarted = Date.now();
@@ -349,11 +427,42 @@ export const startGateway = async (
     send(result.statusCode, responseHeaders, body);
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json' });
-      res.end();
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // Unreachable by design; if it happens, the answer is still a logged problem.
+      const requestId = randomUUID();
+      const problem = problemResponse(error, requestId);
+      if (!res.headersSent) res.writeHead(problem.statusCode, problem.headers as Record<string, string>);
+      res.end(problem.body);
+      options.onAccessLog(
+        failedRequestRecord(requestId, req.method ?? '-', req.url ?? '-', 500, String(error)),
+      );
     });
+  });
+  // A request Node cannot even parse (headers beyond MAX_HEADER_BYTES, a broken request line) is answered
+  // as problem+json too, and logged.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // A peer that went away (a reset keep-alive connection) gets no answer and is no request.
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const requestId = randomUUID();
+    const problem = problemResponse(
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? new AppError('request_header_fields_too_large', 'The request line and headers are too large.')
+        : new ValidationError([{ pointer: '/', message: 'is not a valid HTTP request' }]),
+      requestId,
+    );
+    const head = Object.entries({ ...problem.headers, 'content-length': Buffer.byteLength(problem.body) })
+      .map(([k, v]) => `${k}: ${String(v)}`)
+      .join('\r\n');
+    socket.end(
+      `HTTP/1.1 ${problem.statusCode} ${STATUS_CODES[problem.statusCode]}\r\n${head}\r\nconnection: close\r\n\r\n${problem.body}`,
+    );
+    options.onAccessLog(
+      failedRequestRecord(requestId, '-', '-', problem.statusCode, error.code ?? error.message),
+    );
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const { port: actual } = server.address() as AddressInfo;

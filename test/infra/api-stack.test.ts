@@ -26,14 +26,48 @@ const functions = () => resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Functio
 const getAttArn = (logicalId: string) => JSON.stringify({ 'Fn::GetAtt': [logicalId, 'Arn'] });
 
 describe('REST API built from the route table', () => {
-  it('has exactly the route table’s (method, resource path) pairs', () => {
+  it('has exactly the route table’s (method, resource path) pairs, plus ANY on each of their resources', () => {
     const expected = ROUTES.map((r) => routeKey(r.method, apiResourcePath(r.path))).sort();
     expect(new Set(expected).size).toBe(expected.length);
-    expect(
-      methods(synth.apiTemplate)
-        .map((m) => m.key)
-        .sort(),
-    ).toEqual(expected);
+    const all = methods(synth.apiTemplate).map((m) => m.key);
+    expect(all.filter((key) => !key.startsWith('ANY ')).sort()).toEqual(expected);
+    const resources = [...new Set(ROUTES.map((r) => apiResourcePath(r.path)))].sort();
+    expect(all.filter((key) => key.startsWith('ANY ')).sort()).toEqual(resources.map((r) => `ANY ${r}`));
+  });
+
+  it('answers a method a resource lacks with 405, Allow and problem+json from a mock integration', () => {
+    for (const resource of new Set(ROUTES.map((r) => apiResourcePath(r.path)))) {
+      const allow = ROUTES.filter((r) => apiResourcePath(r.path) === resource).map((r) => r.method);
+      const { properties } = methodByKey(`ANY ${resource}`);
+      const integration = properties.Integration as {
+        Type: string;
+        IntegrationResponses: {
+          StatusCode: string;
+          ResponseParameters: Record<string, string>;
+          ResponseTemplates: Record<string, string>;
+        }[];
+      };
+      expect(integration.Type, resource).toBe('MOCK');
+      const [response] = integration.IntegrationResponses;
+      expect(response?.StatusCode).toBe('405');
+      expect(response?.ResponseParameters).toEqual({
+        'method.response.header.Allow': `'${allow.join(', ')}'`,
+        'method.response.header.Content-Type': "'application/problem+json'",
+        'method.response.header.x-request-id': 'context.requestId',
+      });
+      const body = JSON.parse(response?.ResponseTemplates['application/json'] ?? '{}');
+      expect(body).toMatchObject({
+        status: 405,
+        code: 'method_not_allowed',
+        requestId: '$context.requestId',
+      });
+      expect(body.allow).toEqual(allow);
+    }
+  });
+
+  it('hands every request body to the functions as bytes (binary media types */*)', () => {
+    const [api] = Object.values(resourcesOfType(synth.apiTemplate, 'AWS::ApiGateway::RestApi'));
+    expect(api?.Properties.BinaryMediaTypes).toEqual(['*/*']);
   });
 
   it('sends every non-public method through the Lambda REQUEST authorizer', () => {
@@ -50,8 +84,10 @@ describe('REST API built from the route table', () => {
     });
   });
 
-  it('leaves GET /public/plans and GET /openapi.json open, and nothing else', () => {
-    const open = methods(synth.apiTemplate).filter((m) => m.properties.AuthorizationType === 'NONE');
+  it('leaves GET /public/plans, GET /openapi.json and the 405 mocks open, and nothing else', () => {
+    const open = methods(synth.apiTemplate).filter(
+      (m) => m.properties.AuthorizationType === 'NONE' && !m.key.startsWith('ANY '),
+    );
     expect(open.map((m) => m.key).sort()).toEqual(['GET /openapi.json', 'GET /public/plans']);
     for (const method of open) expect(method.properties.AuthorizerId).toBeUndefined();
   });

@@ -127,4 +127,71 @@ describe('local API Gateway emulator', () => {
     });
     expect(JSON.stringify(line)).not.toContain('allow');
   });
+
+  it.each(['%E0', '%ZZ', '%'])(
+    'answers a malformed escape in a path parameter (%s) with a logged 400 problem',
+    async (id) => {
+      const before = logs.length;
+      const res = await fetch(`${url}/v1/transcodes/${id}`, { headers: { 'x-api-key': 'allow' } });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      const body = (await res.json()) as { code: string; requestId: string; errors: { pointer: string }[] };
+      expect(body).toMatchObject({ code: 'validation_failed', errors: [{ pointer: '/path' }] });
+      expect(body.requestId).toBe(res.headers.get('x-request-id'));
+      expect(logs.length).toBe(before + 1);
+      expect(logs.at(-1)).toMatchObject({ status: 400, requestId: body.requestId });
+    },
+  );
+
+  it('answers a 70 KB path with a logged 414 problem', async () => {
+    const before = logs.length;
+    const res = await fetch(`${url}/v1/transcodes/${'a'.repeat(70_000)}`, {
+      headers: { 'x-api-key': 'allow' },
+    });
+    expect(res.status).toBe(414);
+    const body = (await res.json()) as { code: string; requestId: string };
+    expect(body.code).toBe('uri_too_long');
+    expect(body.requestId).toBe(res.headers.get('x-request-id'));
+    expect(logs.at(-1)).toMatchObject({ status: 414, requestId: body.requestId });
+    expect(logs.length).toBe(before + 1);
+  });
+
+  it('answers headers beyond what it parses with a logged 431 problem', async () => {
+    const before = logs.length;
+    const res = await fetch(`${url}/v1/self`, {
+      headers: { 'x-api-key': 'allow', 'x-big': 'b'.repeat(1_100_000) },
+    });
+    expect(res.status).toBe(431);
+    const body = (await res.json()) as { code: string; requestId: string };
+    expect(body.code).toBe('request_header_fields_too_large');
+    expect(body.requestId).toBe(res.headers.get('x-request-id'));
+    expect(logs.length).toBe(before + 1);
+    expect(logs.at(-1)).toMatchObject({ status: 431, requestId: body.requestId });
+  });
+
+  it('answers a method the resource lacks with a logged 405 and Allow, without calling anything', async () => {
+    const count = events.length;
+    const before = logs.length;
+    const res = await fetch(`${url}/v1/transcodes/j1`, {
+      method: 'DELETE',
+      headers: { 'x-api-key': 'allow' },
+    });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET');
+    expect(((await res.json()) as { code: string }).code).toBe('method_not_allowed');
+    expect(events.length).toBe(count);
+    expect(logs.length).toBe(before + 1);
+  });
+
+  it('hands every body over as its exact bytes, base64-encoded', async () => {
+    const bytes = Buffer.from([0x7b, 0xc3, 0x28, 0x7d]);
+    await fetch(`${url}/v1/transcodes`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'allow', 'content-type': 'application/json' },
+      body: bytes,
+    });
+    const event = events.at(-1);
+    expect(event?.isBase64Encoded).toBe(true);
+    expect(Buffer.from(event?.body ?? '', 'base64')).toEqual(bytes);
+  });
 });

@@ -46,3 +46,13 @@ export const problemResponse = (error: unknown, requestId: string): APIGatewayPr
   if (appError.retryAfterSeconds !== undefined) headers['retry-after'] = String(appError.retryAfterSeconds);
   return { statusCode: appError.status, headers, body: JSON.stringify(buildProblem(appError, requestId)) };
 };
+
+/** 405 for a method the resource does not have; the answer's `Allow` header lists those it has. */
+export const methodNotAllowed = (method: string, allow: readonly string[]): AppError =>
+  new AppError(
+    'method_not_allowed',
+    `${method} is not served here; this resource answers ${allow.join(', ')}.`,
+    {
+      extensions: { allow: [...allow] },
+    },
+  );

@@ -13,10 +13,40 @@ export const lowercaseHeaders = (headers: APIGatewayProxyEvent['headers']): Reco
   return out;
 };
 
+/** Deepest nesting of arrays and objects a JSON body may have (the body itself is depth 1). */
+export const MAX_JSON_DEPTH = 32;
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** The JSON pointer (under `/body`) of the first value nested deeper than `MAX_JSON_DEPTH`, if any. */
+export const tooDeepPointer = (value: unknown): string | undefined => {
+  // Iterative, with an explicit stack: a hostile body never costs more than its own size.
+  const stack: { value: unknown; pointer: string; depth: number }[] = [{ value, pointer: '/body', depth: 1 }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    if (next.depth > MAX_JSON_DEPTH) return next.pointer;
+    for (const [key, child] of Object.entries(next.value)) {
+      const segment = key.replaceAll('~', '~0').replaceAll('/', '~1');
+      stack.push({ value: child, pointer: `${next.pointer}/${segment}`, depth: next.depth + 1 });
+    }
+  }
+  return undefined;
+};
+
+/**
+ * Reads the JSON body: at most `MAX_JSON_BODY_BYTES`, `Content-Type: application/json` (or `+json`),
+ * strictly UTF-8 (API Gateway hands every body over as bytes, see `binaryMediaTypes` in the API stack, so
+ * invalid UTF-8 is refused instead of being stored as U+FFFD), valid JSON, nested at most `MAX_JSON_DEPTH`
+ * deep. Every refusal is problem+json with a pointer.
+ *
+ * `@middy/http-json-body-parser` was weighed for this: it decodes with replacement characters, answers
+ * malformed JSON with 422 and carries neither a size nor a nesting limit, so our answers would get worse;
+ * this function stays, and is the one place bodies are parsed.
+ */
 const readJsonBody = (event: APIGatewayProxyEvent, headers: Record<string, string>): unknown => {
   if (event.body === null || event.body === undefined || event.body === '') return undefined;
-  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  if (Buffer.byteLength(raw, 'utf8') > MAX_JSON_BODY_BYTES) {
+  const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+  if (bytes.length > MAX_JSON_BODY_BYTES) {
     throw new AppError('payload_too_large', `The request body exceeds ${MAX_JSON_BODY_BYTES} bytes.`);
   }
   const contentType = headers['content-type'] ?? '';
@@ -26,11 +56,41 @@ const readJsonBody = (event: APIGatewayProxyEvent, headers: Record<string, strin
       'Send the body as JSON with Content-Type: application/json.',
     );
   }
+  let text: string;
   try {
-    return JSON.parse(raw);
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw new ValidationError([{ pointer: '/body', message: 'The body is not valid UTF-8.' }]);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
   } catch {
     throw new ValidationError([{ pointer: '/body', message: 'The body is not valid JSON.' }]);
   }
+  const deep = tooDeepPointer(json);
+  if (deep !== undefined) {
+    throw new ValidationError([
+      { pointer: deep, message: `is nested deeper than ${MAX_JSON_DEPTH} levels (the most a body may have)` },
+    ]);
+  }
+  return json;
+};
+
+/**
+ * Query parameters as the route declares them: an unknown name, or a name given more than once (every
+ * parameter of the API is single-valued), is refused with a pointer instead of being ignored or "last wins".
+ */
+const readQuery = (route: RouteDefinition, event: APIGatewayProxyEvent, errors: FieldError[]) => {
+  const declared = new Set(Object.keys(route.query?.shape ?? {}));
+  const multi = event.multiValueQueryStringParameters ?? {};
+  const single = event.queryStringParameters ?? {};
+  for (const name of new Set([...Object.keys(single), ...Object.keys(multi)])) {
+    const pointer = `/query/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    if (!declared.has(name)) errors.push({ pointer, message: 'is not a parameter of this operation' });
+    else if ((multi[name]?.length ?? 1) > 1) errors.push({ pointer, message: 'must be given once' });
+  }
+  return single;
 };
 
 export interface ParsedRequest {
@@ -54,7 +114,7 @@ export const parseRequest = (
     return undefined;
   };
   const params = parsePart('params', route.params, event.pathParameters ?? {});
-  const query = parsePart('query', route.query?.strict(), event.queryStringParameters ?? {});
+  const query = parsePart('query', route.query, readQuery(route, event, errors));
   let body: unknown;
   if (route.body) {
     const json = readJsonBody(event, headers);

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { apiUrl, call, createTenant, expectProblem } from './support';
+
+/** Inputs made by hand that once reached a 500 or were silently accepted: each gets a problem with a code. */
+const raw = async (
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: string | Buffer } = {},
+) => {
+  const response = await fetch(`${apiUrl}${path}`, { method, ...init });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, json: text ? JSON.parse(text) : {} };
+};
+
+const nested = (depth: number): string => `${'{"a":'.repeat(depth - 1)}1${'}'.repeat(depth - 1)}`;
+
+describe('bodies', () => {
+  it('refuses a body nested 10,000 deep with 400 and the pointer where it passes the limit', async () => {
+    const t = await createTenant();
+    const headers = { 'x-api-key': t.apiKey, 'content-type': 'application/json' };
+    for (const [path, extra] of [
+      ['/v1/dynadata/type/contacts/validate', {}],
+      ['/v1/dynadata/type/contacts/create', {}],
+      ['/v1/dynadata/type/contacts/create', { 'idempotency-key': `deep-${t.companyId}` }],
+    ] as const) {
+      const res = await raw('POST', path, { headers: { ...headers, ...extra }, body: nested(10_000) });
+      expect(res.status, path).toBe(400);
+      expect(res.json.code).toBe('validation_failed');
+      expect(res.json.errors[0].pointer).toBe(`/body${'/a'.repeat(32)}`);
+    }
+  });
+
+  it('accepts a body exactly at the nesting limit', async () => {
+    const t = await createTenant();
+    const res = await raw('POST', '/v1/dynadata/type/contacts/validate', {
+      headers: { 'x-api-key': t.apiKey, 'content-type': 'application/json' },
+      body: nested(32),
+    });
+    expect(res.status).toBe(200);
+    expect(res.json.valid).toBe(false);
+  });
+
+  it('refuses a body that is not valid UTF-8 instead of storing replacement characters', async () => {
+    const t = await createTenant();
+    const body = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+    const res = await raw('POST', '/v1/dynadata/type/contacts/validate', {
+      headers: { 'x-api-key': t.apiKey, 'content-type': 'application/json' },
+      body,
+    });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ code: 'validation_failed', errors: [{ pointer: '/body' }] });
+  });
+});
+
+describe('query parameters', () => {
+  it('refuses an unknown parameter on every kind of route, naming it', async () => {
+    const t = await createTenant();
+    const headers = { 'x-api-key': t.apiKey };
+    for (const path of ['/v1/self?foo=1', '/v1/usage?foo=1', '/v1/public/plans?foo=1']) {
+      const res = await call('GET', path, { headers });
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.json.errors).toEqual([
+        { pointer: '/query/foo', message: 'is not a parameter of this operation' },
+      ]);
+    }
+  });
+
+  it('refuses a single-valued parameter given twice instead of letting the last win', async () => {
+    const t = await createTenant();
+    const res = await call('GET', '/v1/usage?granularity=day&granularity=month', {
+      headers: { 'x-api-key': t.apiKey },
+    });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.json.errors).toEqual([{ pointer: '/query/granularity', message: 'must be given once' }]);
+  });
+});
+
+describe('methods', () => {
+  it.each(['PUT', 'PATCH', 'DELETE', 'POST'])(
+    'answers %s on GET /v1/self with 405 and Allow',
+    async (method) => {
+      const t = await createTenant();
+      const res = await call(method, '/v1/self', { headers: { 'x-api-key': t.apiKey } });
+      expectProblem(res, 405, 'method_not_allowed');
+      expect(res.headers.get('allow')).toBe('GET');
+    },
+  );
+
+  it('answers HEAD with 405 and Allow (HEAD is not served)', async () => {
+    const res = await fetch(`${apiUrl}/v1/public/plans`, { method: 'HEAD' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+});
