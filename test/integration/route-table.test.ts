@@ -47,12 +47,10 @@ describe('declared routes', () => {
     expectProblem(await call('GET', '/v2/self', { headers: { 'x-api-key': demoApiKey } }), 404, 'not_found');
   });
 
-  it('answers a known path with an undeclared method with 404 problem+json', async () => {
-    expectProblem(
-      await call('DELETE', '/v1/self', { headers: { 'x-api-key': demoApiKey } }),
-      404,
-      'not_found',
-    );
+  it('answers a known path with an undeclared method with 405 problem+json and Allow', async () => {
+    const res = await call('DELETE', '/v1/self', { headers: { 'x-api-key': demoApiKey } });
+    expectProblem(res, 405, 'method_not_allowed');
+    expect(res.headers.get('allow')).toBe('GET');
   });
 
   it('serves the OpenAPI document without authentication, listing every route of the table', async () => {
