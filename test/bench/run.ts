@@ -15,7 +15,7 @@ import { measureBundles } from './bundles';
  */
 const root = join(import.meta.dirname, '..', '..');
 const KB = 1024;
-const BUDGET = { api: 400 * KB, authorizer: 150 * KB };
+const BUDGET = { api: 300 * KB, authorizer: 150 * KB };
 const skipBundles = process.argv.includes('--skip-bundles');
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = 16;
