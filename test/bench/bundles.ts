@@ -87,26 +87,37 @@ const RUNTIME_ENVIRONMENT = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
-/** Run in a fresh Node process: imports one file and prints how long the import took, in milliseconds. */
+/**
+ * Run in a fresh Node process: imports one file and prints how long the import took, in milliseconds of
+ * wall-clock time and of CPU time (the latter moves less when other work shares the machine).
+ */
 const IMPORT_ONE = [
   "import { pathToFileURL } from 'node:url';",
+  'const cpu = process.cpuUsage();',
   'const started = performance.now();',
   'await import(pathToFileURL(process.argv[1]).href);',
-  'process.stdout.write(String(performance.now() - started));',
+  'const wall = performance.now() - started;',
+  'const { user, system } = process.cpuUsage(cpu);',
+  "process.stdout.write(wall + ' ' + (user + system) / 1000);",
   'process.exit(0);',
 ].join('\n');
 
-const importMs = (file: string, environment: Record<string, string>): number => {
+interface Sample {
+  wallMs: number;
+  cpuMs: number;
+}
+
+const importOnce = (file: string, environment: Record<string, string>): Sample => {
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', IMPORT_ONE, file], {
     env: { PATH: process.env.PATH ?? '', ...RUNTIME_ENVIRONMENT, ...environment },
     encoding: 'utf8',
   });
-  const ms = Number(result.stdout);
-  if (result.status !== 0 || !Number.isFinite(ms)) {
+  const [wallMs, cpuMs] = result.stdout.split(' ').map(Number);
+  if (result.status !== 0 || !Number.isFinite(wallMs) || !Number.isFinite(cpuMs)) {
     const reason = result.stderr.split('\n').find((line) => /Error/.test(line)) ?? result.stderr.trim();
     throw new Error(`importing ${file} failed: ${reason}`);
   }
-  return ms;
+  return { wallMs: wallMs ?? 0, cpuMs: cpuMs ?? 0 };
 };
 
 const median = (values: number[]): number => {
@@ -115,11 +126,16 @@ const median = (values: number[]): number => {
   return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 };
 
+const medians = (samples: Sample[]): Sample => ({
+  wallMs: median(samples.map((s) => s.wallMs)),
+  cpuMs: median(samples.map((s) => s.cpuMs)),
+});
+
 export interface ImportTime {
-  /** Median time to import the bundle in a fresh Node process. */
-  bundleMs: number;
-  /** Median time to import a bare handler that imports only the same AWS SDK modules. */
-  bareMs: number;
+  /** Medians of importing the bundle in a fresh Node process. */
+  bundle: Sample;
+  /** Medians of importing a bare handler that imports only the same AWS SDK modules. */
+  bare: Sample;
   sdkModules: string[];
 }
 
@@ -135,14 +151,14 @@ export const measureImportTime = (bundle: Bundle, runs: number): ImportTime => {
     bare,
     `${sdkModules.map((name) => `import '${name}';`).join('\n')}\nexport const handler = async () => ({ statusCode: 204 });\n`,
   );
-  const bundleTimes: number[] = [];
-  const bareTimes: number[] = [];
+  const bundleSamples: Sample[] = [];
+  const bareSamples: Sample[] = [];
   for (let i = 0; i <= runs; i++) {
-    const bundleMs = importMs(bundle.file, bundle.environment);
-    const bareMs = importMs(bare, bundle.environment);
+    const bundleSample = importOnce(bundle.file, bundle.environment);
+    const bareSample = importOnce(bare, bundle.environment);
     if (i === 0) continue; // warm-up: file system caches
-    bundleTimes.push(bundleMs);
-    bareTimes.push(bareMs);
+    bundleSamples.push(bundleSample);
+    bareSamples.push(bareSample);
   }
-  return { bundleMs: median(bundleTimes), bareMs: median(bareTimes), sdkModules };
+  return { bundle: medians(bundleSamples), bare: medians(bareSamples), sdkModules };
 };
