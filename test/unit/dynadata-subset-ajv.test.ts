@@ -4,6 +4,7 @@ import {
   FORMAT_PATTERNS,
   type JsonSchema,
   normaliseTypeSchema,
+  validateAgainst,
 } from '../../functions/shared/domain/dynadata/json-schema';
 import { metaSchemaAjv, subsetAjv } from '../../functions/shared/domain/dynadata/json-schema-ajv';
 
@@ -94,5 +95,20 @@ describe('the subset ajv instance that validates items', () => {
       properties: { s: { type: 'string', minLength: -1 } },
     });
     expect(problems).toEqual([{ pointer: '/', message: expect.stringMatching(/^not a valid schema: /) }]);
+  });
+
+  it('checks and validates against a changed schema that keeps its $id', () => {
+    const schema = (type: string) => ({
+      $id: 'https://example.com/schemas/changing',
+      type: 'object',
+      properties: { n: { type } },
+    });
+    const before = normaliseTypeSchema(schema('number'));
+    const after = normaliseTypeSchema(schema('string'));
+    expect([before.problems, after.problems]).toEqual([[], []]);
+    expect(validateAgainst(before.schema, { n: 'x' })).toEqual([
+      { pointer: '/body/n', message: 'must be number' },
+    ]);
+    expect(validateAgainst(after.schema, { n: 'x' })).toEqual([]);
   });
 });

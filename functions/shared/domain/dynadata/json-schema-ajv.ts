@@ -28,7 +28,18 @@ import required from 'ajv/dist/vocabularies/validation/required';
  */
 const cjs = <T>(imported: T): T => (imported as { default?: T }).default ?? imported;
 
-const OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true, unicodeRegExp: true } as const;
+/**
+ * `addUsedSchema: false`: a compiled schema is not registered under its `$id`, so a type whose schema changes
+ * but keeps its `$id` (or a schema checked and then compiled in one process) compiles again instead of
+ * failing with "schema with key or id already exists". The subset has no `$ref`, so nothing looks them up.
+ */
+const OPTIONS = {
+  allErrors: true,
+  strict: true,
+  allowUnionTypes: true,
+  unicodeRegExp: true,
+  addUsedSchema: false,
+} as const;
 
 const addSubsetExtensions = (ajv: ajvCore, formats: Record<string, string>): ajvCore => {
   ajv.addKeyword({ keyword: 'x-document', schemaType: 'boolean' });
