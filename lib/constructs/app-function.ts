@@ -28,7 +28,7 @@ export interface AppFunctionProps {
 /**
  * The AWS SDK v3 (`@aws-sdk/*` and its `@smithy/*` core) is taken from the Lambda runtime, which ships it
  * with nodejs22.x, instead of being bundled: it is most of a bundle (about 350 KB minified for DynamoDB and
- * Secrets Manager alone), and the budgets are 150 KB for the authorizer and 400 KB for a route group. The
+ * Secrets Manager alone), and the budgets are 150 KB for the authorizer and 300 KB for a route group. The
  * code uses only long-stable SDK v3 operations; the pinned SDK in package.json is what tests run against.
  */
 export const RUNTIME_PROVIDED_MODULES = ['@aws-sdk/*', '@smithy/*'];

@@ -1,30 +1,37 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
-export interface BundleSize {
+export interface Bundle {
   functionPath: string;
+  /** The entry file `cdk deploy` uploads: minified ESM, its source map beside it and not counted. */
+  file: string;
   bytes: number;
+  /** The function's environment; values CloudFormation fills in at deploy time are placeholders. */
+  environment: Record<string, string>;
 }
 
 interface CfnResource {
   Type: string;
   Metadata?: Record<string, string>;
+  Properties?: { Environment?: { Variables?: Record<string, unknown> } };
 }
 
 /**
- * Synthesizes the CDK app into a temporary directory and measures each Lambda's bundled entry file: the
- * exact bytes `cdk deploy` would upload (minified ESM, source map excluded).
+ * Synthesizes the CDK app and returns each Lambda's bundled entry file. The cloud assembly goes under the
+ * git-ignored `cdk.out/` of the project, so a bundle resolves the AWS SDK it keeps external from the
+ * project's `node_modules`, as it resolves the runtime's on Lambda. `cleanup` removes it.
  */
-export const measureBundles = (root: string): BundleSize[] => {
-  const out = mkdtempSync(join(tmpdir(), 'api-v1-synth-'));
+export const synthesizeBundles = (root: string): { bundles: Bundle[]; cleanup: () => void } => {
+  mkdirSync(join(root, 'cdk.out'), { recursive: true });
+  const out = mkdtempSync(join(root, 'cdk.out', 'bench-'));
+  const cleanup = () => rmSync(out, { recursive: true, force: true });
   try {
     execFileSync('npx', ['cdk', 'synth', '--quiet', '--output', out], { cwd: root, stdio: 'pipe' });
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as {
       artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
     };
-    const sizes: BundleSize[] = [];
+    const bundles: Bundle[] = [];
     for (const artifact of Object.values(manifest.artifacts)) {
       const templateFile = artifact.properties?.templateFile;
       if (artifact.type !== 'aws:cloudformation:stack' || !templateFile) continue;
@@ -34,11 +41,20 @@ export const measureBundles = (root: string): BundleSize[] => {
       for (const resource of Object.values(template.Resources)) {
         const assetPath = resource.Metadata?.['aws:asset:path'];
         if (resource.Type !== 'AWS::Lambda::Function' || !assetPath) continue;
+        const variables = resource.Properties?.Environment?.Variables ?? {};
         for (const name of ['index.mjs', 'index.js']) {
+          const file = join(out, assetPath, name);
           try {
-            sizes.push({
+            bundles.push({
               functionPath: resource.Metadata?.['aws:cdk:path'] ?? assetPath,
-              bytes: statSync(join(out, assetPath, name)).size,
+              file,
+              bytes: statSync(file).size,
+              environment: Object.fromEntries(
+                Object.entries(variables).map(([key, value]) => [
+                  key,
+                  typeof value === 'string' ? value : `bench-${key.toLowerCase()}`,
+                ]),
+              ),
             });
             break;
           } catch {
@@ -47,8 +63,102 @@ export const measureBundles = (root: string): BundleSize[] => {
         }
       }
     }
-    return sizes.sort((a, b) => a.functionPath.localeCompare(b.functionPath));
-  } finally {
-    rmSync(out, { recursive: true, force: true });
+    return { bundles: bundles.sort((a, b) => a.functionPath.localeCompare(b.functionPath)), cleanup };
+  } catch (error) {
+    cleanup();
+    throw error;
   }
+};
+
+/** The AWS SDK modules a bundle imports (it keeps `@aws-sdk/*` and `@smithy/*` external), from its import statements. */
+export const sdkImportsOf = (code: string): string[] => {
+  const imported = [
+    ...code.matchAll(/(?:^|[;}\n])import\s*(?:[^"'`;]*?from\s*)?["']([^"'./][^"']*)["']/g),
+  ].map((m) => m[1] ?? '');
+  return [...new Set(imported.filter((name) => name.startsWith('@aws-sdk/') || name.startsWith('@smithy/')))];
+};
+
+/** What the Lambda runtime sets that module-scope code may read; the rest comes from the function itself. */
+const RUNTIME_ENVIRONMENT = {
+  AWS_REGION: 'us-east-1',
+  AWS_LAMBDA_FUNCTION_NAME: 'bench',
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',
+  // Node 22 on Lambda prints no SDK deprecation warning; Node 20 here would.
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+};
+
+/**
+ * Run in a fresh Node process: imports one file and prints how long the import took, in milliseconds of
+ * wall-clock time and of CPU time (the latter moves less when other work shares the machine).
+ */
+const IMPORT_ONE = [
+  "import { pathToFileURL } from 'node:url';",
+  'const cpu = process.cpuUsage();',
+  'const started = performance.now();',
+  'await import(pathToFileURL(process.argv[1]).href);',
+  'const wall = performance.now() - started;',
+  'const { user, system } = process.cpuUsage(cpu);',
+  "process.stdout.write(wall + ' ' + (user + system) / 1000);",
+  'process.exit(0);',
+].join('\n');
+
+interface Sample {
+  wallMs: number;
+  cpuMs: number;
+}
+
+const importOnce = (file: string, environment: Record<string, string>): Sample => {
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', IMPORT_ONE, file], {
+    env: { PATH: process.env.PATH ?? '', ...RUNTIME_ENVIRONMENT, ...environment },
+    encoding: 'utf8',
+  });
+  const [wallMs, cpuMs] = result.stdout.split(' ').map(Number);
+  if (result.status !== 0 || !Number.isFinite(wallMs) || !Number.isFinite(cpuMs)) {
+    const reason = result.stderr.split('\n').find((line) => /Error/.test(line)) ?? result.stderr.trim();
+    throw new Error(`importing ${file} failed: ${reason}`);
+  }
+  return { wallMs: wallMs ?? 0, cpuMs: cpuMs ?? 0 };
+};
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+
+const medians = (samples: Sample[]): Sample => ({
+  wallMs: median(samples.map((s) => s.wallMs)),
+  cpuMs: median(samples.map((s) => s.cpuMs)),
+});
+
+export interface ImportTime {
+  /** Medians of importing the bundle in a fresh Node process. */
+  bundle: Sample;
+  /** Medians of importing a bare handler that imports only the same AWS SDK modules. */
+  bare: Sample;
+  sdkModules: string[];
+}
+
+/**
+ * Cold-start cost of a bundle: the import of the bundle vs a bare handler beside it that imports only the
+ * same AWS SDK modules, each in a fresh Node process with the function's environment (its `NODE_OPTIONS`
+ * included), alternated so that both see the same machine load. One warm-up import each, then `runs` each.
+ */
+export const measureImportTime = (bundle: Bundle, runs: number): ImportTime => {
+  const sdkModules = sdkImportsOf(readFileSync(bundle.file, 'utf8'));
+  const bare = join(dirname(bundle.file), 'bare-handler.mjs');
+  writeFileSync(
+    bare,
+    `${sdkModules.map((name) => `import '${name}';`).join('\n')}\nexport const handler = async () => ({ statusCode: 204 });\n`,
+  );
+  const bundleSamples: Sample[] = [];
+  const bareSamples: Sample[] = [];
+  for (let i = 0; i <= runs; i++) {
+    const bundleSample = importOnce(bundle.file, bundle.environment);
+    const bareSample = importOnce(bare, bundle.environment);
+    if (i === 0) continue; // warm-up: file system caches
+    bundleSamples.push(bundleSample);
+    bareSamples.push(bareSample);
+  }
+  return { bundle: medians(bundleSamples), bare: medians(bareSamples), sdkModules };
 };

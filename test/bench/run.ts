@@ -4,19 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { startLocalStack } from '../../functions/local/stack';
-import { measureBundles } from './bundles';
+import { measureImportTime, synthesizeBundles } from './bundles';
 
 /**
  * `npm run bench`: figures and ratios measured within one run (never asserted by tests).
- *  1. bundle bytes of every Lambda (from a real `cdk synth`),
+ *  1. bundle bytes of every Lambda (from a real `cdk synth`) and the time to import each bundle vs a bare
+ *     handler importing only the same AWS SDK modules (`npm run bench -- bundles` runs only this part),
  *  2. DynamoDB requests per call of each implemented route, counted at the SDK client,
  *  3. throughput of GET /v1/self through the local gateway vs the same handlers invoked in-process.
  * Everything listens on loopback and stops at the end; request loops are bounded.
  */
 const root = join(import.meta.dirname, '..', '..');
 const KB = 1024;
-const BUDGET = { api: 400 * KB, authorizer: 150 * KB };
+const BUDGET = { api: 300 * KB, authorizer: 150 * KB, importRatio: 1.3 };
 const skipBundles = process.argv.includes('--skip-bundles');
+const bundlesOnly = process.argv.includes('bundles');
+const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 7);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = 16;
 
@@ -26,14 +29,36 @@ const fmt = (n: number, digits = 0) =>
 const section = (title: string) => process.stdout.write(`\n== ${title}\n`);
 
 if (!skipBundles) {
-  section('Lambda bundles (minified ESM, bytes)');
-  for (const { functionPath, bytes } of measureBundles(root)) {
-    const budget = /authorizer/i.test(functionPath) ? BUDGET.authorizer : BUDGET.api;
-    process.stdout.write(
-      `${functionPath.padEnd(60)} ${fmt(bytes).padStart(10)}  ${fmt((100 * bytes) / budget, 1)}% of ${budget / KB} KB budget\n`,
+  const { bundles, cleanup } = synthesizeBundles(root);
+  try {
+    section('Lambda bundles (minified ESM, bytes)');
+    for (const { functionPath, bytes } of bundles) {
+      const budget = /authorizer/i.test(functionPath) ? BUDGET.authorizer : BUDGET.api;
+      process.stdout.write(
+        `${functionPath.padEnd(60)} ${fmt(bytes).padStart(10)}  ${fmt((100 * bytes) / budget, 1)}% of ${budget / KB} KB budget${bytes > budget ? '  OVER' : ''}\n`,
+      );
+    }
+    section(
+      `Import time: bundle vs a bare handler importing the same AWS SDK modules (fresh Node process, median of ${IMPORT_RUNS}, ms)`,
     );
+    process.stdout.write(
+      `${'function'.padEnd(60)} ${'wall: bundle'.padStart(12)} ${'bare'.padStart(7)} ${'ratio'.padStart(6)}   ${'cpu: bundle'.padStart(11)} ${'bare'.padStart(7)} ${'ratio'.padStart(6)}\n`,
+    );
+    const over = (ratio: number) => (ratio > BUDGET.importRatio ? '!' : ' ');
+    for (const bundle of bundles) {
+      const { bundle: own, bare, sdkModules } = measureImportTime(bundle, IMPORT_RUNS);
+      const wallRatio = own.wallMs / bare.wallMs;
+      const cpuRatio = own.cpuMs / bare.cpuMs;
+      process.stdout.write(
+        `${bundle.functionPath.padEnd(60)} ${fmt(own.wallMs, 1).padStart(12)} ${fmt(bare.wallMs, 1).padStart(7)} ${fmt(wallRatio, 2).padStart(6)}${over(wallRatio)}  ${fmt(own.cpuMs, 1).padStart(11)} ${fmt(bare.cpuMs, 1).padStart(7)} ${fmt(cpuRatio, 2).padStart(6)}${over(cpuRatio)}  ${sdkModules.map((m) => m.replace('@aws-sdk/', '')).join(' ')}\n`,
+      );
+    }
+    process.stdout.write(`! above the ${BUDGET.importRatio}x budget\n`);
+  } finally {
+    cleanup();
   }
 }
+if (bundlesOnly) process.exit(0);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'api-v1-bench-'));
 const stack = await startLocalStack({ dataDir, onAccessLog: () => undefined, shipLogs: false });

@@ -1,8 +1,10 @@
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/core';
 import type { FieldError } from '../../errors';
+import { metaSchemaAjv, subsetAjv } from './json-schema-ajv';
 
 /**
- * Dynadata type schemas are JSON Schema draft 2020-12 (validated with ajv 8's `Ajv2020`), restricted to a
+ * Dynadata type schemas are JSON Schema draft 2020-12 (checked and compiled with ajv 8, see `json-schema-ajv.ts`),
+ * restricted to a
  * documented subset so that every schema also has an exact zod equivalent (`zod-source.ts`):
  *
  * - `type` (one of `object`, `array`, `string`, `number`, `integer`, `boolean`, `null`, or a list of them),
@@ -168,7 +170,10 @@ export const normaliseTypeSchema = (
   }
   if (problems.length === 0) {
     try {
-      compile({ ...out, $schema: JSON_SCHEMA_DIALECT });
+      const normalised = { ...out, $schema: JSON_SCHEMA_DIALECT };
+      checker ??= metaSchemaAjv(FORMAT_PATTERNS);
+      checker.compile(normalised);
+      compile(normalised);
     } catch (error) {
       add('/', `not a valid schema: ${(error as Error).message}`);
     }
@@ -180,12 +185,15 @@ export const normaliseTypeSchema = (
   };
 };
 
-const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, unicodeRegExp: true });
-ajv.addKeyword({ keyword: 'x-document', schemaType: 'boolean' });
-ajv.addKeyword({ keyword: 'x-indexed', schemaType: 'array' });
-for (const [name, pattern] of Object.entries(FORMAT_PATTERNS)) ajv.addFormat(name, new RegExp(pattern, 'u'));
+/** Checks a schema being defined against the 2020-12 meta-schema (type administration only). */
+let checker: ReturnType<typeof metaSchemaAjv> | undefined;
+/** Compiles stored schemas to validate items. */
+let compiler: ReturnType<typeof subsetAjv> | undefined;
 
-const compile = (schema: JsonSchema): ValidateFunction => ajv.compile(schema);
+const compile = (schema: JsonSchema): ValidateFunction => {
+  compiler ??= subsetAjv(FORMAT_PATTERNS);
+  return compiler.compile(schema);
+};
 
 /** Compiled validators, one per schema text (types are few; the cache is bounded anyway). */
 const validators = new Map<string, ValidateFunction>();
