@@ -1,8 +1,5 @@
-import {
-  failTranscodeJob,
-  listUnfinishedTranscodeJobs,
-  TranscodeTransitionRefusedError,
-} from '../shared/data/transcode-jobs';
+import { failTranscodeJob, TranscodeTransitionRefusedError } from '../shared/data/transcode-jobs';
+import { listUnfinishedTranscodeJobs } from '../shared/data/unfinished-transcode-jobs';
 import { ERROR_CODES } from '../workers/transcode/worker';
 
 /**
@@ -15,7 +12,7 @@ export const markInterruptedTranscodes = async (now: Date): Promise<number> => {
   const error = ERROR_CODES.Interrupted ?? { code: 'interrupted', message: 'Interrupted.' };
   for (const job of await listUnfinishedTranscodeJobs()) {
     try {
-      await failTranscodeJob(job.companyId, job.jobId, job.attempt, error, now);
+      await failTranscodeJob({ job, error, now });
       marked += 1;
     } catch (e) {
       if (!(e instanceof TranscodeTransitionRefusedError)) throw e;

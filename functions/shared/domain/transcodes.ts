@@ -10,13 +10,12 @@ import {
   FINISHED_STATUSES,
   failTranscodeJob,
   getTranscodeJob,
-  retriedJob,
   retryTranscodeJob,
   type TranscodeJobRecord,
-  TranscodeQueueFullError,
   TranscodeTransitionRefusedError,
   transcodeJobEntry,
 } from '../data/transcode-jobs';
+import { TranscodeQueueFullError } from '../data/transcode-queue';
 import { secondsToNextUtcMonth, usageMonthEntry } from '../data/usage-meters';
 import { AppError, NotFoundError } from '../errors';
 import { ulid } from '../ids';
@@ -142,7 +141,7 @@ const startAttempt = async (job: TranscodeJobRecord, now: Date): Promise<Transco
     if (error instanceof Error && error.name === 'ExecutionAlreadyExistsError') return job;
     logger.error('transcode execution did not start', { jobId: job.jobId, error: error as Error });
     const failure = { code: 'start_failed', message: 'The conversion could not be started; retry the job.' };
-    await failTranscodeJob(job.companyId, job.jobId, job.attempt, failure, now).catch(() => undefined);
+    await failTranscodeJob({ job, error: failure, now }).catch(() => undefined);
     throw new AppError('service_unavailable', 'The conversion could not be started; retry the job.');
   }
 };
@@ -217,8 +216,9 @@ export const cancelTranscode = async (companyId: string, jobId: string, now: Dat
         extensions: { status: job.status },
       });
     }
+    let canceled: TranscodeJobRecord;
     try {
-      await cancelTranscodeJob(companyId, jobId, job, now);
+      canceled = await cancelTranscodeJob({ job, now });
     } catch (error) {
       if (error instanceof TranscodeTransitionRefusedError) continue;
       throw error;
@@ -230,13 +230,7 @@ export const cancelTranscode = async (companyId: string, jobId: string, now: Dat
         logger.error('stopping a canceled transcode failed', { jobId, error: error as Error }),
       );
     }
-    const { leaseUntil: _lease, ...rest } = job;
-    return {
-      ...rest,
-      status: 'canceled' as const,
-      updatedAt: now.toISOString(),
-      finishedAt: now.toISOString(),
-    } satisfies TranscodeJobRecord;
+    return canceled;
   }
   throw new AppError('conflict', 'The job changed while it was being canceled; try again.');
 };
@@ -260,8 +254,9 @@ export const retryTranscode = async (companyId: string, jobId: string, now: Date
     throw notRetryable(job, 'A worker still holds this job; retry after its lease ends.');
   }
   checkQuota(companyId, limits, used, now);
+  let retried: TranscodeJobRecord;
   try {
-    await retryTranscodeJob(companyId, jobId, { attempt: job.attempt }, limits.transcodeQueueCap, now);
+    retried = await retryTranscodeJob({ job, queueCap: limits.transcodeQueueCap, now });
   } catch (error) {
     if (error instanceof TranscodeQueueFullError) throw queueFull(limits);
     if (error instanceof TranscodeTransitionRefusedError) {
@@ -270,5 +265,5 @@ export const retryTranscode = async (companyId: string, jobId: string, now: Date
     }
     throw error;
   }
-  return startAttempt(retriedJob(job, now), now);
+  return startAttempt(retried, now);
 };

@@ -3,10 +3,10 @@ import { headObject } from '../../shared/aws/s3-objects';
 import { recordStoredObject } from '../../shared/data/stored-objects';
 import {
   claimTranscodeJob,
+  completeReusedTranscodeJob,
   completeTranscodeJob,
   failTranscodeJob,
   getTranscodeJob,
-  getTranscodeReuse,
   recordTranscodeProgress,
   startFinalizing,
   startTranscoding,
@@ -15,6 +15,7 @@ import {
   TranscodeTransitionRefusedError,
   UNFINISHED_STATUSES,
 } from '../../shared/data/transcode-jobs';
+import { getTranscodeReuse } from '../../shared/data/transcode-reuse';
 import { companyStoragePrefix as companyPrefix } from '../../shared/domain/storage-references';
 import {
   mediaConvertSettings,
@@ -152,16 +153,12 @@ const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutp
   const now = deps.now?.() ?? new Date();
   const { companyId, jobId, attempt } = input;
   const job = await advance(input, 'probing', () =>
-    claimTranscodeJob(
-      companyId,
-      jobId,
-      attempt,
-      {
-        leaseUntil: leaseFrom(now, LEASE_SECONDS.probe),
-        ...(input.executionArn ? { executionArn: input.executionArn } : {}),
-      },
+    claimTranscodeJob({
+      job: { companyId, jobId, attempt },
+      leaseUntil: leaseFrom(now, LEASE_SECONDS.probe),
+      ...(input.executionArn ? { executionArn: input.executionArn } : {}),
       now,
-    ),
+    }),
   );
   const ref = { companyId, jobId, attempt };
   const { source } = job;
@@ -170,17 +167,9 @@ const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutp
   if (!head) throw named('SourceMissing', 'The source file no longer exists.');
 
   // Reuse: the same content (ETag and size) already converted to this preset, with its output still stored.
-  const reuse = await getTranscodeReuse(companyId, job.preset, head.size, head.etag);
+  const reuse = await getTranscodeReuse(companyId, { preset: job.preset, size: head.size, etag: head.etag });
   if (reuse && (await headObject(reuse.output.bucket, reuse.output.fullPath))) {
-    await transition(jobId, () =>
-      completeTranscodeJob(
-        companyId,
-        jobId,
-        attempt,
-        { output: reuse.output, billedSeconds: 0, reused: true },
-        now,
-      ),
-    );
+    await transition(jobId, () => completeReusedTranscodeJob({ job: ref, output: reuse.output, now }));
     logger.info('transcode reused', { jobId, sourceJobId: reuse.sourceJobId });
     return { ...ref, reused: true };
   }
@@ -194,17 +183,13 @@ const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutp
     throw named('SourceTooLong', `The source is longer than ${limits.transcodeMaxDurationSeconds} seconds.`);
   }
   await advance(input, 'transcoding', () =>
-    startTranscoding(
-      companyId,
-      jobId,
-      attempt,
-      {
-        leaseUntil: leaseFrom(now, LEASE_SECONDS.transcode),
-        durationSeconds: media.durationSeconds,
-        hasVideo: media.hasVideo,
-      },
+    startTranscoding({
+      job: ref,
+      leaseUntil: leaseFrom(now, LEASE_SECONDS.transcode),
+      durationSeconds: media.durationSeconds,
+      hasVideo: media.hasVideo,
       now,
-    ),
+    }),
   );
   const fullPath = outputPath(job);
   const destination = `s3://${source.bucket}/${fullPath.replace(/\.[^.]+$/, '')}`;
@@ -239,7 +224,7 @@ const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Promise<Job
   const now = deps.now?.() ?? new Date();
   const { companyId, jobId, attempt } = input;
   const job = await advance(input, 'finalizing', () =>
-    startFinalizing(companyId, jobId, attempt, leaseFrom(now, LEASE_SECONDS.finalize), now),
+    startFinalizing({ job: input, leaseUntil: leaseFrom(now, LEASE_SECONDS.finalize), now }),
   );
   const head = await (deps.head ?? headObject)(input.output.bucket, input.output.fullPath);
   if (!head) throw named('OutputMissing', 'The media engine wrote no output file.');
@@ -252,9 +237,9 @@ const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Promise<Job
   );
   // The reuse entry is written in the same transaction as the billed move to `done`: a job canceled
   // meanwhile leaves none behind.
+  const source = input.source ?? job.source;
   const reuse = {
-    preset: job.preset,
-    source: input.source ?? job.source,
+    content: { preset: job.preset, size: source.size, etag: source.etag },
     entry: {
       output,
       sourceJobId: jobId,
@@ -263,13 +248,13 @@ const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Promise<Job
     },
   };
   await transition(jobId, () =>
-    completeTranscodeJob(
-      companyId,
-      jobId,
-      attempt,
-      { output, billedSeconds: billableSeconds(input.durationSeconds), reused: false, reuse },
+    completeTranscodeJob({
+      job: { companyId, jobId, attempt },
+      output,
+      billedSeconds: billableSeconds(input.durationSeconds),
+      reuse,
       now,
-    ),
+    }),
   );
   return { companyId, jobId, attempt };
 };
@@ -305,7 +290,7 @@ const failStep = async (input: FailInput, deps: WorkerDeps): Promise<JobRef & { 
   const { companyId, jobId, attempt } = input;
   const error = errorFor(input.error?.Error);
   try {
-    await failTranscodeJob(companyId, jobId, attempt, error, now);
+    await failTranscodeJob({ job: { companyId, jobId, attempt }, error, now });
     logger.info('transcode failed', { jobId, attempt, code: error.code, cause: input.error?.Error });
     return { companyId, jobId, attempt, recorded: true };
   } catch (e) {
@@ -339,7 +324,11 @@ const progressStep = async (
   }
   const clamped = Math.max(0, Math.min(99, Math.floor(percent)));
   try {
-    await recordTranscodeProgress(meta.companyId, meta.jobId, attempt, clamped, now);
+    await recordTranscodeProgress({
+      job: { companyId: meta.companyId, jobId: meta.jobId, attempt },
+      percent: clamped,
+      now,
+    });
     return { recorded: true, percent: clamped };
   } catch (error) {
     if (error instanceof TranscodeTransitionRefusedError) return { recorded: false };
