@@ -6,9 +6,9 @@ import {
   completeTranscodeJob,
   createTranscodeJob,
   retryTranscodeJob,
-  type TranscodeJobRecord,
 } from '../../functions/shared/data/transcode-jobs';
 import { TranscodeQueueFullError } from '../../functions/shared/data/transcode-queue';
+import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
 /**
  * DynamoDB cancels a transaction that touches an item another transaction is writing (the company's
@@ -22,19 +22,7 @@ const canceled = (codes: string[]) =>
   });
 
 const now = new Date('2026-01-02T03:04:05Z');
-const job: TranscodeJobRecord = {
-  jobId: 'tc_unit',
-  companyId: 'co_unit',
-  status: 'pending',
-  preset: 'wav',
-  source: { bucket: 'unit-bucket', fullPath: 'companies/co_unit/a.wav', size: 1, etag: 'e' },
-  attempt: 1,
-  reused: false,
-  billedSeconds: 0,
-  createdAt: now.toISOString(),
-  updatedAt: now.toISOString(),
-  attemptStartedAt: now.toISOString(),
-};
+const job = transcodeJobRecord({}, now);
 const output = {
   bucket: 'unit-bucket',
   fullPath: 'companies/co_unit/o.wav',
