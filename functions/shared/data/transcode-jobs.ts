@@ -2,6 +2,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import type { TranscodePreset } from '../domain/transcode-presets';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { type JobTransition, jobTransitionUpdate } from './job-transition';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { transcodePartition } from './transcode-partition';
 import {
@@ -10,7 +11,7 @@ import {
   takeTranscodeQueueSlotItem,
 } from './transcode-queue';
 import { putTranscodeReuseItem, type ReuseEntry, type TranscodeContent } from './transcode-reuse';
-import { applyChange, type Change, updateExpression } from './update-expression';
+import { applyChange, type Change } from './update-expression';
 import { addToMeterItem } from './usage-meters';
 
 /**
@@ -20,10 +21,10 @@ import { addToMeterItem } from './usage-meters';
  * transition. Moves into and out of the unfinished states take or release a queue slot in the same
  * transaction (`transcode-queue.ts`).
  *
- * Every transition returns the job after its write: a single `UpdateItem` asks DynamoDB for it
- * (`ALL_NEW`); a transaction cannot return values, so the record is computed here from the observed record
- * and the transition's own `Change`. Only `failTranscodeJob` returns nothing: its callers (the fail step,
- * start-up recovery, a failed start) hold the job's reference, not its record.
+ * The moves between unfinished states are single `UpdateItem`s and return the job as DynamoDB wrote it
+ * (`ALL_NEW`). A transaction cannot return values, so the tenant's moves from an observed record (cancel,
+ * retry) return the record computed here from that record and the transition's own `Change`. The workers'
+ * moves into a final state (complete, fail) return nothing: their callers hold only the job's reference.
  *
  * Unfinished jobs are also in the sparse index partition `gsi1pk = TRANSCODE#UNFINISHED` (removed on the
  * move to a final state), which operator sweeps and the local stack's start-up read.
@@ -152,44 +153,26 @@ export const createTranscodeJob = async (job: TranscodeJobRecord, queueCap: numb
   }
 };
 
-interface Transition {
+interface Transition extends Pick<JobTransition, 'change' | 'condition'> {
   from: readonly TranscodeStatus[];
-  /** What the move changes on the job record. */
-  change: Change;
-  /** Extra condition on the job, for example a lease that must not be in the future. */
-  condition?: { expression: string; values: Record<string, unknown> };
   /** Whether the move puts the job into the unfinished index or takes it out. */
   index?: 'add' | 'remove';
 }
 
 const INDEX_ATTRIBUTES = ['gsi1pk', 'gsi1sk'] as const;
 
-/** The job's conditional update: from one of `from`, of the attempt the writer observed. */
-const jobUpdate = (job: TranscodeJobRef, { from, change, condition, index }: Transition) => {
-  const e = updateExpression({
-    set: { ...change.set, ...(index === 'add' ? unfinishedIndexKey(job.companyId, job.jobId) : {}) },
-    remove: [...(change.remove ?? []), ...(index === 'remove' ? INDEX_ATTRIBUTES : [])],
-  });
-  const fromValues = Object.fromEntries(from.map((s, i) => [`:from${i}`, s]));
-  return {
-    TableName: tableName(),
-    Key: transcodeJobKey(job.companyId, job.jobId),
-    UpdateExpression: e.expression,
-    ConditionExpression: [
-      'attribute_exists(pk)',
-      `#status IN (${Object.keys(fromValues).join(', ')})`,
-      '#attempt = :observedAttempt',
-      ...(condition ? [condition.expression] : []),
-    ].join(' AND '),
-    ExpressionAttributeNames: { ...e.names, '#status': 'status', '#attempt': 'attempt' },
-    ExpressionAttributeValues: {
-      ...e.values,
-      ...fromValues,
-      ':observedAttempt': job.attempt,
-      ...(condition?.values ?? {}),
+/** The job's conditional update; the unfinished index attributes are the item's, not the record's. */
+const jobUpdate = (job: TranscodeJobRef, { from, change, condition, index }: Transition) =>
+  jobTransitionUpdate({
+    key: transcodeJobKey(job.companyId, job.jobId),
+    from,
+    attempt: job.attempt,
+    change: {
+      set: { ...change.set, ...(index === 'add' ? unfinishedIndexKey(job.companyId, job.jobId) : {}) },
+      remove: [...(change.remove ?? []), ...(index === 'remove' ? INDEX_ATTRIBUTES : [])],
     },
-  };
-};
+    ...(condition ? { condition } : {}),
+  });
 
 /** A move between unfinished states: one conditional `UpdateItem`, returning the job after the write. */
 const moveUnfinished = async (
