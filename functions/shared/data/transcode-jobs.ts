@@ -191,8 +191,6 @@ const moveUnfinished = async (
   }
 };
 
-const lease = (leaseUntil: Date) => leaseUntil.toISOString();
-
 /** Probe step: `pending` → `probing`, taking the lease and recording the execution. */
 export const claimTranscodeJob = (options: {
   job: TranscodeJobRef;
@@ -205,7 +203,7 @@ export const claimTranscodeJob = (options: {
     change: {
       set: {
         status: 'probing',
-        leaseUntil: lease(options.leaseUntil),
+        leaseUntil: options.leaseUntil.toISOString(),
         executionArn: options.executionArn,
         progress: { phase: 'probing' },
         updatedAt: options.now.toISOString(),
@@ -226,7 +224,7 @@ export const startTranscoding = (options: {
     change: {
       set: {
         status: 'transcoding',
-        leaseUntil: lease(options.leaseUntil),
+        leaseUntil: options.leaseUntil.toISOString(),
         durationSeconds: options.durationSeconds,
         hasVideo: options.hasVideo,
         progress: { phase: 'transcoding', percent: 0 },
@@ -254,7 +252,7 @@ export const startFinalizing = (options: { job: TranscodeJobRef; leaseUntil: Dat
     change: {
       set: {
         status: 'finalizing',
-        leaseUntil: lease(options.leaseUntil),
+        leaseUntil: options.leaseUntil.toISOString(),
         progress: { phase: 'finalizing', percent: 100 },
         updatedAt: options.now.toISOString(),
       },
