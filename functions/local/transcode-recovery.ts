@@ -1,9 +1,6 @@
-import {
-  failTranscodeJob,
-  listUnfinishedTranscodeJobs,
-  TranscodeTransitionRefusedError,
-} from '../shared/data/transcode-jobs';
-import { ERROR_CODES } from '../workers/transcode/worker';
+import { failTranscodeJob, TranscodeTransitionRefusedError } from '../shared/data/transcode-jobs';
+import { listUnfinishedTranscodeJobs } from '../shared/data/unfinished-transcode-jobs';
+import { ERROR_CODES } from '../workers/transcode/errors';
 
 /**
  * At local stack start-up no execution survives from the previous run, so every job still unfinished was
@@ -12,10 +9,10 @@ import { ERROR_CODES } from '../workers/transcode/worker';
  */
 export const markInterruptedTranscodes = async (now: Date): Promise<number> => {
   let marked = 0;
-  const error = ERROR_CODES.Interrupted ?? { code: 'interrupted', message: 'Interrupted.' };
+  const error = ERROR_CODES.Interrupted;
   for (const job of await listUnfinishedTranscodeJobs()) {
     try {
-      await failTranscodeJob(job.companyId, job.jobId, job.attempt, error, now);
+      await failTranscodeJob({ job, error, now });
       marked += 1;
     } catch (e) {
       if (!(e instanceof TranscodeTransitionRefusedError)) throw e;

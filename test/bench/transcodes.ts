@@ -189,34 +189,36 @@ export const benchTranscodes = async (apiUrl: string, write: (line: string) => v
     const lease = new Date(Date.now() + 60_000);
     const id = job.jobId;
     await counted('create (pending)', () => data.createTranscodeJob(job, 1000));
+    const ref = { companyId, jobId: id, attempt: 1 };
     await counted('pending → probing', () =>
-      data.claimTranscodeJob(companyId, id, 1, { leaseUntil: lease }, now()),
+      data.claimTranscodeJob({ job: ref, leaseUntil: lease, now: now() }),
     );
     await counted('probing → transcoding', () =>
-      data.startTranscoding(
-        companyId,
-        id,
-        1,
-        { leaseUntil: lease, durationSeconds: 60, hasVideo: false },
-        now(),
-      ),
+      data.startTranscoding({
+        job: ref,
+        leaseUntil: lease,
+        durationSeconds: 60,
+        hasVideo: false,
+        now: now(),
+      }),
     );
-    await counted('progress', () => data.recordTranscodeProgress(companyId, id, 1, 50, now()));
-    await counted('transcoding → finalizing', () => data.startFinalizing(companyId, id, 1, lease, now()));
+    await counted('progress', () => data.recordTranscodeProgress({ job: ref, percent: 50, now: now() }));
+    await counted('transcoding → finalizing', () =>
+      data.startFinalizing({ job: ref, leaseUntil: lease, now: now() }),
+    );
     const output = { bucket, fullPath: source.fullPath, size: 1, contentType: 'audio/wav' };
     await counted('finalizing → done (+ meter)', () =>
-      data.completeTranscodeJob(companyId, id, 1, { output, billedSeconds: 60, reused: false }, now()),
+      data.completeTranscodeJob({ job: ref, output, billedSeconds: 60, now: now() }),
     );
-    await counted('create (pending) ', () => data.createTranscodeJob({ ...job, jobId: `${id}b` }, 1000));
+    const second = { ...job, jobId: `${id}b` };
+    await counted('create (pending) ', () => data.createTranscodeJob(second, 1000));
     await counted('pending → failed', () =>
-      data.failTranscodeJob(companyId, `${id}b`, 1, { code: 'internal', message: 'bench' }, now()),
+      data.failTranscodeJob({ job: second, error: { code: 'internal', message: 'bench' }, now: now() }),
     );
-    await counted('failed → pending (retry)', () =>
-      data.retryTranscodeJob(companyId, `${id}b`, { attempt: 1 }, 1000, now()),
+    const retried = await counted('failed → pending (retry)', () =>
+      data.retryTranscodeJob({ job: second, queueCap: 1000, now: now() }),
     );
-    await counted('pending → canceled', () =>
-      data.cancelTranscodeJob(companyId, `${id}b`, { status: 'pending', attempt: 2 }, now()),
-    );
+    await counted('pending → canceled', () => data.cancelTranscodeJob({ job: retried, now: now() }));
     // Worker steps in-process on a real source (probe includes S3 and ffprobe; finalize records the output).
     const worker = createTranscodeWorker({ probe: probeWithFfprobe });
     const stepJob = { ...job, jobId: `${id}c`, source: { ...job.source, etag: `bench-c-${Date.now()}` } };

@@ -13,9 +13,10 @@ describe('local stack restart with unfinished transcode jobs', () => {
 
   it('marks them failed with code interrupted, clears the lease and lets them be retried', async () => {
     // Key builders are pure; the module is loaded after `./support` has set the runtime environment.
-    const { transcodeJobKey, transcodeQueueKey, unfinishedIndexKey } = await import(
+    const { transcodeJobKey, unfinishedIndexKey } = await import(
       '../../functions/shared/data/transcode-jobs'
     );
+    const { transcodeQueueKey } = await import('../../functions/shared/data/transcode-queue');
     const first = await startStackProcess(dataDir);
     const { dynamodbEndpoint, tableName, region } = first.description;
     const db = DynamoDBDocumentClient.from(

@@ -174,29 +174,30 @@ export const seedJob = async (
   const job = baseJob(companyId, source, options.preset ?? 'wav');
   const now = new Date();
   const lease = new Date(now.getTime() + 600_000);
-  const { companyId: c, jobId: id } = job;
+  const ref = { companyId: job.companyId, jobId: job.jobId, attempt: 1 };
   await data.createTranscodeJob(job, options.queueCap ?? 100);
   const steps: Record<TranscodeStatus, () => Promise<unknown>> = {
     pending: async () => undefined,
-    probing: () => data.claimTranscodeJob(c, id, 1, { leaseUntil: lease }, now),
+    probing: () => data.claimTranscodeJob({ job: ref, leaseUntil: lease, now }),
     transcoding: async () => {
       await steps.probing();
-      await data.startTranscoding(c, id, 1, { leaseUntil: lease, durationSeconds: 3, hasVideo: false }, now);
+      await data.startTranscoding({ job: ref, leaseUntil: lease, durationSeconds: 3, hasVideo: false, now });
     },
     finalizing: async () => {
       await steps.transcoding();
-      await data.startFinalizing(c, id, 1, lease, now);
+      await data.startFinalizing({ job: ref, leaseUntil: lease, now });
     },
     done: async () => {
       await steps.finalizing();
       const output = { ...source, size: 1, contentType: 'audio/wav' };
-      await data.completeTranscodeJob(c, id, 1, { output, billedSeconds: 3, reused: false }, now);
+      await data.completeTranscodeJob({ job: ref, output, billedSeconds: 3, now });
     },
-    failed: () => data.failTranscodeJob(c, id, 1, { code: 'source_unreadable', message: 'seeded' }, now),
-    canceled: () => data.cancelTranscodeJob(c, id, { status: 'pending', attempt: 1 }, now),
+    failed: () =>
+      data.failTranscodeJob({ job: ref, error: { code: 'source_unreadable', message: 'seeded' }, now }),
+    canceled: () => data.cancelTranscodeJob({ job, now }),
   };
   await steps[status]();
-  const stored = await data.getTranscodeJob(c, id);
+  const stored = await data.getTranscodeJob(ref.companyId, ref.jobId);
   if (stored?.status !== status) throw new Error(`seeding ${status} gave ${stored?.status}`);
   return stored;
 };
@@ -220,7 +221,7 @@ export const setLease = async (companyId: string, jobId: string, leaseUntil: Dat
 };
 
 export const queueOf = async (companyId: string) =>
-  (await import('../../functions/shared/data/transcode-jobs')).readTranscodeQueue(companyId);
+  (await import('../../functions/shared/data/transcode-queue')).readTranscodeQueue(companyId);
 
 export const transcodeSecondsOf = async (apiKey: string) => {
   const res = await call('GET', '/v1/usage', { headers: { 'x-api-key': apiKey } });
@@ -230,7 +231,7 @@ export const transcodeSecondsOf = async (apiKey: string) => {
 /** The company's reuse entries (`REUSE#...` items of its transcode partition). */
 export const reuseItemsOf = async (companyId: string) => {
   const { ddb, tableName } = await import('../../functions/shared/data/client');
-  const { transcodePartition } = await import('../../functions/shared/data/transcode-jobs');
+  const { transcodePartition } = await import('../../functions/shared/data/transcode-partition');
   const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
   const { Items } = await ddb.send(
     new QueryCommand({

@@ -442,6 +442,7 @@ describe('Transcode quota and queue cap', () => {
 
     // Directly at the data module: 20 racing creates against a cap of 5, then racing cancels and failures.
     const data = await import('../../functions/shared/data/transcode-jobs');
+    const { readTranscodeQueue } = await import('../../functions/shared/data/transcode-queue');
     const other = await createTenant();
     const seeds = Array.from({ length: 20 }, (_, i) => ({
       jobId: `tc_race${i}${Math.random().toString(36).slice(2, 8)}`,
@@ -459,16 +460,16 @@ describe('Transcode quota and queue cap', () => {
     const created = await Promise.allSettled(seeds.map((s) => data.createTranscodeJob(s, 5)));
     const ok = seeds.filter((_, i) => created[i]?.status === 'fulfilled');
     expect(ok).toHaveLength(5);
-    expect(await data.readTranscodeQueue(other.companyId)).toBe(5);
+    expect(await readTranscodeQueue(other.companyId)).toBe(5);
     const now = new Date();
     await Promise.allSettled(
       ok.flatMap((s) => [
-        data.cancelTranscodeJob(other.companyId, s.jobId, { status: 'pending', attempt: 1 }, now),
-        data.failTranscodeJob(other.companyId, s.jobId, 1, { code: 'internal', message: 'x' }, now),
-        data.cancelTranscodeJob(other.companyId, s.jobId, { status: 'pending', attempt: 1 }, now),
+        data.cancelTranscodeJob({ job: s, now }),
+        data.failTranscodeJob({ job: s, error: { code: 'internal', message: 'x' }, now }),
+        data.cancelTranscodeJob({ job: s, now }),
       ]),
     );
-    expect(await data.readTranscodeQueue(other.companyId)).toBe(0);
+    expect(await readTranscodeQueue(other.companyId)).toBe(0);
   });
 });
 

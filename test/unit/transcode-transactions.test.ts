@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ddb } from '../../functions/shared/data/client';
+import { CONFLICT_RETRIES } from '../../functions/shared/data/transactions';
 import {
   cancelTranscodeJob,
   completeTranscodeJob,
   createTranscodeJob,
   retryTranscodeJob,
-  type TranscodeJobRecord,
-  TranscodeQueueFullError,
 } from '../../functions/shared/data/transcode-jobs';
+import { TranscodeQueueFullError } from '../../functions/shared/data/transcode-queue';
+import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
 /**
  * DynamoDB cancels a transaction that touches an item another transaction is writing (the company's
@@ -21,19 +22,7 @@ const canceled = (codes: string[]) =>
   });
 
 const now = new Date('2026-01-02T03:04:05Z');
-const job: TranscodeJobRecord = {
-  jobId: 'tc_unit',
-  companyId: 'co_unit',
-  status: 'pending',
-  preset: 'wav',
-  source: { bucket: 'unit-bucket', fullPath: 'companies/co_unit/a.wav', size: 1, etag: 'e' },
-  attempt: 1,
-  reused: false,
-  billedSeconds: 0,
-  createdAt: now.toISOString(),
-  updatedAt: now.toISOString(),
-  attemptStartedAt: now.toISOString(),
-};
+const job = transcodeJobRecord({}, now);
 const output = {
   bucket: 'unit-bucket',
   fullPath: 'companies/co_unit/o.wav',
@@ -57,27 +46,22 @@ afterEach(() => {
 
 describe('transcode job transactions retry TransactionConflict', () => {
   it.each([
-    ['create', () => createTranscodeJob(job, 5)],
-    [
-      'finish (billed done)',
-      () => completeTranscodeJob('co_unit', 'tc_unit', 1, { output, billedSeconds: 3, reused: false }, now),
-    ],
-    [
-      'finish (cancel)',
-      () => cancelTranscodeJob('co_unit', 'tc_unit', { status: 'pending', attempt: 1 }, now),
-    ],
-    ['retry', () => retryTranscodeJob('co_unit', 'tc_unit', { attempt: 1 }, 5, now)],
-  ])('%s succeeds after conflicts on the queue or usage item', async (_name, write) => {
+    ['create', () => createTranscodeJob(job, 5), undefined],
+    ['finish (billed done)', () => completeTranscodeJob({ job, output, billedSeconds: 3, now }), undefined],
+    ['finish (cancel)', () => cancelTranscodeJob({ job, now }), { status: 'canceled', attempt: 1 }],
+    ['retry', () => retryTranscodeJob({ job, queueCap: 5, now }), { status: 'pending', attempt: 2 }],
+  ])('%s succeeds after conflicts on the queue or usage item', async (_name, write, after) => {
     const send = conflictThenPass(2);
-    await expect(write()).resolves.toBeUndefined();
+    const result = await write();
+    if (after) expect(result).toMatchObject(after);
+    else expect(result).toBeUndefined();
     expect(send).toHaveBeenCalledTimes(3);
   });
 
-  it('gives up after a bounded number of conflicts and surfaces the cancellation', async () => {
+  it('gives up after the first try and CONFLICT_RETRIES retries, and surfaces the cancellation', async () => {
     const send = conflictThenPass(100);
     await expect(createTranscodeJob(job, 5)).rejects.toMatchObject({ name: 'TransactionCanceledException' });
-    expect(send.mock.calls.length).toBeGreaterThan(1);
-    expect(send.mock.calls.length).toBeLessThan(10);
+    expect(send).toHaveBeenCalledTimes(CONFLICT_RETRIES + 1);
   });
 
   it('does not retry a cancellation that is a failed condition (a full queue)', async () => {

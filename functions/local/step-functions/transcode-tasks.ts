@@ -63,7 +63,9 @@ const transcodeWithFfmpeg: TaskOverride = async (input: CreateJobInput, ctx) => 
         if (percent < reported + PROGRESS_STEP) return;
         reported = percent;
         pending = pending
-          .then(() => recordTranscodeProgress(companyId, jobId, attempt, percent, new Date()))
+          .then(() =>
+            recordTranscodeProgress({ job: { companyId, jobId, attempt }, percent, now: new Date() }),
+          )
           .catch(() => undefined);
       },
     });

@@ -1,36 +1,37 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { TranscodePreset } from '../types/transcodes';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TranscodeOutput, TranscodePreset, TranscodeSource } from '../types/transcodes';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
-import { TABLE_SHAPE } from './table';
+import { type JobTransition, jobTransitionUpdate } from './job-transition';
 import { cancellationReasons, sendTransaction } from './transactions';
+import { transcodePartition } from './transcode-partition';
+import {
+  releaseTranscodeQueueSlotItem,
+  TranscodeQueueFullError,
+  takeTranscodeQueueSlotItem,
+} from './transcode-queue';
+import { putTranscodeReuseItem, type ReuseEntry, type TranscodeContent } from './transcode-reuse';
+import { applyChange, type Change } from './update-expression';
 import { addToMeterItem } from './usage-meters';
 
 /**
- * Transcode jobs: the read model that the API routes, the workers, the workflow action and the MCP tool
- * share. Every state change is a conditional write on the current status and attempt, so a race between
- * cancel, retry and a worker resolves to exactly one legal transition.
+ * Transcode jobs (`JOB#<jobId>` of the company's transcode partition): the read model that the API routes,
+ * the workers, the workflow action and the MCP tool share. Every state change is a conditional write on the
+ * current status and attempt, so a race between cancel, retry and a worker resolves to exactly one legal
+ * transition. Moves into and out of the unfinished states take or release a queue slot in the same
+ * transaction (`transcode-queue.ts`).
  *
- * Items of the company partition `CO#<companyId>#TRANSCODE`:
- * - `JOB#<jobId>`: the job.
- * - `QUEUE`: `unfinished`, the number of the company's jobs in `pending|probing|transcoding|finalizing`.
- *   It changes only inside the same transaction as the job's move into or out of those states, so it cannot
- *   drift: enqueue and retry add 1 (conditional on the plan's cap), every move to `done|failed|canceled`
- *   subtracts 1.
- * - `REUSE#<preset>#<size>#<etag>`: the stored output of an earlier conversion of the same content.
+ * The moves between unfinished states are single `UpdateItem`s and return the job as DynamoDB wrote it
+ * (`ALL_NEW`). A transaction cannot return values, so the tenant's moves from an observed record (cancel,
+ * retry) return the record computed here from that record and the transition's own `Change`. The workers'
+ * moves into a final state (complete, fail) return nothing: their callers hold only the job's reference.
  *
  * Unfinished jobs are also in the sparse index partition `gsi1pk = TRANSCODE#UNFINISHED` (removed on the
- * move to a final state), which the local stack reads at start-up to mark interrupted jobs.
+ * move to a final state), which operator sweeps and the local stack's start-up read.
  */
-export const transcodePartition = (companyId: string) => `CO#${companyId}#TRANSCODE`;
 export const transcodeJobKey = (companyId: string, jobId: string) => ({
   pk: transcodePartition(companyId),
   sk: `JOB#${jobId}`,
-});
-export const transcodeQueueKey = (companyId: string) => ({ pk: transcodePartition(companyId), sk: 'QUEUE' });
-export const transcodeReuseKey = (companyId: string, preset: string, size: number, etag: string) => ({
-  pk: transcodePartition(companyId),
-  sk: `REUSE#${preset}#${size}#${etag.replace(/"/g, '')}`,
 });
 export const UNFINISHED_INDEX_PARTITION = 'TRANSCODE#UNFINISHED';
 export const unfinishedIndexKey = (companyId: string, jobId: string) => ({
@@ -41,22 +42,7 @@ export const unfinishedIndexKey = (companyId: string, jobId: string) => ({
 export const UNFINISHED_STATUSES = ['pending', 'probing', 'transcoding', 'finalizing'] as const;
 export const FINISHED_STATUSES = ['done', 'failed', 'canceled'] as const;
 export type TranscodeStatus = (typeof UNFINISHED_STATUSES)[number] | (typeof FINISHED_STATUSES)[number];
-
-export interface ObjectReference {
-  bucket: string;
-  fullPath: string;
-}
-
-export interface TranscodeSource extends ObjectReference {
-  size: number;
-  etag: string;
-  contentType?: string;
-}
-
-export interface TranscodeOutput extends ObjectReference {
-  size: number;
-  contentType: string;
-}
+type FinishedStatus = (typeof FINISHED_STATUSES)[number];
 
 export interface TranscodeJobRecord {
   jobId: string;
@@ -82,77 +68,18 @@ export interface TranscodeJobRecord {
   finishedAt?: string;
 }
 
+/** One attempt of a job: what a worker step knows, and what every transition is conditional on. */
+export interface TranscodeJobRef {
+  companyId: string;
+  jobId: string;
+  attempt: number;
+}
+
 const ENTITY = 'transcode_job';
 
 export const toTranscodeJob = (item: Record<string, unknown>): TranscodeJobRecord => {
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...record } = item;
   return record as unknown as TranscodeJobRecord;
-};
-
-export class TranscodeQueueFullError extends Error {
-  constructor() {
-    super('The company has as many unfinished transcode jobs as its plan allows');
-    this.name = 'TranscodeQueueFullError';
-  }
-}
-
-/** The job is not in a state (or attempt) the transition starts from. */
-export class TranscodeTransitionRefusedError extends Error {
-  constructor(jobId: string, to: string) {
-    super(`Transcode job ${jobId} cannot move to ${to} from its current state`);
-    this.name = 'TranscodeTransitionRefusedError';
-  }
-}
-
-const cancellationCodes = (error: unknown): string[] | undefined =>
-  cancellationReasons(error)?.map((r) => r.Code ?? 'None');
-
-const queueUpdate = (companyId: string, delta: 1 | -1, cap?: number) => ({
-  Update: {
-    TableName: tableName(),
-    Key: transcodeQueueKey(companyId),
-    UpdateExpression: 'ADD unfinished :delta SET entity = :entity',
-    ...(cap === undefined
-      ? {}
-      : { ConditionExpression: 'attribute_not_exists(unfinished) OR unfinished < :cap' }),
-    ExpressionAttributeValues: {
-      ':delta': delta,
-      ':entity': 'transcode_queue',
-      ...(cap === undefined ? {} : { ':cap': cap }),
-    },
-  },
-});
-
-/**
- * Writes a new `pending` job and takes one slot of the company's queue, in one transaction; a full queue
- * throws `TranscodeQueueFullError` and writes nothing.
- */
-export const createTranscodeJob = async (job: TranscodeJobRecord, queueCap: number): Promise<void> => {
-  try {
-    await sendTransaction(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...transcodeJobKey(job.companyId, job.jobId),
-                ...unfinishedIndexKey(job.companyId, job.jobId),
-                entity: ENTITY,
-                ...job,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          queueUpdate(job.companyId, 1, queueCap),
-        ],
-      }),
-    );
-  } catch (error) {
-    const codes = cancellationCodes(error);
-    if (codes?.[1] === 'ConditionalCheckFailed') throw new TranscodeQueueFullError();
-    throw error;
-  }
 };
 
 /** A transcode job, for a batch read. */
@@ -171,371 +98,322 @@ export const getTranscodeJob = async (
   return Item ? toTranscodeJob(Item) : undefined;
 };
 
-/** Number of unfinished jobs the queue counter holds (0 when it was never written). */
-export const readTranscodeQueue = async (companyId: string): Promise<number> => {
-  const { Item } = await ddb.send(
-    new GetCommand({ TableName: tableName(), Key: transcodeQueueKey(companyId), ConsistentRead: true }),
-  );
-  return Number(Item?.unfinished ?? 0);
-};
-
-interface Expression {
-  sets: string[];
-  removes: string[];
-  names: Record<string, string>;
-  values: Record<string, unknown>;
+/** The job is not in a state (or attempt) the transition starts from. */
+export class TranscodeTransitionRefusedError extends Error {
+  constructor(jobId: string, to: string) {
+    super(`Transcode job ${jobId} cannot move to ${to} from its current state`);
+    this.name = 'TranscodeTransitionRefusedError';
+  }
 }
 
-/** Builds `SET a = :a ... REMOVE b ...` from plain objects; attribute names are always aliased. */
-const expression = (set: Record<string, unknown>, remove: string[]): Expression => {
-  const e: Expression = { sets: [], removes: [], names: {}, values: {} };
-  for (const [name, value] of Object.entries(set)) {
-    if (value === undefined) continue;
-    e.names[`#${name}`] = name;
-    e.values[`:${name}`] = value;
-    e.sets.push(`#${name} = :${name}`);
-  }
-  for (const name of remove) {
-    e.names[`#${name}`] = name;
-    e.removes.push(`#${name}`);
-  }
-  return e;
-};
+/** Cancellation code of the transaction item at `index`, when `error` is a cancelled transaction. */
+const cancellationCode = (error: unknown, index: number): string | undefined =>
+  cancellationReasons(error)?.[index]?.Code;
 
-const updateExpression = (e: Expression): string =>
-  [e.sets.length ? `SET ${e.sets.join(', ')}` : '', e.removes.length ? `REMOVE ${e.removes.join(', ')}` : '']
-    .filter(Boolean)
-    .join(' ');
-
-interface TransitionSpec {
-  from: readonly TranscodeStatus[];
-  /** The attempt the writer observed; a retried job has moved on and refuses the write. */
-  attempt: number;
-  set: Record<string, unknown>;
-  remove?: string[];
-  /** Extra condition on the job, for example a lease that must not be in the future. */
-  condition?: { expression: string; values: Record<string, unknown> };
-}
-
-const jobUpdate = (companyId: string, jobId: string, spec: TransitionSpec) => {
-  const e = expression(spec.set, spec.remove ?? []);
-  const fromValues = Object.fromEntries(spec.from.map((s, i) => [`:from${i}`, s]));
-  e.names['#status'] = 'status';
-  e.names['#attempt'] = 'attempt';
-  return {
-    TableName: tableName(),
-    Key: transcodeJobKey(companyId, jobId),
-    UpdateExpression: updateExpression(e),
-    ConditionExpression: [
-      'attribute_exists(pk)',
-      `#status IN (${Object.keys(fromValues).join(', ')})`,
-      '#attempt = :observedAttempt',
-      ...(spec.condition ? [spec.condition.expression] : []),
-    ].join(' AND '),
-    ExpressionAttributeNames: e.names,
-    ExpressionAttributeValues: {
-      ...e.values,
-      ...fromValues,
-      ':observedAttempt': spec.attempt,
-      ...(spec.condition?.values ?? {}),
+/**
+ * Writes a new `pending` job and takes one slot of the company's queue, in one transaction; a full queue
+ * throws `TranscodeQueueFullError` and writes nothing.
+ */
+export const createTranscodeJob = async (job: TranscodeJobRecord, queueCap: number): Promise<void> => {
+  const put = {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...transcodeJobKey(job.companyId, job.jobId),
+        ...unfinishedIndexKey(job.companyId, job.jobId),
+        entity: ENTITY,
+        ...job,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
+  try {
+    await sendTransaction(
+      new TransactWriteCommand({ TransactItems: [put, takeTranscodeQueueSlotItem(job.companyId, queueCap)] }),
+    );
+  } catch (error) {
+    if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw new TranscodeQueueFullError();
+    throw error;
+  }
 };
+
+interface Transition extends Pick<JobTransition, 'change' | 'condition'> {
+  from: readonly TranscodeStatus[];
+  /** Whether the move puts the job into the unfinished index or takes it out. */
+  index?: 'add' | 'remove';
+}
+
+const INDEX_ATTRIBUTES = ['gsi1pk', 'gsi1sk'] as const;
+
+/** The job's conditional update; the unfinished index attributes are the item's, not the record's. */
+const jobUpdate = (job: TranscodeJobRef, { from, change, condition, index }: Transition) =>
+  jobTransitionUpdate({
+    key: transcodeJobKey(job.companyId, job.jobId),
+    from,
+    attempt: job.attempt,
+    change: {
+      set: { ...change.set, ...(index === 'add' ? unfinishedIndexKey(job.companyId, job.jobId) : {}) },
+      remove: [...(change.remove ?? []), ...(index === 'remove' ? INDEX_ATTRIBUTES : [])],
+    },
+    ...(condition ? { condition } : {}),
+  });
 
 /** A move between unfinished states: one conditional `UpdateItem`, returning the job after the write. */
 const moveUnfinished = async (
-  companyId: string,
-  jobId: string,
+  job: TranscodeJobRef,
   to: TranscodeStatus,
-  spec: TransitionSpec,
+  transition: Transition,
 ): Promise<TranscodeJobRecord> => {
   try {
     const { Attributes } = await ddb.send(
-      new UpdateCommand({ ...jobUpdate(companyId, jobId, spec), ReturnValues: 'ALL_NEW' }),
+      new UpdateCommand({ ...jobUpdate(job, transition), ReturnValues: 'ALL_NEW' }),
     );
     return toTranscodeJob(Attributes ?? {});
   } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new TranscodeTransitionRefusedError(jobId, to);
+    if (isConditionalCheckFailed(error)) throw new TranscodeTransitionRefusedError(job.jobId, to);
     throw error;
   }
 };
 
-/**
- * A move into a final state (`done`, `failed`, `canceled`): the job's conditional update, the release of
- * its queue slot and, for a billed `done`, the `transcode_seconds` meter, in one transaction. Only one such
- * move can succeed per attempt, so the meter is written exactly once per billed attempt.
- */
-const finish = async (
-  companyId: string,
-  jobId: string,
-  to: (typeof FINISHED_STATUSES)[number],
-  spec: TransitionSpec,
-  now: Date,
-  billSeconds = 0,
-  also: Record<string, unknown>[] = [],
-): Promise<void> => {
-  const job = jobUpdate(companyId, jobId, {
-    ...spec,
-    set: { ...spec.set, status: to, updatedAt: now.toISOString(), finishedAt: now.toISOString() },
-    remove: [...(spec.remove ?? []), 'leaseUntil', 'gsi1pk', 'gsi1sk'],
-  });
-  const meter = billSeconds > 0 ? [addToMeterItem(companyId, 'transcode_seconds', billSeconds, now)] : [];
-  try {
-    await sendTransaction(
-      new TransactWriteCommand({
-        TransactItems: [{ Update: job }, queueUpdate(companyId, -1), ...meter, ...also],
-      }),
-    );
-  } catch (error) {
-    const codes = cancellationCodes(error);
-    if (codes?.[0] === 'ConditionalCheckFailed') throw new TranscodeTransitionRefusedError(jobId, to);
-    throw error;
-  }
-};
-
-/** Probe worker: `pending` → `probing`, taking the lease and recording the execution. */
-export const claimTranscodeJob = (
-  companyId: string,
-  jobId: string,
-  attempt: number,
-  input: { leaseUntil: Date; executionArn?: string },
-  now: Date,
-) =>
-  moveUnfinished(companyId, jobId, 'probing', {
+/** Probe step: `pending` → `probing`, taking the lease and recording the execution. */
+export const claimTranscodeJob = (options: {
+  job: TranscodeJobRef;
+  leaseUntil: Date;
+  executionArn?: string;
+  now: Date;
+}) =>
+  moveUnfinished(options.job, 'probing', {
     from: ['pending'],
-    attempt,
-    set: {
-      status: 'probing',
-      leaseUntil: input.leaseUntil.toISOString(),
-      executionArn: input.executionArn,
-      progress: { phase: 'probing' },
-      updatedAt: now.toISOString(),
+    change: {
+      set: {
+        status: 'probing',
+        leaseUntil: options.leaseUntil.toISOString(),
+        executionArn: options.executionArn,
+        progress: { phase: 'probing' },
+        updatedAt: options.now.toISOString(),
+      },
     },
   });
 
-/** Probe worker: `probing` → `transcoding` with what the probe found. */
-export const startTranscoding = (
-  companyId: string,
-  jobId: string,
-  attempt: number,
-  input: { leaseUntil: Date; durationSeconds: number; hasVideo: boolean },
-  now: Date,
-) =>
-  moveUnfinished(companyId, jobId, 'transcoding', {
+/** Probe step: `probing` → `transcoding` with what the probe found. */
+export const startTranscoding = (options: {
+  job: TranscodeJobRef;
+  leaseUntil: Date;
+  durationSeconds: number;
+  hasVideo: boolean;
+  now: Date;
+}) =>
+  moveUnfinished(options.job, 'transcoding', {
     from: ['probing'],
-    attempt,
-    set: {
-      status: 'transcoding',
-      leaseUntil: input.leaseUntil.toISOString(),
-      durationSeconds: input.durationSeconds,
-      hasVideo: input.hasVideo,
-      progress: { phase: 'transcoding', percent: 0 },
-      updatedAt: now.toISOString(),
+    change: {
+      set: {
+        status: 'transcoding',
+        leaseUntil: options.leaseUntil.toISOString(),
+        durationSeconds: options.durationSeconds,
+        hasVideo: options.hasVideo,
+        progress: { phase: 'transcoding', percent: 0 },
+        updatedAt: options.now.toISOString(),
+      },
     },
   });
 
 /** Media engine progress while `transcoding` (percent 0..100). */
-export const recordTranscodeProgress = (
-  companyId: string,
-  jobId: string,
-  attempt: number,
-  percent: number,
-  now: Date,
-) =>
-  moveUnfinished(companyId, jobId, 'transcoding', {
+export const recordTranscodeProgress = (options: { job: TranscodeJobRef; percent: number; now: Date }) =>
+  moveUnfinished(options.job, 'transcoding', {
     from: ['transcoding'],
-    attempt,
-    set: { progress: { phase: 'transcoding', percent }, updatedAt: now.toISOString() },
-  });
-
-/** Finalize worker: `transcoding` → `finalizing`, renewing the lease. */
-export const startFinalizing = (
-  companyId: string,
-  jobId: string,
-  attempt: number,
-  leaseUntil: Date,
-  now: Date,
-) =>
-  moveUnfinished(companyId, jobId, 'finalizing', {
-    from: ['transcoding'],
-    attempt,
-    set: {
-      status: 'finalizing',
-      leaseUntil: leaseUntil.toISOString(),
-      progress: { phase: 'finalizing', percent: 100 },
-      updatedAt: now.toISOString(),
+    change: {
+      set: {
+        progress: { phase: 'transcoding', percent: options.percent },
+        updatedAt: options.now.toISOString(),
+      },
     },
   });
 
-/** The reuse entry of a conversion: which content (probed size and ETag) it converted, and to what. */
-export interface ReuseRecord {
-  preset: string;
-  source: { size: number; etag: string };
+/** Finalize step: `transcoding` → `finalizing`, renewing the lease. */
+export const startFinalizing = (options: { job: TranscodeJobRef; leaseUntil: Date; now: Date }) =>
+  moveUnfinished(options.job, 'finalizing', {
+    from: ['transcoding'],
+    change: {
+      set: {
+        status: 'finalizing',
+        leaseUntil: options.leaseUntil.toISOString(),
+        progress: { phase: 'finalizing', percent: 100 },
+        updatedAt: options.now.toISOString(),
+      },
+    },
+  });
+
+/**
+ * A move into a final state: the job's conditional update (clearing the lease and leaving the unfinished
+ * index), the release of its queue slot and the `also` items (billing, reuse entry), in one transaction.
+ * Only one such move can succeed per attempt, so whatever `also` writes is written once per attempt.
+ * Returns the change made to the job record.
+ */
+const finish = async (options: {
+  job: TranscodeJobRef;
+  to: FinishedStatus;
+  from: readonly TranscodeStatus[];
+  change: Change;
+  now: Date;
+  also?: Record<string, unknown>[];
+}): Promise<Change> => {
+  const { job, to, now } = options;
+  const change: Change = {
+    set: { ...options.change.set, status: to, updatedAt: now.toISOString(), finishedAt: now.toISOString() },
+    remove: [...(options.change.remove ?? []), 'leaseUntil'],
+  };
+  const update = jobUpdate(job, { from: options.from, change, index: 'remove' });
+  try {
+    await sendTransaction(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: update },
+          releaseTranscodeQueueSlotItem(job.companyId),
+          ...(options.also ?? []),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (cancellationCode(error, 0) === 'ConditionalCheckFailed') {
+      throw new TranscodeTransitionRefusedError(job.jobId, to);
+    }
+    throw error;
+  }
+  return change;
+};
+
+/** What a conversion's move to `done` records as its reuse entry. */
+export interface ReuseOfConversion {
+  content: TranscodeContent;
   entry: ReuseEntry;
 }
 
-const reusePut = (companyId: string, reuse: ReuseRecord) => ({
-  Put: {
-    TableName: tableName(),
-    Item: {
-      ...transcodeReuseKey(companyId, reuse.preset, reuse.source.size, reuse.source.etag),
-      entity: 'transcode_reuse',
-      ...reuse.entry,
-    },
-  },
-});
-
 /**
- * `finalizing` → `done` with the output, billing `billedSeconds` and recording the reuse entry in the same
- * transaction (so only a billed, finished conversion is ever reused); or, for a reused output, `probing` →
- * `done` billing nothing.
+ * Finalize step: `finalizing` → `done` with the output, billing `billedSeconds` (`transcode_seconds`) and
+ * writing the reuse entry in the same transaction, so only a billed, finished conversion is ever reused.
  */
-export const completeTranscodeJob = (
-  companyId: string,
-  jobId: string,
-  attempt: number,
-  input: { output: TranscodeOutput; billedSeconds: number; reused: boolean; reuse?: ReuseRecord },
-  now: Date,
-) =>
-  finish(
-    companyId,
-    jobId,
-    'done',
-    {
-      from: input.reused ? ['probing'] : ['finalizing'],
-      attempt,
+export const completeTranscodeJob = async (options: {
+  job: TranscodeJobRef;
+  output: TranscodeOutput;
+  billedSeconds: number;
+  reuse?: ReuseOfConversion;
+  now: Date;
+}): Promise<void> => {
+  const { job, output, billedSeconds, reuse, now } = options;
+  await finish({
+    job,
+    to: 'done',
+    from: ['finalizing'],
+    change: {
+      set: { output, reused: false, billedSeconds, progress: { phase: 'done', percent: 100 } },
+      remove: ['error'],
+    },
+    now,
+    also: [
+      ...(billedSeconds > 0 ? [addToMeterItem(job.companyId, 'transcode_seconds', billedSeconds, now)] : []),
+      ...(reuse ? [putTranscodeReuseItem(job.companyId, reuse.content, reuse.entry)] : []),
+    ],
+  });
+};
+
+/** Probe step, for content converted before: `probing` → `done` with the stored output, billing nothing. */
+export const completeReusedTranscodeJob = async (options: {
+  job: TranscodeJobRef;
+  output: TranscodeOutput;
+  now: Date;
+}): Promise<void> => {
+  await finish({
+    job: options.job,
+    to: 'done',
+    from: ['probing'],
+    change: {
       set: {
-        output: input.output,
-        reused: input.reused,
-        billedSeconds: input.reused ? 0 : input.billedSeconds,
+        output: options.output,
+        reused: true,
+        billedSeconds: 0,
         progress: { phase: 'done', percent: 100 },
       },
       remove: ['error'],
     },
-    now,
-    input.reused ? 0 : input.billedSeconds,
-    !input.reused && input.reuse ? [reusePut(companyId, input.reuse)] : [],
-  );
+    now: options.now,
+  });
+};
 
 /** Any unfinished state of this attempt → `failed` with an error code; clears the lease. */
-export const failTranscodeJob = (
-  companyId: string,
-  jobId: string,
-  attempt: number,
-  error: { code: string; message: string },
-  now: Date,
-) =>
-  finish(
-    companyId,
-    jobId,
-    'failed',
-    { from: UNFINISHED_STATUSES, attempt, set: { error }, remove: ['progress'] },
-    now,
-  );
-
-/** Tenant cancel: from the observed unfinished state of the observed attempt → `canceled`; clears the lease. */
-export const cancelTranscodeJob = (
-  companyId: string,
-  jobId: string,
-  observed: { status: TranscodeStatus; attempt: number },
-  now: Date,
-) =>
-  finish(companyId, jobId, 'canceled', { from: [observed.status], attempt: observed.attempt, set: {} }, now);
-
-/** What a retry clears of the previous attempt, and what it sets: one definition for the write and the record. */
-const RETRY_REMOVES = ['output', 'error', 'finishedAt', 'executionArn', 'leaseUntil'] as const;
-const retryReset = (attempt: number, iso: string) => ({
-  status: 'pending' as const,
-  attempt: attempt + 1,
-  reused: false,
-  billedSeconds: 0,
-  progress: { phase: 'pending' as const },
-  updatedAt: iso,
-  attemptStartedAt: iso,
-});
-
-/** The job as `retryTranscodeJob` leaves it. */
-export const retriedJob = (job: TranscodeJobRecord, now: Date): TranscodeJobRecord => {
-  const kept: Record<string, unknown> = { ...job };
-  for (const name of RETRY_REMOVES) delete kept[name];
-  return { ...(kept as unknown as TranscodeJobRecord), ...retryReset(job.attempt, now.toISOString()) };
+export const failTranscodeJob = async (options: {
+  job: TranscodeJobRef;
+  error: { code: string; message: string };
+  now: Date;
+}): Promise<void> => {
+  await finish({
+    job: options.job,
+    to: 'failed',
+    from: UNFINISHED_STATUSES,
+    change: { set: { error: options.error }, remove: ['progress'] },
+    now: options.now,
+  });
 };
+
+/**
+ * Tenant cancel: from the observed unfinished state of the observed attempt → `canceled`; clears the lease.
+ * Returns the job as canceled.
+ */
+export const cancelTranscodeJob = async (options: {
+  job: TranscodeJobRecord;
+  now: Date;
+}): Promise<TranscodeJobRecord> => {
+  const { job, now } = options;
+  const change = await finish({ job, to: 'canceled', from: [job.status], change: { set: {} }, now });
+  return applyChange(job, change);
+};
+
+/** What a retry sets and clears of the previous attempt: one definition for the write and the record. */
+const retryChange = (attempt: number, now: Date): Change => ({
+  set: {
+    status: 'pending',
+    attempt: attempt + 1,
+    reused: false,
+    billedSeconds: 0,
+    progress: { phase: 'pending' },
+    updatedAt: now.toISOString(),
+    attemptStartedAt: now.toISOString(),
+  },
+  remove: ['output', 'error', 'finishedAt', 'executionArn', 'leaseUntil'],
+});
 
 /**
  * Tenant retry: `failed|canceled` with no lease in the future → `pending` as attempt + 1, taking a queue slot
  * (conditional on the cap) in the same transaction. Clears the previous attempt's output, error and billing.
+ * Returns the job as retried.
  */
-export const retryTranscodeJob = async (
-  companyId: string,
-  jobId: string,
-  observed: { attempt: number },
-  queueCap: number,
-  now: Date,
-): Promise<void> => {
-  const iso = now.toISOString();
-  const job = jobUpdate(companyId, jobId, {
+export const retryTranscodeJob = async (options: {
+  job: TranscodeJobRecord;
+  queueCap: number;
+  now: Date;
+}): Promise<TranscodeJobRecord> => {
+  const { job, queueCap, now } = options;
+  const change = retryChange(job.attempt, now);
+  const update = jobUpdate(job, {
     from: ['failed', 'canceled'],
-    attempt: observed.attempt,
-    set: { ...retryReset(observed.attempt, iso), ...unfinishedIndexKey(companyId, jobId) },
-    remove: [...RETRY_REMOVES],
+    change,
     condition: {
       expression: '(attribute_not_exists(leaseUntil) OR leaseUntil <= :now)',
-      values: { ':now': iso },
+      values: { ':now': now.toISOString() },
     },
+    index: 'add',
   });
   try {
     await sendTransaction(
-      new TransactWriteCommand({ TransactItems: [{ Update: job }, queueUpdate(companyId, 1, queueCap)] }),
-    );
-  } catch (error) {
-    const codes = cancellationCodes(error);
-    if (codes?.[0] === 'ConditionalCheckFailed') throw new TranscodeTransitionRefusedError(jobId, 'pending');
-    if (codes?.[1] === 'ConditionalCheckFailed') throw new TranscodeQueueFullError();
-    throw error;
-  }
-};
-
-export interface ReuseEntry {
-  output: TranscodeOutput;
-  sourceJobId: string;
-  durationSeconds: number;
-  createdAt: string;
-}
-
-export const getTranscodeReuse = async (
-  companyId: string,
-  preset: string,
-  size: number,
-  etag: string,
-): Promise<ReuseEntry | undefined> => {
-  const { Item } = await ddb.send(
-    new GetCommand({ TableName: tableName(), Key: transcodeReuseKey(companyId, preset, size, etag) }),
-  );
-  if (!Item) return undefined;
-  return {
-    output: Item.output,
-    sourceJobId: Item.sourceJobId,
-    durationSeconds: Item.durationSeconds,
-    createdAt: Item.createdAt,
-  };
-};
-
-/** Unfinished jobs of every company, from the sparse index (operator sweeps and local start-up only). */
-export const listUnfinishedTranscodeJobs = async (): Promise<TranscodeJobRecord[]> => {
-  const jobs: TranscodeJobRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: TABLE_SHAPE.gsi1.indexName,
-        KeyConditionExpression: 'gsi1pk = :p',
-        ExpressionAttributeValues: { ':p': UNFINISHED_INDEX_PARTITION },
-        ExclusiveStartKey: start,
+      new TransactWriteCommand({
+        TransactItems: [{ Update: update }, takeTranscodeQueueSlotItem(job.companyId, queueCap)],
       }),
     );
-    for (const item of page.Items ?? []) jobs.push(toTranscodeJob(item));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return jobs;
+  } catch (error) {
+    if (cancellationCode(error, 0) === 'ConditionalCheckFailed') {
+      throw new TranscodeTransitionRefusedError(job.jobId, 'pending');
+    }
+    if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw new TranscodeQueueFullError();
+    throw error;
+  }
+  return applyChange(job, change);
 };

@@ -10,17 +10,17 @@ import {
   FINISHED_STATUSES,
   failTranscodeJob,
   getTranscodeJob,
-  retriedJob,
   retryTranscodeJob,
   type TranscodeJobRecord,
-  TranscodeQueueFullError,
   TranscodeTransitionRefusedError,
   transcodeJobEntry,
 } from '../data/transcode-jobs';
+import { TranscodeQueueFullError } from '../data/transcode-queue';
 import { secondsToNextUtcMonth, usageMonthEntry } from '../data/usage-meters';
 import { AppError, NotFoundError } from '../errors';
 import { ulid } from '../ids';
 import { logger } from '../logger';
+import { cachedOrLoad, createTtlCache } from '../ttl-cache';
 import type { Plan, PlanLimits } from '../types/plans';
 import type { TranscodePreset } from '../types/transcodes';
 import { resolveLimits } from './limits';
@@ -65,17 +65,10 @@ export const toPublicJob = (job: TranscodeJobRecord) => ({
 });
 export type PublicTranscodeJob = ReturnType<typeof toPublicJob>;
 
-const PLAN_CACHE_MS = 60_000;
-const planCache = new Map<string, { plan: Plan; until: number }>();
-
 /** Plans change rarely: one read per plan and minute per process. */
-const cachedPlan = async (planId: string): Promise<Plan | undefined> => {
-  const hit = planCache.get(planId);
-  if (hit && hit.until > Date.now()) return hit.plan;
-  const plan = await getPlan(planId);
-  if (plan) planCache.set(planId, { plan, until: Date.now() + PLAN_CACHE_MS });
-  return plan;
-};
+const planCache = createTtlCache<Plan>(60_000, 100);
+const cachedPlan = (planId: string): Promise<Plan | undefined> =>
+  cachedOrLoad(planCache, planId, Date.now(), () => getPlan(planId));
 
 const limitsOf = async (
   companyId: string,
@@ -142,7 +135,7 @@ const startAttempt = async (job: TranscodeJobRecord, now: Date): Promise<Transco
     if (error instanceof Error && error.name === 'ExecutionAlreadyExistsError') return job;
     logger.error('transcode execution did not start', { jobId: job.jobId, error: error as Error });
     const failure = { code: 'start_failed', message: 'The conversion could not be started; retry the job.' };
-    await failTranscodeJob(job.companyId, job.jobId, job.attempt, failure, now).catch(() => undefined);
+    await failTranscodeJob({ job, error: failure, now }).catch(() => undefined);
     throw new AppError('service_unavailable', 'The conversion could not be started; retry the job.');
   }
 };
@@ -217,8 +210,9 @@ export const cancelTranscode = async (companyId: string, jobId: string, now: Dat
         extensions: { status: job.status },
       });
     }
+    let canceled: TranscodeJobRecord;
     try {
-      await cancelTranscodeJob(companyId, jobId, job, now);
+      canceled = await cancelTranscodeJob({ job, now });
     } catch (error) {
       if (error instanceof TranscodeTransitionRefusedError) continue;
       throw error;
@@ -230,13 +224,7 @@ export const cancelTranscode = async (companyId: string, jobId: string, now: Dat
         logger.error('stopping a canceled transcode failed', { jobId, error: error as Error }),
       );
     }
-    const { leaseUntil: _lease, ...rest } = job;
-    return {
-      ...rest,
-      status: 'canceled' as const,
-      updatedAt: now.toISOString(),
-      finishedAt: now.toISOString(),
-    } satisfies TranscodeJobRecord;
+    return canceled;
   }
   throw new AppError('conflict', 'The job changed while it was being canceled; try again.');
 };
@@ -260,8 +248,9 @@ export const retryTranscode = async (companyId: string, jobId: string, now: Date
     throw notRetryable(job, 'A worker still holds this job; retry after its lease ends.');
   }
   checkQuota(companyId, limits, used, now);
+  let retried: TranscodeJobRecord;
   try {
-    await retryTranscodeJob(companyId, jobId, { attempt: job.attempt }, limits.transcodeQueueCap, now);
+    retried = await retryTranscodeJob({ job, queueCap: limits.transcodeQueueCap, now });
   } catch (error) {
     if (error instanceof TranscodeQueueFullError) throw queueFull(limits);
     if (error instanceof TranscodeTransitionRefusedError) {
@@ -270,5 +259,5 @@ export const retryTranscode = async (companyId: string, jobId: string, now: Date
     }
     throw error;
   }
-  return startAttempt(retriedJob(job, now), now);
+  return startAttempt(retried, now);
 };

@@ -1,0 +1,41 @@
+import { tableName } from './client';
+import { type Change, updateExpression } from './update-expression';
+
+/**
+ * The conditional update of a job's state change, the same for every job type: the item must exist, be in
+ * one of the `from` statuses and still be the attempt the writer observed (a retried job has moved on and
+ * refuses the write), plus any extra condition of the move. The owner of the job entity sends it alone
+ * (`UpdateItem`) or as the first item of a transaction.
+ */
+export interface JobTransition {
+  key: { pk: string; sk: string };
+  from: readonly string[];
+  /** The attempt the writer observed. */
+  attempt: number;
+  change: Change;
+  /** Extra condition on the job, for example a lease that must not be in the future. */
+  condition?: { expression: string; values: Record<string, unknown> };
+}
+
+export const jobTransitionUpdate = ({ key, from, attempt, change, condition }: JobTransition) => {
+  const e = updateExpression(change);
+  const fromValues = Object.fromEntries(from.map((s, i) => [`:from${i}`, s]));
+  return {
+    TableName: tableName(),
+    Key: key,
+    UpdateExpression: e.expression,
+    ConditionExpression: [
+      'attribute_exists(pk)',
+      `#status IN (${Object.keys(fromValues).join(', ')})`,
+      '#attempt = :observedAttempt',
+      ...(condition ? [condition.expression] : []),
+    ].join(' AND '),
+    ExpressionAttributeNames: { ...e.names, '#status': 'status', '#attempt': 'attempt' },
+    ExpressionAttributeValues: {
+      ...e.values,
+      ...fromValues,
+      ':observedAttempt': attempt,
+      ...(condition?.values ?? {}),
+    },
+  };
+};

@@ -1,0 +1,56 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { TranscodeOutput } from '../types/transcodes';
+import { ddb, tableName } from './client';
+import { transcodePartition } from './transcode-partition';
+
+/**
+ * Reuse entries: the stored output of an earlier conversion of the same content (probed size and ETag) to
+ * the same preset, item `REUSE#<preset>#<size>#<etag>` of the company's transcode partition. An entry is
+ * written only in the transaction of a billed conversion's move to `done` (the job module takes the item
+ * from here), so a canceled or failed conversion leaves none behind.
+ */
+export interface TranscodeContent {
+  preset: string;
+  /** The source as probed: its size in bytes and its ETag (quotes are dropped in the key). */
+  size: number;
+  etag: string;
+}
+
+export const transcodeReuseKey = (companyId: string, { preset, size, etag }: TranscodeContent) => ({
+  pk: transcodePartition(companyId),
+  sk: `REUSE#${preset}#${size}#${etag.replace(/"/g, '')}`,
+});
+
+export interface ReuseEntry {
+  output: TranscodeOutput;
+  sourceJobId: string;
+  durationSeconds: number;
+  createdAt: string;
+}
+
+const ENTITY = 'transcode_reuse';
+
+export const toReuseEntry = (item: Record<string, unknown>): ReuseEntry => ({
+  output: item.output as TranscodeOutput,
+  sourceJobId: String(item.sourceJobId),
+  durationSeconds: Number(item.durationSeconds),
+  createdAt: String(item.createdAt),
+});
+
+/** Transaction item writing the reuse entry of `content`. */
+export const putTranscodeReuseItem = (companyId: string, content: TranscodeContent, entry: ReuseEntry) => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...transcodeReuseKey(companyId, content), entity: ENTITY, ...entry },
+  },
+});
+
+export const getTranscodeReuse = async (
+  companyId: string,
+  content: TranscodeContent,
+): Promise<ReuseEntry | undefined> => {
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName(), Key: transcodeReuseKey(companyId, content) }),
+  );
+  return Item ? toReuseEntry(Item) : undefined;
+};

@@ -1,0 +1,64 @@
+import type { MediaProber } from '../../shared/aws/mediaconvert';
+import type { headObject } from '../../shared/aws/s3-objects';
+import type { TranscodeJobRef } from '../../shared/data/transcode-jobs';
+
+/**
+ * What the Lambda tasks of `statemachines/transcode.asl.json` (and the MediaConvert progress rule) give the
+ * transcode worker, and what its steps return to the state machine.
+ */
+export type JobRef = TranscodeJobRef;
+
+export interface ProbeInput extends JobRef {
+  action: 'probe';
+  executionArn?: string;
+}
+
+export interface ProbeOutput extends JobRef {
+  reused: boolean;
+  /** The source as probed (HeadObject): the content this conversion reads, the key of its reuse entry. */
+  source?: { size: number; etag: string };
+  durationSeconds?: number;
+  output?: { bucket: string; fullPath: string; contentType: string };
+  /** MediaConvert job settings of the preset (the engine input of the transcode step). */
+  settings?: Record<string, unknown>;
+  /** Strings only, as MediaConvert's UserMetadata requires; the local engine reads the preset from it. */
+  userMetadata?: Record<string, string>;
+}
+
+export interface FinalizeInput extends JobRef {
+  action: 'finalize';
+  durationSeconds: number;
+  output: { bucket: string; fullPath: string; contentType: string };
+  /** The probed source size and ETag (absent only for executions started before they were passed on). */
+  source?: { size: number; etag: string };
+}
+
+export interface FailInput extends JobRef {
+  action: 'fail';
+  /** The caught error of the failed state (`ResultPath: $.error`). */
+  error?: { Error?: string; Cause?: string };
+}
+
+/**
+ * A MediaConvert job state change (EventBridge, `MediaConvert Job State Change`), delivered by the rule of
+ * this machine as `{ action: 'progress', detail }`. `STATUS_UPDATE` events carry the percent complete; the
+ * job is found through the `userMetadata` the probe step gave MediaConvert.
+ */
+export interface ProgressInput {
+  action: 'progress';
+  detail?: {
+    status?: string;
+    userMetadata?: Record<string, string>;
+    jobProgress?: { jobPercentComplete?: number };
+  };
+}
+
+export type WorkerInput = ProbeInput | FinalizeInput | FailInput | ProgressInput;
+
+/** The engine adapters and clock a step uses; the Lambda entry and the local stack give their own. */
+export interface WorkerDeps {
+  probe: MediaProber;
+  now?: () => Date;
+  /** Reads an object's size and ETag (S3 HeadObject unless given). */
+  head?: typeof headObject;
+}

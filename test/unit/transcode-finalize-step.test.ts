@@ -1,0 +1,106 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { recordStoredObject } from '../../functions/shared/data/stored-objects';
+import {
+  completeTranscodeJob,
+  startFinalizing,
+  TranscodeTransitionRefusedError,
+} from '../../functions/shared/data/transcode-jobs';
+import { errorFor } from '../../functions/workers/transcode/errors';
+import { billableSeconds, finalizeStep } from '../../functions/workers/transcode/finalize';
+import { transcodeJobRecord } from '../fixtures/transcode-jobs';
+
+vi.mock('../../functions/shared/data/stored-objects', () => ({ recordStoredObject: vi.fn() }));
+vi.mock('../../functions/shared/data/transcode-jobs', async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  startFinalizing: vi.fn(),
+  completeTranscodeJob: vi.fn(),
+  getTranscodeJob: vi.fn(),
+}));
+
+const now = new Date('2026-03-04T05:06:07Z');
+const ref = { companyId: 'co_1', jobId: 'tc_1', attempt: 1 };
+const job = transcodeJobRecord(
+  {
+    ...ref,
+    status: 'finalizing',
+    preset: 'ogg_opus',
+    source: { bucket: 'b', fullPath: 'companies/co_1/in.wav', size: 10, etag: 'job-etag' },
+  },
+  now,
+);
+const engineOutput = {
+  bucket: 'b',
+  fullPath: 'companies/co_1/transcodes/tc_1/a1/output.ogg',
+  contentType: 'audio/ogg',
+};
+const head = vi.fn();
+const run = (
+  extra: { source?: { size: number; etag: string } } = { source: { size: 500, etag: 'probed' } },
+) =>
+  finalizeStep(
+    { action: 'finalize', ...ref, durationSeconds: 2.2, output: engineOutput, ...extra },
+    { probe: vi.fn(), head, now: () => now },
+  );
+
+beforeEach(() => {
+  vi.mocked(startFinalizing).mockResolvedValue(job);
+  head.mockResolvedValue({ size: 77, etag: 'out-etag' });
+});
+afterEach(() => vi.resetAllMocks());
+
+describe('transcode finalize step', () => {
+  it('records the output, then completes the job billing whole seconds with its reuse entry', async () => {
+    await expect(run()).resolves.toEqual(ref);
+    expect(startFinalizing).toHaveBeenCalledWith({
+      job: ref,
+      leaseUntil: new Date(now.getTime() + 300_000),
+      now,
+    });
+    expect(recordStoredObject).toHaveBeenCalledWith(
+      'co_1',
+      { ...engineOutput, size: 77, etag: 'out-etag', createdAt: now.toISOString() },
+      now,
+    );
+    const output = { ...engineOutput, size: 77 };
+    expect(completeTranscodeJob).toHaveBeenCalledWith({
+      job: ref,
+      output,
+      billedSeconds: 3,
+      reuse: {
+        content: { preset: 'ogg_opus', size: 500, etag: 'probed' },
+        entry: { output, sourceJobId: 'tc_1', durationSeconds: 2.2, createdAt: now.toISOString() },
+      },
+      now,
+    });
+  });
+
+  it("keys the reuse entry by the job's source when the execution passed no probed source", async () => {
+    await run({});
+    expect(vi.mocked(completeTranscodeJob).mock.calls[0]?.[0].reuse?.content).toEqual({
+      preset: 'ogg_opus',
+      size: 10,
+      etag: 'job-etag',
+    });
+  });
+
+  it('fails with transcode_failed when the engine wrote no output, completing nothing', async () => {
+    head.mockResolvedValue(undefined);
+    const error = await run().catch((e: Error) => e);
+    expect(errorFor((error as Error).name).code).toBe('transcode_failed');
+    expect(recordStoredObject).not.toHaveBeenCalled();
+    expect(completeTranscodeJob).not.toHaveBeenCalled();
+  });
+
+  it('ends as TranscodeJobGone when the job was canceled before it could complete', async () => {
+    vi.mocked(completeTranscodeJob).mockRejectedValue(new TranscodeTransitionRefusedError('tc_1', 'done'));
+    await expect(run()).rejects.toMatchObject({ name: 'TranscodeJobGone' });
+  });
+
+  it.each([
+    [0.2, 1],
+    [3, 3],
+    [3.01, 4],
+  ])('bills %s seconds of media as %s seconds', (duration, billed) => {
+    expect(billableSeconds(duration)).toBe(billed);
+  });
+});

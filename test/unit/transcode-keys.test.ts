@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { jobTransitionUpdate } from '../../functions/shared/data/job-transition';
+import { transcodeJobKey, unfinishedIndexKey } from '../../functions/shared/data/transcode-jobs';
+import { transcodeQueueKey } from '../../functions/shared/data/transcode-queue';
+import { transcodeReuseKey } from '../../functions/shared/data/transcode-reuse';
+
+describe('transcode keys (permanent: items exist under them)', () => {
+  it('keeps job, queue and reuse items in the company transcode partition', () => {
+    expect(transcodeJobKey('co_1', 'tc_1')).toEqual({ pk: 'CO#co_1#TRANSCODE', sk: 'JOB#tc_1' });
+    expect(transcodeQueueKey('co_1')).toEqual({ pk: 'CO#co_1#TRANSCODE', sk: 'QUEUE' });
+    expect(transcodeReuseKey('co_1', { preset: 'wav', size: 42, etag: '"abc-2"' })).toEqual({
+      pk: 'CO#co_1#TRANSCODE',
+      sk: 'REUSE#wav#42#abc-2',
+    });
+  });
+
+  it('indexes unfinished jobs of every company in one sparse partition', () => {
+    expect(unfinishedIndexKey('co_1', 'tc_1')).toEqual({
+      gsi1pk: 'TRANSCODE#UNFINISHED',
+      gsi1sk: 'co_1#tc_1',
+    });
+  });
+});
+
+describe('jobTransitionUpdate', () => {
+  it('conditions the write on the item, the from statuses, the observed attempt and any extra condition', () => {
+    const update = jobTransitionUpdate({
+      key: { pk: 'p', sk: 's' },
+      from: ['failed', 'canceled'],
+      attempt: 1,
+      change: { set: { status: 'pending', attempt: 2 }, remove: ['leaseUntil'] },
+      condition: { expression: 'leaseUntil <= :now', values: { ':now': 'then' } },
+    });
+    expect(update).toEqual({
+      TableName: 'unit-table',
+      Key: { pk: 'p', sk: 's' },
+      UpdateExpression: 'SET #status = :status, #attempt = :attempt REMOVE #leaseUntil',
+      ConditionExpression:
+        'attribute_exists(pk) AND #status IN (:from0, :from1) AND #attempt = :observedAttempt AND leaseUntil <= :now',
+      ExpressionAttributeNames: { '#status': 'status', '#attempt': 'attempt', '#leaseUntil': 'leaseUntil' },
+      ExpressionAttributeValues: {
+        ':status': 'pending',
+        ':attempt': 2,
+        ':from0': 'failed',
+        ':from1': 'canceled',
+        ':observedAttempt': 1,
+        ':now': 'then',
+      },
+    });
+  });
+});

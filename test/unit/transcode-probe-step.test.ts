@@ -1,0 +1,173 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SourceUnreadableError } from '../../functions/shared/aws/mediaconvert';
+import { headObject } from '../../functions/shared/aws/s3-objects';
+import {
+  claimTranscodeJob,
+  completeReusedTranscodeJob,
+  getTranscodeJob,
+  startTranscoding,
+  TranscodeTransitionRefusedError,
+} from '../../functions/shared/data/transcode-jobs';
+import { getTranscodeReuse } from '../../functions/shared/data/transcode-reuse';
+import { transcodeLimits } from '../../functions/shared/domain/transcodes';
+import { errorFor } from '../../functions/workers/transcode/errors';
+import { probeStep } from '../../functions/workers/transcode/probe';
+import { transcodeJobRecord } from '../fixtures/transcode-jobs';
+
+vi.mock('../../functions/shared/aws/s3-objects', () => ({ headObject: vi.fn() }));
+vi.mock('../../functions/shared/data/transcode-reuse', () => ({ getTranscodeReuse: vi.fn() }));
+vi.mock('../../functions/shared/domain/transcodes', () => ({ transcodeLimits: vi.fn() }));
+vi.mock('../../functions/shared/data/transcode-jobs', async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  claimTranscodeJob: vi.fn(),
+  startTranscoding: vi.fn(),
+  completeReusedTranscodeJob: vi.fn(),
+  getTranscodeJob: vi.fn(),
+}));
+
+const now = new Date('2026-03-04T05:06:07Z');
+const ref = { companyId: 'co_1', jobId: 'tc_1', attempt: 2 };
+const executionArn = 'arn:aws:states:eu-west-1:123456789012:execution:TranscodeMachine:tc_1-a2';
+const job = transcodeJobRecord(
+  {
+    ...ref,
+    status: 'probing',
+    source: { bucket: 'b', fullPath: 'companies/co_1/in.mp4', size: 10, etag: 'e1' },
+  },
+  now,
+);
+const limits = { transcodeMaxSourceBytes: 1000, transcodeMaxDurationSeconds: 60 };
+const probe = vi.fn();
+const run = () => probeStep({ action: 'probe', ...ref, executionArn }, { probe, now: () => now });
+
+/** The job error code the fail step records for what the probe step threw. */
+const codeOf = async (step: Promise<unknown>) => {
+  const error = await step.then(
+    () => undefined,
+    (e: Error) => e,
+  );
+  return errorFor(error?.name).code;
+};
+
+beforeEach(() => {
+  vi.mocked(claimTranscodeJob).mockResolvedValue(job);
+  vi.mocked(startTranscoding).mockResolvedValue({ ...job, status: 'transcoding' });
+  vi.mocked(headObject).mockResolvedValue({ size: 500, etag: 'e2' } as never);
+  vi.mocked(getTranscodeReuse).mockResolvedValue(undefined);
+  vi.mocked(transcodeLimits).mockResolvedValue(limits as never);
+  probe.mockResolvedValue({ durationSeconds: 12.5, hasVideo: false, hasAudio: true });
+});
+afterEach(() => vi.resetAllMocks());
+
+describe('transcode probe step', () => {
+  it('claims the job with the probe lease, moves it to transcoding and returns the engine input', async () => {
+    const result = await run();
+    expect(claimTranscodeJob).toHaveBeenCalledWith({
+      job: ref,
+      leaseUntil: new Date(now.getTime() + 300_000),
+      executionArn,
+      now,
+    });
+    expect(startTranscoding).toHaveBeenCalledWith({
+      job: ref,
+      leaseUntil: new Date(now.getTime() + 7_800_000),
+      durationSeconds: 12.5,
+      hasVideo: false,
+      now,
+    });
+    expect(getTranscodeReuse).toHaveBeenCalledWith('co_1', { preset: 'wav', size: 500, etag: 'e2' });
+    expect(result).toMatchObject({
+      ...ref,
+      reused: false,
+      source: { size: 500, etag: 'e2' },
+      durationSeconds: 12.5,
+      output: {
+        bucket: 'b',
+        fullPath: 'companies/co_1/transcodes/tc_1/a2/output.wav',
+        contentType: 'audio/wav',
+      },
+      userMetadata: {
+        stateMachine: 'TranscodeMachine',
+        companyId: 'co_1',
+        jobId: 'tc_1',
+        attempt: '2',
+        preset: 'wav',
+        hasVideo: 'false',
+        durationSeconds: '12.5',
+      },
+    });
+    expect(result.settings).toBeTruthy();
+  });
+
+  it('finishes the job with the stored output of the same content converted before, billing nothing', async () => {
+    const output = {
+      bucket: 'b',
+      fullPath: 'companies/co_1/transcodes/tc_0/a1/output.wav',
+      size: 9,
+      contentType: 'audio/wav',
+    };
+    vi.mocked(getTranscodeReuse).mockResolvedValue({
+      output,
+      sourceJobId: 'tc_0',
+      durationSeconds: 3,
+      createdAt: 'x',
+    });
+    await expect(run()).resolves.toEqual({ ...ref, reused: true });
+    expect(completeReusedTranscodeJob).toHaveBeenCalledWith({ job: ref, output, now });
+    expect(probe).not.toHaveBeenCalled();
+    expect(startTranscoding).not.toHaveBeenCalled();
+  });
+
+  it('converts again when the reused output is no longer stored', async () => {
+    const output = { bucket: 'b', fullPath: 'companies/co_1/gone.wav', size: 9, contentType: 'audio/wav' };
+    vi.mocked(getTranscodeReuse).mockResolvedValue({
+      output,
+      sourceJobId: 'tc_0',
+      durationSeconds: 3,
+      createdAt: 'x',
+    });
+    vi.mocked(headObject).mockImplementation((async (_bucket: string, fullPath: string) =>
+      fullPath === output.fullPath ? undefined : { size: 500, etag: 'e2' }) as never);
+    await expect(run()).resolves.toMatchObject({ reused: false });
+    expect(completeReusedTranscodeJob).not.toHaveBeenCalled();
+  });
+
+  it('fails with source_missing when the source no longer exists', async () => {
+    vi.mocked(headObject).mockResolvedValue(undefined);
+    expect(await codeOf(run())).toBe('source_missing');
+    expect(startTranscoding).not.toHaveBeenCalled();
+  });
+
+  it("fails with source_too_large over the plan's size limit, before probing the media", async () => {
+    vi.mocked(headObject).mockResolvedValue({ size: 1001, etag: 'e2' } as never);
+    expect(await codeOf(run())).toBe('source_too_large');
+    expect(probe).not.toHaveBeenCalled();
+    expect(startTranscoding).not.toHaveBeenCalled();
+  });
+
+  it("fails with source_too_long over the plan's duration limit", async () => {
+    probe.mockResolvedValue({ durationSeconds: 60.5, hasVideo: true, hasAudio: true });
+    expect(await codeOf(run())).toBe('source_too_long');
+    expect(startTranscoding).not.toHaveBeenCalled();
+  });
+
+  it('fails with source_unreadable when the prober cannot read the media', async () => {
+    probe.mockRejectedValue(new SourceUnreadableError('no streams'));
+    expect(await codeOf(run())).toBe('source_unreadable');
+    expect(startTranscoding).not.toHaveBeenCalled();
+  });
+
+  it('ends as TranscodeJobGone without writing when the job was canceled', async () => {
+    vi.mocked(claimTranscodeJob).mockRejectedValue(new TranscodeTransitionRefusedError('tc_1', 'probing'));
+    vi.mocked(getTranscodeJob).mockResolvedValue({ ...job, status: 'canceled' });
+    await expect(run()).rejects.toMatchObject({ name: 'TranscodeJobGone' });
+    expect(headObject).not.toHaveBeenCalled();
+  });
+
+  it('continues when a repeated invocation finds its own attempt already transcoding', async () => {
+    vi.mocked(claimTranscodeJob).mockRejectedValue(new TranscodeTransitionRefusedError('tc_1', 'probing'));
+    vi.mocked(startTranscoding).mockRejectedValue(new TranscodeTransitionRefusedError('tc_1', 'transcoding'));
+    vi.mocked(getTranscodeJob).mockResolvedValue({ ...job, status: 'transcoding' });
+    await expect(run()).resolves.toMatchObject({ reused: false, durationSeconds: 12.5 });
+  });
+});
