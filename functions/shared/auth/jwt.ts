@@ -1,12 +1,12 @@
 import type { JsonWebKey } from 'node:crypto';
 import {
-  type CompactJWSHeaderParameters,
   type CryptoKey,
   compactVerify,
   decodeProtectedHeader,
   errors,
   importJWK,
   type JWK,
+  type ProtectedHeaderParameters,
   SignJWT,
 } from 'jose';
 
@@ -61,14 +61,6 @@ const isJwtType = (typ: unknown): boolean =>
 
 export type JwtRefusal = 'malformed' | 'algorithm' | 'type' | 'unknown_kid' | 'signature';
 
-const refusalOf = (error: unknown): JwtRefusal | undefined => {
-  if (error instanceof errors.JWKSNoMatchingKey) return 'unknown_kid';
-  if (error instanceof errors.JWSSignatureVerificationFailed) return 'signature';
-  if (error instanceof errors.JOSEAlgNotAllowed) return 'algorithm';
-  if (error instanceof errors.JOSEError) return 'malformed';
-  return undefined;
-};
-
 const decodeClaims = (payload: Uint8Array): Record<string, unknown> | undefined => {
   try {
     const value: unknown = JSON.parse(new TextDecoder().decode(payload));
@@ -90,30 +82,27 @@ export const verifyJwtSignature = async (
   resolveKey: KeyResolver,
 ): Promise<{ ok: true; claims: Record<string, unknown> } | { ok: false; reason: JwtRefusal }> => {
   if (!looksLikeJwt(token)) return { ok: false, reason: 'malformed' };
-  let header: CompactJWSHeaderParameters;
+  let header: ProtectedHeaderParameters;
   try {
-    header = decodeProtectedHeader(token) as CompactJWSHeaderParameters;
+    header = decodeProtectedHeader(token);
   } catch {
     return { ok: false, reason: 'malformed' };
   }
   if (header.alg !== JWT_ALGORITHM) return { ok: false, reason: 'algorithm' };
   if (!isJwtType(header.typ)) return { ok: false, reason: 'type' };
-  if (typeof header.kid !== 'string') return { ok: false, reason: 'unknown_kid' };
+  const key = typeof header.kid === 'string' ? await resolveKey(header.kid) : undefined;
+  if (!key) return { ok: false, reason: 'unknown_kid' };
   try {
-    const { payload } = await compactVerify(
-      token,
-      async ({ kid }) => {
-        const key = kid === undefined ? undefined : await resolveKey(kid);
-        if (!key) throw new errors.JWKSNoMatchingKey();
-        return key;
-      },
-      { algorithms: [JWT_ALGORITHM] },
-    );
+    const { payload } = await compactVerify(token, key, { algorithms: [JWT_ALGORITHM] });
     const claims = decodeClaims(payload);
     return claims ? { ok: true, claims } : { ok: false, reason: 'malformed' };
   } catch (error) {
-    const reason = refusalOf(error);
-    if (reason) return { ok: false, reason };
+    if (error instanceof errors.JWSSignatureVerificationFailed) return { ok: false, reason: 'signature' };
+    if (error instanceof errors.JOSEAlgNotAllowed) return { ok: false, reason: 'algorithm' };
+    // JWSInvalid (a segment that does not decode), JOSENotSupported (a `crit` extension we do not know).
+    if (error instanceof errors.JWSInvalid || error instanceof errors.JOSENotSupported) {
+      return { ok: false, reason: 'malformed' };
+    }
     throw error;
   }
 };
