@@ -162,7 +162,7 @@ const run = async (
       const list = (v: string | undefined) =>
         v === undefined ? undefined : v.split(',').map((s) => s.trim());
       const dur = values.dur === undefined ? undefined : Number(values.dur);
-      const minted = mintJwt(
+      const minted = await mintJwt(
         {
           companyId: need(values, 'company'),
           ips: list(values.ips),

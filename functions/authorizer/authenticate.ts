@@ -1,10 +1,4 @@
-import {
-  type JwtRefusal,
-  looksLikeJwt,
-  type VerificationKeys,
-  verificationKeys,
-  verifyJwtSignature,
-} from '../shared/auth/jwt';
+import { type JwtRefusal, type KeyResolver, verificationKeys, verifyJwtSignature } from '../shared/auth/jwt';
 import { type ClaimRefusal, checkV1Claims } from '../shared/auth/jwt-claims';
 import { forgetKeySet, loadKeySet } from '../shared/auth/signing-keys';
 import { API_KEY_PATTERN, findApiKeyBySecret } from '../shared/data/api-keys';
@@ -41,23 +35,28 @@ const authenticateApiKey = async (value: string): Promise<AuthOutcome> => {
 /** Decisions that needed the database, per warm Lambda instance (structural refusals are cheap anyway). */
 const decisions = createTtlCache<AuthOutcome>(env().authorizerCacheTtlSeconds * 1000);
 
-let jwtKeys: VerificationKeys | undefined;
+let jwtKeys: KeyResolver | undefined;
 let keysLoadedAt = 0;
 const KEY_RELOAD_INTERVAL_MS = 60_000;
 
+/**
+ * The verification key for a `kid`, from the key set loaded on first use. A key added by a rotation after
+ * this instance loaded the set is unknown here: reload the set, at most once a minute.
+ */
+const resolveJwtKey = async (kid: string, now: number) => {
+  jwtKeys ??= await verificationKeys((await loadKeySet()).keys);
+  const key = await jwtKeys(kid);
+  if (key || now - keysLoadedAt <= KEY_RELOAD_INTERVAL_MS) return key;
+  keysLoadedAt = now;
+  forgetKeySet();
+  jwtKeys = await verificationKeys((await loadKeySet()).keys);
+  return jwtKeys(kid);
+};
+
 /** Service-signed tokens: verified locally (no database request), so they are not cached. */
 const authenticateJwt = async (token: string, sourceIp: string, now: number): Promise<AuthOutcome> => {
-  // Only a token of the right shape is worth loading keys for.
-  if (!looksLikeJwt(token)) return { ok: false, reason: 'malformed' };
-  jwtKeys ??= verificationKeys((await loadKeySet()).keys);
-  let verified = verifyJwtSignature(token, jwtKeys);
-  // A key added by a rotation after this instance loaded the set: reload, at most once a minute.
-  if (!verified.ok && verified.reason === 'unknown_kid' && now - keysLoadedAt > KEY_RELOAD_INTERVAL_MS) {
-    keysLoadedAt = now;
-    forgetKeySet();
-    jwtKeys = verificationKeys((await loadKeySet()).keys);
-    verified = verifyJwtSignature(token, jwtKeys);
-  }
+  // Keys are loaded only for a token whose shape and header pass: malformed ones cost no key or database work.
+  const verified = await verifyJwtSignature(token, (kid) => resolveJwtKey(kid, now));
   if (!verified.ok) return verified;
   const checked = checkV1Claims(verified.claims, sourceIp, Math.floor(now / 1000));
   if (!checked.ok) return checked;

@@ -117,10 +117,12 @@ try {
   const freshKey = (
     await createApiKey(stack.demo.companyId, { name: 'bench', scopes: [...SCOPES] }, new Date())
   ).key;
-  const token = mintJwt(
-    { companyId: stack.demo.companyId, scopes: [...SCOPES], advanced: true },
-    currentSigningKey(await loadKeySet()),
-    new Date(),
+  const token = (
+    await mintJwt(
+      { companyId: stack.demo.companyId, scopes: [...SCOPES], advanced: true },
+      currentSigningKey(await loadKeySet()),
+      new Date(),
+    )
   ).token;
   const withHeaders = (headers: Record<string, string>) =>
     ({

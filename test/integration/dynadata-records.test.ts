@@ -78,16 +78,16 @@ describe('log_entries through Dynadata', () => {
 
   it('refuses create, update and delete with 403 log_entry_writes_not_allowed for keys and JWTs', async () => {
     const t = await createTenant();
-    const token = mintJwt(
-      { companyId: t.companyId, scopes: ['dynadata:write', 'dynadata:read'], advanced: true },
-      currentSigningKey(await loadKeySet()),
-      new Date(),
+    const token = (
+      await mintJwt(
+        { companyId: t.companyId, scopes: ['dynadata:write', 'dynadata:read'], advanced: true },
+        currentSigningKey(await loadKeySet()),
+        new Date(),
+      )
     ).token;
     const readOnly = await createTenant({ scopes: ['dynadata:read'] });
-    const noScopes = mintJwt(
-      { companyId: t.companyId },
-      currentSigningKey(await loadKeySet()),
-      new Date(),
+    const noScopes = (
+      await mintJwt({ companyId: t.companyId }, currentSigningKey(await loadKeySet()), new Date())
     ).token;
     const credentials: Record<string, string>[] = [
       { 'x-api-key': t.apiKey },

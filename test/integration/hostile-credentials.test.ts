@@ -25,19 +25,19 @@ beforeAll(async () => {
     exp: now + 300,
     scopes: gated.map((r) => r.scope),
   };
-  const [, payload] = signJwt(claims, key).split('.');
-  noScopes = mintJwt({ companyId: tenant.companyId }, key, new Date()).token;
+  const [, payload] = (await signJwt(claims, key)).split('.');
+  noScopes = (await mintJwt({ companyId: tenant.companyId }, key, new Date())).token;
   hostile = [
     ['alg none', { 'x-jwt-token': `${b64({ alg: 'none', kid: key.kid })}.${payload}.` }],
-    ['unknown kid', { 'x-jwt-token': signJwt(claims, { ...key, kid: 'retired-kid' }) }],
-    ['expired', { 'x-jwt-token': signJwt({ ...claims, exp: now - 600 }, key) }],
-    ['nbf in the future', { 'x-jwt-token': signJwt({ ...claims, nbf: now + 600 }, key) }],
-    ['kind oauth_connect', { 'x-jwt-token': signJwt({ ...claims, kind: 'oauth_connect' }, key) }],
-    ['kind absent', { 'x-jwt-token': signJwt({ ...claims, kind: undefined }, key) }],
+    ['unknown kid', { 'x-jwt-token': await signJwt(claims, { ...key, kid: 'retired-kid' }) }],
+    ['expired', { 'x-jwt-token': await signJwt({ ...claims, exp: now - 600 }, key) }],
+    ['nbf in the future', { 'x-jwt-token': await signJwt({ ...claims, nbf: now + 600 }, key) }],
+    ['kind oauth_connect', { 'x-jwt-token': await signJwt({ ...claims, kind: 'oauth_connect' }, key) }],
+    ['kind absent', { 'x-jwt-token': await signJwt({ ...claims, kind: undefined }, key) }],
     [
       'ips mismatch with spoofed X-Forwarded-For',
       {
-        'x-jwt-token': signJwt({ ...claims, ips: ['198.51.100.4'] }, key),
+        'x-jwt-token': await signJwt({ ...claims, ips: ['198.51.100.4'] }, key),
         'x-forwarded-for': '198.51.100.4',
       },
     ],

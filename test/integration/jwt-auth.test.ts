@@ -33,7 +33,7 @@ const self = (headers: Record<string, string>) => call('GET', '/v1/self', { head
 
 describe('JWT authentication', () => {
   it('accepts a minted v1 token in x-jwt-token and in x-auth-token', async () => {
-    const { token } = mintJwt({ companyId, scopes: ['company:read'], advanced: true }, key, new Date());
+    const { token } = await mintJwt({ companyId, scopes: ['company:read'], advanced: true }, key, new Date());
     for (const header of ['x-jwt-token', 'x-auth-token']) {
       const res = await self({ [header]: token });
       expect(res.status).toBe(200);
@@ -42,7 +42,7 @@ describe('JWT authentication', () => {
   });
 
   it('authenticates a token without a scopes claim but refuses it on a gated route with 403', async () => {
-    const { token } = mintJwt({ companyId }, key, new Date());
+    const { token } = await mintJwt({ companyId }, key, new Date());
     expectProblem(await self({ 'x-jwt-token': token }), 403, 'insufficient_scope');
   });
 
@@ -58,11 +58,11 @@ describe('JWT authentication', () => {
     ['unknown scope', { scopes: ['company:read', 'admin:all'] }],
     ['companyId missing', { companyId: undefined }],
   ])('refuses a token with %s with 401', async (_name, extra) => {
-    expectProblem(await self({ 'x-jwt-token': signJwt(claims(extra), key) }), 401, 'unauthorized');
+    expectProblem(await self({ 'x-jwt-token': await signJwt(claims(extra), key) }), 401, 'unauthorized');
   });
 
   it('refuses alg none, HS256 signed with the public key, an unknown kid and a tampered payload', async () => {
-    const good = signJwt(claims(), key);
+    const good = await signJwt(claims(), key);
     const [h, p, s] = good.split('.');
     const publicPem = createPublicKey({ key: key.publicJwk, format: 'jwk' }).export({
       format: 'pem',
@@ -74,8 +74,8 @@ describe('JWT authentication', () => {
     const tokens = [
       `${b64({ alg: 'none', typ: 'JWT', kid: key.kid })}.${p}.`,
       `${hsHeader}.${p}.${hs}`,
-      signJwt(claims(), { ...stranger, kid: 'unknown-kid' }),
-      signJwt(claims(), { ...stranger, kid: key.kid }),
+      await signJwt(claims(), { ...stranger, kid: 'unknown-kid' }),
+      await signJwt(claims(), { ...stranger, kid: key.kid }),
       `${h}.${b64({ ...claims(), companyId: 'co_other' })}.${s}`,
       'not.a.jwt',
       `${h}.${p}`,
@@ -84,13 +84,13 @@ describe('JWT authentication', () => {
   });
 
   it('checks ips against the source address, ignoring X-Forwarded-For', async () => {
-    const allowed = mintJwt(
+    const allowed = await mintJwt(
       { companyId, ips: ['127.0.0.0/8'], scopes: ['company:read'], advanced: true },
       key,
       new Date(),
     );
     expect((await self({ 'x-jwt-token': allowed.token })).status).toBe(200);
-    const elsewhere = mintJwt(
+    const elsewhere = await mintJwt(
       { companyId, ips: ['203.0.113.7', '2001:db8::/32'], scopes: ['company:read'], advanced: true },
       key,
       new Date(),
@@ -103,9 +103,10 @@ describe('JWT authentication', () => {
   });
 
   it('lets the winning header alone decide', async () => {
-    const expired = signJwt(claims({ exp: now() - 3600 }), key);
+    const expired = await signJwt(claims({ exp: now() - 3600 }), key);
     expectProblem(await self({ 'x-jwt-token': expired, 'x-api-key': apiKey }), 401, 'unauthorized');
-    const valid = mintJwt({ companyId, scopes: ['company:read'], advanced: true }, key, new Date()).token;
+    const valid = (await mintJwt({ companyId, scopes: ['company:read'], advanced: true }, key, new Date()))
+      .token;
     expect((await self({ 'x-jwt-token': valid, 'x-api-key': 'sk-invalid' })).status).toBe(200);
     expectProblem(await self({ 'x-api-key': 'sk-invalid', 'x-auth-token': valid }), 401, 'unauthorized');
   });

@@ -41,6 +41,14 @@ const key = parseKeySet(readFileSync(keyFile, 'utf8')).keys[0];
 if (!key) throw new Error('no key');
 const now = Math.floor(Date.now() / 1000);
 const claims = { companyId: 'co_1', kind: 'v1', exp: now + 300 };
+const refused: [string, string][] = [
+  ['not a JWT', 'abc'],
+  ['alg none', `${Buffer.from('{"alg":"none","kid":"unit-1"}').toString('base64url')}.e30.`],
+  ['unknown kid', await signJwt(claims, { ...key, kid: 'other' })],
+  ['expired', await signJwt({ ...claims, exp: now - 600 }, key)],
+  ['kind oauth_connect', await signJwt({ ...claims, kind: 'oauth_connect' }, key)],
+  ['ips mismatch', await signJwt({ ...claims, ips: ['198.51.100.0/24'] }, key)],
+];
 
 const event = (headers: Record<string, string>) =>
   ({
@@ -51,14 +59,7 @@ const event = (headers: Record<string, string>) =>
   }) as never;
 
 describe('authorizer refusals that need no database', () => {
-  it.each([
-    ['not a JWT', 'abc'],
-    ['alg none', `${Buffer.from('{"alg":"none","kid":"unit-1"}').toString('base64url')}.e30.`],
-    ['unknown kid', signJwt(claims, { ...key, kid: 'other' })],
-    ['expired', signJwt({ ...claims, exp: now - 600 }, key)],
-    ['kind oauth_connect', signJwt({ ...claims, kind: 'oauth_connect' }, key)],
-    ['ips mismatch', signJwt({ ...claims, ips: ['198.51.100.0/24'] }, key)],
-  ])('refuses %s with Unauthorized and zero database requests', async (_name, token) => {
+  it.each(refused)('refuses %s with Unauthorized and zero database requests', async (_name, token) => {
     await expect(handler(event({ 'x-jwt-token': token }))).rejects.toThrow('Unauthorized');
     await expect(handler(event({ 'x-auth-token': token }))).rejects.toThrow('Unauthorized');
     expect(reached).not.toHaveBeenCalled();

@@ -7,9 +7,9 @@ import { AppError } from '../../functions/shared/errors';
 
 const key = generateSigningKey(new Date('2026-01-01T00:00:00Z'));
 const now = new Date('2026-06-01T12:00:00Z');
-const codeOf = (fn: () => unknown) => {
+const codeOf = async (fn: () => Promise<unknown>) => {
   try {
-    fn();
+    await fn();
     return 'none';
   } catch (error) {
     return error instanceof AppError ? error.code : String(error);
@@ -17,44 +17,46 @@ const codeOf = (fn: () => unknown) => {
 };
 
 describe('mintJwt', () => {
-  it('sets kind v1 and a 300 s lifetime by default, and omits scopes when none are asked for', () => {
-    const minted = mintJwt({ companyId: 'co_1' }, key, now);
+  it('sets kind v1 and a 300 s lifetime by default, and omits scopes when none are asked for', async () => {
+    const minted = await mintJwt({ companyId: 'co_1' }, key, now);
     expect(minted.claims).toMatchObject({
       companyId: 'co_1',
       kind: 'v1',
       exp: (minted.claims.iat as number) + 300,
     });
     expect(minted.claims).not.toHaveProperty('scopes');
-    const verified = verifyJwtSignature(minted.token, verificationKeys([key]));
+    const verified = await verifyJwtSignature(minted.token, await verificationKeys([key]));
     expect(verified.ok).toBe(true);
   });
 
-  it('refuses a scopes list without advanced mode', () => {
-    expect(codeOf(() => mintJwt({ companyId: 'co_1', scopes: ['usage:read'] }, key, now))).toBe(
+  it('refuses a scopes list without advanced mode', async () => {
+    expect(await codeOf(() => mintJwt({ companyId: 'co_1', scopes: ['usage:read'] }, key, now))).toBe(
       'jwt_scopes_require_advanced',
     );
   });
 
-  it('refuses unknown scope names instead of dropping them', () => {
+  it('refuses unknown scope names instead of dropping them', async () => {
     expect(
-      codeOf(() => mintJwt({ companyId: 'co_1', scopes: ['usage:read', 'root'], advanced: true }, key, now)),
+      await codeOf(() =>
+        mintJwt({ companyId: 'co_1', scopes: ['usage:read', 'root'], advanced: true }, key, now),
+      ),
     ).toBe('jwt_invalid_scopes');
   });
 
-  it('bounds dur and validates ips', () => {
-    expect(codeOf(() => mintJwt({ companyId: 'co_1', dur: JWT_MAX_DURATION_SECONDS + 1 }, key, now))).toBe(
+  it('bounds dur and validates ips', async () => {
+    expect(
+      await codeOf(() => mintJwt({ companyId: 'co_1', dur: JWT_MAX_DURATION_SECONDS + 1 }, key, now)),
+    ).toBe('validation_failed');
+    expect(await codeOf(() => mintJwt({ companyId: 'co_1', ips: ['10.0.0.0/33'] }, key, now))).toBe(
       'validation_failed',
     );
-    expect(codeOf(() => mintJwt({ companyId: 'co_1', ips: ['10.0.0.0/33'] }, key, now))).toBe(
-      'validation_failed',
-    );
-    expect(codeOf(() => mintJwt({ companyId: 'co_1', ips: ['10.0.0.0/8', '::1'], dur: 60 }, key, now))).toBe(
-      'none',
-    );
+    expect(
+      await codeOf(() => mintJwt({ companyId: 'co_1', ips: ['10.0.0.0/8', '::1'], dur: 60 }, key, now)),
+    ).toBe('none');
   });
 
-  it('can sign other kinds, which /v1 then refuses', () => {
-    const minted = mintJwt({ companyId: 'co_1', kind: 'oauth_connect' }, key, now);
+  it('can sign other kinds, which /v1 then refuses', async () => {
+    const minted = await mintJwt({ companyId: 'co_1', kind: 'oauth_connect' }, key, now);
     const result = checkV1Claims(minted.claims, '127.0.0.1', Math.floor(now.getTime() / 1000));
     expect(result).toEqual({ ok: false, reason: 'kind' });
   });

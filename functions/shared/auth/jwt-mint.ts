@@ -31,7 +31,7 @@ export interface MintedToken {
   claims: Record<string, unknown>;
 }
 
-export const mintJwt = (input: MintInput, key: SigningKey, now: Date): MintedToken => {
+export const mintJwt = async (input: MintInput, key: SigningKey, now: Date): Promise<MintedToken> => {
   if (input.scopes !== undefined) {
     if (!input.advanced) {
       throw new AppError(
@@ -79,7 +79,7 @@ export const mintJwt = (input: MintInput, key: SigningKey, now: Date): MintedTok
     ...(input.scopes ? { scopes: input.scopes } : {}),
   };
   return {
-    token: signJwt(claims, key),
+    token: await signJwt(claims, key),
     kid: key.kid,
     kind,
     expiresAt: new Date((iat + dur) * 1000).toISOString(),
