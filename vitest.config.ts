@@ -9,7 +9,12 @@ export default defineConfig({
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
           // No network in unit tests: these names only satisfy module-scope configuration.
-          env: { TABLE_NAME: 'unit-table', BUCKET_NAME: 'unit-bucket', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+          env: {
+            TABLE_NAME: 'unit-table',
+            BUCKET_NAME: 'unit-bucket',
+            POWERTOOLS_LOG_LEVEL: 'SILENT',
+            POWERTOOLS_METRICS_DISABLED: 'true',
+          },
         },
       },
       {
