@@ -155,7 +155,12 @@ const event = (overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEv
     isBase64Encoded: false,
     requestContext: {
       requestId: 'req-9',
-      authorizer: { companyId: 'co_1', authMethod: 'api_key', keyId: 'k', scopes: 'transcodes:write,transcodes:read' },
+      authorizer: {
+        companyId: 'co_1',
+        authMethod: 'api_key',
+        keyId: 'k',
+        scopes: 'transcodes:write,transcodes:read',
+      },
     },
     ...overrides,
   }) as unknown as APIGatewayProxyEvent;
