@@ -19,7 +19,30 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
+import { ERROR_CATALOG, type ErrorCode } from '../functions/shared/errors';
+import {
+  FAILED_WEBHOOK_ATTEMPTS,
+  type JobType,
+  METRIC,
+  METRICS_NAMESPACE,
+  SERVICE_NAME,
+  WEBHOOK_DELIVERY_OUTCOMES,
+} from '../functions/shared/metric-names';
 import type { ApiStack } from './api-stack';
+
+/**
+ * Job error codes that mean the platform failed the job (an unexpected error, an execution that did not
+ * start, a media engine that hung). The other codes (`source_*`: the tenant's input) are only graphed.
+ */
+export const PLATFORM_JOB_FAILURE_CODES: Record<JobType, readonly string[]> = {
+  transcode: ['internal', 'start_failed', 'timeout'],
+};
+
+const codesWithStatus = (from: number, to: number): ErrorCode[] =>
+  (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((code) => {
+    const { status } = ERROR_CATALOG[code];
+    return status >= from && status < to;
+  });
 
 export interface ObservabilityStackProps extends StackProps {
   api: ApiStack;
@@ -33,6 +56,11 @@ export interface ObservabilityStackProps extends StackProps {
  * (bad input, quotas, refused credentials) are normal traffic and only shown on the dashboard. The
  * authorizer's Lambda `Errors` metric counts every refused credential (a REQUEST authorizer refuses by
  * throwing), so it is not alarmed on; its throttles and latency are.
+ *
+ * The business figures are the EMF metrics of `functions/shared/metric-names.ts` (namespace `PublicApiV1`,
+ * every one with the `service` dimension). Where their dimension values are a closed list known here (status
+ * classes, catalogued problem codes, delivery outcomes) they are graphed and alarmed as plain metrics; where
+ * they are open-ended (routes, meters, job statuses and codes) the dashboard graphs them with SEARCH.
  */
 export class ObservabilityStack extends Stack {
   readonly alarmTopic: Topic;
@@ -174,6 +202,90 @@ export class ObservabilityStack extends Stack {
       });
     }
 
+    // Business figures (EMF, written by the functions).
+    const business = (metricName: string, dimensions: Record<string, string>, label?: string) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { service: SERVICE_NAME, ...dimensions },
+        period: fiveMinutes,
+        statistic: 'Sum',
+        ...(label ? { label } : {}),
+      });
+    const search = (dimensions: string[], metricName: string) =>
+      new MathExpression({
+        expression: `SEARCH('{${[METRICS_NAMESPACE, 'service', ...dimensions].join(',')}} MetricName="${metricName}"', 'Sum', ${fiveMinutes.toSeconds()})`,
+        usingMetrics: {},
+        period: fiveMinutes,
+        // Each series keeps its own label (its dimension values).
+        label: '',
+      });
+    const requestsOfCode = (code: ErrorCode) => business(METRIC.requests, { code }, code);
+
+    alarm('ApiInternalErrors', requestsOfCode('internal'), {
+      alarmDescription:
+        '5 or more requests answered 500 internal (an unexpected error in a route handler) in 5 minutes. ' +
+        'Runbook: README "Operate": the dashboard\'s "Requests by route and status" names the route; its ' +
+        'function log has the error with the requestId.',
+      threshold: 5,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+
+    const deliveries = Object.fromEntries(
+      WEBHOOK_DELIVERY_OUTCOMES.map((outcome) => [
+        outcome,
+        business(METRIC.webhookDeliveries, { outcome }, outcome),
+      ]),
+    ) as Record<(typeof WEBHOOK_DELIVERY_OUTCOMES)[number], Metric>;
+    const failedAttempts = FAILED_WEBHOOK_ATTEMPTS.join(' + ');
+    alarm(
+      'WebhookDeliveryFailureRate',
+      new MathExpression({
+        expression: `IF((delivered + ${failedAttempts}) >= 20, 100 * (${failedAttempts}) / (delivered + ${failedAttempts}), 0)`,
+        usingMetrics: Object.fromEntries(
+          ['delivered', ...FAILED_WEBHOOK_ATTEMPTS].map((outcome) => [
+            outcome,
+            deliveries[outcome as keyof typeof deliveries],
+          ]),
+        ),
+        period: fiveMinutes,
+        label: 'Webhook attempts without a 2xx answer, %',
+      }),
+      {
+        alarmDescription:
+          'More than half of the webhook delivery attempts got no 2xx answer for 15 minutes (at least 20 ' +
+          'attempts per 5 minutes). Runbook: README "Operate": the outcome split on the dashboard tells a ' +
+          "platform fault (network_error everywhere) from a few tenants' endpoints failing.",
+        threshold: 50,
+        evaluationPeriods: 3,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      },
+    );
+
+    for (const [jobType, codes] of Object.entries(PLATFORM_JOB_FAILURE_CODES)) {
+      alarm(
+        `JobFailures-${jobType}`,
+        new MathExpression({
+          expression: codes.map((_, i) => `f${i}`).join(' + '),
+          usingMetrics: Object.fromEntries(
+            codes.map((code, i) => [`f${i}`, business(METRIC.jobFailures, { jobType, code })]),
+          ),
+          period: fiveMinutes,
+          label: `${jobType} jobs failed by the platform (${codes.join(', ')})`,
+        }),
+        {
+          alarmDescription:
+            `5 or more ${jobType} jobs failed in 5 minutes with a code that means the platform failed them ` +
+            `(${codes.join(', ')}). Runbook: README "Operate": the dashboard's "Job failures by code" and the ` +
+            'worker log (jobId) or the execution history give the cause.',
+          threshold: 5,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        },
+      );
+    }
+
     const dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
     dashboard.addWidgets(
       new TextWidget({
@@ -232,6 +344,63 @@ export class ObservabilityStack extends Stack {
           m.metricTimedOut({ period: fiveMinutes, statistic: 'Sum', label: `${name} timed out` }),
         ]),
         width: 12,
+      }),
+    );
+    dashboard.addWidgets(
+      new TextWidget({
+        markdown:
+          `## Business figures\nEMF metrics of the functions, namespace \`${METRICS_NAMESPACE}\`, dimension ` +
+          `\`service\` = \`${SERVICE_NAME}\`. Per company: Logs Insights on the EMF lines (\`companyId\`).`,
+        width: 24,
+        height: 2,
+      }),
+    );
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Requests by status class (route groups)',
+        left: ['2xx', '4xx', '5xx'].map((statusClass) =>
+          business(METRIC.requests, { statusClass }, statusClass),
+        ),
+        width: 8,
+      }),
+      new GraphWidget({
+        title: '5xx problems by code',
+        left: codesWithStatus(500, 600).map(requestsOfCode),
+        width: 8,
+      }),
+      new GraphWidget({
+        title: '4xx problems by code',
+        left: codesWithStatus(400, 500).map(requestsOfCode),
+        width: 8,
+      }),
+    );
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Requests by route and status',
+        left: [search(['route', 'status'], METRIC.requests)],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Billed units per meter',
+        left: [search(['meter'], METRIC.billedUnits)],
+        width: 12,
+      }),
+    );
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Job transitions',
+        left: [search(['jobType', 'to'], METRIC.jobTransitions)],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Job failures by code',
+        left: [search(['jobType', 'code'], METRIC.jobFailures)],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Webhook deliveries by outcome',
+        left: WEBHOOK_DELIVERY_OUTCOMES.map((outcome) => deliveries[outcome]),
+        width: 8,
       }),
     );
   }

@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { toAuthorizerContext } from '../shared/http/auth-context';
-import { logger } from '../shared/logger';
+import { logger, withLambdaContext } from '../shared/logger';
 import { authenticate } from './authenticate';
 import { companyAccess } from './company-access';
 import { presentedCredential } from './credentials';
@@ -11,15 +11,12 @@ import { presentedCredential } from './credentials';
  * gateway response (problem+json); an allowed caller gets an Allow policy for this method plus the context
  * the route handlers read (companyId, authMethod, keyId, scopes).
  */
-export const handler = async (
-  event: APIGatewayRequestAuthorizerEvent,
-): Promise<APIGatewayAuthorizerResult> => {
+const authorize = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const credential = presentedCredential(event.headers);
   // The caller's address as API Gateway saw it at the edge; forwarded headers are never trusted.
   const outcome = await authenticate(credential, event.requestContext.identity?.sourceIp ?? '');
   if (!outcome.ok) {
     logger.info('credential refused', {
-      requestId: event.requestContext.requestId,
       header: credential?.header,
       reason: outcome.reason,
     });
@@ -28,10 +25,7 @@ export const handler = async (
   // A company that is suspended or gone may not call, whatever its credential says.
   const access = await companyAccess(outcome.auth.companyId, Date.now());
   if (!access.active) {
-    logger.info('company not active', {
-      requestId: event.requestContext.requestId,
-      companyId: outcome.auth.companyId,
-    });
+    logger.info('company not active', { companyId: outcome.auth.companyId });
     throw new Error('Unauthorized');
   }
   return {
@@ -49,3 +43,8 @@ export const handler = async (
     }),
   };
 };
+
+/** Every log line of the decision carries the gateway's `requestId`, the one the access log and API use. */
+export const handler = withLambdaContext(authorize, (event: APIGatewayRequestAuthorizerEvent) => ({
+  requestId: event.requestContext.requestId,
+}));

@@ -79,6 +79,12 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
   AWS_ACCESS_KEY_ID: 'local',
   AWS_SECRET_ACCESS_KEY: 'local',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  // No X-Ray daemon and no CloudWatch here: no trace segments (Powertools also traces only inside Lambda),
+  // and no EMF metric lines in the stack's output. Manual mode keeps the X-Ray SDK from installing its
+  // async-hooks context on load, which makes every await of the process many times slower.
+  POWERTOOLS_TRACE_ENABLED: 'false',
+  AWS_XRAY_MANUAL_MODE: 'true',
+  POWERTOOLS_METRICS_DISABLED: 'true',
 });
 
 /** The local JWT signing key set, generated on first start and kept (mode 0600) under the data directory. */

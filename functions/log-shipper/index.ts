@@ -1,11 +1,11 @@
 import { gunzipSync } from 'node:zlib';
 import type { CloudWatchLogsEvent } from 'aws-lambda';
 import type { AccessLogRecord } from '../shared/http/access-log';
-import { logger } from '../shared/logger';
+import { logger, withLambdaContext } from '../shared/logger';
 import { shipAccessLogRecords } from './ship';
 
 /** CloudWatch Logs subscription on the API's access-log group: one invocation per delivered batch. */
-export const handler = async (event: CloudWatchLogsEvent): Promise<void> => {
+export const handler = withLambdaContext(async (event: CloudWatchLogsEvent): Promise<void> => {
   const payload = JSON.parse(gunzipSync(Buffer.from(event.awslogs.data, 'base64')).toString('utf8')) as {
     logEvents: { message: string }[];
   };
@@ -19,4 +19,4 @@ export const handler = async (event: CloudWatchLogsEvent): Promise<void> => {
   }
   const shipped = await shipAccessLogRecords(records);
   logger.info('shipped access-log records', { received: records.length, shipped });
-};
+});

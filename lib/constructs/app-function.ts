@@ -5,12 +5,10 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/metric-names';
 
 /** Repository root: entries, the lockfile and node_modules are resolved from here. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Service name of every function's logs (the logger sets the same name). */
-export const SERVICE_NAME = 'public-api-v1';
 
 /** Gives CommonJS dependencies a `require` inside the ESM bundle. */
 const ESM_REQUIRE_BANNER =
@@ -34,7 +32,8 @@ export interface AppFunctionProps {
 export const RUNTIME_PROVIDED_MODULES = ['@aws-sdk/*', '@smithy/*'];
 
 /**
- * One Lambda function of the API: nodejs22.x on arm64, active tracing, one minified, tree-shaken ESM file
+ * One Lambda function of the API: nodejs22.x on arm64, active X-Ray tracing (the role gets
+ * `xray:PutTraceSegments` and `xray:PutTelemetryRecords` with it), one minified, tree-shaken ESM file
  * (everything but the runtime's AWS SDK, see `RUNTIME_PROVIDED_MODULES`), an explicit log group kept for a
  * month, and a role of its own that may write only to that log group (no AWSLambdaBasicExecutionRole).
  * The log group and the role are siblings named `<id>Logs` and `<id>Role`: they must exist before the
@@ -64,7 +63,9 @@ export class AppFunction extends NodejsFunction {
       environment: {
         ...props.environment,
         NODE_OPTIONS: '--enable-source-maps',
+        // The names `functions/shared/logger.ts` also sets: Powertools utilities agree wherever they are built.
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       },
       bundling: {
         format: OutputFormat.ESM,

@@ -6,6 +6,7 @@ import {
   type Track,
 } from '@aws-sdk/client-mediaconvert';
 import { env } from '../env';
+import { tracer } from '../logger';
 
 /** What the transcode probe needs to know about a source. */
 export interface MediaProbe {
@@ -24,7 +25,7 @@ export class SourceUnreadableError extends Error {
   }
 }
 
-const client = new MediaConvertClient({ region: env().region });
+const client = tracer.captureAWSv3Client(new MediaConvertClient({ region: env().region }));
 
 /** MediaConvert's Probe API on the S3 object (the worker's role may read the source). */
 export const probeWithMediaConvert: MediaProber = async ({ bucket, fullPath }) => {

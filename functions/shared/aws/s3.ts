@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { env } from '../env';
+import { tracer } from '../logger';
 import { readSecretString } from './secrets-manager';
 
 /**
@@ -31,7 +32,7 @@ const baseConfig: S3ClientConfig = {
     : {}),
 };
 
-export const s3 = new S3Client(baseConfig);
+export const s3 = tracer.captureAWSv3Client(new S3Client(baseConfig));
 
 export interface ObjectHead {
   size: number;
@@ -120,10 +121,12 @@ const downloadSignerClient = (): Promise<S3Client> => {
     .then((raw) => {
       const key = JSON.parse(raw) as Partial<SignerKey>;
       if (!key.accessKeyId || !key.secretAccessKey) throw new Error('Download signer secret is incomplete');
-      return new S3Client({
-        ...baseConfig,
-        credentials: { accessKeyId: key.accessKeyId, secretAccessKey: key.secretAccessKey },
-      });
+      return tracer.captureAWSv3Client(
+        new S3Client({
+          ...baseConfig,
+          credentials: { accessKeyId: key.accessKeyId, secretAccessKey: key.secretAccessKey },
+        }),
+      );
     })
     .catch((error: unknown) => {
       downloadSigner = undefined;

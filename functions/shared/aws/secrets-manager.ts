@@ -4,8 +4,9 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { env } from '../env';
+import { tracer } from '../logger';
 
-const client = new SecretsManagerClient({ region: env().region });
+const client = tracer.captureAWSv3Client(new SecretsManagerClient({ region: env().region }));
 
 export const readSecretString = async (secretId: string): Promise<string> => {
   const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));

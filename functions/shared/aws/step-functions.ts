@@ -6,6 +6,7 @@ import {
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { env } from '../env';
+import { tracer } from '../logger';
 import type { StateMachineName } from '../types/state-machines';
 
 /**
@@ -17,12 +18,14 @@ export type { StateMachineName } from '../types/state-machines';
 
 const { region, stepFunctionsEndpoint } = env();
 
-const client = new SFNClient({
-  region,
-  ...(stepFunctionsEndpoint
-    ? { endpoint: stepFunctionsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-    : {}),
-});
+const client = tracer.captureAWSv3Client(
+  new SFNClient({
+    region,
+    ...(stepFunctionsEndpoint
+      ? { endpoint: stepFunctionsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+  }),
+);
 
 /** An execution with this name was already started: starts are idempotent by name. */
 export class ExecutionAlreadyExistsError extends Error {

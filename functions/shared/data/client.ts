@@ -1,16 +1,19 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { env } from '../env';
+import { tracer } from '../logger';
 
 const { region, dynamodbEndpoint } = env();
 
-/** The one DynamoDB client of a process, built at module scope. */
-export const dynamodbClient = new DynamoDBClient({
-  region,
-  ...(dynamodbEndpoint
-    ? { endpoint: dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-    : {}),
-});
+/** The one DynamoDB client of a process, built at module scope; each call is an X-Ray subsegment. */
+export const dynamodbClient = tracer.captureAWSv3Client(
+  new DynamoDBClient({
+    region,
+    ...(dynamodbEndpoint
+      ? { endpoint: dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+  }),
+);
 
 export const ddb = DynamoDBDocumentClient.from(dynamodbClient, {
   marshallOptions: { removeUndefinedValues: true },

@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { COMPUTE_CATEGORIES, type ComputeCategory, METERS, type MeterName } from '../types/meters';
 import { type BatchEntry, getItemsByKey } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 
@@ -19,20 +20,6 @@ export const usageMonthKey = (companyId: string, month: string) => ({
 
 /** Running totals that are not per month (bytes stored), kept beside the month items. */
 export const usageTotalsKey = (companyId: string) => ({ pk: `CO#${companyId}#USAGE`, sk: 'TOTALS' });
-
-/** Every meter of the platform; the usage snapshot reports each, zero when nothing was counted. */
-export const METERS = [
-  'api_requests',
-  'transcode_seconds',
-  'transcription_seconds',
-  'speech_characters',
-  'workflow_runs',
-] as const;
-export type MeterName = (typeof METERS)[number];
-
-/** Compute time is metered per category, in milliseconds (`compute_ms#<category>`). */
-export const COMPUTE_CATEGORIES = ['api', 'workers', 'media', 'workflows'] as const;
-export type ComputeCategory = (typeof COMPUTE_CATEGORIES)[number];
 
 export const utcMonth = (now: Date): string => now.toISOString().slice(0, 7);
 export const utcDay = (now: Date): string => now.toISOString().slice(8, 10);

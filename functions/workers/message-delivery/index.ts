@@ -1,9 +1,17 @@
 import { type DeliveryInput, deliverMessage, failMessage } from '../../shared/domain/messages/delivery';
+import { withObservability } from '../../shared/logger';
+
+type DeliveryTask = DeliveryInput & {
+  action: 'deliver' | 'fail';
+  error?: { Error?: string; Cause?: string };
+};
 
 /**
  * Task worker of the `message-delivery` state machine. `action: deliver` makes one delivery attempt (errors
  * keep their names, `WebhookRetryableError` is retried by the machine); `action: fail` records the failure.
  */
-export const handler = async (
-  event: DeliveryInput & { action: 'deliver' | 'fail'; error?: { Error?: string; Cause?: string } },
-): Promise<{ status: string }> => (event.action === 'fail' ? failMessage(event) : deliverMessage(event));
+export const handler = withObservability(
+  (event: DeliveryTask): Promise<{ status: string }> =>
+    event.action === 'fail' ? failMessage(event) : deliverMessage(event),
+  ({ companyId, messageId }) => ({ companyId, messageId }),
+);

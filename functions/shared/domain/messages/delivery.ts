@@ -1,6 +1,8 @@
 import { getDeliveryChannel } from '../../data/delivery-channels';
 import { getStoredItem, ItemWriteConflictError, replaceItem } from '../../data/dynadata-items';
 import { env } from '../../env';
+import { countWebhookDelivery } from '../../logger';
+import type { WebhookDeliveryOutcome } from '../../metric-names';
 import {
   assertDeliverableHost,
   NoDeliveryChannelError,
@@ -13,7 +15,8 @@ import {
 /**
  * Delivery of a stored message to the company's webhook (one attempt; the `message-delivery` state machine
  * retries with backoff). A message moves `queued → sent | failed` by conditional writes only, never back:
- * a late retry of a message already `sent` or `failed` changes nothing.
+ * a late retry of a message already `sent` or `failed` changes nothing. Each attempt is counted by outcome
+ * (`WebhookDeliveries`), and so is a message that ends `failed`.
  */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
@@ -61,14 +64,23 @@ export interface DeliveryInput {
 
 export const deliverMessage = async (input: DeliveryInput, now = new Date()): Promise<{ status: string }> => {
   const { companyId, messageId } = input;
+  const count = (outcome: WebhookDeliveryOutcome) => countWebhookDelivery(outcome, { companyId, messageId });
   const message = await getStoredItem(companyId, 'messages', messageId);
   if (!message) throw new WebhookRejectedError(`message ${messageId} does not exist`);
   if (message.data.status !== 'queued') return { status: String(message.data.status) };
   const channel = await getDeliveryChannel(companyId);
-  if (!channel) throw new NoDeliveryChannelError();
+  if (!channel) {
+    count('no_channel');
+    throw new NoDeliveryChannelError();
+  }
   await updateQueuedMessage(companyId, messageId, { attempts: Number(message.data.attempts ?? 0) + 1 }, now);
   const allowLoopback = env().allowLoopbackWebhooks;
-  await assertDeliverableHost(channel.url, allowLoopback);
+  try {
+    await assertDeliverableHost(channel.url, allowLoopback);
+  } catch (error) {
+    if (error instanceof WebhookRejectedError) count('refused_address');
+    throw error;
+  }
   const contactId = String(message.data.contactId);
   const contact = await getStoredItem(companyId, 'contacts', contactId);
   const timestamp = Math.floor(now.getTime() / 1000);
@@ -98,15 +110,24 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
       { allowLoopback, timeoutMs: DELIVERY_TIMEOUT_MS },
     );
   } catch (error) {
-    if (error instanceof WebhookRejectedError) throw error;
+    // A rejection here is the connect-time address check (the host re-resolved to a refused address).
+    if (error instanceof WebhookRejectedError) {
+      count('refused_address');
+      throw error;
+    }
+    count('network_error');
     throw new WebhookRetryableError(`webhook request failed: ${(error as Error).message}`);
   }
   if (response.status >= 200 && response.status < 300) {
+    count('delivered');
     await updateQueuedMessage(companyId, messageId, { status: 'sent', sentAt: now.toISOString() }, now);
     return { status: 'sent' };
   }
-  if (response.status >= 500 || response.status === 408 || response.status === 429)
+  if (response.status >= 500 || response.status === 408 || response.status === 429) {
+    count('server_error');
     throw new WebhookRetryableError(`webhook answered ${response.status}`);
+  }
+  count('rejected');
   throw new WebhookRejectedError(`webhook answered ${response.status}`);
 };
 
@@ -122,5 +143,6 @@ export const failMessage = async (
     { status: 'failed', error: reason },
     now,
   );
+  if (changed) countWebhookDelivery('failed', { companyId: input.companyId, messageId: input.messageId });
   return { status: changed ? 'failed' : 'unchanged' };
 };
