@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type ILayerVersion, LayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/metric-names';
 
@@ -24,17 +26,49 @@ export interface AppFunctionProps {
 }
 
 /**
- * The AWS SDK v3 (`@aws-sdk/*` and its `@smithy/*` core) is taken from the Lambda runtime, which ships it
- * with nodejs22.x, instead of being bundled: it is most of a bundle (about 350 KB minified for DynamoDB and
- * Secrets Manager alone), and the budgets are 150 KB for the authorizer and 300 KB for a route group. The
- * code uses only long-stable SDK v3 operations; the pinned SDK in package.json is what tests run against.
+ * Modules the Lambda environment provides instead of the bundle:
+ * - the AWS SDK v3 (`@aws-sdk/*` and its `@smithy/*` core), shipped by the nodejs22.x runtime: it is most of
+ *   a bundle (about 350 KB minified for DynamoDB and Secrets Manager alone). The code uses only long-stable
+ *   SDK v3 operations; the pinned SDK in package.json is what tests run against.
+ * - Powertools for AWS Lambda (`@aws-lambda-powertools/*`, with the X-Ray SDK its Tracer needs, about 130 KB
+ *   minified), from AWS's own Powertools layer at exactly the version package.json pins (`POWERTOOLS_VERSION`),
+ *   which is the way Powertools documents to keep it out of every function's package. The nodejs22.x runtime
+ *   resolves ES module imports from layers (it searches `NODE_PATH`, which includes `/opt/nodejs/node_modules`).
+ * The budgets (150 KB for the authorizer, 300 KB for a route group) are for what each function carries itself;
+ * `npm run bench` measures import time with these modules loaded.
  */
-export const RUNTIME_PROVIDED_MODULES = ['@aws-sdk/*', '@smithy/*'];
+export const RUNTIME_PROVIDED_MODULES = ['@aws-sdk/*', '@smithy/*', '@aws-lambda-powertools/*'];
+
+/** The Powertools version the code is built and tested with (all its packages are pinned to it). */
+export const POWERTOOLS_VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    dependencies: Record<string, string>;
+  }
+).dependencies['@aws-lambda-powertools/logger'] as string;
+
+/** AWS publishes the ARN of each region's Powertools layer of a version in this public SSM parameter. */
+export const powertoolsLayerParameter = (version: string) =>
+  `/aws/service/powertools/typescript/generic/all/${version}`;
+
+/** One Powertools layer reference per stack, resolved at deploy time for the stack's region. */
+const powertoolsLayer = (scope: Construct): ILayerVersion => {
+  const stack = Stack.of(scope);
+  const existing = stack.node.tryFindChild('PowertoolsLayer') as ILayerVersion | undefined;
+  return (
+    existing ??
+    LayerVersion.fromLayerVersionArn(
+      stack,
+      'PowertoolsLayer',
+      StringParameter.valueForStringParameter(stack, powertoolsLayerParameter(POWERTOOLS_VERSION)),
+    )
+  );
+};
 
 /**
  * One Lambda function of the API: nodejs22.x on arm64, active X-Ray tracing (the role gets
  * `xray:PutTraceSegments` and `xray:PutTelemetryRecords` with it), one minified, tree-shaken ESM file
- * (everything but the runtime's AWS SDK, see `RUNTIME_PROVIDED_MODULES`), an explicit log group kept for a
+ * (everything but the runtime's AWS SDK and the Powertools layer, see `RUNTIME_PROVIDED_MODULES`), an
+ * explicit log group kept for a
  * month, and a role of its own that may write only to that log group (no AWSLambdaBasicExecutionRole).
  * The log group and the role are siblings named `<id>Logs` and `<id>Role`: they must exist before the
  * function, so they cannot be its children.
@@ -60,6 +94,7 @@ export class AppFunction extends NodejsFunction {
       timeout: props.timeout ?? Duration.seconds(10),
       role,
       logGroup,
+      layers: [powertoolsLayer(scope)],
       environment: {
         ...props.environment,
         NODE_OPTIONS: '--enable-source-maps',

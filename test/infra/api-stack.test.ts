@@ -7,6 +7,11 @@ import { ACCESS_LOG_FIELDS } from '../../functions/shared/http/access-log';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../functions/shared/http/gateway-responses';
 import { apiResourcePath, ROUTE_GROUPS, ROUTES, routeKey } from '../../functions/shared/routes/route-table';
 import { STAGE_THROTTLING } from '../../lib/api-stack';
+import {
+  POWERTOOLS_VERSION,
+  PROJECT_ROOT,
+  powertoolsLayerParameter,
+} from '../../lib/constructs/app-function';
 import { type CfnResource, methods, resourcesOfType } from './rest-api';
 import { logicalIdOf, type SynthesizedApp, synthesizeApp } from './synth';
 
@@ -272,7 +277,7 @@ describe('functions', () => {
     for (const ref of used) expect(logGroups[ref]?.Properties.RetentionInDays).toBe(30);
   });
 
-  it('bundles each function into one minified ESM file that imports only the runtime AWS SDK and Node', () => {
+  it('bundles each function into one minified ESM file that imports only Node, the runtime SDK and Powertools', () => {
     for (const [logicalId, fn] of Object.entries(functions()) as [string, CfnResource][]) {
       const assetDirectory = join(synth.assembly.directory, String(fn.Metadata?.['aws:asset:path']));
       expect(readdirSync(assetDirectory).sort(), logicalId).toEqual(['index.mjs', 'index.mjs.map']);
@@ -284,15 +289,45 @@ describe('functions', () => {
       ].map((m) => m[1] ?? '');
       expect(imported, logicalId).toContain('module');
       const builtin = (name: string) => name.startsWith('node:') || builtinModules.includes(name);
-      const runtimeSdk = (name: string) => name.startsWith('@aws-sdk/') || name.startsWith('@smithy/');
+      const provided = (name: string) =>
+        name.startsWith('@aws-sdk/') ||
+        name.startsWith('@smithy/') ||
+        name.startsWith('@aws-lambda-powertools/');
       expect(
-        imported.filter((name) => !builtin(name) && !runtimeSdk(name)),
+        imported.filter((name) => !builtin(name) && !provided(name)),
         logicalId,
       ).toEqual([]);
+      // The X-Ray SDK comes with the Powertools layer, never in the bundle.
+      expect(code).not.toContain('AWSXRay');
       // zod is imported by name (functions/shared/zod.ts): no locale of the full library is bundled.
       expect(code).not.toContain('Nieprawidłowe dane wejściowe');
       // Minified: long lines, not one statement per line.
       expect(code.length / code.split('\n').length).toBeGreaterThan(1000);
+    }
+  });
+});
+
+describe('Powertools layer', () => {
+  it('gives every function the Powertools layer of exactly the version package.json pins', () => {
+    const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const versions = Object.entries(pkg.dependencies)
+      .filter(([name]) => name.startsWith('@aws-lambda-powertools/'))
+      .map(([, version]) => version);
+    expect(versions.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(versions)).toEqual(new Set([POWERTOOLS_VERSION]));
+    const parameters = synth.apiTemplate.toJSON().Parameters as Record<
+      string,
+      { Type: string; Default: string }
+    >;
+    const [layerParameter, ...others] = Object.entries(parameters).filter(
+      ([, p]) => p.Default === powertoolsLayerParameter(POWERTOOLS_VERSION),
+    );
+    expect(others).toEqual([]);
+    expect(layerParameter?.[1].Type).toBe('AWS::SSM::Parameter::Value<String>');
+    for (const [logicalId, fn] of Object.entries(functions())) {
+      expect(fn.Properties.Layers, logicalId).toEqual([{ Ref: layerParameter?.[0] }]);
     }
   });
 });
