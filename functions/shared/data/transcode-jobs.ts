@@ -1,4 +1,5 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { countBilledUnits, countJobTransition } from '../logger';
 import type { TranscodeOutput, TranscodePreset, TranscodeSource } from '../types/transcodes';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
@@ -98,6 +99,10 @@ export const getTranscodeJob = async (
   return Item ? toTranscodeJob(Item) : undefined;
 };
 
+/** Every transition that was written is counted once (EMF), with the error code of a move to `failed`. */
+const countTransition = (job: TranscodeJobRef, to: TranscodeStatus, code?: string) =>
+  countJobTransition('transcode', to, code, { companyId: job.companyId, jobId: job.jobId });
+
 /** The job is not in a state (or attempt) the transition starts from. */
 export class TranscodeTransitionRefusedError extends Error {
   constructor(jobId: string, to: string) {
@@ -135,6 +140,7 @@ export const createTranscodeJob = async (job: TranscodeJobRecord, queueCap: numb
     if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw new TranscodeQueueFullError();
     throw error;
   }
+  countTransition(job, 'pending');
 };
 
 interface Transition extends Pick<JobTransition, 'change' | 'condition'> {
@@ -168,6 +174,7 @@ const moveUnfinished = async (
     const { Attributes } = await ddb.send(
       new UpdateCommand({ ...jobUpdate(job, transition), ReturnValues: 'ALL_NEW' }),
     );
+    if (transition.change.set.status === to) countTransition(job, to);
     return toTranscodeJob(Attributes ?? {});
   } catch (error) {
     if (isConditionalCheckFailed(error)) throw new TranscodeTransitionRefusedError(job.jobId, to);
@@ -279,6 +286,7 @@ const finish = async (options: {
     }
     throw error;
   }
+  countTransition(job, to, (options.change.set.error as { code?: string } | undefined)?.code);
   return change;
 };
 
@@ -314,6 +322,7 @@ export const completeTranscodeJob = async (options: {
       ...(reuse ? [putTranscodeReuseItem(job.companyId, reuse.content, reuse.entry)] : []),
     ],
   });
+  countBilledUnits('transcode_seconds', billedSeconds, { companyId: job.companyId, jobId: job.jobId });
 };
 
 /** Probe step, for content converted before: `probing` → `done` with the stored output, billing nothing. */
@@ -415,5 +424,6 @@ export const retryTranscodeJob = async (options: {
     if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw new TranscodeQueueFullError();
     throw error;
   }
+  countTransition(job, 'pending');
   return applyChange(job, change);
 };
