@@ -70,13 +70,21 @@ export const synthesizeBundles = (root: string): { bundles: Bundle[]; cleanup: (
   }
 };
 
+const importedModulesOf = (code: string): string[] => [
+  ...new Set(
+    [...code.matchAll(/(?:^|[;}\n])import\s*(?:[^"'`;]*?from\s*)?["']([^"'./][^"']*)["']/g)].map(
+      (m) => m[1] ?? '',
+    ),
+  ),
+];
+
 /** The AWS SDK modules a bundle imports (it keeps `@aws-sdk/*` and `@smithy/*` external), from its import statements. */
-export const sdkImportsOf = (code: string): string[] => {
-  const imported = [
-    ...code.matchAll(/(?:^|[;}\n])import\s*(?:[^"'`;]*?from\s*)?["']([^"'./][^"']*)["']/g),
-  ].map((m) => m[1] ?? '');
-  return [...new Set(imported.filter((name) => name.startsWith('@aws-sdk/') || name.startsWith('@smithy/')))];
-};
+export const sdkImportsOf = (code: string): string[] =>
+  importedModulesOf(code).filter((name) => name.startsWith('@aws-sdk/') || name.startsWith('@smithy/'));
+
+/** The Powertools modules a bundle imports (they come from the Powertools layer on AWS). */
+export const powertoolsImportsOf = (code: string): string[] =>
+  importedModulesOf(code).filter((name) => name.startsWith('@aws-lambda-powertools/'));
 
 /** What the Lambda runtime sets that module-scope code may read; the rest comes from the function itself. */
 const RUNTIME_ENVIRONMENT = {
@@ -136,6 +144,8 @@ export interface ImportTime {
   bundle: Sample;
   /** Medians of importing a bare handler that imports only the same AWS SDK modules. */
   bare: Sample;
+  /** Medians of importing a bare handler that imports the same AWS SDK and Powertools modules. */
+  bareWithPowertools: Sample;
   sdkModules: string[];
 }
 
@@ -145,20 +155,37 @@ export interface ImportTime {
  * included), alternated so that both see the same machine load. One warm-up import each, then `runs` each.
  */
 export const measureImportTime = (bundle: Bundle, runs: number): ImportTime => {
-  const sdkModules = sdkImportsOf(readFileSync(bundle.file, 'utf8'));
-  const bare = join(dirname(bundle.file), 'bare-handler.mjs');
-  writeFileSync(
-    bare,
-    `${sdkModules.map((name) => `import '${name}';`).join('\n')}\nexport const handler = async () => ({ statusCode: 204 });\n`,
-  );
-  const bundleSamples: Sample[] = [];
-  const bareSamples: Sample[] = [];
+  const code = readFileSync(bundle.file, 'utf8');
+  const sdkModules = sdkImportsOf(code);
+  const bareHandler = (name: string, modules: string[]) => {
+    const file = join(dirname(bundle.file), name);
+    const imports = modules.map((module) => `import '${module}';`).join('\n');
+    writeFileSync(file, `${imports}\nexport const handler = async () => ({ statusCode: 204 });\n`);
+    return file;
+  };
+  const bare = bareHandler('bare-handler.mjs', sdkModules);
+  const bareWithPowertools = bareHandler('bare-powertools-handler.mjs', [
+    ...sdkModules,
+    ...powertoolsImportsOf(code),
+  ]);
+  const samples: Record<'bundle' | 'bare' | 'bareWithPowertools', Sample[]> = {
+    bundle: [],
+    bare: [],
+    bareWithPowertools: [],
+  };
   for (let i = 0; i <= runs; i++) {
-    const bundleSample = importOnce(bundle.file, bundle.environment);
-    const bareSample = importOnce(bare, bundle.environment);
+    const round = {
+      bundle: importOnce(bundle.file, bundle.environment),
+      bare: importOnce(bare, bundle.environment),
+      bareWithPowertools: importOnce(bareWithPowertools, bundle.environment),
+    };
     if (i === 0) continue; // warm-up: file system caches
-    bundleSamples.push(bundleSample);
-    bareSamples.push(bareSample);
+    for (const key of Object.keys(samples) as (keyof typeof samples)[]) samples[key].push(round[key]);
   }
-  return { bundle: medians(bundleSamples), bare: medians(bareSamples), sdkModules };
+  return {
+    bundle: medians(samples.bundle),
+    bare: medians(samples.bare),
+    bareWithPowertools: medians(samples.bareWithPowertools),
+    sdkModules,
+  };
 };

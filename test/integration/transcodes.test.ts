@@ -195,6 +195,7 @@ describe('Transcode job state table: cancel', () => {
       const res = await cancel(tenant.apiKey, job.jobId);
       expectProblem(res, 409, 'transcode_job_not_cancelable');
       expect(res.json.status).toBe(409);
+      expect(res.json.jobStatus).toBe(status);
       expect((await getJob(tenant.apiKey, job.jobId)).status).toBe(status);
     },
   );
@@ -356,6 +357,7 @@ describe('Transcode job state table: retry', () => {
       const res = await retry(tenant.apiKey, job.jobId);
       expectProblem(res, 409, 'transcode_job_not_retryable');
       expect(res.json.status).toBe(409);
+      expect(res.json.jobStatus).toBe(status);
       const after = await getJob(tenant.apiKey, job.jobId);
       expect(after).toMatchObject({ status, attempt: 1 });
     },

@@ -207,7 +207,7 @@ export const cancelTranscode = async (companyId: string, jobId: string, now: Dat
     const job = await getTranscode(companyId, jobId);
     if (isFinished(job.status)) {
       throw new AppError('transcode_job_not_cancelable', `The job is already ${job.status}.`, {
-        extensions: { status: job.status },
+        extensions: { jobStatus: job.status },
       });
     }
     let canceled: TranscodeJobRecord;
@@ -231,7 +231,7 @@ export const cancelTranscode = async (companyId: string, jobId: string, now: Dat
 
 const notRetryable = (job: TranscodeJobRecord, detail: string) =>
   new AppError('transcode_job_not_retryable', detail, {
-    extensions: { status: job.status, ...(job.leaseUntil ? { leaseUntil: job.leaseUntil } : {}) },
+    extensions: { jobStatus: job.status, ...(job.leaseUntil ? { leaseUntil: job.leaseUntil } : {}) },
   });
 
 /**

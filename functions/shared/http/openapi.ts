@@ -1,8 +1,18 @@
-import { ERROR_CATALOG } from '../errors';
+import { ERROR_CATALOG, type ErrorCode } from '../errors';
 import { ROUTES, type RouteDefinition } from '../routes/route-table';
 import { SCOPES } from '../types/scopes';
 import * as z from '../zod';
+import { MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH } from './request';
 
+/**
+ * The OpenAPI 3.0 document, generated from the route table: every operation declares every status it can
+ * answer, and under each error status the problem `code`s it can carry (an enum), so a client can branch on
+ * them and the contract tests can hold the API to them.
+ *
+ * The codes of an operation are those of the chain it runs through (`chainCodes`) plus those its own work
+ * declares in the route table (`errors`). A method a path lacks answers 405 with `Allow` on every path (that
+ * answer belongs to no operation, so it is described in `info.description`).
+ */
 type JsonSchema = Record<string, unknown>;
 
 const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
@@ -14,37 +24,148 @@ const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
   return rest;
 };
 
+/** Codes every route of its kind can answer, whatever its own work: the chain's and API Gateway's. */
+export const chainCodes = (route: RouteDefinition): ErrorCode[] => {
+  const gated = route.scope !== 'public';
+  return [
+    'internal',
+    'throttled',
+    ...(route.planned ? (['not_implemented'] as const) : (['validation_failed'] as const)),
+    ...(gated ? (['unauthorized', 'forbidden', 'insufficient_scope', 'quota_exceeded'] as const) : []),
+    ...(route.body ? (['payload_too_large', 'unsupported_media_type'] as const) : []),
+    ...(route.idempotent && !route.planned
+      ? (['idempotency_key_reused', 'idempotency_request_in_progress'] as const)
+      : []),
+    ...(route.writesItemsOfType ? (['log_entry_writes_not_allowed'] as const) : []),
+  ];
+};
+
+/** Every problem code an operation can answer, by HTTP status. */
+export const codesByStatus = (route: RouteDefinition): Map<number, ErrorCode[]> => {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set([...chainCodes(route), ...(route.errors ?? [])])) {
+    const { status } = ERROR_CATALOG[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
+};
+
+const PROBLEM_EXTENSIONS: Record<string, JsonSchema> = {
+  errors: {
+    type: 'array',
+    description:
+      'Every violation, each with a JSON pointer rooted at `/body`, `/query`, `/params` or `/path`.',
+    items: {
+      type: 'object',
+      required: ['pointer', 'message'],
+      properties: { pointer: { type: 'string' }, message: { type: 'string' } },
+    },
+  },
+  requiredScope: { type: 'string', description: '`insufficient_scope`: the scope the credential lacks.' },
+  meter: { type: 'string', description: 'Quota codes: the meter whose monthly allowance is used up.' },
+  limit: { type: 'integer', description: 'The limit that was reached (quota, queue cap, size in bytes).' },
+  used: { type: 'integer', description: '`transcode_quota_exceeded`: what the month has used so far.' },
+  jobStatus: { type: 'string', description: 'Job codes: the status the job is in.' },
+  leaseUntil: { type: 'string', format: 'date-time', description: 'A worker holds the job until then.' },
+  currentVersion: { type: 'integer', description: '`conflict` on update: the item version now stored.' },
+  maxItemBytes: { type: 'integer', description: '`payload_too_large` on items: the largest item accepted.' },
+  supportedLibraries: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Schema libraries `GET …/schema/{library}` supports.',
+  },
+  declared: {
+    type: 'object',
+    description: '`upload_mismatch`: the size and content type that were reserved.',
+    properties: { size: { type: 'integer' }, contentType: { type: 'string' } },
+  },
+  received: {
+    type: 'object',
+    description: '`upload_mismatch`: the size and content type that were uploaded.',
+    properties: { size: { type: 'integer' }, contentType: { type: 'string' } },
+  },
+  allow: {
+    type: 'array',
+    items: { type: 'string' },
+    description: '`method_not_allowed`: the methods served.',
+  },
+};
+
 const problemSchema: JsonSchema = {
   type: 'object',
-  description: 'RFC 9457 problem details with a stable machine-readable `code`.',
+  description:
+    'RFC 9457 problem details with a stable machine-readable `code` (branch on `code`, not on `title` or ' +
+    '`detail`). Members beyond the standard ones appear only with the codes they belong to.',
   required: ['type', 'title', 'status', 'code', 'detail', 'requestId'],
   properties: {
     type: { type: 'string', description: '`urn:problem-type:<code>`' },
     title: { type: 'string' },
-    status: { type: 'integer' },
+    status: { type: 'integer', description: 'The HTTP status, repeated.' },
     code: { type: 'string', enum: Object.keys(ERROR_CATALOG) },
-    detail: { type: 'string' },
+    detail: { type: 'string', description: 'What happened, for a person.' },
     requestId: { type: 'string', description: 'Also sent as the `x-request-id` header.' },
-    errors: {
-      type: 'array',
-      description: 'Per-field violations (validation failures).',
-      items: {
-        type: 'object',
-        required: ['pointer', 'message'],
-        properties: {
-          pointer: { type: 'string', description: 'JSON pointer, rooted at `/body`, `/query` or `/params`.' },
-          message: { type: 'string' },
-        },
-      },
-    },
+    ...PROBLEM_EXTENSIONS,
   },
 };
 
-const problemRef = { $ref: '#/components/schemas/Problem' };
-const problemResponse = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: problemRef } },
+const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
+
+const HEADERS = {
+  RequestId: header(
+    'Identifier of the request, also `requestId` in problem bodies; quote it in support requests.',
+  ),
+  RetryAfter: header('Seconds to wait before retrying.', { type: 'integer', minimum: 1 }),
+  IdempotentReplayed: header(
+    '`true` when the answer is the stored answer of an earlier request with the same key.',
+    {
+      type: 'string',
+      enum: ['true'],
+    },
+  ),
+};
+const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'The request is not valid',
+  401: 'No valid credential',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'Conflict with the current state',
+  413: 'Too large',
+  415: 'Not JSON',
+  422: 'Idempotency key reused with another request',
+  429: 'Too many requests or a monthly allowance used up',
+  500: 'Internal error; the body carries no internals',
+  501: 'Declared, not available yet',
+  503: 'Temporarily unavailable',
+};
+
+const errorResponse = (status: number, codes: ErrorCode[]) => ({
+  description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
+  headers: {
+    'x-request-id': headerRef('RequestId'),
+    ...(status === 429 || codes.includes('idempotency_request_in_progress')
+      ? { 'Retry-After': headerRef('RetryAfter') }
+      : {}),
+  },
+  content: {
+    'application/problem+json': {
+      schema: {
+        allOf: [
+          { $ref: '#/components/schemas/Problem' },
+          { type: 'object', properties: { code: { enum: codes } } },
+        ],
+      },
+    },
+  },
 });
+
+/** Query parameters documented as integers are integers on the wire too: a string pattern would only confuse. */
+const parameterSchema = (property: JsonSchema): JsonSchema => {
+  const { description: _d, ...rest } = property;
+  if (rest.type === 'integer') delete rest.pattern;
+  return rest;
+};
 
 const parametersOf = (route: RouteDefinition) => {
   const out: Record<string, unknown>[] = [];
@@ -55,63 +176,91 @@ const parametersOf = (route: RouteDefinition) => {
       required?: string[];
     };
     for (const [name, property] of Object.entries(json.properties ?? {})) {
-      const { description, ...rest } = property;
       out.push({
         name,
         in: location,
         required: location === 'path' || (json.required ?? []).includes(name),
-        ...(description ? { description } : {}),
-        schema: rest,
+        description: property.description ?? name,
+        schema: parameterSchema(property),
       });
     }
   };
   add('path', route.params);
   add('query', route.query);
+  if (route.idempotent && !route.planned) out.push({ $ref: '#/components/parameters/IdempotencyKey' });
   return out;
 };
 
 const operationOf = (route: RouteDefinition) => {
   const isPublic = route.scope === 'public';
   const success = String(route.successStatus ?? 200);
+  const errorResponses = Object.fromEntries(
+    [...codesByStatus(route)].map(([status, codes]) => [String(status), errorResponse(status, codes)]),
+  );
+  const description = [
+    route.description ?? `${route.summary}.`,
+    isPublic ? 'Needs no credential.' : `Scope: \`${route.scope}\`.`,
+    route.planned ? 'Not available yet: answers 501 `not_implemented`.' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   return {
     operationId: route.operationId,
     summary: route.summary,
-    ...(route.description ? { description: route.description } : {}),
+    description,
     tags: [route.tag],
-    ...(isPublic
-      ? { security: [] }
-      : {
-          'x-required-scope': route.scope,
-          description: `${route.description ?? route.summary}. Scope: \`${route.scope}\`.`,
-        }),
+    ...(isPublic ? { security: [] } : { 'x-required-scope': route.scope }),
     parameters: parametersOf(route),
     ...(route.body
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: toSchema(route.body, 'input') } },
+            content: {
+              'application/json': {
+                schema: toSchema(route.body, 'input'),
+                ...(route.examples?.request === undefined ? {} : { example: route.examples.request }),
+              },
+            },
           },
         }
       : {}),
     responses: {
       [success]: {
-        description: 'Success',
-        content: { 'application/json': { schema: toSchema(route.response, 'output') } },
+        description: route.planned ? 'Not available yet' : 'Success',
+        headers: {
+          'x-request-id': headerRef('RequestId'),
+          ...(route.idempotent ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') } : {}),
+        },
+        content: {
+          'application/json': {
+            schema: toSchema(route.response, 'output'),
+            ...(route.examples?.response === undefined ? {} : { example: route.examples.response }),
+          },
+        },
       },
-      '400': problemResponse('Invalid request (`validation_failed`)'),
-      ...(isPublic
-        ? {}
-        : {
-            '401': problemResponse('Missing or invalid credential (`unauthorized`)'),
-            '403': problemResponse('Scope missing (`insufficient_scope`) or operation forbidden'),
-            '429': problemResponse('Quota exceeded or throttled; see `Retry-After`'),
-          }),
-      '404': problemResponse('Not found (`not_found`)'),
-      '500': problemResponse('Internal error (`internal`); the body carries no internals'),
-      '501': problemResponse('Declared but not available yet (`not_implemented`)'),
+      ...errorResponses,
     },
   };
 };
+
+/** One tag per area of the API, in the order of the specification. */
+const TAGS: { name: string; description: string }[] = [
+  { name: 'Plans', description: 'The public plan catalog: prices and limits. No credential needed.' },
+  { name: 'Meta', description: 'This document.' },
+  { name: 'Company', description: 'The company the credential acts for.' },
+  { name: 'Contacts', description: 'Messages to contacts, delivered to the company’s webhook channel.' },
+  {
+    name: 'Dynadata',
+    description:
+      'Typed data of the company: built-in types (contacts, messages, log_entries) and custom types.',
+  },
+  { name: 'Storage', description: 'Files of the company: signed upload and download URLs.' },
+  { name: 'Transcriptions', description: 'Speech-to-text jobs on stored audio.' },
+  { name: 'Media transforms', description: 'Transcode jobs: stored audio and video converted to presets.' },
+  { name: 'Speech', description: 'Text to speech into storage, and markdown rewritten for the ear.' },
+  { name: 'Usage', description: 'Meters, quotas and the plan of the company.' },
+  { name: 'Workflows', description: 'Company-defined workflows, run synchronously or asynchronously.' },
+];
 
 /** The OpenAPI 3.0 document of every live route, generated from the route table. */
 export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> => {
@@ -120,6 +269,7 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = operationOf(route);
   }
+  const usedTags = new Set<string>(ROUTES.map((r) => r.tag));
   const apiKeyDescription = `Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}.`;
   return {
     openapi: '3.0.3',
@@ -128,13 +278,21 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
       version: '1.0.0',
       description:
         'Acts on behalf of one company. Errors are `application/problem+json` with a stable `code`; every ' +
-        'response carries `x-request-id`. Error codes: ' +
+        'response carries `x-request-id`. Each operation lists the statuses and codes it can answer. Every ' +
+        'path answers a method it does not list with 405 `method_not_allowed` and an `Allow` header (`HEAD` ' +
+        'and `OPTIONS` included), and an unknown path with 404 `not_found`. Query parameters an operation ' +
+        `does not list, or list once but receive twice, are refused with 400. JSON bodies are at most ` +
+        `${MAX_JSON_BODY_BYTES} bytes, valid UTF-8 and nested at most ${MAX_JSON_DEPTH} levels deep. All codes: ` +
         Object.entries(ERROR_CATALOG)
           .map(([code, { status }]) => `\`${code}\` (${status})`)
           .join(', ') +
         '.',
+      // Each deployment's operator supports its own tenants: the document names the role, not an address.
+      contact: { name: 'The operator of this deployment' },
+      license: { name: 'Proprietary: use is governed by the terms of the operator of this deployment' },
     },
-    servers: [{ url: serverUrl }],
+    servers: [{ url: serverUrl, description: 'This deployment (paths include the `/v1` stage).' }],
+    tags: TAGS.filter((t) => usedTags.has(t.name)),
     security: [{ apiKey: [] }, { jwtToken: [] }, { authToken: [] }],
     paths,
     components: {
@@ -156,6 +314,19 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
           in: 'header',
           name: 'x-auth-token',
           description: 'Either an `sk-` key or a JWT.',
+        },
+      },
+      headers: HEADERS,
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Makes the request safe to retry: within 24 hours the same key with the same request answers the ' +
+            'first answer again (`Idempotent-Replayed: true`); with another request, 422 ' +
+            '`idempotency_key_reused`; while the first still runs, 409 `idempotency_request_in_progress`.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
         },
       },
       schemas: { Problem: problemSchema },

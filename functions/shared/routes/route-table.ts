@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../errors';
 import type { Scope } from '../types/scopes';
 import * as z from '../zod';
 import * as dd from './dynadata-schemas';
@@ -55,6 +56,16 @@ export interface RouteDefinition {
   idempotent?: true;
   /** The route writes items of the Dynadata type `{type}`: the log-entry guard (`http/log-entry-guard.ts`) runs. */
   writesItemsOfType?: true;
+  /**
+   * Problem codes the route's own work can answer, beyond those of the chain that every route of its kind can
+   * (validation, credential, scope, quota, body, idempotency: see `http/openapi.ts`). The OpenAPI document
+   * declares each under its status, and the contract tests fail on any code an operation answers undeclared.
+   */
+  errors?: readonly ErrorCode[];
+  /** Declared by the spec but not available yet: answers 501 `not_implemented`. */
+  planned?: true;
+  /** Examples of a request body and of a successful answer, for the OpenAPI document (checked by its lint). */
+  examples?: { request?: unknown; response?: unknown };
 }
 
 const route = <const R extends RouteDefinition>(r: R): R => r;
@@ -101,6 +112,7 @@ export const ROUTES = [
     tag: 'Company',
     scope: 'company:read',
     response: z.object({ company: companySchema }),
+    errors: ['not_found'],
   }),
   route({
     method: 'POST',
@@ -115,6 +127,7 @@ export const ROUTES = [
     response: dd.sendMessageResponse,
     successStatus: 202,
     idempotent: true,
+    errors: ['not_found', 'invalid_storage_reference'],
   }),
   route({
     method: 'GET',
@@ -137,6 +150,7 @@ export const ROUTES = [
     params: typeParam,
     body: dd.listItemsBody,
     response: dd.listItemsResponse,
+    errors: ['not_found'],
   }),
   route({
     method: 'GET',
@@ -148,6 +162,7 @@ export const ROUTES = [
     scope: 'dynadata:read',
     params: itemParams,
     response: dd.dynadataItemSchema,
+    errors: ['not_found'],
   }),
   route({
     method: 'POST',
@@ -163,6 +178,7 @@ export const ROUTES = [
     successStatus: 201,
     idempotent: true,
     writesItemsOfType: true,
+    errors: ['not_found', 'forbidden', 'payload_too_large', 'invalid_storage_reference', 'conflict'],
   }),
   route({
     method: 'POST',
@@ -176,6 +192,7 @@ export const ROUTES = [
     body: dd.updateItemBody,
     response: dd.dynadataItemSchema,
     writesItemsOfType: true,
+    errors: ['not_found', 'forbidden', 'payload_too_large', 'invalid_storage_reference', 'conflict'],
   }),
   route({
     method: 'DELETE',
@@ -188,6 +205,7 @@ export const ROUTES = [
     params: itemParams,
     response: dd.deleteItemResponse,
     writesItemsOfType: true,
+    errors: ['not_found', 'forbidden', 'conflict'],
   }),
   route({
     method: 'POST',
@@ -200,6 +218,7 @@ export const ROUTES = [
     params: typeParam,
     body: dd.itemFieldsBody,
     response: dd.validateItemResponse,
+    errors: ['not_found', 'invalid_storage_reference'],
   }),
   route({
     method: 'GET',
@@ -211,6 +230,7 @@ export const ROUTES = [
     scope: 'dynadata:read',
     params: typeParam,
     response: dd.jsonSchemaResponse,
+    errors: ['not_found'],
   }),
   route({
     method: 'GET',
@@ -224,6 +244,7 @@ export const ROUTES = [
       library: z.string().min(1).max(32).describe('Lowercase name of the validation library, e.g. `zod`.'),
     }),
     response: dd.librarySchemaResponse,
+    errors: ['not_found'],
   }),
   route({
     method: 'POST',
@@ -237,6 +258,7 @@ export const ROUTES = [
     body: dd.executeFunctionBody,
     response: dd.executeFunctionResponse,
     idempotent: true,
+    errors: ['not_found', 'invalid_storage_reference'],
   }),
   route({
     method: 'POST',
@@ -250,6 +272,7 @@ export const ROUTES = [
     body: dd.executeFunctionBody,
     response: dd.executeFunctionResponse,
     idempotent: true,
+    errors: ['not_found', 'invalid_storage_reference'],
   }),
   route({
     method: 'POST',
@@ -261,6 +284,7 @@ export const ROUTES = [
     scope: 'storage:write',
     body: uploadUrlBodySchema,
     response: uploadUrlResponseSchema,
+    errors: ['payload_too_large'],
   }),
   route({
     method: 'POST',
@@ -272,6 +296,7 @@ export const ROUTES = [
     scope: 'storage:write',
     body: storageReferenceBodySchema,
     response: storedObjectResponseSchema,
+    errors: ['not_found', 'invalid_storage_reference', 'upload_mismatch', 'storage_limit_reached'],
   }),
   route({
     method: 'GET',
@@ -283,6 +308,7 @@ export const ROUTES = [
     scope: 'storage:read',
     query: downloadUrlQuerySchema,
     response: downloadUrlResponseSchema,
+    errors: ['not_found', 'invalid_storage_reference'],
   }),
   route({
     method: 'POST',
@@ -295,6 +321,7 @@ export const ROUTES = [
     body: anyObject,
     response: declaredResponse,
     successStatus: 202,
+    planned: true,
   }),
   route({
     method: 'GET',
@@ -306,6 +333,7 @@ export const ROUTES = [
     scope: 'transcriptions:read',
     params: jobId,
     response: declaredResponse,
+    planned: true,
   }),
   route({
     method: 'POST',
@@ -324,6 +352,13 @@ export const ROUTES = [
     body: createTranscodeBodySchema,
     response: transcodeJobResponseSchema,
     successStatus: 202,
+    errors: [
+      'not_found',
+      'invalid_storage_reference',
+      'transcode_quota_exceeded',
+      'transcode_queue_full',
+      'service_unavailable',
+    ],
   }),
   route({
     method: 'GET',
@@ -335,6 +370,7 @@ export const ROUTES = [
     scope: 'transcodes:read',
     params: jobId,
     response: transcodeJobResponseSchema,
+    errors: ['not_found'],
   }),
   route({
     method: 'POST',
@@ -349,6 +385,7 @@ export const ROUTES = [
     scope: 'transcodes:write',
     params: jobId,
     response: transcodeJobResponseSchema,
+    errors: ['not_found', 'transcode_job_not_cancelable', 'conflict'],
   }),
   route({
     method: 'POST',
@@ -365,6 +402,13 @@ export const ROUTES = [
     params: jobId,
     response: transcodeJobResponseSchema,
     successStatus: 202,
+    errors: [
+      'not_found',
+      'transcode_job_not_retryable',
+      'transcode_quota_exceeded',
+      'transcode_queue_full',
+      'service_unavailable',
+    ],
   }),
   route({
     method: 'POST',
@@ -380,6 +424,7 @@ export const ROUTES = [
       format: z.string().optional(),
     }),
     response: declaredResponse,
+    planned: true,
   }),
   route({
     method: 'POST',
@@ -391,6 +436,7 @@ export const ROUTES = [
     scope: 'speech:write',
     body: z.object({ markdown: z.string().max(8000) }),
     response: declaredResponse,
+    planned: true,
   }),
   route({
     method: 'GET',
@@ -404,6 +450,7 @@ export const ROUTES = [
       granularity: z.enum(['month', 'day']).optional().describe('UTC month (default) or UTC day so far.'),
     }),
     response: z.object({ success: z.literal(true), usage: usageSnapshotSchema }),
+    errors: ['not_found'],
   }),
   route({
     method: 'POST',
@@ -416,6 +463,7 @@ export const ROUTES = [
     params: z.object({ id: z.string().min(1).max(64).describe('Workflow identifier.') }),
     body: anyObject,
     response: declaredResponse,
+    planned: true,
   }),
   route({
     method: 'GET',
@@ -427,6 +475,7 @@ export const ROUTES = [
     scope: 'workflows:read',
     params: z.object({ id: z.string().min(1).max(64), runId: z.string().min(1).max(64) }),
     response: declaredResponse,
+    planned: true,
   }),
 ] as const satisfies readonly RouteDefinition[];
 
