@@ -7,3 +7,13 @@ export const MAX_DOWNLOAD_URL_SECONDS = 604_800;
 export const DEFAULT_DOWNLOAD_URL_SECONDS = 3600;
 /** S3's limit for one PUT (larger files would need multipart upload). */
 export const MAX_SINGLE_UPLOAD_BYTES = 5 * 1024 ** 3;
+
+/** S3's own key limit: the longest `fullPath`, in bytes. */
+export const MAX_FULL_PATH_BYTES = 1024;
+
+/**
+ * What a well-formed `fullPath` looks like, for documents: segments of letters, digits and `. _ - ~ + = @ , ( )`
+ * between single slashes under `companies/<companyId>/` (`storage-references.ts` enforces it, also refusing
+ * segments made only of dots, and answers another company's path 404).
+ */
+export const FULL_PATH_PATTERN = '^companies/[A-Za-z0-9._~+=@,()-]+(/[A-Za-z0-9._~+=@,()-]+)+$';

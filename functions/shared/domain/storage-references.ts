@@ -1,6 +1,7 @@
 import { getStoredObject, type StoredObject } from '../data/stored-objects';
 import { env } from '../env';
 import { AppError, NotFoundError } from '../errors';
+import { MAX_FULL_PATH_BYTES } from './storage-limits';
 
 /**
  * The one validator of storage references `{bucket, fullPath}`, used by every route that accepts one.
@@ -21,9 +22,6 @@ export interface StorageReference {
 }
 
 export const companyStoragePrefix = (companyId: string): string => `companies/${companyId}/`;
-
-/** S3's own key limit. */
-export const MAX_FULL_PATH_BYTES = 1024;
 
 const SEGMENT = /^[A-Za-z0-9._~+=@,()-]+$/;
 const ALL_DOTS = /^\.+$/;

@@ -217,7 +217,7 @@ const operationOf = (route: RouteDefinition) => {
             required: true,
             content: {
               'application/json': {
-                schema: toSchema(route.body, 'input'),
+                schema: toSchema(route.documented?.body ?? route.body, 'input'),
                 ...(route.examples?.request === undefined ? {} : { example: route.examples.request }),
               },
             },
@@ -233,7 +233,7 @@ const operationOf = (route: RouteDefinition) => {
         },
         content: {
           'application/json': {
-            schema: toSchema(route.response, 'output'),
+            schema: toSchema(route.documented?.response ?? route.response, 'output'),
             ...(route.examples?.response === undefined ? {} : { example: route.examples.response }),
           },
         },

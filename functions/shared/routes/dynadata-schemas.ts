@@ -1,4 +1,5 @@
-import { listRequestSchema } from '../domain/dynadata/list-request';
+import { countAnswerSchema, countInputSchema, listRequestSchema } from '../domain/dynadata/list-request';
+import { sendMessageBody } from '../domain/messages/message-body';
 import * as z from '../zod';
 
 export { sendMessageBody } from '../domain/messages/message-body';
@@ -95,3 +96,15 @@ export const sendMessageResponse = z.object({
   messageId: z.string().describe('`_id` of the stored message (type `messages`).'),
   status: z.literal('queued').describe('Delivery runs asynchronously: `queued` → `sent` or `failed`.'),
 });
+
+/** What the built-in functions take and answer, for the document (each function validates its own input). */
+export const executeFunctionDocumented = {
+  body: z.union([
+    countInputSchema,
+    sendMessageBody.describe('`sendMessage` (contacts items): as send_message.'),
+  ]),
+  response: z.union([
+    countAnswerSchema,
+    sendMessageResponse.describe('`sendMessage` answer: as send_message.'),
+  ]),
+};

@@ -66,6 +66,11 @@ export interface RouteDefinition {
   planned?: true;
   /** Examples of a request body and of a successful answer, for the OpenAPI document (checked by its lint). */
   examples?: { request?: unknown; response?: unknown };
+  /**
+   * Shapes the document shows instead of `body` and `response` where those are generic on purpose (each
+   * Dynadata function validates its own input): never used to validate, only converted when the document is.
+   */
+  documented?: { body?: z.ZodType; response?: z.ZodType };
 }
 
 const route = <const R extends RouteDefinition>(r: R): R => r;
@@ -128,6 +133,10 @@ export const ROUTES = [
     successStatus: 202,
     idempotent: true,
     errors: ['not_found', 'invalid_storage_reference'],
+    examples: {
+      request: { type: 'text', body: { text: 'Your order has shipped.' } },
+      response: { messageId: '01jd3xq0a6m5r6y1z8k7w2v4bn', status: 'queued' },
+    },
   }),
   route({
     method: 'GET',
@@ -151,6 +160,9 @@ export const ROUTES = [
     body: dd.listItemsBody,
     response: dd.listItemsResponse,
     errors: ['not_found'],
+    examples: {
+      request: { filter: { name: { prefix: 'Ada' } }, sort: { field: '_id', order: 'desc' }, limit: 25 },
+    },
   }),
   route({
     method: 'GET',
@@ -179,6 +191,7 @@ export const ROUTES = [
     idempotent: true,
     writesItemsOfType: true,
     errors: ['not_found', 'forbidden', 'payload_too_large', 'invalid_storage_reference', 'conflict'],
+    examples: { request: { name: 'Ada Lovelace', emails: [{ label: 'work', address: 'ada@example.org' }] } },
   }),
   route({
     method: 'POST',
@@ -259,6 +272,11 @@ export const ROUTES = [
     response: dd.executeFunctionResponse,
     idempotent: true,
     errors: ['not_found', 'invalid_storage_reference'],
+    documented: dd.executeFunctionDocumented,
+    examples: {
+      request: { filter: { name: { prefix: 'Ada' } } },
+      response: { count: 3, complete: true, cursor: null },
+    },
   }),
   route({
     method: 'POST',
@@ -273,6 +291,7 @@ export const ROUTES = [
     response: dd.executeFunctionResponse,
     idempotent: true,
     errors: ['not_found', 'invalid_storage_reference'],
+    documented: dd.executeFunctionDocumented,
   }),
   route({
     method: 'POST',
@@ -285,6 +304,7 @@ export const ROUTES = [
     body: uploadUrlBodySchema,
     response: uploadUrlResponseSchema,
     errors: ['payload_too_large'],
+    examples: { request: { fileName: 'greeting.wav', contentType: 'audio/wav', size: 96044 } },
   }),
   route({
     method: 'POST',
@@ -297,6 +317,7 @@ export const ROUTES = [
     body: storageReferenceBodySchema,
     response: storedObjectResponseSchema,
     errors: ['not_found', 'invalid_storage_reference', 'upload_mismatch', 'storage_limit_reached'],
+    examples: { request: { fullPath: 'companies/co_01jd3xq0a6/uploads/01jd3xq0b2/greeting.wav' } },
   }),
   route({
     method: 'GET',
@@ -359,6 +380,9 @@ export const ROUTES = [
       'transcode_queue_full',
       'service_unavailable',
     ],
+    examples: {
+      request: { fullPath: 'companies/co_01jd3xq0a6/uploads/01jd3xq0b2/greeting.wav', preset: 'ogg_opus' },
+    },
   }),
   route({
     method: 'GET',

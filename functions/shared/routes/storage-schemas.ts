@@ -1,4 +1,9 @@
-import { MAX_DOWNLOAD_URL_SECONDS, MAX_SINGLE_UPLOAD_BYTES } from '../domain/storage-limits';
+import {
+  FULL_PATH_PATTERN,
+  MAX_DOWNLOAD_URL_SECONDS,
+  MAX_FULL_PATH_BYTES,
+  MAX_SINGLE_UPLOAD_BYTES,
+} from '../domain/storage-limits';
 import * as z from '../zod';
 
 /** Request and response shapes of the storage routes (they become the OpenAPI document). */
@@ -9,8 +14,12 @@ const bucketField = z
   .string()
   .optional()
   .describe('The platform bucket (`bucket` of an upload answer). Absent means the platform bucket.');
+/** The document states the path rules the storage-reference validator enforces (it answers 400 or 404). */
+export const fullPathDocumentation = { pattern: FULL_PATH_PATTERN, maxLength: MAX_FULL_PATH_BYTES };
+
 const fullPathField = z
   .string()
+  .meta(fullPathDocumentation)
   .describe(
     'Object path, always under `companies/<companyId>/`, as answered by the upload routes. At most 1024 bytes; ' +
       'segments of letters, digits and `. _ - ~ + = @ , ( )` between single slashes.',
@@ -82,6 +91,7 @@ export const downloadUrlQuerySchema = z
       .transform(Number)
       .pipe(z.number().int().min(1).max(MAX_DOWNLOAD_URL_SECONDS))
       .optional()
+      .meta({ type: 'integer', minimum: 1, maximum: MAX_DOWNLOAD_URL_SECONDS, default: 3600 })
       .describe(`Seconds the URL stays valid: 1 to ${MAX_DOWNLOAD_URL_SECONDS} (7 days); default 3600.`),
   })
   .describe('The object to download and how long the URL lives.');

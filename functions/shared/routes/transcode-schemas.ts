@@ -1,5 +1,6 @@
 import { TRANSCODE_PRESETS } from '../types/transcodes';
 import * as z from '../zod';
+import { fullPathDocumentation } from './storage-schemas';
 
 /** Request and response shapes of the media transform routes (they become the OpenAPI document). */
 const STATUSES = ['pending', 'probing', 'transcoding', 'finalizing', 'done', 'failed', 'canceled'] as const;
@@ -17,6 +18,7 @@ export const createTranscodeBodySchema = z
     // `invalid_storage_reference` like the storage routes, so the schema checks only the type.
     fullPath: z
       .string()
+      .meta(fullPathDocumentation)
       .describe(
         'Path of the stored source file (audio or video), under `companies/<companyId>/`; at most 1024 bytes.',
       ),

@@ -1,9 +1,9 @@
-import * as z from '../../zod';
+import type * as z from '../../zod';
 import { sendMessageBody } from '../messages/message-body';
 import { sendMessageToContact } from '../messages/send-message';
 import { registerDynadataFunction } from './functions';
 import { countItems } from './list';
-import { listFilterSchema } from './list-request';
+import { countInputSchema, type listFilterSchema } from './list-request';
 
 /** The built-in functions of the registry (see `functions.ts`). Importing this module registers them. */
 registerDynadataFunction({
@@ -14,12 +14,7 @@ registerDynadataFunction({
   target: 'type',
   typeNames: '*',
   scope: 'dynadata:execute',
-  input: z
-    .object({
-      filter: listFilterSchema.optional(),
-      cursor: z.string().min(1).max(2048).optional().describe('`cursor` of an incomplete count.'),
-    })
-    .strict(),
+  input: countInputSchema,
   run: async (input, ctx) => {
     const { filter, cursor } = input as { filter?: z.infer<typeof listFilterSchema>; cursor?: string };
     return {

@@ -40,6 +40,27 @@ export const listRequestSchema = z
   })
   .strict();
 
+/** Input of the built-in `count` function: a list filter, and the cursor of an incomplete count. */
+export const countInputSchema = z
+  .object({
+    filter: listFilterSchema.optional(),
+    cursor: z.string().min(1).max(2048).optional().describe('`cursor` of an incomplete count.'),
+  })
+  .strict()
+  .describe('`count`: items of the type, optionally matching a list filter.');
+
+/** Answer of `count`: a filtered count examines at most 10 000 items per call and then asks to continue. */
+export const countAnswerSchema = z
+  .object({
+    count: z.number().int().nonnegative(),
+    complete: z.boolean().describe('`false`: call again with `cursor` to count on.'),
+    cursor: z
+      .string()
+      .nullable()
+      .describe('Pass it back to continue an incomplete count; null when complete.'),
+  })
+  .describe('`count` answer.');
+
 export type ListRequest = z.infer<typeof listRequestSchema>;
 export type ListFilter = z.infer<typeof listFilterSchema>;
 export type ListFilterCondition = z.infer<typeof conditionSchema>;
