@@ -1,3 +1,4 @@
+import { CONTACTS_SCHEMA } from '../domain/dynadata/builtin-types';
 import { ERROR_CATALOG, type ErrorCode } from '../errors';
 import { ROUTES, type RouteDefinition } from '../routes/route-table';
 import { SCOPES } from '../types/scopes';
@@ -106,6 +107,28 @@ const problemSchema: JsonSchema = {
     requestId: { type: 'string', description: 'Also sent as the `x-request-id` header.' },
     ...PROBLEM_EXTENSIONS,
   },
+};
+
+/** The contacts schema as an OpenAPI 3.0 schema object (the dialect's root keywords dropped). */
+const { $schema: _dialect, 'x-indexed': _indexed, ...contactFields } = CONTACTS_SCHEMA;
+
+/** The body of a Dynadata item write: a contact's fields, or a custom type's (generic here). */
+const itemFieldsSchema = (generic: JsonSchema): JsonSchema => ({
+  description: generic.description,
+  anyOf: [
+    { $ref: '#/components/schemas/ContactFields' },
+    {
+      ...generic,
+      description:
+        'The fields of a custom type, as `GET /v1/dynadata/type/{type}/schema` describes them (no system fields).',
+    },
+  ],
+});
+
+const requestBodySchema = (route: RouteDefinition): JsonSchema => {
+  const documented = route.documented?.body;
+  if (documented === 'item-fields') return itemFieldsSchema(toSchema(route.body as z.ZodType, 'input'));
+  return toSchema(documented ?? (route.body as z.ZodType), 'input');
 };
 
 const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
@@ -217,7 +240,7 @@ const operationOf = (route: RouteDefinition) => {
             required: true,
             content: {
               'application/json': {
-                schema: toSchema(route.documented?.body ?? route.body, 'input'),
+                schema: requestBodySchema(route),
                 ...(route.examples?.request === undefined ? {} : { example: route.examples.request }),
               },
             },
@@ -329,7 +352,10 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
         },
       },
-      schemas: { Problem: problemSchema },
+      schemas: {
+        Problem: problemSchema,
+        ContactFields: { ...contactFields, title: 'Contact fields' },
+      },
     },
   };
 };

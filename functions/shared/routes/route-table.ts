@@ -68,9 +68,10 @@ export interface RouteDefinition {
   examples?: { request?: unknown; response?: unknown };
   /**
    * Shapes the document shows instead of `body` and `response` where those are generic on purpose (each
-   * Dynadata function validates its own input): never used to validate, only converted when the document is.
+   * Dynadata function validates its own input; `item-fields`: the fields of a contact, or of a custom type as
+   * its `/schema` describes them): never used to validate, only converted when the document is.
    */
-  documented?: { body?: z.ZodType; response?: z.ZodType };
+  documented?: { body?: z.ZodType | 'item-fields'; response?: z.ZodType };
 }
 
 const route = <const R extends RouteDefinition>(r: R): R => r;
@@ -192,6 +193,7 @@ export const ROUTES = [
     writesItemsOfType: true,
     errors: ['not_found', 'forbidden', 'payload_too_large', 'invalid_storage_reference', 'conflict'],
     examples: { request: { name: 'Ada Lovelace', emails: [{ label: 'work', address: 'ada@example.org' }] } },
+    documented: { body: 'item-fields' },
   }),
   route({
     method: 'POST',
@@ -232,6 +234,7 @@ export const ROUTES = [
     body: dd.itemFieldsBody,
     response: dd.validateItemResponse,
     errors: ['not_found', 'invalid_storage_reference'],
+    documented: { body: 'item-fields' },
   }),
   route({
     method: 'GET',

@@ -1,4 +1,4 @@
-import { documentFieldSchema, JSON_SCHEMA_DIALECT, type JsonSchema } from './json-schema';
+import { documentFieldSchema, JSON_SCHEMA_DIALECT, type JsonSchema } from './json-schema-shapes';
 
 /**
  * The built-in Dynadata types every company has. Their schemas are fixed here (custom types are stored per

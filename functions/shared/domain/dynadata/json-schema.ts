@@ -1,6 +1,9 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/core';
 import type { FieldError } from '../../errors';
 import { metaSchemaAjv, subsetAjv } from './json-schema-ajv';
+import { documentFieldSchema, JSON_SCHEMA_DIALECT, type JsonSchema } from './json-schema-shapes';
+
+export { documentFieldSchema, JSON_SCHEMA_DIALECT, type JsonSchema };
 
 /**
  * Dynadata type schemas are JSON Schema draft 2020-12 (checked and compiled with ajv 8, see `json-schema-ajv.ts`),
@@ -23,12 +26,9 @@ import { metaSchemaAjv, subsetAjv } from './json-schema-ajv';
  * The root is an object schema. Field names starting with `_` and `createdAt`/`updatedAt` are reserved for
  * the system fields every item carries (`_id`, `_version`, `createdAt`, `updatedAt`).
  */
-export type JsonSchema = Record<string, unknown>;
 
 /** Longest value (in characters) an indexed string field may declare. */
 export const MAX_INDEXED_STRING_LENGTH = 900;
-
-export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 const TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'] as const;
 const ANNOTATIONS = ['title', 'description', 'default', 'examples', '$comment'];
@@ -64,19 +64,6 @@ export const FORMAT_PATTERNS: Record<string, string> = {
   date: '^\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])$',
   uuid: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
 };
-
-/** The expanded shape of a document field (`x-document: true`). */
-export const documentFieldSchema = (description?: string): JsonSchema => ({
-  type: 'object',
-  'x-document': true,
-  description: description ?? 'A storage reference to a file of the company: `{bucket?, fullPath}`.',
-  properties: {
-    bucket: { type: 'string', minLength: 1, description: 'Platform bucket; defaults to it when absent.' },
-    fullPath: { type: 'string', minLength: 1, description: 'Object path under `companies/<companyId>/`.' },
-  },
-  required: ['fullPath'],
-  additionalProperties: false,
-});
 
 export const isReservedFieldName = (name: string): boolean =>
   name.startsWith('_') || name === 'createdAt' || name === 'updatedAt';
