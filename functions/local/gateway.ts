@@ -23,7 +23,8 @@ import {
   gatewayResponseTemplate,
 } from '../shared/http/gateway-responses';
 import { methodNotAllowed, problemResponse } from '../shared/http/problem';
-import { apiResourcePath, ROUTES, type RouteDefinition, type RouteGroup } from '../shared/routes/route-table';
+import type { RouteGroup } from '../shared/routes/route-table';
+import { MAX_URL_BYTES, matchRoute } from './gateway-routes';
 
 /**
  * A small emulator of API Gateway (REST API, stage `v1`, Lambda proxy integrations, Lambda REQUEST
@@ -51,64 +52,6 @@ const STAGE = 'v1';
 const API_ID = 'local';
 const ACCOUNT_ID = '000000000000';
 const REGION = 'local';
-
-interface CompiledRoute {
-  route: RouteDefinition;
-  resource: string;
-  pattern: RegExp;
-  names: string[];
-}
-
-const compile = (route: RouteDefinition): CompiledRoute => {
-  const resource = apiResourcePath(route.path);
-  const names: string[] = [];
-  const source = resource
-    .split('/')
-    .map((segment) => {
-      const param = /^\{(.+)\}$/.exec(segment);
-      if (!param?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(param[1]);
-      return '([^/]+)';
-    })
-    .join('/');
-  return { route, resource, pattern: new RegExp(`^${source}$`), names };
-};
-
-const COMPILED = ROUTES.map(compile);
-
-/**
- * Resources are matched before methods, and literal segments win over parameters, as in API Gateway. A
- * resource without the method answers `allow` (the methods it has); a path parameter that is not valid
- * percent-encoded UTF-8 answers `malformed`.
- */
-type RouteMatch =
-  | { compiled: CompiledRoute; pathParameters: Record<string, string> }
-  | { allow: string[] }
-  | { malformed: true };
-
-const matchRoute = (method: string, resourcePath: string): RouteMatch | undefined => {
-  const candidates = COMPILED.map((c) => ({ c, m: c.pattern.exec(resourcePath) }))
-    .filter((x) => x.m !== null)
-    .sort((a, b) => a.c.names.length - b.c.names.length);
-  const resource = candidates[0]?.c.resource;
-  const onResource = candidates.filter((x) => x.c.resource === resource);
-  const hit = onResource.find((x) => x.c.route.method === method);
-  if (!hit?.m) {
-    return onResource.length > 0 ? { allow: onResource.map((x) => x.c.route.method) } : undefined;
-  }
-  const pathParameters: Record<string, string> = {};
-  for (const [i, name] of hit.c.names.entries()) {
-    try {
-      pathParameters[name] = decodeURIComponent(hit.m[i + 1] ?? '');
-    } catch {
-      return { malformed: true };
-    }
-  }
-  return { compiled: hit.c, pathParameters };
-};
-
-/** API Gateway limits the request line and headers to 10 240 bytes in all; a longer URL is refused with 414. */
-export const MAX_URL_BYTES = 8_192;
 
 const readBody = (req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> =>
   new Promise((resolve, reject) => {
