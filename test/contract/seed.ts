@@ -194,6 +194,10 @@ export const seedTenant = async (apiUrl: string, dataDir: string): Promise<Seede
       _version: [1, 2],
       amount: [5],
       preset: ['wav'],
+      // A small pool of idempotency keys, so generated requests also replay and reuse keys (once the document
+      // declares the header).
+      'Idempotency-Key': ['contract-key-1', 'contract-key-2'],
+      'idempotency-key': ['contract-key-1', 'contract-key-2'],
     },
     close: () => new Promise<void>((r) => receiver.close(() => r())),
   };
