@@ -91,6 +91,8 @@ export interface Finding {
 
 export interface FuzzReport {
   requests: number;
+  /** Requests whose first attempt lost its connection and whose second was answered. */
+  retriedTransport: number;
   elapsedMs: number;
   byStatus: Record<string, number>;
   byKind: Record<string, number>;
@@ -267,7 +269,12 @@ const objectOf = (doc: Document, s: Schema, values: Record<string, unknown[]>, d
     const valueArb = isObject(s.additionalProperties)
       ? arbitraryOf(doc, s.additionalProperties, values, undefined, depth + 1)
       : anyJson;
-    return fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), valueArb, { maxKeys: 3 });
+    const dictionary = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), valueArb, { maxKeys: 3 });
+    // A free-form object (Dynadata fields, function input) is often one of the tenant's real shapes.
+    const real = (values['{}'] ?? []).filter(isObject);
+    return real.length > 0 && depth === 0
+      ? fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...real) }, { weight: 1, arbitrary: dictionary })
+      : dictionary;
   }
   return fc.record(
     Object.fromEntries(names.map((n) => [n, arbitraryOf(doc, properties[n], values, n, depth + 1)])),
@@ -377,8 +384,12 @@ const partsOf = (doc: Document, o: OperationRef, values: Record<string, unknown[
   });
 };
 
+/** Fills a path template; `.` and `..` are escaped, or the client would resolve them as dot segments. */
 const pathOf = (template: string, params: Record<string, unknown>) =>
-  template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(params[name] ?? 'x')));
+  template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = encodeURIComponent(String(params[name] ?? 'x'));
+    return /^\.+$/.test(value) ? value.replaceAll('.', '%2E') : value;
+  });
 
 const queryOf = (query: Record<string, unknown>) => {
   const search = new URLSearchParams();
@@ -784,6 +795,7 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
   });
   const report: FuzzReport = {
     requests: 0,
+    retriedTransport: 0,
     elapsedMs: 0,
     byStatus: {},
     byKind: {},
@@ -817,17 +829,27 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
   const worker = async () => {
     while (next < requests.length) {
       const request = requests[next++] as FuzzRequest;
-      let answer: Answer;
-      try {
-        const response = await fetch(`${options.apiUrl}${request.path}`, {
-          method: request.method,
-          headers: request.headers,
-          body: request.body,
-          signal: AbortSignal.timeout(30_000),
-        });
-        answer = { status: response.status, headers: response.headers, text: await response.text() };
-      } catch (error) {
-        record('transport', false, request, 0, '', `${describeRequest(request)} → ${String(error)}`);
+      let answer: Answer | undefined;
+      const failures: string[] = [];
+      // A connection the client finds closed under it (a keep-alive race) is tried once more; a request
+      // that fails twice is a finding.
+      for (let attempt = 0; attempt < 2 && !answer; attempt++) {
+        try {
+          const response = await fetch(`${options.apiUrl}${request.path}`, {
+            method: request.method,
+            headers: request.headers,
+            body: request.body,
+            signal: AbortSignal.timeout(30_000),
+          });
+          answer = { status: response.status, headers: response.headers, text: await response.text() };
+        } catch (error) {
+          const cause = (error as Error).cause;
+          failures.push(`${String(error)}${cause ? ` (${String(cause)})` : ''}`);
+        }
+      }
+      report.retriedTransport += answer && failures.length > 0 ? 1 : 0;
+      if (!answer) {
+        record('transport', false, request, 0, '', `${describeRequest(request)} → ${failures.join('; ')}`);
         report.requests++;
         continue;
       }
@@ -866,7 +888,8 @@ export const findingLines = (findings: Finding[]): string[] =>
 
 export const formatReport = (report: FuzzReport): string => {
   const lines = [
-    `${report.requests} requests in ${(report.elapsedMs / 1000).toFixed(1)} s`,
+    `${report.requests} requests in ${(report.elapsedMs / 1000).toFixed(1)} s` +
+      (report.retriedTransport ? ` (${report.retriedTransport} sent again after a lost connection)` : ''),
     `by status: ${Object.entries(report.byStatus)
       .map(([s, n]) => `${s}=${n}`)
       .join(' ')}`,

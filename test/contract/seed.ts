@@ -17,7 +17,10 @@ export interface SeededTenant {
   limitedKey: string;
   /** A revoked key of the same company. */
   revokedKey: string;
-  /** Real values by parameter or property name, for generated requests to use. */
+  /**
+   * Real values by parameter or property name, for generated requests to use; under `{}`, objects of the
+   * tenant's real shapes for free-form bodies (item fields, function input).
+   */
   values: Record<string, unknown[]>;
   close: () => Promise<void>;
 }
@@ -198,6 +201,13 @@ export const seedTenant = async (apiUrl: string, dataDir: string): Promise<Seede
       // declares the header).
       'Idempotency-Key': ['contract-key-1', 'contract-key-2'],
       'idempotency-key': ['contract-key-1', 'contract-key-2'],
+      '{}': [
+        { title: 'Order', amount: 3 },
+        { title: 'Paid order', amount: 4, status: 'paid', tags: ['a'] },
+        { name: 'Grace', email: 'grace@example.com' },
+        { filter: { amount: { gte: 1 } } },
+        { type: 'text', body: { text: 'Hello' } },
+      ],
     },
     close: () => new Promise<void>((r) => receiver.close(() => r())),
   };
