@@ -385,11 +385,15 @@ const partsOf = (doc: Document, o: OperationRef, values: Record<string, unknown[
   });
 };
 
-/** Fills a path template; `.` and `..` are escaped, or the client would resolve them as dot segments. */
+/**
+ * Fills a path template. A value of dots only would be a dot segment (`/v1/transcodes/./cancel`), which
+ * clients and the gateway resolve to another path, even percent-encoded; such values get a suffix, so the
+ * request stays on the operation it was generated for.
+ */
 const pathOf = (template: string, params: Record<string, unknown>) =>
   template.replace(/\{([^}]+)\}/g, (_, name: string) => {
-    const value = encodeURIComponent(String(params[name] ?? 'x'));
-    return /^\.+$/.test(value) ? value.replaceAll('.', '%2E') : value;
+    const value = String(params[name] ?? 'x');
+    return encodeURIComponent(/^\.+$/.test(value) ? `${value}_` : value);
   });
 
 const queryOf = (query: Record<string, unknown>) => {
