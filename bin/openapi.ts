@@ -5,6 +5,7 @@ import { buildOpenApiDocument } from '../functions/shared/http/openapi';
 const args = process.argv.slice(2);
 const serverIndex = args.indexOf('--server');
 const server = serverIndex >= 0 ? args[serverIndex + 1] : undefined;
-const file = args.find((a, i) => !a.startsWith('--') && i !== serverIndex + 1) ?? 'openapi.json';
+const file =
+  args.find((a, i) => !a.startsWith('--') && (serverIndex < 0 || i !== serverIndex + 1)) ?? 'openapi.json';
 writeFileSync(file, `${JSON.stringify(buildOpenApiDocument(server), null, 2)}\n`);
 process.stdout.write(`wrote ${file}\n`);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh Debian 12 machine with Node 20: the system packages the local
 # stack uses (Java for DynamoDB Local; ffmpeg and ffprobe, the local media engine; ps for the process checks of
-# the tests), then the npm packages.
+# the tests), then the npm packages (the project's and the contract tests' client-type generator).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,3 +18,6 @@ if ((${#missing[@]} > 0)); then
 fi
 
 npm ci --no-audit --no-fund
+# openapi-typescript (the contract tests' client types) needs TypeScript 5: a package of its own, apart from the
+# project's TypeScript 7.
+npm ci --prefix test/contract/generator --no-audit --no-fund
