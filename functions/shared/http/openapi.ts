@@ -109,8 +109,32 @@ const problemSchema: JsonSchema = {
   },
 };
 
-/** The contacts schema as an OpenAPI 3.0 schema object (the dialect's root keywords dropped). */
-const { $schema: _dialect, 'x-indexed': _indexed, ...contactFields } = CONTACTS_SCHEMA;
+/**
+ * A Dynadata (JSON Schema 2020-12) schema as an OpenAPI 3.0 schema object: a list of types becomes `anyOf`
+ * (with `nullable` for `null`), the dialect's root keywords go. Built-in schemas are small and fixed, so the
+ * recursion is bounded by their depth.
+ */
+const toOpenApi30 = (schema: JsonSchema): JsonSchema => {
+  const { $schema: _dialect, 'x-indexed': _indexed, type, ...rest } = schema;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(rest)) {
+    if (key === 'properties' && value && typeof value === 'object') {
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, JsonSchema>).map(([name, s]) => [name, toOpenApi30(s)]),
+      );
+    } else if ((key === 'items' || key === 'additionalProperties') && value && typeof value === 'object') {
+      out[key] = toOpenApi30(value as JsonSchema);
+    } else out[key] = value;
+  }
+  if (!Array.isArray(type)) return type === undefined ? out : { type, ...out };
+  const types = (type as string[]).filter((t) => t !== 'null');
+  const nullable = types.length < type.length ? { nullable: true } : {};
+  return types.length === 1
+    ? { type: types[0], ...nullable, ...out }
+    : { anyOf: types.map((t, i) => ({ type: t, ...(i === 0 ? nullable : {}) })), ...out };
+};
+
+const contactFields = toOpenApi30(CONTACTS_SCHEMA);
 
 /** The body of a Dynadata item write: a contact's fields, or a custom type's (generic here). */
 const itemFieldsSchema = (generic: JsonSchema): JsonSchema => ({
