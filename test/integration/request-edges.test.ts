@@ -50,6 +50,22 @@ describe('bodies', () => {
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ code: 'validation_failed', errors: [{ pointer: '/body' }] });
   });
+
+  it.each(['1e-300', '1e999', '-1e200'])(
+    'refuses the number %s, which cannot be stored, with a pointer',
+    async (n) => {
+      const t = await createTenant();
+      const res = await raw('POST', '/v1/dynadata/type/contacts/create', {
+        headers: { 'x-api-key': t.apiKey, 'content-type': 'application/json' },
+        body: `{"name":"Ada","attributes":{"score":${n}}}`,
+      });
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({
+        code: 'validation_failed',
+        errors: [{ pointer: '/body/attributes/score' }],
+      });
+    },
+  );
 });
 
 describe('query parameters', () => {

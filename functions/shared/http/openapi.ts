@@ -3,7 +3,7 @@ import { ERROR_CATALOG, type ErrorCode } from '../errors';
 import { ROUTES, type RouteDefinition } from '../routes/route-table';
 import { SCOPES } from '../types/scopes';
 import * as z from '../zod';
-import { MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH } from './request';
+import { MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, MAX_NUMBER_MAGNITUDE, MIN_NUMBER_MAGNITUDE } from './request';
 
 /**
  * The OpenAPI 3.0 document, generated from the route table: every operation declares every status it can
@@ -329,7 +329,8 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
         'path answers a method it does not list with 405 `method_not_allowed` and an `Allow` header (`HEAD` ' +
         'and `OPTIONS` included), and an unknown path with 404 `not_found`. Query parameters an operation ' +
         `does not list, or list once but receive twice, are refused with 400. JSON bodies are at most ` +
-        `${MAX_JSON_BODY_BYTES} bytes, valid UTF-8 and nested at most ${MAX_JSON_DEPTH} levels deep. All codes: ` +
+        `${MAX_JSON_BODY_BYTES} bytes, valid UTF-8, nested at most ${MAX_JSON_DEPTH} levels deep, and their numbers ` +
+        `are 0 or of a magnitude from ${MIN_NUMBER_MAGNITUDE} to below ${MAX_NUMBER_MAGNITUDE}. All codes: ` +
         Object.entries(ERROR_CATALOG)
           .map(([code, { status }]) => `\`${code}\` (${status})`)
           .join(', ') +

@@ -18,13 +18,37 @@ export const MAX_JSON_DEPTH = 32;
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-/** The JSON pointer (under `/body`) of the first value nested deeper than `MAX_JSON_DEPTH`, if any. */
-export const tooDeepPointer = (value: unknown): string | undefined => {
+/**
+ * Numbers a body may hold: 0, or a magnitude from 1e-130 to below 1e126 (what DynamoDB stores; JSON numbers
+ * beyond it, `1e999` included, would otherwise fail deep in a write or a query).
+ */
+export const MIN_NUMBER_MAGNITUDE = 1e-130;
+export const MAX_NUMBER_MAGNITUDE = 1e126;
+
+const storableNumber = (n: number): boolean =>
+  n === 0 || (Math.abs(n) >= MIN_NUMBER_MAGNITUDE && Math.abs(n) < MAX_NUMBER_MAGNITUDE);
+
+/**
+ * The first problem of a parsed body, with its JSON pointer under `/body`: a value nested deeper than
+ * `MAX_JSON_DEPTH`, or a number outside the storable range.
+ */
+export const bodyProblem = (value: unknown): { pointer: string; message: string } | undefined => {
   // Iterative, with an explicit stack: a hostile body never costs more than its own size.
   const stack: { value: unknown; pointer: string; depth: number }[] = [{ value, pointer: '/body', depth: 1 }];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (typeof next.value === 'number' && !storableNumber(next.value)) {
+      return {
+        pointer: next.pointer,
+        message: `must be 0 or have a magnitude from ${MIN_NUMBER_MAGNITUDE} to below ${MAX_NUMBER_MAGNITUDE}`,
+      };
+    }
     if (typeof next.value !== 'object' || next.value === null) continue;
-    if (next.depth > MAX_JSON_DEPTH) return next.pointer;
+    if (next.depth > MAX_JSON_DEPTH) {
+      return {
+        pointer: next.pointer,
+        message: `is nested deeper than ${MAX_JSON_DEPTH} levels (the most a body may have)`,
+      };
+    }
     for (const [key, child] of Object.entries(next.value)) {
       const segment = key.replaceAll('~', '~0').replaceAll('/', '~1');
       stack.push({ value: child, pointer: `${next.pointer}/${segment}`, depth: next.depth + 1 });
@@ -37,7 +61,7 @@ export const tooDeepPointer = (value: unknown): string | undefined => {
  * Reads the JSON body: at most `MAX_JSON_BODY_BYTES`, `Content-Type: application/json` (or `+json`),
  * strictly UTF-8 (API Gateway hands every body over as bytes, see `binaryMediaTypes` in the API stack, so
  * invalid UTF-8 is refused instead of being stored as U+FFFD), valid JSON, nested at most `MAX_JSON_DEPTH`
- * deep. Every refusal is problem+json with a pointer.
+ * deep, its numbers within the storable range. Every refusal is problem+json with a pointer.
  *
  * `@middy/http-json-body-parser` was weighed for this: it decodes with replacement characters, answers
  * malformed JSON with 422 and carries neither a size nor a nesting limit, so our answers would get worse;
@@ -68,12 +92,8 @@ const readJsonBody = (event: APIGatewayProxyEvent, headers: Record<string, strin
   } catch {
     throw new ValidationError([{ pointer: '/body', message: 'The body is not valid JSON.' }]);
   }
-  const deep = tooDeepPointer(json);
-  if (deep !== undefined) {
-    throw new ValidationError([
-      { pointer: deep, message: `is nested deeper than ${MAX_JSON_DEPTH} levels (the most a body may have)` },
-    ]);
-  }
+  const problem = bodyProblem(json);
+  if (problem) throw new ValidationError([problem]);
   return json;
 };
 
