@@ -15,7 +15,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { AppError, ValidationError } from '../shared/errors';
-import type { AccessLogRecord } from '../shared/http/access-log';
+import type { LocalAccessLogRecord } from '../shared/http/access-log';
 import {
   GATEWAY_RESPONSE_HEADERS,
   type GatewayResponseType,
@@ -41,7 +41,7 @@ export type AuthorizerHandler = (
 export interface GatewayOptions {
   authorizer: AuthorizerHandler;
   handlers: Record<RouteGroup, ProxyHandler>;
-  onAccessLog: (record: AccessLogRecord) => void;
+  onAccessLog: (record: LocalAccessLogRecord) => void;
   /** API Gateway's payload limit. */
   maxBodyBytes?: number;
   /** API Gateway's integration timeout. */
@@ -91,6 +91,18 @@ const queryMaps = (url: URL) => {
 /** Node's limit on the request line and headers, above API Gateway's (so ours answers first, as a problem). */
 const MAX_HEADER_BYTES = 1_048_576;
 
+/** The `code` of a problem+json answer, for the local access log. */
+const problemCodeOf = (headers: Record<string, string | string[]>, body: Buffer): string | null => {
+  const type = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+  if (typeof type !== 'string' || !type.startsWith('application/problem+json')) return null;
+  try {
+    const { code } = JSON.parse(body.toString('utf8')) as { code?: unknown };
+    return typeof code === 'string' ? code : null;
+  } catch {
+    return null;
+  }
+};
+
 /** The access-log line of a request refused before it could be routed. */
 const failedRequestRecord = (
   requestId: string,
@@ -98,7 +110,8 @@ const failedRequestRecord = (
   path: string,
   status: number,
   error: string,
-): AccessLogRecord => {
+  problemCode: string,
+): LocalAccessLogRecord => {
   const now = Date.now();
   return {
     requestId,
@@ -117,6 +130,7 @@ const failedRequestRecord = (
     authMethod: null,
     keyId: null,
     errorMessage: error,
+    problemCode,
   };
 };
 
@@ -193,7 +207,7 @@ export const startGateway = async (
     ) => {
       res.writeHead(status, { ...headers, 'x-request-id': requestId, 'content-length': String(body.length) });
       res.end(body);
-      const record: AccessLogRecord = {
+      const record: LocalAccessLogRecord = {
         requestId,
         time: new Date(started).toISOString(),
         timeEpochMs: started,
@@ -210,6 +224,7 @@ export const startGateway = async (
         authMethod: authorizerContext.authMethod ?? null,
         keyId: authorizerContext.keyId ?? null,
         errorMessage: error ?? null,
+        problemCode: problemCodeOf(headers, body),
       };
       options.onAccessLog(record);
     };
@@ -378,7 +393,7 @@ export const startGateway = async (
       if (!res.headersSent) res.writeHead(problem.statusCode, problem.headers as Record<string, string>);
       res.end(problem.body);
       options.onAccessLog(
-        failedRequestRecord(requestId, req.method ?? '-', req.url ?? '-', 500, String(error)),
+        failedRequestRecord(requestId, req.method ?? '-', req.url ?? '-', 500, String(error), 'internal'),
       );
     });
   });
@@ -404,7 +419,14 @@ export const startGateway = async (
       `HTTP/1.1 ${problem.statusCode} ${STATUS_CODES[problem.statusCode]}\r\n${head}\r\nconnection: close\r\n\r\n${problem.body}`,
     );
     options.onAccessLog(
-      failedRequestRecord(requestId, '-', '-', problem.statusCode, error.code ?? error.message),
+      failedRequestRecord(
+        requestId,
+        '-',
+        '-',
+        problem.statusCode,
+        error.code ?? error.message,
+        JSON.parse(problem.body).code,
+      ),
     );
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

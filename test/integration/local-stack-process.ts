@@ -8,6 +8,8 @@ export interface StackProcess {
   description: StackDescription;
   demoApiKey: string;
   output: () => string;
+  /** Every problem code the stack's gateway answered, from its access log (`problemCode`). */
+  answeredCodes: () => Set<string>;
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
@@ -34,8 +36,16 @@ export const startStackProcess = async (dataDir: string): Promise<StackProcess> 
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let output = '';
+  const answeredCodes = new Set<string>();
+  let partialLine = '';
   child.stdout?.on('data', (c: Buffer) => {
     output = (output + c.toString()).slice(-200_000);
+    const lines = (partialLine + c.toString()).split('\n');
+    partialLine = lines.pop() ?? '';
+    for (const line of lines) {
+      const code = /"problemCode":"([a-z_]+)"/.exec(line)?.[1];
+      if (code) answeredCodes.add(code);
+    }
   });
   child.stderr?.on('data', (c: Buffer) => {
     output = (output + c.toString()).slice(-200_000);
@@ -56,6 +66,7 @@ export const startStackProcess = async (dataDir: string): Promise<StackProcess> 
     description,
     demoApiKey: readFileSync(join(dataDir, 'demo-api-key'), 'utf8').trim(),
     output: () => output,
+    answeredCodes: () => answeredCodes,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null) child.kill(signal);
       return exited;

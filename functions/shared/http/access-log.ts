@@ -23,3 +23,10 @@ export const ACCESS_LOG_FIELDS = {
 } as const;
 
 export type AccessLogRecord = { [K in keyof typeof ACCESS_LOG_FIELDS]: string | number | null };
+
+/**
+ * What the local gateway writes: the same fields, plus the `code` of a problem+json answer (API Gateway's
+ * access log cannot see response bodies), which lets the integration run check that every declared code
+ * was answered at least once.
+ */
+export type LocalAccessLogRecord = AccessLogRecord & { problemCode: string | null };
