@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 
 // The unit project turns EMF output off; these tests read it, so it is on before any module is loaded.
@@ -23,6 +23,7 @@ import {
   metrics,
   withObservability,
 } from '../../functions/shared/logger';
+import { lambdaContext, transcodeProxyEvent } from '../fixtures/api-events';
 
 interface EmfLine {
   _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
@@ -141,29 +142,9 @@ describe('business metrics', () => {
   });
 });
 
-const context = { awsRequestId: 'lambda-req', functionName: 'transcodes' } as unknown as Context;
+const context = lambdaContext;
 
-const event = (overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent =>
-  ({
-    resource: '/transcodes',
-    path: '/transcodes',
-    httpMethod: 'POST',
-    headers: { 'content-type': 'application/json' },
-    queryStringParameters: null,
-    pathParameters: null,
-    body: JSON.stringify({ fullPath: 'companies/co_1/a.wav', preset: 'wav' }),
-    isBase64Encoded: false,
-    requestContext: {
-      requestId: 'req-9',
-      authorizer: {
-        companyId: 'co_1',
-        authMethod: 'api_key',
-        keyId: 'k',
-        scopes: 'transcodes:write,transcodes:read',
-      },
-    },
-    ...overrides,
-  }) as unknown as APIGatewayProxyEvent;
+const event = (overrides: Partial<APIGatewayProxyEvent> = {}) => transcodeProxyEvent('req-9', overrides);
 
 const handler = createApiHandler('transcodes', {
   createTranscode: async () => ({ body: { ok: true } }),

@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 
 // The api_requests meter is a DynamoDB write; unit tests have no network, so it is stubbed here and
@@ -10,37 +10,11 @@ vi.mock('../../functions/shared/data/usage-meters', async (original) => ({
 
 import { AppError } from '../../functions/shared/errors';
 import { createApiHandler } from '../../functions/shared/http/middleware';
+import { lambdaContext, transcodeProxyEvent } from '../fixtures/api-events';
 
-const context = {
-  awsRequestId: 'lambda-req',
-  functionName: 'transcodes',
-  getRemainingTimeInMillis: () => 1000,
-} as unknown as Context;
+const context = lambdaContext;
 
-const event = (overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent =>
-  ({
-    resource: '/transcodes',
-    path: '/transcodes',
-    httpMethod: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: JSON.stringify({ fullPath: 'companies/co_1/a.wav', preset: 'wav' }),
-    isBase64Encoded: false,
-    requestContext: {
-      requestId: 'req-123',
-      authorizer: {
-        companyId: 'co_1',
-        authMethod: 'api_key',
-        keyId: 'k',
-        scopes: 'transcodes:write,transcodes:read',
-      },
-    },
-    ...overrides,
-  }) as unknown as APIGatewayProxyEvent;
+const event = (overrides: Partial<APIGatewayProxyEvent> = {}) => transcodeProxyEvent('req-123', overrides);
 
 const handler = createApiHandler('transcodes', {
   createTranscode: async ({ body, auth }) => ({ body: { echo: body, companyId: auth.companyId } }),
