@@ -59,6 +59,8 @@ export interface JobLifecycleConfig<S extends string> {
   unfinished: readonly S[];
   finished: readonly S[];
   meter: MeterName;
+  /** The errors a type throws for a refused transition and a full queue (defaults: the generic ones). */
+  errors?: { refused?: (jobId: string, to: string) => Error; queueFull?: () => Error };
 }
 
 /** The job is not in a state (or attempt) the transition starts from. */
@@ -107,7 +109,9 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
   const countTransition = (job: JobRef, to: string, code?: string) =>
     countJobTransition(jobType, to, code, { companyId: job.companyId, jobId: job.jobId });
 
-  const refused = (job: JobRef, to: string) => new JobTransitionRefusedError(jobType, job.jobId, to);
+  const refused = (job: JobRef, to: string) =>
+    config.errors?.refused?.(job.jobId, to) ?? new JobTransitionRefusedError(jobType, job.jobId, to);
+  const queueFull = () => config.errors?.queueFull?.() ?? new JobQueueFullError(jobType);
 
   const takeQueueSlotItem = (companyId: string, cap: number) => ({
     Update: {
@@ -166,7 +170,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
         new TransactWriteCommand({ TransactItems: [put, takeQueueSlotItem(job.companyId, queueCap)] }),
       );
     } catch (error) {
-      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw new JobQueueFullError(jobType);
+      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw queueFull();
       throw error;
     }
     countTransition(job, job.status);
@@ -225,8 +229,9 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
   });
 
   /**
-   * The move to `done`: bills `billedSeconds` on the type's meter and writes the reuse entry in the same
-   * transaction as the job's change.
+   * The move to `done`: bills `billedSeconds` on the type's meter, and writes the reuse entry (`reuse`, or
+   * the type's own items in `also`), in the same transaction as the job's change (which records
+   * `billedSeconds` itself).
    */
   const complete = async (options: {
     job: JobRef;
@@ -235,6 +240,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
     change: Change;
     billedSeconds: number;
     reuse?: { key: string; entry: Record<string, unknown> };
+    also?: Record<string, unknown>[];
     now: Date;
   }): Promise<Change> => {
     const { job, billedSeconds, reuse, now } = options;
@@ -242,11 +248,12 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
       job,
       to: options.done,
       from: options.from,
-      change: { set: { ...options.change.set, billedSeconds }, remove: options.change.remove ?? [] },
+      change: options.change,
       now,
       also: [
         ...(billedSeconds > 0 ? [addToMeterItem(job.companyId, config.meter, billedSeconds, now)] : []),
         ...(reuse ? [putReuseItem(job.companyId, reuse.key, reuse.entry)] : []),
+        ...(options.also ?? []),
       ],
     });
     countBilledUnits(config.meter, billedSeconds, { companyId: job.companyId, jobId: job.jobId });
@@ -296,7 +303,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
     } catch (error) {
       if (cancellationCode(error, 0) === 'ConditionalCheckFailed')
         throw refused(job, String(change.set.status));
-      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw new JobQueueFullError(jobType);
+      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw queueFull();
       throw error;
     }
     countTransition(job, String(change.set.status));
@@ -344,6 +351,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
 
   return {
     config,
+    unfinishedIndexKey,
     jobKey,
     queueKey,
     reuseKey,

@@ -110,7 +110,12 @@ export const completeTranscriptionJob = (options: {
     done: 'done',
     from: ['transcribing'],
     change: {
-      set: { result: options.result, reused: false, progress: { phase: 'done', percent: 100 } },
+      set: {
+        result: options.result,
+        reused: false,
+        billedSeconds: options.billedSeconds,
+        progress: { phase: 'done', percent: 100 },
+      },
       remove: ['error'],
     },
     billedSeconds: options.billedSeconds,
@@ -140,6 +145,7 @@ export const completeReusedTranscriptionJob = (options: {
       set: {
         result: options.result,
         reused: true,
+        billedSeconds: 0,
         durationSeconds: options.durationSeconds,
         progress: { phase: 'done', percent: 100 },
       },
