@@ -1,8 +1,7 @@
 import { startExecution, stopExecution } from '../aws/step-functions';
 import type { BatchEntry } from '../data/batch';
 import { getItemsByKey } from '../data/batch';
-import { type CompanyRecord, companyEntry } from '../data/companies';
-import { getPlan } from '../data/plans';
+import { companyEntry } from '../data/companies';
 import { type StoredObject, storedObjectEntry } from '../data/stored-objects';
 import {
   cancelTranscodeJob,
@@ -20,10 +19,9 @@ import { secondsToNextUtcMonth, usageMonthEntry } from '../data/usage-meters';
 import { AppError, NotFoundError } from '../errors';
 import { ulid } from '../ids';
 import { logger } from '../logger';
-import { cachedOrLoad, createTtlCache } from '../ttl-cache';
-import type { Plan, PlanLimits } from '../types/plans';
+import type { PlanLimits } from '../types/plans';
 import type { TranscodePreset } from '../types/transcodes';
-import { resolveLimits } from './limits';
+import { companyLimits, limitsOf } from './company-limits';
 import { parseStorageReference } from './storage-references';
 
 /**
@@ -65,26 +63,8 @@ export const toPublicJob = (job: TranscodeJobRecord) => ({
 });
 export type PublicTranscodeJob = ReturnType<typeof toPublicJob>;
 
-/** Plans change rarely: one read per plan and minute per process. */
-const planCache = createTtlCache<Plan>(60_000, 100);
-const cachedPlan = (planId: string): Promise<Plan | undefined> =>
-  cachedOrLoad(planCache, planId, Date.now(), () => getPlan(planId));
-
-const limitsOf = async (
-  companyId: string,
-  company: Pick<CompanyRecord, 'planId' | 'limitOverrides'> | undefined,
-) => {
-  if (!company) throw new NotFoundError('The company of this credential no longer exists.');
-  const plan = await cachedPlan(company.planId);
-  if (!plan) throw new Error(`Company ${companyId} is on unknown plan ${company.planId}`);
-  return resolveLimits(plan.limits, company);
-};
-
 /** The company's resolved transcode limits (plan with overrides). */
-export const transcodeLimits = async (companyId: string): Promise<PlanLimits> => {
-  const [company] = await getItemsByKey([companyEntry(companyId)]);
-  return limitsOf(companyId, company);
-};
+export const transcodeLimits = (companyId: string): Promise<PlanLimits> => companyLimits(companyId);
 
 /**
  * One `BatchGetItem` for everything enqueue and retry check: the company (plan and overrides), the usage

@@ -1,8 +1,7 @@
 import { startExecution } from '../aws/step-functions';
 import { getItemsByKey } from '../data/batch';
-import { type CompanyRecord, companyEntry } from '../data/companies';
+import { companyEntry } from '../data/companies';
 import { JobQueueFullError } from '../data/job-lifecycle';
-import { getPlan } from '../data/plans';
 import { type StoredObject, storedObjectEntry } from '../data/stored-objects';
 import {
   failTranscriptionJob,
@@ -15,15 +14,14 @@ import { env } from '../env';
 import { AppError, NotFoundError } from '../errors';
 import { ulid } from '../ids';
 import { logger } from '../logger';
-import { cachedOrLoad, createTtlCache } from '../ttl-cache';
-import type { Plan, PlanLimits } from '../types/plans';
+import type { PlanLimits } from '../types/plans';
 import {
   DEFAULT_TRANSCRIPTION_LANGUAGE,
   LOCAL_TRANSCRIPTION_LANGUAGES,
   TRANSCRIPTION_LANGUAGES,
   type TranscriptionLanguage,
 } from '../types/transcriptions';
-import { resolveLimits } from './limits';
+import { companyLimits, limitsOf } from './company-limits';
 import { parseStorageReference } from './storage-references';
 
 /**
@@ -81,24 +79,8 @@ const checkLanguage = (language: TranscriptionLanguage) => {
   });
 };
 
-/** Plans change rarely: one read per plan and minute per process. */
-const planCache = createTtlCache<Plan>(60_000, 100);
-
-const limitsOf = async (
-  companyId: string,
-  company: Pick<CompanyRecord, 'planId' | 'limitOverrides'> | undefined,
-): Promise<PlanLimits> => {
-  if (!company) throw new NotFoundError('The company of this credential no longer exists.');
-  const plan = await cachedOrLoad(planCache, company.planId, Date.now(), () => getPlan(company.planId));
-  if (!plan) throw new Error(`Company ${companyId} is on unknown plan ${company.planId}`);
-  return resolveLimits(plan.limits, company);
-};
-
 /** The company's resolved limits (plan with overrides). */
-export const transcriptionLimits = async (companyId: string): Promise<PlanLimits> => {
-  const [company] = await getItemsByKey([companyEntry(companyId)]);
-  return limitsOf(companyId, company);
-};
+export const transcriptionLimits = (companyId: string): Promise<PlanLimits> => companyLimits(companyId);
 
 const startAttempt = async (job: TranscriptionJobRecord, now: Date): Promise<TranscriptionJobRecord> => {
   try {
