@@ -209,7 +209,15 @@ export const benchTranscriptions = async (apiUrl: string, write: (line: string) 
       srt: { bucket, fullPath: 'x.srt' },
       vtt: { bucket, fullPath: 'x.vtt' },
     };
-    const result = { text: 'x', textTruncated: false, words: [], wordCount: 0, language: 'en-US', files };
+    const result = {
+      text: 'x',
+      textTruncated: false,
+      words: [],
+      wordsInFile: false,
+      wordCount: 0,
+      language: 'en-US',
+      files,
+    };
     await counted('done', () =>
       data.completeTranscriptionJob({
         job: ref,

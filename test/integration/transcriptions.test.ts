@@ -47,6 +47,7 @@ describe('POST /v1/transcriptions end to end (local engine: pocketsphinx)', () =
       const list = result.words ?? [];
       expect(list.length).toBeGreaterThan(8);
       expect(result.wordCount).toBe(list.length);
+      expect(result.wordsInFile).toBe(false);
       let previous = 0;
       for (const w of list) {
         expect(w.start).toBeGreaterThanOrEqual(previous);

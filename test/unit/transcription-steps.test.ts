@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { putObject } from '../../functions/shared/aws/s3';
+import { deleteObject, putObject } from '../../functions/shared/aws/s3';
 import { headObject, readObjectText } from '../../functions/shared/aws/s3-objects';
 import { JobTransitionRefusedError } from '../../functions/shared/data/job-lifecycle';
 import { recordStoredObject } from '../../functions/shared/data/stored-objects';
@@ -20,7 +20,7 @@ import { finalizeStep } from '../../functions/workers/transcription/finalize';
 import { probeStep } from '../../functions/workers/transcription/probe';
 
 vi.mock('../../functions/shared/aws/s3-objects', () => ({ headObject: vi.fn(), readObjectText: vi.fn() }));
-vi.mock('../../functions/shared/aws/s3', () => ({ putObject: vi.fn() }));
+vi.mock('../../functions/shared/aws/s3', () => ({ putObject: vi.fn(), deleteObject: vi.fn() }));
 vi.mock('../../functions/shared/data/stored-objects', () => ({ recordStoredObject: vi.fn() }));
 vi.mock('../../functions/shared/domain/transcriptions', async (importOriginal) => ({
   ...(await importOriginal<object>()),
@@ -114,7 +114,15 @@ describe('transcription probe step', () => {
       srt: { bucket: 'b', fullPath: 's' },
       vtt: { bucket: 'b', fullPath: 'v' },
     };
-    const result = { text: 'x', textTruncated: false, words: [], wordCount: 0, language: 'en-US', files };
+    const result = {
+      text: 'x',
+      textTruncated: false,
+      words: [],
+      wordsInFile: false,
+      wordCount: 0,
+      language: 'en-US',
+      files,
+    };
     vi.mocked(getTranscriptionReuse).mockResolvedValue({
       result,
       sourceJobId: 'tr_0',
@@ -204,6 +212,7 @@ describe('transcription finalize step', () => {
   beforeEach(() => {
     vi.mocked(getTranscriptionJob).mockResolvedValue(job);
     vi.mocked(putObject).mockResolvedValue({ etag: 'etag' });
+    vi.mocked(deleteObject).mockResolvedValue();
   });
 
   it('writes the JSON, SRT and WebVTT files as stored objects and completes the job, billing whole seconds', async () => {
@@ -244,6 +253,7 @@ describe('transcription finalize step', () => {
       text: 'Hello, world.',
       textTruncated: false,
       words,
+      wordsInFile: false,
       wordCount: 2,
       language: 'en-US',
       files,
@@ -258,6 +268,7 @@ describe('transcription finalize step', () => {
       },
       now,
     });
+    expect(deleteObject).toHaveBeenCalledWith('b', engineOutput.fullPath);
   });
 
   it('fails with transcription_failed when the engine wrote nothing readable', async () => {

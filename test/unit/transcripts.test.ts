@@ -146,7 +146,7 @@ describe('the result the job item keeps', () => {
   it('keeps text and words of ordinary audio whole', () => {
     const words = wordsFromTranscribe(fixture);
     const result = inlineResult({ text: 'Hello', words, language: 'en-US', files });
-    expect(result).toMatchObject({ textTruncated: false, words, wordCount: 8 });
+    expect(result).toMatchObject({ textTruncated: false, words, wordsInFile: false, wordCount: 8 });
   });
 
   it('stays far below the 400 KB item limit for hours of speech: words only in the file, text cut', () => {
@@ -154,6 +154,7 @@ describe('the result the job item keeps', () => {
     const text = words.map((w) => w.text).join(' ');
     const result = inlineResult({ text, words, language: 'en-US', files });
     expect(result.words).toBeNull();
+    expect(result.wordsInFile).toBe(true);
     expect(result.wordCount).toBe(60_000);
     expect(result.textTruncated).toBe(true);
     expect(result.text).toHaveLength(INLINE_TEXT_CHARS);

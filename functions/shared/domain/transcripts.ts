@@ -204,7 +204,8 @@ export const INLINE_WORDS_BYTES = 120_000;
 
 /**
  * The result as the job item keeps it: the text (cut at INLINE_TEXT_CHARS, `textTruncated` then set) and
- * the words when their JSON stays under INLINE_WORDS_BYTES (otherwise `null`: they are in the JSON file).
+ * the words when their JSON stays under INLINE_WORDS_BYTES (otherwise `null` with `wordsInFile`: they are
+ * only in the JSON file).
  */
 export const inlineResult = (options: {
   text: string;
@@ -218,6 +219,7 @@ export const inlineResult = (options: {
     text: textTruncated ? options.text.slice(0, INLINE_TEXT_CHARS) : options.text,
     textTruncated,
     words: wordsFit ? options.words : null,
+    wordsInFile: !wordsFit,
     wordCount: options.words.length,
     language: options.language,
     files: options.files,

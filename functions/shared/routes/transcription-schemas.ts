@@ -49,6 +49,9 @@ export const transcriptionResultSchema = z
       .array(wordSchema)
       .nullable()
       .describe('Every word in order; null for very long audio, whose words are only in the JSON file.'),
+    wordsInFile: z
+      .boolean()
+      .describe('True when `words` is null because the words are only in the JSON file (`files.json`).'),
     wordCount: z.number().int().nonnegative().describe('Number of words recognised.'),
     language: z.string().describe('Language transcribed (the identified one for `auto`).'),
     files: z

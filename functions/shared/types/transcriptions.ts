@@ -54,6 +54,8 @@ export interface TranscriptionResult {
   textTruncated: boolean;
   /** The words in order; `null` when there are too many for the job item (they are in the JSON file). */
   words: TranscriptWord[] | null;
+  /** True when `words` is null because the words are only in the JSON file. */
+  wordsInFile: boolean;
   wordCount: number;
   /** The language transcribed (the identified one for `auto`). */
   language: string;

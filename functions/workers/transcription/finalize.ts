@@ -1,4 +1,4 @@
-import { putObject } from '../../shared/aws/s3';
+import { deleteObject, putObject } from '../../shared/aws/s3';
 import { readObjectText } from '../../shared/aws/s3-objects';
 import { recordStoredObject } from '../../shared/data/stored-objects';
 import { completeTranscriptionJob, getTranscriptionJob } from '../../shared/data/transcription-jobs';
@@ -11,6 +11,7 @@ import {
   toVtt,
   wordsFromTranscribe,
 } from '../../shared/domain/transcripts';
+import { logger } from '../../shared/logger';
 import type { TranscriptFile } from '../../shared/types/transcriptions';
 import { jobGone, stepError } from './errors';
 import { resultFolder } from './probe';
@@ -36,7 +37,8 @@ const parseEngineOutput = (text: string | undefined): TranscribeOutput => {
  * Finalize step: reads the engine's JSON (Transcribe's format, from either engine), converts it into our
  * text and words, writes the transcript as JSON, SRT and WebVTT files recorded as the company's stored
  * objects, then moves the job `transcribing` → `done`, billing the audio seconds and writing the reuse entry
- * in the same transaction. Error: `OutputMissing` when the engine wrote no readable output.
+ * in the same transaction, and deletes the engine's JSON. Error: `OutputMissing` when the engine wrote no
+ * readable output.
  */
 export const finalizeStep = async (input: FinalizeInput, deps: { now?: () => Date }): Promise<JobRef> => {
   const now = deps.now?.() ?? new Date();
@@ -86,6 +88,11 @@ export const finalizeStep = async (input: FinalizeInput, deps: { now?: () => Dat
       },
       now,
     }),
+  );
+  // The engine's own JSON is an intermediate file, not one of the company's stored objects: once the job is
+  // `done` nothing reads it again (a repeated finalize finds the job done and ends without reading).
+  await deleteObject(input.engineOutput.bucket, input.engineOutput.fullPath).catch((error: unknown) =>
+    logger.warn('engine output not deleted', { jobId: ref.jobId, error: error as Error }),
   );
   return ref;
 };
