@@ -1,4 +1,4 @@
-import { startExecution, stopExecution } from '../aws/step-functions';
+import { stopExecution } from '../aws/step-functions';
 import type { BatchEntry } from '../data/batch';
 import { getItemsByKey } from '../data/batch';
 import { companyEntry } from '../data/companies';
@@ -22,6 +22,7 @@ import { logger } from '../logger';
 import type { PlanLimits } from '../types/plans';
 import type { TranscodePreset } from '../types/transcodes';
 import { companyLimits, limitsOf } from './company-limits';
+import { jobExecutionName, startJobAttempt } from './job-executions';
 import { parseStorageReference } from './storage-references';
 
 /**
@@ -39,7 +40,7 @@ import { parseStorageReference } from './storage-references';
  */
 export const QUEUE_RETRY_AFTER_SECONDS = 30;
 
-export const executionName = (jobId: string, attempt: number) => `${jobId}-a${attempt}`;
+export const executionName = jobExecutionName;
 export const newTranscodeJobId = () => `tc_${ulid()}`;
 
 /** The job as the tenant sees it: read-only, `output` only when `done`, internals (execution) hidden. */
@@ -103,22 +104,13 @@ const queueFull = (limits: PlanLimits) =>
   });
 
 /** Starts the attempt's execution; a start that fails marks the attempt `failed` so its slot is released. */
-const startAttempt = async (job: TranscodeJobRecord, now: Date): Promise<TranscodeJobRecord> => {
-  try {
-    await startExecution('transcode', executionName(job.jobId, job.attempt), {
-      companyId: job.companyId,
-      jobId: job.jobId,
-      attempt: job.attempt,
-    });
-    return job;
-  } catch (error) {
-    if (error instanceof Error && error.name === 'ExecutionAlreadyExistsError') return job;
-    logger.error('transcode execution did not start', { jobId: job.jobId, error: error as Error });
-    const failure = { code: 'start_failed', message: 'The conversion could not be started; retry the job.' };
-    await failTranscodeJob({ job, error: failure, now }).catch(() => undefined);
-    throw new AppError('service_unavailable', 'The conversion could not be started; retry the job.');
-  }
-};
+const startAttempt = (job: TranscodeJobRecord, now: Date): Promise<TranscodeJobRecord> =>
+  startJobAttempt({
+    machine: 'transcode',
+    job,
+    fail: (error) => failTranscodeJob({ job, error, now }),
+    message: 'The conversion could not be started; retry the job.',
+  });
 
 export const enqueueTranscode = async (
   companyId: string,

@@ -1,4 +1,3 @@
-import { startExecution } from '../aws/step-functions';
 import { getItemsByKey } from '../data/batch';
 import { companyEntry } from '../data/companies';
 import { JobQueueFullError } from '../data/job-lifecycle';
@@ -13,7 +12,6 @@ import { secondsToNextUtcMonth, usageMonthEntry } from '../data/usage-meters';
 import { env } from '../env';
 import { AppError, NotFoundError } from '../errors';
 import { ulid } from '../ids';
-import { logger } from '../logger';
 import type { PlanLimits } from '../types/plans';
 import {
   DEFAULT_TRANSCRIPTION_LANGUAGE,
@@ -22,6 +20,7 @@ import {
   type TranscriptionLanguage,
 } from '../types/transcriptions';
 import { companyLimits, limitsOf } from './company-limits';
+import { jobExecutionName, startJobAttempt } from './job-executions';
 import { parseStorageReference } from './storage-references';
 
 /**
@@ -38,7 +37,7 @@ import { parseStorageReference } from './storage-references';
  */
 export const QUEUE_RETRY_AFTER_SECONDS = 30;
 
-export const transcriptionExecutionName = (jobId: string, attempt: number) => `${jobId}-a${attempt}`;
+export const transcriptionExecutionName = jobExecutionName;
 export const newTranscriptionJobId = () => `tr_${ulid()}`;
 
 /** The job as the tenant sees it: read-only, `result` only when `done`, internals (execution, lease) hidden. */
@@ -82,25 +81,14 @@ const checkLanguage = (language: TranscriptionLanguage) => {
 /** The company's resolved limits (plan with overrides). */
 export const transcriptionLimits = (companyId: string): Promise<PlanLimits> => companyLimits(companyId);
 
-const startAttempt = async (job: TranscriptionJobRecord, now: Date): Promise<TranscriptionJobRecord> => {
-  try {
-    await startExecution('transcription', transcriptionExecutionName(job.jobId, job.attempt), {
-      companyId: job.companyId,
-      jobId: job.jobId,
-      attempt: job.attempt,
-    });
-    return job;
-  } catch (error) {
-    if (error instanceof Error && error.name === 'ExecutionAlreadyExistsError') return job;
-    logger.error('transcription execution did not start', { jobId: job.jobId, error: error as Error });
-    const failure = {
-      code: 'start_failed',
-      message: 'The transcription could not be started; enqueue it again.',
-    };
-    await failTranscriptionJob({ job, error: failure, now }).catch(() => undefined);
-    throw new AppError('service_unavailable', 'The transcription could not be started; try again.');
-  }
-};
+/** Starts the job's execution; a start that fails marks the job `failed` so its slot is released. */
+const startAttempt = (job: TranscriptionJobRecord, now: Date): Promise<TranscriptionJobRecord> =>
+  startJobAttempt({
+    machine: 'transcription',
+    job,
+    fail: (error) => failTranscriptionJob({ job, error, now }),
+    message: 'The transcription could not be started; enqueue it again.',
+  });
 
 export const enqueueTranscription = async (
   companyId: string,
