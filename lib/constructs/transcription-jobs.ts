@@ -2,19 +2,11 @@ import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import {
-  type DataResources,
-  dataEnvironment,
-  type FunctionAccess,
-  grantDataAccess,
-  TENANT_OBJECT_PREFIX,
-} from '../access';
+import { type DataResources, TENANT_OBJECT_PREFIX } from '../access';
 import { nagReference } from '../nag';
-import { AppFunction } from './app-function';
+import type { AppFunction } from './app-function';
 import { AslStateMachine } from './asl-state-machine';
-
-/** The transcription worker reads and writes jobs, stored objects and the meter, and tenant files. */
-export const TRANSCRIPTION_WORKER_ACCESS: FunctionAccess = { table: 'readWrite', meter: true, bucket: true };
+import { mediaJobWorker } from './job-worker';
 
 /** Transcribe job names are the job's execution names (`tr_<ulid>-a<attempt>`). */
 export const TRANSCRIBE_JOB_NAME_PATTERN = 'tr_*';
@@ -43,21 +35,10 @@ export class TranscriptionJobs extends Construct {
     const { data } = props;
     const stack = Stack.of(this);
 
-    this.worker = new AppFunction(this, 'Worker', {
+    this.worker = mediaJobWorker(this, {
       entry: 'functions/workers/transcription/index.ts',
       description: 'Public API v1, transcription worker (probe, finalize, fail)',
-      environment: dataEnvironment(TRANSCRIPTION_WORKER_ACCESS, data),
-      timeout: Duration.seconds(60),
-    });
-    const workerRole = this.worker.role;
-    if (!workerRole) throw new Error('The transcription worker has no role');
-    grantDataAccess(workerRole, TRANSCRIPTION_WORKER_ACCESS, data);
-    workerRole.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['mediaconvert:Probe'], resources: ['*'] }),
-    );
-    Validations.of(workerRole).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'mediaconvert:Probe supports no resource-level permissions; the worker probes tenant sources.',
+      data,
     });
 
     const machine = new AslStateMachine(this, 'Machine', {
