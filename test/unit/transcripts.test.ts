@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   cuesFromWords,
-  INLINE_TEXT_CHARS,
+  cutToBytes,
+  INLINE_TEXT_BYTES,
   inlineResult,
   SUBTITLE_LINE_CHARS,
   SUBTITLE_MAX_CUE_SECONDS,
@@ -157,7 +158,22 @@ describe('the result the job item keeps', () => {
     expect(result.wordsInFile).toBe(true);
     expect(result.wordCount).toBe(60_000);
     expect(result.textTruncated).toBe(true);
-    expect(result.text).toHaveLength(INLINE_TEXT_CHARS);
-    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThan(150_000);
+    expect(Buffer.byteLength(result.text)).toBeLessThanOrEqual(INLINE_TEXT_BYTES);
+    expect(text.startsWith(result.text)).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThan(100_000);
+  });
+
+  it('cuts text in bytes, never inside a character (scripts of 2, 3 and 4 bytes a character)', () => {
+    for (const char of ['é', '語', '𝄞']) {
+      const text = char.repeat(50_000);
+      const result = inlineResult({ text, words: [], language: 'ja-JP', files });
+      expect(result.textTruncated).toBe(true);
+      expect(Buffer.byteLength(result.text)).toBeLessThanOrEqual(INLINE_TEXT_BYTES);
+      expect(Buffer.byteLength(result.text)).toBeGreaterThan(INLINE_TEXT_BYTES - 4);
+      expect(text.startsWith(result.text)).toBe(true);
+    }
+    expect(cutToBytes('a語b', 3)).toBe('a');
+    expect(cutToBytes('a語b', 4)).toBe('a語');
+    expect(cutToBytes('short', 100)).toBe('short');
   });
 });

@@ -198,12 +198,25 @@ export const toVtt = (cues: Cue[]): string =>
 
 // What the job item keeps
 
-/** The job item keeps at most this many characters of text and of serialized words (400 KB item limit). */
-export const INLINE_TEXT_CHARS = 100_000;
-export const INLINE_WORDS_BYTES = 120_000;
+/**
+ * The job item (and the reuse entry) keeps at most this many UTF-8 bytes of text and of serialized words,
+ * so with everything else an item stays under half of DynamoDB's 400 KB in any language.
+ */
+export const INLINE_TEXT_BYTES = 80_000;
+export const INLINE_WORDS_BYTES = 100_000;
+
+/** The longest prefix of `text` of at most `max` UTF-8 bytes, never splitting a character. */
+export const cutToBytes = (text: string, max: number): string => {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= max) return text;
+  let end = max;
+  // Back up to the first byte of a character (continuation bytes are 0b10xxxxxx).
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
+  return bytes.subarray(0, end).toString('utf8');
+};
 
 /**
- * The result as the job item keeps it: the text (cut at INLINE_TEXT_CHARS, `textTruncated` then set) and
+ * The result as the job item keeps it: the text (cut at INLINE_TEXT_BYTES, `textTruncated` then set) and
  * the words when their JSON stays under INLINE_WORDS_BYTES (otherwise `null` with `wordsInFile`: they are
  * only in the JSON file).
  */
@@ -213,11 +226,11 @@ export const inlineResult = (options: {
   language: string;
   files: TranscriptionResult['files'];
 }): TranscriptionResult => {
-  const textTruncated = options.text.length > INLINE_TEXT_CHARS;
+  const text = cutToBytes(options.text, INLINE_TEXT_BYTES);
   const wordsFit = Buffer.byteLength(JSON.stringify(options.words)) <= INLINE_WORDS_BYTES;
   return {
-    text: textTruncated ? options.text.slice(0, INLINE_TEXT_CHARS) : options.text,
-    textTruncated,
+    text,
+    textTruncated: text.length < options.text.length,
     words: wordsFit ? options.words : null,
     wordsInFile: !wordsFit,
     wordCount: options.words.length,

@@ -43,7 +43,7 @@ const wordSchema = z
 
 export const transcriptionResultSchema = z
   .object({
-    text: z.string().describe('The whole transcript (its first 100,000 characters when `textTruncated`).'),
+    text: z.string().describe('The whole transcript (its first 80,000 bytes when `textTruncated`).'),
     textTruncated: z.boolean().describe('True when `text` was cut; the JSON file holds all of it.'),
     words: z
       .array(wordSchema)
