@@ -32,16 +32,26 @@ export const RECORDINGS = {
       'had he married a more a amiable woman he might have been made still more respectable than he was',
     keywords: ['married', 'amiable', 'respectable'],
   },
+  /** Three clips in a row (0870, 0920, 0880): several utterances, words timed from the start of the file. */
+  sequence: {
+    file: ['0870', '0920', '0880'].map((n) => `${TESTDATA}/sense_and_sensibility_01_austen_64kb-${n}.wav`),
+    transcript:
+      'and mister john dashwood had then leisure to consider how much there might be prudently in his power ' +
+      'to do for them had he married a more a amiable woman he might have been made still more respectable ' +
+      'than he was he was not an ill disposed young man',
+    keywords: ['consider', 'married', 'young', 'man'],
+  },
 } as const;
 
 export type SpeechSource = keyof typeof RECORDINGS;
 export type OtherSource = 'silent-video' | 'corrupt' | 'text';
 
-const encode = (input: string, file: string, format: 'wav' | 'flac' | 'ogg') =>
+const encode = (input: string | readonly string[], file: string, format: 'wav' | 'flac' | 'ogg') =>
   execFileSync(FFMPEG, [
     ...quiet,
-    '-i',
-    input,
+    ...(typeof input === 'string'
+      ? ['-i', input]
+      : [...input.flatMap((f) => ['-i', f]), '-filter_complex', `concat=n=${input.length}:v=0:a=1`]),
     ...(format === 'ogg' ? ['-c:a', 'libopus'] : []),
     '-f',
     format,

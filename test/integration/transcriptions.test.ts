@@ -26,6 +26,7 @@ describe('POST /v1/transcriptions end to end (local engine: pocketsphinx)', () =
   it.each([
     ['dashwood', 'wav'],
     ['amiable', 'ogg'],
+    ['sequence', 'flac'],
   ] as const)(
     'transcribes the %s recording (%s): text, timed words, JSON/SRT/VTT files, billed once',
     async (kind, format) => {
