@@ -247,11 +247,18 @@ export const benchTranscriptions = async (apiUrl: string, write: (line: string) 
       worker({ action: 'probe', companyId, jobId: third.jobId, attempt: 1 }),
     )) as { engineOutput: { bucket: string; fullPath: string }; source: { size: number; etag: string } };
     const { tasks } = await import('../../functions/local/step-functions/transcription-tasks');
-    const probedParameters = (probed as unknown as { transcribe: unknown }).transcribe;
-    await tasks.StartTranscription?.(probedParameters, {
-      signal: new AbortController().signal,
-      executionArn: 'bench',
-    });
+    const probedParameters = (probed as unknown as { transcribe: { TranscriptionJobName: string } })
+      .transcribe;
+    const taskContext = { signal: new AbortController().signal, executionArn: 'bench' };
+    await tasks.StartTranscription?.(probedParameters, taskContext);
+    for (;;) {
+      const checked = (await tasks.CheckTranscription?.(probedParameters, taskContext)) as {
+        TranscriptionJob: { TranscriptionJobStatus: string };
+      };
+      if (checked.TranscriptionJob.TranscriptionJobStatus === 'COMPLETED') break;
+      if (checked.TranscriptionJob.TranscriptionJobStatus === 'FAILED')
+        throw new Error('bench engine run failed');
+    }
     await counted('finalize step', () =>
       worker({
         action: 'finalize',

@@ -98,6 +98,7 @@ describe('transcription probe step', () => {
         OutputKey: 'companies/co_1/transcriptions/tr_1/a1/engine.json',
         LanguageCode: 'en-US',
       },
+      pollSeconds: 15,
     });
   });
 

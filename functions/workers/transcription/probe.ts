@@ -8,10 +8,17 @@ import {
 } from '../../shared/data/transcription-jobs';
 import { companyStoragePrefix } from '../../shared/domain/storage-references';
 import { transcriptionExecutionName, transcriptionLimits } from '../../shared/domain/transcriptions';
+import { env } from '../../shared/env';
 import { logger } from '../../shared/logger';
 import { stepError } from './errors';
 import { advance, finishOrGone, LEASE_SECONDS, leaseFrom } from './transitions';
 import type { ProbeInput, ProbeOutput, WorkerDeps } from './types';
+
+/**
+ * Seconds between two GetTranscriptionJob calls: Transcribe takes minutes, so every 15 s costs little and
+ * adds at most 15 s; the local engine is checked every second.
+ */
+export const POLL_SECONDS = { transcribe: 15, pocketsphinx: 1 } as const;
 
 /** Folder of an attempt's files: the engine's JSON and the transcript files. */
 export const resultFolder = (job: Pick<TranscriptionJobRecord, 'companyId' | 'jobId' | 'attempt'>) =>
@@ -92,5 +99,6 @@ export const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<Pr
       OutputKey: engineOutput.fullPath,
       ...(language === 'auto' ? { IdentifyLanguage: true } : { LanguageCode: language }),
     },
+    pollSeconds: POLL_SECONDS[env().transcriptionEngine],
   };
 };

@@ -30,6 +30,8 @@ export interface ProbeOutput extends JobRef {
   /** Where the engine writes its JSON (Transcribe's format). */
   engineOutput?: { bucket: string; fullPath: string };
   transcribe?: StartTranscriptionParameters;
+  /** Seconds between two checks of the engine's job (the Wait state of the machine). */
+  pollSeconds?: number;
 }
 
 export interface FinalizeInput extends JobRef {
