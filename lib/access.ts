@@ -68,7 +68,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     cursorKey: true,
   },
   storage: { table: 'readWrite', meter: true, bucket: true, downloadSigning: true },
-  transcriptions: { table: 'readWrite', meter: true, bucket: true },
+  transcriptions: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['transcription'] },
   transcodes: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['transcode'] },
   speech: { table: 'readWrite', meter: true, bucket: true },
   workflows: { table: 'readWrite', meter: true, bucket: true },

@@ -5,6 +5,7 @@ import type { StateMachineName } from '../functions/shared/types/state-machines'
 import type { DataResources } from './access';
 import { MessageDelivery } from './constructs/message-delivery';
 import { TranscodeJobs } from './constructs/transcode-jobs';
+import { TranscriptionJobs } from './constructs/transcription-jobs';
 
 export interface JobsStackProps extends StackProps {
   data: DataResources;
@@ -25,6 +26,9 @@ export class JobsStack extends Stack {
     this.node.setContext('@aws-cdk/core:defaultCrossStackReferences', 'strong');
     this.data = props.data;
     this.stateMachines.transcode = new TranscodeJobs(this, 'Transcodes', { data: this.data }).stateMachine;
+    this.stateMachines.transcription = new TranscriptionJobs(this, 'Transcriptions', {
+      data: this.data,
+    }).stateMachine;
     this.stateMachines['message-delivery'] = new MessageDelivery(this, 'MessageDelivery', props).stateMachine;
   }
 }

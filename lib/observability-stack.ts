@@ -36,6 +36,7 @@ import type { ApiStack } from './api-stack';
  */
 export const PLATFORM_JOB_FAILURE_CODES: Record<JobType, readonly string[]> = {
   transcode: ['internal', 'start_failed', 'timeout'],
+  transcription: ['internal', 'start_failed', 'timeout'],
 };
 
 const codesWithStatus = (from: number, to: number): ErrorCode[] =>

@@ -71,6 +71,8 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
   DYNADATA_CURSOR_SECRET: ensureCursorKey(d.dataDir),
   // Message delivery may reach a webhook receiver on this machine (never on AWS).
   ALLOW_LOOPBACK_WEBHOOKS: 'true',
+  // Transcriptions run on pocketsphinx (Debian's en-US model) in place of Amazon Transcribe.
+  TRANSCRIPTION_ENGINE: 'pocketsphinx',
   TABLE_NAME: d.tableName,
   BUCKET_NAME: d.bucketName,
   AWS_REGION: d.region,
@@ -150,6 +152,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const demo = await seedLocalData(dataDir, new Date());
     // Media transforms: jobs left unfinished by the previous run become failed/interrupted (retryable).
     await (await import('./transcode-recovery')).markInterruptedTranscodes(new Date());
+    await (await import('./transcription-recovery')).markInterruptedTranscriptions(new Date());
     const { startGateway } = await import('./gateway');
     const authorizer = (await import('../authorizer/index')).handler;
     const { shipAccessLogRecords } = await import('../log-shipper/ship');

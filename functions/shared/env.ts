@@ -33,6 +33,8 @@ export interface Env {
   cursorSecretArn: string | undefined;
   /** Dynadata and messaging: the local stack may deliver webhooks to loopback addresses (never on AWS). */
   allowLoopbackWebhooks: boolean;
+  /** Speech-to-text engine of transcription jobs: Amazon Transcribe on AWS, pocketsphinx in the local stack. */
+  transcriptionEngine: 'transcribe' | 'pocketsphinx';
 }
 
 const required = (name: string): string => {
@@ -77,6 +79,7 @@ export const env = (): Env => {
     cursorSecret: optional('DYNADATA_CURSOR_SECRET'),
     cursorSecretArn: optional('DYNADATA_CURSOR_SECRET_ARN'),
     allowLoopbackWebhooks: optional('ALLOW_LOOPBACK_WEBHOOKS') === 'true',
+    transcriptionEngine: optional('TRANSCRIPTION_ENGINE') === 'pocketsphinx' ? 'pocketsphinx' : 'transcribe',
   });
   return cached;
 };

@@ -34,6 +34,9 @@ export const ERROR_CATALOG = {
   // Media transforms
   transcode_quota_exceeded: { status: 429, title: 'Monthly transcode seconds used up' },
   transcode_queue_full: { status: 429, title: 'Too many unfinished transcode jobs' },
+  // Transcriptions
+  transcription_quota_exceeded: { status: 429, title: 'Monthly transcription seconds used up' },
+  transcription_queue_full: { status: 429, title: 'Too many unfinished transcription jobs' },
   // Dynadata and messaging.
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused with a different request' },
   idempotency_request_in_progress: {

@@ -4,19 +4,14 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import {
-  type DataResources,
-  dataEnvironment,
-  type FunctionAccess,
-  grantDataAccess,
-  TENANT_OBJECT_PREFIX,
-} from '../access';
+import { type DataResources, type FunctionAccess, TENANT_OBJECT_PREFIX } from '../access';
 import { nagReference } from '../nag';
-import { AppFunction } from './app-function';
+import type { AppFunction } from './app-function';
 import { AslStateMachine } from './asl-state-machine';
+import { MEDIA_WORKER_ACCESS, mediaJobWorker } from './job-worker';
 
 /** The transcode worker reads and writes jobs, stored objects and the meter, and reads/writes tenant files. */
-export const TRANSCODE_WORKER_ACCESS: FunctionAccess = { table: 'readWrite', meter: true, bucket: true };
+export const TRANSCODE_WORKER_ACCESS: FunctionAccess = MEDIA_WORKER_ACCESS;
 
 export interface TranscodeJobsProps {
   data: DataResources;
@@ -41,21 +36,10 @@ export class TranscodeJobs extends Construct {
     const { data } = props;
     const stack = Stack.of(this);
 
-    this.worker = new AppFunction(this, 'Worker', {
+    this.worker = mediaJobWorker(this, {
       entry: 'functions/workers/transcode/index.ts',
       description: 'Public API v1, transcode worker (probe, finalize, fail)',
-      environment: dataEnvironment(TRANSCODE_WORKER_ACCESS, data),
-      timeout: Duration.seconds(60),
-    });
-    const workerRole = this.worker.role;
-    if (!workerRole) throw new Error('The transcode worker has no role');
-    grantDataAccess(workerRole, TRANSCODE_WORKER_ACCESS, data);
-    workerRole.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['mediaconvert:Probe'], resources: ['*'] }),
-    );
-    Validations.of(workerRole).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'mediaconvert:Probe supports no resource-level permissions; the worker probes tenant sources.',
+      data,
     });
 
     this.mediaConvertRole = new Role(this, 'MediaConvertRole', {

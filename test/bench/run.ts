@@ -19,6 +19,7 @@ const KB = 1024;
 const BUDGET = { api: 300 * KB, authorizer: 150 * KB, importRatio: 1.3 };
 const skipBundles = process.argv.includes('--skip-bundles');
 const bundlesOnly = process.argv.includes('bundles');
+const transcriptionsOnly = process.argv.includes('transcriptions');
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 7);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = 16;
@@ -28,7 +29,7 @@ const fmt = (n: number, digits = 0) =>
 
 const section = (title: string) => process.stdout.write(`\n== ${title}\n`);
 
-if (!skipBundles) {
+if (!skipBundles && !transcriptionsOnly) {
   const { bundles, cleanup } = synthesizeBundles(root);
   try {
     section('Lambda bundles (minified ESM, bytes)');
@@ -79,6 +80,14 @@ try {
   };
 
   const { apiUrl } = stack.description;
+  if (transcriptionsOnly) {
+    await (await import('./transcriptions')).benchTranscriptions(apiUrl, (line) =>
+      process.stdout.write(line),
+    );
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  }
   const key = stack.demo.apiKey;
   const authorizer = (await import('../../functions/authorizer/index')).handler;
   const company = (await import('../../functions/api/company/index')).handler;
@@ -221,6 +230,9 @@ try {
 
   // Media transforms: enqueue-to-done vs ffmpeg directly, DynamoDB requests per enqueue and transition.
   await (await import('./transcodes')).benchTranscodes(apiUrl, (line) => process.stdout.write(line));
+
+  // Transcriptions: fixed overhead of a local job, DynamoDB requests per enqueue, get and transition.
+  await (await import('./transcriptions')).benchTranscriptions(apiUrl, (line) => process.stdout.write(line));
 
   // Dynadata and messaging.
   const { benchDynadata } = await import('./dynadata');

@@ -160,12 +160,17 @@ describe('observability', () => {
     expect(expression?.Expression).toMatch(/^IF\(/);
   });
 
-  it('alarms on transcode jobs failed by the platform, not on failures caused by the source', () => {
+  it('alarms on jobs failed by the platform, one alarm per job type, not on failures caused by the source', () => {
     const onFailures = alarms().filter((a) => businessQueries(a).some((q) => q.metricName === 'JobFailures'));
-    expect(onFailures).toHaveLength(1);
-    const queries = businessQueries(onFailures[0] as CfnResource);
-    expect(queries.every((q) => q.dimensions.jobType === 'transcode')).toBe(true);
-    expect(queries.map((q) => q.dimensions.code).sort()).toEqual(['internal', 'start_failed', 'timeout']);
+    expect(onFailures).toHaveLength(2);
+    const codesOf = (jobType: string) => {
+      const alarm = onFailures.find((a) => businessQueries(a).every((q) => q.dimensions.jobType === jobType));
+      return businessQueries(alarm as CfnResource)
+        .map((q) => q.dimensions.code)
+        .sort();
+    };
+    expect(codesOf('transcode')).toEqual(['internal', 'start_failed', 'timeout']);
+    expect(codesOf('transcription')).toEqual(['internal', 'start_failed', 'timeout']);
   });
 
   it('graphs requests by status class and problems by code from the Requests metric', () => {

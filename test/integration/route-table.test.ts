@@ -15,6 +15,8 @@ const IMPLEMENTED = new Set([
 // Media transforms
 for (const id of ['createTranscode', 'getTranscode', 'cancelTranscode', 'retryTranscode'])
   IMPLEMENTED.add(id);
+// Transcriptions
+for (const id of ['createTranscription', 'getTranscription']) IMPLEMENTED.add(id);
 // Dynadata and messaging.
 for (const op of ROUTES.filter((r) => r.group === 'dynadata' || r.group === 'contacts'))
   IMPLEMENTED.add(op.operationId);

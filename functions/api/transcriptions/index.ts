@@ -1,4 +1,15 @@
+import {
+  enqueueTranscription,
+  getTranscription,
+  toPublicTranscription,
+} from '../../shared/domain/transcriptions';
 import { createApiHandler } from '../../shared/http/middleware';
 
-/** The transcriptions routes are declared in the route table; until they are implemented each answers 501. */
-export const handler = createApiHandler('transcriptions', {});
+export const handler = createApiHandler('transcriptions', {
+  createTranscription: async ({ auth, body }) => ({
+    body: { job: toPublicTranscription(await enqueueTranscription(auth.companyId, body, new Date())) },
+  }),
+  getTranscription: async ({ auth, params }) => ({
+    body: { job: toPublicTranscription(await getTranscription(auth.companyId, params.id)) },
+  }),
+});

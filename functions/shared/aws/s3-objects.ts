@@ -41,3 +41,14 @@ export const uploadFile = async (
   );
   return { size, etag: (out.ETag ?? '').replaceAll('"', '') };
 };
+
+/** A small object's body as text (engine output of a few MB at most), or undefined when there is none. */
+export const readObjectText = async (bucket: string, key: string): Promise<string | undefined> => {
+  try {
+    const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return Body ? await Body.transformToString('utf8') : undefined;
+  } catch (error) {
+    if (error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound')) return undefined;
+    throw error;
+  }
+};

@@ -1,19 +1,10 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { countBilledUnits, countJobTransition } from '../logger';
 import type { TranscodeOutput, TranscodePreset, TranscodeSource } from '../types/transcodes';
 import type { BatchEntry } from './batch';
-import { ddb, isConditionalCheckFailed, tableName } from './client';
-import { type JobTransition, jobTransitionUpdate } from './job-transition';
-import { cancellationReasons, sendTransaction } from './transactions';
+import { createJobLifecycle, type MoveOptions } from './job-lifecycle';
 import { transcodePartition } from './transcode-partition';
-import {
-  releaseTranscodeQueueSlotItem,
-  TranscodeQueueFullError,
-  takeTranscodeQueueSlotItem,
-} from './transcode-queue';
+import { TranscodeQueueFullError } from './transcode-queue';
 import { putTranscodeReuseItem, type ReuseEntry, type TranscodeContent } from './transcode-reuse';
 import { applyChange, type Change } from './update-expression';
-import { addToMeterItem } from './usage-meters';
 
 /**
  * Transcode jobs (`JOB#<jobId>` of the company's transcode partition): the read model that the API routes,
@@ -29,21 +20,15 @@ import { addToMeterItem } from './usage-meters';
  *
  * Unfinished jobs are also in the sparse index partition `gsi1pk = TRANSCODE#UNFINISHED` (removed on the
  * move to a final state), which operator sweeps and the local stack's start-up read.
+ *
+ * The conditional writes, the lease, the queue slot, billing and the unfinished index are the shared job
+ * lifecycle (`job-lifecycle.ts`), configured here for transcodes.
  */
-export const transcodeJobKey = (companyId: string, jobId: string) => ({
-  pk: transcodePartition(companyId),
-  sk: `JOB#${jobId}`,
-});
 export const UNFINISHED_INDEX_PARTITION = 'TRANSCODE#UNFINISHED';
-export const unfinishedIndexKey = (companyId: string, jobId: string) => ({
-  gsi1pk: UNFINISHED_INDEX_PARTITION,
-  gsi1sk: `${companyId}#${jobId}`,
-});
 
 export const UNFINISHED_STATUSES = ['pending', 'probing', 'transcoding', 'finalizing'] as const;
 export const FINISHED_STATUSES = ['done', 'failed', 'canceled'] as const;
 export type TranscodeStatus = (typeof UNFINISHED_STATUSES)[number] | (typeof FINISHED_STATUSES)[number];
-type FinishedStatus = (typeof FINISHED_STATUSES)[number];
 
 export interface TranscodeJobRecord {
   jobId: string;
@@ -76,33 +61,6 @@ export interface TranscodeJobRef {
   attempt: number;
 }
 
-const ENTITY = 'transcode_job';
-
-export const toTranscodeJob = (item: Record<string, unknown>): TranscodeJobRecord => {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...record } = item;
-  return record as unknown as TranscodeJobRecord;
-};
-
-/** A transcode job, for a batch read. */
-export const transcodeJobEntry = (companyId: string, jobId: string): BatchEntry<TranscodeJobRecord> => ({
-  key: transcodeJobKey(companyId, jobId),
-  decode: toTranscodeJob,
-});
-
-export const getTranscodeJob = async (
-  companyId: string,
-  jobId: string,
-): Promise<TranscodeJobRecord | undefined> => {
-  const { Item } = await ddb.send(
-    new GetCommand({ TableName: tableName(), Key: transcodeJobKey(companyId, jobId), ConsistentRead: true }),
-  );
-  return Item ? toTranscodeJob(Item) : undefined;
-};
-
-/** Every transition that was written is counted once (EMF), with the error code of a move to `failed`. */
-const countTransition = (job: TranscodeJobRef, to: TranscodeStatus, code?: string) =>
-  countJobTransition('transcode', to, code, { companyId: job.companyId, jobId: job.jobId });
-
 /** The job is not in a state (or attempt) the transition starts from. */
 export class TranscodeTransitionRefusedError extends Error {
   constructor(jobId: string, to: string) {
@@ -111,76 +69,43 @@ export class TranscodeTransitionRefusedError extends Error {
   }
 }
 
-/** Cancellation code of the transaction item at `index`, when `error` is a cancelled transaction. */
-const cancellationCode = (error: unknown, index: number): string | undefined =>
-  cancellationReasons(error)?.[index]?.Code;
+export const transcodeJobs = createJobLifecycle<TranscodeStatus, TranscodeJobRecord>({
+  jobType: 'transcode',
+  partition: transcodePartition,
+  entities: { job: 'transcode_job', queue: 'transcode_queue', reuse: 'transcode_reuse' },
+  unfinishedIndexPartition: UNFINISHED_INDEX_PARTITION,
+  unfinished: UNFINISHED_STATUSES,
+  finished: FINISHED_STATUSES,
+  meter: 'transcode_seconds',
+  errors: {
+    refused: (jobId, to) => new TranscodeTransitionRefusedError(jobId, to),
+    queueFull: () => new TranscodeQueueFullError(),
+  },
+});
+
+export const transcodeJobKey = transcodeJobs.jobKey;
+export const unfinishedIndexKey = transcodeJobs.unfinishedIndexKey;
+export const toTranscodeJob = transcodeJobs.toJob;
+
+/** A transcode job, for a batch read. */
+export const transcodeJobEntry = (companyId: string, jobId: string): BatchEntry<TranscodeJobRecord> =>
+  transcodeJobs.jobEntry(companyId, jobId);
+
+export const getTranscodeJob = (companyId: string, jobId: string): Promise<TranscodeJobRecord | undefined> =>
+  transcodeJobs.getJob(companyId, jobId);
 
 /**
  * Writes a new `pending` job and takes one slot of the company's queue, in one transaction; a full queue
  * throws `TranscodeQueueFullError` and writes nothing.
  */
-export const createTranscodeJob = async (job: TranscodeJobRecord, queueCap: number): Promise<void> => {
-  const put = {
-    Put: {
-      TableName: tableName(),
-      Item: {
-        ...transcodeJobKey(job.companyId, job.jobId),
-        ...unfinishedIndexKey(job.companyId, job.jobId),
-        entity: ENTITY,
-        ...job,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-  try {
-    await sendTransaction(
-      new TransactWriteCommand({ TransactItems: [put, takeTranscodeQueueSlotItem(job.companyId, queueCap)] }),
-    );
-  } catch (error) {
-    if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw new TranscodeQueueFullError();
-    throw error;
-  }
-  countTransition(job, 'pending');
-};
+export const createTranscodeJob = (job: TranscodeJobRecord, queueCap: number): Promise<void> =>
+  transcodeJobs.createJob(job, queueCap);
 
-interface Transition extends Pick<JobTransition, 'change' | 'condition'> {
-  from: readonly TranscodeStatus[];
-  /** Whether the move puts the job into the unfinished index or takes it out. */
-  index?: 'add' | 'remove';
-}
-
-const INDEX_ATTRIBUTES = ['gsi1pk', 'gsi1sk'] as const;
-
-/** The job's conditional update; the unfinished index attributes are the item's, not the record's. */
-const jobUpdate = (job: TranscodeJobRef, { from, change, condition, index }: Transition) =>
-  jobTransitionUpdate({
-    key: transcodeJobKey(job.companyId, job.jobId),
-    from,
-    attempt: job.attempt,
-    change: {
-      set: { ...change.set, ...(index === 'add' ? unfinishedIndexKey(job.companyId, job.jobId) : {}) },
-      remove: [...(change.remove ?? []), ...(index === 'remove' ? INDEX_ATTRIBUTES : [])],
-    },
-    ...(condition ? { condition } : {}),
-  });
+type Transition = MoveOptions<TranscodeStatus>;
 
 /** A move between unfinished states: one conditional `UpdateItem`, returning the job after the write. */
-const moveUnfinished = async (
-  job: TranscodeJobRef,
-  to: TranscodeStatus,
-  transition: Transition,
-): Promise<TranscodeJobRecord> => {
-  try {
-    const { Attributes } = await ddb.send(
-      new UpdateCommand({ ...jobUpdate(job, transition), ReturnValues: 'ALL_NEW' }),
-    );
-    if (transition.change.set.status === to) countTransition(job, to);
-    return toTranscodeJob(Attributes ?? {});
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new TranscodeTransitionRefusedError(job.jobId, to);
-    throw error;
-  }
-};
+const moveUnfinished = (job: TranscodeJobRef, to: TranscodeStatus, transition: Transition) =>
+  transcodeJobs.move(job, to, transition);
 
 /** Probe step: `pending` → `probing`, taking the lease and recording the execution. */
 export const claimTranscodeJob = (options: {
@@ -250,46 +175,6 @@ export const startFinalizing = (options: { job: TranscodeJobRef; leaseUntil: Dat
     },
   });
 
-/**
- * A move into a final state: the job's conditional update (clearing the lease and leaving the unfinished
- * index), the release of its queue slot and the `also` items (billing, reuse entry), in one transaction.
- * Only one such move can succeed per attempt, so whatever `also` writes is written once per attempt.
- * Returns the change made to the job record.
- */
-const finish = async (options: {
-  job: TranscodeJobRef;
-  to: FinishedStatus;
-  from: readonly TranscodeStatus[];
-  change: Change;
-  now: Date;
-  also?: Record<string, unknown>[];
-}): Promise<Change> => {
-  const { job, to, now } = options;
-  const change: Change = {
-    set: { ...options.change.set, status: to, updatedAt: now.toISOString(), finishedAt: now.toISOString() },
-    remove: [...(options.change.remove ?? []), 'leaseUntil'],
-  };
-  const update = jobUpdate(job, { from: options.from, change, index: 'remove' });
-  try {
-    await sendTransaction(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Update: update },
-          releaseTranscodeQueueSlotItem(job.companyId),
-          ...(options.also ?? []),
-        ],
-      }),
-    );
-  } catch (error) {
-    if (cancellationCode(error, 0) === 'ConditionalCheckFailed') {
-      throw new TranscodeTransitionRefusedError(job.jobId, to);
-    }
-    throw error;
-  }
-  countTransition(job, to, (options.change.set.error as { code?: string } | undefined)?.code);
-  return change;
-};
-
 /** What a conversion's move to `done` records as its reuse entry. */
 export interface ReuseOfConversion {
   content: TranscodeContent;
@@ -308,21 +193,18 @@ export const completeTranscodeJob = async (options: {
   now: Date;
 }): Promise<void> => {
   const { job, output, billedSeconds, reuse, now } = options;
-  await finish({
+  await transcodeJobs.complete({
     job,
-    to: 'done',
+    done: 'done',
     from: ['finalizing'],
     change: {
       set: { output, reused: false, billedSeconds, progress: { phase: 'done', percent: 100 } },
       remove: ['error'],
     },
+    billedSeconds,
+    also: reuse ? [putTranscodeReuseItem(job.companyId, reuse.content, reuse.entry)] : [],
     now,
-    also: [
-      ...(billedSeconds > 0 ? [addToMeterItem(job.companyId, 'transcode_seconds', billedSeconds, now)] : []),
-      ...(reuse ? [putTranscodeReuseItem(job.companyId, reuse.content, reuse.entry)] : []),
-    ],
   });
-  countBilledUnits('transcode_seconds', billedSeconds, { companyId: job.companyId, jobId: job.jobId });
 };
 
 /** Probe step, for content converted before: `probing` → `done` with the stored output, billing nothing. */
@@ -331,7 +213,7 @@ export const completeReusedTranscodeJob = async (options: {
   output: TranscodeOutput;
   now: Date;
 }): Promise<void> => {
-  await finish({
+  await transcodeJobs.finish({
     job: options.job,
     to: 'done',
     from: ['probing'],
@@ -354,13 +236,7 @@ export const failTranscodeJob = async (options: {
   error: { code: string; message: string };
   now: Date;
 }): Promise<void> => {
-  await finish({
-    job: options.job,
-    to: 'failed',
-    from: UNFINISHED_STATUSES,
-    change: { set: { error: options.error }, remove: ['progress'] },
-    now: options.now,
-  });
+  await transcodeJobs.fail({ ...options, failed: 'failed' });
 };
 
 /**
@@ -372,7 +248,13 @@ export const cancelTranscodeJob = async (options: {
   now: Date;
 }): Promise<TranscodeJobRecord> => {
   const { job, now } = options;
-  const change = await finish({ job, to: 'canceled', from: [job.status], change: { set: {} }, now });
+  const change = await transcodeJobs.finish({
+    job,
+    to: 'canceled',
+    from: [job.status],
+    change: { set: {} },
+    now,
+  });
   return applyChange(job, change);
 };
 
@@ -401,29 +283,11 @@ export const retryTranscodeJob = async (options: {
   now: Date;
 }): Promise<TranscodeJobRecord> => {
   const { job, queueCap, now } = options;
-  const change = retryChange(job.attempt, now);
-  const update = jobUpdate(job, {
+  return transcodeJobs.restart({
+    job,
     from: ['failed', 'canceled'],
-    change,
-    condition: {
-      expression: '(attribute_not_exists(leaseUntil) OR leaseUntil <= :now)',
-      values: { ':now': now.toISOString() },
-    },
-    index: 'add',
+    change: retryChange(job.attempt, now),
+    queueCap,
+    now,
   });
-  try {
-    await sendTransaction(
-      new TransactWriteCommand({
-        TransactItems: [{ Update: update }, takeTranscodeQueueSlotItem(job.companyId, queueCap)],
-      }),
-    );
-  } catch (error) {
-    if (cancellationCode(error, 0) === 'ConditionalCheckFailed') {
-      throw new TranscodeTransitionRefusedError(job.jobId, 'pending');
-    }
-    if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw new TranscodeQueueFullError();
-    throw error;
-  }
-  countTransition(job, 'pending');
-  return applyChange(job, change);
 };

@@ -6,11 +6,10 @@ import { transcodePartition } from './transcode-partition';
  * The company's transcode queue: the item `QUEUE` holds `unfinished`, the number of the company's jobs in
  * `pending|probing|transcoding|finalizing`. It changes only inside the same transaction as a job's move into
  * or out of those states (the job module takes these items), so it cannot drift: enqueue and retry take a
- * slot (conditional on the plan's cap), every move to `done|failed|canceled` releases one.
+ * slot (conditional on the plan's cap), every move to `done|failed|canceled` releases one. The transaction
+ * items that take and release a slot are the shared job lifecycle's (`job-lifecycle.ts`).
  */
 export const transcodeQueueKey = (companyId: string) => ({ pk: transcodePartition(companyId), sk: 'QUEUE' });
-
-const ENTITY = 'transcode_queue';
 
 export class TranscodeQueueFullError extends Error {
   constructor() {
@@ -18,30 +17,6 @@ export class TranscodeQueueFullError extends Error {
     this.name = 'TranscodeQueueFullError';
   }
 }
-
-/**
- * Transaction item taking one slot; its condition fails when the company already has `cap` unfinished jobs
- * (the transaction's owner then throws `TranscodeQueueFullError`).
- */
-export const takeTranscodeQueueSlotItem = (companyId: string, cap: number) => ({
-  Update: {
-    TableName: tableName(),
-    Key: transcodeQueueKey(companyId),
-    UpdateExpression: 'ADD unfinished :delta SET entity = :entity',
-    ConditionExpression: 'attribute_not_exists(unfinished) OR unfinished < :cap',
-    ExpressionAttributeValues: { ':delta': 1, ':entity': ENTITY, ':cap': cap },
-  },
-});
-
-/** Transaction item releasing one slot, for the move of a job into a final state. */
-export const releaseTranscodeQueueSlotItem = (companyId: string) => ({
-  Update: {
-    TableName: tableName(),
-    Key: transcodeQueueKey(companyId),
-    UpdateExpression: 'ADD unfinished :delta SET entity = :entity',
-    ExpressionAttributeValues: { ':delta': -1, ':entity': ENTITY },
-  },
-});
 
 /** Number of unfinished jobs the queue counter holds (0 when it was never written). */
 export const readTranscodeQueue = async (companyId: string): Promise<number> => {

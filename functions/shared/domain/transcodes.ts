@@ -1,8 +1,7 @@
-import { startExecution, stopExecution } from '../aws/step-functions';
+import { stopExecution } from '../aws/step-functions';
 import type { BatchEntry } from '../data/batch';
 import { getItemsByKey } from '../data/batch';
-import { type CompanyRecord, companyEntry } from '../data/companies';
-import { getPlan } from '../data/plans';
+import { companyEntry } from '../data/companies';
 import { type StoredObject, storedObjectEntry } from '../data/stored-objects';
 import {
   cancelTranscodeJob,
@@ -20,10 +19,10 @@ import { secondsToNextUtcMonth, usageMonthEntry } from '../data/usage-meters';
 import { AppError, NotFoundError } from '../errors';
 import { ulid } from '../ids';
 import { logger } from '../logger';
-import { cachedOrLoad, createTtlCache } from '../ttl-cache';
-import type { Plan, PlanLimits } from '../types/plans';
+import type { PlanLimits } from '../types/plans';
 import type { TranscodePreset } from '../types/transcodes';
-import { resolveLimits } from './limits';
+import { companyLimits, limitsOf } from './company-limits';
+import { jobExecutionName, startJobAttempt } from './job-executions';
 import { parseStorageReference } from './storage-references';
 
 /**
@@ -41,7 +40,7 @@ import { parseStorageReference } from './storage-references';
  */
 export const QUEUE_RETRY_AFTER_SECONDS = 30;
 
-export const executionName = (jobId: string, attempt: number) => `${jobId}-a${attempt}`;
+export const executionName = jobExecutionName;
 export const newTranscodeJobId = () => `tc_${ulid()}`;
 
 /** The job as the tenant sees it: read-only, `output` only when `done`, internals (execution) hidden. */
@@ -65,26 +64,8 @@ export const toPublicJob = (job: TranscodeJobRecord) => ({
 });
 export type PublicTranscodeJob = ReturnType<typeof toPublicJob>;
 
-/** Plans change rarely: one read per plan and minute per process. */
-const planCache = createTtlCache<Plan>(60_000, 100);
-const cachedPlan = (planId: string): Promise<Plan | undefined> =>
-  cachedOrLoad(planCache, planId, Date.now(), () => getPlan(planId));
-
-const limitsOf = async (
-  companyId: string,
-  company: Pick<CompanyRecord, 'planId' | 'limitOverrides'> | undefined,
-) => {
-  if (!company) throw new NotFoundError('The company of this credential no longer exists.');
-  const plan = await cachedPlan(company.planId);
-  if (!plan) throw new Error(`Company ${companyId} is on unknown plan ${company.planId}`);
-  return resolveLimits(plan.limits, company);
-};
-
 /** The company's resolved transcode limits (plan with overrides). */
-export const transcodeLimits = async (companyId: string): Promise<PlanLimits> => {
-  const [company] = await getItemsByKey([companyEntry(companyId)]);
-  return limitsOf(companyId, company);
-};
+export const transcodeLimits = (companyId: string): Promise<PlanLimits> => companyLimits(companyId);
 
 /**
  * One `BatchGetItem` for everything enqueue and retry check: the company (plan and overrides), the usage
@@ -123,22 +104,13 @@ const queueFull = (limits: PlanLimits) =>
   });
 
 /** Starts the attempt's execution; a start that fails marks the attempt `failed` so its slot is released. */
-const startAttempt = async (job: TranscodeJobRecord, now: Date): Promise<TranscodeJobRecord> => {
-  try {
-    await startExecution('transcode', executionName(job.jobId, job.attempt), {
-      companyId: job.companyId,
-      jobId: job.jobId,
-      attempt: job.attempt,
-    });
-    return job;
-  } catch (error) {
-    if (error instanceof Error && error.name === 'ExecutionAlreadyExistsError') return job;
-    logger.error('transcode execution did not start', { jobId: job.jobId, error: error as Error });
-    const failure = { code: 'start_failed', message: 'The conversion could not be started; retry the job.' };
-    await failTranscodeJob({ job, error: failure, now }).catch(() => undefined);
-    throw new AppError('service_unavailable', 'The conversion could not be started; retry the job.');
-  }
-};
+const startAttempt = (job: TranscodeJobRecord, now: Date): Promise<TranscodeJobRecord> =>
+  startJobAttempt({
+    machine: 'transcode',
+    job,
+    fail: (error) => failTranscodeJob({ job, error, now }),
+    message: 'The conversion could not be started; retry the job.',
+  });
 
 export const enqueueTranscode = async (
   companyId: string,

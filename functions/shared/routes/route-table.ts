@@ -12,6 +12,7 @@ import {
   uploadUrlResponseSchema,
 } from './storage-schemas';
 import { createTranscodeBodySchema, transcodeJobResponseSchema } from './transcode-schemas';
+import { createTranscriptionBodySchema, transcriptionJobResponseSchema } from './transcription-schemas';
 
 /**
  * The one route table. The CDK API stack builds resources and methods from it, the local gateway routes
@@ -340,12 +341,29 @@ export const ROUTES = [
     group: 'transcriptions',
     operationId: 'createTranscription',
     summary: 'Enqueue a transcription job',
+    description:
+      'Transcribes one of your stored audio files (or the sound of a video), asynchronously. Answers 202 ' +
+      'with the job; poll GET /v1/transcriptions/{id}. When `done`, the job has the text, the timed words and ' +
+      'the transcript as JSON, SRT and WebVTT stored objects. A source whose content (ETag and size) was ' +
+      'already transcribed in the same language is reused (`reused: true`, nothing billed). 429 ' +
+      "`transcription_quota_exceeded` when the month's transcription seconds are used up; 429 " +
+      "`transcription_queue_full` (Retry-After) at the plan's cap of unfinished jobs.",
     tag: 'Transcriptions',
     scope: 'transcriptions:write',
-    body: anyObject,
-    response: declaredResponse,
+    body: createTranscriptionBodySchema,
+    response: transcriptionJobResponseSchema,
     successStatus: 202,
-    planned: true,
+    idempotent: true,
+    errors: [
+      'not_found',
+      'invalid_storage_reference',
+      'transcription_quota_exceeded',
+      'transcription_queue_full',
+      'service_unavailable',
+    ],
+    examples: {
+      request: { fullPath: 'companies/co_01jd3xq0a6/uploads/01jd3xq0b2/call.wav', language: 'en-US' },
+    },
   }),
   route({
     method: 'GET',
@@ -356,8 +374,8 @@ export const ROUTES = [
     tag: 'Transcriptions',
     scope: 'transcriptions:read',
     params: jobId,
-    response: declaredResponse,
-    planned: true,
+    response: transcriptionJobResponseSchema,
+    errors: ['not_found'],
   }),
   route({
     method: 'POST',

@@ -26,6 +26,17 @@ export const planLimitsSchema = z
       .int()
       .nonnegative()
       .describe('Audio seconds transcribed per month.'),
+    transcriptionQueueCap: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Unfinished transcription jobs allowed at once.'),
+    transcriptionMaxSourceBytes: z.number().int().positive().describe('Largest transcription source file.'),
+    transcriptionMaxDurationSeconds: z
+      .number()
+      .int()
+      .positive()
+      .describe('Longest transcription source, in seconds.'),
     speechCharactersPerMonth: z.number().int().nonnegative().describe('Characters synthesized per month.'),
     workflowRunsPerMonth: z.number().int().nonnegative().describe('Workflow runs per UTC month.'),
     logRetentionDays: z.number().int().positive().describe('Days the log_entries audit trail is kept.'),

@@ -13,6 +13,9 @@ export interface PlanLimits {
   transcodeMaxSourceBytes: number;
   transcodeMaxDurationSeconds: number;
   transcriptionSecondsPerMonth: number;
+  transcriptionQueueCap: number;
+  transcriptionMaxSourceBytes: number;
+  transcriptionMaxDurationSeconds: number;
   speechCharactersPerMonth: number;
   workflowRunsPerMonth: number;
   logRetentionDays: number;

@@ -1,0 +1,375 @@
+import { GetCommand, paginateQuery, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { countBilledUnits, countJobTransition } from '../logger';
+import type { JobType } from '../metric-names';
+import type { MeterName } from '../types/meters';
+import type { BatchEntry } from './batch';
+import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { type JobTransition, jobTransitionUpdate } from './job-transition';
+import { TABLE_SHAPE } from './table';
+import { cancellationReasons, sendTransaction } from './transactions';
+import { applyChange, type Change } from './update-expression';
+import { addToMeterItem } from './usage-meters';
+
+/**
+ * The lifecycle every job type shares, configured once per type (`createJobLifecycle`):
+ * - the job item `JOB#<jobId>` of the company's partition of the type, where every state change is a
+ *   conditional write on the current status and attempt (`job-transition.ts`), so races between the tenant
+ *   and the workers resolve to exactly one legal transition;
+ * - the worker lease (`leaseUntil`), taken by the moves between unfinished states and cleared by every move
+ *   into a final state;
+ * - the company's queue item `QUEUE` counting its unfinished jobs, changed only in the same transaction as a
+ *   job's move into or out of the unfinished states (a slot is taken conditionally on the plan's cap);
+ * - billing: the type's meter is added in the transaction of the move to `done`, with the reuse entry
+ *   `REUSE#<key>` of the result, so only a billed, finished job is ever reused;
+ * - the sparse index partition of unfinished jobs (interrupted-job recovery at local start-up, sweeps);
+ * - progress, recorded on the job by the moves;
+ * - one EMF count per written transition and the billed units.
+ */
+export interface JobRecordBase<S extends string = string> {
+  jobId: string;
+  companyId: string;
+  status: S;
+  attempt: number;
+  reused: boolean;
+  billedSeconds: number;
+  progress?: { phase: S; percent?: number };
+  error?: { code: string; message: string };
+  leaseUntil?: string;
+  executionArn?: string;
+  createdAt: string;
+  updatedAt: string;
+  attemptStartedAt: string;
+  finishedAt?: string;
+}
+
+/** One attempt of a job: what a worker step knows, and what every transition is conditional on. */
+export interface JobRef {
+  companyId: string;
+  jobId: string;
+  attempt: number;
+}
+
+export interface JobLifecycleConfig<S extends string> {
+  jobType: JobType;
+  /** The company partition of the type's items, for example `CO#<companyId>#TRANSCRIPTION`. */
+  partition: (companyId: string) => string;
+  /** The entity names of the job, queue and reuse items. */
+  entities: { job: string; queue: string; reuse: string };
+  unfinishedIndexPartition: string;
+  unfinished: readonly S[];
+  finished: readonly S[];
+  meter: MeterName;
+  /** The errors a type throws for a refused transition and a full queue (defaults: the generic ones). */
+  errors?: { refused?: (jobId: string, to: string) => Error; queueFull?: () => Error };
+}
+
+/** The job is not in a state (or attempt) the transition starts from. */
+export class JobTransitionRefusedError extends Error {
+  constructor(jobType: string, jobId: string, to: string) {
+    super(`${jobType} job ${jobId} cannot move to ${to} from its current state`);
+    this.name = 'JobTransitionRefusedError';
+  }
+}
+
+export class JobQueueFullError extends Error {
+  constructor(jobType: string) {
+    super(`The company has as many unfinished ${jobType} jobs as its plan allows`);
+    this.name = 'JobQueueFullError';
+  }
+}
+
+/** A move between unfinished states, or the extra items and change of a move into a final state. */
+export interface MoveOptions<S extends string> extends Pick<JobTransition, 'change' | 'condition'> {
+  from: readonly S[];
+}
+
+const INDEX_ATTRIBUTES = ['gsi1pk', 'gsi1sk'] as const;
+
+/** Cancellation code of the transaction item at `index`, when `error` is a cancelled transaction. */
+const cancellationCode = (error: unknown, index: number): string | undefined =>
+  cancellationReasons(error)?.[index]?.Code;
+
+export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>(
+  config: JobLifecycleConfig<S>,
+) => {
+  const { jobType, partition, entities, unfinishedIndexPartition } = config;
+  const jobKey = (companyId: string, jobId: string) => ({ pk: partition(companyId), sk: `JOB#${jobId}` });
+  const queueKey = (companyId: string) => ({ pk: partition(companyId), sk: 'QUEUE' });
+  const reuseKey = (companyId: string, key: string) => ({ pk: partition(companyId), sk: `REUSE#${key}` });
+  const unfinishedIndexKey = (companyId: string, jobId: string) => ({
+    gsi1pk: unfinishedIndexPartition,
+    gsi1sk: `${companyId}#${jobId}`,
+  });
+
+  const toJob = (item: Record<string, unknown>): R => {
+    const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...record } = item;
+    return record as unknown as R;
+  };
+
+  const countTransition = (job: JobRef, to: string, code?: string) =>
+    countJobTransition(jobType, to, code, { companyId: job.companyId, jobId: job.jobId });
+
+  const refused = (job: JobRef, to: string) =>
+    config.errors?.refused?.(job.jobId, to) ?? new JobTransitionRefusedError(jobType, job.jobId, to);
+  const queueFull = () => config.errors?.queueFull?.() ?? new JobQueueFullError(jobType);
+
+  const takeQueueSlotItem = (companyId: string, cap: number) => ({
+    Update: {
+      TableName: tableName(),
+      Key: queueKey(companyId),
+      UpdateExpression: 'ADD unfinished :delta SET entity = :entity',
+      ConditionExpression: 'attribute_not_exists(unfinished) OR unfinished < :cap',
+      ExpressionAttributeValues: { ':delta': 1, ':entity': entities.queue, ':cap': cap },
+    },
+  });
+
+  const releaseQueueSlotItem = (companyId: string) => ({
+    Update: {
+      TableName: tableName(),
+      Key: queueKey(companyId),
+      UpdateExpression: 'ADD unfinished :delta SET entity = :entity',
+      ExpressionAttributeValues: { ':delta': -1, ':entity': entities.queue },
+    },
+  });
+
+  const jobUpdate = (job: JobRef, move: MoveOptions<S>, index?: 'add' | 'remove') =>
+    jobTransitionUpdate({
+      key: jobKey(job.companyId, job.jobId),
+      from: move.from,
+      attempt: job.attempt,
+      change: {
+        set: { ...move.change.set, ...(index === 'add' ? unfinishedIndexKey(job.companyId, job.jobId) : {}) },
+        remove: [...(move.change.remove ?? []), ...(index === 'remove' ? INDEX_ATTRIBUTES : [])],
+      },
+      ...(move.condition ? { condition: move.condition } : {}),
+    });
+
+  const getJob = async (companyId: string, jobId: string): Promise<R | undefined> => {
+    const { Item } = await ddb.send(
+      new GetCommand({ TableName: tableName(), Key: jobKey(companyId, jobId), ConsistentRead: true }),
+    );
+    return Item ? toJob(Item) : undefined;
+  };
+
+  /** Writes a new `pending` job and takes one queue slot in one transaction; a full queue writes nothing. */
+  const createJob = async (job: R, queueCap: number): Promise<void> => {
+    const put = {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...jobKey(job.companyId, job.jobId),
+          ...unfinishedIndexKey(job.companyId, job.jobId),
+          entity: entities.job,
+          ...job,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+    try {
+      await sendTransaction(
+        new TransactWriteCommand({ TransactItems: [put, takeQueueSlotItem(job.companyId, queueCap)] }),
+      );
+    } catch (error) {
+      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw queueFull();
+      throw error;
+    }
+    countTransition(job, job.status);
+  };
+
+  /** A move between unfinished states: one conditional `UpdateItem`, returning the job after the write. */
+  const move = async (job: JobRef, to: S, options: MoveOptions<S>): Promise<R> => {
+    try {
+      const { Attributes } = await ddb.send(
+        new UpdateCommand({ ...jobUpdate(job, options), ReturnValues: 'ALL_NEW' }),
+      );
+      if (options.change.set.status === to) countTransition(job, to);
+      return toJob(Attributes ?? {});
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) throw refused(job, to);
+      throw error;
+    }
+  };
+
+  /**
+   * A move into a final state: the job's conditional update (clearing the lease and leaving the unfinished
+   * index), the release of its queue slot and the `also` items, in one transaction. Only one such move can
+   * succeed per attempt, so whatever `also` writes is written once per attempt. Returns the change made.
+   */
+  const finish = async (options: {
+    job: JobRef;
+    to: S;
+    from: readonly S[];
+    change: Change;
+    now: Date;
+    also?: Record<string, unknown>[];
+  }): Promise<Change> => {
+    const { job, to, now } = options;
+    const change: Change = {
+      set: { ...options.change.set, status: to, updatedAt: now.toISOString(), finishedAt: now.toISOString() },
+      remove: [...(options.change.remove ?? []), 'leaseUntil'],
+    };
+    const update = jobUpdate(job, { from: options.from, change }, 'remove');
+    try {
+      await sendTransaction(
+        new TransactWriteCommand({
+          TransactItems: [{ Update: update }, releaseQueueSlotItem(job.companyId), ...(options.also ?? [])],
+        }),
+      );
+    } catch (error) {
+      if (cancellationCode(error, 0) === 'ConditionalCheckFailed') throw refused(job, to);
+      throw error;
+    }
+    countTransition(job, to, (options.change.set.error as { code?: string } | undefined)?.code);
+    return change;
+  };
+
+  /** Transaction item writing the reuse entry `REUSE#<key>`. */
+  const putReuseItem = (companyId: string, key: string, entry: Record<string, unknown>) => ({
+    Put: { TableName: tableName(), Item: { ...reuseKey(companyId, key), entity: entities.reuse, ...entry } },
+  });
+
+  /**
+   * The move to `done`: bills `billedSeconds` on the type's meter, and writes the reuse entry (`reuse`, or
+   * the type's own items in `also`), in the same transaction as the job's change (which records
+   * `billedSeconds` itself).
+   */
+  const complete = async (options: {
+    job: JobRef;
+    done: S;
+    from: readonly S[];
+    change: Change;
+    billedSeconds: number;
+    reuse?: { key: string; entry: Record<string, unknown> };
+    also?: Record<string, unknown>[];
+    now: Date;
+  }): Promise<Change> => {
+    const { job, billedSeconds, reuse, now } = options;
+    const change = await finish({
+      job,
+      to: options.done,
+      from: options.from,
+      change: options.change,
+      now,
+      also: [
+        ...(billedSeconds > 0 ? [addToMeterItem(job.companyId, config.meter, billedSeconds, now)] : []),
+        ...(reuse ? [putReuseItem(job.companyId, reuse.key, reuse.entry)] : []),
+        ...(options.also ?? []),
+      ],
+    });
+    countBilledUnits(config.meter, billedSeconds, { companyId: job.companyId, jobId: job.jobId });
+    return change;
+  };
+
+  /** Any unfinished state of this attempt → `failed` with an error code; clears the lease and progress. */
+  const fail = (options: { job: JobRef; failed: S; error: { code: string; message: string }; now: Date }) =>
+    finish({
+      job: options.job,
+      to: options.failed,
+      from: config.unfinished,
+      change: { set: { error: options.error }, remove: ['progress'] },
+      now: options.now,
+    });
+
+  /**
+   * A tenant's move of a finished job back to `pending` as attempt + 1, taking a queue slot (conditional on
+   * the cap) in the same transaction. Returns the job as retried.
+   */
+  const restart = async (options: {
+    job: R;
+    from: readonly S[];
+    change: Change;
+    queueCap: number;
+    now: Date;
+  }): Promise<R> => {
+    const { job, change, queueCap, now } = options;
+    const update = jobUpdate(
+      job,
+      {
+        from: options.from,
+        change,
+        condition: {
+          expression: '(attribute_not_exists(leaseUntil) OR leaseUntil <= :now)',
+          values: { ':now': now.toISOString() },
+        },
+      },
+      'add',
+    );
+    try {
+      await sendTransaction(
+        new TransactWriteCommand({
+          TransactItems: [{ Update: update }, takeQueueSlotItem(job.companyId, queueCap)],
+        }),
+      );
+    } catch (error) {
+      if (cancellationCode(error, 0) === 'ConditionalCheckFailed')
+        throw refused(job, String(change.set.status));
+      if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw queueFull();
+      throw error;
+    }
+    countTransition(job, String(change.set.status));
+    return applyChange(job, change);
+  };
+
+  const getReuse = async <E>(companyId: string, key: string): Promise<E | undefined> => {
+    const { Item } = await ddb.send(
+      new GetCommand({ TableName: tableName(), Key: reuseKey(companyId, key) }),
+    );
+    if (!Item) return undefined;
+    const { pk: _pk, sk: _sk, entity: _e, ...entry } = Item;
+    return entry as E;
+  };
+
+  /** Number of unfinished jobs the queue counter holds (0 when it was never written). */
+  const readQueue = async (companyId: string): Promise<number> => {
+    const { Item } = await ddb.send(
+      new GetCommand({ TableName: tableName(), Key: queueKey(companyId), ConsistentRead: true }),
+    );
+    return Number(Item?.unfinished ?? 0);
+  };
+
+  /** Unfinished jobs of every company, from the sparse index partition (never a request path). */
+  const listUnfinished = async (): Promise<R[]> => {
+    const jobs: R[] = [];
+    const pages = paginateQuery(
+      { client: ddb },
+      {
+        TableName: tableName(),
+        IndexName: TABLE_SHAPE.gsi1.indexName,
+        KeyConditionExpression: 'gsi1pk = :p',
+        ExpressionAttributeValues: { ':p': unfinishedIndexPartition },
+      },
+    );
+    for await (const page of pages) jobs.push(...(page.Items ?? []).map(toJob));
+    return jobs;
+  };
+
+  /** The job, for a batch read. */
+  const jobEntry = (companyId: string, jobId: string): BatchEntry<R> => ({
+    key: jobKey(companyId, jobId),
+    decode: toJob,
+  });
+
+  return {
+    config,
+    unfinishedIndexKey,
+    jobKey,
+    queueKey,
+    reuseKey,
+    toJob,
+    jobEntry,
+    getJob,
+    createJob,
+    move,
+    finish,
+    complete,
+    fail,
+    restart,
+    getReuse,
+    readQueue,
+    listUnfinished,
+  };
+};
+
+export type JobLifecycle<S extends string, R extends JobRecordBase<S>> = ReturnType<
+  typeof createJobLifecycle<S, R>
+>;

@@ -1,0 +1,168 @@
+import type { TranscriptionLanguage, TranscriptionResult } from '../types/transcriptions';
+import { createJobLifecycle, type JobRecordBase, type JobRef } from './job-lifecycle';
+
+/**
+ * Transcription jobs: the shared job lifecycle (`job-lifecycle.ts`) configured for speech-to-text, in the
+ * company partition `CO#<companyId>#TRANSCRIPTION`:
+ * - `JOB#<jobId>`: the job; `pending` → `transcribing` (probe step, with the lease) → `done` (finalize step,
+ *   billing `transcription_seconds` and writing the reuse entry in the same transaction) or `failed`.
+ * - `QUEUE`: the company's unfinished transcriptions.
+ * - `REUSE#<language>#<size>#<etag>`: the result of an earlier transcription of the same content.
+ */
+export const transcriptionPartition = (companyId: string) => `CO#${companyId}#TRANSCRIPTION`;
+
+export const TRANSCRIPTION_UNFINISHED = ['pending', 'transcribing'] as const;
+export const TRANSCRIPTION_FINISHED = ['done', 'failed'] as const;
+export type TranscriptionStatus =
+  | (typeof TRANSCRIPTION_UNFINISHED)[number]
+  | (typeof TRANSCRIPTION_FINISHED)[number];
+
+export interface TranscriptionSource {
+  bucket: string;
+  fullPath: string;
+  size: number;
+  etag: string;
+  contentType?: string;
+}
+
+export interface TranscriptionJobRecord extends JobRecordBase<TranscriptionStatus> {
+  language: TranscriptionLanguage;
+  source: TranscriptionSource;
+  result?: TranscriptionResult;
+  durationSeconds?: number;
+}
+
+export type TranscriptionJobRef = JobRef;
+
+export const transcriptionJobs = createJobLifecycle<TranscriptionStatus, TranscriptionJobRecord>({
+  jobType: 'transcription',
+  partition: transcriptionPartition,
+  entities: { job: 'transcription_job', queue: 'transcription_queue', reuse: 'transcription_reuse' },
+  unfinishedIndexPartition: 'TRANSCRIPTION#UNFINISHED',
+  unfinished: TRANSCRIPTION_UNFINISHED,
+  finished: TRANSCRIPTION_FINISHED,
+  meter: 'transcription_seconds',
+});
+
+/** What makes two transcriptions the same: the source content as probed and the language asked for. */
+export const transcriptionReuseKey = (content: { language: string; size: number; etag: string }) =>
+  `${content.language}#${content.size}#${content.etag.replace(/"/g, '')}`;
+
+/** A reuse entry: the stored result of an earlier transcription of the same content. */
+export interface TranscriptionReuseEntry {
+  result: TranscriptionResult;
+  sourceJobId: string;
+  durationSeconds: number;
+  createdAt: string;
+}
+
+export const getTranscriptionJob = transcriptionJobs.getJob;
+
+/** Probe step: `pending` → `transcribing`, taking the lease and recording the execution and duration. */
+export const startTranscribing = (options: {
+  job: JobRef;
+  leaseUntil: Date;
+  executionArn?: string;
+  now: Date;
+}) =>
+  transcriptionJobs.move(options.job, 'transcribing', {
+    from: ['pending'],
+    change: {
+      set: {
+        status: 'transcribing',
+        leaseUntil: options.leaseUntil.toISOString(),
+        executionArn: options.executionArn,
+        progress: { phase: 'transcribing', percent: 0 },
+        updatedAt: options.now.toISOString(),
+      },
+    },
+  });
+
+/** Probe step: what the probe found (the duration), and a renewed lease for the engine's run. */
+export const recordTranscriptionProbe = (options: {
+  job: JobRef;
+  leaseUntil: Date;
+  durationSeconds: number;
+  now: Date;
+}) =>
+  transcriptionJobs.move(options.job, 'transcribing', {
+    from: ['transcribing'],
+    change: {
+      set: {
+        leaseUntil: options.leaseUntil.toISOString(),
+        durationSeconds: options.durationSeconds,
+        progress: { phase: 'transcribing', percent: 10 },
+        updatedAt: options.now.toISOString(),
+      },
+    },
+  });
+
+/** Finalize step: `transcribing` → `done` with the result, billing once and writing the reuse entry. */
+export const completeTranscriptionJob = (options: {
+  job: JobRef;
+  result: TranscriptionResult;
+  billedSeconds: number;
+  reuse?: { content: { language: string; size: number; etag: string }; entry: TranscriptionReuseEntry };
+  now: Date;
+}) =>
+  transcriptionJobs.complete({
+    job: options.job,
+    done: 'done',
+    from: ['transcribing'],
+    change: {
+      set: {
+        result: options.result,
+        reused: false,
+        billedSeconds: options.billedSeconds,
+        progress: { phase: 'done', percent: 100 },
+      },
+      remove: ['error'],
+    },
+    billedSeconds: options.billedSeconds,
+    ...(options.reuse
+      ? {
+          reuse: {
+            key: transcriptionReuseKey(options.reuse.content),
+            entry: options.reuse.entry as unknown as Record<string, unknown>,
+          },
+        }
+      : {}),
+    now: options.now,
+  });
+
+/** Probe step, for content transcribed before: → `done` with the stored result, billing nothing. */
+export const completeReusedTranscriptionJob = (options: {
+  job: JobRef;
+  result: TranscriptionResult;
+  durationSeconds: number;
+  now: Date;
+}) =>
+  transcriptionJobs.complete({
+    job: options.job,
+    done: 'done',
+    from: ['transcribing'],
+    change: {
+      set: {
+        result: options.result,
+        reused: true,
+        billedSeconds: 0,
+        durationSeconds: options.durationSeconds,
+        progress: { phase: 'done', percent: 100 },
+      },
+      remove: ['error'],
+    },
+    billedSeconds: 0,
+    now: options.now,
+  });
+
+/** Any unfinished state of this attempt → `failed` with an error code; clears the lease. */
+export const failTranscriptionJob = (options: {
+  job: JobRef;
+  error: { code: string; message: string };
+  now: Date;
+}) => transcriptionJobs.fail({ ...options, failed: 'failed' });
+
+export const getTranscriptionReuse = (
+  companyId: string,
+  content: { language: string; size: number; etag: string },
+) => transcriptionJobs.getReuse<TranscriptionReuseEntry>(companyId, transcriptionReuseKey(content));

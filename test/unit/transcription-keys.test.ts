@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { transcodeJobs } from '../../functions/shared/data/transcode-jobs';
+import { transcodeQueueKey } from '../../functions/shared/data/transcode-queue';
+import { transcodeReuseKey } from '../../functions/shared/data/transcode-reuse';
+import { transcriptionJobs, transcriptionReuseKey } from '../../functions/shared/data/transcription-jobs';
+
+describe('transcription keys (permanent: items exist under them)', () => {
+  it('keeps job, queue and reuse items in the company transcription partition', () => {
+    expect(transcriptionJobs.jobKey('co_1', 'tr_1')).toEqual({ pk: 'CO#co_1#TRANSCRIPTION', sk: 'JOB#tr_1' });
+    expect(transcriptionJobs.queueKey('co_1')).toEqual({ pk: 'CO#co_1#TRANSCRIPTION', sk: 'QUEUE' });
+    const key = transcriptionReuseKey({ language: 'en-US', size: 42, etag: '"abc-2"' });
+    expect(transcriptionJobs.reuseKey('co_1', key)).toEqual({
+      pk: 'CO#co_1#TRANSCRIPTION',
+      sk: 'REUSE#en-US#42#abc-2',
+    });
+  });
+
+  it('indexes unfinished transcriptions of every company in one sparse partition', () => {
+    expect(transcriptionJobs.unfinishedIndexKey('co_1', 'tr_1')).toEqual({
+      gsi1pk: 'TRANSCRIPTION#UNFINISHED',
+      gsi1sk: 'co_1#tr_1',
+    });
+  });
+});
+
+describe('the shared job lifecycle configured for transcodes', () => {
+  it('writes the same queue and reuse items the transcode modules read', () => {
+    expect(transcodeJobs.queueKey('co_1')).toEqual(transcodeQueueKey('co_1'));
+    expect(transcodeJobs.reuseKey('co_1', 'wav#42#abc-2')).toEqual(
+      transcodeReuseKey('co_1', { preset: 'wav', size: 42, etag: '"abc-2"' }),
+    );
+  });
+});
