@@ -56,7 +56,8 @@ describe('a client generated from the OpenAPI document', () => {
       'contacts send_message',
       'storage',
       'transcodes',
-      'transcriptions, speech, spoken-text and workflows answer 501',
+      'transcriptions',
+      'speech, spoken-text and workflows answer 501',
     ]);
     await tenant.close();
   });
