@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Plan } from '../types/plans';
+import type { Plan, PlanLimits } from '../types/plans';
 import type { BatchEntry } from './batch';
 import { ddb, queryAll, tableName } from './client';
 
@@ -12,9 +12,23 @@ const ENTITY = 'plan';
  * Plans are validated against `planSchema` when written (`admin plans put`, the seed) and again by the public
  * catalog route on the way out. This module stays free of zod so the authorizer's bundle does not carry it.
  */
+/**
+ * Limits added after plans were first stored, each with the limit a plan stored before it reads instead (a
+ * transcription source is capped like a transcode source until the operator sets its own figure).
+ */
+const LIMITS_ADDED_LATER = {
+  transcriptionQueueCap: 'transcodeQueueCap',
+  transcriptionMaxSourceBytes: 'transcodeMaxSourceBytes',
+  transcriptionMaxDurationSeconds: 'transcodeMaxDurationSeconds',
+} as const satisfies Partial<Record<keyof PlanLimits, keyof PlanLimits>>;
+
 export const toPlan = (item: Record<string, unknown>): Plan => {
   const { pk: _pk, sk: _sk, entity: _entity, updatedAt: _updatedAt, ...plan } = item;
-  return plan as unknown as Plan;
+  const limits = { ...(plan.limits as PlanLimits) };
+  for (const [added, from] of Object.entries(LIMITS_ADDED_LATER) as [keyof PlanLimits, keyof PlanLimits][]) {
+    if (limits[added] === undefined) limits[added] = limits[from];
+  }
+  return { ...plan, limits } as unknown as Plan;
 };
 
 export const listPlans = async (): Promise<Plan[]> =>
