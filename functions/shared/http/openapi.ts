@@ -90,6 +90,11 @@ const PROBLEM_EXTENSIONS: Record<string, JsonSchema> = {
     items: { type: 'string' },
     description: '`method_not_allowed`: the methods served.',
   },
+  supportedLanguages: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'A transcription language this deployment cannot use: the languages it can.',
+  },
 };
 
 const problemSchema: JsonSchema = {
@@ -98,6 +103,8 @@ const problemSchema: JsonSchema = {
     'RFC 9457 problem details with a stable machine-readable `code` (branch on `code`, not on `title` or ' +
     '`detail`). Members beyond the standard ones appear only with the codes they belong to.',
   required: ['type', 'title', 'status', 'code', 'detail', 'requestId'],
+  // Every member a problem can carry is declared: the contract tests refuse any other.
+  additionalProperties: false,
   properties: {
     type: { type: 'string', description: '`urn:problem-type:<code>`' },
     title: { type: 'string' },
