@@ -33,7 +33,9 @@ export const chainCodes = (route: RouteDefinition): ErrorCode[] => {
     'throttled',
     ...(route.planned ? (['not_implemented'] as const) : (['validation_failed'] as const)),
     ...(gated ? (['unauthorized', 'forbidden', 'insufficient_scope', 'quota_exceeded'] as const) : []),
-    ...(route.body ? (['payload_too_large', 'unsupported_media_type'] as const) : []),
+    // API Gateway refuses a body over 10 MB on any route with one; the media type is checked when it is read.
+    ...(route.body ? (['payload_too_large'] as const) : []),
+    ...(route.body && !route.planned ? (['unsupported_media_type'] as const) : []),
     ...(route.idempotent && !route.planned
       ? (['idempotency_key_reused', 'idempotency_request_in_progress'] as const)
       : []),
