@@ -22,6 +22,11 @@ export interface AppFunctionProps {
   description: string;
   environment: Record<string, string>;
   memorySize?: number;
+  /**
+   * Large modules the function imports with `import()` on first use: each is left out of the bundle and built
+   * into a file of its own in the asset's `node_modules`, so the bundle (and its cold start) does not carry it.
+   */
+  lazyModules?: readonly string[];
   timeout?: Duration;
 }
 
@@ -62,6 +67,33 @@ const powertoolsLayer = (scope: Construct): ILayerVersion => {
       StringParameter.valueForStringParameter(stack, powertoolsLayerParameter(POWERTOOLS_VERSION)),
     )
   );
+};
+
+/**
+ * Shell commands that build each lazy module (`package/sub/path`) into `node_modules/package/sub/path.mjs` of
+ * the asset, with a `package.json` whose `exports` map the specifier to it.
+ */
+export const lazyModuleCommands = (modules: readonly string[], output: string): string[] => {
+  const byPackage = new Map<string, Record<string, string>>();
+  const commands: string[] = [];
+  for (const specifier of modules) {
+    const [name, ...rest] = specifier.split('/');
+    const sub = rest.join('/');
+    const source = fileURLToPath(import.meta.resolve(specifier));
+    const target = `${output}/node_modules/${name}/${sub}.mjs`;
+    commands.push(
+      `"${PROJECT_ROOT}node_modules/.bin/esbuild" "${source}" --bundle --platform=node --format=esm ` +
+        `--minify --target=node22 --log-level=error --outfile="${target}"`,
+    );
+    byPackage.set(name as string, { ...byPackage.get(name as string), [`./${sub}`]: `./${sub}.mjs` });
+  }
+  for (const [name, exports] of byPackage) {
+    const manifest = JSON.stringify({ name, type: 'module', exports });
+    commands.push(
+      `node -e 'require("fs").writeFileSync(process.argv[1], process.argv[2])' "${output}/node_modules/${name}/package.json" '${manifest}'`,
+    );
+  }
+  return commands;
 };
 
 /**
@@ -110,7 +142,13 @@ export class AppFunction extends NodejsFunction {
         sourceMap: true,
         sourcesContent: false,
         banner: ESM_REQUIRE_BANNER,
-        externalModules: RUNTIME_PROVIDED_MODULES,
+        externalModules: [...RUNTIME_PROVIDED_MODULES, ...(props.lazyModules ?? [])],
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (_input: string, output: string) =>
+            lazyModuleCommands(props.lazyModules ?? [], output),
+        },
         metafile: false,
         logLevel: LogLevel.ERROR,
       },

@@ -9,6 +9,11 @@ export interface RouteGroupProps {
   data: DataResources;
 }
 
+/** Modules a group loads on first use, kept out of its bundle (the o200k_base encoding is about 2.4 MB). */
+const LAZY_MODULES: Partial<Record<RouteGroup, readonly string[]>> = {
+  speech: ['gpt-tokenizer/encoding/o200k_base'],
+};
+
 /**
  * One route group: its Lambda (`functions/api/<group>/index.ts`), its grants from `GROUP_ACCESS`, and the
  * proxy integration every method of the group shares.
@@ -23,6 +28,7 @@ export class RouteGroupFunction extends Construct {
       entry: `functions/api/${group}/index.ts`,
       description: `Public API v1, route group ${group}`,
       environment: dataEnvironment(GROUP_ACCESS[group], data),
+      lazyModules: LAZY_MODULES[group],
     });
     const role = this.function.role;
     if (!role) throw new Error(`route group ${group} has no role`);
