@@ -57,7 +57,8 @@ describe('a client generated from the OpenAPI document', () => {
       'storage',
       'transcodes',
       'transcriptions',
-      'speech, spoken-text and workflows answer 501',
+      'spoken-text',
+      'speech and workflows answer 501',
     ]);
     await tenant.close();
   });

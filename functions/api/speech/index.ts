@@ -1,4 +1,7 @@
+import { spokenText } from '../../shared/domain/spoken-text';
 import { createApiHandler } from '../../shared/http/middleware';
 
-/** The speech routes are declared in the route table; until they are implemented each answers 501. */
-export const handler = createApiHandler('speech', {});
+/** `POST /v1/speech` is declared in the route table and answers 501 until it is implemented. */
+export const handler = createApiHandler('speech', {
+  rewriteSpokenText: async ({ body }) => ({ body: await spokenText(body.markdown) }),
+});

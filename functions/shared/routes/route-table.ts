@@ -477,11 +477,28 @@ export const ROUTES = [
     group: 'speech',
     operationId: 'rewriteSpokenText',
     summary: 'Rewrite markdown into its spoken form',
+    description:
+      'Parses the markdown (CommonMark with GFM) and rewrites it for the ear: headings become sentences, ' +
+      'markers are dropped, links read as their text, lists as "First, … Second, …", tables row by row, code ' +
+      'blocks are skipped with a short note, symbols and abbreviations are spoken and emoji dropped. The text ' +
+      'is at most 1200 `o200k_base` tokens, cut at a sentence boundary (`truncated: true`); `parts` splits it ' +
+      'at sentence boundaries into pieces of at most 4096 characters, ready for POST /v1/speech.',
     tag: 'Speech',
     scope: 'speech:write',
-    body: z.object({ markdown: z.string().max(8000) }),
-    response: declaredResponse,
-    planned: true,
+    body: z.object({
+      markdown: z.string().max(8000).describe('CommonMark with GFM, at most 8000 characters.'),
+    }),
+    response: z.object({
+      text: z.string().describe('The spoken form.'),
+      tokens: z.number().int().min(0).describe('Length of `text` in o200k_base tokens (at most 1200).'),
+      truncated: z
+        .boolean()
+        .describe('True when the text was cut at a sentence boundary to fit 1200 tokens.'),
+      parts: z
+        .array(z.string().max(4096))
+        .describe('`text` split at sentence boundaries, each ≤ 4096 characters.'),
+    }),
+    examples: { request: { markdown: '# Release notes\n\n- **Faster** uploads & 20% less memory' } },
   }),
   route({
     method: 'GET',

@@ -1,0 +1,242 @@
+import type { Nodes, Root, RootContent, Table } from 'mdast';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
+import { splitIntoParts, splitSentences } from './sentences';
+
+/**
+ * Markdown rewritten for the ear (`POST /v1/spoken-text`). The markdown is parsed with micromark + GFM into an
+ * mdast tree and read node by node; the rules (documented with examples in the README) are:
+ * headings become sentences; emphasis, strikethrough and inline code lose their markers; links read as their
+ * text (a bare URL as its host); images as their alt text; lists as "First, … Second, …"; tables row by row
+ * with their headers; code blocks are replaced by a short note; block quotes are announced; footnotes are
+ * read at the end; HTML is stripped; symbols and common abbreviations are spoken; emoji are dropped.
+ */
+
+export const SPOKEN_TEXT_MAX_TOKENS = 1200;
+export const SPEECH_PART_MAX_CHARACTERS = 4096;
+
+const ORDINALS = [
+  'First',
+  'Second',
+  'Third',
+  'Fourth',
+  'Fifth',
+  'Sixth',
+  'Seventh',
+  'Eighth',
+  'Ninth',
+  'Tenth',
+];
+const ordinal = (index: number) => ORDINALS[index] ?? `Number ${index + 1}`;
+
+const CURRENCIES: Record<string, [string, string]> = {
+  $: ['dollar', 'dollars'],
+  '€': ['euro', 'euros'],
+  '£': ['pound', 'pounds'],
+  '¥': ['yen', 'yen'],
+};
+
+/** Words for symbols and abbreviations, applied to the text of the document (never to URLs). */
+const speakSymbols = (text: string): string =>
+  text
+    .replace(/([$€£¥])\s?(\d[\d,]*(?:\.\d+)?)/g, (_m, symbol: string, amount: string) => {
+      const [one, many] = CURRENCIES[symbol] as [string, string];
+      return `${amount} ${amount === '1' ? one : many}`;
+    })
+    .replace(/°\s?C\b/g, ' degrees Celsius')
+    .replace(/°\s?F\b/g, ' degrees Fahrenheit')
+    .replace(/°/g, ' degrees')
+    .replace(/(\d)\s?%/g, '$1 percent')
+    .replace(/%/g, ' percent')
+    .replace(/\be\.g\.(?=\s|$|,)/gi, 'for example')
+    .replace(/\bi\.e\.(?=\s|$|,)/gi, 'that is')
+    .replace(/\betc\.(?=\s|$)/gi, 'et cetera.')
+    .replace(/\betc\.(?=,)/gi, 'et cetera')
+    .replace(/\bvs\.?(?=\s)/gi, 'versus')
+    .replace(/\s*&\s*/g, ' and ')
+    .replace(/\s*(?:→|->|⇒|=>)\s*/g, ' to ')
+    .replace(/\s*(?:←|<-)\s*/g, ' from ')
+    .replace(/\s*\+\s*(?=\d)/g, ' plus ')
+    .replace(/\s+=\s+/g, ' equals ')
+    .replace(/(\S)@(\S)/g, '$1 at $2')
+    .replace(/\p{Extended_Pictographic}|\p{Emoji_Modifier}|\u200d|\ufe0f|\u20e3/gu, '');
+
+/** Tags removed from raw HTML; what they enclose is kept. */
+const stripHtml = (html: string) =>
+  html
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ');
+
+const hostOf = (url: string) => {
+  try {
+    const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(url) ? url : `https://${url}`;
+    const { hostname, protocol } = new URL(withScheme);
+    if (protocol === 'mailto:') return url.replace(/^mailto:/i, '').replace('@', ' at ');
+    return hostname.replace(/^www\./, '');
+  } catch {
+    return url;
+  }
+};
+
+/** Ends a block with a full stop unless it already ends with terminal punctuation. */
+const asSentence = (text: string) => {
+  const t = text.trim().replace(/[:;,]$/, '');
+  if (!t) return '';
+  return /[.!?]["')\]”’]*$/.test(t) ? t : `${t}.`;
+};
+
+interface Context {
+  footnotes: Map<string, string>;
+}
+
+const inline = (node: Nodes, ctx: Context): string => {
+  switch (node.type) {
+    case 'text':
+      return speakSymbols(node.value);
+    case 'inlineCode':
+      return speakSymbols(node.value);
+    case 'html':
+      return stripHtml(node.value);
+    case 'break':
+      return ' ';
+    case 'image':
+      return speakSymbols(node.alt ?? '');
+    case 'imageReference':
+      return speakSymbols(node.alt ?? '');
+    case 'link': {
+      const text = node.children.map((c) => inline(c, ctx)).join('');
+      const bare = node.children.length === 1 && node.children[0]?.type === 'text';
+      const raw = bare ? (node.children[0] as { value: string }).value : '';
+      if (
+        !text.trim() ||
+        (bare && (raw === node.url || `mailto:${raw}` === node.url || `http://${raw}` === node.url))
+      )
+        return hostOf(node.url);
+      return text;
+    }
+    case 'footnoteReference':
+      return '';
+    default:
+      return 'children' in node ? node.children.map((c) => inline(c as Nodes, ctx)).join('') : '';
+  }
+};
+
+const tableText = (table: Table, ctx: Context): string[] => {
+  const [head, ...rows] = table.children;
+  const headers = (head?.children ?? []).map((cell) => inline(cell, ctx).trim());
+  return rows.map((row, r) => {
+    const cells = row.children.map((cell, c) => {
+      const value = inline(cell, ctx).trim() || 'empty';
+      const header = headers[c];
+      return header ? `${header}: ${value}` : value;
+    });
+    return asSentence(`Row ${r + 1}: ${cells.join('; ')}`);
+  });
+};
+
+const block = (node: RootContent, ctx: Context): string[] => {
+  switch (node.type) {
+    case 'heading':
+    case 'paragraph':
+      return [asSentence(inline(node, ctx))];
+    case 'code': {
+      const lang = node.lang ? `${node.lang} ` : '';
+      return [`A ${lang}code block is skipped.`.replace(/^A ([aeiou])/i, 'An $1')];
+    }
+    case 'blockquote': {
+      const inner = node.children.flatMap((c) => block(c, ctx)).filter(Boolean);
+      return inner.length ? ['Quote:', ...inner, 'End of quote.'] : [];
+    }
+    case 'list':
+      return node.children.map((item, i) => {
+        const text = item.children
+          .flatMap((c) => block(c, ctx))
+          .filter(Boolean)
+          .join(' ');
+        const state = item.checked === true ? 'done: ' : item.checked === false ? 'to do: ' : '';
+        return asSentence(`${ordinal(i)}, ${state}${text.replace(/\.$/, '')}`);
+      });
+    case 'table':
+      return tableText(node, ctx);
+    case 'html':
+      return [asSentence(stripHtml(node.value))];
+    case 'footnoteDefinition':
+      ctx.footnotes.set(
+        node.identifier,
+        node.children
+          .flatMap((c) => block(c, ctx))
+          .filter(Boolean)
+          .join(' '),
+      );
+      return [];
+    case 'thematicBreak':
+    case 'definition':
+    case 'yaml':
+      return [];
+    default:
+      return 'children' in node ? [asSentence(inline(node as Nodes, ctx))] : [];
+  }
+};
+
+const normalize = (text: string) =>
+  text
+    .replace(/\s+/g, ' ')
+    .replace(/\s+([.,;:!?])/g, '$1')
+    .replace(/([.!?])\.+/g, '$1')
+    .trim();
+
+/** The spoken form of a markdown document (no token limit). */
+export const rewriteMarkdown = (markdown: string): string => {
+  const tree: Root = fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  const ctx: Context = { footnotes: new Map() };
+  const sentences = tree.children.flatMap((c) => block(c, ctx)).map(normalize);
+  const notes = [...ctx.footnotes.values()].map(normalize).filter(Boolean);
+  notes.forEach((note, i) => {
+    sentences.push(asSentence(`Footnote ${i + 1}: ${note}`));
+  });
+  return normalize(sentences.filter((s) => s && s !== '.').join(' '));
+};
+
+export type TokenCounter = (text: string) => number;
+
+/**
+ * The o200k_base encoding is about 2.4 MB of data: it is imported on the first call only, so the speech
+ * group's cold start does not load it.
+ */
+let counter: Promise<TokenCounter> | undefined;
+export const loadTokenCounter = (): Promise<TokenCounter> => {
+  counter ??= import('gpt-tokenizer/encoding/o200k_base').then((m) => (text: string) => m.countTokens(text));
+  return counter;
+};
+
+export interface SpokenText {
+  text: string;
+  tokens: number;
+  truncated: boolean;
+  parts: string[];
+}
+
+/** Keeps the longest run of whole sentences that fits `max` tokens. */
+export const cutAtTokens = (text: string, max: number, count: TokenCounter) => {
+  const total = count(text);
+  if (total <= max) return { text, tokens: total, truncated: false };
+  const sentences = splitSentences(text);
+  let kept = '';
+  let tokens = 0;
+  for (const sentence of sentences) {
+    const next = kept ? `${kept} ${sentence}` : sentence;
+    const n = count(next);
+    if (n > max) break;
+    kept = next;
+    tokens = n;
+  }
+  return { text: kept, tokens, truncated: true };
+};
+
+export const spokenText = async (markdown: string): Promise<SpokenText> => {
+  const count = await loadTokenCounter();
+  const cut = cutAtTokens(rewriteMarkdown(markdown), SPOKEN_TEXT_MAX_TOKENS, count);
+  return { ...cut, parts: splitIntoParts(cut.text, SPEECH_PART_MAX_CHARACTERS) };
+};

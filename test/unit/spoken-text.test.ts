@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { splitIntoParts, splitSentences } from '../../functions/shared/domain/sentences';
+import {
+  loadTokenCounter,
+  rewriteMarkdown,
+  SPOKEN_TEXT_MAX_TOKENS,
+  spokenText,
+} from '../../functions/shared/domain/spoken-text';
+
+/** Markdown → expected spoken text, one case per rule (the README documents the same rules). */
+const CORPUS: [string, string, string][] = [
+  ['heading', '# Release notes', 'Release notes.'],
+  ['heading with punctuation', '## Ready?', 'Ready?'],
+  ['heading then paragraph', '# Title\n\nBody text', 'Title. Body text.'],
+  ['strong and emphasis', 'Some **bold** and _italic_ words.', 'Some bold and italic words.'],
+  ['strikethrough', 'It was ~~old~~ new.', 'It was old new.'],
+  ['inline code', 'Run `npm test` now.', 'Run npm test now.'],
+  ['link reads as its text', 'Read [the guide](https://example.com/guide).', 'Read the guide.'],
+  ['bare URL reads as its host', 'See https://www.example.com/a/b?c=1 today.', 'See example.com today.'],
+  ['autolink reads as its host', 'Visit <https://docs.example.org/x>.', 'Visit docs.example.org.'],
+  ['email autolink', 'Write to <mailto:team@example.com>.', 'Write to team at example.com.'],
+  ['image reads as alt text', '![A red bicycle](bike.png)', 'A red bicycle.'],
+  ['image without alt is silent', 'Before ![](x.png) after.', 'Before after.'],
+  ['unordered list', '- apples\n- pears\n- plums', 'First, apples. Second, pears. Third, plums.'],
+  ['ordered list', '1. Open\n2. Close', 'First, Open. Second, Close.'],
+  ['list beyond ten', Array.from({ length: 11 }, (_, i) => `- i${i + 1}`).join('\n'), ''],
+  ['task list', '- [x] ship\n- [ ] test', 'First, done: ship. Second, to do: test.'],
+  [
+    'table row by row with headers',
+    '| Name | Age |\n|---|---|\n| Ann | 30 |\n| Bob | 41 |',
+    'Row 1: Name: Ann; Age: 30. Row 2: Name: Bob; Age: 41.',
+  ],
+  ['table empty cell', '| A | B |\n|---|---|\n| 1 |  |', 'Row 1: A: 1; B: empty.'],
+  ['fenced code block skipped', 'Intro.\n\n```js\nx()\n```', 'Intro. A js code block is skipped.'],
+  ['code block without language', '```\nx\n```', 'A code block is skipped.'],
+  ['indented code block', 'Text.\n\n    code here', 'Text. A code block is skipped.'],
+  ['block quote', '> Be kind.', 'Quote: Be kind. End of quote.'],
+  [
+    'footnotes read at the end',
+    'Claim[^1] here.\n\n[^1]: Source text.',
+    'Claim here. Footnote 1: Source text.',
+  ],
+  ['inline HTML stripped', 'Text with <b>bold</b> tags.', 'Text with bold tags.'],
+  ['block HTML stripped', '<div>\nHello <em>there</em>\n</div>', 'Hello there.'],
+  ['ampersand', 'Salt & pepper', 'Salt and pepper.'],
+  ['percent', '20% off', '20 percent off.'],
+  ['e.g. and i.e.', 'Fruit, e.g. apples, i.e. food.', 'Fruit, for example apples, that is food.'],
+  ['arrow', 'Paris → Rome', 'Paris to Rome.'],
+  ['degrees Celsius', 'It is 30°C.', 'It is 30 degrees Celsius.'],
+  ['dollars', 'It costs $5 or $1.', 'It costs 5 dollars or 1 dollar.'],
+  ['euros and pounds', '€20 and £3.50', '20 euros and 3.50 pounds.'],
+  ['emoji dropped', 'Launch 🚀 done 👍🏽!', 'Launch done!'],
+  ['thematic break silent', 'One.\n\n---\n\nTwo.', 'One. Two.'],
+  ['hard break', 'Line one  \nline two', 'Line one line two.'],
+  ['etc.', 'Apples, pears, etc.', 'Apples, pears, et cetera.'],
+];
+
+describe('rewriteMarkdown (markdown → spoken text)', () => {
+  it.each(CORPUS.filter(([, , expected]) => expected))('%s', (_rule, markdown, expected) => {
+    expect(rewriteMarkdown(markdown)).toBe(expected);
+  });
+
+  it('reads items beyond the tenth with their number', () => {
+    const text = rewriteMarkdown(CORPUS.find(([rule]) => rule === 'list beyond ten')?.[1] ?? '');
+    expect(text).toContain('Tenth, i10.');
+    expect(text).toContain('Number 11, i11.');
+  });
+
+  it('is deterministic', () => {
+    const md = CORPUS.map(([, m]) => m).join('\n\n');
+    expect(rewriteMarkdown(md)).toBe(rewriteMarkdown(md));
+  });
+});
+
+describe('splitSentences', () => {
+  it('does not end a sentence at abbreviations, initials or decimals', () => {
+    expect(splitSentences('Dr. Smith paid 3.14 dollars. J. Doe agreed, e.g. yes! Why? Done')).toEqual([
+      'Dr. Smith paid 3.14 dollars.',
+      'J. Doe agreed, e.g. yes!',
+      'Why?',
+      'Done',
+    ]);
+  });
+
+  it('keeps closing quotes with their sentence', () => {
+    expect(splitSentences('He said "stop." Then left.')).toEqual(['He said "stop."', 'Then left.']);
+  });
+
+  it('parts never exceed the limit, split at sentences then words, and join back to the text', () => {
+    const text = `${'Short one. '.repeat(50)}${'word '.repeat(300)}end.`.trim();
+    const parts = splitIntoParts(text, 200);
+    for (const part of parts) expect(part.length).toBeLessThanOrEqual(200);
+    expect(parts.join(' ')).toBe(text.replace(/\s+/g, ' '));
+    expect(parts[0]?.endsWith('.')).toBe(true);
+  });
+});
+
+describe('spokenText (tokens, truncation, parts)', () => {
+  it('counts o200k_base tokens and answers one part for a short text', async () => {
+    const result = await spokenText('# Hello\n\nWorld');
+    expect(result).toEqual({ text: 'Hello. World.', tokens: 4, truncated: false, parts: ['Hello. World.'] });
+  });
+
+  it('cuts a long document at exactly the token limit, at a sentence boundary', async () => {
+    const sentences = Array.from({ length: 400 }, (_, i) => `Sentence number ${i + 1} is here.`);
+    const result = await spokenText(sentences.join(' '));
+    const count = await loadTokenCounter();
+    expect(result.truncated).toBe(true);
+    expect(result.tokens).toBe(count(result.text));
+    expect(result.tokens).toBeLessThanOrEqual(SPOKEN_TEXT_MAX_TOKENS);
+    // One more sentence would exceed the limit.
+    const kept = splitSentences(result.text).length;
+    expect(count(`${result.text} ${sentences[kept]}`)).toBeGreaterThan(SPOKEN_TEXT_MAX_TOKENS);
+    expect(result.text.endsWith('is here.')).toBe(true);
+    for (const part of result.parts) expect(part.length).toBeLessThanOrEqual(4096);
+    expect(result.parts.join(' ')).toBe(result.text);
+    expect(result.parts.length).toBeGreaterThan(1);
+  });
+});
