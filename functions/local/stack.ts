@@ -73,6 +73,8 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
   ALLOW_LOOPBACK_WEBHOOKS: 'true',
   // Transcriptions run on pocketsphinx (Debian's en-US model) in place of Amazon Transcribe.
   TRANSCRIPTION_ENGINE: 'pocketsphinx',
+  // Speech is synthesized by espeak-ng and encoded by ffmpeg in place of Amazon Polly.
+  SPEECH_ENGINE: 'espeak-ng',
   TABLE_NAME: d.tableName,
   BUCKET_NAME: d.bucketName,
   AWS_REGION: d.region,
@@ -97,8 +99,10 @@ const ensureJwtKeys = (dataDir: string, now: Date) => {
 };
 
 /** Each route group's Lambda handler, loaded from `functions/api/<group>/index.ts` as the CDK app bundles it. */
-const loadHandlers = async (): Promise<Record<RouteGroup, ProxyHandler>> =>
-  Object.fromEntries(
+const loadHandlers = async (): Promise<Record<RouteGroup, ProxyHandler>> => {
+  const { registerSpeechEngine } = await import('../shared/domain/speech');
+  registerSpeechEngine('espeak-ng', async () => (await import('./speech-synthesis')).espeakEngine);
+  return Object.fromEntries(
     await Promise.all(
       ROUTE_GROUPS.map(async (group) => {
         const module = (await import(`../api/${group}/index.ts`)) as { handler: ProxyHandler };
@@ -106,6 +110,7 @@ const loadHandlers = async (): Promise<Record<RouteGroup, ProxyHandler>> =>
       }),
     ),
   ) as Record<RouteGroup, ProxyHandler>;
+};
 
 export const startLocalStack = async (options: LocalStackOptions): Promise<LocalStack> => {
   const dataDir = resolve(options.dataDir);

@@ -35,6 +35,8 @@ export interface Env {
   allowLoopbackWebhooks: boolean;
   /** Speech-to-text engine of transcription jobs: Amazon Transcribe on AWS, pocketsphinx in the local stack. */
   transcriptionEngine: 'transcribe' | 'pocketsphinx';
+  /** Text-to-speech engine of `POST /v1/speech`: Amazon Polly on AWS, espeak-ng in the local stack. */
+  speechEngine: 'polly' | 'espeak-ng';
 }
 
 const required = (name: string): string => {
@@ -80,6 +82,7 @@ export const env = (): Env => {
     cursorSecretArn: optional('DYNADATA_CURSOR_SECRET_ARN'),
     allowLoopbackWebhooks: optional('ALLOW_LOOPBACK_WEBHOOKS') === 'true',
     transcriptionEngine: optional('TRANSCRIPTION_ENGINE') === 'pocketsphinx' ? 'pocketsphinx' : 'transcribe',
+    speechEngine: optional('SPEECH_ENGINE') === 'espeak-ng' ? 'espeak-ng' : 'polly',
   });
   return cached;
 };

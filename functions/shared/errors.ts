@@ -34,6 +34,8 @@ export const ERROR_CATALOG = {
   // Media transforms
   transcode_quota_exceeded: { status: 429, title: 'Monthly transcode seconds used up' },
   transcode_queue_full: { status: 429, title: 'Too many unfinished transcode jobs' },
+  // Speech
+  speech_quota_exceeded: { status: 429, title: 'Monthly speech characters used up' },
   // Transcriptions
   transcription_quota_exceeded: { status: 429, title: 'Monthly transcription seconds used up' },
   transcription_queue_full: { status: 429, title: 'Too many unfinished transcription jobs' },

@@ -58,7 +58,8 @@ describe('a client generated from the OpenAPI document', () => {
       'transcodes',
       'transcriptions',
       'spoken-text',
-      'speech and workflows answer 501',
+      'speech',
+      'workflows answer 501',
     ]);
     await tenant.close();
   });

@@ -17,6 +17,7 @@ for (const id of ['createTranscode', 'getTranscode', 'cancelTranscode', 'retryTr
   IMPLEMENTED.add(id);
 // Transcriptions
 for (const id of ['createTranscription', 'getTranscription']) IMPLEMENTED.add(id);
+for (const id of ['synthesizeSpeech', 'listSpeechVoices', 'rewriteSpokenText']) IMPLEMENTED.add(id);
 // Dynadata and messaging.
 for (const op of ROUTES.filter((r) => r.group === 'dynadata' || r.group === 'contacts'))
   IMPLEMENTED.add(op.operationId);

@@ -1,7 +1,11 @@
+import { speechVoices, synthesizeSpeech } from '../../shared/domain/speech';
 import { spokenText } from '../../shared/domain/spoken-text';
 import { createApiHandler } from '../../shared/http/middleware';
 
-/** `POST /v1/speech` is declared in the route table and answers 501 until it is implemented. */
 export const handler = createApiHandler('speech', {
+  synthesizeSpeech: async ({ auth, body }) => ({
+    body: await synthesizeSpeech(auth.companyId, body, auth.storageBytesLimit, new Date()),
+  }),
+  listSpeechVoices: async () => ({ body: speechVoices() }),
   rewriteSpokenText: async ({ body }) => ({ body: await spokenText(body.markdown) }),
 });

@@ -1,8 +1,9 @@
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { MeterName } from '../types/meters';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { type CancellationReason, cancellationReasons, sendTransaction } from './transactions';
-import { addStorageBytesItem } from './usage-meters';
+import { addStorageBytesItem, addToMeterItem } from './usage-meters';
 
 /**
  * Stored objects: one item per object path (`CO#<companyId>#OBJ#<fullPath>`, sort key `OBJECT`), so a lookup
@@ -158,6 +159,45 @@ export const recordStoredObject = async (
     const existing = await oldItem(reasons[0], companyId, object.fullPath);
     if (existing?.status !== 'stored') throw error;
     return { object: toStoredObject(existing), created: false };
+  }
+};
+
+/**
+ * Records an object the platform wrote and bills `meter` for it, in one transaction: the record (a new path),
+ * its bytes in `storageBytes` within `storageLimitBytes`, and the meter. Nothing is written when the
+ * allowance would be passed (`storage_limit_reached`).
+ */
+export const recordBilledObject = async (
+  companyId: string,
+  object: StoredObject,
+  storageLimitBytes: number | undefined,
+  meter: { name: MeterName; amount: number; now: Date },
+): Promise<'created' | 'storage_limit_reached'> => {
+  const headroom = storageLimitBytes === undefined ? undefined : storageLimitBytes - object.size;
+  if (headroom !== undefined && headroom < 0) return 'storage_limit_reached';
+  try {
+    await sendTransaction(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: storedObjectKey(companyId, object.fullPath),
+              UpdateExpression: RECORD_UPDATE,
+              ConditionExpression: 'attribute_not_exists(pk)',
+              ExpressionAttributeNames: RECORD_NAMES,
+              ExpressionAttributeValues: storedAttributes(object),
+            },
+          },
+          addStorageBytesItem(companyId, object.size, { headroom }),
+          addToMeterItem(companyId, meter.name, meter.amount, meter.now),
+        ],
+      }),
+    );
+    return 'created';
+  } catch (error) {
+    if (cancellationReasons(error)?.[1]?.Code === 'ConditionalCheckFailed') return 'storage_limit_reached';
+    throw error;
   }
 };
 

@@ -1,5 +1,7 @@
 import type { ErrorCode } from '../errors';
+import { METERS } from '../types/meters';
 import type { Scope } from '../types/scopes';
+import { SPEECH_FORMATS } from '../types/speech-voices';
 import * as z from '../zod';
 import * as dd from './dynadata-schemas';
 import { anyObject, companySchema, planSchema, usageSnapshotSchema } from './schemas';
@@ -461,15 +463,55 @@ export const ROUTES = [
     group: 'speech',
     operationId: 'synthesizeSpeech',
     summary: 'Synthesize text into a stored audio object',
+    description:
+      'Synchronous: when the call returns, the audio is one of your stored objects under ' +
+      '`companies/<companyId>/speech/` (download it with GET /v1/storage/url). Text over 3000 characters is ' +
+      'synthesized in parts split at sentence, then word, boundaries and joined into one file. Bills ' +
+      "`characters` to the voice's `meter` once; 429 `speech_quota_exceeded` (Retry-After) when the month's " +
+      'allowance would be passed; 403 `storage_limit_reached` past the storage allowance. A failed synthesis ' +
+      'bills nothing and leaves nothing behind. Honours Idempotency-Key.',
     tag: 'Speech',
     scope: 'speech:write',
     body: z.object({
-      text: z.string().min(1).max(4096),
-      voiceProfileId: z.string().optional(),
-      format: z.string().optional(),
+      text: z.string().min(1).max(4096).describe('The text to speak, 1 to 4096 characters.'),
+      voiceProfileId: z.string().min(1).max(64).optional().describe('A voice of GET /v1/speech/voices.'),
+      format: z.enum(SPEECH_FORMATS).optional().describe('Audio format; `mp3` by default.'),
     }),
-    response: declaredResponse,
-    planned: true,
+    response: z.object({
+      bucket: z.string(),
+      fullPath: z.string().describe('Stored object path under `companies/<companyId>/speech/`.'),
+      size: z.number().int().min(0).describe('Bytes.'),
+      format: z.enum(SPEECH_FORMATS),
+      durationSeconds: z.number().min(0),
+      characters: z.number().int().min(0).describe('Characters billed.'),
+      meter: z.enum(METERS).describe('The meter that was billed.'),
+    }),
+    successStatus: 201,
+    idempotent: true,
+    errors: ['speech_quota_exceeded', 'storage_limit_reached', 'service_unavailable'],
+    examples: { request: { text: 'Your order has shipped.', format: 'mp3' } },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/speech/voices',
+    group: 'speech',
+    operationId: 'listSpeechVoices',
+    summary: 'List the voice profiles',
+    tag: 'Speech',
+    scope: 'speech:write',
+    response: z.object({
+      voices: z.array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          language: z.string(),
+          gender: z.enum(['female', 'male']),
+          engine: z.string(),
+          meter: z.enum(METERS),
+          default: z.boolean(),
+        }),
+      ),
+    }),
   }),
   route({
     method: 'POST',

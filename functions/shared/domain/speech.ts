@@ -1,0 +1,134 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deleteObject } from '../aws/s3';
+import { uploadFile } from '../aws/s3-objects';
+import { getItemsByKey } from '../data/batch';
+import { companyEntry } from '../data/companies';
+import { recordBilledObject } from '../data/stored-objects';
+import { secondsToNextUtcMonth, usageMonthEntry } from '../data/usage-meters';
+import { env } from '../env';
+import { AppError } from '../errors';
+import { ulid } from '../ids';
+import {
+  DEFAULT_VOICE_PROFILE,
+  SPEECH_FORMAT_FILES,
+  type SpeechFormat,
+  VOICE_PROFILES,
+  type VoiceProfile,
+} from '../types/speech-voices';
+import { limitsOf } from './company-limits';
+import { splitIntoParts } from './sentences';
+
+/**
+ * Synchronous text-to-speech into storage (`POST /v1/speech`). The text is split into parts of at most
+ * `SPEECH_CALL_MAX_CHARACTERS` (Polly bills at most 3000 characters per call) at sentence, then word,
+ * boundaries; the engine synthesizes each part and joins them into one file of the requested format. The file
+ * is uploaded under `companies/<companyId>/speech/`, then recorded as a stored object, counted in
+ * `storageBytes` and billed to the voice's meter in one transaction: a failure at any step bills nothing and
+ * deletes the object.
+ */
+export const SPEECH_CALL_MAX_CHARACTERS = 3000;
+
+/** One synthesis engine: the parts of a text → one joined audio file in `dir`. */
+export interface SpeechEngine {
+  synthesize(input: {
+    parts: readonly string[];
+    voice: VoiceProfile;
+    format: SpeechFormat;
+    dir: string;
+  }): Promise<{ file: string; durationSeconds: number }>;
+}
+
+const engines = new Map<string, () => Promise<SpeechEngine>>();
+
+/** Registers an engine under the name `SPEECH_ENGINE` selects (the local stack registers espeak-ng). */
+export const registerSpeechEngine = (name: 'polly' | 'espeak-ng', load: () => Promise<SpeechEngine>) => {
+  engines.set(name, load);
+};
+
+const engine = async (): Promise<SpeechEngine> => {
+  const load = engines.get(env().speechEngine);
+  if (!load) throw new AppError('service_unavailable', 'Speech synthesis is not available.');
+  return load();
+};
+
+export const speechVoices = () => ({
+  voices: VOICE_PROFILES.map(({ id, name, language, gender, engine, meter, default: isDefault }) => ({
+    id,
+    name,
+    language,
+    gender,
+    engine,
+    meter,
+    default: isDefault,
+  })),
+});
+
+const voiceOf = (id: string | undefined): VoiceProfile => {
+  if (id === undefined) return DEFAULT_VOICE_PROFILE;
+  const voice = VOICE_PROFILES.find((v) => v.id === id);
+  if (voice) return voice;
+  throw new AppError('validation_failed', 'Unknown voice profile; list them with GET /v1/speech/voices.', {
+    errors: [
+      { pointer: '/body/voiceProfileId', message: `Unknown voice profile ${id}; see GET /v1/speech/voices.` },
+    ],
+  });
+};
+
+/** Characters billed: the characters of the parts sent to the engine. */
+export const billedCharacters = (parts: readonly string[]) => parts.reduce((sum, p) => sum + p.length, 0);
+
+export const synthesizeSpeech = async (
+  companyId: string,
+  input: { text: string; voiceProfileId?: string | undefined; format?: SpeechFormat | undefined },
+  storageBytesLimit: number | undefined,
+  now: Date,
+) => {
+  const voice = voiceOf(input.voiceProfileId);
+  const format = input.format ?? 'mp3';
+  const parts = splitIntoParts(input.text, SPEECH_CALL_MAX_CHARACTERS);
+  const characters = billedCharacters(parts);
+  const [company, month] = await getItemsByKey([companyEntry(companyId), usageMonthEntry(companyId, now)]);
+  const limits = await limitsOf(companyId, company);
+  const used = month?.figure(voice.meter) ?? 0;
+  if (used + characters > limits.speechCharactersPerMonth) {
+    throw new AppError('speech_quota_exceeded', 'The monthly speech characters of your plan are used up.', {
+      retryAfterSeconds: secondsToNextUtcMonth(now),
+      extensions: { meter: voice.meter, limit: limits.speechCharactersPerMonth, used },
+    });
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'speech-'));
+  try {
+    const { file, durationSeconds } = await (await engine()).synthesize({ parts, voice, format, dir });
+    const { extension, contentType } = SPEECH_FORMAT_FILES[format];
+    const bucket = env().bucketName;
+    const fullPath = `companies/${companyId}/speech/${ulid(now.getTime())}.${extension}`;
+    const { size, etag } = await uploadFile(bucket, fullPath, file, contentType);
+    const object = { bucket, fullPath, size, contentType, etag, createdAt: now.toISOString() };
+    let outcome: Awaited<ReturnType<typeof recordBilledObject>>;
+    try {
+      outcome = await recordBilledObject(companyId, object, storageBytesLimit, {
+        name: voice.meter,
+        amount: characters,
+        now,
+      });
+    } catch (error) {
+      await deleteObject(bucket, fullPath);
+      throw error;
+    }
+    if (outcome === 'storage_limit_reached') {
+      await deleteObject(bucket, fullPath);
+      throw new AppError(
+        'storage_limit_reached',
+        'Storing the audio would exceed the storage allowance of your plan.',
+        {
+          extensions: { limit: storageBytesLimit },
+        },
+      );
+    }
+    return { bucket, fullPath, size, format, durationSeconds, characters, meter: voice.meter };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+};
