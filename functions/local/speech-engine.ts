@@ -18,7 +18,8 @@ export class SpeechEngineFailedError extends Error {
   }
 }
 
-const run = (command: string, args: string[], signal: AbortSignal) =>
+/** Runs an engine command, collecting its output (stderr: the last 4000 characters). */
+export const run = (command: string, args: string[], signal: AbortSignal) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' });
     let stdout = '';

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SpeechEngine } from '../shared/domain/speech';
 import type { SpeechFormat } from '../shared/types/speech-voices';
 import { FFMPEG, FFPROBE } from './media-engine';
+import { run } from './speech-engine';
 
 /**
  * The local speech engine in place of Amazon Polly: Debian's `espeak-ng` writes each part as WAV, and ffmpeg
@@ -19,23 +19,11 @@ export class SpeechSynthesisFailedError extends Error {
   }
 }
 
-const run = (command: string, args: string[]) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr = (stderr + c.toString()).slice(-4000);
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** Longest a synthesis may take (4096 characters take a few seconds). */
+const ENGINE_TIMEOUT_MS = 120_000;
 
 const must = async (command: string, args: string[]) => {
-  const result = await run(command, args);
+  const result = await run(command, args, AbortSignal.timeout(ENGINE_TIMEOUT_MS));
   if (result.code !== 0)
     throw new SpeechSynthesisFailedError(`${command} exited ${result.code}: ${result.stderr}`);
   return result.stdout;

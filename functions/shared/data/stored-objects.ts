@@ -123,6 +123,19 @@ const RECORD_UPDATE =
   'SET #status = :stored, #bucket = :bucket, #fullPath = :fullPath, #size = :size, ' +
   '#contentType = :contentType, #etag = :etag, #createdAt = :createdAt, #entity = :entity REMOVE #ttl';
 
+/** Transaction item: the object's record as `stored`, under `condition`. */
+const recordItem = (companyId: string, object: StoredObject, condition: string) => ({
+  Update: {
+    TableName: tableName(),
+    Key: storedObjectKey(companyId, object.fullPath),
+    UpdateExpression: RECORD_UPDATE,
+    ConditionExpression: condition,
+    ExpressionAttributeNames: RECORD_NAMES,
+    ExpressionAttributeValues: storedAttributes(object),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  },
+});
+
 /**
  * Records an object and adds its bytes to the company's storage figure exactly once (one transaction);
  * recording the same path again changes nothing and returns the existing record with created: false.
@@ -137,17 +150,7 @@ export const recordStoredObject = async (
     await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: storedObjectKey(companyId, object.fullPath),
-              UpdateExpression: RECORD_UPDATE,
-              ConditionExpression: 'attribute_not_exists(pk) OR #status <> :stored',
-              ExpressionAttributeNames: RECORD_NAMES,
-              ExpressionAttributeValues: storedAttributes(object),
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            },
-          },
+          recordItem(companyId, object, 'attribute_not_exists(pk) OR #status <> :stored'),
           addStorageBytesItem(companyId, object.size),
         ],
       }),
@@ -179,16 +182,7 @@ export const recordBilledObject = async (
     await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: storedObjectKey(companyId, object.fullPath),
-              UpdateExpression: RECORD_UPDATE,
-              ConditionExpression: 'attribute_not_exists(pk)',
-              ExpressionAttributeNames: RECORD_NAMES,
-              ExpressionAttributeValues: storedAttributes(object),
-            },
-          },
+          recordItem(companyId, object, 'attribute_not_exists(pk)'),
           addStorageBytesItem(companyId, object.size, { headroom }),
           addToMeterItem(companyId, meter.name, meter.amount, meter.now),
         ],
