@@ -24,6 +24,8 @@ import { nagReference } from './nag';
  * - `stateMachines`: may start executions of these machines and stop their executions (cancel), and gets
  *   each machine's ARN in its environment (`<NAME>_STATE_MACHINE_ARN`).
  * - `downloadSigning`: reads the download signer's access key secret (storage signs 7-day download URLs).
+ * - `speechSynthesis`: `polly:SynthesizeSpeech` only (the speech group; no lexicons are used, and the action
+ *   takes no other resource than lexicons, so its resource is `*`).
  * - `cursorKey`: reads the list-cursor HMAC key secret (Dynadata and contacts lists), its ARN in
  *   `DYNADATA_CURSOR_SECRET_ARN`.
  */
@@ -37,6 +39,7 @@ export interface FunctionAccess {
   stateMachines?: StateMachineName[];
   downloadSigning?: boolean;
   cursorKey?: boolean;
+  speechSynthesis?: boolean;
 }
 
 export const AUTHORIZER_ACCESS: FunctionAccess = {
@@ -70,7 +73,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   storage: { table: 'readWrite', meter: true, bucket: true, downloadSigning: true },
   transcriptions: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['transcription'] },
   transcodes: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['transcode'] },
-  speech: { table: 'readWrite', meter: true, bucket: true },
+  speech: { table: 'readWrite', meter: true, bucket: true, speechSynthesis: true },
   workflows: { table: 'readWrite', meter: true, bucket: true },
 };
 
@@ -143,6 +146,15 @@ export const grantDataAccess = (role: IRole, access: FunctionAccess, data: DataR
   }
   if (access.signingKeys) jwtKeys.grantRead(role);
   if (access.downloadSigning && data.downloadSigner) data.downloadSigner.grantRead(role);
+  if (access.speechSynthesis) {
+    role.addToPrincipalPolicy(new PolicyStatement({ actions: ['polly:SynthesizeSpeech'], resources: ['*'] }));
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'polly:SynthesizeSpeech names only lexicons as resources and no lexicon is used, so "*" is its resource; ' +
+        'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+    });
+  }
   if (access.cursorKey && data.cursorKey) data.cursorKey.grantRead(role);
   if (access.bucket) {
     role.addToPrincipalPolicy(

@@ -1,7 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SpeechEngine } from '../shared/domain/speech';
-import type { SpeechFormat } from '../shared/types/speech-voices';
+import type { SpeechEngine, SpeechFormat } from '../shared/types/speech-voices';
 import { FFMPEG, FFPROBE } from './media-engine';
 import { run } from './speech-engine';
 

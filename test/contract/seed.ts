@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { wavHeader } from '../../functions/shared/aws/polly';
 
 /**
  * Seeds one tenant with real things for the contract tests to reach deep code: a custom Dynadata type with
@@ -46,21 +47,7 @@ export const wavBytes = (seconds = 1): Buffer => {
   const data = Buffer.alloc(samples * 2);
   for (let i = 0; i < samples; i++)
     data.writeInt16LE(Math.round(8000 * Math.sin((i * 2 * Math.PI * 440) / rate)), i * 2);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVE', 8);
-  header.write('fmt ', 12);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
+  return Buffer.concat([wavHeader(data.length, rate), data]);
 };
 
 const json = async (apiUrl: string, apiKey: string, method: string, path: string, body?: unknown) => {

@@ -13,6 +13,7 @@ import { ulid } from '../ids';
 import {
   DEFAULT_VOICE_PROFILE,
   SPEECH_FORMAT_FILES,
+  type SpeechEngine,
   type SpeechFormat,
   VOICE_PROFILES,
   type VoiceProfile,
@@ -30,22 +31,14 @@ import { splitIntoParts } from './sentences';
  */
 export const SPEECH_CALL_MAX_CHARACTERS = 3000;
 
-/** One synthesis engine: the parts of a text → one joined audio file in `dir`. */
-export interface SpeechEngine {
-  synthesize(input: {
-    parts: readonly string[];
-    voice: VoiceProfile;
-    format: SpeechFormat;
-    dir: string;
-  }): Promise<{ file: string; durationSeconds: number }>;
-}
-
 const engines = new Map<string, () => Promise<SpeechEngine>>();
 
 /** Registers an engine under the name `SPEECH_ENGINE` selects (the local stack registers espeak-ng). */
 export const registerSpeechEngine = (name: 'polly' | 'espeak-ng', load: () => Promise<SpeechEngine>) => {
   engines.set(name, load);
 };
+
+registerSpeechEngine('polly', async () => (await import('../aws/polly')).pollyEngine());
 
 const engine = async (): Promise<SpeechEngine> => {
   const load = engines.get(env().speechEngine);

@@ -73,3 +73,13 @@ export const VOICE_PROFILES: readonly VoiceProfile[] = [
 ];
 
 export const DEFAULT_VOICE_PROFILE = VOICE_PROFILES.find((v) => v.default) as VoiceProfile;
+
+/** One synthesis engine: the parts of a text (each within one call's limit) → one joined audio file in `dir`. */
+export interface SpeechEngine {
+  synthesize(input: {
+    parts: readonly string[];
+    voice: VoiceProfile;
+    format: SpeechFormat;
+    dir: string;
+  }): Promise<{ file: string; durationSeconds: number }>;
+}
