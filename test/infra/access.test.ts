@@ -69,6 +69,19 @@ describe('least privilege', () => {
     }
   });
 
+  it('grants polly:SynthesizeSpeech, and no other Polly action, to the speech group only', () => {
+    const polly = (group: RouteGroup) =>
+      statementsOf(groupFunction(group)).filter((s) => actionsOf([s]).some((a) => a.startsWith('polly:')));
+    const speech = polly('speech');
+    expect(speech).toHaveLength(1);
+    expect(actionsOf(speech)).toEqual(['polly:SynthesizeSpeech']);
+    for (const group of Object.keys(synth.api.groups) as RouteGroup[])
+      if (group !== 'speech') expect(polly(group), group).toEqual([]);
+    expect(actionsOf(statementsOf(synth.api.authorizerFunction)).some((a) => a.startsWith('polly:'))).toBe(
+      false,
+    );
+  });
+
   it('lets company and usage write nothing but their usage meter partition', () => {
     for (const group of ['company', 'usage'] as const) {
       const statements = statementsOf(groupFunction(group));
