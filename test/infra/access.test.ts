@@ -70,11 +70,10 @@ describe('least privilege', () => {
   });
 
   it('grants polly:SynthesizeSpeech, and no other Polly action, to the speech group only', () => {
+    // CDK merges statements on the same resource (`*`, shared with the X-Ray actions): compare actions.
     const polly = (group: RouteGroup) =>
-      statementsOf(groupFunction(group)).filter((s) => actionsOf([s]).some((a) => a.startsWith('polly:')));
-    const speech = polly('speech');
-    expect(speech).toHaveLength(1);
-    expect(actionsOf(speech)).toEqual(['polly:SynthesizeSpeech']);
+      actionsOf(statementsOf(groupFunction(group))).filter((a) => a.startsWith('polly:'));
+    expect(polly('speech')).toEqual(['polly:SynthesizeSpeech']);
     for (const group of Object.keys(synth.api.groups) as RouteGroup[])
       if (group !== 'speech') expect(polly(group), group).toEqual([]);
     expect(actionsOf(statementsOf(synth.api.authorizerFunction)).some((a) => a.startsWith('polly:'))).toBe(
