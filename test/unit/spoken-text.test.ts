@@ -116,4 +116,11 @@ describe('spokenText (tokens, truncation, parts)', () => {
     expect(result.parts.join(' ')).toBe(result.text);
     expect(result.parts.length).toBeGreaterThan(1);
   });
+
+  it('keeps the words that fit when a single sentence is longer than the limit', async () => {
+    const result = await spokenText(`${'word '.repeat(3000).trim()}.`);
+    expect(result.truncated).toBe(true);
+    expect(result.tokens).toBeLessThanOrEqual(SPOKEN_TEXT_MAX_TOKENS);
+    expect(result.tokens).toBeGreaterThan(SPOKEN_TEXT_MAX_TOKENS - 3);
+  });
 });

@@ -232,6 +232,16 @@ export const cutAtTokens = (text: string, max: number, count: TokenCounter) => {
     kept = next;
     tokens = n;
   }
+  if (!kept) {
+    // A first sentence longer than the limit on its own: keep its words that fit.
+    for (const word of (sentences[0] ?? '').split(' ')) {
+      const next = kept ? `${kept} ${word}` : word;
+      const n = count(next);
+      if (n > max) break;
+      kept = next;
+      tokens = n;
+    }
+  }
   return { text: kept, tokens, truncated: true };
 };
 
