@@ -167,15 +167,15 @@ export const recordStoredObject = async (
 
 /**
  * Records an object the platform wrote and bills `meter` for it, in one transaction: the record (a new path),
- * its bytes in `storageBytes` within `storageLimitBytes`, and the meter. Nothing is written when the
- * allowance would be passed (`storage_limit_reached`).
+ * its bytes in `storageBytes` within `storageLimitBytes`, and the meter within its `limit`. Nothing is written
+ * when either allowance would be passed (`storage_limit_reached`, `meter_limit_reached`).
  */
 export const recordBilledObject = async (
   companyId: string,
   object: StoredObject,
   storageLimitBytes: number | undefined,
-  meter: { name: MeterName; amount: number; now: Date },
-): Promise<'created' | 'storage_limit_reached'> => {
+  meter: { name: MeterName; amount: number; now: Date; limit?: number },
+): Promise<'created' | 'storage_limit_reached' | 'meter_limit_reached'> => {
   const headroom = storageLimitBytes === undefined ? undefined : storageLimitBytes - object.size;
   if (headroom !== undefined && headroom < 0) return 'storage_limit_reached';
   try {
@@ -184,13 +184,17 @@ export const recordBilledObject = async (
         TransactItems: [
           recordItem(companyId, object, 'attribute_not_exists(pk)'),
           addStorageBytesItem(companyId, object.size, { headroom }),
-          addToMeterItem(companyId, meter.name, meter.amount, meter.now),
+          addToMeterItem(companyId, meter.name, meter.amount, meter.now, {
+            ...(meter.limit === undefined ? {} : { limit: meter.limit }),
+          }),
         ],
       }),
     );
     return 'created';
   } catch (error) {
-    if (cancellationReasons(error)?.[1]?.Code === 'ConditionalCheckFailed') return 'storage_limit_reached';
+    const reasons = cancellationReasons(error);
+    if (reasons?.[1]?.Code === 'ConditionalCheckFailed') return 'storage_limit_reached';
+    if (reasons?.[2]?.Code === 'ConditionalCheckFailed') return 'meter_limit_reached';
     throw error;
   }
 };

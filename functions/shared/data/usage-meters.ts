@@ -122,9 +122,26 @@ const monthFigureUpdate = (
   },
 });
 
-/** Transaction item: adds `amount` to a meter for the UTC month and day of `now` (billing inside a transition). */
-export const addToMeterItem = (companyId: string, meter: MeterName, amount: number, now: Date) => ({
-  Update: monthFigureUpdate(companyId, meter, amount, now),
+/**
+ * Transaction item: adds `amount` to a meter for the UTC month and day of `now` (billing inside a write). With
+ * `limit`, only while the month total stays within it after the addition: the transaction is cancelled
+ * otherwise, so concurrent writes can never bill past an allowance.
+ */
+export const addToMeterItem = (
+  companyId: string,
+  meter: MeterName,
+  amount: number,
+  now: Date,
+  options: { limit?: number } = {},
+) => ({
+  // `#month < limit - amount + 1` is `#month + amount <= limit` for the whole units meters count.
+  Update: monthFigureUpdate(
+    companyId,
+    meter,
+    amount,
+    now,
+    options.limit === undefined ? undefined : options.limit - amount + 1,
+  ),
 });
 
 export class MeterLimitReachedError extends Error {

@@ -84,13 +84,18 @@ export const synthesizeSpeech = async (
   const characters = billedCharacters(parts);
   const [company, month] = await getItemsByKey([companyEntry(companyId), usageMonthEntry(companyId, now)]);
   const limits = await limitsOf(companyId, company);
-  const used = month?.figure(voice.meter) ?? 0;
-  if (used + characters > limits.speechCharactersPerMonth) {
-    throw new AppError('speech_quota_exceeded', 'The monthly speech characters of your plan are used up.', {
+  const quotaExceeded = (used?: number) =>
+    new AppError('speech_quota_exceeded', 'The monthly speech characters of your plan are used up.', {
       retryAfterSeconds: secondsToNextUtcMonth(now),
-      extensions: { meter: voice.meter, limit: limits.speechCharactersPerMonth, used },
+      extensions: {
+        meter: voice.meter,
+        limit: limits.speechCharactersPerMonth,
+        ...(used === undefined ? {} : { used }),
+      },
     });
-  }
+  // Checked before the work, and again by the billing write itself, which concurrent requests cannot pass.
+  const used = month?.figure(voice.meter) ?? 0;
+  if (used + characters > limits.speechCharactersPerMonth) throw quotaExceeded(used);
   const dir = await mkdtemp(join(tmpdir(), 'speech-'));
   try {
     const { file, durationSeconds } = await (await engine()).synthesize({ parts, voice, format, dir });
@@ -105,10 +110,15 @@ export const synthesizeSpeech = async (
         name: voice.meter,
         amount: characters,
         now,
+        limit: limits.speechCharactersPerMonth,
       });
     } catch (error) {
       await deleteObject(bucket, fullPath);
       throw error;
+    }
+    if (outcome === 'meter_limit_reached') {
+      await deleteObject(bucket, fullPath);
+      throw quotaExceeded();
     }
     if (outcome === 'storage_limit_reached') {
       await deleteObject(bucket, fullPath);
