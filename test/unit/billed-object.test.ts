@@ -43,11 +43,10 @@ describe('billing a recorded object', () => {
       limit: 1000,
     });
     expect(outcome).toBe('meter_limit_reached');
-    const items = (
-      send.mock.calls[0]?.[0] as {
-        input: { TransactItems: { Update?: { ExpressionAttributeValues: Record<string, unknown> } }[] };
-      }
-    ).input.TransactItems;
+    type Sent = {
+      input: { TransactItems: { Update?: { ExpressionAttributeValues: Record<string, unknown> } }[] };
+    };
+    const items = (send.mock.calls[0]?.[0] as Sent | undefined)?.input.TransactItems ?? [];
     expect(items[2]?.Update?.ExpressionAttributeValues[':limit']).toBe(701);
   });
 
