@@ -1,3 +1,4 @@
+import { Agent } from 'node:http';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -28,6 +29,9 @@ const baseConfig: S3ClientConfig = {
         endpoint: s3Endpoint,
         forcePathStyle: true,
         credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+        // s3rver closes idle connections on its own schedule: a reused one can be reset mid-request, and a
+        // streamed upload cannot be retried. One connection per request avoids the race.
+        requestHandler: { httpAgent: new Agent({ keepAlive: false }) },
       }
     : {}),
 };
