@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh Debian 12 machine with Node 20: the system packages the local
 # stack uses (Java for DynamoDB Local; ffmpeg and ffprobe, the local media engine; pocketsphinx with its en-US
-# model, the local speech engine, and its test recordings; espeak-ng for synthetic speech; ps for the process
+# model, the local speech engine, and its test recordings; espeak-ng for synthetic speech; Chromium for the browser test of the docs page; ps for the process
 # checks of the tests), then the npm packages (the project's and the contract tests' client-type generator).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +14,7 @@ command -v pocketsphinx_continuous >/dev/null 2>&1 || missing+=(pocketsphinx)
 [ -d /usr/share/pocketsphinx/model/en-us/en-us ] || missing+=(pocketsphinx-en-us)
 [ -d /usr/share/pocketsphinx/test/data/librivox ] || missing+=(pocketsphinx-testdata)
 command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if ((${#missing[@]} > 0)); then
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
