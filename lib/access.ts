@@ -1,228 +1,202 @@
-import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import { TABLE_SHAPE } from '../functions/shared/data/table';
 import type { RouteGroup } from '../functions/shared/routes/route-table';
-import { type StateMachineName, stateMachineArnVariable } from '../functions/shared/types/state-machines';
-import { nagReference } from './nag';
+import type { FunctionAccess } from './grants/function-access';
+
+export {
+  type DataResources,
+  dataEnvironment,
+  type FunctionAccess,
+  grantDataAccess,
+  TENANT_OBJECT_PREFIX,
+} from './grants/function-access';
 
 /**
- * What each function may do with the table and the bucket: the one place to change a grant.
- *
- * - `lookup`: `GetItem` on the table only (the authorizer reads API-key hashes, companies and plans by key).
- * - `read`: point reads and queries on the table and on `gsi1`.
- * - `readWrite`: `read` plus item writes (transactions need the same item actions).
- * - `meter`: adds `UpdateItem` on usage-meter partitions only: every authenticated request adds 1 to the
- *   company's `api_requests` meter (`functions/shared/http/middleware.ts`), so read-only groups still write
- *   that one item. The IAM condition pins the partition key to `CO#<companyId>#USAGE` (`usageMonthKey`).
- *   `readWrite` already includes it.
- * - `bucket`: object read/write under `companies/` (every stored object lives under `companies/<companyId>/`).
- * - `signingKeys`: reads the JWT key set secret (only the authorizer verifies JWTs; the operator CLI writes it).
- * - `stateMachines`: may start executions of these machines and stop their executions (cancel), and gets
- *   each machine's ARN in its environment (`<NAME>_STATE_MACHINE_ARN`).
- * - `downloadSigning`: reads the download signer's access key secret (storage signs 7-day download URLs).
- * - `speechSynthesis`: `polly:SynthesizeSpeech` only (the speech group; no lexicons are used, and the action
- *   takes no other resource than lexicons, so its resource is `*`).
- * - `cursorKey`: reads the list-cursor HMAC key secret (Dynadata and contacts lists), its ARN in
- *   `DYNADATA_CURSOR_SECRET_ARN`.
+ * What each function may do: the one place to change a grant. Each entry lists exactly the calls the
+ * function's code makes (`test/infra/bundle-grants.test.ts` derives them from its bundle) and the partitions
+ * of the table they touch (`lib/grants/partitions.ts`). A new function declares its entry here and passes it
+ * to `AppFunction` (`access`), which grants it and puts the resources' names in the environment.
  */
-export type TableAccess = 'lookup' | 'read' | 'readWrite';
 
-export interface FunctionAccess {
-  table: TableAccess;
-  meter: boolean;
-  bucket: boolean;
-  signingKeys?: boolean;
-  stateMachines?: StateMachineName[];
-  downloadSigning?: boolean;
-  cursorKey?: boolean;
-  speechSynthesis?: boolean;
-}
+/**
+ * Groups with an idempotent route hold `GetItem`, `PutItem`, `UpdateItem` and `DeleteItem` on `idempotency`
+ * (`functions/shared/data/idempotency.ts`; `test/infra/access.test.ts` checks it against the route table).
+ * The others give this reason for the idempotency calls their bundle holds but never makes.
+ */
+const NO_IDEMPOTENT_ROUTE =
+  'the router stores idempotency records (CO#<id>#IDEM) only for routes marked idempotent, and this group has none';
 
+/** The API-request meter every authenticated request adds to (`functions/shared/http/middleware.ts`). */
+const METER = { UpdateItem: ['usage'] } as const;
+
+/** Reads an API key by its hash, the company and its plan; verifies JWTs with the key set. */
 export const AUTHORIZER_ACCESS: FunctionAccess = {
-  table: 'lookup',
-  meter: false,
-  bucket: false,
-  signingKeys: true,
+  table: { GetItem: ['apiKeys', 'company', 'plans'] },
+  secrets: ['jwtKeys'],
 };
 
-/** The log shipper writes `log_entries` items and adds compute time to the usage meters. */
-export const LOG_SHIPPER_ACCESS: FunctionAccess = { table: 'readWrite', meter: true, bucket: false };
+/** Writes `log_entries` (batches) and adds compute time to the month meter; reads the company and plan. */
+export const LOG_SHIPPER_ACCESS: FunctionAccess = {
+  table: { GetItem: ['company', 'plans'], BatchWriteItem: ['logEntries'], UpdateItem: ['usage'] },
+};
+
+const SPEECH_SYNTHESIS = {
+  actions: ['polly:SynthesizeSpeech'],
+  reason:
+    'polly:SynthesizeSpeech names only lexicons as resources and no lexicon is used, so "*" is its resource; ' +
+    'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+};
+
+const MEDIA_PROBE = {
+  actions: ['mediaconvert:Probe'],
+  reason:
+    'mediaconvert:Probe supports no resource-level permissions (the worker probes a tenant source through a ' +
+    'presigned URL); xray:PutTraceSegments and xray:PutTelemetryRecords support none either.',
+};
 
 export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
-  public: { table: 'read', meter: false, bucket: false },
-  company: { table: 'read', meter: true, bucket: false },
-  usage: { table: 'read', meter: true, bucket: false },
+  // The plan catalogue, without a credential: public routes are never metered and none is idempotent.
+  public: {
+    table: { Query: ['plans'] },
+    neverCalls: {
+      'dynamodb:GetItem': NO_IDEMPOTENT_ROUTE,
+      'dynamodb:PutItem': NO_IDEMPOTENT_ROUTE,
+      'dynamodb:UpdateItem': `${NO_IDEMPOTENT_ROUTE}; public routes carry no company and are not metered`,
+      'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE,
+    },
+  },
+  company: {
+    table: { GetItem: ['company'], ...METER },
+    neverCalls: { 'dynamodb:PutItem': NO_IDEMPOTENT_ROUTE, 'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE },
+  },
+  usage: {
+    table: { GetItem: ['plans'], BatchGetItem: ['company', 'usage', 'plans'], ...METER },
+    neverCalls: { 'dynamodb:PutItem': NO_IDEMPOTENT_ROUTE, 'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE },
+  },
+  // send_message: reads the contact (and the attachment's object record), inserts the message (its type's
+  // item count and the company's database bytes in the same transaction) and starts its delivery.
   contacts: {
-    table: 'readWrite',
-    meter: true,
-    bucket: true,
-    stateMachines: ['message-delivery'],
-    cursorKey: true,
+    table: {
+      GetItem: ['dynadataItems', 'storedObjects', 'idempotency'],
+      PutItem: ['dynadataItems', 'idempotency'],
+      UpdateItem: ['dynadataTypes', 'usage', 'idempotency'],
+      DeleteItem: ['idempotency'],
+    },
+    stateMachines: { 'message-delivery': ['StartExecution'] },
+    neverCalls: {
+      'dynamodb:ConditionCheckItem':
+        'messages are a built-in type: their writes carry no custom type version to check',
+    },
   },
   dynadata: {
-    table: 'readWrite',
-    meter: true,
-    bucket: true,
-    stateMachines: ['message-delivery'],
-    cursorKey: true,
+    table: {
+      GetItem: ['dynadataItems', 'logEntries', 'dynadataTypes', 'storedObjects', 'idempotency'],
+      Query: ['dynadataItems', 'logEntries', 'dynadataTypes'],
+      PutItem: ['dynadataItems', 'idempotency'],
+      UpdateItem: ['dynadataTypes', 'usage', 'idempotency'],
+      DeleteItem: ['dynadataItems', 'idempotency'],
+      ConditionCheckItem: ['dynadataTypes'],
+    },
+    gsi1: ['dynadataIndex'],
+    secrets: ['cursorKey'],
+    stateMachines: { 'message-delivery': ['StartExecution'] },
   },
-  storage: { table: 'readWrite', meter: true, bucket: true, downloadSigning: true },
-  transcriptions: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['transcription'] },
-  transcodes: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['transcode'] },
-  speech: { table: 'readWrite', meter: true, bucket: true, speechSynthesis: true },
-  workflows: { table: 'readWrite', meter: true, bucket: true },
+  // Upload URLs (signed by the role: PUT), upload completion (HEAD), download URLs (signed by the download
+  // signer's key), and the deletion of an upload that breaks its declared size or type.
+  storage: {
+    table: {
+      GetItem: ['storedObjects'],
+      PutItem: ['storedObjects'],
+      UpdateItem: ['storedObjects', 'usage'],
+    },
+    objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+    secrets: ['downloadSigner'],
+    neverCalls: { 'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE },
+  },
+  transcriptions: {
+    table: {
+      GetItem: ['transcriptions', 'plans', 'idempotency'],
+      BatchGetItem: ['company', 'usage', 'storedObjects'],
+      PutItem: ['transcriptions', 'idempotency'],
+      UpdateItem: ['transcriptions', 'usage', 'idempotency'],
+      DeleteItem: ['idempotency'],
+    },
+    stateMachines: { transcription: ['StartExecution'] },
+    neverCalls: {
+      'dynamodb:Query': 'the unfinished-jobs index is listed by the operator CLI only',
+    },
+  },
+  transcodes: {
+    table: {
+      GetItem: ['transcodes', 'plans'],
+      BatchGetItem: ['company', 'usage', 'storedObjects', 'transcodes'],
+      PutItem: ['transcodes'],
+      UpdateItem: ['transcodes', 'usage'],
+    },
+    stateMachines: { transcode: ['StartExecution', 'StopExecution'] },
+    neverCalls: {
+      'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE,
+      'dynamodb:Query': 'the unfinished-jobs index is listed by the operator CLI only',
+    },
+  },
+  speech: {
+    table: {
+      GetItem: ['plans', 'idempotency'],
+      BatchGetItem: ['company', 'usage'],
+      PutItem: ['idempotency'],
+      UpdateItem: ['storedObjects', 'usage', 'idempotency'],
+      DeleteItem: ['idempotency'],
+    },
+    objects: ['s3:PutObject', 's3:DeleteObject'],
+    unscoped: [SPEECH_SYNTHESIS],
+  },
+  // Every route of the group is planned (501), but each authenticated request is metered first.
+  workflows: {
+    table: { ...METER },
+    neverCalls: {
+      'dynamodb:GetItem': NO_IDEMPOTENT_ROUTE,
+      'dynamodb:PutItem': NO_IDEMPOTENT_ROUTE,
+      'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE,
+    },
+  },
 };
 
-const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const UNFINISHED_LIST = 'the unfinished-jobs index is listed by the operator CLI only';
 
-export const TABLE_ACTIONS: Record<TableAccess, string[]> = {
-  lookup: ['dynamodb:GetItem'],
-  read: READ_ACTIONS,
-  readWrite: [
-    ...READ_ACTIONS,
-    'dynamodb:ConditionCheckItem',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:BatchWriteItem',
-  ],
-};
-
-/** Partition keys of the usage meters (`usageMonthKey`, `usageTotalsKey`), as an IAM `StringLike` pattern. */
-export const METER_PARTITION_PATTERN = 'CO#*#USAGE';
-
-/** Every stored object lives under this prefix (`companies/<companyId>/...`). */
-export const TENANT_OBJECT_PREFIX = 'companies/';
-
-export const BUCKET_OBJECT_ACTIONS = [
-  's3:GetObject',
-  's3:PutObject',
-  's3:DeleteObject',
-  's3:AbortMultipartUpload',
-];
-
-export interface DataResources {
-  table: ITable;
-  bucket: IBucket;
-  /** The JWT key set (`{ keys: [...] }`), written by `admin jwt keys rotate`. */
-  jwtKeys: ISecret;
-  /** The jobs stack's state machines (absent for the functions of the jobs stack itself). */
-  stateMachines?: Partial<Record<StateMachineName, StateMachine>>;
-  /** The download signer's access key `{accessKeyId, secretAccessKey}` (7-day download URLs). */
-  downloadSigner?: ISecret;
-  /** The list-cursor HMAC key (generated by the data stack). */
-  cursorKey?: ISecret;
-}
-
-/**
- * Adds the statements `access` allows to `role`. Resources are exact ARNs (the table, `gsi1`), so only the
- * tenant object prefix is a wildcard; that one finding is acknowledged here, on the role that holds it.
- */
-export const grantDataAccess = (role: IRole, access: FunctionAccess, data: DataResources): void => {
-  const { table, bucket, jwtKeys } = data;
-  for (const name of access.stateMachines ?? []) {
-    const machine = data.stateMachines?.[name];
-    if (machine) grantExecutions(role, machine);
-  }
-  const tableResources =
-    access.table === 'lookup'
-      ? [table.tableArn]
-      : [table.tableArn, `${table.tableArn}/index/${TABLE_SHAPE.gsi1.indexName}`];
-  role.addToPrincipalPolicy(
-    new PolicyStatement({ actions: TABLE_ACTIONS[access.table], resources: tableResources }),
-  );
-  if (access.meter && access.table !== 'readWrite') {
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:UpdateItem'],
-        resources: [table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [METER_PARTITION_PATTERN] } },
-      }),
-    );
-  }
-  if (access.signingKeys) jwtKeys.grantRead(role);
-  if (access.downloadSigning && data.downloadSigner) data.downloadSigner.grantRead(role);
-  if (access.speechSynthesis) {
-    role.addToPrincipalPolicy(new PolicyStatement({ actions: ['polly:SynthesizeSpeech'], resources: ['*'] }));
-    Validations.of(role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'polly:SynthesizeSpeech names only lexicons as resources and no lexicon is used, so "*" is its resource; ' +
-        'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
-    });
-  }
-  if (access.cursorKey && data.cursorKey) data.cursorKey.grantRead(role);
-  if (access.bucket) {
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: BUCKET_OBJECT_ACTIONS,
-        resources: [bucket.arnForObjects(`${TENANT_OBJECT_PREFIX}*`)],
-      }),
-    );
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['s3:ListBucket'],
-        resources: [bucket.bucketArn],
-        conditions: { StringLike: { 's3:prefix': [`${TENANT_OBJECT_PREFIX}*`] } },
-      }),
-    );
-    Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagReference(role, bucket.bucketArn)}/${TENANT_OBJECT_PREFIX}*]`,
-      reason:
-        'Objects are keyed by tenant and id at run time; access is limited to the tenant prefix companies/, ' +
-        'and each request builds keys under companies/<companyId>/ from the authorizer context.',
-    });
-  }
-};
-
-/**
- * Start executions of `machine`, and stop or describe its executions (cancel). Execution ARNs are
- * `execution:<machine name>:<execution name>`, so the statement names the machine and wildcards only the
- * execution name; the machine's name is imported explicitly so the acknowledgement can name that finding.
- */
-const grantExecutions = (role: IRole, machine: StateMachine): void => {
-  machine.grantStartExecution(role);
-  const consumer = Stack.of(role);
-  const producer = Stack.of(machine);
-  const machineName =
-    producer === consumer ? machine.stateMachineName : producer.exportValue(machine.stateMachineName);
-  const executions = consumer.formatArn({
-    service: 'states',
-    resource: 'execution',
-    resourceName: `${machineName}:*`,
-    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-  });
-  role.addToPrincipalPolicy(
-    new PolicyStatement({
-      actions: ['states:StopExecution', 'states:DescribeExecution'],
-      resources: [executions],
-    }),
-  );
-  Validations.of(role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::${nagReference(role, executions)}]`,
-    reason:
-      'Cancel stops the execution of one job; execution names are job ids chosen at run time, so the ' +
-      'resource is every execution of exactly this state machine.',
-  });
-};
-
-/** The environment of a function: where the data lives, and the key set secret if it may read it. */
-export const dataEnvironment = (access: FunctionAccess, data: DataResources): Record<string, string> => ({
-  TABLE_NAME: data.table.tableName,
-  BUCKET_NAME: data.bucket.bucketName,
-  ...(access.signingKeys ? { JWT_KEYS_SECRET_ARN: data.jwtKeys.secretArn } : {}),
-  ...Object.fromEntries(
-    (access.stateMachines ?? []).flatMap((name) => {
-      const machine = data.stateMachines?.[name];
-      return machine ? [[stateMachineArnVariable(name), machine.stateMachineArn]] : [];
-    }),
-  ),
-  ...(access.downloadSigning && data.downloadSigner
-    ? { DOWNLOAD_SIGNER_SECRET_ARN: data.downloadSigner.secretArn }
-    : {}),
-  ...(access.cursorKey && data.cursorKey ? { DYNADATA_CURSOR_SECRET_ARN: data.cursorKey.secretArn } : {}),
-});
+/** The functions of the jobs stack. */
+export const WORKER_ACCESS = {
+  /** Reads the message, its contact and the channel; moves the message's status (and database bytes). */
+  messageDelivery: {
+    table: {
+      GetItem: ['dynadataItems', 'deliveryChannel'],
+      PutItem: ['dynadataItems'],
+      UpdateItem: ['usage'],
+    },
+    neverCalls: {
+      'dynamodb:ConditionCheckItem':
+        'messages are a built-in type: their writes carry no custom type version to check',
+    },
+  },
+  /** Probe, finalize (records the output and its bytes, the reuse entry, the meter), fail, progress. */
+  transcode: {
+    table: {
+      GetItem: ['transcodes', 'plans'],
+      BatchGetItem: ['company'],
+      PutItem: ['transcodes'],
+      UpdateItem: ['transcodes', 'storedObjects', 'usage'],
+    },
+    objects: ['s3:GetObject'],
+    unscoped: [MEDIA_PROBE],
+    neverCalls: { 'dynamodb:Query': UNFINISHED_LIST },
+  },
+  /** Probe, finalize (reads Transcribe's output, writes the transcript), fail. */
+  transcription: {
+    table: {
+      GetItem: ['transcriptions', 'plans'],
+      BatchGetItem: ['company'],
+      PutItem: ['transcriptions'],
+      UpdateItem: ['transcriptions', 'storedObjects', 'usage'],
+    },
+    objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+    unscoped: [MEDIA_PROBE],
+    neverCalls: { 'dynamodb:Query': UNFINISHED_LIST },
+  },
+} satisfies Record<string, FunctionAccess>;

@@ -24,13 +24,7 @@ import {
   ROUTES,
   type RouteGroup,
 } from '../functions/shared/routes/route-table';
-import {
-  AUTHORIZER_ACCESS,
-  type DataResources,
-  dataEnvironment,
-  grantDataAccess,
-  LOG_SHIPPER_ACCESS,
-} from './access';
+import { AUTHORIZER_ACCESS, type DataResources, LOG_SHIPPER_ACCESS } from './access';
 import { AppFunction } from './constructs/app-function';
 import { RouteGroupFunction } from './constructs/route-group';
 import { addGatewayResponses } from './gateway-responses';
@@ -88,12 +82,10 @@ export class ApiStack extends Stack {
     this.logShipperFunction = new AppFunction(this, 'LogShipperFunction', {
       entry: 'functions/log-shipper/index.ts',
       description: 'Public API v1, access log to log_entries and compute meter',
-      environment: dataEnvironment(LOG_SHIPPER_ACCESS, data),
+      access: LOG_SHIPPER_ACCESS,
+      data,
       timeout: Duration.seconds(60),
     });
-    const shipperRole = this.logShipperFunction.role;
-    if (!shipperRole) throw new Error('the log shipper has no role');
-    grantDataAccess(shipperRole, LOG_SHIPPER_ACCESS, data);
     new SubscriptionFilter(this, 'AccessLogsToShipper', {
       logGroup: accessLogs,
       destination: new LambdaDestination(this.logShipperFunction),
@@ -103,12 +95,10 @@ export class ApiStack extends Stack {
     this.authorizerFunction = new AppFunction(this, 'AuthorizerFunction', {
       entry: 'functions/authorizer/index.ts',
       description: 'Public API v1, Lambda REQUEST authorizer',
-      environment: dataEnvironment(AUTHORIZER_ACCESS, data),
+      access: AUTHORIZER_ACCESS,
+      data,
       timeout: Duration.seconds(5),
     });
-    const authorizerRole = this.authorizerFunction.role;
-    if (!authorizerRole) throw new Error('the authorizer has no role');
-    grantDataAccess(authorizerRole, AUTHORIZER_ACCESS, data);
     // Gateway caching is off: any of three headers may carry the credential, and an identity source the
     // request lacks would make API Gateway answer 401 without calling the authorizer.
     const authorizer = new RequestAuthorizer(this, 'Authorizer', {

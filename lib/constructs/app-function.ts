@@ -8,6 +8,12 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/metric-names';
+import {
+  type DataResources,
+  dataEnvironment,
+  type FunctionAccess,
+  grantDataAccess,
+} from '../grants/function-access';
 
 /** Repository root: entries, the lockfile and node_modules are resolved from here. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -20,7 +26,14 @@ export interface AppFunctionProps {
   /** Entry file relative to the repository root; it exports `handler`. */
   entry: string;
   description: string;
-  environment: Record<string, string>;
+  /**
+   * Everything the function may do (its entry in `lib/access.ts`): granted to its role, with the names and
+   * ARNs of those resources in its environment.
+   */
+  access: FunctionAccess;
+  data: DataResources;
+  /** Variables beyond those `access` implies. */
+  environment?: Record<string, string>;
   memorySize?: number;
   /**
    * Large modules the function imports with `import()` on first use: each is left out of the bundle and built
@@ -106,6 +119,9 @@ export const lazyModuleCommands = (modules: readonly string[], output: string): 
  * function, so they cannot be its children.
  */
 export class AppFunction extends NodejsFunction {
+  /** What the function may do (`test/infra/bundle-grants.test.ts` compares it with the bundle's calls). */
+  readonly access: FunctionAccess;
+
   constructor(scope: Construct, id: string, props: AppFunctionProps) {
     const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
     const role = new Role(scope, `${id}Role`, {
@@ -128,6 +144,7 @@ export class AppFunction extends NodejsFunction {
       logGroup,
       layers: [powertoolsLayer(scope)],
       environment: {
+        ...dataEnvironment(props.access, props.data),
         ...props.environment,
         NODE_OPTIONS: '--enable-source-maps',
         // The names `functions/shared/logger.ts` also sets: Powertools utilities agree wherever they are built.
@@ -153,6 +170,8 @@ export class AppFunction extends NodejsFunction {
         logLevel: LogLevel.ERROR,
       },
     });
+    this.access = props.access;
+    grantDataAccess(role, props.access, props.data);
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
       reason:
@@ -163,7 +182,8 @@ export class AppFunction extends NodejsFunction {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
         'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level ' +
-        'permissions, so "*" is their only valid resource. Every other statement of this role names exact ARNs.',
+        'permissions, so "*" is their only valid resource. The role\'s other statements name exact ARNs, ' +
+        'apart from the unscoped actions its access declares (acknowledged with their own reason).',
     });
   }
 }

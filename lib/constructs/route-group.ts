@@ -1,7 +1,7 @@
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
 import type { RouteGroup } from '../../functions/shared/routes/route-table';
-import { type DataResources, dataEnvironment, GROUP_ACCESS, grantDataAccess } from '../access';
+import { type DataResources, GROUP_ACCESS } from '../access';
 import { AppFunction } from './app-function';
 
 export interface RouteGroupProps {
@@ -27,12 +27,10 @@ export class RouteGroupFunction extends Construct {
     this.function = new AppFunction(this, 'Function', {
       entry: `functions/api/${group}/index.ts`,
       description: `Public API v1, route group ${group}`,
-      environment: dataEnvironment(GROUP_ACCESS[group], data),
+      access: GROUP_ACCESS[group],
+      data,
       lazyModules: LAZY_MODULES[group],
     });
-    const role = this.function.role;
-    if (!role) throw new Error(`route group ${group} has no role`);
-    grantDataAccess(role, GROUP_ACCESS[group], data);
     // The console's test invocations are not needed: one permission per method, for the v1 stage only.
     this.integration = new LambdaIntegration(this.function, { allowTestInvoke: false });
   }

@@ -4,14 +4,11 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { type DataResources, type FunctionAccess, TENANT_OBJECT_PREFIX } from '../access';
+import { type DataResources, TENANT_OBJECT_PREFIX, WORKER_ACCESS } from '../access';
 import { nagReference } from '../nag';
 import type { AppFunction } from './app-function';
 import { AslStateMachine } from './asl-state-machine';
-import { MEDIA_WORKER_ACCESS, mediaJobWorker } from './job-worker';
-
-/** The transcode worker reads and writes jobs, stored objects and the meter, and reads/writes tenant files. */
-export const TRANSCODE_WORKER_ACCESS: FunctionAccess = MEDIA_WORKER_ACCESS;
+import { mediaJobWorker } from './job-worker';
 
 export interface TranscodeJobsProps {
   data: DataResources;
@@ -39,6 +36,7 @@ export class TranscodeJobs extends Construct {
     this.worker = mediaJobWorker(this, {
       entry: 'functions/workers/transcode/index.ts',
       description: 'Public API v1, transcode worker (probe, finalize, fail)',
+      access: WORKER_ACCESS.transcode,
       data,
     });
 

@@ -2,7 +2,7 @@ import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { type DataResources, TENANT_OBJECT_PREFIX } from '../access';
+import { type DataResources, TENANT_OBJECT_PREFIX, WORKER_ACCESS } from '../access';
 import { nagReference } from '../nag';
 import type { AppFunction } from './app-function';
 import { AslStateMachine } from './asl-state-machine';
@@ -38,6 +38,7 @@ export class TranscriptionJobs extends Construct {
     this.worker = mediaJobWorker(this, {
       entry: 'functions/workers/transcription/index.ts',
       description: 'Public API v1, transcription worker (probe, finalize, fail)',
+      access: WORKER_ACCESS.transcription,
       data,
     });
 

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ROUTE_GROUPS, type RouteGroup } from '../../functions/shared/routes/route-table';
-import { METER_PARTITION_PATTERN } from '../../lib/access';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTE_GROUPS, ROUTES, type RouteGroup } from '../../functions/shared/routes/route-table';
+import { GROUP_ACCESS } from '../../lib/access';
 import type { AppFunction } from '../../lib/constructs/app-function';
+import { stringLikeRegExp } from '../../lib/grants/partitions';
 import { resourcesOfType } from './rest-api';
 import { logicalIdOf, type SynthesizedApp, synthesizeApp } from './synth';
 
@@ -19,22 +20,6 @@ interface Statement {
   Condition?: Record<string, Record<string, unknown>>;
 }
 
-const WRITE_ACTIONS = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-];
-const BUCKET_GROUPS: RouteGroup[] = [
-  'storage',
-  'transcodes',
-  'transcriptions',
-  'speech',
-  'contacts',
-  'dynadata',
-  'workflows',
-];
-
 /** Every statement of every policy attached to the function's role. */
 const statementsOf = (fn: AppFunction): Statement[] => {
   if (!fn.role) throw new Error('function without a role');
@@ -46,27 +31,135 @@ const statementsOf = (fn: AppFunction): Statement[] => {
 const actionsOf = (statements: Statement[]): string[] =>
   statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
 const groupFunction = (group: RouteGroup) => synth.api.groups[group].function;
+const leadingKeys = (s: Statement): string[] =>
+  (s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string[] | undefined) ?? [];
 
-describe('least privilege', () => {
+/**
+ * Whether the role's statements allow `action` on the table (or `gsi1`) for a request whose partition keys are
+ * `keys`: a small evaluator of exactly the statement shapes `grantDataAccess` writes.
+ */
+const allows = (fn: AppFunction, action: string, on: 'table' | 'gsi1', keys: string[]): boolean =>
+  statementsOf(fn).some(
+    (s) =>
+      s.Effect === 'Allow' &&
+      actionsOf([s]).includes(action) &&
+      JSON.stringify(s.Resource).includes('/index/') === (on === 'gsi1') &&
+      keys.every((key) => leadingKeys(s).some((pattern) => stringLikeRegExp(pattern).test(key))),
+  );
+
+const CO = 'co_01jd5x2v8k3m4n5p6q7r8s9t0v';
+const HASH = 'a'.repeat(64);
+
+describe('least privilege on the table', () => {
+  it('conditions every table statement of every function on the partitions it touches', () => {
+    const functions = [
+      synth.api.authorizerFunction,
+      synth.api.logShipperFunction,
+      ...ROUTE_GROUPS.map(groupFunction),
+    ];
+    for (const fn of functions) {
+      for (const statement of statementsOf(fn).filter((s) =>
+        actionsOf([s]).some((a) => a.startsWith('dynamodb:')),
+      )) {
+        expect(leadingKeys(statement).length, fn.node.path).toBeGreaterThan(0);
+        expect(JSON.stringify(statement.Resource), fn.node.path).not.toContain('/index/*');
+      }
+    }
+  });
+
+  it('lets only the authorizer read API-key items, by key', () => {
+    expect(allows(synth.api.authorizerFunction, 'dynamodb:GetItem', 'table', [`APIKEY#${HASH}`])).toBe(true);
+    for (const group of ROUTE_GROUPS) {
+      const fn = groupFunction(group);
+      for (const action of ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']) {
+        expect(allows(fn, action, 'table', [`APIKEY#${HASH}`]), `${group} ${action}`).toBe(false);
+        expect(allows(fn, action, 'gsi1', [`CO#${CO}#APIKEYS`]), `${group} ${action}`).toBe(false);
+      }
+    }
+  });
+
+  it('keeps the Dynadata group within Dynadata, its references and its own bookkeeping', () => {
+    const fn = groupFunction('dynadata');
+    expect(allows(fn, 'dynamodb:GetItem', 'table', [`CO#${CO}#DD#contacts`])).toBe(true);
+    expect(allows(fn, 'dynamodb:Query', 'gsi1', [`CO#${CO}#DD#contacts#IX`])).toBe(true);
+    expect(allows(fn, 'dynamodb:Query', 'table', [`CO#${CO}#LOG`])).toBe(true);
+    expect(allows(fn, 'dynamodb:PutItem', 'table', [`CO#${CO}#LOG`])).toBe(false);
+    expect(allows(fn, 'dynamodb:GetItem', 'table', [`CO#${CO}`])).toBe(false);
+    expect(allows(fn, 'dynamodb:GetItem', 'table', ['PLAN'])).toBe(false);
+    expect(allows(fn, 'dynamodb:PutItem', 'table', [`CO#${CO}#USAGE`])).toBe(false);
+    expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}#TRANSCODE`])).toBe(false);
+    expect(allows(fn, 'dynamodb:Query', 'gsi1', ['TRANSCODE#UNFINISHED'])).toBe(false);
+  });
+
+  it('lets company, usage and the planned group write nothing but their usage meter partition', () => {
+    for (const group of ['company', 'usage', 'workflows'] as const) {
+      const fn = groupFunction(group);
+      const actions = actionsOf(statementsOf(fn));
+      for (const write of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
+        expect(actions, group).not.toContain(write);
+      }
+      expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}#USAGE`]), group).toBe(true);
+      expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}`]), group).toBe(false);
+      expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}#IDEM`]), group).toBe(false);
+    }
+    expect(actionsOf(statementsOf(groupFunction('workflows')))).not.toContain('dynamodb:GetItem');
+  });
+
+  it('gives the public group the plan catalogue only', () => {
+    const fn = groupFunction('public');
+    expect(allows(fn, 'dynamodb:Query', 'table', ['PLAN'])).toBe(true);
+    expect(allows(fn, 'dynamodb:Query', 'table', [`CO#${CO}`])).toBe(false);
+    expect(actionsOf(statementsOf(fn)).filter((a) => a.startsWith('dynamodb:'))).toEqual(['dynamodb:Query']);
+  });
+
+  it('grants idempotency records to exactly the groups with an idempotent route', () => {
+    for (const group of ROUTE_GROUPS) {
+      const idempotent = ROUTES.some((r) => r.group === group && 'idempotent' in r && r.idempotent);
+      const fn = groupFunction(group);
+      for (const action of [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+      ]) {
+        expect(allows(fn, action, 'table', [`CO#${CO}#IDEM`]), `${group} ${action}`).toBe(idempotent);
+      }
+    }
+  });
+
+  it('lets no function read or write another partition family through a batch that mixes one in', () => {
+    const fn = groupFunction('usage');
+    expect(allows(fn, 'dynamodb:BatchGetItem', 'table', [`CO#${CO}`, `CO#${CO}#USAGE`, 'PLAN'])).toBe(true);
+    expect(allows(fn, 'dynamodb:BatchGetItem', 'table', [`CO#${CO}#USAGE`, `APIKEY#${HASH}`])).toBe(false);
+  });
+});
+
+describe('least privilege elsewhere', () => {
+  it('reaches the bucket only from the groups that call S3, on the tenant prefix, without listing', () => {
+    const withBucket = ROUTE_GROUPS.filter((group) =>
+      actionsOf(statementsOf(groupFunction(group))).some((a) => a.startsWith('s3:')),
+    );
+    expect(withBucket.sort()).toEqual(['speech', 'storage']);
+    for (const group of withBucket) {
+      for (const statement of statementsOf(groupFunction(group)).filter((s) =>
+        actionsOf([s]).some((a) => a.startsWith('s3:')),
+      )) {
+        expect(actionsOf([statement])).not.toContain('s3:ListBucket');
+        expect(JSON.stringify(statement.Resource), group).toMatch(/"\/companies\/\*"\]\]\}$/);
+      }
+    }
+    expect(GROUP_ACCESS.speech.objects).toEqual(['s3:PutObject', 's3:DeleteObject']);
+  });
+
   it('lets the authorizer read table items by key and the JWT key set, and nothing else', () => {
-    const actions = new Set(actionsOf(statementsOf(synth.api.authorizerFunction)));
-    expect([...actions].sort()).toEqual([
+    expect([...new Set(actionsOf(statementsOf(synth.api.authorizerFunction)))].sort()).toEqual([
       'dynamodb:GetItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
-      'secretsmanager:DescribeSecret',
       'secretsmanager:GetSecretValue',
       'xray:PutTelemetryRecords',
       'xray:PutTraceSegments',
     ]);
-  });
-
-  it('gives the authorizer and the public group no write and no S3 action', () => {
-    for (const fn of [synth.api.authorizerFunction, groupFunction('public')]) {
-      const actions = actionsOf(statementsOf(fn));
-      for (const write of WRITE_ACTIONS) expect(actions).not.toContain(write);
-      expect(actions.filter((a) => a.startsWith('s3:'))).toEqual([]);
-    }
   });
 
   it('grants polly:SynthesizeSpeech, and no other Polly action, to the speech group only', () => {
@@ -74,55 +167,7 @@ describe('least privilege', () => {
     const polly = (group: RouteGroup) =>
       actionsOf(statementsOf(groupFunction(group))).filter((a) => a.startsWith('polly:'));
     expect(polly('speech')).toEqual(['polly:SynthesizeSpeech']);
-    for (const group of Object.keys(synth.api.groups) as RouteGroup[])
-      if (group !== 'speech') expect(polly(group), group).toEqual([]);
-    expect(actionsOf(statementsOf(synth.api.authorizerFunction)).some((a) => a.startsWith('polly:'))).toBe(
-      false,
-    );
-  });
-
-  it('lets company and usage write nothing but their usage meter partition', () => {
-    for (const group of ['company', 'usage'] as const) {
-      const statements = statementsOf(groupFunction(group));
-      const actions = actionsOf(statements);
-      for (const write of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
-        expect(actions, group).not.toContain(write);
-      }
-      const updates = statements.filter((s) => actionsOf([s]).includes('dynamodb:UpdateItem'));
-      expect(updates, group).toHaveLength(1);
-      expect(updates[0]?.Condition).toEqual({
-        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [METER_PARTITION_PATTERN] },
-      });
-    }
-  });
-
-  it('reaches the bucket only from the groups that store objects', () => {
-    const withBucket = ROUTE_GROUPS.filter((group) =>
-      actionsOf(statementsOf(groupFunction(group))).some((a) => a.startsWith('s3:')),
-    );
-    expect(withBucket.sort()).toEqual([...BUCKET_GROUPS].sort());
-  });
-
-  it('limits object access to the companies/ prefix', () => {
-    for (const group of BUCKET_GROUPS) {
-      for (const statement of statementsOf(groupFunction(group)).filter((s) =>
-        actionsOf([s]).some((a) => a.startsWith('s3:')),
-      )) {
-        const resource = JSON.stringify(statement.Resource);
-        if (actionsOf([statement]).includes('s3:ListBucket')) {
-          expect(statement.Condition).toEqual({ StringLike: { 's3:prefix': ['companies/*'] } });
-        } else {
-          expect(resource, group).toMatch(/"\/companies\/\*"\]\]\}$/);
-        }
-      }
-    }
-  });
-
-  it('names the table and gsi1 by exact ARN, never every index', () => {
-    for (const fn of [synth.api.authorizerFunction, ...ROUTE_GROUPS.map(groupFunction)]) {
-      const resources = JSON.stringify(statementsOf(fn).map((s) => s.Resource));
-      expect(resources).not.toContain('/index/*');
-    }
+    for (const group of ROUTE_GROUPS) if (group !== 'speech') expect(polly(group), group).toEqual([]);
   });
 
   it('attaches no managed policy to a function role', () => {
@@ -140,22 +185,5 @@ describe('least privilege', () => {
       const isAuthorizer = logicalId === logicalIdOf(synth.api.authorizerFunction);
       expect('JWT_KEYS_SECRET_ARN' in variables, logicalId).toBe(isAuthorizer);
     }
-  });
-});
-
-describe('meter partition pattern', () => {
-  it('matches the usage meter keys and no company profile key', async () => {
-    // The data modules read their configuration on import.
-    vi.stubEnv('TABLE_NAME', 'infra-test-table');
-    vi.stubEnv('BUCKET_NAME', 'infra-test-bucket');
-    vi.stubEnv('AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED', 'true');
-    const { usageMonthKey, usageTotalsKey } = await import('../../functions/shared/data/usage-meters');
-    const { companyKey } = await import('../../functions/shared/data/companies');
-    vi.unstubAllEnvs();
-    const literal = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const pattern = new RegExp(`^${METER_PARTITION_PATTERN.split('*').map(literal).join('.*')}$`);
-    expect(usageMonthKey('co_1', '2026-01').pk).toMatch(pattern);
-    expect(usageTotalsKey('co_1').pk).toMatch(pattern);
-    expect(companyKey('co_1').pk).not.toMatch(pattern);
   });
 });

@@ -32,7 +32,14 @@ const build = () => {
     substitutions: { BucketName: 'the-bucket' },
   });
   jobs.stateMachines.transcode = machine.stateMachine;
-  const api = new ApiStack(app, 'Api', { data: { ...resources, stateMachines: jobs.stateMachines } });
+  const api = new ApiStack(app, 'Api', {
+    data: {
+      ...resources,
+      stateMachines: jobs.stateMachines,
+      downloadSigner: data.downloadSigner.secret,
+      cursorKey: data.cursorKey,
+    },
+  });
   return { app, jobs, api, machine, worker };
 };
 

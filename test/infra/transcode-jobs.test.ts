@@ -86,10 +86,11 @@ describe('transcode state machine (jobs stack)', () => {
       'dynamodb:UpdateItem',
       'dynamodb:GetItem',
       's3:GetObject',
-      's3:PutObject',
       'mediaconvert:Probe',
     ])
       expect(actions).toContain(a);
+    // MediaConvert writes the outputs with its own role; the worker only reads object heads.
+    expect(actions).not.toContain('s3:PutObject');
     expect(actions.some((a) => a.startsWith('states:'))).toBe(false);
     jobsTemplate.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'Public API v1, transcode worker (probe, finalize, fail)',

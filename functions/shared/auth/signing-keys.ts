@@ -75,7 +75,7 @@ export const storeKeySet = async (set: KeySet): Promise<void> => {
   const { jwtKeysFile, jwtKeysSecretArn } = env();
   const text = `${JSON.stringify(set, null, 2)}\n`;
   if (jwtKeysSecretArn) {
-    const { writeSecretString } = await import('../aws/secrets-manager');
+    const { writeSecretString } = await import('../aws/secret-writes');
     await writeSecretString(jwtKeysSecretArn, text);
   } else if (jwtKeysFile) {
     writeFileSync(jwtKeysFile, text, { mode: 0o600 });

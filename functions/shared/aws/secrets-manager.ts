@@ -1,19 +1,12 @@
-import {
-  GetSecretValueCommand,
-  PutSecretValueCommand,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { env } from '../env';
 import { tracer } from '../logger';
 
-const client = tracer.captureAWSv3Client(new SecretsManagerClient({ region: env().region }));
+/** The process's one Secrets Manager client (writes live in `./secret-writes`, kept out of readers' bundles). */
+export const secretsManager = tracer.captureAWSv3Client(new SecretsManagerClient({ region: env().region }));
 
 export const readSecretString = async (secretId: string): Promise<string> => {
-  const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+  const { SecretString } = await secretsManager.send(new GetSecretValueCommand({ SecretId: secretId }));
   if (!SecretString) throw new Error(`Secret ${secretId} has no string value`);
   return SecretString;
-};
-
-export const writeSecretString = async (secretId: string, value: string): Promise<void> => {
-  await client.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: value }));
 };

@@ -1,0 +1,62 @@
+import { rmSync } from 'node:fs';
+import { App, Stack } from 'aws-cdk-lib';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppFunction } from '../../lib/constructs/app-function';
+import { checkFunctionGrants, type FunctionGrants } from './function-grants';
+import { type SynthesizedApp, synthesizeApp, testContext } from './synth';
+
+// The check reads the deployed bundles, so this file synthesizes with bundling (every function, once).
+let synth: SynthesizedApp;
+let report: { functions: FunctionGrants[]; problems: string[] };
+beforeAll(async () => {
+  synth = synthesizeApp();
+  report = await checkFunctionGrants(synth.app, synth.assembly);
+});
+afterAll(() => synth?.cleanup());
+
+describe('grants against the calls of each bundle', () => {
+  it('grants every function exactly the AWS calls its bundle can make', () => {
+    expect(report.problems).toEqual([]);
+  });
+
+  it('covers every function of the app, each with the calls it makes', () => {
+    const byPath = new Map(report.functions.map((f) => [f.path.split('/').slice(1).join('/'), f]));
+    expect(report.functions.length).toBeGreaterThanOrEqual(15);
+    expect(byPath.get('AuthorizerFunction')?.granted).toEqual([
+      'dynamodb:GetItem',
+      'secretsmanager:GetSecretValue',
+    ]);
+    expect(byPath.get('Group-public/Function')?.granted).toEqual(['dynamodb:Query']);
+    const dynadata = byPath.get('Group-dynadata/Function');
+    expect(dynadata?.granted.filter((a) => a.startsWith('s3:'))).toEqual([]);
+    expect(dynadata?.calls).toContain('lib-dynamodb#TransactWriteCommand');
+  });
+});
+
+describe('the check itself', () => {
+  it('fires on a grant beyond the bundle and on a call without a grant, and ignores dead code', async () => {
+    const app = new App({ context: testContext() });
+    const stack = new Stack(app, 'Scratch');
+    const table = new Table(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
+    const data = { table, bucket: new Bucket(stack, 'Bucket'), jwtKeys: new Secret(stack, 'Keys') };
+    new AppFunction(stack, 'Scratch', {
+      entry: 'test/infra/fixtures/scratch-function.ts',
+      description: 'scratch',
+      access: { table: { GetItem: ['company'], UpdateItem: ['usage'] } },
+      data,
+    });
+    const assembly = app.synth();
+    try {
+      const { problems } = await checkFunctionGrants(app, assembly);
+      expect(problems).toEqual([
+        'Scratch/Scratch: grants dynamodb:UpdateItem, which its bundle never calls',
+        'Scratch/Scratch: calls dynamodb:DeleteItem (lib-dynamodb#DeleteCommand) without a grant or a neverCalls reason',
+      ]);
+    } finally {
+      rmSync(assembly.directory, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,85 @@
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  INDEX_PARTITIONS,
+  type IndexPartition,
+  stringLikeRegExp,
+  TABLE_PARTITIONS,
+  type TablePartition,
+} from '../../lib/grants/partitions';
+
+/** One key of each partition family, built by the data modules themselves. */
+let tableKeys: Record<TablePartition, string>;
+let indexKeys: Record<IndexPartition, string>;
+
+beforeAll(async () => {
+  // The data modules read their configuration on import.
+  vi.stubEnv('TABLE_NAME', 'infra-test-table');
+  vi.stubEnv('BUCKET_NAME', 'infra-test-bucket');
+  vi.stubEnv('AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED', 'true');
+  const { newCompanyId } = await import('../../functions/shared/ids');
+  const { apiKeyKey, apiKeyListKey, hashApiKey } = await import('../../functions/shared/data/api-keys');
+  const { planKey } = await import('../../functions/shared/data/plans');
+  const { companyKey } = await import('../../functions/shared/data/companies');
+  const { usageMonthKey } = await import('../../functions/shared/data/usage-meters');
+  const { idempotencyKey } = await import('../../functions/shared/data/idempotency');
+  const { itemPartition, indexPartition } = await import('../../functions/shared/data/dynadata-items');
+  const { dynadataTypeKey } = await import('../../functions/shared/data/dynadata-types');
+  const { logEntryKey } = await import('../../functions/shared/data/log-entries');
+  const { deliveryChannelKey } = await import('../../functions/shared/data/delivery-channels');
+  const { storedObjectKey } = await import('../../functions/shared/data/stored-objects');
+  const { transcodeJobKey, UNFINISHED_INDEX_PARTITION } = await import(
+    '../../functions/shared/data/transcode-jobs'
+  );
+  const { transcriptionJobs } = await import('../../functions/shared/data/transcription-jobs');
+  vi.unstubAllEnvs();
+  const co = newCompanyId();
+  tableKeys = {
+    apiKeys: apiKeyKey(hashApiKey('sk-example')).pk,
+    plans: planKey('starter').pk,
+    company: companyKey(co).pk,
+    usage: usageMonthKey(co, '2026-11').pk,
+    idempotency: idempotencyKey(co, 'createItem', 'k').pk,
+    dynadataItems: itemPartition(co, 'contacts'),
+    dynadataTypes: dynadataTypeKey(co, 'contacts').pk,
+    logEntries: logEntryKey(co, 0, 'r').pk,
+    deliveryChannel: deliveryChannelKey(co).pk,
+    storedObjects: storedObjectKey(co, `companies/${co}/a/b.txt`).pk,
+    transcodes: transcodeJobKey(co, 'tc_1').pk,
+    transcriptions: transcriptionJobs.jobKey(co, 'tr_1').pk,
+  };
+  indexKeys = {
+    dynadataIndex: indexPartition(co, 'contacts'),
+    apiKeyList: apiKeyListKey(co, '', '').gsi1pk,
+    unfinishedTranscodes: UNFINISHED_INDEX_PARTITION,
+    unfinishedTranscriptions: transcriptionJobs.unfinishedIndexKey(co, 'tr_1').gsi1pk,
+  };
+});
+
+describe('table partition patterns', () => {
+  it('match the keys the data modules build, and no key of another partition family', () => {
+    for (const [name, pattern] of Object.entries(TABLE_PARTITIONS)) {
+      for (const [other, key] of Object.entries(tableKeys)) {
+        expect(stringLikeRegExp(pattern).test(key), `${name} ~ ${other} (${key})`).toBe(name === other);
+      }
+    }
+  });
+
+  it('match the index partitions the data modules build, and no other', () => {
+    for (const [name, pattern] of Object.entries(INDEX_PARTITIONS)) {
+      for (const [other, key] of Object.entries(indexKeys)) {
+        expect(stringLikeRegExp(pattern).test(key), `${name} ~ ${other} (${key})`).toBe(name === other);
+      }
+      expect(
+        Object.values(tableKeys).some((key) => stringLikeRegExp(pattern).test(key)),
+        name,
+      ).toBe(false);
+    }
+  });
+
+  it('reads ? as exactly one character and * as any run', () => {
+    expect(stringLikeRegExp('CO#??').test('CO#ab')).toBe(true);
+    expect(stringLikeRegExp('CO#??').test('CO#abc')).toBe(false);
+    expect(stringLikeRegExp('a.b*').test('axb')).toBe(false);
+    expect(stringLikeRegExp('a.b*').test('a.bcd')).toBe(true);
+  });
+});
