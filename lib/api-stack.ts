@@ -25,9 +25,11 @@ import {
   type RouteGroup,
 } from '../functions/shared/routes/route-table';
 import { AUTHORIZER_ACCESS, type DataResources, LOG_SHIPPER_ACCESS } from './access';
+import { ApiWebAcl } from './constructs/api-web-acl';
 import { AppFunction } from './constructs/app-function';
 import { RouteGroupFunction } from './constructs/route-group';
 import { addGatewayResponses } from './gateway-responses';
+import { publicRouteReason } from './public-routes';
 
 export interface ApiStackProps extends StackProps {
   data: DataResources;
@@ -43,6 +45,7 @@ export const STAGE_THROTTLING = { rateLimit: 100, burstLimit: 200 } as const;
  */
 export class ApiStack extends Stack {
   readonly api: RestApi;
+  readonly webAcl: ApiWebAcl;
   readonly authorizerFunction: AppFunction;
   readonly logShipperFunction: AppFunction;
   readonly groups: Record<RouteGroup, RouteGroupFunction>;
@@ -76,6 +79,7 @@ export class ApiStack extends Stack {
       },
     });
     addGatewayResponses(this.api);
+    this.webAcl = new ApiWebAcl(this, 'WebAcl', { stage: this.api.deploymentStage });
 
     // The audit trail and per-request compute time are written off the request path: a subscription on the
     // access-log group hands each batch of lines to the log shipper, which writes `log_entries` items.
@@ -133,7 +137,7 @@ export class ApiStack extends Stack {
       if (isPublic) {
         Validations.of(method).acknowledge({
           id: 'AwsSolutions-APIG4',
-          reason: `${route.method} ${route.path} is public by the spec (no authentication, no company).`,
+          reason: publicRouteReason(route),
         });
       }
     }
@@ -210,13 +214,6 @@ export class ApiStack extends Stack {
         'Requests are validated in each route group Lambda against the route table’s zod schemas (path, ' +
         'query, body), which answer 400 validation_failed problem+json with field pointers; a gateway ' +
         'validator would duplicate those schemas as models and answer in another shape.',
-    });
-    Validations.of(this.api.deploymentStage).acknowledge({
-      id: 'AwsSolutions-APIG3',
-      reason:
-        'A WAF web ACL is left to the operator of each account (rule groups and their per-request cost ' +
-        'are an account decision; associate it with this stage). The stage already throttles, every ' +
-        'company has a monthly request quota, and every non-public route runs the authorizer.',
     });
     const cloudWatchRole = this.api.node.findChild('CloudWatchRole');
     Validations.of(cloudWatchRole).acknowledge({

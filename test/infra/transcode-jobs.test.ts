@@ -82,12 +82,7 @@ describe('transcode state machine (jobs stack)', () => {
     const role = transcodes.worker.role;
     if (!role) throw new Error('worker without role');
     const actions = actionsOf(statementsOf(jobsTemplate, role));
-    for (const a of [
-      'dynamodb:UpdateItem',
-      'dynamodb:GetItem',
-      's3:GetObject',
-      'mediaconvert:Probe',
-    ])
+    for (const a of ['dynamodb:UpdateItem', 'dynamodb:GetItem', 's3:GetObject', 'mediaconvert:Probe'])
       expect(actions).toContain(a);
     // MediaConvert writes the outputs with its own role; the worker only reads object heads.
     expect(actions).not.toContain('s3:PutObject');

@@ -18,6 +18,7 @@ export type GatewayResponseType =
   | 'AUTHORIZER_FAILURE'
   | 'AUTHORIZER_CONFIGURATION_ERROR'
   | 'REQUEST_TOO_LARGE'
+  | 'WAF_FILTERED'
   | 'DEFAULT_4XX'
   | 'DEFAULT_5XX';
 
@@ -46,6 +47,13 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
     statusCode: 413,
     code: 'payload_too_large',
     detail: 'The request is too large.',
+  },
+  // AWS WAF refused the request (a managed rule); rate-limited requests get WAF's own 429 instead.
+  {
+    type: 'WAF_FILTERED',
+    statusCode: 403,
+    code: 'forbidden',
+    detail: 'The request was refused by the web application firewall.',
   },
   {
     type: 'AUTHORIZER_FAILURE',
