@@ -175,6 +175,8 @@ export const WORKER_ACCESS = {
         'messages are a built-in type: their writes carry no custom type version to check',
     },
   },
+  /** Secrets Manager rotation of the download signer's key set (`functions/workers/download-signer-rotation`). */
+  downloadSignerRotation: { rotatesDownloadSigner: true },
   /** Probe, finalize (records the output and its bytes, the reuse entry, the meter), fail, progress. */
   transcode: {
     table: {

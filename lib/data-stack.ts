@@ -97,12 +97,6 @@ export class DataStack extends Stack {
         },
       ],
     });
-    // 7-day download URLs are signed with a dedicated read-only IAM user's access key (see the construct).
-    this.downloadSigner = new DownloadSigner(this, 'DownloadSigner', {
-      bucket: this.bucket,
-      objectPrefix: 'companies/',
-    });
-
     // The stack generates no key material: the secret starts as an empty key set, and
     // `npm run admin -- jwt keys rotate --jwt-keys-secret <arn>` writes the first key. Until then JWTs cannot
     // be verified (API keys work).
@@ -116,6 +110,12 @@ export class DataStack extends Stack {
       reason:
         'Rotation must keep the previous key verifying the tokens it signed, so it is done by the operator ' +
         'CLI (admin jwt keys rotate: add a key, drop the one before it), not by a rotation Lambda.',
+    });
+
+    // 7-day download URLs are signed with a dedicated read-only IAM user's rotated keys (see the construct).
+    this.downloadSigner = new DownloadSigner(this, 'DownloadSigner', {
+      data: { table: this.table, bucket: this.bucket, jwtKeys: this.jwtKeys },
+      objectPrefix: 'companies/',
     });
 
     // List cursors are HMAC-bound to the company and the query with this generated key; replacing its value

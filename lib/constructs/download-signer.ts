@@ -1,54 +1,83 @@
-import { RemovalPolicy, SecretValue, Validations } from 'aws-cdk-lib';
-import { AccessKey, PolicyStatement, User } from 'aws-cdk-lib/aws-iam';
-import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Duration, RemovalPolicy, SecretValue, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, ServicePrincipal, User } from 'aws-cdk-lib/aws-iam';
+import { CfnRotationSchedule, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { KEY_RETIREMENT_SECONDS } from '../../functions/shared/aws/download-signer-keys';
+import { type DataResources, WORKER_ACCESS } from '../access';
 import { nagReference } from '../nag';
+import { AppFunction } from './app-function';
+
+/**
+ * Days between rotations. More than `KEY_RETIREMENT_SECONDS` (8 days), so each scheduled rotation finds the
+ * key before the current one deletable and IAM's limit of two keys per user never blocks it.
+ */
+export const SIGNER_ROTATION_DAYS = 14;
 
 export interface DownloadSignerProps {
-  bucket: IBucket;
+  /** The platform's data: the bucket it signs for, and what every function's environment names. */
+  data: Pick<DataResources, 'table' | 'bucket' | 'jwtKeys'>;
   /** Object prefix the signer may read (`companies/`). */
   objectPrefix: string;
-  /** Bump to issue a new access key (the old one, and every URL it signed, stops working on deploy). */
-  keySerial?: number;
 }
 
 /**
- * Long-lived signing credentials for download URLs that must stay valid for up to 7 days. A presigned URL
- * is only valid while the credentials that signed it are: a Lambda role's session credentials expire within
- * hours, so they cannot sign a 7-day URL. This construct creates a dedicated IAM user whose only permission
- * is `s3:GetObject` on the tenant prefix of the platform bucket, an access key for it, and a Secrets Manager
- * secret `{accessKeyId, secretAccessKey}` that the storage function reads once per cold start.
+ * Long-lived signing credentials for download URLs that must stay valid for up to 7 days. A presigned URL is
+ * only valid while the credentials that signed it are: a Lambda role's session credentials expire within
+ * hours, so they cannot sign a 7-day URL. This construct creates a dedicated IAM user whose only permission is
+ * `s3:GetObject` on the tenant prefix of the platform bucket, and a Secrets Manager secret with its access keys
+ * (`{ keys: [...] }`, `functions/shared/aws/download-signer-keys.ts`) that the storage group reads.
+ *
+ * Secrets Manager rotates the secret every `SIGNER_ROTATION_DAYS` days, and once right after it is created,
+ * with the rotation function `functions/workers/download-signer-rotation`: it creates a new key (which signs
+ * every new URL), keeps the previous one until every URL it signed has expired (`KEY_RETIREMENT_SECONDS`), and
+ * deletes it at the next rotation. No key is ever issued by CloudFormation or kept in a template.
  */
 export class DownloadSigner extends Construct {
   readonly user: User;
   readonly secret: Secret;
+  readonly rotation: AppFunction;
 
   constructor(scope: Construct, id: string, props: DownloadSignerProps) {
     super(scope, id);
+    const { bucket } = props.data;
     this.user = new User(this, 'User');
-    const objects = props.bucket.arnForObjects(`${props.objectPrefix}*`);
+    const objects = bucket.arnForObjects(`${props.objectPrefix}*`);
     this.user.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
-    const key = new AccessKey(this, 'AccessKey', { user: this.user, serial: props.keySerial ?? 1 });
     this.secret = new Secret(this, 'Secret', {
-      description: 'Public API v1: access key {accessKeyId, secretAccessKey} that signs 7-day download URLs',
-      secretObjectValue: {
-        accessKeyId: SecretValue.unsafePlainText(key.accessKeyId),
-        secretAccessKey: key.secretAccessKey,
-      },
+      description: 'Public API v1: access keys {keys: [...]} that sign 7-day download URLs (rotated)',
+      // No key yet: the first rotation, right after deployment, creates it.
+      secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ keys: [] })),
       removalPolicy: RemovalPolicy.DESTROY,
     });
+
+    this.rotation = new AppFunction(this, 'Rotation', {
+      entry: 'functions/workers/download-signer-rotation/index.ts',
+      description: 'Public API v1, rotation of the download signer access keys',
+      access: WORKER_ACCESS.downloadSignerRotation,
+      data: { ...props.data, downloadSigner: this.secret, downloadSignerUser: this.user },
+      timeout: Duration.seconds(30),
+    });
+    this.rotation.addPermission('InvokedBySecretsManager', {
+      principal: new ServicePrincipal('secretsmanager.amazonaws.com'),
+      sourceArn: this.secret.secretArn,
+    });
+    const schedule = new CfnRotationSchedule(this, 'RotationSchedule', {
+      secretId: this.secret.secretArn,
+      rotationLambdaArn: this.rotation.functionArn,
+      rotationRules: { scheduleExpression: `rate(${SIGNER_ROTATION_DAYS} days)` },
+      rotateImmediatelyOnUpdate: true,
+    });
+    const permission = this.rotation.permissionsNode.findChild('InvokedBySecretsManager');
+    schedule.node.addDependency(permission);
+    if (SIGNER_ROTATION_DAYS * 86_400 <= KEY_RETIREMENT_SECONDS) {
+      throw new Error('the signer must rotate less often than a retired key is kept');
+    }
+
     Validations.of(this.user).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagReference(this.user, props.bucket.bucketArn)}/${props.objectPrefix}*]`,
+      id: `AwsSolutions-IAM5[Resource::${nagReference(this.user, bucket.bucketArn)}/${props.objectPrefix}*]`,
       reason:
         'The signer reads any object of the tenant prefix companies/: which object a URL names is decided by ' +
         'the storage route after it checked the caller owns the reference. GetObject is its only action.',
-    });
-    Validations.of(this.secret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'The secret holds an IAM access key that CloudFormation issues; it is rotated by bumping keySerial ' +
-        '(a deploy replaces the key and the secret value together), which also ends the URLs the old key signed.',
     });
   }
 }

@@ -1,7 +1,13 @@
-import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKET_CORS_RULE } from '../../functions/shared/aws/bucket-cors';
+import {
+  DOWNLOAD_URL_MAX_SECONDS,
+  KEY_RETIREMENT_SECONDS,
+  SIGNER_REREAD_SECONDS,
+} from '../../functions/shared/aws/download-signer-keys';
 import { ROUTE_GROUPS } from '../../functions/shared/routes/route-table';
+import { SIGNER_ROTATION_DAYS } from '../../lib/constructs/download-signer';
+import { SIGNER_ROTATION_ACTIONS } from '../../lib/grants/function-access';
 import { resourcesOfType } from './rest-api';
 import { logicalIdOf, type SynthesizedApp, synthesizeApp } from './synth';
 
@@ -86,19 +92,65 @@ describe('long-lived download signing', () => {
     ]);
   });
 
-  it("keeps the user's access key in a Secrets Manager secret as {accessKeyId, secretAccessKey}", () => {
-    const userId = logicalIdOf(synth.data.downloadSigner.user);
-    const keys = Object.entries(resourcesOfType(synth.dataTemplate, 'AWS::IAM::AccessKey'));
-    expect(keys).toHaveLength(1);
-    const [keyId, key] = keys[0] ?? [];
-    expect(key?.Properties.UserName).toEqual({ Ref: userId });
+  it('issues no access key from CloudFormation: the secret starts as an empty key set', () => {
+    expect(resourcesOfType(synth.dataTemplate, 'AWS::IAM::AccessKey')).toEqual({});
     const secretId = logicalIdOf(synth.data.downloadSigner.secret);
-    synth.dataTemplate.hasResourceProperties('AWS::SecretsManager::Secret', {
-      SecretString: {
-        'Fn::Join': ['', Match.arrayWith([{ Ref: keyId }, { 'Fn::GetAtt': [keyId, 'SecretAccessKey'] }])],
-      },
+    const secret = resourcesOfType(synth.dataTemplate, 'AWS::SecretsManager::Secret')[secretId];
+    expect(JSON.parse(secret?.Properties.SecretString as string)).toEqual({ keys: [] });
+  });
+
+  it(`rotates the keys every ${SIGNER_ROTATION_DAYS} days and once on creation, less often than a key retires`, () => {
+    const secretId = logicalIdOf(synth.data.downloadSigner.secret);
+    const rotationId = logicalIdOf(synth.data.downloadSigner.rotation);
+    const schedules = Object.values(
+      resourcesOfType(synth.dataTemplate, 'AWS::SecretsManager::RotationSchedule'),
+    );
+    expect(schedules).toHaveLength(1);
+    expect(schedules[0]?.Properties).toEqual({
+      SecretId: { Ref: secretId },
+      RotationLambdaARN: { 'Fn::GetAtt': [rotationId, 'Arn'] },
+      RotationRules: { ScheduleExpression: `rate(${SIGNER_ROTATION_DAYS} days)` },
+      RotateImmediatelyOnUpdate: true,
     });
-    expect(resourcesOfType(synth.dataTemplate, 'AWS::SecretsManager::Secret')[secretId]).toBeDefined();
+    expect(SIGNER_ROTATION_DAYS * 86_400).toBeGreaterThan(KEY_RETIREMENT_SECONDS);
+    expect(KEY_RETIREMENT_SECONDS).toBeGreaterThan(DOWNLOAD_URL_MAX_SECONDS + SIGNER_REREAD_SECONDS);
+    const permissions = Object.values(resourcesOfType(synth.dataTemplate, 'AWS::Lambda::Permission'));
+    expect(permissions).toEqual([
+      expect.objectContaining({
+        Properties: {
+          Action: 'lambda:InvokeFunction',
+          FunctionName: { 'Fn::GetAtt': [rotationId, 'Arn'] },
+          Principal: 'secretsmanager.amazonaws.com',
+          SourceArn: { Ref: secretId },
+        },
+      }),
+    ]);
+  });
+
+  it("lets the rotation manage that user's access keys and that secret's versions, and nothing else", () => {
+    const role = synth.data.downloadSigner.rotation.role;
+    if (!role) throw new Error('rotation without role');
+    const roleId = logicalIdOf(role);
+    const statements = Object.values(resourcesOfType(synth.dataTemplate, 'AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles ?? []).includes(`"${roleId}"`))
+      .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+    const on = (prefix: string) => statements.filter((s) => actions(s).some((a) => a.startsWith(prefix)));
+    expect(on('iam:').map((s) => ({ actions: actions(s).sort(), resource: s.Resource }))).toEqual([
+      {
+        actions: [...SIGNER_ROTATION_ACTIONS.iam].sort(),
+        resource: { 'Fn::GetAtt': [logicalIdOf(synth.data.downloadSigner.user), 'Arn'] },
+      },
+    ]);
+    expect(on('secretsmanager:').map((s) => ({ actions: actions(s).sort(), resource: s.Resource }))).toEqual([
+      {
+        actions: [...SIGNER_ROTATION_ACTIONS.secret].sort(),
+        resource: { Ref: logicalIdOf(synth.data.downloadSigner.secret) },
+      },
+    ]);
+    const others = statements.filter(
+      (s) => !actions(s).some((a) => /^(iam|secretsmanager|logs|xray):/.test(a)),
+    );
+    expect(others).toEqual([]);
   });
 
   it('is readable by the storage function alone, which gets its ARN as DOWNLOAD_SIGNER_SECRET_ARN', () => {

@@ -10,6 +10,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { env } from '../env';
 import { tracer } from '../logger';
+import { currentSignerKey, parseSignerKeySet, SIGNER_REREAD_SECONDS } from './download-signer-keys';
 import { readSecretString } from './secrets-manager';
 
 /**
@@ -106,37 +107,33 @@ export const presignUpload = async (
   return { url, headers: { 'Content-Type': contentType, 'Content-Length': String(size) } };
 };
 
-interface SignerKey {
-  accessKeyId: string;
-  secretAccessKey: string;
-}
-
-let downloadSigner: Promise<S3Client> | undefined;
+let downloadSigner: { client: Promise<S3Client>; loadedAt: number } | undefined;
 
 /**
- * Download URLs may live 7 days, longer than any role session: on AWS they are signed with the long-lived
- * access key of a read-only IAM user kept in Secrets Manager (`DOWNLOAD_SIGNER_SECRET_ARN`, JSON
- * `{accessKeyId, secretAccessKey}`), loaded once per process. Without it (local stack) the main client signs.
+ * Download URLs may live 7 days, longer than any role session: on AWS they are signed with a long-lived access
+ * key of a read-only IAM user, kept in Secrets Manager (`DOWNLOAD_SIGNER_SECRET_ARN`, a key set rotated by
+ * `functions/download-signer-rotation`). The newest key of the set signs; the set is read again every
+ * `SIGNER_REREAD_SECONDS`, so a retired key stops signing within the hour, long before it is deleted. Without
+ * the secret (local stack) the main client signs.
  */
-const downloadSignerClient = (): Promise<S3Client> => {
+const downloadSignerClient = (now = Date.now()): Promise<S3Client> => {
   const secretArn = env().downloadSignerSecretArn;
   if (!secretArn) return Promise.resolve(s3);
-  downloadSigner ??= readSecretString(secretArn)
+  if (downloadSigner && now - downloadSigner.loadedAt < SIGNER_REREAD_SECONDS * 1000)
+    return downloadSigner.client;
+  const client = readSecretString(secretArn)
     .then((raw) => {
-      const key = JSON.parse(raw) as Partial<SignerKey>;
-      if (!key.accessKeyId || !key.secretAccessKey) throw new Error('Download signer secret is incomplete');
+      const { accessKeyId, secretAccessKey } = currentSignerKey(parseSignerKeySet(raw));
       return tracer.captureAWSv3Client(
-        new S3Client({
-          ...baseConfig,
-          credentials: { accessKeyId: key.accessKeyId, secretAccessKey: key.secretAccessKey },
-        }),
+        new S3Client({ ...baseConfig, credentials: { accessKeyId, secretAccessKey } }),
       );
     })
     .catch((error: unknown) => {
       downloadSigner = undefined;
       throw error;
     });
-  return downloadSigner;
+  downloadSigner = { client, loadedAt: now };
+  return client;
 };
 
 /** A presigned GET valid for `expiresIn` seconds (at most 604800, SigV4's own ceiling). */
