@@ -115,7 +115,7 @@ interface Sample {
   cpuMs: number;
 }
 
-const importOnce = (file: string, environment: Record<string, string>): Sample => {
+export const importOnce = (file: string, environment: Record<string, string>): Sample => {
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', IMPORT_ONE, file], {
     env: { PATH: process.env.PATH ?? '', ...RUNTIME_ENVIRONMENT, ...environment },
     encoding: 'utf8',

@@ -1,18 +1,22 @@
-import { rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppFunction } from '../../lib/constructs/app-function';
+import { AppFunction, PROJECT_ROOT } from '../../lib/constructs/app-function';
+import { importOnce } from '../bench/bundles';
 import { checkFunctionGrants, type FunctionGrants } from './function-grants';
 import { type SynthesizedApp, synthesizeApp, testContext } from './synth';
 
-// The check reads the deployed bundles, so this file synthesizes with bundling (every function, once).
+// The check reads the deployed bundles, so this file synthesizes with bundling (every function, once), under
+// the project's git-ignored `cdk.out/`, where a bundle resolves the AWS SDK it leaves to the runtime.
 let synth: SynthesizedApp;
 let report: { functions: FunctionGrants[]; problems: string[] };
 beforeAll(async () => {
-  synth = synthesizeApp();
+  mkdirSync(join(PROJECT_ROOT, 'cdk.out'), { recursive: true });
+  synth = synthesizeApp({ outdir: mkdtempSync(join(PROJECT_ROOT, 'cdk.out', 'grants-')) });
   report = await checkFunctionGrants(synth.app, synth.assembly);
 });
 afterAll(() => synth?.cleanup());
@@ -33,6 +37,31 @@ describe('grants against the calls of each bundle', () => {
     const dynadata = byPath.get('Group-dynadata/Function');
     expect(dynadata?.granted.filter((a) => a.startsWith('s3:'))).toEqual([]);
     expect(dynadata?.calls).toContain('lib-dynamodb#TransactWriteCommand');
+  });
+});
+
+describe('environments', () => {
+  it('starts every bundle with the environment its function is given (no variable its modules need is lost)', () => {
+    const functions = synth.app.node.findAll().filter((c): c is AppFunction => c instanceof AppFunction);
+    for (const fn of functions) {
+      const stack = Stack.of(fn);
+      const template = synth.assembly.getStackArtifact(stack.artifactId).template as {
+        Resources: Record<string, { Properties: { Environment?: { Variables?: Record<string, unknown> } } }>;
+      };
+      const resource = template.Resources[stack.getLogicalId(fn.node.defaultChild as never)];
+      const variables = resource?.Properties.Environment?.Variables ?? {};
+      const environment = Object.fromEntries(
+        Object.entries(variables).map(([name, value]) => [
+          name,
+          typeof value === 'string' ? value : `deploy-time-${name.toLowerCase()}`,
+        ]),
+      );
+      const asset = (resource as { Metadata?: Record<string, string> }).Metadata?.['aws:asset:path'];
+      expect(
+        () => importOnce(join(synth.assembly.directory, asset as string, 'index.mjs'), environment),
+        fn.node.path,
+      ).not.toThrow();
+    }
   });
 });
 

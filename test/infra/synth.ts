@@ -33,9 +33,10 @@ export interface SynthesizedApp extends PublicApiApp {
 }
 
 /** Builds and synthesizes the whole app (bundling every function with esbuild) into a temporary directory. */
-export const synthesizeApp = (options: { bundling?: boolean } = {}): SynthesizedApp => {
+export const synthesizeApp = (options: { bundling?: boolean; outdir?: string } = {}): SynthesizedApp => {
   const bundling = options.bundling ?? true;
   const built = createApp({
+    ...(options.outdir ? { outdir: options.outdir } : {}),
     context: { ...testContext(), ...(bundling ? {} : { 'aws:cdk:bundling-stacks': [] }) },
   });
   const assembly = built.app.synth();
