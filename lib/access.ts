@@ -52,6 +52,20 @@ export const AUTHORIZER_ACCESS: FunctionAccess = {
 /** The log shipper writes `log_entries` items and adds compute time to the usage meters. */
 export const LOG_SHIPPER_ACCESS: FunctionAccess = { table: 'readWrite', meter: true, bucket: false };
 
+/**
+ * What a workflow step may do, in the workflows group (sync runs) and the step worker (async runs) alike: the
+ * actions call the same domain functions as the routes (tokens, jobs, messages, speech, Dynadata lists).
+ */
+export const WORKFLOW_STEP_ACCESS: FunctionAccess = {
+  table: 'readWrite',
+  meter: true,
+  bucket: true,
+  signingKeys: true,
+  cursorKey: true,
+  speechSynthesis: true,
+  stateMachines: ['transcode', 'transcription', 'message-delivery'],
+};
+
 export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   public: { table: 'read', meter: false, bucket: false },
   company: { table: 'read', meter: true, bucket: false },
@@ -74,7 +88,10 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   transcriptions: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['transcription'] },
   transcodes: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['transcode'] },
   speech: { table: 'readWrite', meter: true, bucket: true, speechSynthesis: true },
-  workflows: { table: 'readWrite', meter: true, bucket: true },
+  workflows: {
+    ...WORKFLOW_STEP_ACCESS,
+    stateMachines: [...(WORKFLOW_STEP_ACCESS.stateMachines ?? []), 'workflow-run'],
+  },
 };
 
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];

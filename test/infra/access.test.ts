@@ -69,13 +69,15 @@ describe('least privilege', () => {
     }
   });
 
-  it('grants polly:SynthesizeSpeech, and no other Polly action, to the speech group only', () => {
+  it('grants polly:SynthesizeSpeech, and no other Polly action, to the speech and workflows groups only', () => {
     // CDK merges statements on the same resource (`*`, shared with the X-Ray actions): compare actions.
     const polly = (group: RouteGroup) =>
       actionsOf(statementsOf(groupFunction(group))).filter((a) => a.startsWith('polly:'));
     expect(polly('speech')).toEqual(['polly:SynthesizeSpeech']);
+    // The workflow action actions/speech/synthesize calls the same domain function.
+    expect(polly('workflows')).toEqual(['polly:SynthesizeSpeech']);
     for (const group of Object.keys(synth.api.groups) as RouteGroup[])
-      if (group !== 'speech') expect(polly(group), group).toEqual([]);
+      if (group !== 'speech' && group !== 'workflows') expect(polly(group), group).toEqual([]);
     expect(actionsOf(statementsOf(synth.api.authorizerFunction)).some((a) => a.startsWith('polly:'))).toBe(
       false,
     );
@@ -132,13 +134,15 @@ describe('least privilege', () => {
     }
   });
 
-  it('passes the JWT key set secret to the authorizer only', () => {
+  it('passes the JWT key set secret to the authorizer and the workflows group (the minting action) only', () => {
     for (const [logicalId, fn] of Object.entries(
       resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Function'),
     )) {
       const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-      const isAuthorizer = logicalId === logicalIdOf(synth.api.authorizerFunction);
-      expect('JWT_KEYS_SECRET_ARN' in variables, logicalId).toBe(isAuthorizer);
+      const reads =
+        logicalId === logicalIdOf(synth.api.authorizerFunction) ||
+        logicalId === logicalIdOf(synth.api.groups.workflows.function);
+      expect('JWT_KEYS_SECRET_ARN' in variables, logicalId).toBe(reads);
     }
   });
 });

@@ -37,20 +37,20 @@ describe('Dynadata and messaging infrastructure', () => {
     expect(delivery).toBeDefined();
   });
 
-  it('gives the contacts and dynadata groups the delivery machine ARN', () => {
+  it('gives the contacts, dynadata and workflows groups the delivery machine ARN', () => {
     const api = environments(synth.apiTemplate);
     const withArn = api.filter((v) => 'MESSAGE_DELIVERY_STATE_MACHINE_ARN' in v);
-    expect(withArn).toHaveLength(2);
+    expect(withArn).toHaveLength(3);
   });
 
-  it('generates the list-cursor key in Secrets Manager, readable by the contacts and dynadata groups only', () => {
+  it('generates the list-cursor key in Secrets Manager, readable by the contacts, dynadata and workflows groups only', () => {
     const secretId = logicalIdOf(synth.data.cursorKey);
     const secret = resourcesOfType(synth.dataTemplate, 'AWS::SecretsManager::Secret')[secretId];
     expect(secret?.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
     expect(secret?.Properties.SecretString).toBeUndefined();
     const secretRef = JSON.stringify(synth.api.resolve(synth.data.cursorKey.secretArn));
     const functions = resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Function');
-    const listing = ['contacts', 'dynadata'];
+    const listing = ['contacts', 'dynadata', 'workflows'];
     for (const group of ROUTE_GROUPS) {
       const fn = functions[logicalIdOf(synth.api.groups[group].function)];
       const variables = ((fn?.Properties.Environment ?? {}) as { Variables: Record<string, unknown> })
