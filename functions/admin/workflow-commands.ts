@@ -57,7 +57,9 @@ export const runWorkflowCommand = async (
       const list = await workflows.listWorkflows(companyId);
       return {
         json: { workflows: list },
-        text: list.map((w) => `${w.id}  v${w.version}  ${w.name}  (${w.steps} steps)`).join('\n') || 'no workflows',
+        text:
+          list.map((w) => `${w.id}  v${w.version}  ${w.name}  (${w.steps} steps)`).join('\n') ||
+          'no workflows',
       };
     }
     case 'workflows get': {

@@ -66,7 +66,9 @@ export const CONTRACT_WORKFLOW = {
   id: 'contract',
   name: 'Contract workflow',
   input: { type: 'object', properties: { name: { type: 'string' } } },
-  steps: [{ id: 'spoken', action: 'actions/speech/spoken-text', with: { markdown: '# Hello {{ input.name }}' } }],
+  steps: [
+    { id: 'spoken', action: 'actions/speech/spoken-text', with: { markdown: '# Hello {{ input.name }}' } },
+  ],
   return: { text: '{{ steps.spoken.output.text }}' },
 };
 

@@ -65,11 +65,11 @@ describe('Dynadata and messaging infrastructure', () => {
       (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement.some(
         (s) =>
           [s.Action].flat().includes('secretsmanager:GetSecretValue') &&
-          JSON.stringify(s.Resource) === secretRef,
+          [s.Resource].flat().some((r) => JSON.stringify(r) === secretRef),
       ),
     );
     const roles = JSON.stringify(readers.map((p) => p.Properties.Roles));
-    expect(readers).toHaveLength(2);
+    expect(readers).toHaveLength(listing.length);
     for (const group of listing)
       expect(roles).toContain(logicalIdOf(synth.api.groups[group as 'dynadata'].function.role as never));
   });

@@ -19,7 +19,7 @@ const root = join(import.meta.dirname, '..', '..');
 export const AUTHORIZER_CACHE_TTL_SECONDS = 1;
 
 /** The stacks under test hand a sync workflow run to the async engine after this many ms. */
-export const WORKFLOW_SYNC_DEADLINE_MS = 14_000;
+export const WORKFLOW_SYNC_DEADLINE_MS = 16_000;
 
 /**
  * Starts `bin/local.ts` (what `npm start` runs) as a child process on a random port with the given data

@@ -18,7 +18,10 @@ export const putWorkflow = async (companyId: string, definition: unknown) => {
   }
 };
 
-export const savedWorkflow = async (companyId: string, definition: { id: string } & Record<string, unknown>) => {
+export const savedWorkflow = async (
+  companyId: string,
+  definition: { id: string } & Record<string, unknown>,
+) => {
   const saved = await putWorkflow(companyId, definition);
   expect(saved.code, saved.err).toBe(0);
   return JSON.parse(saved.out) as { id: string; version: number };
@@ -46,7 +49,12 @@ export type RunBody = {
 };
 
 /** Polls the run until it is no longer `running`. */
-export const waitForRun = async (apiKey: string, id: string, runId: string, timeoutMs = 30_000): Promise<RunBody> => {
+export const waitForRun = async (
+  apiKey: string,
+  id: string,
+  runId: string,
+  timeoutMs = 30_000,
+): Promise<RunBody> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await getRun(apiKey, id, runId);
@@ -66,9 +74,13 @@ export const startTarget = async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const answer = () =>
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ path: url.pathname, method: req.method, body: Buffer.concat(chunks).toString() }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            path: url.pathname,
+            method: req.method,
+            body: Buffer.concat(chunks).toString(),
+          }),
+        );
       const ms = Number(url.searchParams.get('ms') ?? 0);
       if (ms > 0) setTimeout(answer, ms);
       else answer();

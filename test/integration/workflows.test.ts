@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKFLOW_SYNC_DEADLINE_MS } from './local-stack-process';
-import { overrideLimits, storeSource } from './transcode-support';
 import { call, createTenant, expectProblem, runAdmin } from './support';
+import { overrideLimits, storeSource } from './transcode-support';
 import {
   getRun,
   putWorkflow,
@@ -30,18 +30,39 @@ describe('workflow definitions', () => {
     const t = await createTenant();
     const doc = { id: 'welcome', name: 'Welcome', steps: [jwtStep('token', {})] };
     expect(await savedWorkflow(t.companyId, doc)).toEqual({ id: 'welcome', version: 1 });
-    expect(await savedWorkflow(t.companyId, { ...doc, name: 'Welcome 2' })).toEqual({ id: 'welcome', version: 2 });
+    expect(await savedWorkflow(t.companyId, { ...doc, name: 'Welcome 2' })).toEqual({
+      id: 'welcome',
+      version: 2,
+    });
     const listed = await runAdmin('workflows', 'list', '--company', t.companyId, '--json');
-    expect(JSON.parse(listed.out).workflows).toMatchObject([{ id: 'welcome', version: 2, name: 'Welcome 2' }]);
+    expect(JSON.parse(listed.out).workflows).toMatchObject([
+      { id: 'welcome', version: 2, name: 'Welcome 2' },
+    ]);
     const got = await runAdmin('workflows', 'get', '--company', t.companyId, '--id', 'welcome', '--json');
     expect(JSON.parse(got.out)).toMatchObject({ id: 'welcome', version: 2 });
     const api = await call('GET', '/v1/workflows/welcome', { headers: { 'x-api-key': t.apiKey } });
-    expect(api.json.workflow).toMatchObject({ id: 'welcome', version: 2, steps: [{ id: 'token', allowFailure: false }] });
+    expect(api.json.workflow).toMatchObject({
+      id: 'welcome',
+      version: 2,
+      steps: [{ id: 'token', allowFailure: false }],
+    });
     const list = await call('GET', '/v1/workflows', { headers: { 'x-api-key': t.apiKey } });
     expect(list.json.workflows).toMatchObject([{ id: 'welcome', version: 2, steps: 1 }]);
-    const deleted = await runAdmin('workflows', 'delete', '--company', t.companyId, '--id', 'welcome', '--json');
-    expect(deleted.code).toBe(0);
-    expectProblem(await call('GET', '/v1/workflows/welcome', { headers: { 'x-api-key': t.apiKey } }), 404, 'not_found');
+    const deleted = await runAdmin(
+      'workflows',
+      'delete',
+      '--company',
+      t.companyId,
+      '--id',
+      'welcome',
+      '--json',
+    );
+    expect(deleted.code, deleted.err).toBe(0);
+    expectProblem(
+      await call('GET', '/v1/workflows/welcome', { headers: { 'x-api-key': t.apiKey } }),
+      404,
+      'not_found',
+    );
     // Saved again after deletion: versions continue, never reused.
     expect(await savedWorkflow(t.companyId, doc)).toEqual({ id: 'welcome', version: 3 });
   });
@@ -55,7 +76,11 @@ describe('workflow definitions', () => {
       input: { type: 'object', properties: { a: { type: 'strin' } } },
       steps: [
         jwtStep('a', { dur: '{{ steps.b.output.x }}' }),
-        { id: 'b', action: 'actions/nope', with: { x: '{{ steps.ghost.output }}', y: '{{ code() }}', z: '{{ open' } },
+        {
+          id: 'b',
+          action: 'actions/nope',
+          with: { x: '{{ steps.ghost.output }}', y: '{{ code() }}', z: '{{ open' },
+        },
         { id: 'a', action: 'actions/security/auth/jwt/generate', allowFailure: 'yes' },
       ],
       return: { t: '{{ input.a }}', u: '{{ run.other }}' },
@@ -91,11 +116,31 @@ describe('workflow runs', () => {
       input: { type: 'object', properties: { fullPath: { type: 'string' } }, required: ['fullPath'] },
       steps: [
         jwtStep('token', { dur: 600, advanced: true, scopes: ['usage:read'] }),
-        { id: 'audio', action: 'actions/media/transcode', with: { fullPath: '{{ input.fullPath }}', preset: 'ogg_opus' } },
-        { id: 'contact', action: 'actions/dynadata/create', with: { type: 'contacts', item: { name: 'Run {{ run.id }}' } } },
-        { id: 'read', action: 'actions/dynadata/get', with: { type: 'contacts', id: '{{ steps.contact.output._id }}' } },
+        {
+          id: 'audio',
+          action: 'actions/media/transcode',
+          with: { fullPath: '{{ input.fullPath }}', preset: 'ogg_opus' },
+        },
+        {
+          id: 'contact',
+          action: 'actions/dynadata/create',
+          with: { type: 'contacts', item: { name: 'Run {{ run.id }}' } },
+        },
+        {
+          id: 'read',
+          action: 'actions/dynadata/get',
+          with: { type: 'contacts', id: '{{ steps.contact.output._id }}' },
+        },
         { id: 'list', action: 'actions/dynadata/list', with: { type: 'contacts', limit: 5 } },
-        { id: 'call', action: 'actions/http/request', with: { method: 'POST', url: `${target.url}/json`, body: { job: '{{ steps.audio.output.job.id }}' } } },
+        {
+          id: 'call',
+          action: 'actions/http/request',
+          with: {
+            method: 'POST',
+            url: `${target.url}/json`,
+            body: { job: '{{ steps.audio.output.job.id }}' },
+          },
+        },
         { id: 'spoken', action: 'actions/speech/spoken-text', with: { markdown: '# Done' } },
       ],
       return: {
@@ -118,22 +163,39 @@ describe('workflow runs', () => {
     // The minted token authenticates within its scopes and is refused beyond them.
     const token = String(result.token);
     expect((await call('GET', '/v1/usage', { headers: { 'x-jwt-token': token } })).status).toBe(200);
-    expectProblem(await call('GET', '/v1/self', { headers: { 'x-jwt-token': token } }), 403, 'insufficient_scope');
+    expectProblem(
+      await call('GET', '/v1/self', { headers: { 'x-jwt-token': token } }),
+      403,
+      'insufficient_scope',
+    );
     // The transcode is the very same job: visible, cancelable and retriable through /v1/transcodes.
     const job = await call('GET', `/v1/transcodes/${result.job}`, { headers: { 'x-api-key': t.apiKey } });
     expect(job.status).toBe(200);
-    const cancel = await call('POST', `/v1/transcodes/${result.job}/cancel`, { headers: { 'x-api-key': t.apiKey } });
+    const cancel = await call('POST', `/v1/transcodes/${result.job}/cancel`, {
+      headers: { 'x-api-key': t.apiKey },
+    });
     if (cancel.status === 200) {
-      const retry = await call('POST', `/v1/transcodes/${result.job}/retry`, { headers: { 'x-api-key': t.apiKey } });
+      const retry = await call('POST', `/v1/transcodes/${result.job}/retry`, {
+        headers: { 'x-api-key': t.apiKey },
+      });
       expect(retry.status).toBe(202);
     } else {
       expectProblem(cancel, 409, 'transcode_job_not_cancelable');
     }
     // The run reads back the same, with its version.
     const read = await getRun(t.apiKey, 'main', run.runId);
-    expect(read.json.run).toMatchObject({ runId: run.runId, status: 'success', ok: true, version: 1, result });
+    expect(read.json.run).toMatchObject({
+      runId: run.runId,
+      status: 'success',
+      ok: true,
+      version: 1,
+      result,
+    });
     const usage = await call('GET', '/v1/usage', { headers: { 'x-api-key': t.apiKey } });
-    const snapshot = usage.json.usage as { meters: Record<string, number>; computeMs: Record<string, number> };
+    const snapshot = usage.json.usage as {
+      meters: Record<string, number>;
+      computeMs: Record<string, number>;
+    };
     expect(snapshot.meters.workflow_runs).toBe(1);
     expect(snapshot.computeMs.workflows).toBeGreaterThan(0);
   });
@@ -157,19 +219,32 @@ describe('workflow runs', () => {
     const run = handled.json as unknown as RunBody;
     expect(run).toMatchObject({ ok: true, status: 'success', error: null });
     expect(run.failedSteps).toEqual([
-      { step: 'noadvanced', code: 'jwt_scopes_require_advanced', userMessage: expect.any(String), handled: true },
+      {
+        step: 'noadvanced',
+        code: 'jwt_scopes_require_advanced',
+        userMessage: expect.any(String),
+        handled: true,
+      },
       { step: 'unknown', code: 'jwt_invalid_scopes', userMessage: expect.any(String), handled: true },
       { step: 'wider', code: 'jwt_scopes_exceed_caller', userMessage: expect.any(String), handled: true },
     ]);
     expect(run.result?.failed).toBe('failed');
     // A token minted without scopes authenticates and holds nothing.
     const plain = String(run.result?.plain);
-    expectProblem(await call('GET', '/v1/usage', { headers: { 'x-jwt-token': plain } }), 403, 'insufficient_scope');
+    expectProblem(
+      await call('GET', '/v1/usage', { headers: { 'x-jwt-token': plain } }),
+      403,
+      'insufficient_scope',
+    );
 
     await savedWorkflow(t.companyId, {
       id: 'partial',
       name: 'Partial',
-      steps: [jwtStep('bad', { scopes: ['usage:read'] }), jwtStep('good', {}), { id: 'media', action: 'actions/media/transcode', with: { fullPath: 'x', preset: 'wav' } }],
+      steps: [
+        jwtStep('bad', { scopes: ['usage:read'] }),
+        jwtStep('good', {}),
+        { id: 'media', action: 'actions/media/transcode', with: { fullPath: 'x', preset: 'wav' } },
+      ],
     });
     const partial = (await runWorkflow(t.apiKey, 'partial')).json as unknown as RunBody;
     expect(partial).toMatchObject({ ok: false, status: 'partial', error: { code: 'workflow_steps_failed' } });
@@ -188,8 +263,16 @@ describe('workflow runs', () => {
       input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
       steps: [
         { id: 'spoken', action: 'actions/speech/spoken-text', with: { markdown: '{{ input.text }}' } },
-        { id: 'speech', action: 'actions/speech/synthesize', with: { text: '{{ steps.spoken.output.text }}', format: 'ogg_opus' } },
-        { id: 'big', action: 'actions/http/request', with: { method: 'POST', url: `${target.url}/big`, body: 'x'.repeat(6000) } },
+        {
+          id: 'speech',
+          action: 'actions/speech/synthesize',
+          with: { text: '{{ steps.spoken.output.text }}', format: 'ogg_opus' },
+        },
+        {
+          id: 'big',
+          action: 'actions/http/request',
+          with: { method: 'POST', url: `${target.url}/big`, body: 'x'.repeat(6000) },
+        },
       ],
       return: { audio: '{{ steps.speech.output.fullPath }}' },
     });
@@ -210,20 +293,31 @@ describe('workflow runs', () => {
     const outputs = (withOutputs.json.run as RunBody).stepOutputs ?? [];
     expect(outputs.map((o) => o.step)).toEqual(['spoken', 'speech', 'big']);
     expect(outputs[0]?.output).toMatchObject({ text: 'Hello there.' });
-    expect(outputs[2]).toMatchObject({ object: { fullPath: expect.stringContaining(`/runs/${runId}/steps/big.json`) } });
+    expect(outputs[2]).toMatchObject({
+      object: { fullPath: expect.stringContaining(`/runs/${runId}/steps/big.json`) },
+    });
     // Without the request flag, no outputs are shown.
     expect((await getRun(t.apiKey, 'later', runId)).json.run).not.toHaveProperty('stepOutputs');
   });
 
   it('hands a sync run that cannot finish before the deadline to the async engine', async () => {
     const t = await createTenant();
-    const slow = Math.round(WORKFLOW_SYNC_DEADLINE_MS / 3);
+    // The first step ends after `slow` ms; the second (bound: the http timeout + 1 s) cannot end in time.
+    const slow = WORKFLOW_SYNC_DEADLINE_MS - 10_000;
     await savedWorkflow(t.companyId, {
       id: 'slow',
       name: 'Slow',
       steps: [
-        { id: 'first', action: 'actions/http/request', with: { method: 'GET', url: `${target.url}/slow?ms=${slow}` } },
-        { id: 'second', action: 'actions/http/request', with: { method: 'GET', url: `${target.url}/slow?ms=10` } },
+        {
+          id: 'first',
+          action: 'actions/http/request',
+          with: { method: 'GET', url: `${target.url}/slow?ms=${slow}` },
+        },
+        {
+          id: 'second',
+          action: 'actions/http/request',
+          with: { method: 'GET', url: `${target.url}/slow?ms=10` },
+        },
       ],
       return: { first: '{{ steps.first.output.status }}', second: '{{ steps.second.output.status }}' },
     });
@@ -262,10 +356,16 @@ describe('workflow runs', () => {
     const run = await runWorkflow(a.apiKey, 'mine');
     const runId = String(run.json.runId);
     expectProblem(await runWorkflow(b.apiKey, 'mine'), 404, 'not_found');
-    expectProblem(await call('GET', '/v1/workflows/mine', { headers: { 'x-api-key': b.apiKey } }), 404, 'not_found');
+    expectProblem(
+      await call('GET', '/v1/workflows/mine', { headers: { 'x-api-key': b.apiKey } }),
+      404,
+      'not_found',
+    );
     expectProblem(await getRun(b.apiKey, 'mine', runId), 404, 'not_found');
     expectProblem(await getRun(a.apiKey, 'other', runId), 404, 'not_found');
     expectProblem(await getRun(a.apiKey, 'mine', 'wr_missing'), 404, 'not_found');
-    expect((await call('GET', '/v1/workflows', { headers: { 'x-api-key': b.apiKey } })).json.workflows).toEqual([]);
+    expect(
+      (await call('GET', '/v1/workflows', { headers: { 'x-api-key': b.apiKey } })).json.workflows,
+    ).toEqual([]);
   });
 });

@@ -156,8 +156,9 @@ export const deleteWorkflowHead = async (
       new UpdateCommand({
         TableName: tableName(),
         Key: headKey(companyId, workflowId),
-        UpdateExpression: 'SET deleted = :true, updatedAt = :now REMOVE definition',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(deleted) OR deleted = :false)',
+        UpdateExpression: 'SET #deleted = :true, updatedAt = :now REMOVE #definition',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#deleted) OR #deleted = :false)',
+        ExpressionAttributeNames: { '#deleted': 'deleted', '#definition': 'definition' },
         ExpressionAttributeValues: { ':true': true, ':false': false, ':now': now.toISOString() },
       }),
     );

@@ -7,7 +7,7 @@ import { defineAction } from './registry';
 export const speechSynthesize = defineAction({
   name: 'actions/speech/synthesize',
   scope: 'speech:write',
-  maxDurationMs: 15_000,
+  maxDurationMs: 12_000,
   input: z
     .object({
       text: z.string().min(1).max(4096),
