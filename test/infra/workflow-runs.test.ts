@@ -41,7 +41,7 @@ describe('workflow runs infrastructure', () => {
       expect(state.TimeoutSeconds, name).toBeGreaterThan(0);
       expect(state.Retry?.length, name).toBeGreaterThan(0);
       expect(state.Catch?.length, name).toBeGreaterThan(0);
-      expect(state.Resource, name).toBe('${WorkflowRunWorkerFunctionArn}');
+      expect(state.Resource, name).toBe(`\${WorkflowRunWorkerFunctionArn}`);
     }
   });
 
