@@ -66,7 +66,10 @@ export const waitForRun = async (
   }
 };
 
-/** A loopback HTTP server for the http action: `/json` answers JSON, `/slow?ms=N` answers after N ms. */
+/**
+ * A loopback HTTP server for the http action: `/json` echoes the request as JSON, `/slow?ms=N` answers after
+ * N ms, `/deep` answers deeply nested JSON.
+ */
 export const startTarget = async () => {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
@@ -81,6 +84,13 @@ export const startTarget = async () => {
             body: Buffer.concat(chunks).toString(),
           }),
         );
+      if (url.pathname === '/deep') {
+        // JSON nested deeper than a DynamoDB map may be, with an empty key.
+        let deep: unknown = { '': 'bottom' };
+        for (let i = 0; i < 40; i++) deep = { a: deep };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(deep));
+        return;
+      }
       const ms = Number(url.searchParams.get('ms') ?? 0);
       if (ms > 0) setTimeout(answer, ms);
       else answer();

@@ -330,6 +330,25 @@ describe('workflow runs', () => {
     expect(run.handedOffAt).toEqual(expect.any(String));
   });
 
+  it('keeps any JSON a step answers: nesting deeper than a DynamoDB map, empty keys', async () => {
+    const t = await createTenant();
+    await savedWorkflow(t.companyId, {
+      id: 'deep',
+      name: 'Deep',
+      steps: [
+        { id: 'deep', action: 'actions/http/request', with: { method: 'GET', url: `${target.url}/deep` } },
+      ],
+      return: { body: '{{ steps.deep.output.body }}' },
+    });
+    const res = await runWorkflow(t.apiKey, 'deep', { includeStepOutputs: true });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    const run = res.json as unknown as RunBody;
+    expect(run.status).toBe('success');
+    const read = (await getRun(t.apiKey, 'deep', run.runId, '?includeStepOutputs=true')).json.run as RunBody;
+    expect(JSON.stringify(read.result)).toContain('{"":"bottom"}');
+    expect(JSON.stringify(read.stepOutputs)).toContain('{"":"bottom"}');
+  });
+
   it('refuses runs past the monthly allowance with 429 workflow_quota_exceeded', async () => {
     const t = await createTenant();
     await overrideLimits(t.companyId, { workflowRunsPerMonth: 1 });

@@ -1,5 +1,5 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { FailedStep, FinalRunStatus, WorkflowRunRecord } from '../types/workflows';
+import type { FailedStep, FinalRunStatus, StorageRef, WorkflowRunRecord } from '../types/workflows';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { addComputeMsItem, addToMeterItem } from './usage-meters';
@@ -30,9 +30,36 @@ export class WorkflowRunMovedError extends Error {
   }
 }
 
+/**
+ * Tenant JSON (the run input, inline step outputs, the result) is stored as JSON text, so any JSON value
+ * fits whatever its nesting depth or key names (DynamoDB maps allow 32 levels).
+ */
+type StoredOutputs = Record<string, { json: string } | { object: StorageRef; bytes: number }>;
+
+const encodeOutputs = (outputs: WorkflowRunRecord['outputs']): StoredOutputs =>
+  Object.fromEntries(
+    Object.entries(outputs).map(([step, o]) => [
+      step,
+      'inline' in o ? { json: JSON.stringify(o.inline ?? null) } : o,
+    ]),
+  );
+
+const decodeOutputs = (outputs: StoredOutputs | undefined): WorkflowRunRecord['outputs'] =>
+  Object.fromEntries(
+    Object.entries(outputs ?? {}).map(([step, o]) => [
+      step,
+      'json' in o ? { inline: JSON.parse(o.json) } : o,
+    ]),
+  );
+
 const toRun = (item: Record<string, unknown>): WorkflowRunRecord => {
-  const { pk: _pk, sk: _sk, entity: _entity, ttl: _ttl, ...run } = item;
-  return run as unknown as WorkflowRunRecord;
+  const { pk: _pk, sk: _sk, entity: _entity, ttl: _ttl, input, outputs, result, ...run } = item;
+  return {
+    ...(run as unknown as WorkflowRunRecord),
+    input: JSON.parse(String(input ?? '{}')) as Record<string, unknown>,
+    outputs: decodeOutputs(outputs as StoredOutputs | undefined),
+    ...(typeof result === 'string' ? { result: JSON.parse(result) } : {}),
+  };
 };
 
 /** Creates the run and counts it in `workflow_runs`, only while the month stays within `limit`. */
@@ -49,6 +76,8 @@ export const createWorkflowRun = async (run: WorkflowRunRecord, limit: number, n
                 entity: 'workflow_run',
                 ttl: Math.floor(now.getTime() / 1000) + RUN_TTL_SECONDS,
                 ...run,
+                input: JSON.stringify(run.input),
+                outputs: encodeOutputs(run.outputs),
               },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
@@ -141,7 +170,7 @@ export const saveWorkflowRunProgress = (
       ExpressionAttributeValues: {
         ':cursor': progress.cursor,
         ':logs': progress.logs,
-        ':outputs': progress.outputs,
+        ':outputs': encodeOutputs(progress.outputs),
         ':files': progress.files,
         ':ms': progress.executionTimeMs,
         ':running': 'running',
@@ -180,9 +209,9 @@ export const finishWorkflowRunItems = (
     failedSteps: outcome.failedSteps,
     updatedAt: stamp,
     finishedAt: stamp,
-    ...(outcome.result === undefined ? {} : { result: outcome.result }),
+    ...(outcome.result === undefined ? {} : { result: JSON.stringify(outcome.result) }),
     ...(outcome.error ? { error: outcome.error } : {}),
-    ...(outcome.dropOutputs ? {} : { outputs: outcome.outputs }),
+    ...(outcome.dropOutputs ? {} : { outputs: encodeOutputs(outcome.outputs) }),
   };
   const names = Object.fromEntries(Object.keys(set).map((k, i) => [`#s${i}`, k]));
   const values = Object.fromEntries(Object.values(set).map((v, i) => [`:s${i}`, v]));

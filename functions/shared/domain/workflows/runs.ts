@@ -192,10 +192,24 @@ export const startWorkflowRun = async (input: StartRunInput): Promise<StartRunRe
     await startEngine(run);
     return { kind: 'accepted', runId: run.runId };
   }
+  try {
+    return await runSync(run, head.definition, started);
+  } catch (error) {
+    // A sync run that broke (not a step: steps never throw) is not left `running`.
+    await failRun(run.companyId, run.runId, 'The run could not complete.').catch(() => undefined);
+    throw error;
+  }
+};
+
+const runSync = async (
+  run: WorkflowRunRecord,
+  definition: WorkflowDefinition,
+  started: number,
+): Promise<StartRunResult> => {
   const deadline = started + env().workflowSyncDeadlineMs;
   const state = newRunState();
   const ctx = contextOfRun(run);
-  for (const step of head.definition.steps) {
+  for (const step of definition.steps) {
     if (Date.now() + stepBoundMs(step) > deadline) {
       state.executionTimeMs = Date.now() - started;
       const handedOffAt = new Date().toISOString();
@@ -207,5 +221,5 @@ export const startWorkflowRun = async (input: StartRunInput): Promise<StartRunRe
     await applyStepResult(run, state, await runStep(step, scopeOf(run, state), ctx));
   }
   state.executionTimeMs = Date.now() - started;
-  return { kind: 'finished', run: await finishRun(run, head.definition, state) };
+  return { kind: 'finished', run: await finishRun(run, definition, state) };
 };
