@@ -91,7 +91,7 @@ try {
     process.exit(0);
   }
   if (workflowsOnly) {
-    await (await import('./workflows')).benchWorkflows(apiUrl, dataDir, (line) => process.stdout.write(line));
+    await (await import('./workflows')).benchWorkflows(dataDir, (line) => process.stdout.write(line));
     await stack.stop();
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
@@ -243,7 +243,7 @@ try {
   await (await import('./transcriptions')).benchTranscriptions(apiUrl, (line) => process.stdout.write(line));
 
   // Workflows: sync vs async time per step, DynamoDB requests per run and per step.
-  await (await import('./workflows')).benchWorkflows(apiUrl, dataDir, (line) => process.stdout.write(line));
+  await (await import('./workflows')).benchWorkflows(dataDir, (line) => process.stdout.write(line));
 
   // Dynadata and messaging.
   const { benchDynadata } = await import('./dynadata');
