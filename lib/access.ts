@@ -1,4 +1,5 @@
 import type { RouteGroup } from '../functions/shared/routes/route-table';
+import { combineAccess } from './grants/combine';
 import type { FunctionAccess } from './grants/function-access';
 
 export {
@@ -51,6 +52,59 @@ const MEDIA_PROBE = {
     'mediaconvert:Probe supports no resource-level permissions (the worker probes a tenant source through a ' +
     'presigned URL); xray:PutTraceSegments and xray:PutTelemetryRecords support none either.',
 };
+
+/**
+ * What the actions of a workflow step call (`functions/shared/domain/workflows/actions`): the same domain
+ * functions as their routes, without the routes' idempotency and request meter. Enqueueing a transcode or a
+ * transcription (company, month and source in one batch, the plan, the job and its queue slot, its
+ * execution), speech (the company and month, Polly, the audio object and its billed record), a message to a
+ * contact (the contact, the attachment's record, the message with its type's count and database bytes, its
+ * delivery), the Dynadata item and list calls, and minting a JWT with the key set. `actions/http/request` and
+ * `actions/speech/spoken-text` make no AWS call.
+ */
+const WORKFLOW_ACTIONS: FunctionAccess = {
+  table: {
+    GetItem: ['plans', 'dynadataItems', 'logEntries', 'dynadataTypes', 'storedObjects'],
+    BatchGetItem: ['company', 'usage', 'storedObjects'],
+    Query: ['dynadataItems', 'logEntries', 'dynadataTypes'],
+    PutItem: ['transcodes', 'transcriptions', 'dynadataItems'],
+    UpdateItem: ['transcodes', 'transcriptions', 'storedObjects', 'dynadataTypes', 'usage'],
+    DeleteItem: ['dynadataItems'],
+    ConditionCheckItem: ['dynadataTypes'],
+  },
+  gsi1: ['dynadataIndex'],
+  objects: ['s3:PutObject', 's3:DeleteObject'],
+  secrets: ['jwtKeys', 'cursorKey'],
+  stateMachines: {
+    transcode: ['StartExecution'],
+    transcription: ['StartExecution'],
+    'message-delivery': ['StartExecution'],
+  },
+  unscoped: [SPEECH_SYNTHESIS],
+};
+
+/**
+ * What a workflow run calls around its steps, sync or async (`functions/shared/domain/workflows`): reads the
+ * definition version, the run and the company's limits, records each step on the run item, stores an output
+ * over 4 KB as a tenant object (`companies/<id>/workflows/runs/...`: the object, its record and storage
+ * bytes), and finishes the run with its compute time in one transaction.
+ */
+const WORKFLOW_RUN: FunctionAccess = {
+  table: {
+    GetItem: ['workflows', 'workflowRuns', 'storedObjects', 'plans'],
+    BatchGetItem: ['company'],
+    UpdateItem: ['workflowRuns', 'storedObjects', 'usage'],
+  },
+  objects: ['s3:PutObject'],
+};
+
+/**
+ * The step worker of async runs (`functions/workers/workflow-run`): a run and every action, and it reads the
+ * outputs earlier steps stored as objects back (`s3:GetObject`), since each step is its own invocation.
+ */
+export const WORKFLOW_STEP_ACCESS: FunctionAccess = combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, {
+  objects: ['s3:GetObject'],
+});
 
 export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // The plan catalogue, without a credential: public routes are never metered and none is idempotent.
@@ -148,15 +202,19 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     objects: ['s3:PutObject', 's3:DeleteObject'],
     unscoped: [SPEECH_SYNTHESIS],
   },
-  // Every route of the group is planned (501), but each authenticated request is metered first.
-  workflows: {
-    table: { ...METER },
-    neverCalls: {
-      'dynamodb:GetItem': NO_IDEMPOTENT_ROUTE,
-      'dynamodb:PutItem': NO_IDEMPOTENT_ROUTE,
-      'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE,
+  // Lists and reads definitions and runs, creates a run (with its `workflow_runs` meter, after the company's
+  // limits), runs sync runs in the function (one invocation: step outputs stay in memory) and hands async ones
+  // to `workflow-run`. POST /v1/workflows/{id}/run is idempotent.
+  workflows: combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, {
+    table: {
+      GetItem: ['idempotency'],
+      Query: ['workflows'],
+      PutItem: ['workflowRuns', 'idempotency'],
+      UpdateItem: ['usage', 'idempotency'],
+      DeleteItem: ['idempotency'],
     },
-  },
+    stateMachines: { 'workflow-run': ['StartExecution'] },
+  }),
 };
 
 const UNFINISHED_LIST = 'the unfinished-jobs index is listed by the operator CLI only';

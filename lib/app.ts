@@ -25,8 +25,8 @@ export const createApp = (props?: AppProps): PublicApiApp => {
   });
   const dataResources = { table: data.table, bucket: data.bucket, jwtKeys: data.jwtKeys };
   const jobs = new JobsStack(app, 'PublicApiV1Jobs', {
-    description: 'Public API v1: state machines and their workers (transcodes, message delivery)',
-    data: dataResources,
+    description: 'Public API v1: state machines and their workers (transcodes, message delivery, workflows)',
+    data: { ...dataResources, cursorKey: data.cursorKey },
   });
   const api = new ApiStack(app, 'PublicApiV1', {
     description: 'Public API v1: REST API, authorizer and route group functions',

@@ -6,6 +6,7 @@ import type { DataResources } from './access';
 import { MessageDelivery } from './constructs/message-delivery';
 import { TranscodeJobs } from './constructs/transcode-jobs';
 import { TranscriptionJobs } from './constructs/transcription-jobs';
+import { WorkflowRuns } from './constructs/workflow-runs';
 
 export interface JobsStackProps extends StackProps {
   data: DataResources;
@@ -30,5 +31,9 @@ export class JobsStack extends Stack {
       data: this.data,
     }).stateMachine;
     this.stateMachines['message-delivery'] = new MessageDelivery(this, 'MessageDelivery', props).stateMachine;
+    // Workflow steps start the machines above: the worker is granted them, so it comes last.
+    this.stateMachines['workflow-run'] = new WorkflowRuns(this, 'WorkflowRuns', {
+      data: { ...this.data, stateMachines: { ...this.stateMachines } },
+    }).stateMachine;
   }
 }

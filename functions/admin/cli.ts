@@ -4,6 +4,7 @@ import { AppError } from '../shared/errors';
 import { parseScopeList, SCOPES, type Scope } from '../shared/types/scopes';
 import { DYNADATA_USAGE, runDynadataCommand } from './dynadata-commands';
 import { selectTarget, UsageError } from './target';
+import { InvalidWorkflowError, runWorkflowCommand, WORKFLOW_USAGE } from './workflow-commands';
 
 /**
  * Operator CLI: `admin <area> <command> [options]`. Every command takes `--json` for machine-readable
@@ -21,6 +22,7 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
   jwt mint --company ID [--scopes a,b] [--advanced] [--ips a,b] [--dur S] [--kind K]
   jwt keys rotate                       new signing key; the previous one still verifies
 ${DYNADATA_USAGE}
+${WORKFLOW_USAGE}
 
 target: the local stack in $DATA_DIR (default .data), or AWS with --table T --bucket B --region R
         [--jwt-keys-secret ARN] (for the jwt commands)`;
@@ -48,6 +50,8 @@ const OPTIONS = {
   functions: { type: 'string' },
   force: { type: 'boolean' },
   url: { type: 'string' },
+  // Workflow commands.
+  id: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -190,6 +194,8 @@ const run = async (
     default: {
       const dynadata = await runDynadataCommand(key, values, now);
       if (dynadata) return dynadata;
+      const workflow = await runWorkflowCommand(key, values, now);
+      if (workflow) return workflow;
       throw new UsageError(`unknown command: ${key.trim() || '(none)'}`);
     }
   }
@@ -223,7 +229,8 @@ export const runCli = async (argv: string[], io: CliIo, defaultDataDir = '.data'
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const code = error instanceof AppError ? error.code : undefined;
-    if (values.json) io.err(JSON.stringify({ error: message, ...(code ? { code } : {}) }));
+    const errors = error instanceof InvalidWorkflowError ? { errors: error.errors } : {};
+    if (values.json) io.err(JSON.stringify({ error: message, ...(code ? { code } : {}), ...errors }));
     else io.err(error instanceof UsageError ? `${message}\n\n${USAGE}` : `error: ${message}`);
     return error instanceof UsageError ? 2 : 1;
   }

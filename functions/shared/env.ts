@@ -39,6 +39,8 @@ export interface Env {
   transcriptionEngine: 'transcribe' | 'pocketsphinx';
   /** Text-to-speech engine of `POST /v1/speech`: Amazon Polly on AWS, espeak-ng in the local stack. */
   speechEngine: 'polly' | 'espeak-ng';
+  /** Workflows: a sync run not finished by this many ms after it started continues as an async execution. */
+  workflowSyncDeadlineMs: number;
 }
 
 const required = (name: string): string => {
@@ -86,6 +88,8 @@ export const env = (): Env => {
     allowLoopbackWebhooks: optional('ALLOW_LOOPBACK_WEBHOOKS') === 'true',
     transcriptionEngine: optional('TRANSCRIPTION_ENGINE') === 'pocketsphinx' ? 'pocketsphinx' : 'transcribe',
     speechEngine: optional('SPEECH_ENGINE') === 'espeak-ng' ? 'espeak-ng' : 'polly',
+    // API Gateway ends an integration at 29 s: the default leaves room for the hand-off and the answer.
+    workflowSyncDeadlineMs: boundedInteger('WORKFLOW_SYNC_DEADLINE_MS', 24_000, 1_000, 25_000),
   });
   return cached;
 };

@@ -39,6 +39,18 @@ export const ERROR_CATALOG = {
   // Transcriptions
   transcription_quota_exceeded: { status: 429, title: 'Monthly transcription seconds used up' },
   transcription_queue_full: { status: 429, title: 'Too many unfinished transcription jobs' },
+  // Workflows: the run quota. The step codes after it are reported in a run's `failedSteps` (status 200 like
+  // `workflow_steps_failed`: a run answers 200 whatever its steps did), never as problems.
+  workflow_quota_exceeded: { status: 429, title: 'Monthly workflow runs used up' },
+  jwt_scopes_exceed_caller: {
+    status: 200,
+    title: 'Scopes wider than those of the credential that started the run',
+  },
+  http_target_refused: { status: 200, title: 'The request target is not allowed' },
+  http_request_failed: { status: 200, title: 'The HTTP request failed' },
+  step_timeout: { status: 200, title: 'The step did not finish in time' },
+  step_interrupted: { status: 200, title: 'The step was interrupted' },
+  workflow_run_failed: { status: 200, title: 'The workflow run could not complete' },
   // Dynadata and messaging.
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused with a different request' },
   idempotency_request_in_progress: {

@@ -1,3 +1,4 @@
+import { Duration } from 'aws-cdk-lib';
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
 import type { RouteGroup } from '../../functions/shared/routes/route-table';
@@ -12,7 +13,11 @@ export interface RouteGroupProps {
 /** Modules a group loads on first use, kept out of its bundle (the o200k_base encoding is about 2.4 MB). */
 const LAZY_MODULES: Partial<Record<RouteGroup, readonly string[]>> = {
   speech: ['gpt-tokenizer/encoding/o200k_base'],
+  workflows: ['gpt-tokenizer/encoding/o200k_base'],
 };
+
+/** Groups that work longer than the default: sync workflow runs end before API Gateway's 29 s. */
+const TIMEOUTS: Partial<Record<RouteGroup, Duration>> = { workflows: Duration.seconds(29) };
 
 /**
  * One route group: its Lambda (`functions/api/<group>/index.ts`), its grants from `GROUP_ACCESS`, and the
@@ -30,6 +35,7 @@ export class RouteGroupFunction extends Construct {
       access: GROUP_ACCESS[group],
       data,
       lazyModules: LAZY_MODULES[group],
+      ...(TIMEOUTS[group] ? { timeout: TIMEOUTS[group] } : {}),
     });
     // The console's test invocations are not needed: one permission per method, for the v1 stage only.
     this.integration = new LambdaIntegration(this.function, { allowTestInvoke: false });

@@ -35,6 +35,10 @@ export const TABLE_PARTITIONS = {
   transcodes: tenant('#TRANSCODE'),
   /** `CO#<companyId>#TRANSCRIPTION`: transcription jobs, queue and reuse entries. */
   transcriptions: tenant('#TRANSCRIPTION'),
+  /** `CO#<companyId>#WF`: workflow definitions (the head item and one item per saved version). */
+  workflows: tenant('#WF'),
+  /** `CO#<companyId>#WFRUN#<runId>`: one item per workflow run. */
+  workflowRuns: tenant('#WFRUN#*'),
 } as const;
 
 /** Partition keys (`gsi1pk`) of `gsi1`. */

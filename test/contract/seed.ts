@@ -61,6 +61,17 @@ const json = async (apiUrl: string, apiKey: string, method: string, path: string
   return JSON.parse(text) as Record<string, unknown>;
 };
 
+/** A workflow of the seeded tenant: one cheap step and a return. */
+export const CONTRACT_WORKFLOW = {
+  id: 'contract',
+  name: 'Contract workflow',
+  input: { type: 'object', properties: { name: { type: 'string' } } },
+  steps: [
+    { id: 'spoken', action: 'actions/speech/spoken-text', with: { markdown: '# Hello {{ input.name }}' } },
+  ],
+  return: { text: '{{ steps.spoken.output.text }}' },
+};
+
 export const seedTenant = async (apiUrl: string, dataDir: string): Promise<SeededTenant> => {
   const { createCompanyWithPlan } = await import('../../functions/shared/domain/company-admin');
   const { createApiKey, revokeApiKey } = await import('../../functions/shared/data/api-keys');
@@ -119,6 +130,9 @@ export const seedTenant = async (apiUrl: string, dataDir: string): Promise<Seede
   const schemaFile = join(dir, 'orders.json');
   writeFileSync(schemaFile, JSON.stringify(ORDER_SCHEMA));
   await admin('types', 'put', '--company', companyId, '--name', ORDER_TYPE, '--file', schemaFile, '--json');
+  const workflowFile = join(dir, 'workflow.json');
+  writeFileSync(workflowFile, JSON.stringify(CONTRACT_WORKFLOW));
+  await admin('workflows', 'put', '--company', companyId, '--file', workflowFile, '--json');
   rmSync(dir, { recursive: true, force: true });
 
   const receiver = createServer((req, res) => {
@@ -162,6 +176,9 @@ export const seedTenant = async (apiUrl: string, dataDir: string): Promise<Seede
 
   const job = await json(apiUrl, apiKey, 'POST', '/v1/transcodes', { fullPath, preset: 'wav' });
   const jobId = String((job.job as { id: string }).id);
+  const run = await json(apiUrl, apiKey, 'POST', `/v1/workflows/${CONTRACT_WORKFLOW.id}/run`, {
+    input: { name: 'Ada' },
+  });
 
   return {
     companyId,
@@ -172,7 +189,8 @@ export const seedTenant = async (apiUrl: string, dataDir: string): Promise<Seede
       type: [ORDER_TYPE, 'contacts', 'messages', 'log_entries'],
       _id: [...orderIds, ...contactIds],
       contactId: contactIds,
-      id: [jobId],
+      id: [jobId, CONTRACT_WORKFLOW.id],
+      runId: [String(run.runId)],
       functionName: ['count', 'sendMessage'],
       library: ['zod', 'yup', 'joi'],
       fullPath: [fullPath],

@@ -1,3 +1,5 @@
+import { Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTE_GROUPS, ROUTES, type RouteGroup } from '../../functions/shared/routes/route-table';
 import { GROUP_ACCESS } from '../../lib/access';
@@ -24,7 +26,8 @@ interface Statement {
 const statementsOf = (fn: AppFunction): Statement[] => {
   if (!fn.role) throw new Error('function without a role');
   const role = { Ref: logicalIdOf(fn.role) };
-  return Object.values(resourcesOfType(synth.apiTemplate, 'AWS::IAM::Policy'))
+  const template = Stack.of(fn) === synth.jobs ? Template.fromStack(synth.jobs) : synth.apiTemplate;
+  return Object.values(resourcesOfType(template, 'AWS::IAM::Policy'))
     .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(JSON.stringify(role)))
     .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
 };
@@ -91,8 +94,8 @@ describe('least privilege on the table', () => {
     expect(allows(fn, 'dynamodb:Query', 'gsi1', ['TRANSCODE#UNFINISHED'])).toBe(false);
   });
 
-  it('lets company, usage and the planned group write nothing but their usage meter partition', () => {
-    for (const group of ['company', 'usage', 'workflows'] as const) {
+  it('lets company and usage write nothing but their usage meter partition', () => {
+    for (const group of ['company', 'usage'] as const) {
       const fn = groupFunction(group);
       const actions = actionsOf(statementsOf(fn));
       for (const write of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
@@ -102,7 +105,25 @@ describe('least privilege on the table', () => {
       expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}`]), group).toBe(false);
       expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}#IDEM`]), group).toBe(false);
     }
-    expect(actionsOf(statementsOf(groupFunction('workflows')))).not.toContain('dynamodb:GetItem');
+  });
+
+  it('lets workflow runs read definitions but never write them (the operator CLI saves them)', () => {
+    const worker = synth.jobs.node.findAll().find((c) => c.node.path.endsWith('WorkflowRuns/Worker')) as
+      | AppFunction
+      | undefined;
+    if (!worker) throw new Error('no workflow run worker');
+    const group = groupFunction('workflows');
+    expect(allows(group, 'dynamodb:Query', 'table', [`CO#${CO}#WF`])).toBe(true);
+    expect(allows(group, 'dynamodb:PutItem', 'table', [`CO#${CO}#WFRUN#wr_1`])).toBe(true);
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) {
+      expect(allows(group, action, 'table', [`CO#${CO}#WF`]), action).toBe(false);
+    }
+    const workerAllows = (action: string, key: string) => allows(worker, action, 'table', [key]);
+    expect(workerAllows('dynamodb:GetItem', `CO#${CO}#WF`)).toBe(true);
+    expect(workerAllows('dynamodb:UpdateItem', `CO#${CO}#WFRUN#wr_1`)).toBe(true);
+    // The worker moves runs the group created; it creates none and writes no definition.
+    expect(workerAllows('dynamodb:PutItem', `CO#${CO}#WFRUN#wr_1`)).toBe(false);
+    expect(workerAllows('dynamodb:UpdateItem', `CO#${CO}#WF`)).toBe(false);
   });
 
   it('gives the public group the plan catalogue only', () => {
@@ -139,7 +160,7 @@ describe('least privilege elsewhere', () => {
     const withBucket = ROUTE_GROUPS.filter((group) =>
       actionsOf(statementsOf(groupFunction(group))).some((a) => a.startsWith('s3:')),
     );
-    expect(withBucket.sort()).toEqual(['speech', 'storage']);
+    expect(withBucket.sort()).toEqual(['speech', 'storage', 'workflows']);
     for (const group of withBucket) {
       for (const statement of statementsOf(groupFunction(group)).filter((s) =>
         actionsOf([s]).some((a) => a.startsWith('s3:')),
@@ -162,12 +183,15 @@ describe('least privilege elsewhere', () => {
     ]);
   });
 
-  it('grants polly:SynthesizeSpeech, and no other Polly action, to the speech group only', () => {
+  it('grants polly:SynthesizeSpeech, and no other Polly action, to the speech and workflows groups only', () => {
     // CDK merges statements on the same resource (`*`, shared with the X-Ray actions): compare actions.
     const polly = (group: RouteGroup) =>
       actionsOf(statementsOf(groupFunction(group))).filter((a) => a.startsWith('polly:'));
     expect(polly('speech')).toEqual(['polly:SynthesizeSpeech']);
-    for (const group of ROUTE_GROUPS) if (group !== 'speech') expect(polly(group), group).toEqual([]);
+    // The workflow action actions/speech/synthesize calls the same domain function.
+    expect(polly('workflows')).toEqual(['polly:SynthesizeSpeech']);
+    for (const group of ROUTE_GROUPS)
+      if (group !== 'speech' && group !== 'workflows') expect(polly(group), group).toEqual([]);
   });
 
   it('attaches no managed policy to a function role', () => {
@@ -177,13 +201,15 @@ describe('least privilege elsewhere', () => {
     }
   });
 
-  it('passes the JWT key set secret to the authorizer only', () => {
+  it('passes the JWT key set secret to the authorizer and the workflows group (the minting action) only', () => {
     for (const [logicalId, fn] of Object.entries(
       resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Function'),
     )) {
       const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-      const isAuthorizer = logicalId === logicalIdOf(synth.api.authorizerFunction);
-      expect('JWT_KEYS_SECRET_ARN' in variables, logicalId).toBe(isAuthorizer);
+      const reads =
+        logicalId === logicalIdOf(synth.api.authorizerFunction) ||
+        logicalId === logicalIdOf(synth.api.groups.workflows.function);
+      expect('JWT_KEYS_SECRET_ARN' in variables, logicalId).toBe(reads);
     }
   });
 });

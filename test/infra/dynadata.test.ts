@@ -37,21 +37,22 @@ describe('Dynadata and messaging infrastructure', () => {
     expect(delivery).toBeDefined();
   });
 
-  it('gives the contacts and dynadata groups the delivery machine ARN', () => {
+  it('gives the contacts, dynadata and workflows groups the delivery machine ARN', () => {
     const api = environments(synth.apiTemplate);
     const withArn = api.filter((v) => 'MESSAGE_DELIVERY_STATE_MACHINE_ARN' in v);
-    expect(withArn).toHaveLength(2);
+    expect(withArn).toHaveLength(3);
   });
 
-  it('generates the list-cursor key in Secrets Manager, readable by the group that lists (dynadata) only', () => {
+  it('generates the list-cursor key in Secrets Manager, readable by the groups that list (dynadata, workflows) only', () => {
     const secretId = logicalIdOf(synth.data.cursorKey);
     const secret = resourcesOfType(synth.dataTemplate, 'AWS::SecretsManager::Secret')[secretId];
     expect(secret?.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
     expect(secret?.Properties.SecretString).toBeUndefined();
     const secretRef = JSON.stringify(synth.api.resolve(synth.data.cursorKey.secretArn));
     const functions = resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Function');
-    // The contacts group has no list route: its bundle reads no cursor key, so it holds none.
-    const listing = ['dynadata'];
+    // The contacts group has no list route: its bundle reads no cursor key, so it holds none. Workflows list
+    // Dynadata items with actions/dynadata/list.
+    const listing = ['dynadata', 'workflows'];
     for (const group of ROUTE_GROUPS) {
       const fn = functions[logicalIdOf(synth.api.groups[group].function)];
       const variables = ((fn?.Properties.Environment ?? {}) as { Variables: Record<string, unknown> })
@@ -66,11 +67,11 @@ describe('Dynadata and messaging infrastructure', () => {
       (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement.some(
         (s) =>
           [s.Action].flat().includes('secretsmanager:GetSecretValue') &&
-          JSON.stringify(s.Resource) === secretRef,
+          [s.Resource].flat().some((r) => JSON.stringify(r) === secretRef),
       ),
     );
     const roles = JSON.stringify(readers.map((p) => p.Properties.Roles));
-    expect(readers).toHaveLength(1);
+    expect(readers).toHaveLength(listing.length);
     for (const group of listing)
       expect(roles).toContain(logicalIdOf(synth.api.groups[group as 'dynadata'].function.role as never));
   });

@@ -18,7 +18,12 @@ const fixture = new URL('../fixtures/statemachines/probe.asl.json', import.meta.
 const build = () => {
   const app = new App({ context: { ...testContext(), 'aws:cdk:bundling-stacks': [] } });
   const data = new DataStack(app, 'Data');
-  const resources = { table: data.table, bucket: data.bucket, jwtKeys: data.jwtKeys };
+  const resources = {
+    table: data.table,
+    bucket: data.bucket,
+    jwtKeys: data.jwtKeys,
+    cursorKey: data.cursorKey,
+  };
   const jobs = new JobsStack(app, 'Jobs', { data: resources });
   const worker = new LambdaFunction(jobs, 'Worker', {
     runtime: Runtime.NODEJS_22_X,
@@ -37,7 +42,6 @@ const build = () => {
       ...resources,
       stateMachines: jobs.stateMachines,
       downloadSigner: data.downloadSigner.secret,
-      cursorKey: data.cursorKey,
     },
   });
   return { app, jobs, api, machine, worker };

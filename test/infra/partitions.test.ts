@@ -31,6 +31,8 @@ beforeAll(async () => {
     '../../functions/shared/data/transcode-jobs'
   );
   const { transcriptionJobs } = await import('../../functions/shared/data/transcription-jobs');
+  const { workflowPartition } = await import('../../functions/shared/data/workflows');
+  const { workflowRunKey } = await import('../../functions/shared/data/workflow-runs');
   vi.unstubAllEnvs();
   const co = newCompanyId();
   tableKeys = {
@@ -46,6 +48,8 @@ beforeAll(async () => {
     storedObjects: storedObjectKey(co, `companies/${co}/a/b.txt`).pk,
     transcodes: transcodeJobKey(co, 'tc_1').pk,
     transcriptions: transcriptionJobs.jobKey(co, 'tr_1').pk,
+    workflows: workflowPartition(co),
+    workflowRuns: workflowRunKey(co, 'wr_1').pk,
   };
   indexKeys = {
     dynadataIndex: indexPartition(co, 'contacts'),

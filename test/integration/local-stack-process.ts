@@ -18,6 +18,9 @@ const root = join(import.meta.dirname, '..', '..');
 /** The stacks under test reuse authorizer decisions this long, so revocation tests wait only briefly. */
 export const AUTHORIZER_CACHE_TTL_SECONDS = 1;
 
+/** The stacks under test hand a sync workflow run to the async engine after this many ms. */
+export const WORKFLOW_SYNC_DEADLINE_MS = 16_000;
+
 /**
  * Starts `bin/local.ts` (what `npm start` runs) as a child process on a random port with the given data
  * directory, and waits until it has written its stack file. The child stops when this process goes away.
@@ -32,6 +35,8 @@ export const startStackProcess = async (dataDir: string): Promise<StackProcess> 
       PORT: '0',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       AUTHORIZER_CACHE_TTL_SECONDS: String(AUTHORIZER_CACHE_TTL_SECONDS),
+      // Short enough that a test can pass it with a slow step (the sync-to-async hand-off).
+      WORKFLOW_SYNC_DEADLINE_MS: String(WORKFLOW_SYNC_DEADLINE_MS),
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -2,32 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../functions/shared/routes/route-table';
 import { call, demoApiKey, expectProblem } from './support';
 
-/** Operations available so far; every other declared route answers 501 until its issue lands. */
-const IMPLEMENTED = new Set([
-  'listPublicPlans',
-  'getOpenApiDocument',
-  'getSelf',
-  'getUsage',
-  'createUploadUrl',
-  'completeUpload',
-  'createDownloadUrl',
-]);
-// Media transforms
-for (const id of ['createTranscode', 'getTranscode', 'cancelTranscode', 'retryTranscode'])
-  IMPLEMENTED.add(id);
-// Transcriptions
-for (const id of ['createTranscription', 'getTranscription']) IMPLEMENTED.add(id);
-for (const id of ['synthesizeSpeech', 'listSpeechVoices', 'rewriteSpokenText']) IMPLEMENTED.add(id);
-// Dynadata and messaging.
-for (const op of ROUTES.filter((r) => r.group === 'dynadata' || r.group === 'contacts'))
-  IMPLEMENTED.add(op.operationId);
+/** Routes declared but not available yet (`planned: true`) answer 501 until they are built. */
+const isPlanned = (route: (typeof ROUTES)[number]) => 'planned' in route && route.planned === true;
 
 const concretePath = (path: string) => path.replace(/\{[^}]+\}/g, 'x1');
 
 describe('declared routes', () => {
-  const declared = ROUTES.filter((r) => !IMPLEMENTED.has(r.operationId));
+  const declared = ROUTES.filter(isPlanned);
+  const gated = ROUTES.filter((r) => r.scope !== 'public');
 
-  it.each(declared.map((r) => [r.operationId, r] as const))(
+  it.runIf(declared.length > 0).each(declared.map((r) => [r.operationId, r] as const))(
     '%s answers 501 not_implemented with a credential',
     async (_id, route) => {
       const res = await call(route.method, concretePath(route.path), {
@@ -38,8 +22,8 @@ describe('declared routes', () => {
     },
   );
 
-  it.each(declared.map((r) => [r.operationId, r] as const))(
-    '%s still requires a credential (401 without one)',
+  it.each(gated.map((r) => [r.operationId, r] as const))(
+    '%s requires a credential (401 without one)',
     async (_id, route) => {
       expectProblem(await call(route.method, concretePath(route.path)), 401, 'unauthorized');
     },

@@ -1,4 +1,50 @@
+import { getWorkflow, listWorkflows } from '../../shared/domain/workflows/definitions';
+import { getWorkflowRun, startWorkflowRun, toPublicRun } from '../../shared/domain/workflows/runs';
 import { createApiHandler } from '../../shared/http/middleware';
 
-/** The workflows routes are declared in the route table; until they are implemented each answers 501. */
-export const handler = createApiHandler('workflows', {});
+const syncBody = (run: Parameters<typeof toPublicRun>[0]) => {
+  const { runId, status, ok, result, files, logs, error, failedSteps, executionTimeMs, stepOutputs } =
+    toPublicRun(run, { includeStepOutputs: true });
+  return {
+    runId,
+    status,
+    ok,
+    result,
+    files,
+    logs,
+    error,
+    failedSteps,
+    executionTimeMs,
+    ...(stepOutputs ? { stepOutputs } : {}),
+  };
+};
+
+export const handler = createApiHandler('workflows', {
+  listWorkflows: async ({ auth }) => ({ body: { workflows: await listWorkflows(auth.companyId) } }),
+  getWorkflow: async ({ auth, params }) => ({
+    body: { workflow: await getWorkflow(auth.companyId, params.id) },
+  }),
+  runWorkflow: async ({ auth, params, body }) => {
+    const started = await startWorkflowRun({
+      companyId: auth.companyId,
+      workflowId: params.id,
+      mode: body.mode ?? 'sync',
+      includeStepOutputs: body.includeStepOutputs ?? false,
+      input: body.input ?? {},
+      callerScopes: auth.scopes,
+    });
+    return started.kind === 'accepted'
+      ? { status: 202, body: { runId: started.runId } }
+      : { status: 200, body: syncBody(started.run) };
+  },
+  getWorkflowRun: async ({ auth, params, query }) => ({
+    body: {
+      run: await getWorkflowRun({
+        companyId: auth.companyId,
+        workflowId: params.id,
+        runId: params.runId,
+        includeStepOutputs: query.includeStepOutputs === 'true',
+      }),
+    },
+  }),
+});

@@ -177,6 +177,11 @@ export const addToMeter = async (
   }
 };
 
+/** Transaction item: adds compute milliseconds of one category (compute billed inside a write). */
+export const addComputeMsItem = (companyId: string, category: ComputeCategory, ms: number, now: Date) => ({
+  Update: monthFigureUpdate(companyId, computeFigure(category), ms, now),
+});
+
 /** Adds compute milliseconds of one category to the company's month and day figures. */
 export const addComputeMs = async (
   companyId: string,

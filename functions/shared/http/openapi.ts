@@ -294,6 +294,16 @@ const operationOf = (route: RouteDefinition) => {
           },
         },
       },
+      ...Object.fromEntries(
+        (route.alsoAnswers ?? []).map((also) => [
+          String(also.status),
+          {
+            description: also.description,
+            headers: { 'x-request-id': headerRef('RequestId') },
+            content: { 'application/json': { schema: toSchema(also.response, 'output') } },
+          },
+        ]),
+      ),
       ...errorResponses,
     },
   };

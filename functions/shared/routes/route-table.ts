@@ -4,7 +4,7 @@ import type { Scope } from '../types/scopes';
 import { SPEECH_FORMATS } from '../types/speech-voices';
 import * as z from '../zod';
 import * as dd from './dynadata-schemas';
-import { anyObject, companySchema, planSchema, usageSnapshotSchema } from './schemas';
+import { companySchema, planSchema, usageSnapshotSchema } from './schemas';
 import {
   downloadUrlQuerySchema,
   downloadUrlResponseSchema,
@@ -15,6 +15,7 @@ import {
 } from './storage-schemas';
 import { createTranscodeBodySchema, transcodeJobResponseSchema } from './transcode-schemas';
 import { createTranscriptionBodySchema, transcriptionJobResponseSchema } from './transcription-schemas';
+import * as wf from './workflow-schemas';
 
 /**
  * The one route table. The CDK API stack builds resources and methods from it, the local gateway routes
@@ -55,6 +56,8 @@ export interface RouteDefinition {
   response: z.ZodType;
   /** HTTP status of a successful call. */
   successStatus?: number;
+  /** Other successful answers (a sync run that continued asynchronously answers 202). */
+  alsoAnswers?: readonly { status: number; description: string; response: z.ZodType }[];
   /** The route honours `Idempotency-Key` (`http/idempotency.ts`). */
   idempotent?: true;
   /** The route writes items of the Dynadata type `{type}`: the log-entry guard (`http/log-entry-guard.ts`) runs. */
@@ -82,7 +85,6 @@ const route = <const R extends RouteDefinition>(r: R): R => r;
 const typeParam = z.object({ type: z.string().min(1).max(64).describe('Dynadata type name.') });
 const itemParams = typeParam.extend({ _id: z.string().min(1).max(64).describe('Item identifier.') });
 const jobId = z.object({ id: z.string().min(1).max(64).describe('Job identifier.') });
-const declaredResponse = anyObject.describe('Response body of an operation that is not available yet.');
 
 export const ROUTES = [
   route({
@@ -557,17 +559,55 @@ export const ROUTES = [
     errors: ['not_found'],
   }),
   route({
+    method: 'GET',
+    path: '/v1/workflows',
+    group: 'workflows',
+    operationId: 'listWorkflows',
+    summary: "The company's workflows",
+    tag: 'Workflows',
+    scope: 'workflows:read',
+    response: z.object({ workflows: z.array(wf.workflowSummarySchema) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/workflows/{id}',
+    group: 'workflows',
+    operationId: 'getWorkflow',
+    summary: 'A workflow definition',
+    tag: 'Workflows',
+    scope: 'workflows:read',
+    params: wf.workflowIdParams,
+    response: z.object({ workflow: wf.workflowSchema }),
+    errors: ['not_found'],
+  }),
+  route({
     method: 'POST',
     path: '/v1/workflows/{id}/run',
     group: 'workflows',
     operationId: 'runWorkflow',
     summary: 'Run a manual workflow',
+    description:
+      '`sync` (the default) answers 200 with the finished run; check `ok`: a run whose steps failed without ' +
+      '`allowFailure` is `partial` with `error.code` `workflow_steps_failed` and `failedSteps`. A sync run ' +
+      'that cannot finish before the deadline (below the gateway timeout) continues asynchronously and ' +
+      'answers 202 `{runId}`, as `async` does; poll GET /v1/workflows/{id}/runs/{runId}. Each run adds 1 to ' +
+      '`workflow_runs`: 429 `workflow_quota_exceeded` (Retry-After) once the month is used up. Honours ' +
+      'Idempotency-Key.',
     tag: 'Workflows',
     scope: 'workflows:run',
-    params: z.object({ id: z.string().min(1).max(64).describe('Workflow identifier.') }),
-    body: anyObject,
-    response: declaredResponse,
-    planned: true,
+    params: wf.workflowIdParams,
+    body: wf.runWorkflowBodySchema,
+    response: wf.syncRunResponseSchema,
+    alsoAnswers: [
+      {
+        status: 202,
+        description: 'Accepted: the run continues asynchronously',
+        response: wf.acceptedRunResponseSchema,
+      },
+    ],
+    idempotent: true,
+    errors: ['not_found', 'workflow_quota_exceeded', 'service_unavailable'],
+    examples: { request: { mode: 'sync', input: { contactId: '01jd3xq0b2' } } },
   }),
   route({
     method: 'GET',
@@ -575,11 +615,20 @@ export const ROUTES = [
     group: 'workflows',
     operationId: 'getWorkflowRun',
     summary: "Fetch a run's status and durable outputs",
+    description:
+      '`status` is `running`, `success`, `partial` or `failed` (the run itself could not complete). With ' +
+      '`includeStepOutputs=true`, the persisted output of each step of a run started with `includeStepOutputs`.',
     tag: 'Workflows',
     scope: 'workflows:read',
-    params: z.object({ id: z.string().min(1).max(64), runId: z.string().min(1).max(64) }),
-    response: declaredResponse,
-    planned: true,
+    params: wf.workflowIdParams.extend({ runId: z.string().min(1).max(64).describe('Run identifier.') }),
+    query: z.object({
+      includeStepOutputs: z
+        .enum(['true', 'false'])
+        .optional()
+        .describe('Include the persisted step outputs.'),
+    }),
+    response: z.object({ run: wf.workflowRunSchema }),
+    errors: ['not_found'],
   }),
 ] as const satisfies readonly RouteDefinition[];
 

@@ -269,17 +269,40 @@ export const runClientScenario = async ({
     step('speech');
   }
 
-  // Groups declared but not available yet: 501 `not_implemented`.
+  // Workflows: the seeded `contract` workflow, run sync and async, and its run read back.
   {
-    const answers = [
-      await api.POST('/v1/workflows/{id}/run', { params: { path: { id: 'wf_1' } }, body: {} }),
-      await api.GET('/v1/workflows/{id}/runs/{runId}', { params: { path: { id: 'wf_1', runId: 'run_1' } } }),
-    ];
-    for (const answer of answers) {
-      expect(answer.response.status).toBe(501);
-      expect(answer.error?.code).toBe('not_implemented');
-    }
-    step('workflows answer 501');
+    const list = await api.GET('/v1/workflows');
+    expect(list.error, JSON.stringify(list.error)).toBeUndefined();
+    expect(list.data?.workflows.map((w) => w.id)).toContain('contract');
+    const got = await api.GET('/v1/workflows/{id}', { params: { path: { id: 'contract' } } });
+    const version: number | undefined = got.data?.workflow.version;
+    expect(version).toBe(1);
+    const sync = await api.POST('/v1/workflows/{id}/run', {
+      params: { path: { id: 'contract' } },
+      body: { input: { name: 'Grace' }, includeStepOutputs: true },
+    });
+    expect(sync.error, JSON.stringify(sync.error)).toBeUndefined();
+    expect(sync.response.status).toBe(200);
+    const finished = sync.data && 'ok' in sync.data ? sync.data : undefined;
+    expect(finished?.ok).toBe(true);
+    expect(finished?.status).toBe('success');
+    const runId = sync.data?.runId ?? '';
+    const run = await api.GET('/v1/workflows/{id}/runs/{runId}', {
+      params: { path: { id: 'contract', runId }, query: { includeStepOutputs: 'true' } },
+    });
+    expect(run.data?.run.status).toBe('success');
+    expect(run.data?.run.version).toBe(1);
+    expect(run.data?.run.stepOutputs?.[0]?.step).toBe('spoken');
+    const accepted = await api.POST('/v1/workflows/{id}/run', {
+      params: { path: { id: 'contract' } },
+      body: { mode: 'async' },
+    });
+    expect(accepted.response.status).toBe(202);
+    expect(typeof accepted.data?.runId).toBe('string');
+    const missing = await api.POST('/v1/workflows/{id}/run', { params: { path: { id: 'nope' } }, body: {} });
+    expect(missing.response.status).toBe(404);
+    expect(missing.error?.code).toBe('not_found');
+    step('workflows');
   }
   return steps;
 };

@@ -1,0 +1,253 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { FailedStep, FinalRunStatus, StorageRef, WorkflowRunRecord } from '../types/workflows';
+import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { cancellationReasons, sendTransaction } from './transactions';
+import { addComputeMsItem, addToMeterItem } from './usage-meters';
+
+/**
+ * Workflow runs: one item per run (`CO#<companyId>#WFRUN#<runId>`), the read model of sync and async runs.
+ * Every write after creation is conditional on `status = running` (and on the step cursor), so a step is
+ * recorded once and a run moves to a final state once. Creation and the `workflow_runs` meter are one
+ * transaction (idempotent by run id: the meter is never counted twice for one run, nor past the allowance);
+ * the move to the final state and the run's compute time are one transaction too.
+ */
+export const workflowRunKey = (companyId: string, runId: string) => ({
+  pk: `CO#${companyId}#WFRUN#${runId}`,
+  sk: 'RUN',
+});
+
+/** Runs are kept 90 days. */
+const RUN_TTL_SECONDS = 90 * 24 * 3600;
+
+export class WorkflowRunQuotaError extends Error {
+  constructor() {
+    super('Monthly allowance of workflow_runs reached');
+    this.name = 'WorkflowRunQuotaError';
+  }
+}
+
+export class WorkflowRunMovedError extends Error {
+  constructor(runId: string) {
+    super(`Run ${runId} is not where this write expected it`);
+    this.name = 'WorkflowRunMovedError';
+  }
+}
+
+/**
+ * Tenant JSON (the run input, inline step outputs, the result) is stored as JSON text, so any JSON value
+ * fits whatever its nesting depth or key names (DynamoDB maps allow 32 levels).
+ */
+type StoredOutputs = Record<string, { json: string } | { object: StorageRef; bytes: number }>;
+
+const encodeOutputs = (outputs: WorkflowRunRecord['outputs']): StoredOutputs =>
+  Object.fromEntries(
+    Object.entries(outputs).map(([step, o]) => [
+      step,
+      'inline' in o ? { json: JSON.stringify(o.inline ?? null) } : o,
+    ]),
+  );
+
+const decodeOutputs = (outputs: StoredOutputs | undefined): WorkflowRunRecord['outputs'] =>
+  Object.fromEntries(
+    Object.entries(outputs ?? {}).map(([step, o]) => [
+      step,
+      'json' in o ? { inline: JSON.parse(o.json) } : o,
+    ]),
+  );
+
+const toRun = (item: Record<string, unknown>): WorkflowRunRecord => {
+  const { pk: _pk, sk: _sk, entity: _entity, ttl: _ttl, input, outputs, result, ...run } = item;
+  return {
+    ...(run as unknown as WorkflowRunRecord),
+    input: JSON.parse(String(input ?? '{}')) as Record<string, unknown>,
+    outputs: decodeOutputs(outputs as StoredOutputs | undefined),
+    ...(typeof result === 'string' ? { result: JSON.parse(result) } : {}),
+  };
+};
+
+/** Creates the run and counts it in `workflow_runs`, only while the month stays within `limit`. */
+export const createWorkflowRun = async (run: WorkflowRunRecord, limit: number, now: Date): Promise<void> => {
+  try {
+    await sendTransaction(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...workflowRunKey(run.companyId, run.runId),
+                entity: 'workflow_run',
+                ttl: Math.floor(now.getTime() / 1000) + RUN_TTL_SECONDS,
+                ...run,
+                input: JSON.stringify(run.input),
+                outputs: encodeOutputs(run.outputs),
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          addToMeterItem(run.companyId, 'workflow_runs', 1, now, { limit }),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (cancellationReasons(error)?.[1]?.Code === 'ConditionalCheckFailed') throw new WorkflowRunQuotaError();
+    throw error;
+  }
+};
+
+export const getWorkflowRunRecord = async (
+  companyId: string,
+  runId: string,
+  options: { consistent?: boolean } = {},
+): Promise<WorkflowRunRecord | undefined> => {
+  const { Item } = await ddb.send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: workflowRunKey(companyId, runId),
+      ConsistentRead: options.consistent,
+    }),
+  );
+  return Item ? toRun(Item) : undefined;
+};
+
+const conditional = async (runId: string, command: UpdateCommand): Promise<void> => {
+  try {
+    await ddb.send(command);
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new WorkflowRunMovedError(runId);
+    throw error;
+  }
+};
+
+/** Marks step `index` as started (the async engine): a step is started at most once. */
+export const beginWorkflowStep = (run: WorkflowRunRecord, index: number, now: Date) =>
+  conditional(
+    run.runId,
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: workflowRunKey(run.companyId, run.runId),
+      UpdateExpression: 'SET #current = :current, updatedAt = :now',
+      ConditionExpression: '#status = :running AND #cursor = :index AND attribute_not_exists(#current)',
+      ExpressionAttributeNames: { '#current': 'current', '#status': 'status', '#cursor': 'cursor' },
+      ExpressionAttributeValues: {
+        ':current': { index, startedAt: now.toISOString() },
+        ':running': 'running',
+        ':index': index,
+        ':now': now.toISOString(),
+      },
+    }),
+  );
+
+/** The progress a runner records: everything up to step `cursor`. */
+export type WorkflowRunProgress = Pick<
+  WorkflowRunRecord,
+  'cursor' | 'logs' | 'outputs' | 'files' | 'executionTimeMs'
+>;
+
+/**
+ * Records progress from cursor `from` (steps ran since then); with `handedOffAt`, the sync run's hand-off to
+ * the async engine. Clears the started-step marker.
+ */
+export const saveWorkflowRunProgress = (
+  run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>,
+  from: number,
+  progress: WorkflowRunProgress,
+  now: Date,
+  options: { handedOffAt?: string; mode?: 'async' } = {},
+) =>
+  conditional(
+    run.runId,
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: workflowRunKey(run.companyId, run.runId),
+      UpdateExpression:
+        'SET #cursor = :cursor, logs = :logs, outputs = :outputs, files = :files, executionTimeMs = :ms, ' +
+        `updatedAt = :now${options.handedOffAt ? ', handedOffAt = :handedOffAt, #mode = :mode' : ''} REMOVE #current`,
+      ConditionExpression: '#status = :running AND #cursor = :from',
+      ExpressionAttributeNames: {
+        '#cursor': 'cursor',
+        '#status': 'status',
+        '#current': 'current',
+        ...(options.handedOffAt ? { '#mode': 'mode' } : {}),
+      },
+      ExpressionAttributeValues: {
+        ':cursor': progress.cursor,
+        ':logs': progress.logs,
+        ':outputs': encodeOutputs(progress.outputs),
+        ':files': progress.files,
+        ':ms': progress.executionTimeMs,
+        ':running': 'running',
+        ':from': from,
+        ':now': now.toISOString(),
+        ...(options.handedOffAt ? { ':handedOffAt': options.handedOffAt, ':mode': 'async' } : {}),
+      },
+    }),
+  );
+
+export interface WorkflowRunOutcome extends WorkflowRunProgress {
+  status: FinalRunStatus;
+  result?: unknown;
+  error?: { code: string; message?: string };
+  failedSteps: FailedStep[];
+  /** Drop the step outputs (the run was not asked to keep them). */
+  dropOutputs: boolean;
+}
+
+/**
+ * The items of the move to a final state: the run (conditional on `running`) and its compute time in the
+ * `workflows` category. Kept as transaction items so other writes of the same move join the transaction.
+ */
+export const finishWorkflowRunItems = (
+  run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>,
+  outcome: WorkflowRunOutcome,
+  now: Date,
+) => {
+  const stamp = now.toISOString();
+  const set: Record<string, unknown> = {
+    status: outcome.status,
+    cursor: outcome.cursor,
+    logs: outcome.logs,
+    files: outcome.files,
+    executionTimeMs: outcome.executionTimeMs,
+    failedSteps: outcome.failedSteps,
+    updatedAt: stamp,
+    finishedAt: stamp,
+    ...(outcome.result === undefined ? {} : { result: JSON.stringify(outcome.result) }),
+    ...(outcome.error ? { error: outcome.error } : {}),
+    ...(outcome.dropOutputs ? {} : { outputs: encodeOutputs(outcome.outputs) }),
+  };
+  const names = Object.fromEntries(Object.keys(set).map((k, i) => [`#s${i}`, k]));
+  const values = Object.fromEntries(Object.values(set).map((v, i) => [`:s${i}`, v]));
+  return [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: workflowRunKey(run.companyId, run.runId),
+        UpdateExpression: `SET ${Object.keys(names)
+          .map((n, i) => `${n} = :s${i}`)
+          .join(', ')} REMOVE #current${outcome.dropOutputs ? ', outputs' : ''}`,
+        ConditionExpression: '#status = :running',
+        ExpressionAttributeNames: { ...names, '#status': 'status', '#current': 'current' },
+        ExpressionAttributeValues: { ...values, ':running': 'running' },
+      },
+    },
+    addComputeMsItem(run.companyId, 'workflows', Math.max(0, Math.round(outcome.executionTimeMs)), now),
+  ];
+};
+
+/** Moves the run to its final state, once (TransactWriteItems of `finishWorkflowRunItems`). */
+export const finishWorkflowRun = async (
+  run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>,
+  outcome: WorkflowRunOutcome,
+  now: Date,
+): Promise<void> => {
+  try {
+    await sendTransaction(
+      new TransactWriteCommand({ TransactItems: finishWorkflowRunItems(run, outcome, now) }),
+    );
+  } catch (error) {
+    if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed')
+      throw new WorkflowRunMovedError(run.runId);
+    throw error;
+  }
+};

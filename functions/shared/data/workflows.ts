@@ -1,0 +1,170 @@
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { WorkflowDefinition, WorkflowVersion } from '../types/workflows';
+import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { cancellationReasons } from './transactions';
+
+/**
+ * Company workflow definitions, in the company's `WF` partition: the head item `WF#<id>` (latest version,
+ * its definition, a tombstone once deleted: the version counter survives so a re-created workflow never
+ * reuses a version number) and one immutable item per saved version `WFV#<id>#<version>`, which runs read.
+ */
+export const workflowPartition = (companyId: string) => `CO#${companyId}#WF`;
+const headKey = (companyId: string, workflowId: string) => ({
+  pk: workflowPartition(companyId),
+  sk: `WF#${workflowId}`,
+});
+const versionKey = (companyId: string, workflowId: string, version: number) => ({
+  pk: workflowPartition(companyId),
+  sk: `WFV#${workflowId}#${String(version).padStart(6, '0')}`,
+});
+
+export interface WorkflowHead {
+  workflowId: string;
+  version: number;
+  definition: WorkflowDefinition;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const toHead = (item: Record<string, unknown>): WorkflowHead | undefined =>
+  item.deleted === true
+    ? undefined
+    : {
+        workflowId: String(item.workflowId),
+        version: Number(item.version),
+        definition: item.definition as WorkflowDefinition,
+        createdAt: String(item.createdAt),
+        updatedAt: String(item.updatedAt),
+      };
+
+export class WorkflowVersionConflictError extends Error {
+  constructor() {
+    super('The workflow was saved concurrently');
+    this.name = 'WorkflowVersionConflictError';
+  }
+}
+
+/** Saves `definition` as the next version (one transaction: head conditional on the version read, new version). */
+export const putWorkflowVersion = async (
+  companyId: string,
+  definition: WorkflowDefinition,
+  now: Date,
+): Promise<WorkflowHead> => {
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName(), Key: headKey(companyId, definition.id), ConsistentRead: true }),
+  );
+  const previous = Item ? Number(Item.version) : 0;
+  const version = previous + 1;
+  const stamp = now.toISOString();
+  const createdAt = Item && Item.deleted !== true ? String(Item.createdAt) : stamp;
+  const head = { workflowId: definition.id, version, definition, createdAt, updatedAt: stamp };
+  try {
+    await ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...headKey(companyId, definition.id), entity: 'workflow', ...head },
+              ConditionExpression: Item ? 'version = :previous' : 'attribute_not_exists(pk)',
+              ...(Item ? { ExpressionAttributeValues: { ':previous': previous } } : {}),
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...versionKey(companyId, definition.id, version),
+                entity: 'workflow_version',
+                workflowId: definition.id,
+                version,
+                definition,
+                createdAt: stamp,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (cancellationReasons(error)) throw new WorkflowVersionConflictError();
+    throw error;
+  }
+  return head;
+};
+
+export const getWorkflowHead = async (
+  companyId: string,
+  workflowId: string,
+): Promise<WorkflowHead | undefined> => {
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName(), Key: headKey(companyId, workflowId) }),
+  );
+  return Item ? toHead(Item) : undefined;
+};
+
+export const getWorkflowVersion = async (
+  companyId: string,
+  workflowId: string,
+  version: number,
+): Promise<WorkflowVersion | undefined> => {
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName(), Key: versionKey(companyId, workflowId, version) }),
+  );
+  return Item
+    ? {
+        companyId,
+        workflowId,
+        version,
+        definition: Item.definition as WorkflowDefinition,
+        createdAt: String(Item.createdAt),
+      }
+    : undefined;
+};
+
+/** The company's workflows (at most a few hundred: one page of heads). */
+export const listWorkflowHeads = async (companyId: string): Promise<WorkflowHead[]> => {
+  const heads: WorkflowHead[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :head)',
+        ExpressionAttributeValues: { ':pk': workflowPartition(companyId), ':head': 'WF#' },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const head = toHead(item);
+      if (head) heads.push(head);
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return heads;
+};
+
+/** Deletes a workflow (a tombstone on its head); false when there is none. Saved versions stay for its runs. */
+export const deleteWorkflowHead = async (
+  companyId: string,
+  workflowId: string,
+  now: Date,
+): Promise<boolean> => {
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: headKey(companyId, workflowId),
+        UpdateExpression: 'SET #deleted = :true, updatedAt = :now REMOVE #definition',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#deleted) OR #deleted = :false)',
+        ExpressionAttributeNames: { '#deleted': 'deleted', '#definition': 'definition' },
+        ExpressionAttributeValues: { ':true': true, ':false': false, ':now': now.toISOString() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+};

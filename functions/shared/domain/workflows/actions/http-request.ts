@@ -1,0 +1,122 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { env } from '../../../env';
+import { AppError } from '../../../errors';
+import * as z from '../../../zod';
+import { guardedLookup, webhookUrlProblem } from '../../messages/webhooks';
+import { defineAction } from './registry';
+
+/**
+ * `actions/http/request`: one HTTP request under the webhook address rules (https only; no private,
+ * link-local or reserved targets; the resolved address is the one connected to; loopback only in the local
+ * stack). Redirects are not followed. The whole exchange has `HTTP_TIMEOUT_MS`; a response body over
+ * `HTTP_MAX_RESPONSE_BYTES` fails the step. JSON responses are parsed, others returned as text.
+ */
+export const HTTP_TIMEOUT_MS = 10_000;
+export const HTTP_MAX_RESPONSE_BYTES = 256 * 1024;
+const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'upgrade']);
+
+const failed = (message: string) => new AppError('http_request_failed', message);
+
+const responseHeaders = (headers: IncomingHttpHeaders): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(headers).flatMap(([k, v]) =>
+      v === undefined ? [] : [[k, Array.isArray(v) ? v.join(', ') : v]],
+    ),
+  );
+
+const send = (
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  allowLoopback: boolean,
+): Promise<{ status: number; headers: Record<string, string>; text: string }> =>
+  new Promise((resolve, reject) => {
+    const signal = AbortSignal.timeout(HTTP_TIMEOUT_MS);
+    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+      url,
+      {
+        method,
+        headers: {
+          ...headers,
+          ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+        },
+        lookup: guardedLookup(allowLoopback),
+        signal,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > HTTP_MAX_RESPONSE_BYTES) {
+            req.destroy(failed(`The response is larger than ${HTTP_MAX_RESPONSE_BYTES} bytes.`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: responseHeaders(res.headers),
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', (error: Error) =>
+      reject(
+        error instanceof AppError
+          ? error
+          : signal.aborted
+            ? failed(`No answer within ${HTTP_TIMEOUT_MS} ms.`)
+            : error.name === 'WebhookRejectedError'
+              ? new AppError('http_target_refused', 'The host resolves to an address that is not allowed.')
+              : failed(`The request failed: ${error.message}`),
+      ),
+    );
+    req.end(body);
+  });
+
+export const httpRequestAction = defineAction({
+  name: 'actions/http/request',
+  scope: 'workflows:run',
+  maxDurationMs: HTTP_TIMEOUT_MS + 1_000,
+  input: z
+    .object({
+      method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']),
+      url: z.string().min(1).max(2048),
+      headers: z.record(z.string(), z.string().max(8192)).optional(),
+      body: z.unknown().optional(),
+    })
+    .strict(),
+  run: async (input) => {
+    const allowLoopback = env().allowLoopbackWebhooks;
+    const problem = webhookUrlProblem(input.url, allowLoopback);
+    if (problem) throw new AppError('http_target_refused', `url ${problem}.`);
+    const headers = Object.fromEntries(
+      Object.entries(input.headers ?? {}).filter(([k]) => !HOP_HEADERS.has(k.toLowerCase())),
+    );
+    let body: string | undefined;
+    if (input.body !== undefined && input.method !== 'GET' && input.method !== 'HEAD') {
+      body = typeof input.body === 'string' ? input.body : JSON.stringify(input.body);
+      if (
+        typeof input.body !== 'string' &&
+        !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')
+      )
+        headers['content-type'] = 'application/json';
+    }
+    const res = await send(new URL(input.url), input.method, headers, body, allowLoopback);
+    let parsed: unknown = res.text;
+    if ((res.headers['content-type'] ?? '').includes('json')) {
+      try {
+        parsed = JSON.parse(res.text);
+      } catch {
+        parsed = res.text;
+      }
+    }
+    return { status: res.status, headers: res.headers, body: parsed };
+  },
+});

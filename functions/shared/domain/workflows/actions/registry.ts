@@ -1,0 +1,33 @@
+import type { PlanLimits } from '../../../types/plans';
+import type { Scope } from '../../../types/scopes';
+import type { StorageRef } from '../../../types/workflows';
+import type * as z from '../../../zod';
+
+/**
+ * The action registry: one module per action (`./<area>-<name>.ts`), each a zod input schema, the scope the
+ * run's credential must hold, an upper bound of its duration (the sync runner starts a step only when it
+ * can end before the deadline) and an implementation that calls the same domain functions as the routes.
+ */
+export interface ActionContext {
+  companyId: string;
+  runId: string;
+  /** Scopes of the credential that started the run. */
+  callerScopes: readonly string[];
+  now: Date;
+  /** The company's resolved limits (read once per run, when an action needs them). */
+  limits: () => Promise<PlanLimits>;
+}
+
+export interface WorkflowAction<S extends z.ZodType = z.ZodType, O = unknown> {
+  name: string;
+  scope: Scope;
+  input: S;
+  /** The longest one run of the action may take, in milliseconds. */
+  maxDurationMs: number;
+  run: (input: z.output<S>, ctx: ActionContext) => Promise<O>;
+  /** Storage references the output produced: they join the run's `files`. */
+  files?: (output: O) => StorageRef[];
+}
+
+export const defineAction = <S extends z.ZodType, O>(action: WorkflowAction<S, O>): WorkflowAction =>
+  action as unknown as WorkflowAction;

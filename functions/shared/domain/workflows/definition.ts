@@ -1,0 +1,106 @@
+import type { FieldError } from '../../errors';
+import {
+  WORKFLOW_ID_PATTERN,
+  WORKFLOW_MAX_STEPS,
+  WORKFLOW_STEP_ID_PATTERN,
+  type WorkflowDefinition,
+} from '../../types/workflows';
+import { normaliseTypeSchema } from '../dynadata/json-schema';
+import { findAction } from './actions';
+import { parseReference, referencesIn } from './references';
+
+/**
+ * Validation of a workflow definition on save: every violation is listed with a JSON pointer into the
+ * document (`/steps/1/with/fullPath`). Rules: `id` `[a-z0-9_-]{1,64}`; `name` 1..200 characters; `input` a
+ * JSON Schema of the Dynadata subset (an object schema); 1..50 `steps` with unique ids, a known `action`, a
+ * `with` object and `allowFailure` boolean; references parse, and a step refers only to earlier steps
+ * (`return` may refer to any step). The document stays under `WORKFLOW_MAX_BYTES`.
+ */
+export const WORKFLOW_MAX_BYTES = 64 * 1024;
+const TOP_KEYS = new Set(['id', 'name', 'description', 'input', 'steps', 'return']);
+const STEP_KEYS = new Set(['id', 'action', 'with', 'allowFailure']);
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const escapeKey = (k: string) => k.replaceAll('~', '~0').replaceAll('/', '~1');
+
+const checkReferences = (
+  value: unknown,
+  pointer: string,
+  known: ReadonlySet<string>,
+  all: ReadonlySet<string>,
+  add: (pointer: string, message: string) => void,
+) => {
+  for (const found of referencesIn(value, pointer)) {
+    if (found.text === '{{') {
+      add(found.pointer, 'has an unclosed {{');
+      continue;
+    }
+    const ref = parseReference(found.text);
+    if ('problem' in ref) add(found.pointer, `reference {{ ${found.text} }}: ${ref.problem}`);
+    else if (ref.root === 'steps' && !known.has(ref.step)) {
+      add(
+        found.pointer,
+        all.has(ref.step)
+          ? `reference {{ ${found.text} }} names a later step`
+          : `reference {{ ${found.text} }} names an unknown step`,
+      );
+    }
+  }
+};
+
+export const definitionProblems = (doc: unknown): FieldError[] => {
+  const problems: FieldError[] = [];
+  const add = (pointer: string, message: string) => problems.push({ pointer: pointer || '/', message });
+  if (!isObject(doc)) return [{ pointer: '/', message: 'must be a JSON object' }];
+  if (Buffer.byteLength(JSON.stringify(doc)) > WORKFLOW_MAX_BYTES)
+    add('/', `must be at most ${WORKFLOW_MAX_BYTES} bytes`);
+  for (const key of Object.keys(doc))
+    if (!TOP_KEYS.has(key)) add(`/${escapeKey(key)}`, 'is not a field of a workflow');
+  if (typeof doc.id !== 'string' || !WORKFLOW_ID_PATTERN.test(doc.id))
+    add('/id', 'must match [a-z0-9_-]{1,64}');
+  if (typeof doc.name !== 'string' || doc.name.length < 1 || doc.name.length > 200)
+    add('/name', 'must be a string of 1 to 200 characters');
+  if (doc.description !== undefined && (typeof doc.description !== 'string' || doc.description.length > 2000))
+    add('/description', 'must be a string of at most 2000 characters');
+  if (doc.input !== undefined) {
+    for (const p of normaliseTypeSchema(doc.input).problems)
+      add(`/input${p.pointer === '/' ? '' : p.pointer}`, p.message);
+  }
+  const steps = doc.steps;
+  if (!Array.isArray(steps) || steps.length < 1 || steps.length > WORKFLOW_MAX_STEPS) {
+    add('/steps', `must be a list of 1 to ${WORKFLOW_MAX_STEPS} steps`);
+  }
+  const list: unknown[] = Array.isArray(steps) ? steps : [];
+  const all = new Set(list.flatMap((s) => (isObject(s) && typeof s.id === 'string' ? [s.id] : [])));
+  const known = new Set<string>();
+  list.forEach((step, i) => {
+    const at = `/steps/${i}`;
+    if (!isObject(step)) {
+      add(at, 'must be an object');
+      return;
+    }
+    for (const key of Object.keys(step))
+      if (!STEP_KEYS.has(key)) add(`${at}/${escapeKey(key)}`, 'is not a field of a step');
+    if (typeof step.id !== 'string' || !WORKFLOW_STEP_ID_PATTERN.test(step.id))
+      add(`${at}/id`, 'must match [A-Za-z0-9_-]{1,64}');
+    else if (known.has(step.id)) add(`${at}/id`, `repeats the step id ${step.id}`);
+    if (typeof step.action !== 'string' || !findAction(step.action))
+      add(`${at}/action`, 'is not a known action');
+    if (step.with !== undefined && !isObject(step.with)) add(`${at}/with`, 'must be an object');
+    if (step.allowFailure !== undefined && typeof step.allowFailure !== 'boolean')
+      add(`${at}/allowFailure`, 'must be a boolean');
+    checkReferences(step.with, `${at}/with`, known, all, add);
+    if (typeof step.id === 'string') known.add(step.id);
+  });
+  checkReferences(doc.return, '/return', all, all, add);
+  return problems;
+};
+
+/** The definition as stored: the input schema normalised (defaults to any object). */
+export const normaliseDefinition = (doc: WorkflowDefinition): WorkflowDefinition => ({
+  ...doc,
+  input: normaliseTypeSchema(doc.input ?? { type: 'object' }).schema,
+  steps: doc.steps.map((s) => ({ ...s, with: s.with ?? {}, allowFailure: s.allowFailure ?? false })),
+});

@@ -1,0 +1,95 @@
+import {
+  deleteWorkflowHead,
+  getWorkflowHead,
+  getWorkflowVersion,
+  listWorkflowHeads,
+  putWorkflowVersion,
+  type WorkflowHead,
+  WorkflowVersionConflictError,
+} from '../../data/workflows';
+import { AppError, NotFoundError, ValidationError } from '../../errors';
+import type { WorkflowDefinition } from '../../types/workflows';
+import { definitionProblems, normaliseDefinition } from './definition';
+
+/**
+ * Company workflow definitions: saved by operators (`admin workflows put`), read by API consumers. Saving
+ * validates the whole document (every violation by JSON pointer) and stores it as the next version.
+ */
+export const saveWorkflow = async (
+  companyId: string,
+  doc: unknown,
+  now: Date,
+): Promise<{ id: string; version: number }> => {
+  const problems = definitionProblems(doc);
+  if (problems.length > 0) throw new ValidationError(problems, 'The workflow definition is not valid.');
+  try {
+    const head = await putWorkflowVersion(companyId, normaliseDefinition(doc as WorkflowDefinition), now);
+    return { id: head.workflowId, version: head.version };
+  } catch (error) {
+    if (error instanceof WorkflowVersionConflictError) {
+      throw new AppError('conflict', 'The workflow was saved at the same moment elsewhere; save it again.');
+    }
+    throw error;
+  }
+};
+
+export const requireWorkflow = async (companyId: string, workflowId: string): Promise<WorkflowHead> => {
+  const head = await getWorkflowHead(companyId, workflowId);
+  if (!head) throw new NotFoundError('No workflow with this id.');
+  return head;
+};
+
+/** The workflow as API consumers see it. */
+export const toPublicWorkflow = (head: WorkflowHead) => ({
+  id: head.workflowId,
+  version: head.version,
+  name: head.definition.name,
+  description: head.definition.description ?? null,
+  input: head.definition.input ?? { type: 'object' },
+  steps: head.definition.steps.map((s) => ({
+    id: s.id,
+    action: s.action,
+    with: s.with ?? {},
+    allowFailure: s.allowFailure ?? false,
+  })),
+  return: head.definition.return ?? null,
+  createdAt: head.createdAt,
+  updatedAt: head.updatedAt,
+});
+
+export const getWorkflow = async (companyId: string, workflowId: string) =>
+  toPublicWorkflow(await requireWorkflow(companyId, workflowId));
+
+export const listWorkflows = async (companyId: string) =>
+  (await listWorkflowHeads(companyId)).map((head) => ({
+    id: head.workflowId,
+    version: head.version,
+    name: head.definition.name,
+    description: head.definition.description ?? null,
+    steps: head.definition.steps.length,
+    updatedAt: head.updatedAt,
+  }));
+
+export const deleteWorkflow = async (companyId: string, workflowId: string, now: Date) => {
+  if (!(await deleteWorkflowHead(companyId, workflowId, now)))
+    throw new NotFoundError('No workflow with this id.');
+  return { id: workflowId, deleted: true as const };
+};
+
+/** Saved versions never change: a process keeps the ones its runs read. */
+const versions = new Map<string, WorkflowDefinition>();
+
+export const definitionOfRun = async (
+  companyId: string,
+  workflowId: string,
+  version: number,
+): Promise<WorkflowDefinition> => {
+  const key = `${companyId}/${workflowId}/${version}`;
+  const cached = versions.get(key);
+  if (cached) return cached;
+  const stored = await getWorkflowVersion(companyId, workflowId, version);
+  if (!stored) throw new Error(`Workflow ${workflowId} version ${version} is missing`);
+  if (versions.size > 200) versions.clear();
+  versions.set(key, stored.definition);
+  return stored.definition;
+};

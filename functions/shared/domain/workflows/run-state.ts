@@ -1,0 +1,94 @@
+import { putObject } from '../../aws/s3';
+import { readObjectText } from '../../aws/s3-objects';
+import { recordStoredObject } from '../../data/stored-objects';
+import { env } from '../../env';
+import type { StoredStepOutput, WorkflowRunRecord } from '../../types/workflows';
+import type { ReferenceScope } from './references';
+import type { StepResult } from './step-runner';
+
+/**
+ * The state a runner carries between steps: what is persisted on the run item (logs, stored outputs, files,
+ * cursor, execution time) and the step values references resolve against. Outputs up to
+ * `INLINE_OUTPUT_BYTES` stay in the run item; larger ones are stored objects of the company under
+ * `companies/<companyId>/workflows/runs/<runId>/steps/<stepId>.json`.
+ */
+export const INLINE_OUTPUT_BYTES = 4096;
+
+export interface RunState
+  extends Pick<WorkflowRunRecord, 'cursor' | 'logs' | 'outputs' | 'files' | 'executionTimeMs'> {
+  values: ReferenceScope['steps'];
+}
+
+export const scopeOf = (run: WorkflowRunRecord, state: RunState): ReferenceScope => ({
+  input: run.input,
+  runId: run.runId,
+  steps: state.values,
+});
+
+const outputPath = (run: WorkflowRunRecord, stepId: string) =>
+  `companies/${run.companyId}/workflows/runs/${run.runId}/steps/${stepId}.json`;
+
+const storeOutput = async (
+  run: WorkflowRunRecord,
+  stepId: string,
+  output: unknown,
+): Promise<StoredStepOutput> => {
+  const text = JSON.stringify(output ?? null);
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= INLINE_OUTPUT_BYTES) return { inline: output ?? null };
+  const object = { bucket: env().bucketName, fullPath: outputPath(run, stepId) };
+  const { etag } = await putObject(object.bucket, object.fullPath, text, 'application/json');
+  await recordStoredObject(
+    run.companyId,
+    { ...object, size: bytes, contentType: 'application/json', etag, createdAt: new Date().toISOString() },
+    new Date(),
+  );
+  return { object, bytes };
+};
+
+/** Adds a step's result to the state (its output stored inline or as an object). */
+export const applyStepResult = async (run: WorkflowRunRecord, state: RunState, result: StepResult) => {
+  state.logs.push(result.log);
+  state.cursor += 1;
+  if (result.log.status === 'succeeded') {
+    state.outputs[result.log.step] = await storeOutput(run, result.log.step, result.output);
+    state.values[result.log.step] = { status: 'succeeded', output: result.output };
+    state.files.push(...result.files);
+  } else {
+    state.values[result.log.step] = { status: 'failed' };
+  }
+};
+
+/** The state of a persisted run, step values read back (large outputs from their objects). */
+export const stateOfRun = async (run: WorkflowRunRecord): Promise<RunState> => {
+  const values: RunState['values'] = {};
+  for (const log of run.logs) {
+    const stored = run.outputs[log.step];
+    if (log.status !== 'succeeded' || !stored) {
+      values[log.step] = { status: log.status };
+      continue;
+    }
+    const output =
+      'inline' in stored
+        ? stored.inline
+        : JSON.parse((await readObjectText(stored.object.bucket, stored.object.fullPath)) ?? 'null');
+    values[log.step] = { status: 'succeeded', output };
+  }
+  return {
+    cursor: run.cursor,
+    logs: [...run.logs],
+    outputs: { ...run.outputs },
+    files: [...run.files],
+    executionTimeMs: run.executionTimeMs,
+    values,
+  };
+};
+
+export const newRunState = (): RunState => ({
+  cursor: 0,
+  logs: [],
+  outputs: {},
+  files: [],
+  executionTimeMs: 0,
+  values: {},
+});

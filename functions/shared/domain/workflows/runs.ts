@@ -1,0 +1,225 @@
+import { startExecution } from '../../aws/step-functions';
+import { secondsToNextUtcMonth } from '../../data/usage-meters';
+import {
+  createWorkflowRun,
+  finishWorkflowRun,
+  getWorkflowRunRecord,
+  saveWorkflowRunProgress,
+  WorkflowRunMovedError,
+  WorkflowRunQuotaError,
+} from '../../data/workflow-runs';
+import { env } from '../../env';
+import { AppError, ValidationError } from '../../errors';
+import { ulid } from '../../ids';
+import { logger } from '../../logger';
+import type { PlanLimits } from '../../types/plans';
+import type { RunMode, WorkflowDefinition, WorkflowRunRecord } from '../../types/workflows';
+import { companyLimits } from '../company-limits';
+import { validateAgainst } from '../dynadata/json-schema';
+import type { ActionContext } from './actions';
+import { requireWorkflow } from './definitions';
+import { computeOutcome } from './outcome';
+import { resolveReferences } from './references';
+import { applyStepResult, newRunState, type RunState, scopeOf } from './run-state';
+import { runStep, stepBoundMs } from './step-runner';
+
+export { getWorkflowRun, type PublicWorkflowRun, toPublicRun } from './public-run';
+
+/**
+ * Workflow runs. A run is created (and counted in `workflow_runs`) before any step runs. Sync runs execute
+ * the step runner in the calling function and answer the finished run; a step starts only when its action's
+ * time bound ends before the sync deadline (`WORKFLOW_SYNC_DEADLINE_MS`, below API Gateway's 29 s), otherwise
+ * the progress is saved and the run continues as a `workflow-run` execution from that step (202 `{runId}`).
+ * Async runs are that execution from the first step. The run item is the read model of both.
+ */
+export const newWorkflowRunId = () => `wr_${ulid()}`;
+export const RUN_INPUT_MAX_BYTES = 32 * 1024;
+const RESULT_MAX_BYTES = 128 * 1024;
+
+export interface StartRunInput {
+  companyId: string;
+  workflowId: string;
+  mode: RunMode;
+  includeStepOutputs: boolean;
+  input: Record<string, unknown>;
+  callerScopes: readonly string[];
+}
+
+export const contextOfRun = (run: WorkflowRunRecord): ActionContext => {
+  let limits: Promise<PlanLimits> | undefined;
+  return {
+    companyId: run.companyId,
+    runId: run.runId,
+    callerScopes: run.callerScopes,
+    now: new Date(),
+    limits: () => {
+      limits ??= companyLimits(run.companyId);
+      return limits;
+    },
+  };
+};
+
+/** Evaluates `return`, computes the outcome and moves the run to its final state (one transaction). */
+export const finishRun = async (run: WorkflowRunRecord, definition: WorkflowDefinition, state: RunState) => {
+  const outcome = computeOutcome(state.logs);
+  let result =
+    definition.return === undefined
+      ? null
+      : (resolveReferences(definition.return, scopeOf(run, state)) ?? null);
+  let status: 'success' | 'partial' | 'failed' = outcome.status;
+  let error: { code: string; message?: string } | undefined = outcome.error;
+  if (Buffer.byteLength(JSON.stringify(result)) > RESULT_MAX_BYTES) {
+    result = null;
+    status = 'failed';
+    error = {
+      code: 'workflow_run_failed',
+      message: `The evaluated return is over ${RESULT_MAX_BYTES} bytes.`,
+    };
+  }
+  const now = new Date();
+  const finished = {
+    ...state,
+    status,
+    result,
+    ...(error ? { error } : {}),
+    failedSteps: outcome.failedSteps,
+    dropOutputs: !run.includeStepOutputs,
+  };
+  await finishWorkflowRun(run, finished, now);
+  const { dropOutputs: _d, values: _v, ...fields } = finished;
+  return {
+    ...run,
+    ...fields,
+    ...(run.includeStepOutputs ? {} : { outputs: {} }),
+    finishedAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+};
+
+/** Marks a run that could not complete `failed` (a timeout, an engine failure); a finished run is left alone. */
+export const failRun = async (companyId: string, runId: string, message: string): Promise<void> => {
+  const run = await getWorkflowRunRecord(companyId, runId, { consistent: true });
+  if (run?.status !== 'running') return;
+  try {
+    await finishWorkflowRun(
+      run,
+      {
+        cursor: run.cursor,
+        logs: run.logs,
+        outputs: run.outputs,
+        files: run.files,
+        executionTimeMs: run.executionTimeMs,
+        status: 'failed',
+        error: { code: 'workflow_run_failed', message },
+        failedSteps: computeOutcome(run.logs).failedSteps,
+        dropOutputs: !run.includeStepOutputs,
+      },
+      new Date(),
+    );
+  } catch (error) {
+    if (!(error instanceof WorkflowRunMovedError)) throw error;
+  }
+};
+
+const startEngine = async (run: WorkflowRunRecord): Promise<void> => {
+  try {
+    await startExecution('workflow-run', run.runId, { companyId: run.companyId, runId: run.runId });
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ExecutionAlreadyExistsError') return;
+    logger.error('workflow-run execution did not start', { runId: run.runId, error: error as Error });
+    await failRun(run.companyId, run.runId, 'The run could not be started.').catch(() => undefined);
+    throw new AppError('service_unavailable', 'The run could not be started; run the workflow again.');
+  }
+};
+
+const createRun = async (
+  input: StartRunInput,
+  version: number,
+  definition: WorkflowDefinition,
+  now: Date,
+) => {
+  const problems = validateAgainst(definition.input ?? { type: 'object' }, input.input, '/body/input');
+  if (problems.length > 0)
+    throw new ValidationError(problems, 'The run input does not match the workflow input schema.');
+  if (Buffer.byteLength(JSON.stringify(input.input)) > RUN_INPUT_MAX_BYTES) {
+    throw new ValidationError([
+      { pointer: '/body/input', message: `must be at most ${RUN_INPUT_MAX_BYTES} bytes` },
+    ]);
+  }
+  const limits = await companyLimits(input.companyId);
+  const stamp = now.toISOString();
+  const run: WorkflowRunRecord = {
+    companyId: input.companyId,
+    runId: newWorkflowRunId(),
+    workflowId: input.workflowId,
+    version,
+    mode: input.mode,
+    status: 'running',
+    includeStepOutputs: input.includeStepOutputs,
+    input: input.input,
+    callerScopes: [...input.callerScopes],
+    cursor: 0,
+    logs: [],
+    outputs: {},
+    files: [],
+    executionTimeMs: 0,
+    createdAt: stamp,
+    updatedAt: stamp,
+  };
+  try {
+    await createWorkflowRun(run, limits.workflowRunsPerMonth, now);
+  } catch (error) {
+    if (!(error instanceof WorkflowRunQuotaError)) throw error;
+    throw new AppError('workflow_quota_exceeded', 'The monthly workflow runs of your plan are used up.', {
+      retryAfterSeconds: secondsToNextUtcMonth(now),
+      extensions: { meter: 'workflow_runs', limit: limits.workflowRunsPerMonth },
+    });
+  }
+  return run;
+};
+
+export type StartRunResult =
+  | { kind: 'finished'; run: WorkflowRunRecord }
+  | { kind: 'accepted'; runId: string };
+
+/** Starts a run: sync runs execute here until done or until the deadline hands them to the engine. */
+export const startWorkflowRun = async (input: StartRunInput): Promise<StartRunResult> => {
+  const started = Date.now();
+  const now = new Date(started);
+  const head = await requireWorkflow(input.companyId, input.workflowId);
+  const run = await createRun(input, head.version, head.definition, now);
+  if (input.mode === 'async') {
+    await startEngine(run);
+    return { kind: 'accepted', runId: run.runId };
+  }
+  try {
+    return await runSync(run, head.definition, started);
+  } catch (error) {
+    // A sync run that broke (not a step: steps never throw) is not left `running`.
+    await failRun(run.companyId, run.runId, 'The run could not complete.').catch(() => undefined);
+    throw error;
+  }
+};
+
+const runSync = async (
+  run: WorkflowRunRecord,
+  definition: WorkflowDefinition,
+  started: number,
+): Promise<StartRunResult> => {
+  const deadline = started + env().workflowSyncDeadlineMs;
+  const state = newRunState();
+  const ctx = contextOfRun(run);
+  for (const step of definition.steps) {
+    if (Date.now() + stepBoundMs(step) > deadline) {
+      state.executionTimeMs = Date.now() - started;
+      const handedOffAt = new Date().toISOString();
+      await saveWorkflowRunProgress(run, 0, state, new Date(), { handedOffAt, mode: 'async' });
+      await startEngine(run);
+      logger.info('sync workflow run handed off', { runId: run.runId, cursor: state.cursor });
+      return { kind: 'accepted', runId: run.runId };
+    }
+    await applyStepResult(run, state, await runStep(step, scopeOf(run, state), ctx));
+  }
+  state.executionTimeMs = Date.now() - started;
+  return { kind: 'finished', run: await finishRun(run, definition, state) };
+};

@@ -1,0 +1,103 @@
+import { AppError } from '../../errors';
+import { logger } from '../../logger';
+import type { StepLog, StorageRef, WorkflowStep } from '../../types/workflows';
+import type * as z from '../../zod';
+import { type ActionContext, findAction } from './actions';
+import { type ReferenceScope, resolveReferences } from './references';
+
+/**
+ * Runs one step: resolves the references of its `with` (as data), checks the scope its action needs against
+ * the credential that started the run, validates the input with the action's zod schema, and runs the
+ * action within its time bound. Every failure becomes the step's result (`code`, `userMessage`), never an
+ * exception: a failing step does not abort the run.
+ */
+export interface StepResult {
+  log: StepLog;
+  output?: unknown;
+  files: StorageRef[];
+}
+
+const pointerOf = (path: readonly PropertyKey[]) => `/${path.map(String).join('/')}`;
+
+const inputProblems = (error: z.ZodError) =>
+  error.issues.map((i) => `${pointerOf(i.path)}: ${i.message}`).join('; ');
+
+const withTimeout = <T>(work: Promise<T>, ms: number): Promise<T> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new AppError('step_timeout', `The step did not finish within ${ms} ms.`)),
+      ms,
+    );
+    work.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+
+class StepFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const attempt = async (
+  step: WorkflowStep,
+  scope: ReferenceScope,
+  ctx: ActionContext,
+): Promise<{ output: unknown; files: StorageRef[] }> => {
+  const action = findAction(step.action);
+  if (!action) throw new StepFailure('validation_failed', `Unknown action ${step.action}.`);
+  if (!ctx.callerScopes.includes(action.scope)) {
+    throw new StepFailure('insufficient_scope', `This action requires the scope ${action.scope}.`);
+  }
+  const parsed = action.input.safeParse(resolveReferences(step.with ?? {}, scope));
+  if (!parsed.success) {
+    throw new StepFailure(
+      'validation_failed',
+      `The step input is not valid: ${inputProblems(parsed.error)}.`,
+    );
+  }
+  const output = await withTimeout(action.run(parsed.data, ctx), action.maxDurationMs);
+  return { output, files: action.files?.(output) ?? [] };
+};
+
+export const runStep = async (
+  step: WorkflowStep,
+  scope: ReferenceScope,
+  ctx: ActionContext,
+): Promise<StepResult> => {
+  const started = Date.now();
+  const base = { step: step.id, action: step.action, startedAt: new Date(started).toISOString() };
+  try {
+    const { output, files } = await attempt(step, scope, { ...ctx, now: new Date(started) });
+    return {
+      log: { ...base, status: 'succeeded', durationMs: Date.now() - started, message: 'ok' },
+      output,
+      files,
+    };
+  } catch (error) {
+    let code = 'internal';
+    let userMessage = 'The step failed unexpectedly.';
+    if (error instanceof StepFailure || error instanceof AppError) {
+      code = error.code;
+      userMessage = error.message;
+    } else {
+      logger.error('workflow step failed', { runId: ctx.runId, step: step.id, error: error as Error });
+    }
+    return {
+      log: {
+        ...base,
+        status: 'failed',
+        durationMs: Date.now() - started,
+        message: userMessage,
+        code,
+        userMessage,
+        ...(step.allowFailure ? { handled: true } : {}),
+      },
+      files: [],
+    };
+  }
+};
+
+/** The time bound of a step's action (the sync runner's deadline check). */
+export const stepBoundMs = (step: WorkflowStep): number => findAction(step.action)?.maxDurationMs ?? 5_000;

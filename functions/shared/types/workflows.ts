@@ -1,0 +1,98 @@
+/**
+ * Shapes of company workflows and their runs, shared by the data modules, the domain and the routes.
+ */
+export const WORKFLOW_ID_PATTERN = /^[a-z0-9_-]{1,64}$/;
+export const WORKFLOW_STEP_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const WORKFLOW_MAX_STEPS = 50;
+
+export interface WorkflowStep {
+  id: string;
+  action: string;
+  with?: Record<string, unknown>;
+  allowFailure?: boolean;
+}
+
+export interface WorkflowDefinition {
+  id: string;
+  name: string;
+  description?: string;
+  input?: Record<string, unknown>;
+  steps: WorkflowStep[];
+  return?: unknown;
+}
+
+/** A saved version of a definition. */
+export interface WorkflowVersion {
+  companyId: string;
+  workflowId: string;
+  version: number;
+  definition: WorkflowDefinition;
+  createdAt: string;
+}
+
+export const WORKFLOW_RUN_STATUSES = ['running', 'success', 'partial', 'failed'] as const;
+export type WorkflowRunStatus = (typeof WORKFLOW_RUN_STATUSES)[number];
+export type FinalRunStatus = Exclude<WorkflowRunStatus, 'running'>;
+
+export const STEP_STATUSES = ['succeeded', 'failed'] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+
+/** One step's log line: what ran, how it ended, how long it took. */
+export interface StepLog {
+  step: string;
+  action: string;
+  status: StepStatus;
+  startedAt: string;
+  durationMs: number;
+  message?: string;
+  /** Failed steps: the error code and the message for end users. */
+  code?: string;
+  userMessage?: string;
+  handled?: boolean;
+}
+
+export interface FailedStep {
+  step: string;
+  code: string;
+  userMessage: string;
+  handled?: true;
+}
+
+export interface StorageRef {
+  bucket: string;
+  fullPath: string;
+}
+
+/** A step output kept inline in the run item, or (when large) as a stored object of the company. */
+export type StoredStepOutput = { inline: unknown } | { object: StorageRef; bytes: number };
+
+export type RunMode = 'sync' | 'async';
+
+/** The run item: the read model of sync and async runs alike. */
+export interface WorkflowRunRecord {
+  companyId: string;
+  runId: string;
+  workflowId: string;
+  version: number;
+  mode: RunMode;
+  status: WorkflowRunStatus;
+  includeStepOutputs: boolean;
+  input: Record<string, unknown>;
+  /** Scopes of the credential that started the run: every step is checked against them. */
+  callerScopes: string[];
+  /** Index of the next step to run. */
+  cursor: number;
+  /** The step that started and has not been recorded yet (async engine). */
+  current?: { index: number; startedAt: string };
+  logs: StepLog[];
+  outputs: Record<string, StoredStepOutput>;
+  files: StorageRef[];
+  result?: unknown;
+  error?: { code: string; message?: string };
+  failedSteps?: FailedStep[];
+  executionTimeMs: number;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt?: string;
+  handedOffAt?: string;
+}

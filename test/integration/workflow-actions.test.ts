@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTenant } from './support';
+import { storeSource } from './transcode-support';
+import { type RunBody, runWorkflow, savedWorkflow, startTarget, waitForRun } from './workflow-support';
+
+let target: Awaited<ReturnType<typeof startTarget>>;
+beforeAll(async () => {
+  target = await startTarget();
+});
+afterAll(() => target.close());
+
+/** One definition naming every action of the registry, plus the refusals the actions owe. */
+const everyAction = (url: string) => ({
+  id: 'every',
+  name: 'Every action',
+  input: { type: 'object', properties: { fullPath: { type: 'string' } }, required: ['fullPath'] },
+  steps: [
+    { id: 'speech', action: 'actions/speech/synthesize', with: { text: 'Hello there.', format: 'ogg_opus' } },
+    { id: 'call', action: 'actions/http/request', with: { method: 'GET', url: `${url}/json` } },
+    { id: 'token', action: 'actions/security/auth/jwt/generate', with: {} },
+    { id: 'spoken', action: 'actions/speech/spoken-text', with: { markdown: '**Bold** move' } },
+    { id: 'contact', action: 'actions/dynadata/create', with: { type: 'contacts', item: { name: 'Ada' } } },
+    {
+      id: 'rename',
+      action: 'actions/dynadata/update',
+      with: { type: 'contacts', item: { _id: '{{ steps.contact.output._id }}', name: 'Grace' } },
+    },
+    {
+      id: 'read',
+      action: 'actions/dynadata/get',
+      with: { type: 'contacts', id: '{{ steps.contact.output._id }}' },
+    },
+    { id: 'list', action: 'actions/dynadata/list', with: { type: 'contacts', limit: 10 } },
+    {
+      id: 'message',
+      action: 'actions/messages/send',
+      with: {
+        contactId: '{{ steps.contact.output._id }}',
+        type: 'text',
+        body: { text: '{{ steps.spoken.output.text }}' },
+      },
+    },
+    {
+      id: 'transcode',
+      action: 'actions/media/transcode',
+      with: { fullPath: '{{ input.fullPath }}', preset: 'wav' },
+    },
+    { id: 'transcribe', action: 'actions/media/transcribe', with: { fullPath: '{{ input.fullPath }}' } },
+    {
+      id: 'remove',
+      action: 'actions/dynadata/delete',
+      with: { type: 'contacts', id: '{{ steps.contact.output._id }}' },
+    },
+    {
+      id: 'audit',
+      action: 'actions/dynadata/create',
+      with: { type: 'log_entries', item: { note: 'x' } },
+      allowFailure: true,
+    },
+    {
+      id: 'private',
+      action: 'actions/http/request',
+      with: { method: 'GET', url: 'https://10.0.0.1/internal' },
+      allowFailure: true,
+    },
+    {
+      id: 'plain',
+      action: 'actions/http/request',
+      with: { method: 'GET', url: 'http://example.com/' },
+      allowFailure: true,
+    },
+  ],
+  return: {
+    audio: '{{ steps.speech.output.fullPath }}',
+    name: '{{ steps.read.output.name }}',
+    listed: '{{ steps.list.output.items.0._id }}',
+    message: '{{ steps.message.output.status }}',
+    transcode: '{{ steps.transcode.output.job.id }}',
+    transcription: '{{ steps.transcribe.output.job.id }}',
+    deleted: '{{ steps.remove.output.deleted }}',
+    http: '{{ steps.call.output.body.method }}',
+  },
+});
+
+const checkRun = async (apiKey: string, run: RunBody) => {
+  expect(run, JSON.stringify(run.failedSteps)).toMatchObject({ status: 'success', ok: true, error: null });
+  expect(run.failedSteps.map((f) => [f.step, f.code, f.handled])).toEqual([
+    ['audit', 'log_entry_writes_not_allowed', true],
+    ['private', 'http_target_refused', true],
+    ['plain', 'http_target_refused', true],
+  ]);
+  expect(run.result).toMatchObject({ name: 'Grace', message: 'queued', deleted: true, http: 'GET' });
+  expect(run.files).toEqual([{ bucket: expect.any(String), fullPath: run.result?.audio }]);
+  const transcode = await call('GET', `/v1/transcodes/${run.result?.transcode}`, {
+    headers: { 'x-api-key': apiKey },
+  });
+  expect(transcode.status).toBe(200);
+  const transcription = await call('GET', `/v1/transcriptions/${run.result?.transcription}`, {
+    headers: { 'x-api-key': apiKey },
+  });
+  expect(transcription.status).toBe(200);
+};
+
+describe('workflow actions', () => {
+  it('runs a definition covering every action, sync and async, with the same outcome', {
+    timeout: 120_000,
+  }, async () => {
+    const t = await createTenant({ plan: 'starter' });
+    const source = await storeSource(t.companyId, 'tone', { seconds: 1 });
+    await savedWorkflow(t.companyId, everyAction(target.url));
+    const sync = await runWorkflow(t.apiKey, 'every', { input: source });
+    expect(sync.status, JSON.stringify(sync.json)).toBe(200);
+    await checkRun(t.apiKey, sync.json as unknown as RunBody);
+    const accepted = await runWorkflow(t.apiKey, 'every', { mode: 'async', input: source });
+    expect(accepted.status).toBe(202);
+    await checkRun(t.apiKey, await waitForRun(t.apiKey, 'every', String(accepted.json.runId), 60_000));
+  });
+});

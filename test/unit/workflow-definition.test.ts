@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { definitionProblems, normaliseDefinition } from '../../functions/shared/domain/workflows/definition';
+import type { WorkflowDefinition } from '../../functions/shared/types/workflows';
+
+const jwt = 'actions/security/auth/jwt/generate';
+const valid = {
+  id: 'welcome',
+  name: 'Welcome a contact',
+  description: 'optional',
+  input: { type: 'object', properties: { fullPath: { type: 'string' } }, required: ['fullPath'] },
+  steps: [
+    { id: 'token', action: jwt, with: { dur: 600, advanced: true, scopes: ['usage:read'] } },
+    {
+      id: 'audio',
+      action: 'actions/media/transcode',
+      with: { fullPath: '{{ input.fullPath }}', preset: 'ogg_opus' },
+      allowFailure: true,
+    },
+  ],
+  return: { token: '{{ steps.token.output.token }}', job: '{{ steps.audio.output.job.id }}' },
+};
+
+const pointers = (doc: unknown) => definitionProblems(doc).map((p) => p.pointer);
+
+describe('workflow definition validation', () => {
+  it('accepts the documented example and normalises defaults', () => {
+    expect(definitionProblems(valid)).toEqual([]);
+    const normalised = normaliseDefinition(valid as WorkflowDefinition);
+    expect(normalised.steps[0]).toMatchObject({ allowFailure: false, with: valid.steps[0]?.with });
+    expect(
+      normaliseDefinition({ id: 'a', name: 'A', steps: [{ id: 's', action: jwt }] }).input,
+    ).toMatchObject({
+      type: 'object',
+    });
+  });
+
+  it('lists every violation by JSON pointer', () => {
+    expect(pointers([])).toEqual(['/']);
+    expect(
+      pointers({
+        id: 'UPPER',
+        name: 'x'.repeat(201),
+        description: 5,
+        more: true,
+        input: { type: 'object', properties: { a: { type: 'wat' } } },
+        steps: [{ id: 'a b', action: 'nope', with: [], allowFailure: 1, extra: 1 }],
+        return: 3,
+      }).sort(),
+    ).toEqual(
+      [
+        '/description',
+        '/id',
+        '/input/properties/a/type',
+        '/more',
+        '/name',
+        '/steps/0/action',
+        '/steps/0/allowFailure',
+        '/steps/0/extra',
+        '/steps/0/id',
+        '/steps/0/with',
+      ].sort(),
+    );
+  });
+
+  it('bounds the steps: 1 to 50, unique ids', () => {
+    expect(pointers({ ...valid, steps: [], return: undefined })).toEqual(['/steps']);
+    const many = Array.from({ length: 51 }, (_, i) => ({ id: `s${i}`, action: jwt }));
+    expect(pointers({ ...valid, steps: many, return: undefined })).toEqual(['/steps']);
+    expect(pointers({ ...valid, steps: [valid.steps[0], valid.steps[0]], return: undefined })).toEqual([
+      '/steps/1/id',
+    ]);
+  });
+
+  it('refuses references to later or unknown steps, bad paths and unclosed braces', () => {
+    const problems = definitionProblems({
+      ...valid,
+      steps: [
+        { id: 'a', action: jwt, with: { dur: '{{ steps.b.output.n }}', kind: 'x {{ steps.zz.status }}' } },
+        {
+          id: 'b',
+          action: jwt,
+          with: { kind: '{{ input.a.b }} {{ process.env.X }} {{ steps.a.result }} {{ open' },
+        },
+      ],
+      return: { later: '{{ steps.b.output }}', run: '{{ run.id }}', bad: '{{ run.secret }}' },
+    });
+    expect(problems).toEqual([
+      { pointer: '/steps/0/with/dur', message: 'reference {{ steps.b.output.n }} names a later step' },
+      { pointer: '/steps/0/with/kind', message: 'reference {{ steps.zz.status }} names an unknown step' },
+      { pointer: '/steps/1/with/kind', message: expect.stringContaining('process.env.X') },
+      {
+        pointer: '/steps/1/with/kind',
+        message: expect.stringContaining('steps.a has only output and status'),
+      },
+      { pointer: '/steps/1/with/kind', message: 'has an unclosed {{' },
+      { pointer: '/return/bad', message: expect.stringContaining('only run.id exists') },
+    ]);
+  });
+
+  it('refuses code-like references: nothing is evaluated', () => {
+    for (const text of ['{{ input.a() }}', '{{ input["a"] }}', '{{ 1 + 1 }}', '{{ input.a || 1 }}']) {
+      expect(pointers({ ...valid, return: { x: text } }), text).toEqual(['/return/x']);
+    }
+  });
+});
