@@ -75,6 +75,11 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   transcodes: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['transcode'] },
   speech: { table: 'readWrite', meter: true, bucket: true, speechSynthesis: true },
   workflows: { table: 'readWrite', meter: true, bucket: true },
+  /**
+   * The union of what its tools call: job and usage reads, Dynadata reads and item writes (`readWrite`, which
+   * includes the meter), and the list-cursor key. No tool touches the bucket or starts an execution.
+   */
+  mcp: { table: 'readWrite', meter: true, bucket: false, cursorKey: true },
 };
 
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];

@@ -28,11 +28,14 @@ const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
 /** Codes every route of its kind can answer, whatever its own work: the chain's and API Gateway's. */
 export const chainCodes = (route: RouteDefinition): ErrorCode[] => {
   const gated = route.scope !== 'public';
+  // A route open to any credential checks finer scopes inside its answer (MCP tools), never as a 403.
+  const scoped = gated && route.scope !== 'authenticated';
   return [
     'internal',
     'throttled',
     ...(route.planned ? (['not_implemented'] as const) : (['validation_failed'] as const)),
-    ...(gated ? (['unauthorized', 'forbidden', 'insufficient_scope', 'quota_exceeded'] as const) : []),
+    ...(gated ? (['unauthorized', 'forbidden', 'quota_exceeded'] as const) : []),
+    ...(scoped ? (['insufficient_scope'] as const) : []),
     // API Gateway refuses a body over 10 MB on any route with one; the media type is checked when it is read.
     ...(route.body ? (['payload_too_large'] as const) : []),
     ...(route.body && !route.planned ? (['unsupported_media_type'] as const) : []),
@@ -247,6 +250,33 @@ const parametersOf = (route: RouteDefinition) => {
   return out;
 };
 
+const DEFAULT_SECURITY = [{ apiKey: [] }, { jwtToken: [] }, { authToken: [] }];
+
+/** The content of a successful answer: JSON by its schema, or the raw media types the route produces. */
+const successContent = (route: RouteDefinition) => {
+  if (route.produces) {
+    return Object.fromEntries(
+      route.produces.map((type) => [
+        type,
+        { schema: type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' } },
+      ]),
+    );
+  }
+  return {
+    'application/json': {
+      schema: toSchema(route.documented?.response ?? route.response, 'output'),
+      ...(route.examples?.response === undefined ? {} : { example: route.examples.response }),
+    },
+  };
+};
+
+const scopeText = (scope: RouteDefinition['scope']): string =>
+  scope === 'public'
+    ? 'Needs no credential.'
+    : scope === 'authenticated'
+      ? 'Takes any valid credential; each tool needs its own scope.'
+      : `Scope: \`${scope}\`.`;
+
 const operationOf = (route: RouteDefinition) => {
   const isPublic = route.scope === 'public';
   const success = String(route.successStatus ?? 200);
@@ -255,7 +285,7 @@ const operationOf = (route: RouteDefinition) => {
   );
   const description = [
     route.description ?? `${route.summary}.`,
-    isPublic ? 'Needs no credential.' : `Scope: \`${route.scope}\`.`,
+    scopeText(route.scope),
     route.planned ? 'Not available yet: answers 501 `not_implemented`.' : '',
   ]
     .filter(Boolean)
@@ -265,7 +295,11 @@ const operationOf = (route: RouteDefinition) => {
     summary: route.summary,
     description,
     tags: [route.tag],
-    ...(isPublic ? { security: [] } : { 'x-required-scope': route.scope }),
+    ...(isPublic
+      ? { security: [] }
+      : route.scope === 'authenticated'
+        ? { security: [...DEFAULT_SECURITY, { bearer: [] }] }
+        : { 'x-required-scope': route.scope }),
     parameters: parametersOf(route),
     ...(route.body
       ? {
@@ -287,13 +321,14 @@ const operationOf = (route: RouteDefinition) => {
           'x-request-id': headerRef('RequestId'),
           ...(route.idempotent ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') } : {}),
         },
-        content: {
-          'application/json': {
-            schema: toSchema(route.documented?.response ?? route.response, 'output'),
-            ...(route.examples?.response === undefined ? {} : { example: route.examples.response }),
-          },
-        },
+        content: successContent(route),
       },
+      ...Object.fromEntries(
+        Object.entries(route.emptyAnswers ?? {}).map(([status, description]) => [
+          status,
+          { description, headers: { 'x-request-id': headerRef('RequestId') } },
+        ]),
+      ),
       ...errorResponses,
     },
   };
@@ -316,6 +351,10 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'Speech', description: 'Text to speech into storage, and markdown rewritten for the ear.' },
   { name: 'Usage', description: 'Meters, quotas and the plan of the company.' },
   { name: 'Workflows', description: 'Company-defined workflows, run synchronously or asynchronously.' },
+  {
+    name: 'MCP',
+    description: 'A Model Context Protocol server: the same reads and Dynadata writes as tools for agents.',
+  },
 ];
 
 /** The OpenAPI 3.0 document of every live route, generated from the route table. */
@@ -350,7 +389,7 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
     },
     servers: [{ url: serverUrl, description: 'This deployment (paths include the `/v1` stage).' }],
     tags: TAGS.filter((t) => usedTags.has(t.name)),
-    security: [{ apiKey: [] }, { jwtToken: [] }, { authToken: [] }],
+    security: DEFAULT_SECURITY,
     paths,
     components: {
       securitySchemes: {
@@ -371,6 +410,13 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
           in: 'header',
           name: 'x-auth-token',
           description: 'Either an `sk-` key or a JWT.',
+        },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            '`Authorization: Bearer <sk- key or JWT>`, accepted by POST /v1/mcp only (what MCP clients send), ' +
+            'after the three headers above.',
         },
       },
       headers: HEADERS,
