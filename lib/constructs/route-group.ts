@@ -1,5 +1,6 @@
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
+import { DOCS_PACKAGE, DOCS_PACKAGE_FILES } from '../../functions/shared/http/docs-page';
 import type { RouteGroup } from '../../functions/shared/routes/route-table';
 import { type DataResources, dataEnvironment, GROUP_ACCESS, grantDataAccess } from '../access';
 import { AppFunction } from './app-function';
@@ -12,6 +13,11 @@ export interface RouteGroupProps {
 /** Modules a group loads on first use, kept out of its bundle (the o200k_base encoding is about 2.4 MB). */
 const LAZY_MODULES: Partial<Record<RouteGroup, readonly string[]>> = {
   speech: ['gpt-tokenizer/encoding/o200k_base'],
+};
+
+/** Package files a group reads at run time: the public group serves the documentation page's assets. */
+const PACKAGE_FILES: Partial<Record<RouteGroup, { package: string; files: readonly string[] }>> = {
+  public: { package: DOCS_PACKAGE, files: DOCS_PACKAGE_FILES },
 };
 
 /**
@@ -29,6 +35,7 @@ export class RouteGroupFunction extends Construct {
       description: `Public API v1, route group ${group}`,
       environment: dataEnvironment(GROUP_ACCESS[group], data),
       lazyModules: LAZY_MODULES[group],
+      packageFiles: PACKAGE_FILES[group],
     });
     const role = this.function.role;
     if (!role) throw new Error(`route group ${group} has no role`);
