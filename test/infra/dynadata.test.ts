@@ -43,14 +43,14 @@ describe('Dynadata and messaging infrastructure', () => {
     expect(withArn).toHaveLength(2);
   });
 
-  it('generates the list-cursor key in Secrets Manager, readable by the contacts and dynadata groups only', () => {
+  it('generates the list-cursor key in Secrets Manager, readable by the contacts, dynadata and mcp groups only', () => {
     const secretId = logicalIdOf(synth.data.cursorKey);
     const secret = resourcesOfType(synth.dataTemplate, 'AWS::SecretsManager::Secret')[secretId];
     expect(secret?.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
     expect(secret?.Properties.SecretString).toBeUndefined();
     const secretRef = JSON.stringify(synth.api.resolve(synth.data.cursorKey.secretArn));
     const functions = resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Function');
-    const listing = ['contacts', 'dynadata'];
+    const listing = ['contacts', 'dynadata', 'mcp'];
     for (const group of ROUTE_GROUPS) {
       const fn = functions[logicalIdOf(synth.api.groups[group].function)];
       const variables = ((fn?.Properties.Environment ?? {}) as { Variables: Record<string, unknown> })
@@ -69,7 +69,7 @@ describe('Dynadata and messaging infrastructure', () => {
       ),
     );
     const roles = JSON.stringify(readers.map((p) => p.Properties.Roles));
-    expect(readers).toHaveLength(2);
+    expect(readers).toHaveLength(listing.length);
     for (const group of listing)
       expect(roles).toContain(logicalIdOf(synth.api.groups[group as 'dynadata'].function.role as never));
   });
