@@ -18,6 +18,8 @@ for (const id of ['createTranscode', 'getTranscode', 'cancelTranscode', 'retryTr
 // Transcriptions
 for (const id of ['createTranscription', 'getTranscription']) IMPLEMENTED.add(id);
 for (const id of ['synthesizeSpeech', 'listSpeechVoices', 'rewriteSpokenText']) IMPLEMENTED.add(id);
+// The MCP server and the interactive documentation.
+for (const id of ['mcp', 'getDocsPage', 'getDocsAsset']) IMPLEMENTED.add(id);
 // Dynadata and messaging.
 for (const op of ROUTES.filter((r) => r.group === 'dynadata' || r.group === 'contacts'))
   IMPLEMENTED.add(op.operationId);
