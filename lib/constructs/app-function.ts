@@ -32,6 +32,8 @@ export interface AppFunctionProps {
    * `node_modules/<package>/`, where `createRequire(import.meta.url).resolve('<package>/…')` finds them.
    */
   packageFiles?: { package: string; files: readonly string[] };
+  /** esbuild aliases: module specifiers bundled from another file (relative to the repository root). */
+  aliases?: Readonly<Record<string, string>>;
   timeout?: Duration;
 }
 
@@ -170,6 +172,13 @@ export class AppFunction extends NodejsFunction {
             ...packageFileCommands(props.packageFiles, output),
           ],
         },
+        ...(props.aliases
+          ? {
+              esbuildArgs: {
+                '--alias': Object.entries(props.aliases).map(([from, to]) => `${from}=${PROJECT_ROOT}${to}`),
+              },
+            }
+          : {}),
         metafile: false,
         logLevel: LogLevel.ERROR,
       },

@@ -20,6 +20,14 @@ const PACKAGE_FILES: Partial<Record<RouteGroup, { package: string; files: readon
   public: { package: DOCS_PACKAGE, files: DOCS_PACKAGE_FILES },
 };
 
+/** Modules a group's bundle takes from another file: the MCP SDK's zod 3 support, unused (zod 4 only). */
+const ALIASES: Partial<Record<RouteGroup, Readonly<Record<string, string>>>> = {
+  mcp: {
+    'zod/v3': 'functions/shared/mcp/zod3-unused.ts',
+    'zod-to-json-schema': 'functions/shared/mcp/zod3-unused.ts',
+  },
+};
+
 /**
  * One route group: its Lambda (`functions/api/<group>/index.ts`), its grants from `GROUP_ACCESS`, and the
  * proxy integration every method of the group shares.
@@ -36,6 +44,7 @@ export class RouteGroupFunction extends Construct {
       environment: dataEnvironment(GROUP_ACCESS[group], data),
       lazyModules: LAZY_MODULES[group],
       packageFiles: PACKAGE_FILES[group],
+      aliases: ALIASES[group],
     });
     const role = this.function.role;
     if (!role) throw new Error(`route group ${group} has no role`);
