@@ -1,8 +1,9 @@
 import { CONTACTS_SCHEMA } from '../domain/dynadata/builtin-types';
 import { ERROR_CATALOG, type ErrorCode } from '../errors';
-import { ROUTES, type RouteDefinition } from '../routes/route-table';
-import { SCOPES } from '../types/scopes';
+import { ROUTE_DOCS } from '../routes/route-docs';
+import { type OperationId, ROUTES, type RouteDefinition } from '../routes/route-table';
 import * as z from '../zod';
+import { AUTHENTICATION_SECTION, SECURITY_SCHEMES } from './openapi-auth';
 import { MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, MAX_NUMBER_MAGNITUDE, MIN_NUMBER_MAGNITUDE } from './request';
 
 /**
@@ -252,6 +253,16 @@ const parametersOf = (route: RouteDefinition) => {
 
 const DEFAULT_SECURITY = [{ apiKey: [] }, { jwtToken: [] }, { authToken: [] }];
 
+/** The route's prose and examples: its own, else those of `routes/route-docs.ts`. */
+const docsOf = (route: RouteDefinition) => {
+  const docs = ROUTE_DOCS[route.operationId as OperationId];
+  return {
+    description: route.description ?? docs?.description,
+    request: route.examples?.request ?? docs?.examples?.request,
+    response: route.examples?.response ?? docs?.examples?.response,
+  };
+};
+
 /** The content of a successful answer: JSON by its schema, or the raw media types the route produces. */
 const successContent = (route: RouteDefinition) => {
   if (route.produces) {
@@ -265,7 +276,7 @@ const successContent = (route: RouteDefinition) => {
   return {
     'application/json': {
       schema: toSchema(route.documented?.response ?? route.response, 'output'),
-      ...(route.examples?.response === undefined ? {} : { example: route.examples.response }),
+      ...(docsOf(route).response === undefined ? {} : { example: docsOf(route).response }),
     },
   };
 };
@@ -284,7 +295,7 @@ const operationOf = (route: RouteDefinition) => {
     [...codesByStatus(route)].map(([status, codes]) => [String(status), errorResponse(status, codes)]),
   );
   const description = [
-    route.description ?? `${route.summary}.`,
+    docsOf(route).description ?? `${route.summary}.`,
     scopeText(route.scope),
     route.planned ? 'Not available yet: answers 501 `not_implemented`.' : '',
   ]
@@ -308,7 +319,7 @@ const operationOf = (route: RouteDefinition) => {
             content: {
               'application/json': {
                 schema: requestBodySchema(route),
-                ...(route.examples?.request === undefined ? {} : { example: route.examples.request }),
+                ...(docsOf(route).request === undefined ? {} : { example: docsOf(route).request }),
               },
             },
           },
@@ -336,24 +347,65 @@ const operationOf = (route: RouteDefinition) => {
 
 /** One tag per area of the API, in the order of the specification. */
 const TAGS: { name: string; description: string }[] = [
-  { name: 'Plans', description: 'The public plan catalog: prices and limits. No credential needed.' },
-  { name: 'Meta', description: 'This document.' },
-  { name: 'Company', description: 'The company the credential acts for.' },
-  { name: 'Contacts', description: 'Messages to contacts, delivered to the company’s webhook channel.' },
+  {
+    name: 'Plans',
+    description:
+      'The public plan catalog: what each plan costs and allows. No credential needed, not metered.',
+  },
+  {
+    name: 'Meta',
+    description:
+      'This document (GET /v1/openapi.json) and its interactive page (GET /v1/docs), both public and not ' +
+      'metered.',
+  },
+  {
+    name: 'Company',
+    description: 'The company the credential acts for: start here to check a key (GET /v1/self).',
+  },
+  {
+    name: 'Contacts',
+    description:
+      'Messages to contacts (items of the built-in type `contacts`), delivered asynchronously to the ' +
+      'company’s webhook channel and recorded as items of the type `messages`.',
+  },
   {
     name: 'Dynadata',
     description:
-      'Typed data of the company: built-in types (contacts, messages, log_entries) and custom types.',
+      'Typed data of the company: built-in types (`contacts`, `messages`, and `log_entries`, the read-only ' +
+      'audit trail of API traffic) and custom types, each with a JSON Schema, sortable fields, paged ' +
+      'filtered lists and functions.',
   },
-  { name: 'Storage', description: 'Files of the company: signed upload and download URLs.' },
-  { name: 'Transcriptions', description: 'Speech-to-text jobs on stored audio.' },
-  { name: 'Media transforms', description: 'Transcode jobs: stored audio and video converted to presets.' },
-  { name: 'Speech', description: 'Text to speech into storage, and markdown rewritten for the ear.' },
-  { name: 'Usage', description: 'Meters, quotas and the plan of the company.' },
+  {
+    name: 'Storage',
+    description:
+      'Files of the company under `companies/<companyId>/`: upload in two steps (signed URL, then complete), ' +
+      'download through signed URLs. A stored file is named by its storage reference `{bucket, fullPath}`.',
+  },
+  {
+    name: 'Transcriptions',
+    description: 'Asynchronous speech-to-text jobs on stored audio or video: enqueue, then poll the job.',
+  },
+  {
+    name: 'Media transforms',
+    description:
+      'Asynchronous conversions of stored audio and video to presets (`mp4`, `ogg_opus`, `wav`, ' +
+      '`flac_16k_mono`): enqueue, poll, cancel, retry.',
+  },
+  {
+    name: 'Speech',
+    description: 'Text synthesized into a stored audio file, and markdown rewritten into its spoken form.',
+  },
+  {
+    name: 'Usage',
+    description:
+      'Meters, compute time, storage, the plan’s limits and the subscription period of the company.',
+  },
   { name: 'Workflows', description: 'Company-defined workflows, run synchronously or asynchronously.' },
   {
     name: 'MCP',
-    description: 'A Model Context Protocol server: the same reads and Dynadata writes as tools for agents.',
+    description:
+      'A Model Context Protocol server for agents (Streamable HTTP, stateless, JSON): the job and usage reads ' +
+      'and the Dynadata reads and writes as tools, each under the scope of its route.',
   },
 ];
 
@@ -365,14 +417,17 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
     (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = operationOf(route);
   }
   const usedTags = new Set<string>(ROUTES.map((r) => r.tag));
-  const apiKeyDescription = `Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}.`;
   return {
     openapi: '3.0.3',
     info: {
       title: 'Messaging and Dynamic Data Service: Public REST API',
       version: '1.0.0',
       description:
-        'Acts on behalf of one company. Errors are `application/problem+json` with a stable `code`; every ' +
+        'Acts on behalf of one company (tenant): its profile, messages to its contacts, its typed data ' +
+        '(Dynadata), files, transcriptions, media transforms, speech and usage. The same reads and Dynadata ' +
+        'writes are tools of an MCP server for agents (POST /v1/mcp).\n\n' +
+        `${AUTHENTICATION_SECTION}\n\n## Errors and limits\n\n` +
+        'Errors are `application/problem+json` with a stable `code`; every ' +
         'response carries `x-request-id`. Each operation lists the statuses and codes it can answer. Every ' +
         'path answers a method it does not list with 405 `method_not_allowed` and an `Allow` header (`HEAD` ' +
         'and `OPTIONS` included), and an unknown path with 404 `not_found`. Query parameters an operation ' +
@@ -392,33 +447,7 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
     security: DEFAULT_SECURITY,
     paths,
     components: {
-      securitySchemes: {
-        apiKey: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'x-api-key',
-          description: `\`sk-\` API key. ${apiKeyDescription}`,
-        },
-        jwtToken: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'x-jwt-token',
-          description: 'Short-lived JWT of kind `v1`.',
-        },
-        authToken: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'x-auth-token',
-          description: 'Either an `sk-` key or a JWT.',
-        },
-        bearer: {
-          type: 'http',
-          scheme: 'bearer',
-          description:
-            '`Authorization: Bearer <sk- key or JWT>`, accepted by POST /v1/mcp only (what MCP clients send), ' +
-            'after the three headers above.',
-        },
-      },
+      securitySchemes: SECURITY_SCHEMES,
       headers: HEADERS,
       parameters: {
         IdempotencyKey: {
