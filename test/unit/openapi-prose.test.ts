@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../functions/shared/http/openapi';
 import { ROUTE_DOCS } from '../../functions/shared/routes/route-docs';
-import { ROUTES } from '../../functions/shared/routes/route-table';
+import { ROUTES, type RouteDefinition } from '../../functions/shared/routes/route-table';
 
 type Operation = {
   summary: string;
@@ -36,8 +36,8 @@ const MAIN = [
 
 describe('the OpenAPI document reads well', () => {
   it('describes every operation beyond its summary', () => {
-    for (const route of ROUTES) {
-      const own = route.description ?? ROUTE_DOCS[route.operationId]?.description;
+    for (const route of ROUTES as readonly RouteDefinition[]) {
+      const own = route.description ?? ROUTE_DOCS[route.operationId as keyof typeof ROUTE_DOCS]?.description;
       expect(own, route.operationId).toBeTruthy();
       expect(operation(route.method, route.path).description.length, route.operationId).toBeGreaterThan(
         route.summary.length + 40,
@@ -47,7 +47,7 @@ describe('the OpenAPI document reads well', () => {
 
   it('shows request and response examples for the main routes', () => {
     for (const id of MAIN) {
-      const route = ROUTES.find((r) => r.operationId === id);
+      const route = (ROUTES as readonly RouteDefinition[]).find((r) => r.operationId === id);
       if (!route) throw new Error(`no route ${id}`);
       const op = operation(route.method, route.path);
       if (route.body) expect(op.requestBody?.content['application/json']?.example, id).toBeDefined();
