@@ -21,7 +21,7 @@ const PACKAGE_FILES: Partial<Record<RouteGroup, { package: string; files: readon
 };
 
 /** Modules a group's bundle takes from another file: the MCP SDK's zod 3 support, unused (zod 4 only). */
-const ALIASES: Partial<Record<RouteGroup, Readonly<Record<string, string>>>> = {
+export const GROUP_ALIASES: Partial<Record<RouteGroup, Readonly<Record<string, string>>>> = {
   mcp: {
     'zod/v3': 'functions/shared/mcp/zod3-unused.ts',
     'zod-to-json-schema': 'functions/shared/mcp/zod3-unused.ts',
@@ -44,7 +44,7 @@ export class RouteGroupFunction extends Construct {
       environment: dataEnvironment(GROUP_ACCESS[group], data),
       lazyModules: LAZY_MODULES[group],
       packageFiles: PACKAGE_FILES[group],
-      aliases: ALIASES[group],
+      aliases: GROUP_ALIASES[group],
     });
     const role = this.function.role;
     if (!role) throw new Error(`route group ${group} has no role`);
