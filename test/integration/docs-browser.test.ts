@@ -64,6 +64,8 @@ describe('GET /v1/docs in headless Chromium', () => {
     );
     expect(listed.sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
 
+    await page.screenshot({ path: join(folder, 'docs-top.png') });
+
     // Try it: paste the key under Authorize (the x-api-key scheme), then run GET /v1/self.
     await page.click('button.authorize');
     const apiKeyForm = page.locator('.auth-container', { hasText: 'x-api-key' }).first();
