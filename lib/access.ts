@@ -92,6 +92,11 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     ...WORKFLOW_STEP_ACCESS,
     stateMachines: [...(WORKFLOW_STEP_ACCESS.stateMachines ?? []), 'workflow-run'],
   },
+  /**
+   * The union of what its tools call: job and usage reads, Dynadata reads and item writes (`readWrite`, which
+   * includes the meter), and the list-cursor key. No tool touches the bucket or starts an execution.
+   */
+  mcp: { table: 'readWrite', meter: true, bucket: false, cursorKey: true },
 };
 
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];

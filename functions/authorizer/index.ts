@@ -3,7 +3,7 @@ import { toAuthorizerContext } from '../shared/http/auth-context';
 import { logger, withLambdaContext } from '../shared/logger';
 import { authenticate } from './authenticate';
 import { companyAccess } from './company-access';
-import { presentedCredential } from './credentials';
+import { BEARER_RESOURCES, presentedCredential } from './credentials';
 
 /**
  * Lambda REQUEST authorizer. Gateway caching is off (any of three headers may carry the credential), so the
@@ -12,7 +12,9 @@ import { presentedCredential } from './credentials';
  * the route handlers read (companyId, authMethod, keyId, scopes).
  */
 const authorize = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-  const credential = presentedCredential(event.headers);
+  const credential = presentedCredential(event.headers, {
+    bearer: BEARER_RESOURCES.includes(event.resource),
+  });
   // The caller's address as API Gateway saw it at the edge; forwarded headers are never trusted.
   const outcome = await authenticate(credential, event.requestContext.identity?.sourceIp ?? '');
   if (!outcome.ok) {

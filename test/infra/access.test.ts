@@ -127,6 +127,28 @@ describe('least privilege', () => {
     }
   });
 
+  it('gives the MCP group exactly what its tools call: table reads and item writes, the cursor key', () => {
+    const statements = statementsOf(groupFunction('mcp'));
+    expect([...new Set(actionsOf(statements))].sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
+    // No bucket and no state machine: no tool stores a file or starts (or stops) an execution.
+    expect(JSON.stringify(statements.map((s) => s.Resource))).not.toMatch(/Bucket|StateMachine|execution/i);
+  });
+
   it('attaches no managed policy to a function role', () => {
     for (const role of Object.values(resourcesOfType(synth.apiTemplate, 'AWS::IAM::Role'))) {
       const assumedByLambda = JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('lambda');

@@ -43,14 +43,14 @@ describe('Dynadata and messaging infrastructure', () => {
     expect(withArn).toHaveLength(3);
   });
 
-  it('generates the list-cursor key in Secrets Manager, readable by the contacts, dynadata and workflows groups only', () => {
+  it('generates the list-cursor key in Secrets Manager, readable by the contacts, dynadata, workflows and mcp groups only', () => {
     const secretId = logicalIdOf(synth.data.cursorKey);
     const secret = resourcesOfType(synth.dataTemplate, 'AWS::SecretsManager::Secret')[secretId];
     expect(secret?.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
     expect(secret?.Properties.SecretString).toBeUndefined();
     const secretRef = JSON.stringify(synth.api.resolve(synth.data.cursorKey.secretArn));
     const functions = resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Function');
-    const listing = ['contacts', 'dynadata', 'workflows'];
+    const listing = ['contacts', 'dynadata', 'workflows', 'mcp'];
     for (const group of ROUTE_GROUPS) {
       const fn = functions[logicalIdOf(synth.api.groups[group].function)];
       const variables = ((fn?.Properties.Environment ?? {}) as { Variables: Record<string, unknown> })
