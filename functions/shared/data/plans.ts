@@ -22,9 +22,12 @@ const LIMITS_ADDED_LATER = {
   transcriptionMaxDurationSeconds: 'transcodeMaxDurationSeconds',
 } as const satisfies Partial<Record<keyof PlanLimits, keyof PlanLimits>>;
 
+/** The request rate of a plan stored before plans had one: the shipped catalog's smallest. */
+export const RATE_OF_PLANS_WITHOUT_ONE = { requestsPerSecond: 10, burst: 20 } as const;
+
 export const toPlan = (item: Record<string, unknown>): Plan => {
   const { pk: _pk, sk: _sk, entity: _entity, updatedAt: _updatedAt, ...plan } = item;
-  const limits = { ...(plan.limits as PlanLimits) };
+  const limits = { ...RATE_OF_PLANS_WITHOUT_ONE, ...(plan.limits as PlanLimits) };
   for (const [added, from] of Object.entries(LIMITS_ADDED_LATER) as [keyof PlanLimits, keyof PlanLimits][]) {
     if (limits[added] === undefined) limits[added] = limits[from];
   }

@@ -5,6 +5,10 @@
  */
 export interface PlanLimits {
   apiRequestsPerMonth: number;
+  /** Steady request rate per company (token-bucket refill per second), enforced at the edge. */
+  requestsPerSecond: number;
+  /** Requests a company may send at once above the steady rate (token-bucket capacity). */
+  burst: number;
   storageBytes: number;
   maxObjectBytes: number;
   databaseBytes: number;

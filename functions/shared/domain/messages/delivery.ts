@@ -3,6 +3,7 @@ import { getStoredItem, ItemWriteConflictError, replaceItem } from '../../data/d
 import { env } from '../../env';
 import { countWebhookDelivery } from '../../logger';
 import type { WebhookDeliveryOutcome } from '../../metric-names';
+import { deliveryFailureReason } from './failure-reason';
 import {
   assertDeliverableHost,
   NoDeliveryChannelError,
@@ -131,12 +132,12 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
   throw new WebhookRejectedError(`webhook answered ${response.status}`);
 };
 
-/** The failure path of the state machine: `queued → failed` with the reason. */
+/** The failure path of the state machine: `queued → failed` with the reason (`failure-reason.ts`). */
 export const failMessage = async (
   input: DeliveryInput & { error?: { Error?: string; Cause?: string } },
   now = new Date(),
 ): Promise<{ status: string }> => {
-  const reason = input.error?.Error ?? 'DeliveryFailed';
+  const reason = deliveryFailureReason(input.error);
   const changed = await updateQueuedMessage(
     input.companyId,
     input.messageId,
