@@ -4,6 +4,7 @@ import { logger, withLambdaContext } from '../shared/logger';
 import { type AuthOutcome, authenticate } from './authenticate';
 import { companyAccess } from './company-access';
 import { ambiguousCredentialHeader, presentedCredential } from './credentials';
+import { usagePlanKeyFor } from './usage-plan-keys';
 
 /**
  * Lambda REQUEST authorizer. Gateway caching is off (any of three headers may carry the credential), so the
@@ -31,8 +32,11 @@ const authorize = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
     logger.info('company not active', { companyId: outcome.auth.companyId });
     throw new Error('Unauthorized');
   }
+  const usageIdentifierKey = usagePlanKeyFor(access.planId);
   return {
     principalId: outcome.auth.companyId,
+    // Selects the API Gateway usage plan whose throttle is this plan's request rate (`request-rates.ts`).
+    ...(usageIdentifierKey === undefined ? {} : { usageIdentifierKey }),
     policyDocument: {
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
@@ -43,6 +47,8 @@ const authorize = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
       planId: access.planId,
       maxObjectBytes: access.maxObjectBytes,
       storageBytesLimit: access.storageBytesLimit,
+      requestsPerSecond: access.requestsPerSecond,
+      burst: access.burst,
     }),
   };
 };

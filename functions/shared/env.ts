@@ -37,6 +37,12 @@ export interface Env {
   transcriptionEngine: 'transcribe' | 'pocketsphinx';
   /** Text-to-speech engine of `POST /v1/speech`: Amazon Polly on AWS, espeak-ng in the local stack. */
   speechEngine: 'polly' | 'espeak-ng';
+  /**
+   * On AWS (authorizer): the usage identifier of each plan's API Gateway usage plan, by plan id, with
+   * `default` for plans the deployment does not know. Not a credential: the API takes its usage keys only
+   * from the authorizer. Empty in the local stack, whose gateway throttles by itself.
+   */
+  usagePlanKeys: Readonly<Record<string, string>>;
 }
 
 const required = (name: string): string => {
@@ -83,6 +89,7 @@ export const env = (): Env => {
     allowLoopbackWebhooks: optional('ALLOW_LOOPBACK_WEBHOOKS') === 'true',
     transcriptionEngine: optional('TRANSCRIPTION_ENGINE') === 'pocketsphinx' ? 'pocketsphinx' : 'transcribe',
     speechEngine: optional('SPEECH_ENGINE') === 'espeak-ng' ? 'espeak-ng' : 'polly',
+    usagePlanKeys: Object.freeze(JSON.parse(optional('USAGE_PLAN_KEYS') ?? '{}') as Record<string, string>),
   });
   return cached;
 };

@@ -26,6 +26,8 @@ interface GatewayResponseDefinition {
   statusCode: number;
   code: ErrorCode;
   detail: string;
+  /** Static headers of this response beside the common ones. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
@@ -39,7 +41,14 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   // API Gateway reports an unknown path or method as a missing token: to clients it is a 404.
   { type: 'MISSING_AUTHENTICATION_TOKEN', statusCode: 404, code: 'not_found', detail: 'No such route.' },
   { type: 'RESOURCE_NOT_FOUND', statusCode: 404, code: 'not_found', detail: 'No such route.' },
-  { type: 'THROTTLED', statusCode: 429, code: 'throttled', detail: 'Too many requests; retry later.' },
+  // The company's request rate (its plan's usage plan) or the stage's: a token is back within a second.
+  {
+    type: 'THROTTLED',
+    statusCode: 429,
+    code: 'throttled',
+    detail: "Too many requests for the company's request rate; retry later.",
+    headers: { 'retry-after': '1' },
+  },
   { type: 'QUOTA_EXCEEDED', statusCode: 429, code: 'quota_exceeded', detail: 'Request quota exceeded.' },
   {
     type: 'REQUEST_TOO_LARGE',
