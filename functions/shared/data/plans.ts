@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Plan, PlanLimits } from '../types/plans';
+import { type Plan, type PlanLimits, RATE_OF_PLANS_WITHOUT_ONE } from '../types/plans';
 import type { BatchEntry } from './batch';
 import { ddb, queryAll, tableName } from './client';
 
@@ -21,9 +21,6 @@ const LIMITS_ADDED_LATER = {
   transcriptionMaxSourceBytes: 'transcodeMaxSourceBytes',
   transcriptionMaxDurationSeconds: 'transcodeMaxDurationSeconds',
 } as const satisfies Partial<Record<keyof PlanLimits, keyof PlanLimits>>;
-
-/** The request rate of a plan stored before plans had one: the shipped catalog's smallest. */
-export const RATE_OF_PLANS_WITHOUT_ONE = { requestsPerSecond: 10, burst: 20 } as const;
 
 export const toPlan = (item: Record<string, unknown>): Plan => {
   const { pk: _pk, sk: _sk, entity: _entity, updatedAt: _updatedAt, ...plan } = item;

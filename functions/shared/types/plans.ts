@@ -33,3 +33,9 @@ export interface Plan {
   price: { amount: number; currency: string; interval: 'month' | 'year' };
   limits: PlanLimits;
 }
+
+/**
+ * The request rate of a plan stored before plans had one, and of a plan the deployment has no usage plan
+ * for: the shipped catalog's smallest.
+ */
+export const RATE_OF_PLANS_WITHOUT_ONE = { requestsPerSecond: 10, burst: 20 } as const;
