@@ -35,7 +35,7 @@ describe('per-company request rates', () => {
   });
 
   it('describes the plan rate on every answer with the IETF RateLimit fields', async () => {
-    const t = await createTenant({ plan: 'starter' });
+    const t = await createTenant({ plan: 'starter', planRate: true });
     const res = await call('GET', '/v1/self', { headers: { 'x-api-key': t.apiKey } });
     expect(res.status).toBe(200);
     expect(res.headers.get('ratelimit-policy')).toBe('"company";q=100;w=2');

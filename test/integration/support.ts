@@ -37,7 +37,14 @@ export const call = async (
  * through the same data modules the operator CLI uses.
  */
 export const createTenant = async (
-  options: { plan?: string; scopes?: Scope[]; name?: string; limits?: Partial<PlanLimits> } = {},
+  options: {
+    plan?: string;
+    scopes?: Scope[];
+    name?: string;
+    limits?: Partial<PlanLimits>;
+    /** Keep the plan's own request rate (by default test tenants are not throttled; see `UNTHROTTLED`). */
+    planRate?: boolean;
+  } = {},
 ) => {
   const { createCompanyWithPlan } = await import('../../functions/shared/domain/company-admin');
   const { createApiKey } = await import('../../functions/shared/data/api-keys');
@@ -50,9 +57,9 @@ export const createTenant = async (
     },
     now,
   );
-  if (options.limits) {
+  if (!options.planRate || options.limits) {
     const { setCompanyLimitOverrides } = await import('./storage-support');
-    await setCompanyLimitOverrides(company.companyId, options.limits);
+    await setCompanyLimitOverrides(company.companyId, options.limits ?? {});
   }
   const { record, key } = await createApiKey(
     company.companyId,

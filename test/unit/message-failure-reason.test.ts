@@ -37,3 +37,9 @@ describe('deliveryFailureReason', () => {
     expect(reason.length).toBeLessThanOrEqual(300);
   });
 });
+
+describe('a delivery that never started', () => {
+  it('keeps its own code as the reason', () => {
+    expect(deliveryFailureReason({ Error: 'delivery_start_failed' })).toBe('delivery_start_failed');
+  });
+});

@@ -14,6 +14,7 @@ export type GatewayResponseType =
   | 'MISSING_AUTHENTICATION_TOKEN'
   | 'RESOURCE_NOT_FOUND'
   | 'THROTTLED'
+  | 'INVALID_API_KEY'
   | 'QUOTA_EXCEEDED'
   | 'AUTHORIZER_FAILURE'
   | 'AUTHORIZER_CONFIGURATION_ERROR'
@@ -48,6 +49,14 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
     code: 'throttled',
     detail: "Too many requests for the company's request rate; retry later.",
     headers: { 'retry-after': '1' },
+  },
+  // Every gated method requires the usage key the authorizer returns; a missing or unknown one is a
+  // deployment fault, which the caller sees as a refusal, never as a problem with its request.
+  {
+    type: 'INVALID_API_KEY',
+    statusCode: 403,
+    code: 'forbidden',
+    detail: 'The credential may not call this route.',
   },
   { type: 'QUOTA_EXCEEDED', statusCode: 429, code: 'quota_exceeded', detail: 'Request quota exceeded.' },
   {

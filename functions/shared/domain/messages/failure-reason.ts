@@ -7,6 +7,9 @@
  * (addresses, stack traces) reaches the tenant.
  */
 const DELIVERY_ERRORS = new Set(['WebhookRejectedError', 'WebhookRetryableError', 'NoDeliveryChannelError']);
+
+/** Recorded when the delivery could not even be started (send_message answers the error too). */
+export const DELIVERY_START_FAILED = 'delivery_start_failed';
 const MAX_REASON_LENGTH = 300;
 
 const causeMessage = (cause: string | undefined): string | undefined => {
@@ -27,6 +30,7 @@ export const deliveryFailureReason = (error: { Error?: string; Cause?: string } 
   const name = error?.Error;
   if (!name) return 'delivery failed';
   if (name === 'States.Timeout') return 'delivery timed out';
+  if (name === DELIVERY_START_FAILED) return DELIVERY_START_FAILED;
   const message = DELIVERY_ERRORS.has(name) ? causeMessage(error.Cause) : undefined;
   const reason = message ?? `delivery failed (${name})`;
   return reason.length > MAX_REASON_LENGTH ? `${reason.slice(0, MAX_REASON_LENGTH - 1)}…` : reason;
