@@ -4,9 +4,9 @@ import { NotFoundError } from '../../errors';
 import { ulid } from '../../ids';
 import { logger } from '../../logger';
 import { resolveStoredObject } from '../storage-references';
-import { failMessage } from './delivery';
 import { DELIVERY_START_FAILED } from './failure-reason';
 import type { SendMessageBody } from './message-body';
+import { failMessage } from './message-status';
 
 /**
  * send_message: the message is stored as an item of the built-in `messages` type (`{contactId, type, body,
