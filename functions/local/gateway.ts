@@ -356,7 +356,7 @@ export const startGateway = async (
         integrationLatency: 0,
       };
       // The company's request rate, as the usage plan of its plan throttles it on AWS.
-      const rate = companyRate(authorizerContext, started);
+      const rate = companyRate(authorizerContext, Date.now());
       if (rate && !rate.allowed) {
         return sendGatewayResponse('THROTTLED', {
           ...rateLimitHeaders(rate),

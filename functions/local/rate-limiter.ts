@@ -21,13 +21,15 @@ export const createRateLimiter = () => {
   return {
     take: (key: string, requestsPerSecond: number, burst: number, now = Date.now()): RateDecision => {
       const previous = buckets.get(key);
+      // Concurrent requests may arrive out of order: time never runs backwards for a bucket.
+      const at = Math.max(now, previous?.at ?? now);
       const refilled = previous
-        ? Math.min(burst, previous.tokens + ((now - previous.at) / 1000) * requestsPerSecond)
+        ? Math.min(burst, previous.tokens + ((at - previous.at) / 1000) * requestsPerSecond)
         : burst;
       const allowed = refilled >= 1;
       const tokens = allowed ? refilled - 1 : refilled;
       if (!previous && buckets.size >= MAX_BUCKETS) sweep(now, requestsPerSecond);
-      buckets.set(key, { tokens, at: now, full: burst });
+      buckets.set(key, { tokens, at, full: burst });
       return { allowed, tokens, requestsPerSecond, burst };
     },
   };

@@ -19,6 +19,16 @@ describe('per-company token bucket', () => {
     expect([1, 2, 3, 4].map(() => limiter.take('a', 2, 3, later).allowed)).toEqual([true, true, true, false]);
   });
 
+  it('never drains a bucket when concurrent requests arrive with earlier times', () => {
+    const limiter = createRateLimiter();
+    const t0 = 2_000_000;
+    expect(limiter.take('a', 100_000, 100_000, t0 + 50).allowed).toBe(true);
+    // A request stamped 50 ms earlier takes one token, not 5,000.
+    const late = limiter.take('a', 100_000, 100_000, t0);
+    expect(late.allowed).toBe(true);
+    expect(late.tokens).toBe(100_000 - 2);
+  });
+
   it('describes the state with the IETF RateLimit fields and Retry-After', () => {
     expect(rateLimitHeaders({ requestsPerSecond: 10, burst: 20, tokens: 19 })).toEqual({
       'ratelimit-policy': '"company";q=20;w=2',
