@@ -44,3 +44,32 @@ export const presentedCredential = (
   const bearer = /^Bearer[ \t]+(\S.*)$/i.exec(authorization.trim());
   return eitherForm('authorization', bearer?.[1]?.trim() ?? '');
 };
+
+/** Headers that carry a credential: the three of `/v1` and `Authorization`, which no request may repeat. */
+export const CREDENTIAL_HEADERS = ['x-jwt-token', 'x-api-key', 'x-auth-token', 'authorization'] as const;
+
+/**
+ * The credential header a request presents ambiguously, or undefined. A header is ambiguous when it comes
+ * more than once in any spelling (`x-api-key` twice, or `X-Api-Key` and `x-api-key`: API Gateway keeps each
+ * line in `multiValueHeaders`, and `headers` keeps one spelling per key) or when one value joins several
+ * with a comma (as proxies fold repeated lines; no API key or JWT contains a comma; `Authorization` is only
+ * counted, its schemes may hold commas). Such a request is
+ * refused, never resolved by position.
+ */
+export const ambiguousCredentialHeader = (
+  headers: Record<string, string | undefined> | null | undefined,
+  multiValueHeaders: Record<string, string[] | undefined> | null | undefined,
+): string | undefined => {
+  for (const name of CREDENTIAL_HEADERS) {
+    const values: string[] = [];
+    for (const [key, list] of Object.entries(multiValueHeaders ?? {}))
+      if (key.toLowerCase() === name) values.push(...(list ?? []));
+    const single = Object.entries(headers ?? {}).filter(
+      ([key, v]) => key.toLowerCase() === name && v !== undefined,
+    );
+    if (values.length > 1 || single.length > 1) return name;
+    if (name === 'authorization') continue; // its schemes may hold commas (RFC 9110 auth-params)
+    if ([...values, ...single.map(([, v]) => v as string)].some((v) => v.includes(','))) return name;
+  }
+  return undefined;
+};

@@ -24,6 +24,7 @@ beforeAll(async () => {
   const claims = {
     companyId: tenant.companyId,
     kind: 'v1',
+    iat: now,
     exp: now + 300,
     scopes: scoped.map((r) => r.scope),
   };
@@ -33,6 +34,8 @@ beforeAll(async () => {
     ['alg none', { 'x-jwt-token': `${b64({ alg: 'none', kid: key.kid })}.${payload}.` }],
     ['unknown kid', { 'x-jwt-token': await signJwt(claims, { ...key, kid: 'retired-kid' }) }],
     ['expired', { 'x-jwt-token': await signJwt({ ...claims, exp: now - 600 }, key) }],
+    ['exp ten years ahead', { 'x-jwt-token': await signJwt({ ...claims, exp: now + 315_360_000 }, key) }],
+    ['iat missing', { 'x-jwt-token': await signJwt({ ...claims, iat: undefined }, key) }],
     ['nbf in the future', { 'x-jwt-token': await signJwt({ ...claims, nbf: now + 600 }, key) }],
     ['kind oauth_connect', { 'x-jwt-token': await signJwt({ ...claims, kind: 'oauth_connect' }, key) }],
     ['kind absent', { 'x-jwt-token': await signJwt({ ...claims, kind: undefined }, key) }],
