@@ -54,6 +54,29 @@ const MEDIA_PROBE = {
 };
 
 /**
+ * The Dynadata item calls (`functions/shared/domain/dynadata`: get, list with signed cursors, create, update,
+ * delete, the type list): items and their index, the `log_entries` partition, type records and counts, the
+ * company's database bytes, and the stored-object records file fields name.
+ */
+const DYNADATA_ITEMS: FunctionAccess = {
+  table: {
+    GetItem: ['dynadataItems', 'logEntries', 'dynadataTypes', 'storedObjects'],
+    Query: ['dynadataItems', 'logEntries', 'dynadataTypes'],
+    PutItem: ['dynadataItems'],
+    UpdateItem: ['dynadataTypes', 'usage'],
+    DeleteItem: ['dynadataItems'],
+    ConditionCheckItem: ['dynadataTypes'],
+  },
+  gsi1: ['dynadataIndex'],
+  secrets: ['cursorKey'],
+};
+
+/** The usage snapshot (`getUsageSnapshot`): company, month figures, totals and plan in one batch; the plan. */
+const USAGE_SNAPSHOT: FunctionAccess = {
+  table: { GetItem: ['plans'], BatchGetItem: ['company', 'usage', 'plans'] },
+};
+
+/**
  * What the actions of a workflow step call (`functions/shared/domain/workflows/actions`): the same domain
  * functions as their routes, without the routes' idempotency and request meter. Enqueueing a transcode or a
  * transcription (company, month and source in one batch, the plan, the job and its queue slot, its
@@ -62,26 +85,22 @@ const MEDIA_PROBE = {
  * delivery), the Dynadata item and list calls, and minting a JWT with the key set. `actions/http/request` and
  * `actions/speech/spoken-text` make no AWS call.
  */
-const WORKFLOW_ACTIONS: FunctionAccess = {
+const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
   table: {
-    GetItem: ['plans', 'dynadataItems', 'logEntries', 'dynadataTypes', 'storedObjects'],
+    GetItem: ['plans', 'dynadataItems', 'storedObjects'],
     BatchGetItem: ['company', 'usage', 'storedObjects'],
-    Query: ['dynadataItems', 'logEntries', 'dynadataTypes'],
     PutItem: ['transcodes', 'transcriptions', 'dynadataItems'],
     UpdateItem: ['transcodes', 'transcriptions', 'storedObjects', 'dynadataTypes', 'usage'],
-    DeleteItem: ['dynadataItems'],
-    ConditionCheckItem: ['dynadataTypes'],
   },
-  gsi1: ['dynadataIndex'],
   objects: ['s3:PutObject', 's3:DeleteObject'],
-  secrets: ['jwtKeys', 'cursorKey'],
+  secrets: ['jwtKeys'],
   stateMachines: {
     transcode: ['StartExecution'],
     transcription: ['StartExecution'],
     'message-delivery': ['StartExecution'],
   },
   unscoped: [SPEECH_SYNTHESIS],
-};
+});
 
 /**
  * What a workflow run calls around its steps, sync or async (`functions/shared/domain/workflows`): reads the
@@ -122,7 +141,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     neverCalls: { 'dynamodb:PutItem': NO_IDEMPOTENT_ROUTE, 'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE },
   },
   usage: {
-    table: { GetItem: ['plans'], BatchGetItem: ['company', 'usage', 'plans'], ...METER },
+    ...combineAccess(USAGE_SNAPSHOT, { table: METER }),
     neverCalls: { 'dynamodb:PutItem': NO_IDEMPOTENT_ROUTE, 'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE },
   },
   // send_message: reads the contact (and the attachment's object record), inserts the message (its type's
@@ -140,19 +159,16 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
         'messages are a built-in type: their writes carry no custom type version to check',
     },
   },
-  dynadata: {
+  // The item and type routes, and functions (send_message starts a delivery).
+  dynadata: combineAccess(DYNADATA_ITEMS, {
     table: {
-      GetItem: ['dynadataItems', 'logEntries', 'dynadataTypes', 'storedObjects', 'idempotency'],
-      Query: ['dynadataItems', 'logEntries', 'dynadataTypes'],
-      PutItem: ['dynadataItems', 'idempotency'],
-      UpdateItem: ['dynadataTypes', 'usage', 'idempotency'],
-      DeleteItem: ['dynadataItems', 'idempotency'],
-      ConditionCheckItem: ['dynadataTypes'],
+      GetItem: ['idempotency'],
+      PutItem: ['idempotency'],
+      UpdateItem: ['idempotency'],
+      DeleteItem: ['idempotency'],
     },
-    gsi1: ['dynadataIndex'],
-    secrets: ['cursorKey'],
     stateMachines: { 'message-delivery': ['StartExecution'] },
-  },
+  }),
   // Upload URLs (signed by the role: PUT), upload completion (HEAD), download URLs (signed by the download
   // signer's key), and the deletion of an upload that breaks its declared size or type.
   storage: {
@@ -215,6 +231,18 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     },
     stateMachines: { 'workflow-run': ['StartExecution'] },
   }),
+  // The union of what its tools call (`functions/shared/mcp/tools.ts`): a transcode, transcription or
+  // workflow run read by id, the usage snapshot, and the Dynadata item calls. POST /v1/mcp is not idempotent.
+  mcp: {
+    ...combineAccess(DYNADATA_ITEMS, USAGE_SNAPSHOT, {
+      table: { GetItem: ['transcodes', 'transcriptions', 'workflowRuns'], ...METER },
+    }),
+    neverCalls: {
+      'states:StartExecution':
+        'the built-in Dynadata functions are registered so list_dynadata_types lists them, but no tool ' +
+        'executes a function: sendMessage, which starts a message delivery, never runs here',
+    },
+  },
 };
 
 const UNFINISHED_LIST = 'the unfinished-jobs index is listed by the operator CLI only';

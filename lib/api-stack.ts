@@ -1,6 +1,7 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
   type CfnAuthorizer,
   ContentHandling,
@@ -16,6 +17,7 @@ import {
 import { FilterPattern, LogGroup, RetentionDays, SubscriptionFilter } from 'aws-cdk-lib/aws-logs';
 import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations';
 import type { Construct } from 'constructs';
+import { DEFAULT_PLANS } from '../functions/shared/domain/plan-catalog';
 import { ACCESS_LOG_FIELDS } from '../functions/shared/http/access-log';
 import { buildProblem, methodNotAllowed, PROBLEM_CONTENT_TYPE } from '../functions/shared/http/problem';
 import {
@@ -27,6 +29,7 @@ import {
 import { AUTHORIZER_ACCESS, type DataResources, LOG_SHIPPER_ACCESS } from './access';
 import { ApiWebAcl } from './constructs/api-web-acl';
 import { AppFunction } from './constructs/app-function';
+import { RequestRates } from './constructs/request-rates';
 import { RouteGroupFunction } from './constructs/route-group';
 import { addGatewayResponses } from './gateway-responses';
 import { publicRouteReason } from './public-routes';
@@ -64,6 +67,8 @@ export class ApiStack extends Stack {
       // Every request body reaches the functions as its exact bytes (base64), so a body that is not valid
       // UTF-8 is refused with 400 instead of reaching them with replacement characters.
       binaryMediaTypes: ['*/*'],
+      // Usage plans (per-plan request rates) take their key from the authorizer, never from a request header.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       // API Gateway writes access and execution logs only with the account's CloudWatch role set.
       cloudWatchRole: true,
       deployOptions: {
@@ -80,6 +85,7 @@ export class ApiStack extends Stack {
     });
     addGatewayResponses(this.api);
     this.webAcl = new ApiWebAcl(this, 'WebAcl', { stage: this.api.deploymentStage });
+    const rates = new RequestRates(this, 'RequestRates', { api: this.api, plans: DEFAULT_PLANS });
 
     // The audit trail and per-request compute time are written off the request path: a subscription on the
     // access-log group hands each batch of lines to the log shipper, which writes `log_entries` items.
@@ -101,6 +107,7 @@ export class ApiStack extends Stack {
       description: 'Public API v1, Lambda REQUEST authorizer',
       access: AUTHORIZER_ACCESS,
       data,
+      environment: { USAGE_PLAN_KEYS: JSON.stringify(rates.usagePlanKeys) },
       timeout: Duration.seconds(5),
     });
     // Gateway caching is off: any of three headers may carry the credential, and an identity source the
@@ -118,7 +125,12 @@ export class ApiStack extends Stack {
       ROUTE_GROUPS.map((group) => [group, new RouteGroupFunction(this, `Group-${group}`, { group, data })]),
     ) as Record<RouteGroup, RouteGroupFunction>;
 
-    const protectedMethod: MethodOptions = { authorizationType: AuthorizationType.CUSTOM, authorizer };
+    const protectedMethod: MethodOptions = {
+      authorizationType: AuthorizationType.CUSTOM,
+      authorizer,
+      // The authorizer's usage key selects the usage plan that throttles the company (`request-rates.ts`).
+      apiKeyRequired: true,
+    };
     for (const route of ROUTES) {
       const isPublic = route.scope === 'public';
       const method = this.api.root

@@ -17,9 +17,11 @@ const FALLBACK_TYPES: readonly GatewayResponseType[] = ['DEFAULT_4XX', 'DEFAULT_
  * Gateway response header mappings: a `$context.x` value maps from the context variable (`context.x`), any
  * other value is a static string, which API Gateway takes in single quotes.
  */
-export const gatewayResponseHeaders = (): Record<string, string> =>
+export const gatewayResponseHeaders = (
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string> =>
   Object.fromEntries(
-    Object.entries(GATEWAY_RESPONSE_HEADERS).map(([name, value]) => {
+    Object.entries({ ...GATEWAY_RESPONSE_HEADERS, ...extra }).map(([name, value]) => {
       if (value.startsWith('$context.')) return [name, value.slice(1)];
       if (value.includes("'")) throw new Error(`gateway response header ${name} cannot hold a quote`);
       return [name, `'${value}'`];
@@ -32,7 +34,7 @@ export const addGatewayResponses = (api: RestApiBase): void => {
     api.addGatewayResponse(definition.type, {
       type: ResponseType.of(definition.type),
       statusCode: FALLBACK_TYPES.includes(definition.type) ? undefined : String(definition.statusCode),
-      responseHeaders: gatewayResponseHeaders(),
+      responseHeaders: gatewayResponseHeaders(definition.headers),
       templates: { 'application/json': gatewayResponseTemplate(definition) },
     });
   }

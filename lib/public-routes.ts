@@ -14,6 +14,12 @@ export const PUBLIC_ROUTE_REASONS: Record<string, string> = {
     'GET /v1/openapi.json is the published OpenAPI document that the interactive documentation shows; it is ' +
     'generated from the route table at build time and holds no tenant data, and its function may only query ' +
     'the PLAN partition. The spec requires authentication for its API operations; this is documentation.',
+  getDocsPage:
+    'GET /v1/docs is the interactive documentation page (Swagger UI over /v1/openapi.json): a static HTML ' +
+    'page that holds no tenant data, built without any AWS call; its function may only query the PLAN partition.',
+  getDocsAsset:
+    'GET /v1/docs/assets/{asset} serves the Swagger UI files the documentation page loads, from a fixed list ' +
+    'of files packaged with the function (any other name is 404); no tenant data, nothing metered.',
 };
 
 export const publicRouteReason = (

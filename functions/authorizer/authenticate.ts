@@ -11,6 +11,7 @@ import { credentialCacheKey } from './decision-cache';
 /** Why a credential was refused; logged, never shown to the caller (every refusal is the same 401). */
 export type Refusal =
   | 'missing'
+  | 'ambiguous'
   | 'oversized'
   | 'malformed'
   | 'unknown'

@@ -5,8 +5,8 @@ import { env } from '../shared/env';
 import { createTtlCache } from '../shared/ttl-cache';
 
 /**
- * What the authorizer needs to know about a company: whether it may call, its monthly allowance, and the
- * storage limits the upload routes enforce without reading the plan again, and the plan's id.
+ * What the authorizer needs to know about a company: whether it may call, its monthly allowance, its request
+ * rate, the storage limits the upload routes enforce without reading the plan again, and the plan's id.
  */
 export type CompanyAccess =
   | {
@@ -14,6 +14,8 @@ export type CompanyAccess =
       apiRequestsPerMonth: number;
       maxObjectBytes: number;
       storageBytesLimit: number;
+      requestsPerSecond: number;
+      burst: number;
       planId: string;
     }
   | { active: false };
@@ -33,6 +35,8 @@ export const companyAccess = async (companyId: string, now: number): Promise<Com
         apiRequestsPerMonth: limits.apiRequestsPerMonth,
         maxObjectBytes: limits.maxObjectBytes,
         storageBytesLimit: limits.storageBytes,
+        requestsPerSecond: limits.requestsPerSecond,
+        burst: limits.burst,
         planId: plan?.id ?? '',
       }
     : { active: false };

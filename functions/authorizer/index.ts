@@ -1,23 +1,29 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { toAuthorizerContext } from '../shared/http/auth-context';
 import { logger, withLambdaContext } from '../shared/logger';
-import { authenticate } from './authenticate';
+import { type AuthOutcome, authenticate } from './authenticate';
 import { companyAccess } from './company-access';
-import { presentedCredential } from './credentials';
+import { ambiguousCredentialHeader, BEARER_RESOURCES, presentedCredential } from './credentials';
+import { usagePlanKeyFor } from './usage-plan-keys';
 
 /**
  * Lambda REQUEST authorizer. Gateway caching is off (any of three headers may carry the credential), so the
- * decision is made per request. A refusal throws `Unauthorized`, which API Gateway answers with its 401
+ * decision is made per request. A credential header sent twice is refused before anything is read. A refusal throws `Unauthorized`, which API Gateway answers with its 401
  * gateway response (problem+json); an allowed caller gets an Allow policy for this method plus the context
  * the route handlers read (companyId, authMethod, keyId, scopes).
  */
 const authorize = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-  const credential = presentedCredential(event.headers);
+  const ambiguous = ambiguousCredentialHeader(event.headers, event.multiValueHeaders);
+  const credential = ambiguous
+    ? undefined
+    : presentedCredential(event.headers, { bearer: BEARER_RESOURCES.includes(event.resource) });
   // The caller's address as API Gateway saw it at the edge; forwarded headers are never trusted.
-  const outcome = await authenticate(credential, event.requestContext.identity?.sourceIp ?? '');
+  const outcome: AuthOutcome = ambiguous
+    ? { ok: false, reason: 'ambiguous' }
+    : await authenticate(credential, event.requestContext.identity?.sourceIp ?? '');
   if (!outcome.ok) {
     logger.info('credential refused', {
-      header: credential?.header,
+      header: credential?.header ?? ambiguous,
       reason: outcome.reason,
     });
     throw new Error('Unauthorized');
@@ -28,8 +34,11 @@ const authorize = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
     logger.info('company not active', { companyId: outcome.auth.companyId });
     throw new Error('Unauthorized');
   }
+  const usageIdentifierKey = usagePlanKeyFor(access.planId);
   return {
     principalId: outcome.auth.companyId,
+    // Selects the API Gateway usage plan whose throttle is this plan's request rate (`request-rates.ts`).
+    ...(usageIdentifierKey === undefined ? {} : { usageIdentifierKey }),
     policyDocument: {
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
@@ -40,6 +49,8 @@ const authorize = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
       planId: access.planId,
       maxObjectBytes: access.maxObjectBytes,
       storageBytesLimit: access.storageBytesLimit,
+      requestsPerSecond: access.requestsPerSecond,
+      burst: access.burst,
     }),
   };
 };

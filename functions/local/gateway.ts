@@ -23,14 +23,17 @@ import {
   gatewayResponseTemplate,
 } from '../shared/http/gateway-responses';
 import { methodNotAllowed, problemResponse } from '../shared/http/problem';
+import { rateLimitHeaders, retryAfterSeconds } from '../shared/http/rate-limit-headers';
 import type { RouteGroup } from '../shared/routes/route-table';
 import { MAX_URL_BYTES, matchRoute } from './gateway-routes';
+import { createRateLimiter } from './rate-limiter';
 
 /**
  * A small emulator of API Gateway (REST API, stage `v1`, Lambda proxy integrations, Lambda REQUEST
  * authorizer without caching). It builds version 1.0 proxy events as API Gateway does, takes the source IP
  * from the socket (never from `X-Forwarded-For`), runs the authorizer, enforces its policy and passes its
- * context, invokes the group handler in-process, answers its own failures with the same gateway responses
+ * context, throttles each company at its plan's request rate (API Gateway's usage plans on AWS; answers
+ * carry the IETF `RateLimit-Policy` and `RateLimit` fields), invokes the group handler in-process, answers its own failures with the same gateway responses
  * as the deployed API, and writes one JSON access-log line per request.
  */
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -187,6 +190,14 @@ export const startGateway = async (
 ): Promise<{ url: string; server: Server; close: () => Promise<void> }> => {
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
   const integrationTimeoutMs = options.integrationTimeoutMs ?? 29_000;
+  const rates = createRateLimiter();
+  /** One token of the company's bucket, at the rate the authorizer resolved (plan and overrides). */
+  const companyRate = (context: Record<string, string>, now: number) => {
+    const requestsPerSecond = Number(context.requestsPerSecond);
+    const burst = Number(context.burst);
+    if (!context.companyId || !(requestsPerSecond > 0) || !(burst > 0)) return undefined;
+    return rates.take(context.companyId, requestsPerSecond, burst, now);
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = Date.now();
@@ -198,6 +209,7 @@ export const startGateway = async (
     let authorizerContext: Record<string, string> = {};
     let resourcePath: string | null = null;
     let integrationLatency: number | null = null;
+    let rateHeaders: Record<string, string> = {};
 
     const send = (
       status: number,
@@ -228,11 +240,11 @@ export const startGateway = async (
       };
       options.onAccessLog(record);
     };
-    const sendGatewayResponse = (type: GatewayResponseType) => {
+    const sendGatewayResponse = (type: GatewayResponseType, extra: Record<string, string> = {}) => {
       const definition = gatewayResponse(type);
       const body = gatewayResponseTemplate(definition).replaceAll('$context.requestId', requestId);
       const headers = Object.fromEntries(
-        Object.entries(GATEWAY_RESPONSE_HEADERS).map(([k, v]) => [
+        Object.entries({ ...GATEWAY_RESPONSE_HEADERS, ...definition.headers, ...extra }).map(([k, v]) => [
           k,
           v.replaceAll('$context.requestId', requestId),
         ]),
@@ -343,6 +355,15 @@ export const startGateway = async (
         principalId: result.principalId,
         integrationLatency: 0,
       };
+      // The company's request rate, as the usage plan of its plan throttles it on AWS.
+      const rate = companyRate(authorizerContext, Date.now());
+      if (rate && !rate.allowed) {
+        return sendGatewayResponse('THROTTLED', {
+          ...rateLimitHeaders(rate),
+          'retry-after': String(retryAfterSeconds(rate)),
+        });
+      }
+      if (rate) rateHeaders = rateLimitHeaders(rate);
     }
 
     const event: APIGatewayProxyEvent = {
@@ -378,7 +399,7 @@ export const startGateway = async (
     integrationLatency = Date.now() - integrationStarted;
     if (result === 'timeout' || typeof result?.statusCode !== 'number')
       return sendGatewayResponse('DEFAULT_5XX');
-    const responseHeaders: Record<string, string | string[]> = {};
+    const responseHeaders: Record<string, string | string[]> = { ...rateHeaders };
     for (const [k, v] of Object.entries(result.headers ?? {})) responseHeaders[k] = String(v);
     for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[k] = v.map(String);
     const body = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');

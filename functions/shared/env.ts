@@ -41,6 +41,12 @@ export interface Env {
   speechEngine: 'polly' | 'espeak-ng';
   /** Workflows: a sync run not finished by this many ms after it started continues as an async execution. */
   workflowSyncDeadlineMs: number;
+  /**
+   * On AWS (authorizer): the usage identifier of each plan's API Gateway usage plan, by plan id, with
+   * `default` for plans the deployment does not know. Not a credential: the API takes its usage keys only
+   * from the authorizer. Empty in the local stack, whose gateway throttles by itself.
+   */
+  usagePlanKeys: Readonly<Record<string, string>>;
 }
 
 const required = (name: string): string => {
@@ -90,6 +96,7 @@ export const env = (): Env => {
     speechEngine: optional('SPEECH_ENGINE') === 'espeak-ng' ? 'espeak-ng' : 'polly',
     // API Gateway ends an integration at 29 s: the default leaves room for the hand-off and the answer.
     workflowSyncDeadlineMs: boundedInteger('WORKFLOW_SYNC_DEADLINE_MS', 24_000, 1_000, 25_000),
+    usagePlanKeys: Object.freeze(JSON.parse(optional('USAGE_PLAN_KEYS') ?? '{}') as Record<string, string>),
   });
   return cached;
 };

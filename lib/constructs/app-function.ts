@@ -40,6 +40,13 @@ export interface AppFunctionProps {
    * into a file of its own in the asset's `node_modules`, so the bundle (and its cold start) does not carry it.
    */
   lazyModules?: readonly string[];
+  /**
+   * Files of an npm package the function reads at run time (not imports): copied into the asset's
+   * `node_modules/<package>/`, where `createRequire(import.meta.url).resolve('<package>/…')` finds them.
+   */
+  packageFiles?: { package: string; files: readonly string[] };
+  /** esbuild aliases: module specifiers bundled from another file (relative to the repository root). */
+  aliases?: Readonly<Record<string, string>>;
   timeout?: Duration;
 }
 
@@ -109,6 +116,20 @@ export const lazyModuleCommands = (modules: readonly string[], output: string): 
   return commands;
 };
 
+/** Shell commands that copy `files` of an installed package into the asset's `node_modules/<package>/`. */
+export const packageFileCommands = (
+  packageFiles: AppFunctionProps['packageFiles'],
+  output: string,
+): string[] => {
+  if (!packageFiles) return [];
+  const source = `${PROJECT_ROOT}node_modules/${packageFiles.package}`;
+  const target = `${output}/node_modules/${packageFiles.package}`;
+  return [
+    `mkdir -p "${target}"`,
+    ...['package.json', ...packageFiles.files].map((file) => `cp "${source}/${file}" "${target}/${file}"`),
+  ];
+};
+
 /**
  * One Lambda function of the API: nodejs22.x on arm64, active X-Ray tracing (the role gets
  * `xray:PutTraceSegments` and `xray:PutTelemetryRecords` with it), one minified, tree-shaken ESM file
@@ -163,9 +184,18 @@ export class AppFunction extends NodejsFunction {
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (_input: string, output: string) =>
-            lazyModuleCommands(props.lazyModules ?? [], output),
+          afterBundling: (_input: string, output: string) => [
+            ...lazyModuleCommands(props.lazyModules ?? [], output),
+            ...packageFileCommands(props.packageFiles, output),
+          ],
         },
+        ...(props.aliases
+          ? {
+              esbuildArgs: {
+                '--alias': Object.entries(props.aliases).map(([from, to]) => `${from}=${PROJECT_ROOT}${to}`),
+              },
+            }
+          : {}),
         metafile: false,
         logLevel: LogLevel.ERROR,
       },

@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
+import { DOCS_PACKAGE, DOCS_PACKAGE_FILES } from '../../functions/shared/http/docs-page';
 import type { RouteGroup } from '../../functions/shared/routes/route-table';
 import { type DataResources, GROUP_ACCESS } from '../access';
 import { AppFunction } from './app-function';
@@ -18,6 +19,18 @@ const LAZY_MODULES: Partial<Record<RouteGroup, readonly string[]>> = {
 
 /** Groups that work longer than the default: sync workflow runs end before API Gateway's 29 s. */
 const TIMEOUTS: Partial<Record<RouteGroup, Duration>> = { workflows: Duration.seconds(29) };
+/** Package files a group reads at run time: the public group serves the documentation page's assets. */
+const PACKAGE_FILES: Partial<Record<RouteGroup, { package: string; files: readonly string[] }>> = {
+  public: { package: DOCS_PACKAGE, files: DOCS_PACKAGE_FILES },
+};
+
+/** Modules a group's bundle takes from another file: the MCP SDK's zod 3 support, unused (zod 4 only). */
+export const GROUP_ALIASES: Partial<Record<RouteGroup, Readonly<Record<string, string>>>> = {
+  mcp: {
+    'zod/v3': 'functions/shared/mcp/zod3-unused.ts',
+    'zod-to-json-schema': 'functions/shared/mcp/zod3-unused.ts',
+  },
+};
 
 /**
  * One route group: its Lambda (`functions/api/<group>/index.ts`), its grants from `GROUP_ACCESS`, and the
@@ -36,6 +49,8 @@ export class RouteGroupFunction extends Construct {
       data,
       lazyModules: LAZY_MODULES[group],
       ...(TIMEOUTS[group] ? { timeout: TIMEOUTS[group] } : {}),
+      packageFiles: PACKAGE_FILES[group],
+      aliases: GROUP_ALIASES[group],
     });
     // The console's test invocations are not needed: one permission per method, for the v1 stage only.
     this.integration = new LambdaIntegration(this.function, { allowTestInvoke: false });

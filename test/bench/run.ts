@@ -13,6 +13,8 @@ import { measureImportTime, synthesizeBundles } from './bundles';
  *  2. DynamoDB requests per call of each implemented route, counted at the SDK client,
  *  3. throughput of GET /v1/self through the local gateway vs the same handlers invoked in-process,
  *  4. workflows (`./workflows.ts`; `npm run bench -- workflows` runs only this part).
+ * `npm run bench -- mcp` runs the bundles and the MCP tool calls against their routes, and no more
+ * (`-- --skip-bundles mcp`: the tool calls only).
  * Everything listens on loopback and stops at the end; request loops are bounded.
  */
 const root = join(import.meta.dirname, '..', '..');
@@ -22,6 +24,7 @@ const skipBundles = process.argv.includes('--skip-bundles');
 const bundlesOnly = process.argv.includes('bundles');
 const transcriptionsOnly = process.argv.includes('transcriptions');
 const workflowsOnly = process.argv.includes('workflows');
+const mcpOnly = process.argv.includes('mcp');
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 7);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = 16;
@@ -61,7 +64,7 @@ if (!skipBundles && !transcriptionsOnly && !workflowsOnly) {
     cleanup();
   }
 }
-if (bundlesOnly) process.exit(0);
+if (bundlesOnly && !mcpOnly) process.exit(0);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'api-v1-bench-'));
 const stack = await startLocalStack({ dataDir, onAccessLog: () => undefined, shipLogs: false });
@@ -172,6 +175,21 @@ try {
     ['GET /v1/public/plans via gateway', () => fetch(`${apiUrl}/v1/public/plans`).then((r) => r.text())],
   ];
   for (const [name, fn] of rows) process.stdout.write(`${name.padEnd(50)} ${await counted(fn)}\n`);
+
+  section('MCP tools vs their routes: DynamoDB requests per call (handlers in-process, meter included)');
+  const { benchMcpRequests } = await import('./mcp');
+  await benchMcpRequests({
+    authorizerContext: authResult.context,
+    companyId: stack.demo.companyId,
+    context,
+    countDynamoDb: counted,
+    write: (line) => process.stdout.write(line),
+  });
+  if (mcpOnly) {
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  }
 
   section('Storage routes: requests per call (handler in-process, DynamoDB includes the meter)');
   const { benchStorageRequests } = await import('./storage');

@@ -95,6 +95,9 @@ export const seedTenant = async (apiUrl: string, dataDir: string): Promise<Seede
       ExpressionAttributeValues: {
         ':o': {
           apiRequestsPerMonth: 100_000_000,
+          // The fuzz runs thousands of requests as fast as it can; the request rate is tested on its own.
+          requestsPerSecond: 100_000,
+          burst: 100_000,
           storageBytes: 10 * 1024 ** 3,
           databaseBytes: 1024 ** 3,
           speechCharactersPerMonth: 10_000_000,

@@ -194,6 +194,32 @@ describe('least privilege elsewhere', () => {
       if (group !== 'speech' && group !== 'workflows') expect(polly(group), group).toEqual([]);
   });
 
+  it('gives the MCP group exactly what its tools call: reads by id, the usage snapshot, Dynadata items', () => {
+    const fn = groupFunction('mcp');
+    const statements = statementsOf(fn);
+    expect([...new Set(actionsOf(statements))].sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'secretsmanager:GetSecretValue',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
+    // No bucket and no state machine: no tool stores a file or starts (or stops) an execution.
+    expect(JSON.stringify(statements.map((s) => s.Resource))).not.toMatch(/Bucket|StateMachine|execution/i);
+    for (const key of [`CO#${CO}#TRANSCODE`, `CO#${CO}#TRANSCRIPTION`, `CO#${CO}#WFRUN#wr_1`]) {
+      expect(allows(fn, 'dynamodb:GetItem', 'table', [key]), key).toBe(true);
+      expect(allows(fn, 'dynamodb:UpdateItem', 'table', [key]), key).toBe(false);
+    }
+    expect(allows(fn, 'dynamodb:PutItem', 'table', [`CO#${CO}#IDEM`])).toBe(false);
+  });
+
   it('attaches no managed policy to a function role', () => {
     for (const role of Object.values(resourcesOfType(synth.apiTemplate, 'AWS::IAM::Role'))) {
       const assumedByLambda = JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('lambda');

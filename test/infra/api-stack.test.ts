@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_LOG_FIELDS } from '../../functions/shared/http/access-log';
+import { DOCS_PACKAGE, DOCS_PACKAGE_FILES } from '../../functions/shared/http/docs-page';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../functions/shared/http/gateway-responses';
 import { apiResourcePath, ROUTE_GROUPS, ROUTES, routeKey } from '../../functions/shared/routes/route-table';
 import { STAGE_THROTTLING } from '../../lib/api-stack';
@@ -89,11 +90,16 @@ describe('REST API built from the route table', () => {
     });
   });
 
-  it('leaves GET /public/plans, GET /openapi.json and the 405 mocks open, and nothing else', () => {
+  it('leaves the public routes (plans, the document, the docs page and its assets) and the 405 mocks open, and nothing else', () => {
     const open = methods(synth.apiTemplate).filter(
       (m) => m.properties.AuthorizationType === 'NONE' && !m.key.startsWith('ANY '),
     );
-    expect(open.map((m) => m.key).sort()).toEqual(['GET /openapi.json', 'GET /public/plans']);
+    expect(open.map((m) => m.key).sort()).toEqual([
+      'GET /docs',
+      'GET /docs/assets/{asset}',
+      'GET /openapi.json',
+      'GET /public/plans',
+    ]);
     for (const method of open) expect(method.properties.AuthorizerId).toBeUndefined();
   });
 
@@ -282,9 +288,15 @@ describe('functions', () => {
       const assetDirectory = join(synth.assembly.directory, String(fn.Metadata?.['aws:asset:path']));
       const lazy =
         logicalId.startsWith('GroupspeechFunction') || logicalId.startsWith('GroupworkflowsFunction');
+      const docs = logicalId.startsWith('GrouppublicFunction');
       expect(readdirSync(assetDirectory).sort(), logicalId).toEqual(
-        lazy ? ['index.mjs', 'index.mjs.map', 'node_modules'] : ['index.mjs', 'index.mjs.map'],
+        lazy || docs ? ['index.mjs', 'index.mjs.map', 'node_modules'] : ['index.mjs', 'index.mjs.map'],
       );
+      if (docs) {
+        // The documentation page's package files are copied beside the bundle, read at run time.
+        const pkg = join(assetDirectory, 'node_modules', DOCS_PACKAGE);
+        expect(readdirSync(pkg).sort()).toEqual(['package.json', ...DOCS_PACKAGE_FILES].sort());
+      }
       if (lazy) {
         // The o200k_base encoding is built beside the bundle, resolvable by its specifier, loaded on first use.
         const pkg = join(assetDirectory, 'node_modules', 'gpt-tokenizer');

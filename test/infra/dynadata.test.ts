@@ -43,7 +43,7 @@ describe('Dynadata and messaging infrastructure', () => {
     expect(withArn).toHaveLength(3);
   });
 
-  it('generates the list-cursor key in Secrets Manager, readable by the groups that list (dynadata, workflows) only', () => {
+  it('generates the list-cursor key in Secrets Manager, readable by the groups that list (dynadata, workflows, mcp) only', () => {
     const secretId = logicalIdOf(synth.data.cursorKey);
     const secret = resourcesOfType(synth.dataTemplate, 'AWS::SecretsManager::Secret')[secretId];
     expect(secret?.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
@@ -51,8 +51,8 @@ describe('Dynadata and messaging infrastructure', () => {
     const secretRef = JSON.stringify(synth.api.resolve(synth.data.cursorKey.secretArn));
     const functions = resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Function');
     // The contacts group has no list route: its bundle reads no cursor key, so it holds none. Workflows list
-    // Dynadata items with actions/dynadata/list.
-    const listing = ['dynadata', 'workflows'];
+    // Dynadata items with actions/dynadata/list, the MCP server with list_dynadata_items.
+    const listing = ['dynadata', 'workflows', 'mcp'];
     for (const group of ROUTE_GROUPS) {
       const fn = functions[logicalIdOf(synth.api.groups[group].function)];
       const variables = ((fn?.Properties.Environment ?? {}) as { Variables: Record<string, unknown> })

@@ -19,7 +19,6 @@ declare module 'vitest' {
  */
 const NOT_PROVOKED_FROM_OUTSIDE: Partial<Record<ErrorCode, string>> = {
   internal: 'answered only when something is broken; every test fails on an unexpected 5xx',
-  throttled: 'API Gateway stage throttling, which the local gateway does not emulate (test/infra/api-stack)',
   service_unavailable:
     'a Step Functions execution that cannot start; the unit tests of the transcode domain stub that failure',
 };

@@ -25,6 +25,7 @@ beforeAll(async () => {
 const claims = (extra: Record<string, unknown> = {}) => ({
   companyId,
   kind: 'v1',
+  iat: now(),
   exp: now() + 300,
   scopes: ['company:read'],
   ...extra,
@@ -54,6 +55,9 @@ describe('JWT authentication', () => {
     ['kind V1', { kind: 'V1' }],
     ['expired', { exp: now() - 120 }],
     ['exp missing', { exp: undefined }],
+    ['exp ten years ahead', { exp: now() + 10 * 365 * 86_400 }],
+    ['a lifetime over 3600 s', { exp: now() + 7200 }],
+    ['iat missing', { iat: undefined }],
     ['nbf in the future', { nbf: now() + 600 }],
     ['unknown scope', { scopes: ['company:read', 'admin:all'] }],
     ['companyId missing', { companyId: undefined }],

@@ -133,7 +133,7 @@ describe('message delivery', () => {
     const s = await setup('/refuse');
     const id = (await s.send()).json.messageId as string;
     const message = await s.message(id);
-    expect(message.json).toMatchObject({ status: 'failed', error: 'WebhookRejectedError', attempts: 1 });
+    expect(message.json).toMatchObject({ status: 'failed', error: 'webhook answered 400', attempts: 1 });
     const { deliverMessage } = await import('../../functions/shared/domain/messages/delivery');
     expect(await deliverMessage({ companyId: s.t.companyId, messageId: id })).toEqual({ status: 'failed' });
     const again = await call('GET', `/v1/dynadata/type/messages/item/${id}`, { headers: s.headers });
@@ -143,7 +143,10 @@ describe('message delivery', () => {
   it('fails a message of a company without a delivery channel', async () => {
     const s = await setup(undefined);
     const id = (await s.send()).json.messageId as string;
-    expect((await s.message(id)).json).toMatchObject({ status: 'failed', error: 'NoDeliveryChannelError' });
+    expect((await s.message(id)).json).toMatchObject({
+      status: 'failed',
+      error: 'no delivery channel is set for the company',
+    });
   });
 
   it('channels set refuses plain http, private, link-local and credentialed URLs', async () => {

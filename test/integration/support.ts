@@ -1,4 +1,5 @@
 import { inject } from 'vitest';
+import type { PlanLimits } from '../../functions/shared/types/plans';
 import type { Scope } from '../../functions/shared/types/scopes';
 
 const stack = inject('stack');
@@ -35,7 +36,16 @@ export const call = async (
  * A fresh tenant for one test: a company and an API key written straight to the stack's DynamoDB Local
  * through the same data modules the operator CLI uses.
  */
-export const createTenant = async (options: { plan?: string; scopes?: Scope[]; name?: string } = {}) => {
+export const createTenant = async (
+  options: {
+    plan?: string;
+    scopes?: Scope[];
+    name?: string;
+    limits?: Partial<PlanLimits>;
+    /** Keep the plan's own request rate (by default test tenants are not throttled; see `UNTHROTTLED`). */
+    planRate?: boolean;
+  } = {},
+) => {
   const { createCompanyWithPlan } = await import('../../functions/shared/domain/company-admin');
   const { createApiKey } = await import('../../functions/shared/data/api-keys');
   const { SCOPES } = await import('../../functions/shared/types/scopes');
@@ -47,6 +57,10 @@ export const createTenant = async (options: { plan?: string; scopes?: Scope[]; n
     },
     now,
   );
+  if (!options.planRate || options.limits) {
+    const { setCompanyLimitOverrides } = await import('./storage-support');
+    await setCompanyLimitOverrides(company.companyId, options.limits ?? {});
+  }
   const { record, key } = await createApiKey(
     company.companyId,
     { name: 'test', scopes: options.scopes ?? [...SCOPES] },

@@ -88,3 +88,74 @@ describe('webhook URLs and signatures', () => {
     expect(verifyWebhook(secret, headers, '{"a":1}', 1_700_001_000)).toBe(false);
   });
 });
+
+describe('document fields in every position of the subset', () => {
+  it('follows every sub-schema keyword of the subset when collecting document fields', async () => {
+    const { SUBSCHEMA_KEYWORDS } = await import('../../functions/shared/domain/dynadata/json-schema');
+    // The subset's keywords whose value is a schema (ajv's applicator vocabulary) are exactly the ones the
+    // collector follows: a new applicator added to the subset must be followed too.
+    const { subsetAjv } = await import('../../functions/shared/domain/dynadata/json-schema-ajv');
+    const ajv = subsetAjv({});
+    const applicators = [
+      'properties',
+      'additionalProperties',
+      'items',
+      'prefixItems',
+      'patternProperties',
+      'dependentSchemas',
+      'propertyNames',
+      'contains',
+      'if',
+      'then',
+      'else',
+      'not',
+      'allOf',
+      'anyOf',
+      'oneOf',
+      'unevaluatedProperties',
+      'unevaluatedItems',
+      '$ref',
+      '$defs',
+      'definitions',
+    ].filter((k) => ajv.getKeyword(k) !== false);
+    expect([...SUBSCHEMA_KEYWORDS].sort()).toEqual(applicators.sort());
+  });
+
+  it('finds document fields under additionalProperties, items and nested objects', async () => {
+    const { documentFieldsOf, normaliseTypeSchema } = await import(
+      '../../functions/shared/domain/dynadata/json-schema'
+    );
+    const { schema, problems } = normaliseTypeSchema({
+      type: 'object',
+      properties: {
+        named: { 'x-document': true },
+        map: {
+          type: 'object',
+          properties: { fixed: { type: 'string' } },
+          additionalProperties: { 'x-document': true },
+        },
+        grid: { type: 'array', items: { type: 'array', items: { 'x-document': true } } },
+      },
+      additionalProperties: { type: 'object', properties: { inner: { 'x-document': true } } },
+    });
+    expect(problems).toEqual([]);
+    const ref = { fullPath: 'companies/x/f' };
+    expect(
+      documentFieldsOf(schema, {
+        named: ref,
+        map: { fixed: 'not a document', 'a/b': ref },
+        grid: [[ref], [], [ref, ref]],
+        loose: { inner: ref },
+        __proto__: { inner: ref },
+      }).map((f) => f.pointer),
+    ).toEqual(['/named', '/map/a~1b', '/grid/0/0', '/grid/2/0', '/grid/2/1', '/loose/inner']);
+  });
+
+  it('refuses x-document on the root of a type schema', async () => {
+    const { normaliseTypeSchema } = await import('../../functions/shared/domain/dynadata/json-schema');
+    expect(normaliseTypeSchema({ type: 'object', 'x-document': true }).problems).toContainEqual({
+      pointer: '/x-document',
+      message: expect.stringMatching(/root/),
+    });
+  });
+});

@@ -21,7 +21,16 @@ const second = { ...generateSigningKey(new Date(t0)), kid: 'second' };
 const third = { ...generateSigningKey(new Date(t0)), kid: 'third' };
 const writeKeys = (keys: (typeof first)[]) => writeFileSync(keyFile, JSON.stringify({ keys }));
 const tokenOf = (key: typeof first) =>
-  signJwt({ companyId: 'co_1', kind: 'v1', exp: Math.floor(t0 / 1000) + 3600, scopes: [] }, key);
+  signJwt(
+    {
+      companyId: 'co_1',
+      kind: 'v1',
+      iat: Math.floor(t0 / 1000),
+      exp: Math.floor(t0 / 1000) + 3600,
+      scopes: [],
+    },
+    key,
+  );
 const jwt = async (key: typeof first, now: number) =>
   authenticate({ header: 'x-jwt-token', kind: 'jwt', value: await tokenOf(key) }, '192.0.2.1', now);
 

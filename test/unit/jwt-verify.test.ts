@@ -7,13 +7,17 @@ import {
   verificationKeys,
   verifyJwtSignature,
 } from '../../functions/shared/auth/jwt';
-import { CLOCK_SKEW_SECONDS, checkV1Claims } from '../../functions/shared/auth/jwt-claims';
+import {
+  CLOCK_SKEW_SECONDS,
+  checkV1Claims,
+  JWT_MAX_LIFETIME_SECONDS,
+} from '../../functions/shared/auth/jwt-claims';
 import { generateSigningKey } from '../../functions/shared/auth/signing-keys';
 
 const key = generateSigningKey(new Date('2026-01-01T00:00:00Z'));
 const stranger = generateSigningKey(new Date('2026-01-02T00:00:00Z'));
 const now = 1_780_000_000;
-const claims = { companyId: 'co_1', kind: 'v1', exp: now + 300 };
+const claims = { companyId: 'co_1', kind: 'v1', iat: now, exp: now + 300 };
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 const keys = await verificationKeys([key]);
 
@@ -146,9 +150,31 @@ describe('checkV1Claims on verified claims', () => {
     expect(await check({ nbf: 'now' })).toEqual({ ok: false, reason: 'not_yet_valid' });
   });
 
-  it('ignores iat, which the claim rules do not use', async () => {
-    expect((await check({ iat: 'yesterday' })).ok).toBe(true);
-    expect((await check({ iat: now + 3600 })).ok).toBe(true);
+  it('requires a numeric iat that is not in the future (beyond the skew)', async () => {
+    expect(await check({ iat: undefined })).toEqual({ ok: false, reason: 'lifetime' });
+    expect(await check({ iat: 'yesterday' })).toEqual({ ok: false, reason: 'lifetime' });
+    expect((await check({ iat: now + CLOCK_SKEW_SECONDS })).ok).toBe(true);
+    expect(await check({ iat: now + CLOCK_SKEW_SECONDS + 1, exp: now + 600 })).toEqual({
+      ok: false,
+      reason: 'lifetime',
+    });
+  });
+
+  it('refuses a token whose lifetime exceeds the maximum (3600 s, plus the skew)', async () => {
+    expect(JWT_MAX_LIFETIME_SECONDS).toBe(3600);
+    const max = JWT_MAX_LIFETIME_SECONDS + CLOCK_SKEW_SECONDS;
+    expect((await check({ iat: now, exp: now + max })).ok).toBe(true);
+    expect(await check({ iat: now, exp: now + max + 1 })).toEqual({ ok: false, reason: 'lifetime' });
+    // Ten years ahead: refused although correctly signed.
+    expect(await check({ iat: now, exp: now + 10 * 365 * 86_400 })).toEqual({
+      ok: false,
+      reason: 'lifetime',
+    });
+    // An old iat cannot stretch the window either: exp may lie at most max seconds from now.
+    expect(await check({ iat: now - 100_000, exp: now + 100_000 })).toEqual({
+      ok: false,
+      reason: 'lifetime',
+    });
   });
 
   it('keeps the kind, companyId, ips and scopes rules', async () => {

@@ -26,6 +26,12 @@ describe('stored plans', () => {
     });
   });
 
+  it('gives a plan stored before request rates existed the smallest catalog rate', () => {
+    expect(toPlan(item).limits).toMatchObject({ requestsPerSecond: 10, burst: 20 });
+    const own = { ...item, limits: { ...limits, requestsPerSecond: 3, burst: 4 } };
+    expect(toPlan(own).limits).toMatchObject({ requestsPerSecond: 3, burst: 4 });
+  });
+
   it('keeps the caps a plan sets itself', () => {
     const own = { ...item, limits: { ...limits, transcriptionQueueCap: 7 } };
     expect(toPlan(own).limits.transcriptionQueueCap).toBe(7);

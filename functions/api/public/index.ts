@@ -1,9 +1,13 @@
 import { listCatalogPlans } from '../../shared/domain/plans';
+import { docsAsset, docsPage } from '../../shared/http/docs-page';
 import { createApiHandler } from '../../shared/http/middleware';
 import { buildOpenApiDocument } from '../../shared/http/openapi';
 import { planSchema } from '../../shared/routes/schemas';
 
-/** Routes that need no credential: the plan catalog and the OpenAPI document. Neither is metered. */
+/**
+ * Routes that need no credential: the plan catalog, the OpenAPI document and the interactive documentation
+ * (its page and assets). None is metered.
+ */
 const openApiDocument = buildOpenApiDocument();
 
 export const handler = createApiHandler('public', {
@@ -13,4 +17,6 @@ export const handler = createApiHandler('public', {
     return { body: { plans: plans.map((plan) => planSchema.parse(plan)) } };
   },
   getOpenApiDocument: async () => ({ body: openApiDocument }),
+  getDocsPage: async () => docsPage(),
+  getDocsAsset: async ({ params, headers }) => docsAsset(params.asset, headers['accept-encoding']),
 });

@@ -1,10 +1,34 @@
 import { BlockList, isIP } from 'node:net';
 import { isScope, type Scope } from '../types/scopes';
 
-/** Allowance for clocks that disagree, applied to `exp` and `nbf`. */
+/** Allowance for clocks that disagree, applied to `exp`, `nbf`, `iat` and the lifetime. */
 export const CLOCK_SKEW_SECONDS = 30;
 
-export type ClaimRefusal = 'kind' | 'expiry' | 'not_yet_valid' | 'company' | 'ips' | 'ip_mismatch' | 'scopes';
+/** Tokens are minted per run and expire in minutes: one hour is the longest lifetime a token may have. */
+export const JWT_MAX_LIFETIME_SECONDS = 3600;
+
+export type ClaimRefusal =
+  | 'kind'
+  | 'expiry'
+  | 'lifetime'
+  | 'not_yet_valid'
+  | 'company'
+  | 'ips'
+  | 'ip_mismatch'
+  | 'scopes';
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * The lifetime rule: `iat` is required and not in the future, `exp - iat` is at most the maximum, and `exp`
+ * lies at most the maximum from now (each with the skew), so a correctly signed token can never live longer
+ * than minting allows, whatever its claims say.
+ */
+const lifetimeAllowed = (iat: unknown, exp: number, nowSeconds: number): boolean => {
+  const longest = JWT_MAX_LIFETIME_SECONDS + CLOCK_SKEW_SECONDS;
+  if (!isNumber(iat) || iat > nowSeconds + CLOCK_SKEW_SECONDS) return false;
+  return exp - iat <= longest && exp - nowSeconds <= longest;
+};
 
 export interface V1Claims {
   companyId: string;
@@ -42,7 +66,8 @@ export const ipAllowed = (rules: string[], sourceIp: string): boolean => {
 };
 
 /**
- * The claim rules of `/v1`: `kind` must be exactly the string `v1`; `exp` is required; `nbf` is honoured;
+ * The claim rules of `/v1`: `kind` must be exactly the string `v1`; `exp` and `iat` are required and the
+ * lifetime is at most `JWT_MAX_LIFETIME_SECONDS` (plus the skew); `nbf` is honoured;
  * `ips` is checked against the gateway's source IP (never a forwarded header); `scopes` must name known scopes.
  */
 export const checkV1Claims = (
@@ -51,8 +76,9 @@ export const checkV1Claims = (
   nowSeconds: number,
 ): { ok: true; claims: V1Claims } | { ok: false; reason: ClaimRefusal } => {
   if (typeof claims.kind !== 'string' || claims.kind !== 'v1') return { ok: false, reason: 'kind' };
-  if (typeof claims.exp !== 'number' || !Number.isFinite(claims.exp)) return { ok: false, reason: 'expiry' };
+  if (!isNumber(claims.exp)) return { ok: false, reason: 'expiry' };
   if (nowSeconds >= claims.exp + CLOCK_SKEW_SECONDS) return { ok: false, reason: 'expiry' };
+  if (!lifetimeAllowed(claims.iat, claims.exp, nowSeconds)) return { ok: false, reason: 'lifetime' };
   if (claims.nbf !== undefined) {
     if (typeof claims.nbf !== 'number' || claims.nbf > nowSeconds + CLOCK_SKEW_SECONDS) {
       return { ok: false, reason: 'not_yet_valid' };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors';
 import { isScope } from '../types/scopes';
 import { type SigningKey, signJwt } from './jwt';
-import { parseIpRule } from './jwt-claims';
+import { JWT_MAX_LIFETIME_SECONDS, parseIpRule } from './jwt-claims';
 
 /**
  * Token minting, the one module behind the workflow action `actions/security/auth/jwt/generate` and the
@@ -11,7 +11,7 @@ import { parseIpRule } from './jwt-claims';
  */
 export const JWT_DEFAULT_DURATION_SECONDS = 300;
 /** Tokens are minted per run and expire in minutes: one hour is the most a caller may ask for. */
-export const JWT_MAX_DURATION_SECONDS = 3600;
+export const JWT_MAX_DURATION_SECONDS = JWT_MAX_LIFETIME_SECONDS;
 
 export interface MintInput {
   companyId: string;

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Plan, PlanLimits } from '../types/plans';
+import { type Plan, type PlanLimits, RATE_OF_PLANS_WITHOUT_ONE } from '../types/plans';
 import type { BatchEntry } from './batch';
 import { ddb, queryAll, tableName } from './client';
 
@@ -24,7 +24,7 @@ const LIMITS_ADDED_LATER = {
 
 export const toPlan = (item: Record<string, unknown>): Plan => {
   const { pk: _pk, sk: _sk, entity: _entity, updatedAt: _updatedAt, ...plan } = item;
-  const limits = { ...(plan.limits as PlanLimits) };
+  const limits = { ...RATE_OF_PLANS_WITHOUT_ONE, ...(plan.limits as PlanLimits) };
   for (const [added, from] of Object.entries(LIMITS_ADDED_LATER) as [keyof PlanLimits, keyof PlanLimits][]) {
     if (limits[added] === undefined) limits[added] = limits[from];
   }

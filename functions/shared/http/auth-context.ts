@@ -3,7 +3,13 @@ import { AppError } from '../errors';
 import type { AuthContext } from '../types/auth';
 import { parseScopeList } from '../types/scopes';
 
-const optionalNumbers = ['apiRequestsPerMonth', 'maxObjectBytes', 'storageBytesLimit'] as const;
+const optionalNumbers = [
+  'apiRequestsPerMonth',
+  'maxObjectBytes',
+  'storageBytesLimit',
+  'requestsPerSecond',
+  'burst',
+] as const;
 
 /** Authorizer context values must be strings, numbers or booleans. */
 export const toAuthorizerContext = (auth: AuthContext): Record<string, string> => ({

@@ -14,6 +14,7 @@ export type GatewayResponseType =
   | 'MISSING_AUTHENTICATION_TOKEN'
   | 'RESOURCE_NOT_FOUND'
   | 'THROTTLED'
+  | 'INVALID_API_KEY'
   | 'QUOTA_EXCEEDED'
   | 'AUTHORIZER_FAILURE'
   | 'AUTHORIZER_CONFIGURATION_ERROR'
@@ -27,6 +28,8 @@ interface GatewayResponseDefinition {
   statusCode: number;
   code: ErrorCode;
   detail: string;
+  /** Static headers of this response beside the common ones. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
@@ -40,7 +43,22 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
   // API Gateway reports an unknown path or method as a missing token: to clients it is a 404.
   { type: 'MISSING_AUTHENTICATION_TOKEN', statusCode: 404, code: 'not_found', detail: 'No such route.' },
   { type: 'RESOURCE_NOT_FOUND', statusCode: 404, code: 'not_found', detail: 'No such route.' },
-  { type: 'THROTTLED', statusCode: 429, code: 'throttled', detail: 'Too many requests; retry later.' },
+  // The company's request rate (its plan's usage plan) or the stage's: a token is back within a second.
+  {
+    type: 'THROTTLED',
+    statusCode: 429,
+    code: 'throttled',
+    detail: "Too many requests for the company's request rate; retry later.",
+    headers: { 'retry-after': '1' },
+  },
+  // Every gated method requires the usage key the authorizer returns; a missing or unknown one is a
+  // deployment fault, which the caller sees as a refusal, never as a problem with its request.
+  {
+    type: 'INVALID_API_KEY',
+    statusCode: 403,
+    code: 'forbidden',
+    detail: 'The credential may not call this route.',
+  },
   { type: 'QUOTA_EXCEEDED', statusCode: 429, code: 'quota_exceeded', detail: 'Request quota exceeded.' },
   {
     type: 'REQUEST_TOO_LARGE',

@@ -1,8 +1,9 @@
 import { CONTACTS_SCHEMA } from '../domain/dynadata/builtin-types';
 import { ERROR_CATALOG, type ErrorCode } from '../errors';
-import { ROUTES, type RouteDefinition } from '../routes/route-table';
-import { SCOPES } from '../types/scopes';
+import { ROUTE_DOCS } from '../routes/route-docs';
+import { type OperationId, ROUTES, type RouteDefinition } from '../routes/route-table';
 import * as z from '../zod';
+import { AUTHENTICATION_SECTION, SECURITY_SCHEMES } from './openapi-auth';
 import { MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, MAX_NUMBER_MAGNITUDE, MIN_NUMBER_MAGNITUDE } from './request';
 
 /**
@@ -28,11 +29,14 @@ const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
 /** Codes every route of its kind can answer, whatever its own work: the chain's and API Gateway's. */
 export const chainCodes = (route: RouteDefinition): ErrorCode[] => {
   const gated = route.scope !== 'public';
+  // A route open to any credential checks finer scopes inside its answer (MCP tools), never as a 403.
+  const scoped = gated && route.scope !== 'authenticated';
   return [
     'internal',
     'throttled',
     ...(route.planned ? (['not_implemented'] as const) : (['validation_failed'] as const)),
-    ...(gated ? (['unauthorized', 'forbidden', 'insufficient_scope', 'quota_exceeded'] as const) : []),
+    ...(gated ? (['unauthorized', 'forbidden', 'quota_exceeded'] as const) : []),
+    ...(scoped ? (['insufficient_scope'] as const) : []),
     // API Gateway refuses a body over 10 MB on any route with one; the media type is checked when it is read.
     ...(route.body ? (['payload_too_large'] as const) : []),
     ...(route.body && !route.planned ? (['unsupported_media_type'] as const) : []),
@@ -247,6 +251,43 @@ const parametersOf = (route: RouteDefinition) => {
   return out;
 };
 
+const DEFAULT_SECURITY = [{ apiKey: [] }, { jwtToken: [] }, { authToken: [] }];
+
+/** The route's prose and examples: its own, else those of `routes/route-docs.ts`. */
+const docsOf = (route: RouteDefinition) => {
+  const docs = ROUTE_DOCS[route.operationId as OperationId];
+  return {
+    description: route.description ?? docs?.description,
+    request: route.examples?.request ?? docs?.examples?.request,
+    response: route.examples?.response ?? docs?.examples?.response,
+  };
+};
+
+/** The content of a successful answer: JSON by its schema, or the raw media types the route produces. */
+const successContent = (route: RouteDefinition) => {
+  if (route.produces) {
+    return Object.fromEntries(
+      route.produces.map((type) => [
+        type,
+        { schema: type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' } },
+      ]),
+    );
+  }
+  return {
+    'application/json': {
+      schema: toSchema(route.documented?.response ?? route.response, 'output'),
+      ...(docsOf(route).response === undefined ? {} : { example: docsOf(route).response }),
+    },
+  };
+};
+
+const scopeText = (scope: RouteDefinition['scope']): string =>
+  scope === 'public'
+    ? 'Needs no credential.'
+    : scope === 'authenticated'
+      ? 'Takes any valid credential; each tool needs its own scope.'
+      : `Scope: \`${scope}\`.`;
+
 const operationOf = (route: RouteDefinition) => {
   const isPublic = route.scope === 'public';
   const success = String(route.successStatus ?? 200);
@@ -254,8 +295,8 @@ const operationOf = (route: RouteDefinition) => {
     [...codesByStatus(route)].map(([status, codes]) => [String(status), errorResponse(status, codes)]),
   );
   const description = [
-    route.description ?? `${route.summary}.`,
-    isPublic ? 'Needs no credential.' : `Scope: \`${route.scope}\`.`,
+    docsOf(route).description ?? `${route.summary}.`,
+    scopeText(route.scope),
     route.planned ? 'Not available yet: answers 501 `not_implemented`.' : '',
   ]
     .filter(Boolean)
@@ -265,7 +306,11 @@ const operationOf = (route: RouteDefinition) => {
     summary: route.summary,
     description,
     tags: [route.tag],
-    ...(isPublic ? { security: [] } : { 'x-required-scope': route.scope }),
+    ...(isPublic
+      ? { security: [] }
+      : route.scope === 'authenticated'
+        ? { security: [...DEFAULT_SECURITY, { bearer: [] }] }
+        : { 'x-required-scope': route.scope }),
     parameters: parametersOf(route),
     ...(route.body
       ? {
@@ -274,7 +319,7 @@ const operationOf = (route: RouteDefinition) => {
             content: {
               'application/json': {
                 schema: requestBodySchema(route),
-                ...(route.examples?.request === undefined ? {} : { example: route.examples.request }),
+                ...(docsOf(route).request === undefined ? {} : { example: docsOf(route).request }),
               },
             },
           },
@@ -287,12 +332,7 @@ const operationOf = (route: RouteDefinition) => {
           'x-request-id': headerRef('RequestId'),
           ...(route.idempotent ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') } : {}),
         },
-        content: {
-          'application/json': {
-            schema: toSchema(route.documented?.response ?? route.response, 'output'),
-            ...(route.examples?.response === undefined ? {} : { example: route.examples.response }),
-          },
-        },
+        content: successContent(route),
       },
       ...Object.fromEntries(
         (route.alsoAnswers ?? []).map((also) => [
@@ -304,6 +344,12 @@ const operationOf = (route: RouteDefinition) => {
           },
         ]),
       ),
+      ...Object.fromEntries(
+        Object.entries(route.emptyAnswers ?? {}).map(([status, description]) => [
+          status,
+          { description, headers: { 'x-request-id': headerRef('RequestId') } },
+        ]),
+      ),
       ...errorResponses,
     },
   };
@@ -311,21 +357,66 @@ const operationOf = (route: RouteDefinition) => {
 
 /** One tag per area of the API, in the order of the specification. */
 const TAGS: { name: string; description: string }[] = [
-  { name: 'Plans', description: 'The public plan catalog: prices and limits. No credential needed.' },
-  { name: 'Meta', description: 'This document.' },
-  { name: 'Company', description: 'The company the credential acts for.' },
-  { name: 'Contacts', description: 'Messages to contacts, delivered to the company’s webhook channel.' },
+  {
+    name: 'Plans',
+    description:
+      'The public plan catalog: what each plan costs and allows. No credential needed, not metered.',
+  },
+  {
+    name: 'Meta',
+    description:
+      'This document (GET /v1/openapi.json) and its interactive page (GET /v1/docs), both public and not ' +
+      'metered.',
+  },
+  {
+    name: 'Company',
+    description: 'The company the credential acts for: start here to check a key (GET /v1/self).',
+  },
+  {
+    name: 'Contacts',
+    description:
+      'Messages to contacts (items of the built-in type `contacts`), delivered asynchronously to the ' +
+      'company’s webhook channel and recorded as items of the type `messages`.',
+  },
   {
     name: 'Dynadata',
     description:
-      'Typed data of the company: built-in types (contacts, messages, log_entries) and custom types.',
+      'Typed data of the company: built-in types (`contacts`, `messages`, and `log_entries`, the read-only ' +
+      'audit trail of API traffic) and custom types, each with a JSON Schema, sortable fields, paged ' +
+      'filtered lists and functions.',
   },
-  { name: 'Storage', description: 'Files of the company: signed upload and download URLs.' },
-  { name: 'Transcriptions', description: 'Speech-to-text jobs on stored audio.' },
-  { name: 'Media transforms', description: 'Transcode jobs: stored audio and video converted to presets.' },
-  { name: 'Speech', description: 'Text to speech into storage, and markdown rewritten for the ear.' },
-  { name: 'Usage', description: 'Meters, quotas and the plan of the company.' },
+  {
+    name: 'Storage',
+    description:
+      'Files of the company under `companies/<companyId>/`: upload in two steps (signed URL, then complete), ' +
+      'download through signed URLs. A stored file is named by its storage reference `{bucket, fullPath}`.',
+  },
+  {
+    name: 'Transcriptions',
+    description: 'Asynchronous speech-to-text jobs on stored audio or video: enqueue, then poll the job.',
+  },
+  {
+    name: 'Media transforms',
+    description:
+      'Asynchronous conversions of stored audio and video to presets (`mp4`, `ogg_opus`, `wav`, ' +
+      '`flac_16k_mono`): enqueue, poll, cancel, retry.',
+  },
+  {
+    name: 'Speech',
+    description: 'Text synthesized into a stored audio file, and markdown rewritten into its spoken form.',
+  },
+  {
+    name: 'Usage',
+    description:
+      'Meters, compute time, storage, the plan’s limits and the subscription period of the company.',
+  },
   { name: 'Workflows', description: 'Company-defined workflows, run synchronously or asynchronously.' },
+  {
+    name: 'MCP',
+    description:
+      'A Model Context Protocol server for agents (Streamable HTTP, stateless, JSON): the job and usage reads ' +
+      'and the Dynadata reads and writes as tools, each under the scope of its route.',
+  },
 ];
 
 /** The OpenAPI 3.0 document of every live route, generated from the route table. */
@@ -336,14 +427,17 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
     (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = operationOf(route);
   }
   const usedTags = new Set<string>(ROUTES.map((r) => r.tag));
-  const apiKeyDescription = `Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}.`;
   return {
     openapi: '3.0.3',
     info: {
       title: 'Messaging and Dynamic Data Service: Public REST API',
       version: '1.0.0',
       description:
-        'Acts on behalf of one company. Errors are `application/problem+json` with a stable `code`; every ' +
+        'Acts on behalf of one company (tenant): its profile, messages to its contacts, its typed data ' +
+        '(Dynadata), files, transcriptions, media transforms, speech and usage. The same reads and Dynadata ' +
+        'writes are tools of an MCP server for agents (POST /v1/mcp).\n\n' +
+        `${AUTHENTICATION_SECTION}\n\n## Errors and limits\n\n` +
+        'Errors are `application/problem+json` with a stable `code`; every ' +
         'response carries `x-request-id`. Each operation lists the statuses and codes it can answer. Every ' +
         'path answers a method it does not list with 405 `method_not_allowed` and an `Allow` header (`HEAD` ' +
         'and `OPTIONS` included), and an unknown path with 404 `not_found`. Query parameters an operation ' +
@@ -360,29 +454,10 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
     },
     servers: [{ url: serverUrl, description: 'This deployment (paths include the `/v1` stage).' }],
     tags: TAGS.filter((t) => usedTags.has(t.name)),
-    security: [{ apiKey: [] }, { jwtToken: [] }, { authToken: [] }],
+    security: DEFAULT_SECURITY,
     paths,
     components: {
-      securitySchemes: {
-        apiKey: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'x-api-key',
-          description: `\`sk-\` API key. ${apiKeyDescription}`,
-        },
-        jwtToken: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'x-jwt-token',
-          description: 'Short-lived JWT of kind `v1`.',
-        },
-        authToken: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'x-auth-token',
-          description: 'Either an `sk-` key or a JWT.',
-        },
-      },
+      securitySchemes: SECURITY_SCHEMES,
       headers: HEADERS,
       parameters: {
         IdempotencyKey: {

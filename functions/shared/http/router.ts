@@ -35,12 +35,23 @@ export interface RouteResult {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
+  /**
+   * A body sent as it is instead of `body` as JSON (the documentation page and its assets, an empty answer):
+   * a Buffer goes base64-encoded, and the handler's `headers` name its content type.
+   */
+  raw?: string | Buffer;
 }
 
 export type RouteHandler<O extends OperationId> = (input: RouteInput<O>) => Promise<RouteResult>;
 
 /** The handlers a group implements; a declared route without one answers 501 `not_implemented`. */
 export type GroupHandlers = { [O in OperationId]?: RouteHandler<O> };
+
+/** Refuses a caller whose credential lacks the route's scope (shared by the router and the MCP tools). */
+export const requireRouteScope = (route: RouteDefinition, auth: AuthContext): void => {
+  if (route.scope === 'public' || route.scope === 'authenticated') return;
+  if (!auth.scopes.includes(route.scope)) throw new InsufficientScopeError(route.scope);
+};
 
 /**
  * Dispatches an API Gateway proxy event to the handler of its route: resolves the route from the table by
@@ -55,13 +66,11 @@ export const createRouter =
     if (!route || route.group !== group) throw new AppError('not_found', 'No such route.');
     if (route.writesItemsOfType) refuseLogEntryWrites(event.pathParameters?.type);
     const auth = route.scope === 'public' ? undefined : (context?.auth ?? readAuthContext(event));
-    if (auth && route.scope !== 'public' && !auth.scopes.includes(route.scope)) {
-      throw new InsufficientScopeError(route.scope);
-    }
+    if (auth) requireRouteScope(route, auth);
     const handler = handlers[route.operationId as OperationId] as RouteHandler<OperationId> | undefined;
     if (!handler) throw new NotImplementedError(route.operationId);
-    const headers = lowercaseHeaders(event.headers);
-    const { params, query, body } = parseRequest(route, event, headers);
+    const requestHeaders = lowercaseHeaders(event.headers);
+    const { params, query, body } = parseRequest(route, event, requestHeaders);
     const run = async () => {
       const result = await handler({
         params,
@@ -69,25 +78,27 @@ export const createRouter =
         body,
         auth,
         requestId: event.requestContext.requestId,
-        headers,
+        headers: requestHeaders,
       } as RouteInput<OperationId>);
       return { ...result, status: result.status ?? route.successStatus ?? 200 };
     };
-    const result =
+    const result: RouteResult & { status: number } =
       route.idempotent && auth
         ? await withIdempotency(
             { companyId: auth.companyId, operationId: route.operationId, params, body },
-            headers['idempotency-key'],
+            requestHeaders['idempotency-key'],
             run,
           )
         : await run();
-    return {
-      statusCode: result.status,
-      headers: {
-        'content-type': 'application/json',
-        'cache-control': route.scope === 'public' ? 'public, max-age=60' : 'no-store',
-        ...result.headers,
-      },
-      body: JSON.stringify(result.body),
+    const headers = {
+      'content-type': 'application/json',
+      'cache-control': route.scope === 'public' ? 'public, max-age=60' : 'no-store',
+      ...result.headers,
     };
+    if (result.raw === undefined) {
+      return { statusCode: result.status, headers, body: JSON.stringify(result.body) };
+    }
+    return typeof result.raw === 'string'
+      ? { statusCode: result.status, headers, body: result.raw }
+      : { statusCode: result.status, headers, body: result.raw.toString('base64'), isBase64Encoded: true };
   };

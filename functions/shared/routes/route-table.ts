@@ -4,6 +4,7 @@ import type { Scope } from '../types/scopes';
 import { SPEECH_FORMATS } from '../types/speech-voices';
 import * as z from '../zod';
 import * as dd from './dynadata-schemas';
+import { jsonRpcMessageSchema, jsonRpcResponseSchema, MCP_EXAMPLES } from './mcp-schemas';
 import { companySchema, planSchema, usageSnapshotSchema } from './schemas';
 import {
   downloadUrlQuerySchema,
@@ -35,6 +36,7 @@ export const ROUTE_GROUPS = [
   'speech',
   'usage',
   'workflows',
+  'mcp',
 ] as const;
 
 export type RouteGroup = (typeof ROUTE_GROUPS)[number];
@@ -48,8 +50,11 @@ export interface RouteDefinition {
   summary: string;
   description?: string;
   tag: string;
-  /** Scope the credential must hold, or `public` for routes that take no authentication. */
-  scope: Scope | 'public';
+  /**
+   * Scope the credential must hold, `public` for routes that take no authentication, or `authenticated` for a
+   * route that takes any valid credential and checks finer scopes itself (the MCP server checks each tool's).
+   */
+  scope: Scope | 'public' | 'authenticated';
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
@@ -78,6 +83,13 @@ export interface RouteDefinition {
    * its `/schema` describes them): never used to validate, only converted when the document is.
    */
   documented?: { body?: z.ZodType | 'item-fields'; response?: z.ZodType };
+  /**
+   * Media types of a successful answer that is not JSON (the documentation page and its assets): the handler
+   * answers a raw body (`RouteResult.raw`) and the document declares these types instead of `application/json`.
+   */
+  produces?: readonly string[];
+  /** Further successful statuses answered with no body, each with its description (a JSON-RPC notification). */
+  emptyAnswers?: Readonly<Record<number, string>>;
 }
 
 const route = <const R extends RouteDefinition>(r: R): R => r;
@@ -564,6 +576,9 @@ export const ROUTES = [
     group: 'workflows',
     operationId: 'listWorkflows',
     summary: "The company's workflows",
+    description:
+      'Every workflow the company has saved (operators manage definitions with the admin CLI), with its ' +
+      'current version, name and description. Run one with POST /v1/workflows/{id}/run.',
     tag: 'Workflows',
     scope: 'workflows:read',
     response: z.object({ workflows: z.array(wf.workflowSummarySchema) }),
@@ -574,6 +589,9 @@ export const ROUTES = [
     group: 'workflows',
     operationId: 'getWorkflow',
     summary: 'A workflow definition',
+    description:
+      'The current version of a definition: its input schema, ordered steps (action, `with`, ' +
+      "`allowFailure`) and `return` object. An unknown id, or another company's, answers 404 `not_found`.",
     tag: 'Workflows',
     scope: 'workflows:read',
     params: wf.workflowIdParams,
@@ -628,6 +646,62 @@ export const ROUTES = [
         .describe('Include the persisted step outputs.'),
     }),
     response: z.object({ run: wf.workflowRunSchema }),
+    errors: ['not_found'],
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/mcp',
+    group: 'mcp',
+    operationId: 'mcp',
+    summary: 'Model Context Protocol server (tools for agents)',
+    description:
+      'Streamable HTTP, stateless (no session id), JSON answers: POST one JSON-RPC 2.0 message per request. ' +
+      'Tools: `get_transcode_job`, `get_transcription_job`, `get_usage`, `get_workflow_run`, ' +
+      '`list_dynadata_types`, ' +
+      '`list_dynadata_items`, `get_dynadata_item`, `create_dynadata_item`, `update_dynadata_item`, ' +
+      '`delete_dynadata_item`. Each calls the same code as its route and needs the same scope; a refusal is a ' +
+      'tool result with `isError: true` whose text is the problem the route would answer (same `code` and ' +
+      '`detail`). Also takes `Authorization: Bearer <API key or JWT>`, after the three credential headers. ' +
+      'Each HTTP request counts as one `api_requests`. GET and DELETE answer 405 (no server-sent stream, no ' +
+      'session to end).',
+    tag: 'MCP',
+    scope: 'authenticated',
+    body: jsonRpcMessageSchema,
+    response: jsonRpcResponseSchema,
+    emptyAnswers: { 202: 'The message was a notification: accepted, nothing to answer.' },
+    examples: MCP_EXAMPLES,
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/docs',
+    group: 'public',
+    operationId: 'getDocsPage',
+    summary: 'Interactive documentation of this API',
+    description:
+      'An HTML page (Swagger UI) rendered in the browser from GET /v1/openapi.json. Its script and styles are ' +
+      'served by this API (GET /v1/docs/assets/{asset}); it requests nothing from any other host. Paste an API ' +
+      'key under "Authorize" to try operations against this deployment. Not metered.',
+    tag: 'Meta',
+    scope: 'public',
+    response: z.string().describe('The HTML page.'),
+    produces: ['text/html'],
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/docs/assets/{asset}',
+    group: 'public',
+    operationId: 'getDocsAsset',
+    summary: 'A script, style sheet or icon of the documentation page',
+    description:
+      'Names carry a content hash, so an asset is cached for a year (`immutable`); gzip-encoded when the ' +
+      'client accepts it. An unknown name answers 404 `not_found`. Not metered.',
+    tag: 'Meta',
+    scope: 'public',
+    params: z.object({
+      asset: z.string().min(1).max(128).describe('Asset file name, as the page links it.'),
+    }),
+    response: z.string().describe('The asset.'),
+    produces: ['text/javascript', 'text/css', 'image/png'],
     errors: ['not_found'],
   }),
 ] as const satisfies readonly RouteDefinition[];

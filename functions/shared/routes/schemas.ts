@@ -6,6 +6,16 @@ import * as z from '../zod';
 export const planLimitsSchema = z
   .object({
     apiRequestsPerMonth: z.number().int().nonnegative().describe('Authenticated API requests per UTC month.'),
+    requestsPerSecond: z
+      .number()
+      .int()
+      .positive()
+      .describe('Steady request rate per company, per second; above it requests get 429 `throttled`.'),
+    burst: z
+      .number()
+      .int()
+      .positive()
+      .describe('Requests a company may send at once above its steady rate (token-bucket capacity).'),
     storageBytes: z.number().int().nonnegative().describe('Total bytes of stored files.'),
     maxObjectBytes: z.number().int().positive().describe('Largest single file accepted for upload.'),
     databaseBytes: z.number().int().nonnegative().describe('Total bytes of Dynadata items.'),

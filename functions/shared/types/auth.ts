@@ -14,6 +14,9 @@ export interface AuthContext {
   /** The company's resolved largest single upload and total storage allowance, in bytes. */
   maxObjectBytes?: number;
   storageBytesLimit?: number;
+  /** The company's resolved request rate: steady requests per second and burst (token bucket). */
+  requestsPerSecond?: number;
+  burst?: number;
   /** The company's plan as the authorizer saw it (at most its cache TTL old); a hint, not an authority. */
   planId?: string;
 }

@@ -5,6 +5,10 @@
  */
 export interface PlanLimits {
   apiRequestsPerMonth: number;
+  /** Steady request rate per company (token-bucket refill per second), enforced at the edge. */
+  requestsPerSecond: number;
+  /** Requests a company may send at once above the steady rate (token-bucket capacity). */
+  burst: number;
   storageBytes: number;
   maxObjectBytes: number;
   databaseBytes: number;
@@ -29,3 +33,9 @@ export interface Plan {
   price: { amount: number; currency: string; interval: 'month' | 'year' };
   limits: PlanLimits;
 }
+
+/**
+ * The request rate of a plan stored before plans had one, and of a plan the deployment has no usage plan
+ * for: the shipped catalog's smallest.
+ */
+export const RATE_OF_PLANS_WITHOUT_ONE = { requestsPerSecond: 10, burst: 20 } as const;

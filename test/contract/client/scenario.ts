@@ -269,6 +269,30 @@ export const runClientScenario = async ({
     step('speech');
   }
 
+  // The MCP server (one JSON-RPC message per POST) and the documentation page.
+  {
+    const listed = await api.POST('/v1/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+    expect(listed.error, JSON.stringify(listed.error)).toBeUndefined();
+    expect(listed.data?.id).toBe(1);
+    const tools = (listed.data?.result?.tools ?? []) as { name: string }[];
+    expect(tools.map((t) => t.name)).toContain('get_usage');
+    const usage = await api.POST('/v1/mcp', {
+      body: { jsonrpc: '2.0', id: 'u', method: 'tools/call', params: { name: 'get_usage', arguments: {} } },
+    });
+    const result = usage.data?.result as { structuredContent?: { plan?: unknown } } | undefined;
+    expect(result?.structuredContent?.plan).toBeDefined();
+    const notification = await api.POST('/v1/mcp', {
+      body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+    });
+    expect(notification.response.status).toBe(202);
+    const invalid = await api.POST('/v1/mcp', { body: { jsonrpc: '2.0', method: '' } });
+    expect(invalid.error?.code).toBe('validation_failed');
+    const page = await anonymous.GET('/v1/docs', { parseAs: 'text' });
+    expect(page.response.status).toBe(200);
+    expect(page.data).toContain('<div id="swagger-ui">');
+    step('mcp and docs');
+  }
+
   // Workflows: the seeded `contract` workflow, run sync and async, and its run read back.
   {
     const list = await api.GET('/v1/workflows');

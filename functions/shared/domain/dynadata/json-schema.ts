@@ -18,7 +18,10 @@ export { documentFieldSchema, JSON_SCHEMA_DIALECT, type JsonSchema };
  * - arrays: `items`, `minItems`, `maxItems`;
  * - objects: `properties`, `required`, `additionalProperties` (boolean or a schema);
  * - our extension `x-document: true`: the field holds a storage reference `{bucket?, fullPath}` (the schema
- *   of such a field is expanded to that object shape, so any JSON Schema validator checks the shape);
+ *   of such a field is expanded to that object shape, so any JSON Schema validator checks the shape). It may
+ *   sit wherever a sub-schema may (a property, `additionalProperties`, array `items`, at any depth) but not
+ *   on the root; every value in every position goes through the storage-reference validator
+ *   (`documentFieldsOf` + `document-references.ts`) on create, update and validate;
  * - on the root only: `x-indexed`: names of top-level `string`/`number`/`integer` fields the list endpoint
  *   may sort by (at most one). An indexed string field must declare `maxLength` of at most
  *   `MAX_INDEXED_STRING_LENGTH` (its value becomes part of an index sort key, which DynamoDB bounds).
@@ -68,6 +71,9 @@ export const FORMAT_PATTERNS: Record<string, string> = {
 export const isReservedFieldName = (name: string): boolean =>
   name.startsWith('_') || name === 'createdAt' || name === 'updatedAt';
 
+/** A member name as a JSON pointer segment (RFC 6901). */
+const escapePointer = (name: string): string => name.replaceAll('~', '~0').replaceAll('/', '~1');
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -88,7 +94,10 @@ export const normaliseTypeSchema = (
     for (const key of Object.keys(node)) {
       if (!(root ? ROOT_KEYWORDS : KEYWORDS).has(key)) add(`${pointer}/${key}`, `unsupported keyword ${key}`);
     }
-    if (node['x-document'] === true) return documentFieldSchema(node.description as string | undefined);
+    if (node['x-document'] === true) {
+      if (root) add('/x-document', 'the root of a type schema is an item, not a document field');
+      return documentFieldSchema(node.description as string | undefined);
+    }
     if (node['x-document'] !== undefined) add(`${pointer}/x-document`, 'must be true when present');
     const out: JsonSchema = { ...node };
     const types = node.type === undefined ? [] : Array.isArray(node.type) ? node.type : [node.type];
@@ -114,7 +123,7 @@ export const normaliseTypeSchema = (
         out.properties = Object.fromEntries(
           Object.entries(node.properties).map(([name, sub]) => [
             name,
-            walk(sub, `${pointer}/properties/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, false),
+            walk(sub, `${pointer}/properties/${escapePointer(name)}`, false),
           ]),
         );
     }
@@ -204,7 +213,7 @@ const describeError = (e: ErrorObject): FieldError => {
     pointer += `/${String(params.missingProperty)}`;
     message = 'is required';
   } else if (e.keyword === 'additionalProperties') {
-    pointer += `/${String(params.additionalProperty).replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    pointer += `/${escapePointer(String(params.additionalProperty))}`;
     message = 'is not a field of this type';
   } else if (e.keyword === 'enum') {
     message = `must be one of ${JSON.stringify(params.allowedValues)}`;
@@ -228,7 +237,18 @@ export const validateAgainst = (schema: JsonSchema, data: unknown, root = '/body
   return out;
 };
 
-/** JSON pointers of the document fields in `data` (top level and nested objects/arrays), with their values. */
+/**
+ * The keywords of the subset whose value is a sub-schema applied to part of the data. `documentFieldsOf`
+ * follows each of them; a test keeps this list equal to the subset's applicators, so a keyword added to the
+ * subset later cannot hide document fields from the reference check.
+ */
+export const SUBSCHEMA_KEYWORDS = ['properties', 'additionalProperties', 'items'] as const;
+
+/**
+ * JSON pointers of the document fields in `data`, with their values, in every position the subset allows:
+ * `properties`, `additionalProperties` (the members `properties` does not name, as JSON Schema applies it)
+ * and array `items`, at any depth. Run on data that passed the schema.
+ */
 export const documentFieldsOf = (
   schema: JsonSchema,
   data: unknown,
@@ -236,16 +256,12 @@ export const documentFieldsOf = (
 ): { pointer: string; value: unknown }[] => {
   if (schema['x-document'] === true) return data === undefined ? [] : [{ pointer, value: data }];
   const out: { pointer: string; value: unknown }[] = [];
-  if (isPlainObject(data) && isPlainObject(schema.properties)) {
-    for (const [name, sub] of Object.entries(schema.properties)) {
-      if (name in data && isPlainObject(sub))
-        out.push(
-          ...documentFieldsOf(
-            sub,
-            data[name],
-            `${pointer}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`,
-          ),
-        );
+  if (isPlainObject(data)) {
+    const properties = isPlainObject(schema.properties) ? schema.properties : {};
+    const additional = isPlainObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
+    for (const [name, value] of Object.entries(data)) {
+      const sub = Object.hasOwn(properties, name) ? properties[name] : additional;
+      if (isPlainObject(sub)) out.push(...documentFieldsOf(sub, value, `${pointer}/${escapePointer(name)}`));
     }
   }
   if (Array.isArray(data) && isPlainObject(schema.items)) {

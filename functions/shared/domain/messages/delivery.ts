@@ -1,8 +1,9 @@
 import { getDeliveryChannel } from '../../data/delivery-channels';
-import { getStoredItem, ItemWriteConflictError, replaceItem } from '../../data/dynadata-items';
+import { getStoredItem } from '../../data/dynadata-items';
 import { env } from '../../env';
 import { countWebhookDelivery } from '../../logger';
 import type { WebhookDeliveryOutcome } from '../../metric-names';
+import { type DeliveryInput, updateQueuedMessage } from './message-status';
 import {
   assertDeliverableHost,
   NoDeliveryChannelError,
@@ -20,47 +21,7 @@ import {
  */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
-/**
- * Changes a message that is still `queued` (its status, attempts, ...): a transaction conditional on the
- * version read, which also moves the company's database bytes by the size difference. Returns false when
- * the message is gone or no longer queued.
- */
-const updateQueuedMessage = async (
-  companyId: string,
-  messageId: string,
-  patch: Record<string, unknown>,
-  now: Date,
-): Promise<boolean> => {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const previous = await getStoredItem(companyId, 'messages', messageId);
-    if (previous?.data.status !== 'queued') return false;
-    const data = { ...previous.data, ...patch };
-    try {
-      await replaceItem(
-        companyId,
-        'messages',
-        previous,
-        {
-          ...previous,
-          _version: previous._version + 1,
-          updatedAt: now.toISOString(),
-          data,
-          size: Buffer.byteLength(JSON.stringify(data), 'utf8'),
-        },
-        {},
-      );
-      return true;
-    } catch (error) {
-      if (!(error instanceof ItemWriteConflictError)) throw error;
-    }
-  }
-  return false;
-};
-
-export interface DeliveryInput {
-  companyId: string;
-  messageId: string;
-}
+export { type DeliveryInput, failMessage } from './message-status';
 
 export const deliverMessage = async (input: DeliveryInput, now = new Date()): Promise<{ status: string }> => {
   const { companyId, messageId } = input;
@@ -129,20 +90,4 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
   }
   count('rejected');
   throw new WebhookRejectedError(`webhook answered ${response.status}`);
-};
-
-/** The failure path of the state machine: `queued → failed` with the reason. */
-export const failMessage = async (
-  input: DeliveryInput & { error?: { Error?: string; Cause?: string } },
-  now = new Date(),
-): Promise<{ status: string }> => {
-  const reason = input.error?.Error ?? 'DeliveryFailed';
-  const changed = await updateQueuedMessage(
-    input.companyId,
-    input.messageId,
-    { status: 'failed', error: reason },
-    now,
-  );
-  if (changed) countWebhookDelivery('failed', { companyId: input.companyId, messageId: input.messageId });
-  return { status: changed ? 'failed' : 'unchanged' };
 };

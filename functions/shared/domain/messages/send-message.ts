@@ -4,8 +4,9 @@ import { NotFoundError } from '../../errors';
 import { ulid } from '../../ids';
 import { logger } from '../../logger';
 import { resolveStoredObject } from '../storage-references';
-import { failMessage } from './delivery';
+import { DELIVERY_START_FAILED } from './failure-reason';
 import type { SendMessageBody } from './message-body';
+import { failMessage } from './message-status';
 
 /**
  * send_message: the message is stored as an item of the built-in `messages` type (`{contactId, type, body,
@@ -19,7 +20,7 @@ import type { SendMessageBody } from './message-body';
  * (error `delivery_start_failed`, a conditional write, so a delivery that did start is never overridden)
  * before the error is answered as a 500: no message stays `queued` with nothing to deliver it.
  */
-export const DELIVERY_START_FAILED = 'delivery_start_failed';
+export { DELIVERY_START_FAILED };
 
 export const deliveryExecutionName = (companyId: string, messageId: string): string =>
   `${companyId}-${messageId}`;

@@ -1,0 +1,65 @@
+import { getStoredItem, ItemWriteConflictError, replaceItem } from '../../data/dynadata-items';
+import { countWebhookDelivery } from '../../logger';
+import { deliveryFailureReason } from './failure-reason';
+
+/**
+ * Status writes of a stored message (`queued → sent | failed`), apart from the delivery itself so that
+ * send_message, which only ever marks a message failed, does not carry the webhook client.
+ */
+export interface DeliveryInput {
+  companyId: string;
+  messageId: string;
+}
+
+/**
+ * Changes a message that is still `queued` (its status, attempts, ...): a transaction conditional on the
+ * version read, which also moves the company's database bytes by the size difference. Returns false when
+ * the message is gone or no longer queued.
+ */
+export const updateQueuedMessage = async (
+  companyId: string,
+  messageId: string,
+  patch: Record<string, unknown>,
+  now: Date,
+): Promise<boolean> => {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const previous = await getStoredItem(companyId, 'messages', messageId);
+    if (previous?.data.status !== 'queued') return false;
+    const data = { ...previous.data, ...patch };
+    try {
+      await replaceItem(
+        companyId,
+        'messages',
+        previous,
+        {
+          ...previous,
+          _version: previous._version + 1,
+          updatedAt: now.toISOString(),
+          data,
+          size: Buffer.byteLength(JSON.stringify(data), 'utf8'),
+        },
+        {},
+      );
+      return true;
+    } catch (error) {
+      if (!(error instanceof ItemWriteConflictError)) throw error;
+    }
+  }
+  return false;
+};
+
+/** The failure path of the state machine: `queued → failed` with the reason (`failure-reason.ts`). */
+export const failMessage = async (
+  input: DeliveryInput & { error?: { Error?: string; Cause?: string } },
+  now = new Date(),
+): Promise<{ status: string }> => {
+  const reason = deliveryFailureReason(input.error);
+  const changed = await updateQueuedMessage(
+    input.companyId,
+    input.messageId,
+    { status: 'failed', error: reason },
+    now,
+  );
+  if (changed) countWebhookDelivery('failed', { companyId: input.companyId, messageId: input.messageId });
+  return { status: changed ? 'failed' : 'unchanged' };
+};

@@ -1,0 +1,143 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AppError, ValidationError } from '../errors';
+import { refuseLogEntryWrites } from '../http/log-entry-guard';
+import { buildProblem } from '../http/problem';
+import { requireRouteScope } from '../http/router';
+import { logger } from '../logger';
+import { ROUTES, type RouteDefinition } from '../routes/route-table';
+import { TOOLS, type ToolContext, type ToolDefinition } from './tools';
+
+/**
+ * The MCP server of `POST /v1/mcp`, built per request with the SDK's `McpServer` and its web-standard
+ * Streamable HTTP transport: stateless (no session id, so nothing is kept between requests or Lambda
+ * instances) and answering JSON, never a server-sent stream.
+ *
+ * A tool applies its route's rules before calling the route's domain function: the log-entry guard where the
+ * route writes items (before the scope check, as on the route), then the route's scope. A refusal, and any
+ * domain error, is a tool result with `isError: true` whose text is the problem JSON the route would answer
+ * (same `code`, `detail` and extension members); an unexpected error is logged and answered as `internal`
+ * without internals.
+ */
+export const SERVER_INFO = {
+  name: 'messaging-dynadata-api',
+  title: 'Messaging and Dynamic Data API',
+  version: '1.0.0',
+};
+
+const INSTRUCTIONS =
+  'Tools act for the company of the credential. Read transform and transcription jobs and the usage ' +
+  'snapshot; read and write Dynadata items (log_entries is read-only). A refused call answers isError with ' +
+  'a problem JSON carrying a stable `code`.';
+
+const routeOf = (tool: ToolDefinition): RouteDefinition => {
+  const route = ROUTES.find((r) => r.operationId === tool.operationId);
+  if (!route) throw new Error(`tool ${tool.name} mirrors no route ${tool.operationId}`);
+  return route;
+};
+
+const toolError = (error: unknown, tool: ToolDefinition, context: ToolContext): CallToolResult => {
+  const known = error instanceof AppError && error.code !== 'internal';
+  if (!known) logger.error('tool failed', { tool: tool.name, error: error as Error });
+  const appError = known ? error : new AppError('internal', 'The request could not be completed.');
+  const problem = buildProblem(appError, context.requestId);
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(problem) }] };
+};
+
+/** Runs one tool call under its route's rules; every refusal becomes a tool error. */
+export const callTool = async (
+  tool: ToolDefinition,
+  context: ToolContext,
+  input: Record<string, unknown>,
+): Promise<CallToolResult> => {
+  const route = routeOf(tool);
+  try {
+    if (route.writesItemsOfType) refuseLogEntryWrites(input.type as string | undefined);
+    requireRouteScope(route, context.auth);
+    const output = (await tool.run(context, input)) as Record<string, unknown>;
+    return { structuredContent: output, content: [{ type: 'text', text: JSON.stringify(output) }] };
+  } catch (error) {
+    return toolError(error, tool, context);
+  }
+};
+
+const createServer = (context: ToolContext): McpServer => {
+  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: `${tool.description} Scope: ${routeOf(tool).scope}.`,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: {
+          title: tool.title,
+          readOnlyHint: tool.readOnly,
+          destructiveHint: !tool.readOnly,
+          idempotentHint: tool.readOnly,
+          openWorldHint: false,
+        },
+      },
+      (input: Record<string, unknown>) => callTool(tool, context, input),
+    );
+  }
+  return server;
+};
+
+/** A JSON-RPC answer (200), or an accepted notification (202, no body). */
+export type McpAnswer = { status: 200; body: unknown } | { status: 202 };
+
+/**
+ * The transport's own refusals (a message it cannot take, an unsupported `MCP-Protocol-Version`) become the
+ * API's problem answers, with the JSON-RPC error message as their detail.
+ */
+const refusalOf = async (response: Response): Promise<AppError> => {
+  let message = `The MCP message was refused (HTTP ${response.status}).`;
+  try {
+    const body = (await response.json()) as { error?: { message?: unknown } };
+    if (typeof body.error?.message === 'string') message = body.error.message;
+  } catch {
+    // keep the generic message
+  }
+  if (response.status === 400) return new ValidationError([{ pointer: '/body', message }], message);
+  logger.error('mcp transport refused a message', { status: response.status, message });
+  return new AppError('internal', 'The request could not be completed.');
+};
+
+/**
+ * Answers one parsed JSON-RPC message. The message was already read and checked by the route (size, media
+ * type, shape); the transport gets it as `parsedBody`. We always answer JSON, so the request goes to the
+ * transport accepting both media types the protocol names, whatever the client's `Accept` said.
+ */
+export const answerMcpMessage = async (
+  message: unknown,
+  headers: Record<string, string>,
+  context: ToolContext,
+): Promise<McpAnswer> => {
+  const server = createServer(context);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    const protocolVersion = headers['mcp-protocol-version'];
+    const request = new Request('http://localhost/v1/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(protocolVersion === undefined ? {} : { 'mcp-protocol-version': protocolVersion }),
+      },
+      body: JSON.stringify(message),
+    });
+    const response = await transport.handleRequest(request, { parsedBody: message });
+    if (response.status === 202) return { status: 202 };
+    if (response.status !== 200) throw await refusalOf(response);
+    return { status: 200, body: await response.json() };
+  } finally {
+    await server.close();
+  }
+};

@@ -1,0 +1,138 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Where the platform may send a request on a tenant's behalf (webhooks, workflow HTTP actions, any outbound
+ * URL a tenant chooses): the one address classifier and URL check, for every feature that makes such calls.
+ *
+ * Addresses are classed with `ipaddr.js`, whose range tables follow the IANA IPv4 and IPv6 Special-Purpose
+ * Address Registries, plus what those tables leave out:
+ * - IPv4: only `unicast` is public; `loopback` (127.0.0.0/8) is loopback; every other range (this network,
+ *   private-use, shared address space, link-local, IETF protocol assignments 192.0.0.0/24 with the NAT64
+ *   discovery and anycast addresses in it, documentation, benchmarking 198.18.0.0/15, AS112, AMT, the 6to4
+ *   relay, multicast, reserved 240.0.0.0/4, broadcast) is refused, including entries the registry marks
+ *   globally reachable: no webhook is a protocol anycast service.
+ * - IPv6: a form that carries an IPv4 address is classed as that address (IPv4-mapped `::ffff:0:0/96`,
+ *   IPv4-translated `::ffff:0:0:0/96`, the NAT64 well-known prefix `64:ff9b::/96`, 6to4 `2002::/16`);
+ *   `::1` is loopback; otherwise only `unicast` addresses inside global unicast `2000::/3` are public, so
+ *   the local-use NAT64 prefix `64:ff9b:1::/48`, Teredo and all of `2001::/23`, documentation
+ *   (`2001:db8::/32`, `3fff::/20`), discard and dummy prefixes, ORCHID, SRv6 SIDs, unique-local,
+ *   link-local, site-local, multicast and the deprecated IPv4-compatible `::/96` are refused.
+ *
+ * The URL check refuses literal addresses when a URL is accepted; `refusingLookup` classes every address a
+ * host name resolves to when the connection is made, so the address checked is the address connected to
+ * (a host re-pointed between a check and the connection, "DNS rebinding", is refused at the connection).
+ * Loopback is accepted only where the caller allows it (the local stack, so test receivers can run there).
+ */
+export type AddressClass = 'public' | 'loopback' | 'refused';
+
+const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
+const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
+
+const classifyIpv4 = (address: ipaddr.IPv4): AddressClass => {
+  const range = address.range();
+  if (range === 'unicast') return 'public';
+  return range === 'loopback' ? 'loopback' : 'refused';
+};
+
+/** The IPv4 address an IPv6 address carries, for the forms that are routed to it. */
+const carriedIpv4 = (address: ipaddr.IPv6): ipaddr.IPv4 | undefined => {
+  const range = address.range();
+  const bytes = address.toByteArray();
+  if (
+    range === 'ipv4Mapped' ||
+    range === 'rfc6145' ||
+    (range === 'rfc6052' && address.match(NAT64_WELL_KNOWN))
+  )
+    return new ipaddr.IPv4(bytes.slice(12, 16));
+  if (range === '6to4') return new ipaddr.IPv4(bytes.slice(2, 6));
+  return undefined;
+};
+
+const classifyIpv6 = (address: ipaddr.IPv6): AddressClass => {
+  const carried = carriedIpv4(address);
+  if (carried) return classifyIpv4(carried);
+  const range = address.range();
+  if (range === 'loopback') return 'loopback';
+  return range === 'unicast' && address.match(GLOBAL_UNICAST) ? 'public' : 'refused';
+};
+
+/** Classes a textual address (dotted-quad IPv4 or IPv6, a zone `%eth0` ignored); anything else is refused. */
+export const classifyAddress = (text: string): AddressClass => {
+  const bare = text.replace(/%.*$/, '');
+  const family = isIP(bare);
+  if (family === 0) return 'refused';
+  const address = ipaddr.parse(bare);
+  return family === 4 ? classifyIpv4(address as ipaddr.IPv4) : classifyIpv6(address as ipaddr.IPv6);
+};
+
+/** True for an address an outbound request may reach on AWS: public unicast, never loopback. */
+export const isPublicUnicastAddress = (text: string): boolean => classifyAddress(text) === 'public';
+
+const allowed = (kind: AddressClass, allowLoopback: boolean): boolean =>
+  kind === 'public' || (kind === 'loopback' && allowLoopback);
+
+/**
+ * Why an outbound URL is refused, or undefined when it is acceptable. `https` only (and, when loopback is
+ * allowed, `http` to loopback); no credentials in the URL; a literal address must be allowed. Host names are
+ * checked again at connection time (`refusingLookup`).
+ */
+export const outboundUrlProblem = (raw: string, options: { allowLoopback: boolean }): string | undefined => {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.username || url.password) return 'must not carry credentials';
+  // WHATWG URL parsing already turns hex, octal and integer IPv4 spellings into dotted quads.
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const literal = isIP(host) ? classifyAddress(host) : host === 'localhost' ? 'loopback' : undefined;
+  if (literal === 'refused') return 'must not point at a private, link-local or reserved address';
+  if (literal === 'loopback') {
+    if (!options.allowLoopback) return 'must not point at a loopback address';
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
+    return undefined;
+  }
+  if (url.protocol !== 'https:') return 'must use https';
+  return undefined;
+};
+
+/** Every resolved address of a host is allowed (an empty answer is not). */
+export const allAddressesAllowed = (addresses: string[], allowLoopback: boolean): boolean =>
+  addresses.length > 0 && addresses.every((a) => allowed(classifyAddress(a), allowLoopback));
+
+/** A resolver with the shape of `dns.lookup` asked for every address. */
+export type ResolveAll = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+/**
+ * The `lookup` an outbound connection uses (`http.request({lookup})`): it resolves the host and fails with
+ * `refusal()` when any address is not allowed, so the address checked is the address connected to.
+ */
+export const refusingLookup =
+  (
+    allowLoopback: boolean,
+    refusal: () => Error,
+    resolve: ResolveAll = dnsLookup as ResolveAll,
+  ): LookupFunction =>
+  (hostname, options, callback) => {
+    resolve(hostname, { family: options.family, hints: options.hints, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      if (
+        !allAddressesAllowed(
+          addresses.map((a) => a.address),
+          allowLoopback,
+        )
+      )
+        return callback(refusal(), '', 0);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const [first] = addresses as [LookupAddress];
+      callback(null, first.address, first.family);
+    });
+  };

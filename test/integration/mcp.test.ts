@@ -1,0 +1,367 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SigningKey } from '../../functions/shared/auth/jwt';
+import type { Scope } from '../../functions/shared/types/scopes';
+import { apiUrl, call, createTenant, expectProblem } from './support';
+import { seedJob as seedTranscodeJob } from './transcode-support';
+import { seedJob as seedTranscriptionJob } from './transcription-support';
+import { getRun, runWorkflow, savedWorkflow } from './workflow-support';
+
+const { signJwt } = await import('../../functions/shared/auth/jwt');
+const { mintJwt } = await import('../../functions/shared/auth/jwt-mint');
+const { currentSigningKey, loadKeySet } = await import('../../functions/shared/auth/signing-keys');
+
+const MCP_URL = new URL(`${apiUrl}/v1/mcp`);
+const TOOL_NAMES = [
+  'get_transcode_job',
+  'get_transcription_job',
+  'get_usage',
+  'get_workflow_run',
+  'list_dynadata_types',
+  'list_dynadata_items',
+  'get_dynadata_item',
+  'create_dynadata_item',
+  'update_dynadata_item',
+  'delete_dynadata_item',
+];
+
+const open: Client[] = [];
+const connect = async (headers: Record<string, string>) => {
+  const client = new Client({ name: 'integration-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(MCP_URL, { requestInit: { headers } }));
+  open.push(client);
+  return client;
+};
+
+type Problem = { code: string; detail: string; status: number; requiredScope?: string };
+const problemOf = (result: unknown): Problem => {
+  const r = result as CallToolResult;
+  expect(r.isError).toBe(true);
+  const first = r.content[0];
+  if (first?.type !== 'text') throw new Error('a tool error carries its problem as text');
+  return JSON.parse(first.text) as Problem;
+};
+const structured = (result: unknown) => {
+  const r = result as CallToolResult;
+  if (r.isError) throw new Error(`tool error: ${JSON.stringify(r.content)}`);
+  return r.structuredContent as Record<string, unknown>;
+};
+
+let key: SigningKey;
+let tenant: Awaited<ReturnType<typeof createTenant>>;
+let other: Awaited<ReturnType<typeof createTenant>>;
+let client: Client;
+
+const scopedToken = async (scopes: Scope[]) =>
+  (await mintJwt({ companyId: tenant.companyId, scopes, advanced: true }, key, new Date())).token;
+
+beforeAll(async () => {
+  key = currentSigningKey(await loadKeySet());
+  tenant = await createTenant({ plan: 'starter' });
+  other = await createTenant();
+  client = await connect({ 'x-api-key': tenant.apiKey });
+});
+
+afterAll(async () => {
+  await Promise.all(open.map((c) => c.close()));
+});
+
+describe('POST /v1/mcp: the MCP server', () => {
+  it('initializes statelessly and lists exactly its tools, each with input and output schemas', async () => {
+    expect(client.getServerVersion()?.name).toBe('messaging-dynadata-api');
+    expect(client.getServerCapabilities()?.tools).toBeDefined();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
+    for (const tool of tools) {
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+      expect(tool.description).toMatch(/Scope: [a-z]+:(read|write)\./);
+    }
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(byName.get_transcode_job?.inputSchema.required).toEqual(['id']);
+    expect(byName.list_dynadata_items?.inputSchema.required).toEqual(['type']);
+    expect(Object.keys(byName.list_dynadata_items?.inputSchema.properties ?? {}).sort()).toEqual(
+      ['cursor', 'filter', 'limit', 'sort', 'type'].sort(),
+    );
+    expect(byName.create_dynadata_item?.inputSchema.required).toEqual(['type', 'item']);
+    expect(byName.get_usage?.annotations?.readOnlyHint).toBe(true);
+    expect(byName.delete_dynadata_item?.annotations?.destructiveHint).toBe(true);
+  });
+
+  it('get_transcode_job answers the job exactly as GET /v1/transcodes/{id} shows it', async () => {
+    const job = await seedTranscodeJob(tenant.companyId, 'done');
+    const route = await call('GET', `/v1/transcodes/${job.jobId}`, {
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expect(route.status).toBe(200);
+    const result = await client.callTool({ name: 'get_transcode_job', arguments: { id: job.jobId } });
+    expect(structured(result)).toEqual(route.json.job);
+  });
+
+  it('get_transcription_job answers the job exactly as GET /v1/transcriptions/{id} shows it', async () => {
+    const job = await seedTranscriptionJob(tenant.companyId, 'failed');
+    const route = await call('GET', `/v1/transcriptions/${job.jobId}`, {
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expect(route.status).toBe(200);
+    const result = await client.callTool({ name: 'get_transcription_job', arguments: { id: job.jobId } });
+    expect(structured(result)).toEqual(route.json.job);
+  });
+
+  it('get_workflow_run answers the run exactly as GET /v1/workflows/{id}/runs/{runId} shows it', async () => {
+    await savedWorkflow(tenant.companyId, {
+      id: 'mcp-run',
+      name: 'A token for the agent',
+      input: { type: 'object', properties: {} },
+      steps: [{ id: 'token', action: 'actions/security/auth/jwt/generate', with: { dur: 60 } }],
+      return: { expiresAt: '{{ steps.token.output.expiresAt }}' },
+    });
+    const started = await runWorkflow(tenant.apiKey, 'mcp-run', { includeStepOutputs: true });
+    expect(started.status).toBe(200);
+    const runId = String(started.json.runId);
+    const route = await getRun(tenant.apiKey, 'mcp-run', runId, '?includeStepOutputs=true');
+    expect(route.status).toBe(200);
+    const result = await client.callTool({
+      name: 'get_workflow_run',
+      arguments: { workflowId: 'mcp-run', runId, includeStepOutputs: true },
+    });
+    expect(structured(result)).toEqual(route.json.run);
+    const elsewhere = await client.callTool({
+      name: 'get_workflow_run',
+      arguments: { workflowId: 'x', runId },
+    });
+    expect(problemOf(elsewhere)).toMatchObject({ code: 'not_found', status: 404 });
+  });
+
+  it('get_usage answers the snapshot of GET /v1/usage without its wrapper', async () => {
+    const route = await call('GET', '/v1/usage?granularity=day', { headers: { 'x-api-key': tenant.apiKey } });
+    const usage = route.json.usage as Record<string, unknown>;
+    const snapshot = structured(
+      await client.callTool({ name: 'get_usage', arguments: { granularity: 'day' } }),
+    );
+    expect(snapshot).not.toHaveProperty('success');
+    expect(Object.keys(snapshot).sort()).toEqual(Object.keys(usage).sort());
+    for (const name of ['window', 'plan', 'subscription', 'storageBytes'])
+      expect(snapshot[name]).toEqual(usage[name]);
+  });
+
+  it('counts each HTTP request to the server as one api_requests', async () => {
+    const meter = async () => {
+      const res = await call('GET', '/v1/usage', { headers: { 'x-api-key': other.apiKey } });
+      return ((res.json.usage as { meters: Record<string, number> }).meters.api_requests ?? 0) as number;
+    };
+    const before = await meter();
+    // initialize, notifications/initialized, tools/list, tools/call: four HTTP requests.
+    const c = await connect({ 'x-api-key': other.apiKey });
+    await c.listTools();
+    await c.callTool({ name: 'list_dynadata_types', arguments: {} });
+    expect(await meter()).toBe(before + 1 + 4);
+  });
+
+  it('lists, creates, reads, updates and deletes Dynadata items through the same domain code', async () => {
+    const types = await call('GET', '/v1/dynadata/types', { headers: { 'x-api-key': tenant.apiKey } });
+    expect(structured(await client.callTool({ name: 'list_dynadata_types', arguments: {} }))).toEqual(
+      types.json,
+    );
+
+    const created = structured(
+      await client.callTool({
+        name: 'create_dynadata_item',
+        arguments: { type: 'contacts', item: { name: 'Ada Lovelace' } },
+      }),
+    );
+    expect(created).toMatchObject({ name: 'Ada Lovelace', _version: 1 });
+    const id = created._id as string;
+    const route = await call('GET', `/v1/dynadata/type/contacts/item/${id}`, {
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expect(
+      structured(await client.callTool({ name: 'get_dynadata_item', arguments: { type: 'contacts', id } })),
+    ).toEqual(route.json);
+    const updated = structured(
+      await client.callTool({
+        name: 'update_dynadata_item',
+        arguments: { type: 'contacts', item: { _id: id, _version: 1, name: 'Ada King' } },
+      }),
+    );
+    expect(updated).toMatchObject({ _id: id, name: 'Ada King', _version: 2 });
+    const stale = problemOf(
+      await client.callTool({
+        name: 'update_dynadata_item',
+        arguments: { type: 'contacts', item: { _id: id, _version: 1, name: 'Ada' } },
+      }),
+    );
+    const staleRoute = await call('POST', '/v1/dynadata/type/contacts/update', {
+      headers: { 'x-api-key': tenant.apiKey },
+      body: { _id: id, _version: 1, name: 'Ada' },
+    });
+    expect({ code: stale.code, detail: stale.detail }).toEqual({
+      code: staleRoute.json.code,
+      detail: staleRoute.json.detail,
+    });
+    const page = structured(
+      await client.callTool({ name: 'list_dynadata_items', arguments: { type: 'contacts', limit: 10 } }),
+    );
+    expect((page.items as { _id: string }[]).map((i) => i._id)).toContain(id);
+    expect(
+      structured(
+        await client.callTool({ name: 'delete_dynadata_item', arguments: { type: 'contacts', id } }),
+      ),
+    ).toEqual({ deleted: true, _id: id });
+    const gone = problemOf(
+      await client.callTool({ name: 'get_dynadata_item', arguments: { type: 'contacts', id } }),
+    );
+    expect(gone.code).toBe('not_found');
+  });
+
+  it('refuses a tool whose scope a JWT lacks with a tool error naming the scope', async () => {
+    const c = await connect({ 'x-jwt-token': await scopedToken(['usage:read']) });
+    expect(structured(await c.callTool({ name: 'get_usage', arguments: {} }))).toHaveProperty('plan');
+    const cases: [string, Record<string, unknown>, Scope][] = [
+      ['get_transcode_job', { id: 'tc_missing' }, 'transcodes:read'],
+      ['get_transcription_job', { id: 'tr_missing' }, 'transcriptions:read'],
+      ['list_dynadata_types', {}, 'dynadata:read'],
+      ['create_dynadata_item', { type: 'contacts', item: { name: 'x' } }, 'dynadata:write'],
+    ];
+    for (const [name, args, scope] of cases) {
+      const problem = problemOf(await c.callTool({ name, arguments: args }));
+      expect(problem).toMatchObject({ code: 'insufficient_scope', status: 403, requiredScope: scope });
+      expect(problem.detail).toContain(scope);
+    }
+    // The same refusal as the route's, word for word.
+    const route = await call('GET', '/v1/dynadata/types', {
+      headers: { 'x-jwt-token': await scopedToken(['usage:read']) },
+    });
+    const tool = problemOf(await c.callTool({ name: 'list_dynadata_types', arguments: {} }));
+    expect(tool.detail).toBe(route.json.detail);
+  });
+
+  it('refuses log_entries writes with log_entry_writes_not_allowed, whatever the scopes', async () => {
+    const calls: [string, Record<string, unknown>][] = [
+      ['create_dynadata_item', { type: 'log_entries', item: { note: 'x' } }],
+      ['update_dynadata_item', { type: 'log_entries', item: { _id: 'x' } }],
+      ['delete_dynadata_item', { type: 'log_entries', id: 'x' }],
+    ];
+    const noScopes = await connect({ 'x-jwt-token': await scopedToken(['usage:read']) });
+    const route = await call('POST', '/v1/dynadata/type/log_entries/create', {
+      headers: { 'x-api-key': tenant.apiKey },
+      body: { note: 'x' },
+    });
+    expectProblem(route, 403, 'log_entry_writes_not_allowed');
+    for (const c of [client, noScopes]) {
+      for (const [name, args] of calls) {
+        const problem = problemOf(await c.callTool({ name, arguments: args }));
+        expect(problem).toMatchObject({
+          code: 'log_entry_writes_not_allowed',
+          status: 403,
+          detail: route.json.detail,
+        });
+      }
+    }
+  });
+
+  it("answers another tenant's job id exactly like a missing one", async () => {
+    const foreign = await seedTranscodeJob(other.companyId, 'pending');
+    const missing = problemOf(
+      await client.callTool({ name: 'get_transcode_job', arguments: { id: 'tc_nonexistent01' } }),
+    );
+    const theirs = problemOf(
+      await client.callTool({ name: 'get_transcode_job', arguments: { id: foreign.jobId } }),
+    );
+    expect(theirs.code).toBe('not_found');
+    expect({ ...theirs, requestId: undefined }).toEqual({ ...missing, requestId: undefined });
+    const route = await call('GET', `/v1/transcodes/${foreign.jobId}`, {
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expectProblem(route, 404, 'not_found');
+    expect(theirs.detail).toBe(route.json.detail);
+  });
+
+  it('takes Authorization: Bearer with an API key or a JWT, after the three headers', async () => {
+    const byKey = await connect({ authorization: `Bearer ${tenant.apiKey}` });
+    expect((await byKey.listTools()).tools).toHaveLength(TOOL_NAMES.length);
+    const byJwt = await connect({ authorization: `Bearer ${await scopedToken(['dynadata:read'])}` });
+    expect(structured(await byJwt.callTool({ name: 'list_dynadata_types', arguments: {} }))).toHaveProperty(
+      'types',
+    );
+    // An invalid winner is refused, never a fall-through to the bearer token.
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    const accept = 'application/json, text/event-stream';
+    expectProblem(
+      await call('POST', '/v1/mcp', {
+        headers: { accept, 'x-api-key': 'sk-nope', authorization: `Bearer ${tenant.apiKey}` },
+        body: ping,
+      }),
+      401,
+      'unauthorized',
+    );
+    expectProblem(
+      await call('POST', '/v1/mcp', {
+        headers: { accept, authorization: `Basic ${tenant.apiKey}` },
+        body: ping,
+      }),
+      401,
+      'unauthorized',
+    );
+    // Other routes take only the three headers.
+    expectProblem(
+      await call('GET', '/v1/self', { headers: { authorization: `Bearer ${tenant.apiKey}` } }),
+      401,
+      'unauthorized',
+    );
+  });
+
+  it('refuses an invalid credential and a token of another kind with HTTP 401', async () => {
+    const badKey = new Client({ name: 'integration-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(MCP_URL, {
+      requestInit: { headers: { 'x-api-key': `sk-${'A'.repeat(43)}` } },
+    });
+    await expect(badKey.connect(transport)).rejects.toThrow(/401/);
+    const now = Math.floor(Date.now() / 1000);
+    const oauth = await signJwt(
+      { companyId: tenant.companyId, kind: 'oauth', exp: now + 300, scopes: ['usage:read'] },
+      key,
+    );
+    const credentials: Record<string, string>[] = [
+      { 'x-jwt-token': oauth },
+      { authorization: `Bearer ${oauth}` },
+    ];
+    for (const headers of credentials) {
+      const c = new Client({ name: 'integration-test', version: '1.0.0' });
+      await expect(
+        c.connect(new StreamableHTTPClientTransport(MCP_URL, { requestInit: { headers } })),
+      ).rejects.toThrow(/401/);
+      const res = await call('POST', '/v1/mcp', { headers, body: { jsonrpc: '2.0', id: 1, method: 'ping' } });
+      expectProblem(res, 401, 'unauthorized');
+    }
+  });
+
+  it('answers GET and DELETE with 405 and Allow: POST, and a malformed message with 400', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await call(method, '/v1/mcp', { headers: { 'x-api-key': tenant.apiKey } });
+      expectProblem(res, 405, 'method_not_allowed');
+      expect(res.headers.get('allow')).toBe('POST');
+    }
+    expectProblem(
+      await call('POST', '/v1/mcp', {
+        headers: { 'x-api-key': tenant.apiKey },
+        body: { id: 1, method: 'ping' },
+      }),
+      400,
+      'validation_failed',
+    );
+    const notification = await call('POST', '/v1/mcp', {
+      headers: { 'x-api-key': tenant.apiKey },
+      body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+    });
+    expect(notification.status).toBe(202);
+    const unknown = await call('POST', '/v1/mcp', {
+      headers: { 'x-api-key': tenant.apiKey },
+      body: { jsonrpc: '2.0', id: 7, method: 'resources/list' },
+    });
+    expect(unknown.status).toBe(200);
+    expect(unknown.json).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32601 } });
+  });
+});
