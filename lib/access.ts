@@ -75,6 +75,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   transcodes: { table: 'readWrite', meter: true, bucket: true, stateMachines: ['transcode'] },
   speech: { table: 'readWrite', meter: true, bucket: true, speechSynthesis: true },
   workflows: { table: 'readWrite', meter: true, bucket: true },
+  events: { table: 'readWrite', meter: true, bucket: false },
 };
 
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];

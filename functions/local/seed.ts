@@ -33,6 +33,7 @@ export const DEFAULT_PLANS: Plan[] = [
       speechCharactersPerMonth: 20_000,
       workflowRunsPerMonth: 100,
       logRetentionDays: 7,
+      webhookEndpoints: 3,
     },
   },
   {
@@ -57,6 +58,7 @@ export const DEFAULT_PLANS: Plan[] = [
       speechCharactersPerMonth: 1_000_000,
       workflowRunsPerMonth: 10_000,
       logRetentionDays: 30,
+      webhookEndpoints: 10,
     },
   },
   {
@@ -81,6 +83,7 @@ export const DEFAULT_PLANS: Plan[] = [
       speechCharactersPerMonth: 10_000_000,
       workflowRunsPerMonth: 100_000,
       logRetentionDays: 90,
+      webhookEndpoints: 50,
     },
   },
 ];

@@ -37,6 +37,18 @@ export interface Env {
   transcriptionEngine: 'transcribe' | 'pocketsphinx';
   /** Text-to-speech engine of `POST /v1/speech`: Amazon Polly on AWS, espeak-ng in the local stack. */
   speechEngine: 'polly' | 'espeak-ng';
+  /**
+   * Event deliveries: first retry delay and its cap (exponential backoff with jitter in between), how long a
+   * delivery is retried, after how long of failing an endpoint is disabled, and the lane lease (seconds).
+   * The local stack shortens them so tests see retries and disabling in seconds.
+   */
+  webhookDelivery: {
+    retryBaseSeconds: number;
+    retryCapSeconds: number;
+    retryWindowSeconds: number;
+    disableAfterSeconds: number;
+    leaseSeconds: number;
+  };
 }
 
 const required = (name: string): string => {
@@ -83,6 +95,13 @@ export const env = (): Env => {
     allowLoopbackWebhooks: optional('ALLOW_LOOPBACK_WEBHOOKS') === 'true',
     transcriptionEngine: optional('TRANSCRIPTION_ENGINE') === 'pocketsphinx' ? 'pocketsphinx' : 'transcribe',
     speechEngine: optional('SPEECH_ENGINE') === 'espeak-ng' ? 'espeak-ng' : 'polly',
+    webhookDelivery: Object.freeze({
+      retryBaseSeconds: boundedInteger('WEBHOOK_RETRY_BASE_SECONDS', 30, 1, 3600),
+      retryCapSeconds: boundedInteger('WEBHOOK_RETRY_CAP_SECONDS', 3600, 1, 86_400),
+      retryWindowSeconds: boundedInteger('WEBHOOK_RETRY_WINDOW_SECONDS', 27 * 3600, 1, 7 * 86_400),
+      disableAfterSeconds: boundedInteger('WEBHOOK_DISABLE_AFTER_SECONDS', 3 * 86_400, 1, 30 * 86_400),
+      leaseSeconds: boundedInteger('WEBHOOK_LEASE_SECONDS', 300, 1, 3600),
+    }),
   });
   return cached;
 };

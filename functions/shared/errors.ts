@@ -39,6 +39,9 @@ export const ERROR_CATALOG = {
   // Transcriptions
   transcription_quota_exceeded: { status: 429, title: 'Monthly transcription seconds used up' },
   transcription_queue_full: { status: 429, title: 'Too many unfinished transcription jobs' },
+  // Webhook endpoints
+  webhook_endpoint_limit_reached: { status: 403, title: 'Webhook endpoint allowance reached' },
+  webhook_endpoint_disabled: { status: 409, title: 'Webhook endpoint is disabled' },
   // Dynadata and messaging.
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused with a different request' },
   idempotency_request_in_progress: {

@@ -316,6 +316,8 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'Speech', description: 'Text to speech into storage, and markdown rewritten for the ear.' },
   { name: 'Usage', description: 'Meters, quotas and the plan of the company.' },
   { name: 'Workflows', description: 'Company-defined workflows, run synchronously or asynchronously.' },
+  { name: 'Webhooks', description: 'Endpoints that receive events, signed (Standard Webhooks) and retried.' },
+  { name: 'Events', description: 'Finished jobs, messages and runs, and usage thresholds: 30 days kept.' },
 ];
 
 /** The OpenAPI 3.0 document of every live route, generated from the route table. */

@@ -4,6 +4,7 @@ import type { Scope } from '../types/scopes';
 import { SPEECH_FORMATS } from '../types/speech-voices';
 import * as z from '../zod';
 import * as dd from './dynadata-schemas';
+import { EVENT_ROUTES } from './event-routes';
 import { anyObject, companySchema, planSchema, usageSnapshotSchema } from './schemas';
 import {
   downloadUrlQuerySchema,
@@ -34,6 +35,7 @@ export const ROUTE_GROUPS = [
   'speech',
   'usage',
   'workflows',
+  'events',
 ] as const;
 
 export type RouteGroup = (typeof ROUTE_GROUPS)[number];
@@ -581,6 +583,7 @@ export const ROUTES = [
     response: declaredResponse,
     planned: true,
   }),
+  ...EVENT_ROUTES,
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof ROUTES)[number];

@@ -2,7 +2,12 @@
  * The platform's state machines (`statemachines/<name>.asl.json`), named by what they run. Pure: the CDK
  * app and the local stack use these names too.
  */
-export const STATE_MACHINE_NAMES = ['transcode', 'transcription', 'message-delivery'] as const;
+export const STATE_MACHINE_NAMES = [
+  'transcode',
+  'transcription',
+  'message-delivery',
+  'webhook-delivery',
+] as const;
 export type StateMachineName = (typeof STATE_MACHINE_NAMES)[number];
 
 /** The environment variable holding a machine's ARN: `transcode` → `TRANSCODE_STATE_MACHINE_ARN`. */

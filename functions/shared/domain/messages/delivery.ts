@@ -1,8 +1,10 @@
 import { getDeliveryChannel } from '../../data/delivery-channels';
 import { getStoredItem, ItemWriteConflictError, replaceItem } from '../../data/dynadata-items';
+import { eventItem } from '../../data/events';
 import { env } from '../../env';
 import { countWebhookDelivery } from '../../logger';
 import type { WebhookDeliveryOutcome } from '../../metric-names';
+import { toPublicItem } from '../dynadata/items';
 import {
   assertDeliverableHost,
   NoDeliveryChannelError,
@@ -20,6 +22,9 @@ import {
  */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
+/** The event each final status of a message raises. */
+const MESSAGE_EVENTS: Record<string, string | undefined> = { sent: 'message.sent', failed: 'message.failed' };
+
 /**
  * Changes a message that is still `queued` (its status, attempts, ...): a transaction conditional on the
  * version read, which also moves the company's database bytes by the size difference. Returns false when
@@ -35,20 +40,20 @@ const updateQueuedMessage = async (
     const previous = await getStoredItem(companyId, 'messages', messageId);
     if (previous?.data.status !== 'queued') return false;
     const data = { ...previous.data, ...patch };
+    const next = {
+      ...previous,
+      _version: previous._version + 1,
+      updatedAt: now.toISOString(),
+      data,
+      size: Buffer.byteLength(JSON.stringify(data), 'utf8'),
+    };
+    const type = MESSAGE_EVENTS[String(patch.status)];
+    // The message's move to `sent` or `failed` raises its event in the same transaction.
+    const also = type
+      ? [eventItem({ companyId, type, resourceId: messageId, data: toPublicItem(next), now })]
+      : [];
     try {
-      await replaceItem(
-        companyId,
-        'messages',
-        previous,
-        {
-          ...previous,
-          _version: previous._version + 1,
-          updatedAt: now.toISOString(),
-          data,
-          size: Buffer.byteLength(JSON.stringify(data), 'utf8'),
-        },
-        {},
-      );
+      await replaceItem(companyId, 'messages', previous, next, {}, also);
       return true;
     } catch (error) {
       if (!(error instanceof ItemWriteConflictError)) throw error;
