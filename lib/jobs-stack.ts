@@ -6,6 +6,7 @@ import type { DataResources } from './access';
 import { MessageDelivery } from './constructs/message-delivery';
 import { TranscodeJobs } from './constructs/transcode-jobs';
 import { TranscriptionJobs } from './constructs/transcription-jobs';
+import { WebhookEvents } from './constructs/webhook-events';
 
 export interface JobsStackProps extends StackProps {
   data: DataResources;
@@ -30,5 +31,6 @@ export class JobsStack extends Stack {
       data: this.data,
     }).stateMachine;
     this.stateMachines['message-delivery'] = new MessageDelivery(this, 'MessageDelivery', props).stateMachine;
+    this.stateMachines['webhook-delivery'] = new WebhookEvents(this, 'WebhookEvents', props).stateMachine;
   }
 }

@@ -1,6 +1,9 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from '../ids';
-import { EVENT_RETENTION_DAYS } from '../types/events';
+import { EVENT_ENTITY, EVENT_RETENTION_DAYS } from '../types/events';
+
+export { EVENT_ENTITY };
+
 import { ddb, tableName } from './client';
 import { transactUnlessFailed } from './transactions';
 
@@ -11,7 +14,6 @@ import { transactUnlessFailed } from './transactions';
  * (`eventItem`), so an event exists if and only if its change happened, once. Items expire after
  * EVENT_RETENTION_DAYS (TTL). The table's stream carries each new event to the dispatcher.
  */
-export const EVENT_ENTITY = 'event';
 
 export const eventPartition = (companyId: string) => `CO#${companyId}#EVENT`;
 export const eventKey = (companyId: string, eventId: string) => ({

@@ -28,3 +28,6 @@ export const USAGE_THRESHOLDS = [80, 100] as const;
 /** `GET /v1/events` page sizes. */
 export const MAX_EVENTS_PAGE = 100;
 export const DEFAULT_EVENTS_PAGE = 20;
+
+/** The `entity` of event items: the table stream's records of new events are filtered on it. */
+export const EVENT_ENTITY = 'event';
