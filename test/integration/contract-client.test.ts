@@ -59,6 +59,7 @@ describe('a client generated from the OpenAPI document', () => {
       'transcriptions',
       'spoken-text',
       'speech',
+      'webhooks and events',
       'workflows answer 501',
     ]);
     await tenant.close();
