@@ -175,6 +175,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     // Media transforms: jobs left unfinished by the previous run become failed/interrupted (retryable).
     await (await import('./transcode-recovery')).markInterruptedTranscodes(new Date());
     await (await import('./transcription-recovery')).markInterruptedTranscriptions(new Date());
+    // Event deliveries: lanes held by executions of the previous run are released and resumed.
+    await (await import('./webhook-recovery')).resumeWebhookDeliveries(new Date());
     const { startGateway } = await import('./gateway');
     const authorizer = (await import('../authorizer/index')).handler;
     const { shipAccessLogRecords } = await import('../log-shipper/ship');
