@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from '../ids';
-import { EVENT_ENTITY, EVENT_RETENTION_DAYS } from '../types/events';
+import { EVENT_ENTITY, EVENT_RETENTION_DAYS, type WorkflowRunFinishedData } from '../types/events';
 
 export { EVENT_ENTITY };
 
@@ -80,6 +80,23 @@ export const eventItem = (input: EventInput) => {
     },
   };
 };
+
+/**
+ * The transaction item of `workflow_run.finished`: add it to the transaction that moves the run into its
+ * final status, with the run as its GET route shows it after that move.
+ */
+export const workflowRunFinishedEventItem = (input: {
+  companyId: string;
+  run: WorkflowRunFinishedData;
+  now: Date;
+}) =>
+  eventItem({
+    companyId: input.companyId,
+    type: 'workflow_run.finished',
+    resourceId: input.run.id,
+    data: input.run,
+    now: input.now,
+  });
 
 /** Writes an event on its own (an event that no other state change causes: `ping`). */
 export const putEvent = async (input: EventInput): Promise<EventRecord> => {

@@ -31,3 +31,9 @@ export const DEFAULT_EVENTS_PAGE = 20;
 
 /** The `entity` of event items: the table stream's records of new events are filtered on it. */
 export const EVENT_ENTITY = 'event';
+
+/**
+ * `data` of `workflow_run.finished`: the run as `GET /v1/workflows/{id}/runs/{runId}` shows it, which carries
+ * at least its final `status` and `ok` (true when every step succeeded).
+ */
+export type WorkflowRunFinishedData = { id: string; status: string; ok: boolean } & Record<string, unknown>;
