@@ -11,7 +11,8 @@ import { measureImportTime, synthesizeBundles } from './bundles';
  *  1. bundle bytes of every Lambda (from a real `cdk synth`) and the time to import each bundle vs a bare
  *     handler importing only the same AWS SDK modules (`npm run bench -- bundles` runs only this part),
  *  2. DynamoDB requests per call of each implemented route, counted at the SDK client,
- *  3. throughput of GET /v1/self through the local gateway vs the same handlers invoked in-process.
+ *  3. throughput of GET /v1/self through the local gateway vs the same handlers invoked in-process,
+ *  4. events: the DynamoDB cost of a job's event, and deliveries per second (`npm run bench -- events`).
  * Everything listens on loopback and stops at the end; request loops are bounded.
  */
 const root = join(import.meta.dirname, '..', '..');
@@ -20,6 +21,7 @@ const BUDGET = { api: 300 * KB, authorizer: 150 * KB, importRatio: 1.3 };
 const skipBundles = process.argv.includes('--skip-bundles');
 const bundlesOnly = process.argv.includes('bundles');
 const transcriptionsOnly = process.argv.includes('transcriptions');
+const eventsOnly = process.argv.includes('events');
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 7);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = 16;
@@ -29,7 +31,7 @@ const fmt = (n: number, digits = 0) =>
 
 const section = (title: string) => process.stdout.write(`\n== ${title}\n`);
 
-if (!skipBundles && !transcriptionsOnly) {
+if (!skipBundles && !transcriptionsOnly && !eventsOnly) {
   const { bundles, cleanup } = synthesizeBundles(root);
   try {
     section('Lambda bundles (minified ESM, bytes)');
@@ -80,6 +82,12 @@ try {
   };
 
   const { apiUrl } = stack.description;
+  if (eventsOnly) {
+    await (await import('./events')).benchEvents((line) => process.stdout.write(line));
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  }
   if (transcriptionsOnly) {
     await (await import('./transcriptions')).benchTranscriptions(apiUrl, (line) =>
       process.stdout.write(line),
@@ -233,6 +241,9 @@ try {
 
   // Transcriptions: fixed overhead of a local job, DynamoDB requests per enqueue, get and transition.
   await (await import('./transcriptions')).benchTranscriptions(apiUrl, (line) => process.stdout.write(line));
+
+  // Events: the outbox's cost on a job's move, and deliveries per second.
+  await (await import('./events')).benchEvents((line) => process.stdout.write(line));
 
   // Dynadata and messaging.
   const { benchDynadata } = await import('./dynadata');

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ulid } from '../ids';
+import { monotonicUlid } from '../ids';
 import { EVENT_ENTITY, EVENT_RETENTION_DAYS, type WorkflowRunFinishedData } from '../types/events';
 
 export { EVENT_ENTITY };
@@ -21,7 +21,7 @@ export const eventKey = (companyId: string, eventId: string) => ({
   sk: `EV#${eventId}`,
 });
 
-export const newEventId = (now: Date): string => `evt_${ulid(now.getTime())}`;
+export const newEventId = (now: Date): string => `evt_${monotonicUlid(now.getTime())}`;
 
 export const eventExpiry = (now: Date): number =>
   Math.floor(now.getTime() / 1000) + EVENT_RETENTION_DAYS * 86_400;

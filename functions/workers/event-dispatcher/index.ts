@@ -17,21 +17,19 @@ export const toChange = (record: DynamoDBRecord): StreamChange => {
 };
 
 /**
- * The table's stream → the event dispatcher (`domain/events/dispatch.ts`). Records are handled in order; a
- * failing record is reported (partial batch response), so the batch is retried from it: every step is
- * idempotent, and the records before it are not handled again.
+ * The table's stream → the event dispatcher (`domain/events/dispatch.ts`), a batch at a time. A batch that
+ * fails is reported from its first record (partial batch response), so the whole batch is handled again:
+ * every step is idempotent (no delivery is created twice, an execution is started once by name).
  */
 export const handler = withObservability(
   async (event: DynamoDBStreamEvent): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> => {
-    for (const record of event.Records) {
-      try {
-        await dispatchChanges([toChange(record)]);
-      } catch (error) {
-        logger.error('stream record not dispatched', { error: error as Error });
-        return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
-      }
+    try {
+      await dispatchChanges(event.Records.map(toChange));
+      return { batchItemFailures: [] };
+    } catch (error) {
+      logger.error('stream batch not dispatched', { error: error as Error });
+      return { batchItemFailures: [{ itemIdentifier: event.Records[0]?.dynamodb?.SequenceNumber ?? '' }] };
     }
-    return { batchItemFailures: [] };
   },
   (event) => ({ records: event.Records.length }),
 );

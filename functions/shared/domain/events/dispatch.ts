@@ -98,17 +98,35 @@ export const raiseUsageThresholds = async (change: StreamChange, now = new Date(
   return raised;
 };
 
-/** Handles the stream's changes in order; the caller retries a batch that throws (every step is idempotent). */
+/** Events of one batch handled at once, across resources (each resource's events stay in order). */
+const PARALLEL_RESOURCES = 16;
+
+/**
+ * Handles a batch of the stream's changes: the events of different resources in parallel, each resource's
+ * in order, then the usage months. The caller retries a batch that throws (every step is idempotent).
+ */
 export const dispatchChanges = async (changes: StreamChange[]): Promise<void> => {
+  const byResource = new Map<string, EventRecord[]>();
+  const usage: StreamChange[] = [];
   for (const change of changes) {
     const image = change.newImage;
     if (!image) continue;
     if (change.eventName === 'INSERT' && image.entity === EVENT_ENTITY) {
       const event = toEventRecord(image);
-      const count = await dispatchEvent(event);
-      logger.debug('event dispatched', { eventId: event.id, type: event.type, deliveries: count });
-    } else if (USAGE_MONTH.test(String(image.pk ?? ''))) {
-      await raiseUsageThresholds(change);
-    }
+      const key = `${event.companyId}#${event.resourceId}`;
+      byResource.set(key, [...(byResource.get(key) ?? []), event]);
+    } else if (USAGE_MONTH.test(String(image.pk ?? ''))) usage.push(change);
   }
+  const queues = [...byResource.values()];
+  await Promise.all(
+    Array.from({ length: Math.min(PARALLEL_RESOURCES, queues.length) }, async () => {
+      for (let queue = queues.shift(); queue; queue = queues.shift()) {
+        for (const event of queue) {
+          const count = await dispatchEvent(event);
+          logger.debug('event dispatched', { eventId: event.id, type: event.type, deliveries: count });
+        }
+      }
+    }),
+  );
+  for (const change of usage) await raiseUsageThresholds(change);
 };
