@@ -33,7 +33,7 @@ export const startEventStream = async (options: {
   streamArn: string;
   checkpointFile: string;
   handler: () => Promise<Handler>;
-}): Promise<RunningService & { drained: () => Promise<void> }> => {
+}): Promise<RunningService> => {
   const client = new DynamoDBStreamsClient({
     endpoint: options.endpoint,
     region: options.region,
@@ -47,22 +47,44 @@ export const startEventStream = async (options: {
   const save = () => writeFileSync(options.checkpointFile, JSON.stringify(checkpoint));
   const iterators = new Map<string, string>();
   let stopped = false;
-  let idle = false;
 
   const iteratorOf = async (shardId: string): Promise<string | undefined> => {
     const known = iterators.get(shardId);
     if (known) return known;
     const after = checkpoint.shards[shardId];
-    const { ShardIterator } = await client.send(
-      new GetShardIteratorCommand({
-        StreamArn: options.streamArn,
-        ShardId: shardId,
-        ...(after
-          ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }
-          : { ShardIteratorType: 'TRIM_HORIZON' }),
-      }),
-    );
-    return ShardIterator;
+    const from = async (position: { SequenceNumber?: string }) =>
+      (
+        await client.send(
+          new GetShardIteratorCommand({
+            StreamArn: options.streamArn,
+            ShardId: shardId,
+            ShardIteratorType: position.SequenceNumber ? 'AFTER_SEQUENCE_NUMBER' : 'TRIM_HORIZON',
+            ...position,
+          }),
+        )
+      ).ShardIterator;
+    if (!after) return from({});
+    try {
+      return await from({ SequenceNumber: after });
+    } catch (error) {
+      // The checkpoint is older than what the stream keeps (24 hours): read what it still has.
+      if ((error as Error).name !== 'TrimmedDataAccessException') throw error;
+      return from({});
+    }
+  };
+
+  /** Every shard of the stream, page after page. */
+  const listShards = async () => {
+    const shards: string[] = [];
+    let start: string | undefined;
+    do {
+      const { StreamDescription } = await client.send(
+        new DescribeStreamCommand({ StreamArn: options.streamArn, ExclusiveStartShardId: start }),
+      );
+      for (const shard of StreamDescription?.Shards ?? []) if (shard.ShardId) shards.push(shard.ShardId);
+      start = StreamDescription?.LastEvaluatedShardId;
+    } while (start);
+    return shards;
   };
 
   /** Reads one page of a shard and hands it to the dispatcher; returns how many records were handled. */
@@ -106,30 +128,22 @@ export const startEventStream = async (options: {
     while (!stopped) {
       let handled = 0;
       try {
-        const { StreamDescription } = await client.send(
-          new DescribeStreamCommand({ StreamArn: options.streamArn }),
-        );
-        for (const shard of StreamDescription?.Shards ?? []) {
-          const id = shard.ShardId;
-          if (!id || checkpoint.shards[id] === 'closed') continue;
+        for (const id of await listShards()) {
+          if (checkpoint.shards[id] === 'closed') continue;
           handled += await readShard(id);
         }
       } catch (error) {
         if (!stopped) process.stderr.write(`event stream: ${String(error)}\n`);
+        // An expired or broken iterator is taken again from the checkpoint.
+        iterators.clear();
       }
-      idle = handled === 0;
-      if (idle) await new Promise((r) => setTimeout(r, IDLE_MS));
+      if (handled === 0) await new Promise((r) => setTimeout(r, IDLE_MS));
     }
   };
   const running = poll();
 
   return {
     endpoint: options.streamArn,
-    /** Resolves once a full pass over the shards found nothing new (tests and benchmarks). */
-    drained: async () => {
-      idle = false;
-      while (!idle && !stopped) await new Promise((r) => setTimeout(r, IDLE_MS / 2));
-    },
     stop: async () => {
       stopped = true;
       await running;
