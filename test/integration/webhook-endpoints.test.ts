@@ -145,6 +145,26 @@ describe('webhook endpoints', () => {
     });
   });
 
+  it('ends a delivery refused with another 4xx at once, without retrying', async () => {
+    const t = await tenant();
+    receiver.answer('/gone', [410]);
+    const created = await register(t.headers, `${receiver.base}/gone`);
+    const id = (created.json.endpoint as { id: string }).id;
+    const event = (await call('POST', `/v1/webhooks/${id}/test`, { headers: t.headers })).json.event as {
+      id: string;
+    };
+    const detail = await eventually(
+      () => call('GET', `/v1/events/${event.id}`, { headers: t.headers }),
+      (r) => (r.json.event as { deliveries: { status: string }[] }).deliveries[0]?.status === 'failed',
+    );
+    expect((detail.json.event as { deliveries: unknown[] }).deliveries[0]).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      lastStatus: '410',
+    });
+    expect(receiver.of('/gone')).toHaveLength(1);
+  });
+
   it('disables an endpoint that keeps failing, with the reason on GET, and refuses to test it', async () => {
     const t = await tenant();
     receiver.answer('/down', Array(100).fill(500));
