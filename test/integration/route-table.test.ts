@@ -21,6 +21,8 @@ for (const id of ['synthesizeSpeech', 'listSpeechVoices', 'rewriteSpokenText']) 
 // Dynadata and messaging.
 for (const op of ROUTES.filter((r) => r.group === 'dynadata' || r.group === 'contacts'))
   IMPLEMENTED.add(op.operationId);
+// Webhook endpoints and events.
+for (const op of ROUTES.filter((r) => r.group === 'events')) IMPLEMENTED.add(op.operationId);
 
 const concretePath = (path: string) => path.replace(/\{[^}]+\}/g, 'x1');
 
