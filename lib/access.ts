@@ -97,6 +97,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
    * includes the meter), and the list-cursor key. No tool touches the bucket or starts an execution.
    */
   mcp: { table: 'readWrite', meter: true, bucket: false, cursorKey: true },
+  events: { table: 'readWrite', meter: true, bucket: false },
 };
 
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];

@@ -12,7 +12,8 @@ import { measureImportTime, synthesizeBundles } from './bundles';
  *     handler importing only the same AWS SDK modules (`npm run bench -- bundles` runs only this part),
  *  2. DynamoDB requests per call of each implemented route, counted at the SDK client,
  *  3. throughput of GET /v1/self through the local gateway vs the same handlers invoked in-process,
- *  4. workflows (`./workflows.ts`; `npm run bench -- workflows` runs only this part).
+ *  4. workflows (`./workflows.ts`; `npm run bench -- workflows` runs only this part),
+ *  5. events: the DynamoDB cost of a job's event, and deliveries per second (`npm run bench -- events`).
  * `npm run bench -- mcp` runs the bundles and the MCP tool calls against their routes, and no more
  * (`-- --skip-bundles mcp`: the tool calls only).
  * Everything listens on loopback and stops at the end; request loops are bounded.
@@ -25,6 +26,7 @@ const bundlesOnly = process.argv.includes('bundles');
 const transcriptionsOnly = process.argv.includes('transcriptions');
 const workflowsOnly = process.argv.includes('workflows');
 const mcpOnly = process.argv.includes('mcp');
+const eventsOnly = process.argv.includes('events');
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 7);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = 16;
@@ -34,7 +36,7 @@ const fmt = (n: number, digits = 0) =>
 
 const section = (title: string) => process.stdout.write(`\n== ${title}\n`);
 
-if (!skipBundles && !transcriptionsOnly && !workflowsOnly) {
+if (!skipBundles && !transcriptionsOnly && !workflowsOnly && !eventsOnly) {
   const { bundles, cleanup } = synthesizeBundles(root);
   try {
     section('Lambda bundles (minified ESM, bytes)');
@@ -85,6 +87,12 @@ try {
   };
 
   const { apiUrl } = stack.description;
+  if (eventsOnly) {
+    await (await import('./events')).benchEvents((line) => process.stdout.write(line));
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  }
   if (transcriptionsOnly) {
     await (await import('./transcriptions')).benchTranscriptions(apiUrl, (line) =>
       process.stdout.write(line),
@@ -262,6 +270,8 @@ try {
 
   // Workflows: sync vs async time per step, DynamoDB requests per run and per step.
   await (await import('./workflows')).benchWorkflows(dataDir, (line) => process.stdout.write(line));
+  // Events: the outbox's cost on a job's move, and deliveries per second.
+  await (await import('./events')).benchEvents((line) => process.stdout.write(line));
 
   // Dynadata and messaging.
   const { benchDynadata } = await import('./dynadata');
