@@ -3,6 +3,20 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { dispatchChanges, type StreamChange } from '../../shared/domain/events/dispatch';
 import { logger, withObservability } from '../../shared/logger';
+import { EVENT_ENTITY } from '../../shared/types/events';
+
+/**
+ * The records the dispatcher acts on, by their raw attributes: a new event, or a change of a usage month
+ * (`sk` `M#…`). The same rule as the event source's filter on AWS (`lib/constructs/webhook-events.ts`); the
+ * local stream poller hands every record over, so the handler applies it too and never decodes the
+ * images of other items.
+ */
+export const isDispatchable = (record: DynamoDBRecord): boolean => {
+  const change = record.dynamodb;
+  if (record.eventName === 'INSERT') return change?.NewImage?.entity?.S === EVENT_ENTITY;
+  if (record.eventName === 'MODIFY') return change?.Keys?.sk?.S?.startsWith('M#') === true;
+  return false;
+};
 
 /** A stream record as the dispatcher reads it (the images unmarshalled). */
 export const toChange = (record: DynamoDBRecord): StreamChange => {
@@ -24,7 +38,7 @@ export const toChange = (record: DynamoDBRecord): StreamChange => {
 export const handler = withObservability(
   async (event: DynamoDBStreamEvent): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> => {
     try {
-      await dispatchChanges(event.Records.map(toChange));
+      await dispatchChanges(event.Records.filter(isDispatchable).map(toChange));
       return { batchItemFailures: [] };
     } catch (error) {
       logger.error('stream batch not dispatched', { error: error as Error });
