@@ -58,6 +58,9 @@ export const EVENT_ROUTES = [
     group: 'events',
     operationId: 'listWebhookEndpoints',
     summary: 'List webhook endpoints',
+    description:
+      'Every endpoint of the company with its subscribed event types and status (`enabled`, or `disabled` ' +
+      'with `disabledReason`). Signing secrets are shown only once, when an endpoint is created.',
     tag: 'Webhooks',
     scope: 'webhooks:read',
     response: z.object({ endpoints: z.array(webhookEndpointSchema) }),
@@ -68,7 +71,9 @@ export const EVENT_ROUTES = [
     group: 'events',
     operationId: 'getWebhookEndpoint',
     summary: 'Fetch a webhook endpoint',
-    description: 'A disabled endpoint shows why in `disabledReason`.',
+    description:
+      'One endpoint with its subscribed event types and status; a disabled endpoint shows why in ' +
+      "`disabledReason`. Another company's endpoint answers 404 `not_found`.",
     tag: 'Webhooks',
     scope: 'webhooks:read',
     params: endpointId,
@@ -81,7 +86,9 @@ export const EVENT_ROUTES = [
     group: 'events',
     operationId: 'deleteWebhookEndpoint',
     summary: 'Delete a webhook endpoint',
-    description: 'Deliveries still queued for the endpoint end as failed (`endpoint_deleted`).',
+    description:
+      'Stops deliveries to the endpoint: deliveries still queued for it end as failed ' +
+      '(`endpoint_deleted`). Its events stay readable through GET /v1/events.',
     tag: 'Webhooks',
     scope: 'webhooks:write',
     params: endpointId,
@@ -124,6 +131,9 @@ export const EVENT_ROUTES = [
     group: 'events',
     operationId: 'getEvent',
     summary: 'Fetch an event and its deliveries',
+    description:
+      'The event (`{id, type, createdAt, data}`, as delivered) and one delivery per subscribed endpoint: ' +
+      'its status, attempts, last HTTP status and next attempt time. Kept 30 days.',
     tag: 'Events',
     scope: 'webhooks:read',
     params: eventId,
