@@ -21,6 +21,8 @@ const MARKDOWN = '#lazy/markdown-parser';
 const AJV = '#lazy/json-schema-ajv';
 export const LAZY_MODULES: Partial<Record<RouteGroup, readonly string[]>> = {
   dynadata: [AJV],
+  // The MCP tools call the handlers of every group, these three modules' users among them.
+  mcp: [TOKENIZER, MARKDOWN, AJV],
   speech: [TOKENIZER, MARKDOWN],
   workflows: [TOKENIZER, MARKDOWN, AJV],
 };
