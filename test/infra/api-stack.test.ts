@@ -334,9 +334,10 @@ describe('functions', () => {
           expect(readFileSync(join(assetDirectory, file), 'utf8').length, file).toBeGreaterThan(10_000);
         const bundle = readFileSync(join(assetDirectory, 'index.mjs'), 'utf8');
         for (const specifier of project) expect(bundle, logicalId).toContain(`import("${specifier}")`);
-        // Neither the markdown parser (a micromark token name) nor ajv (one of its messages) is in the bundle.
+        // Neither the markdown parser (a micromark token name) nor ajv (one of its messages) is in the bundle;
+        // the MCP SDK validates with an ajv of its own, which the mcp group does carry.
         expect(bundle, logicalId).not.toContain('codeFencedFenceInfo');
-        expect(bundle, logicalId).not.toContain('must NOT have additional properties');
+        if (group !== 'mcp') expect(bundle, logicalId).not.toContain('must NOT have additional properties');
       }
       const code = readFileSync(join(assetDirectory, 'index.mjs'), 'utf8');
       expect(code.startsWith('import { createRequire }')).toBe(true);
