@@ -156,7 +156,7 @@ const createRun = async (
   definition: WorkflowDefinition,
   now: Date,
 ) => {
-  const problems = validateAgainst(definition.input ?? { type: 'object' }, input.input, '/body/input');
+  const problems = await validateAgainst(definition.input ?? { type: 'object' }, input.input, '/body/input');
   if (problems.length > 0)
     throw new ValidationError(problems, 'The run input does not match the workflow input schema.');
   if (Buffer.byteLength(JSON.stringify(input.input)) > RUN_INPUT_MAX_BYTES) {
