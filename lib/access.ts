@@ -89,7 +89,7 @@ const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
   table: {
     GetItem: ['plans', 'dynadataItems', 'storedObjects'],
     BatchGetItem: ['company', 'usage', 'storedObjects'],
-    PutItem: ['transcodes', 'transcriptions', 'dynadataItems'],
+    PutItem: ['transcodes', 'transcriptions', 'dynadataItems', 'events'],
     UpdateItem: ['transcodes', 'transcriptions', 'storedObjects', 'dynadataTypes', 'usage'],
   },
   objects: ['s3:PutObject', 's3:DeleteObject'],
@@ -111,6 +111,7 @@ const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
 const WORKFLOW_RUN: FunctionAccess = {
   table: {
     GetItem: ['workflows', 'workflowRuns', 'storedObjects', 'plans'],
+    PutItem: ['events'],
     BatchGetItem: ['company'],
     UpdateItem: ['workflowRuns', 'storedObjects', 'usage'],
   },
@@ -149,7 +150,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   contacts: {
     table: {
       GetItem: ['dynadataItems', 'storedObjects', 'idempotency'],
-      PutItem: ['dynadataItems', 'idempotency'],
+      PutItem: ['dynadataItems', 'idempotency', 'events'],
       UpdateItem: ['dynadataTypes', 'usage', 'idempotency'],
       DeleteItem: ['idempotency'],
     },
@@ -163,7 +164,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   dynadata: combineAccess(DYNADATA_ITEMS, {
     table: {
       GetItem: ['idempotency'],
-      PutItem: ['idempotency'],
+      PutItem: ['idempotency', 'events'],
       UpdateItem: ['idempotency'],
       DeleteItem: ['idempotency'],
     },
@@ -185,7 +186,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     table: {
       GetItem: ['transcriptions', 'plans', 'idempotency'],
       BatchGetItem: ['company', 'usage', 'storedObjects'],
-      PutItem: ['transcriptions', 'idempotency'],
+      PutItem: ['transcriptions', 'idempotency', 'events'],
       UpdateItem: ['transcriptions', 'usage', 'idempotency'],
       DeleteItem: ['idempotency'],
     },
@@ -198,7 +199,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     table: {
       GetItem: ['transcodes', 'plans'],
       BatchGetItem: ['company', 'usage', 'storedObjects', 'transcodes'],
-      PutItem: ['transcodes'],
+      PutItem: ['transcodes', 'events'],
       UpdateItem: ['transcodes', 'usage'],
     },
     stateMachines: { transcode: ['StartExecution', 'StopExecution'] },
@@ -231,6 +232,18 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     },
     stateMachines: { 'workflow-run': ['StartExecution'] },
   }),
+  // Webhook endpoints (registered within the plan's cap, listed, read, deleted, pinged: a `ping` event), and
+  // events with their deliveries. Registering an endpoint is idempotent.
+  events: {
+    table: {
+      GetItem: ['webhooks', 'events', 'plans', 'idempotency'],
+      BatchGetItem: ['company'],
+      Query: ['webhooks', 'events'],
+      PutItem: ['webhooks', 'events', 'idempotency'],
+      UpdateItem: ['webhooks', 'usage', 'idempotency'],
+      DeleteItem: ['webhooks', 'idempotency'],
+    },
+  },
   // The union of what its tools call (`functions/shared/mcp/tools.ts`): a transcode, transcription or
   // workflow run read by id, the usage snapshot, and the Dynadata item calls. POST /v1/mcp is not idempotent.
   mcp: {
@@ -249,11 +262,39 @@ const UNFINISHED_LIST = 'the unfinished-jobs index is listed by the operator CLI
 
 /** The functions of the jobs stack. */
 export const WORKER_ACCESS = {
+  /**
+   * The table stream's dispatcher: for each new event, the subscribed endpoints (or the pinged one), one
+   * delivery per endpoint with its lane entry and count, and the lane's `webhook-delivery` execution; for
+   * each changed usage month, the company's limits and a once-only threshold event.
+   */
+  eventDispatcher: {
+    table: {
+      GetItem: ['webhooks', 'plans'],
+      BatchGetItem: ['company'],
+      Query: ['webhooks'],
+      PutItem: ['events', 'webhookLanes'],
+      UpdateItem: ['webhookLanes'],
+    },
+    stateMachines: { 'webhook-delivery': ['StartExecution'] },
+  },
+  /**
+   * A lane's delivery steps: claims, renews and releases the lane, reads its next entry, the event, the
+   * delivery and the endpoint, records the attempt (retry or final state, dropping the entry) and the
+   * endpoint's success or failure.
+   */
+  webhookDelivery: {
+    table: {
+      GetItem: ['events', 'webhooks'],
+      Query: ['webhookLanes'],
+      UpdateItem: ['events', 'webhookLanes', 'webhooks'],
+      DeleteItem: ['webhookLanes'],
+    },
+  },
   /** Reads the message, its contact and the channel; moves the message's status (and database bytes). */
   messageDelivery: {
     table: {
       GetItem: ['dynadataItems', 'deliveryChannel'],
-      PutItem: ['dynadataItems'],
+      PutItem: ['dynadataItems', 'events'],
       UpdateItem: ['usage'],
     },
     neverCalls: {
@@ -268,7 +309,7 @@ export const WORKER_ACCESS = {
     table: {
       GetItem: ['transcodes', 'plans'],
       BatchGetItem: ['company'],
-      PutItem: ['transcodes'],
+      PutItem: ['transcodes', 'events'],
       UpdateItem: ['transcodes', 'storedObjects', 'usage'],
     },
     objects: ['s3:GetObject'],
@@ -280,7 +321,7 @@ export const WORKER_ACCESS = {
     table: {
       GetItem: ['transcriptions', 'plans'],
       BatchGetItem: ['company'],
-      PutItem: ['transcriptions'],
+      PutItem: ['transcriptions', 'events'],
       UpdateItem: ['transcriptions', 'storedObjects', 'usage'],
     },
     objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],

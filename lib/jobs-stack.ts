@@ -6,6 +6,7 @@ import type { DataResources } from './access';
 import { MessageDelivery } from './constructs/message-delivery';
 import { TranscodeJobs } from './constructs/transcode-jobs';
 import { TranscriptionJobs } from './constructs/transcription-jobs';
+import { WebhookEvents } from './constructs/webhook-events';
 import { WorkflowRuns } from './constructs/workflow-runs';
 
 export interface JobsStackProps extends StackProps {
@@ -35,5 +36,6 @@ export class JobsStack extends Stack {
     this.stateMachines['workflow-run'] = new WorkflowRuns(this, 'WorkflowRuns', {
       data: { ...this.data, stateMachines: { ...this.stateMachines } },
     }).stateMachine;
+    this.stateMachines['webhook-delivery'] = new WebhookEvents(this, 'WebhookEvents', props).stateMachine;
   }
 }

@@ -3,6 +3,7 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
@@ -11,19 +12,30 @@ import { TABLE_SHAPE } from '../shared/data/table';
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-/** Creates the single table (same shape as the CDK data stack) if it does not exist yet. */
-export const ensureTable = async (endpoint: string, region: string, tableName: string): Promise<void> => {
+const STREAM = { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } as const;
+
+/**
+ * Creates the single table (same shape as the CDK data stack, with its stream) if it does not exist yet, and
+ * enables the stream of a table created before it had one. Returns the stream's ARN.
+ */
+export const ensureTable = async (endpoint: string, region: string, tableName: string): Promise<string> => {
   const client = new DynamoDBClient({ endpoint, region, credentials: LOCAL_CREDENTIALS });
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return;
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.LatestStreamArn && Table.StreamSpecification?.StreamEnabled) return Table.LatestStreamArn;
+    const { TableDescription } = await client.send(
+      new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }),
+    );
+    client.destroy();
+    return String(TableDescription?.LatestStreamArn);
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
   const { partitionKey, sortKey, gsi1, timeToLiveAttribute } = TABLE_SHAPE;
-  await client.send(
+  const { TableDescription } = await client.send(
     new CreateTableCommand({
       TableName: tableName,
+      StreamSpecification: STREAM,
       BillingMode: 'PAY_PER_REQUEST',
       AttributeDefinitions: [partitionKey, sortKey, gsi1.partitionKey, gsi1.sortKey].map((name) => ({
         AttributeName: name,
@@ -52,6 +64,7 @@ export const ensureTable = async (endpoint: string, region: string, tableName: s
     }),
   );
   client.destroy();
+  return String(TableDescription?.LatestStreamArn);
 };
 
 /** Creates the platform bucket in s3rver if it does not exist yet, and sets its CORS rule (as on AWS). */

@@ -71,6 +71,12 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
   DYNADATA_CURSOR_SECRET: ensureCursorKey(d.dataDir),
   // Message delivery may reach a webhook receiver on this machine (never on AWS).
   ALLOW_LOOPBACK_WEBHOOKS: 'true',
+  // Event deliveries retry within seconds, and give up and disable endpoints within a minute, here.
+  WEBHOOK_RETRY_BASE_SECONDS: '1',
+  WEBHOOK_RETRY_CAP_SECONDS: '2',
+  WEBHOOK_RETRY_WINDOW_SECONDS: '60',
+  WEBHOOK_DISABLE_AFTER_SECONDS: '8',
+  WEBHOOK_LEASE_SECONDS: '10',
   // Transcriptions run on pocketsphinx (Debian's en-US model) in place of Amazon Transcribe.
   TRANSCRIPTION_ENGINE: 'pocketsphinx',
   // Speech is synthesized by espeak-ng and encoded by ffmpeg in place of Amazon Polly.
@@ -132,7 +138,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         return s;
       }),
     ]);
-    await ensureTable(dynamodb.endpoint, REGION, tableName);
+    const streamArn = await ensureTable(dynamodb.endpoint, REGION, tableName);
     await ensureBucket(s3.endpoint, REGION, bucketName);
     // The endpoint first, the machines once the runtime environment is set (their task overrides import
     // the worker handlers, which read it).
@@ -153,11 +159,24 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     Object.assign(process.env, localRuntimeEnvironment({ ...services, dataDir }));
     stepFunctions.addMachines(await loadLocalStateMachines(REGION));
 
+    // The table's stream feeds the event dispatcher, as the Lambda event source does on AWS.
+    const { startEventStream } = await import('./event-stream');
+    const eventStream = await startEventStream({
+      endpoint: dynamodb.endpoint,
+      region: REGION,
+      streamArn,
+      checkpointFile: join(dataDir, 'event-stream.json'),
+      handler: async () => (await import('../workers/event-dispatcher/index')).handler,
+    });
+    started.push(eventStream);
+
     const { seedLocalData } = await import('./seed');
     const demo = await seedLocalData(dataDir, new Date());
     // Media transforms: jobs left unfinished by the previous run become failed/interrupted (retryable).
     await (await import('./transcode-recovery')).markInterruptedTranscodes(new Date());
     await (await import('./transcription-recovery')).markInterruptedTranscriptions(new Date());
+    // Event deliveries: lanes held by executions of the previous run are released and resumed.
+    await (await import('./webhook-recovery')).resumeWebhookDeliveries(new Date());
     const { startGateway } = await import('./gateway');
     const authorizer = (await import('../authorizer/index')).handler;
     const { shipAccessLogRecords } = await import('../log-shipper/ship');

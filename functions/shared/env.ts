@@ -47,6 +47,18 @@ export interface Env {
    * from the authorizer. Empty in the local stack, whose gateway throttles by itself.
    */
   usagePlanKeys: Readonly<Record<string, string>>;
+  /**
+   * Event deliveries: first retry delay and its cap (exponential backoff with jitter in between), how long a
+   * delivery is retried, after how long of failing an endpoint is disabled, and the lane lease (seconds).
+   * The local stack shortens them so tests see retries and disabling in seconds.
+   */
+  webhookDelivery: {
+    retryBaseSeconds: number;
+    retryCapSeconds: number;
+    retryWindowSeconds: number;
+    disableAfterSeconds: number;
+    leaseSeconds: number;
+  };
 }
 
 const required = (name: string): string => {
@@ -97,6 +109,13 @@ export const env = (): Env => {
     // API Gateway ends an integration at 29 s: the default leaves room for the hand-off and the answer.
     workflowSyncDeadlineMs: boundedInteger('WORKFLOW_SYNC_DEADLINE_MS', 24_000, 1_000, 25_000),
     usagePlanKeys: Object.freeze(JSON.parse(optional('USAGE_PLAN_KEYS') ?? '{}') as Record<string, string>),
+    webhookDelivery: Object.freeze({
+      retryBaseSeconds: boundedInteger('WEBHOOK_RETRY_BASE_SECONDS', 30, 1, 3600),
+      retryCapSeconds: boundedInteger('WEBHOOK_RETRY_CAP_SECONDS', 3600, 1, 86_400),
+      retryWindowSeconds: boundedInteger('WEBHOOK_RETRY_WINDOW_SECONDS', 27 * 3600, 1, 7 * 86_400),
+      disableAfterSeconds: boundedInteger('WEBHOOK_DISABLE_AFTER_SECONDS', 3 * 86_400, 1, 30 * 86_400),
+      leaseSeconds: boundedInteger('WEBHOOK_LEASE_SECONDS', 300, 1, 3600),
+    }),
   });
   return cached;
 };

@@ -51,6 +51,9 @@ export const ERROR_CATALOG = {
   step_timeout: { status: 200, title: 'The step did not finish in time' },
   step_interrupted: { status: 200, title: 'The step was interrupted' },
   workflow_run_failed: { status: 200, title: 'The workflow run could not complete' },
+  // Webhook endpoints
+  webhook_endpoint_limit_reached: { status: 403, title: 'Webhook endpoint allowance reached' },
+  webhook_endpoint_disabled: { status: 409, title: 'Webhook endpoint is disabled' },
   // Dynadata and messaging.
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused with a different request' },
   idempotency_request_in_progress: {

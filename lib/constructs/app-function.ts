@@ -90,29 +90,45 @@ const powertoolsLayer = (scope: Construct): ILayerVersion => {
 };
 
 /**
- * Shell commands that build each lazy module (`package/sub/path`) into `node_modules/package/sub/path.mjs` of
- * the asset, with a `package.json` whose `exports` map the specifier to it.
+ * Shell commands that build each lazy module beside the bundle, resolvable by the specifier the code imports:
+ * - a package subpath (`package/sub/path`) into `node_modules/package/sub/path.mjs` of the asset, with a
+ *   `package.json` whose `exports` map the specifier to it;
+ * - a module of the project (`#lazy/<name>`, mapped to its source by the `imports` of the project's
+ *   `package.json`, which is how tsx and the tests resolve it) into `lazy/<name>.mjs`, with a `package.json`
+ *   at the asset's root whose `imports` map the specifier to it (Node resolves `#` specifiers from the
+ *   nearest `package.json` of the importing file, here the bundle's).
+ * Each is bundled on its own (its dependencies inlined), so it must share no module state with the bundle.
  */
 export const lazyModuleCommands = (modules: readonly string[], output: string): string[] => {
   const byPackage = new Map<string, Record<string, string>>();
+  const projectImports: Record<string, string> = {};
   const commands: string[] = [];
+  const writeJson = (file: string, value: unknown) =>
+    `node -e 'require("fs").writeFileSync(process.argv[1], process.argv[2])' "${file}" '${JSON.stringify(value)}'`;
   for (const specifier of modules) {
-    const [name, ...rest] = specifier.split('/');
-    const sub = rest.join('/');
     const source = fileURLToPath(import.meta.resolve(specifier));
-    const target = `${output}/node_modules/${name}/${sub}.mjs`;
+    let target: string;
+    if (specifier.startsWith('#')) {
+      const file = `./lazy/${specifier.split('/').slice(1).join('/')}.mjs`;
+      projectImports[specifier] = file;
+      target = `${output}/${file.slice(2)}`;
+    } else {
+      const [name, ...rest] = specifier.split('/');
+      const sub = rest.join('/');
+      target = `${output}/node_modules/${name}/${sub}.mjs`;
+      byPackage.set(name as string, { ...byPackage.get(name as string), [`./${sub}`]: `./${sub}.mjs` });
+    }
     commands.push(
       `"${PROJECT_ROOT}node_modules/.bin/esbuild" "${source}" --bundle --platform=node --format=esm ` +
         `--minify --target=node22 --log-level=error --outfile="${target}"`,
     );
-    byPackage.set(name as string, { ...byPackage.get(name as string), [`./${sub}`]: `./${sub}.mjs` });
   }
-  for (const [name, exports] of byPackage) {
-    const manifest = JSON.stringify({ name, type: 'module', exports });
+  for (const [name, exports] of byPackage)
     commands.push(
-      `node -e 'require("fs").writeFileSync(process.argv[1], process.argv[2])' "${output}/node_modules/${name}/package.json" '${manifest}'`,
+      writeJson(`${output}/node_modules/${name}/package.json`, { name, type: 'module', exports }),
     );
-  }
+  if (Object.keys(projectImports).length > 0)
+    commands.push(writeJson(`${output}/package.json`, { imports: projectImports }));
   return commands;
 };
 

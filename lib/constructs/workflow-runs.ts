@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import { type DataResources, WORKFLOW_STEP_ACCESS } from '../access';
 import { AppFunction } from './app-function';
 import { AslStateMachine } from './asl-state-machine';
+import { LAZY_MODULES } from './route-group';
 
 /**
  * Async workflow runs: the step worker (`functions/workers/workflow-run`) and the `workflow-run` state
@@ -24,8 +25,9 @@ export class WorkflowRuns extends Construct {
       access: WORKFLOW_STEP_ACCESS,
       data: props.data,
       timeout: Duration.seconds(90),
-      // The spoken-text action's token encoding (about 2.4 MB) loads on first use, outside the bundle.
-      lazyModules: ['gpt-tokenizer/encoding/o200k_base'],
+      // What the workflows route group loads on first use, outside the bundle: the spoken-text action's token
+      // encoding and markdown parser, and ajv for the actions that validate Dynadata items.
+      lazyModules: LAZY_MODULES.workflows,
     });
     this.stateMachine = new AslStateMachine(this, 'Machine', {
       name: 'workflow-run',

@@ -39,6 +39,12 @@ export const TABLE_PARTITIONS = {
   workflows: tenant('#WF'),
   /** `CO#<companyId>#WFRUN#<runId>`: one item per workflow run. */
   workflowRuns: tenant('#WFRUN#*'),
+  /** `CO#<companyId>#EVENT`: events (the outbox), their webhook deliveries and once-only markers. */
+  events: tenant('#EVENT'),
+  /** `CO#<companyId>#WEBHOOK`: webhook endpoints and their count. */
+  webhooks: tenant('#WEBHOOK'),
+  /** `CO#<companyId>#WHLANE#<endpointId>#<resourceId>`: a delivery lane (its lease and queued entries). */
+  webhookLanes: tenant('#WHLANE#*'),
 } as const;
 
 /** Partition keys (`gsi1pk`) of `gsi1`. */

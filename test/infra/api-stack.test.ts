@@ -6,13 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_LOG_FIELDS } from '../../functions/shared/http/access-log';
 import { DOCS_PACKAGE, DOCS_PACKAGE_FILES } from '../../functions/shared/http/docs-page';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../functions/shared/http/gateway-responses';
-import { apiResourcePath, ROUTE_GROUPS, ROUTES, routeKey } from '../../functions/shared/routes/route-table';
+import {
+  apiResourcePath,
+  ROUTE_GROUPS,
+  ROUTES,
+  type RouteGroup,
+  routeKey,
+} from '../../functions/shared/routes/route-table';
 import { STAGE_THROTTLING } from '../../lib/api-stack';
 import {
   POWERTOOLS_VERSION,
   PROJECT_ROOT,
   powertoolsLayerParameter,
 } from '../../lib/constructs/app-function';
+import { LAZY_MODULES } from '../../lib/constructs/route-group';
 import { type CfnResource, methods, resourcesOfType } from './rest-api';
 import { logicalIdOf, type SynthesizedApp, synthesizeApp } from './synth';
 
@@ -286,18 +293,25 @@ describe('functions', () => {
   it('bundles each function into one minified ESM file that imports only Node, the runtime SDK and Powertools', () => {
     for (const [logicalId, fn] of Object.entries(functions()) as [string, CfnResource][]) {
       const assetDirectory = join(synth.assembly.directory, String(fn.Metadata?.['aws:asset:path']));
-      const lazy =
-        logicalId.startsWith('GroupspeechFunction') || logicalId.startsWith('GroupworkflowsFunction');
-      const docs = logicalId.startsWith('GrouppublicFunction');
+      const group = /^Group(\w+?)Function/.exec(logicalId)?.[1] as RouteGroup | undefined;
+      const lazy = (group && LAZY_MODULES[group]) ?? [];
+      const tokenizer = lazy.some((m) => m.startsWith('gpt-tokenizer/'));
+      const project = lazy.filter((m) => m.startsWith('#lazy/'));
+      const docs = group === 'public';
       expect(readdirSync(assetDirectory).sort(), logicalId).toEqual(
-        lazy || docs ? ['index.mjs', 'index.mjs.map', 'node_modules'] : ['index.mjs', 'index.mjs.map'],
+        [
+          'index.mjs',
+          'index.mjs.map',
+          ...(project.length > 0 ? ['lazy', 'package.json'] : []),
+          ...(tokenizer || docs ? ['node_modules'] : []),
+        ].sort(),
       );
       if (docs) {
         // The documentation page's package files are copied beside the bundle, read at run time.
         const pkg = join(assetDirectory, 'node_modules', DOCS_PACKAGE);
         expect(readdirSync(pkg).sort()).toEqual(['package.json', ...DOCS_PACKAGE_FILES].sort());
       }
-      if (lazy) {
+      if (tokenizer) {
         // The o200k_base encoding is built beside the bundle, resolvable by its specifier, loaded on first use.
         const pkg = join(assetDirectory, 'node_modules', 'gpt-tokenizer');
         expect(JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'))).toEqual({
@@ -308,6 +322,22 @@ describe('functions', () => {
         expect(readFileSync(join(pkg, 'encoding', 'o200k_base.mjs'), 'utf8').length).toBeGreaterThan(
           1_000_000,
         );
+      }
+      if (project.length > 0) {
+        // Project modules loaded on first use (`#lazy/*`): built beside the bundle, mapped by the asset's
+        // package.json `imports` (the markdown parser, ajv), and absent from the bundle itself.
+        const files = Object.fromEntries(project.map((m) => [m, `./lazy/${m.slice('#lazy/'.length)}.mjs`]));
+        expect(JSON.parse(readFileSync(join(assetDirectory, 'package.json'), 'utf8'))).toEqual({
+          imports: files,
+        });
+        for (const file of Object.values(files))
+          expect(readFileSync(join(assetDirectory, file), 'utf8').length, file).toBeGreaterThan(10_000);
+        const bundle = readFileSync(join(assetDirectory, 'index.mjs'), 'utf8');
+        for (const specifier of project) expect(bundle, logicalId).toContain(`import("${specifier}")`);
+        // Neither the markdown parser (a micromark token name) nor ajv (one of its messages) is in the bundle;
+        // the MCP SDK validates with an ajv of its own, which the mcp group does carry.
+        expect(bundle, logicalId).not.toContain('codeFencedFenceInfo');
+        if (group !== 'mcp') expect(bundle, logicalId).not.toContain('must NOT have additional properties');
       }
       const code = readFileSync(join(assetDirectory, 'index.mjs'), 'utf8');
       expect(code.startsWith('import { createRequire }')).toBe(true);

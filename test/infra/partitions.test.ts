@@ -33,6 +33,9 @@ beforeAll(async () => {
   const { transcriptionJobs } = await import('../../functions/shared/data/transcription-jobs');
   const { workflowPartition } = await import('../../functions/shared/data/workflows');
   const { workflowRunKey } = await import('../../functions/shared/data/workflow-runs');
+  const { eventKey } = await import('../../functions/shared/data/events');
+  const { endpointKey } = await import('../../functions/shared/data/webhook-endpoints');
+  const { lanePartition } = await import('../../functions/shared/data/webhook-deliveries');
   vi.unstubAllEnvs();
   const co = newCompanyId();
   tableKeys = {
@@ -50,6 +53,9 @@ beforeAll(async () => {
     transcriptions: transcriptionJobs.jobKey(co, 'tr_1').pk,
     workflows: workflowPartition(co),
     workflowRuns: workflowRunKey(co, 'wr_1').pk,
+    events: eventKey(co, 'evt_1').pk,
+    webhooks: endpointKey(co, 'we_1').pk,
+    webhookLanes: lanePartition({ companyId: co, endpointId: 'we_1', resourceId: 'tc_1' }),
   };
   indexKeys = {
     dynadataIndex: indexPartition(co, 'contacts'),

@@ -59,6 +59,7 @@ describe('a client generated from the OpenAPI document', () => {
       'transcriptions',
       'spoken-text',
       'speech',
+      'webhooks and events',
       'mcp and docs',
       'workflows',
     ]);

@@ -8,7 +8,7 @@ import {
 } from '../../functions/shared/domain/dynadata/json-schema';
 import { metaSchemaAjv, subsetAjv } from '../../functions/shared/domain/dynadata/json-schema-ajv';
 
-const EVERY_KEYWORD = normaliseTypeSchema({
+const EVERY_KEYWORD = await normaliseTypeSchema({
   $id: 'https://example.com/schemas/every-keyword',
   $comment: 'Every keyword of the subset at least once.',
   title: 'Every keyword',
@@ -89,26 +89,26 @@ describe('the subset ajv instance that validates items', () => {
     }
   });
 
-  it('leaves the meta-schema check to type definitions', () => {
-    const { problems } = normaliseTypeSchema({
+  it('leaves the meta-schema check to type definitions', async () => {
+    const { problems } = await normaliseTypeSchema({
       type: 'object',
       properties: { s: { type: 'string', minLength: -1 } },
     });
     expect(problems).toEqual([{ pointer: '/', message: expect.stringMatching(/^not a valid schema: /) }]);
   });
 
-  it('checks and validates against a changed schema that keeps its $id', () => {
+  it('checks and validates against a changed schema that keeps its $id', async () => {
     const schema = (type: string) => ({
       $id: 'https://example.com/schemas/changing',
       type: 'object',
       properties: { n: { type } },
     });
-    const before = normaliseTypeSchema(schema('number'));
-    const after = normaliseTypeSchema(schema('string'));
+    const before = await normaliseTypeSchema(schema('number'));
+    const after = await normaliseTypeSchema(schema('string'));
     expect([before.problems, after.problems]).toEqual([[], []]);
-    expect(validateAgainst(before.schema, { n: 'x' })).toEqual([
+    expect(await validateAgainst(before.schema, { n: 'x' })).toEqual([
       { pointer: '/body/n', message: 'must be number' },
     ]);
-    expect(validateAgainst(after.schema, { n: 'x' })).toEqual([]);
+    expect(await validateAgainst(after.schema, { n: 'x' })).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ const compileZod = (source: string): z.ZodType => {
   return new Function('z', `${body}\nreturn schema;`)(z) as z.ZodType;
 };
 
-const KITCHEN_SINK = normaliseTypeSchema({
+const KITCHEN_SINK = await normaliseTypeSchema({
   type: 'object',
   properties: {
     s: { type: 'string', minLength: 2, maxLength: 4 },
@@ -171,12 +171,12 @@ describe('zod source agrees with the JSON Schema validator', () => {
   });
 
   for (const [name, schema, corpus] of cases) {
-    it(`accepts and refuses the same ${name} items`, () => {
+    it(`accepts and refuses the same ${name} items`, async () => {
       const zodSchema = compileZod(zodSourceOf(name, schema));
       let accepted = 0;
       let refused = 0;
       for (const item of corpus) {
-        const jsonSchemaValid = validateAgainst(schema, item).length === 0;
+        const jsonSchemaValid = (await validateAgainst(schema, item)).length === 0;
         const zodValid = zodSchema.safeParse(item).success;
         expect({ item, zodValid }).toEqual({ item, zodValid: jsonSchemaValid });
         if (jsonSchemaValid) accepted++;
@@ -188,8 +188,8 @@ describe('zod source agrees with the JSON Schema validator', () => {
     });
   }
 
-  it('reports unsupported keywords, formats and reserved field names with pointers', () => {
-    const { problems } = normaliseTypeSchema({
+  it('reports unsupported keywords, formats and reserved field names with pointers', async () => {
+    const { problems } = await normaliseTypeSchema({
       type: 'object',
       properties: {
         a: { type: 'string', format: 'hostname' },

@@ -14,7 +14,7 @@ describe('the published messages schema', () => {
       'failed before delivery started',
       { ...base, status: 'failed', attempts: 0, error: 'delivery_start_failed' },
     ],
-  ])('accepts a %s message', (_state, data) => {
-    expect(validateAgainst(MESSAGES_SCHEMA, data)).toEqual([]);
+  ])('accepts a %s message', async (_state, data) => {
+    expect(await validateAgainst(MESSAGES_SCHEMA, data)).toEqual([]);
   });
 });

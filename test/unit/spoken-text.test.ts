@@ -56,19 +56,19 @@ const CORPUS: [string, string, string][] = [
 ];
 
 describe('rewriteMarkdown (markdown → spoken text)', () => {
-  it.each(CORPUS.filter(([, , expected]) => expected))('%s', (_rule, markdown, expected) => {
-    expect(rewriteMarkdown(markdown)).toBe(expected);
+  it.each(CORPUS.filter(([, , expected]) => expected))('%s', async (_rule, markdown, expected) => {
+    expect(await rewriteMarkdown(markdown)).toBe(expected);
   });
 
-  it('reads items beyond the tenth with their number', () => {
-    const text = rewriteMarkdown(CORPUS.find(([rule]) => rule === 'list beyond ten')?.[1] ?? '');
+  it('reads items beyond the tenth with their number', async () => {
+    const text = await rewriteMarkdown(CORPUS.find(([rule]) => rule === 'list beyond ten')?.[1] ?? '');
     expect(text).toContain('Tenth, i10.');
     expect(text).toContain('Number 11, i11.');
   });
 
-  it('is deterministic', () => {
+  it('is deterministic', async () => {
     const md = CORPUS.map(([, m]) => m).join('\n\n');
-    expect(rewriteMarkdown(md)).toBe(rewriteMarkdown(md));
+    expect(await rewriteMarkdown(md)).toBe(await rewriteMarkdown(md));
   });
 });
 

@@ -71,6 +71,7 @@ describe('transcode finalize step', () => {
         entry: { output, sourceJobId: 'tc_1', durationSeconds: 2.2, createdAt: now.toISOString() },
       },
       now,
+      observed: expect.objectContaining({ jobId: 'tc_1', status: 'finalizing' }),
     });
   });
 

@@ -113,7 +113,12 @@ describe('transcode probe step', () => {
       createdAt: 'x',
     });
     await expect(run()).resolves.toEqual({ ...ref, reused: true });
-    expect(completeReusedTranscodeJob).toHaveBeenCalledWith({ job: ref, output, now });
+    expect(completeReusedTranscodeJob).toHaveBeenCalledWith({
+      job: ref,
+      output,
+      now,
+      observed: expect.anything(),
+    });
     expect(probe).not.toHaveBeenCalled();
     expect(startTranscoding).not.toHaveBeenCalled();
   });

@@ -47,7 +47,11 @@ afterEach(() => {
 describe('transcode job transactions retry TransactionConflict', () => {
   it.each([
     ['create', () => createTranscodeJob(job, 5), undefined],
-    ['finish (billed done)', () => completeTranscodeJob({ job, output, billedSeconds: 3, now }), undefined],
+    [
+      'finish (billed done)',
+      () => completeTranscodeJob({ job, output, billedSeconds: 3, now, observed: job }),
+      undefined,
+    ],
     ['finish (cancel)', () => cancelTranscodeJob({ job, now }), { status: 'canceled', attempt: 1 }],
     ['retry', () => retryTranscodeJob({ job, queueCap: 5, now }), { status: 'pending', attempt: 2 }],
   ])('%s succeeds after conflicts on the queue or usage item', async (_name, write, after) => {

@@ -30,7 +30,7 @@ describe('transcode transition metrics', () => {
     await createTranscodeJob(job, 3);
     await startFinalizing({ job: ref, leaseUntil: now, now });
     const output = { bucket: 'b', fullPath: 'companies/co/o.wav', size: 1, contentType: 'audio/wav' };
-    await completeTranscodeJob({ job: ref, output, billedSeconds: 61, now });
+    await completeTranscodeJob({ job: ref, output, billedSeconds: 61, now, observed: job });
     expect(vi.mocked(countJobTransition).mock.calls).toEqual([
       ['transcode', 'pending', undefined, properties],
       ['transcode', 'finalizing', undefined, properties],
@@ -40,7 +40,8 @@ describe('transcode transition metrics', () => {
   });
 
   it('counts a failure with its code, and nothing for a refused transition', async () => {
-    vi.spyOn(ddb, 'send').mockImplementation((async () => ({})) as never);
+    // The job is read (the failure's event carries it), then moved.
+    vi.spyOn(ddb, 'send').mockImplementation((async () => ({ Item: job })) as never);
     await failTranscodeJob({ job: ref, error: { code: 'source_unreadable', message: 'x' }, now });
     expect(vi.mocked(countJobTransition).mock.calls.at(-1)).toEqual([
       'transcode',

@@ -137,6 +137,7 @@ describe('transcription probe step', () => {
       result,
       durationSeconds: 7,
       now,
+      observed: expect.objectContaining({ jobId: 'tr_1' }),
     });
     expect(probe).not.toHaveBeenCalled();
   });
@@ -268,6 +269,7 @@ describe('transcription finalize step', () => {
         entry: { result, sourceJobId: 'tr_1', durationSeconds: 4.2, createdAt: now.toISOString() },
       },
       now,
+      observed: expect.objectContaining({ jobId: 'tr_1' }),
     });
     expect(deleteObject).toHaveBeenCalledWith('b', engineOutput.fullPath);
   });

@@ -20,32 +20,34 @@ const valid = {
   return: { token: '{{ steps.token.output.token }}', job: '{{ steps.audio.output.job.id }}' },
 };
 
-const pointers = (doc: unknown) => definitionProblems(doc).map((p) => p.pointer);
+const pointers = async (doc: unknown) => (await definitionProblems(doc)).map((p) => p.pointer);
 
 describe('workflow definition validation', () => {
-  it('accepts the documented example and normalises defaults', () => {
-    expect(definitionProblems(valid)).toEqual([]);
-    const normalised = normaliseDefinition(valid as WorkflowDefinition);
+  it('accepts the documented example and normalises defaults', async () => {
+    expect(await definitionProblems(valid)).toEqual([]);
+    const normalised = await normaliseDefinition(valid as WorkflowDefinition);
     expect(normalised.steps[0]).toMatchObject({ allowFailure: false, with: valid.steps[0]?.with });
     expect(
-      normaliseDefinition({ id: 'a', name: 'A', steps: [{ id: 's', action: jwt }] }).input,
+      (await normaliseDefinition({ id: 'a', name: 'A', steps: [{ id: 's', action: jwt }] })).input,
     ).toMatchObject({
       type: 'object',
     });
   });
 
-  it('lists every violation by JSON pointer', () => {
-    expect(pointers([])).toEqual(['/']);
+  it('lists every violation by JSON pointer', async () => {
+    expect(await pointers([])).toEqual(['/']);
     expect(
-      pointers({
-        id: 'UPPER',
-        name: 'x'.repeat(201),
-        description: 5,
-        more: true,
-        input: { type: 'object', properties: { a: { type: 'wat' } } },
-        steps: [{ id: 'a b', action: 'nope', with: [], allowFailure: 1, extra: 1 }],
-        return: 3,
-      }).sort(),
+      (
+        await pointers({
+          id: 'UPPER',
+          name: 'x'.repeat(201),
+          description: 5,
+          more: true,
+          input: { type: 'object', properties: { a: { type: 'wat' } } },
+          steps: [{ id: 'a b', action: 'nope', with: [], allowFailure: 1, extra: 1 }],
+          return: 3,
+        })
+      ).sort(),
     ).toEqual(
       [
         '/description',
@@ -62,17 +64,17 @@ describe('workflow definition validation', () => {
     );
   });
 
-  it('bounds the steps: 1 to 50, unique ids', () => {
-    expect(pointers({ ...valid, steps: [], return: undefined })).toEqual(['/steps']);
+  it('bounds the steps: 1 to 50, unique ids', async () => {
+    expect(await pointers({ ...valid, steps: [], return: undefined })).toEqual(['/steps']);
     const many = Array.from({ length: 51 }, (_, i) => ({ id: `s${i}`, action: jwt }));
-    expect(pointers({ ...valid, steps: many, return: undefined })).toEqual(['/steps']);
-    expect(pointers({ ...valid, steps: [valid.steps[0], valid.steps[0]], return: undefined })).toEqual([
+    expect(await pointers({ ...valid, steps: many, return: undefined })).toEqual(['/steps']);
+    expect(await pointers({ ...valid, steps: [valid.steps[0], valid.steps[0]], return: undefined })).toEqual([
       '/steps/1/id',
     ]);
   });
 
-  it('refuses references to later or unknown steps, bad paths and unclosed braces', () => {
-    const problems = definitionProblems({
+  it('refuses references to later or unknown steps, bad paths and unclosed braces', async () => {
+    const problems = await definitionProblems({
       ...valid,
       steps: [
         { id: 'a', action: jwt, with: { dur: '{{ steps.b.output.n }}', kind: 'x {{ steps.zz.status }}' } },
@@ -97,9 +99,9 @@ describe('workflow definition validation', () => {
     ]);
   });
 
-  it('refuses code-like references: nothing is evaluated', () => {
+  it('refuses code-like references: nothing is evaluated', async () => {
     for (const text of ['{{ input.a() }}', '{{ input["a"] }}', '{{ 1 + 1 }}', '{{ input.a || 1 }}']) {
-      expect(pointers({ ...valid, return: { x: text } }), text).toEqual(['/return/x']);
+      expect(await pointers({ ...valid, return: { x: text } }), text).toEqual(['/return/x']);
     }
   });
 });

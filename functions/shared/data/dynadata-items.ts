@@ -227,6 +227,8 @@ export const replaceItem = async (
   previous: StoredItem,
   next: StoredItem,
   guard: TypeGuard,
+  /** More items of the same transaction (the event a status change raises). */
+  also: Record<string, unknown>[] = [],
 ): Promise<void> => {
   const delta = next.size - previous.size;
   await transact([
@@ -245,6 +247,7 @@ export const replaceItem = async (
     },
     ...typeCheck(companyId, typeName, guard),
     ...(delta !== 0 ? [addDatabaseBytesItem(companyId, delta)] : []),
+    ...also,
   ]);
 };
 

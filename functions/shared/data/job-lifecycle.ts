@@ -4,6 +4,7 @@ import type { JobType } from '../metric-names';
 import type { MeterName } from '../types/meters';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { eventItem } from './events';
 import { type JobTransition, jobTransitionUpdate } from './job-transition';
 import { TABLE_SHAPE } from './table';
 import { cancellationReasons, sendTransaction } from './transactions';
@@ -23,7 +24,9 @@ import { addToMeterItem } from './usage-meters';
  *   `REUSE#<key>` of the result, so only a billed, finished job is ever reused;
  * - the sparse index partition of unfinished jobs (interrupted-job recovery at local start-up, sweeps);
  * - progress, recorded on the job by the moves;
- * - one EMF count per written transition and the billed units.
+ * - one EMF count per written transition and the billed units;
+ * - the event of a move into a final state (`events`), in the move's transaction: the job's view after the
+ *   move, computed from the record the writer observed (no extra read when the writer has it).
  */
 export interface JobRecordBase<S extends string = string> {
   jobId: string;
@@ -49,7 +52,7 @@ export interface JobRef {
   attempt: number;
 }
 
-export interface JobLifecycleConfig<S extends string> {
+export interface JobLifecycleConfig<S extends string, R = unknown> {
   jobType: JobType;
   /** The company partition of the type's items, for example `CO#<companyId>#TRANSCRIPTION`. */
   partition: (companyId: string) => string;
@@ -59,6 +62,11 @@ export interface JobLifecycleConfig<S extends string> {
   unfinished: readonly S[];
   finished: readonly S[];
   meter: MeterName;
+  /**
+   * The event each final state raises (`transcode.done`, ...), and the job's view its data carries (the view
+   * of its GET route): the event is written in the transaction of the move.
+   */
+  events?: { types: Partial<Record<S, string>>; view: (job: R) => unknown };
   /** The errors a type throws for a refused transition and a full queue (defaults: the generic ones). */
   errors?: { refused?: (jobId: string, to: string) => Error; queueFull?: () => Error };
 }
@@ -90,7 +98,7 @@ const cancellationCode = (error: unknown, index: number): string | undefined =>
   cancellationReasons(error)?.[index]?.Code;
 
 export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>(
-  config: JobLifecycleConfig<S>,
+  config: JobLifecycleConfig<S, R>,
 ) => {
   const { jobType, partition, entities, unfinishedIndexPartition } = config;
   const jobKey = (companyId: string, jobId: string) => ({ pk: partition(companyId), sk: `JOB#${jobId}` });
@@ -190,6 +198,21 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
     }
   };
 
+  /** The event item of a move into `to`, when the type raises one there. */
+  const finishEvent = async (job: JobRef, to: S, change: Change, now: Date, observed?: R) => {
+    const type = config.events?.types[to];
+    if (!config.events || !type) return undefined;
+    const before = observed ?? (await getJob(job.companyId, job.jobId));
+    if (!before || before.attempt !== job.attempt) throw refused(job, to);
+    return eventItem({
+      companyId: job.companyId,
+      type,
+      resourceId: job.jobId,
+      data: config.events.view(applyChange(before, change)),
+      now,
+    });
+  };
+
   /**
    * A move into a final state: the job's conditional update (clearing the lease and leaving the unfinished
    * index), the release of its queue slot and the `also` items, in one transaction. Only one such move can
@@ -202,6 +225,8 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
     change: Change;
     now: Date;
     also?: Record<string, unknown>[];
+    /** The job as the writer read it (this attempt); read here when the move raises an event without it. */
+    observed?: R;
   }): Promise<Change> => {
     const { job, to, now } = options;
     const change: Change = {
@@ -209,10 +234,16 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
       remove: [...(options.change.remove ?? []), 'leaseUntil'],
     };
     const update = jobUpdate(job, { from: options.from, change }, 'remove');
+    const event = await finishEvent(job, to, change, now, options.observed);
     try {
       await sendTransaction(
         new TransactWriteCommand({
-          TransactItems: [{ Update: update }, releaseQueueSlotItem(job.companyId), ...(options.also ?? [])],
+          TransactItems: [
+            { Update: update },
+            releaseQueueSlotItem(job.companyId),
+            ...(options.also ?? []),
+            ...(event ? [event] : []),
+          ],
         }),
       );
     } catch (error) {
@@ -242,6 +273,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
     reuse?: { key: string; entry: Record<string, unknown> };
     also?: Record<string, unknown>[];
     now: Date;
+    observed?: R;
   }): Promise<Change> => {
     const { job, billedSeconds, reuse, now } = options;
     const change = await finish({
@@ -250,6 +282,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
       from: options.from,
       change: options.change,
       now,
+      ...(options.observed ? { observed: options.observed } : {}),
       also: [
         ...(billedSeconds > 0 ? [addToMeterItem(job.companyId, config.meter, billedSeconds, now)] : []),
         ...(reuse ? [putReuseItem(job.companyId, reuse.key, reuse.entry)] : []),

@@ -22,12 +22,16 @@ const LIMITS_ADDED_LATER = {
   transcriptionMaxDurationSeconds: 'transcodeMaxDurationSeconds',
 } as const satisfies Partial<Record<keyof PlanLimits, keyof PlanLimits>>;
 
+/** Webhook endpoints of a plan stored before the limit existed. */
+export const DEFAULT_WEBHOOK_ENDPOINTS = 10;
+
 export const toPlan = (item: Record<string, unknown>): Plan => {
   const { pk: _pk, sk: _sk, entity: _entity, updatedAt: _updatedAt, ...plan } = item;
   const limits = { ...RATE_OF_PLANS_WITHOUT_ONE, ...(plan.limits as PlanLimits) };
   for (const [added, from] of Object.entries(LIMITS_ADDED_LATER) as [keyof PlanLimits, keyof PlanLimits][]) {
     if (limits[added] === undefined) limits[added] = limits[from];
   }
+  limits.webhookEndpoints ??= DEFAULT_WEBHOOK_ENDPOINTS;
   return { ...plan, limits } as unknown as Plan;
 };
 

@@ -1,4 +1,4 @@
-import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from './client';
 
 /**
@@ -42,5 +42,22 @@ export const sendTransaction = async (command: TransactWriteCommand): Promise<vo
       if (!isConflictOnly(error) || attempt >= CONFLICT_RETRIES) throw error;
       await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt * (0.5 + Math.random())));
     }
+  }
+};
+
+/**
+ * Sends the transaction `items` (through `sendTransaction`): true when written, false when it was cancelled
+ * because the item at `index` failed its condition (nothing written); anything else is thrown.
+ */
+export const transactUnlessFailed = async (
+  items: Record<string, unknown>[],
+  index: number,
+): Promise<boolean> => {
+  try {
+    await sendTransaction(new TransactWriteCommand({ TransactItems: items as never }));
+    return true;
+  } catch (error) {
+    if (cancellationReasons(error)?.[index]?.Code === 'ConditionalCheckFailed') return false;
+    throw error;
   }
 };

@@ -77,6 +77,10 @@ export const transcodeJobs = createJobLifecycle<TranscodeStatus, TranscodeJobRec
   unfinished: UNFINISHED_STATUSES,
   finished: FINISHED_STATUSES,
   meter: 'transcode_seconds',
+  events: {
+    types: { done: 'transcode.done', failed: 'transcode.failed', canceled: 'transcode.canceled' },
+    view: (job) => toPublicJob(job),
+  },
   errors: {
     refused: (jobId, to) => new TranscodeTransitionRefusedError(jobId, to),
     queueFull: () => new TranscodeQueueFullError(),
@@ -191,6 +195,8 @@ export const completeTranscodeJob = async (options: {
   billedSeconds: number;
   reuse?: ReuseOfConversion;
   now: Date;
+  /** The job as the step read it (its event's data is computed from it). */
+  observed?: TranscodeJobRecord;
 }): Promise<void> => {
   const { job, output, billedSeconds, reuse, now } = options;
   await transcodeJobs.complete({
@@ -204,6 +210,7 @@ export const completeTranscodeJob = async (options: {
     billedSeconds,
     also: reuse ? [putTranscodeReuseItem(job.companyId, reuse.content, reuse.entry)] : [],
     now,
+    ...(options.observed ? { observed: options.observed } : {}),
   });
 };
 
@@ -212,8 +219,10 @@ export const completeReusedTranscodeJob = async (options: {
   job: TranscodeJobRef;
   output: TranscodeOutput;
   now: Date;
+  observed?: TranscodeJobRecord;
 }): Promise<void> => {
   await transcodeJobs.finish({
+    ...(options.observed ? { observed: options.observed } : {}),
     job: options.job,
     to: 'done',
     from: ['probing'],
@@ -254,6 +263,7 @@ export const cancelTranscodeJob = async (options: {
     from: [job.status],
     change: { set: {} },
     now,
+    observed: job,
   });
   return applyChange(job, change);
 };
@@ -291,3 +301,23 @@ export const retryTranscodeJob = async (options: {
     now,
   });
 };
+
+/** The job as the tenant sees it: read-only, `output` only when `done`, internals (execution) hidden. */
+export const toPublicJob = (job: TranscodeJobRecord) => ({
+  id: job.jobId,
+  status: job.status,
+  preset: job.preset,
+  source: { bucket: job.source.bucket, fullPath: job.source.fullPath },
+  output:
+    job.status === 'done' && job.output ? { bucket: job.output.bucket, fullPath: job.output.fullPath } : null,
+  progress: job.progress ?? null,
+  error: job.status === 'failed' && job.error ? job.error : null,
+  attempt: job.attempt,
+  reused: job.reused,
+  billedSeconds: job.billedSeconds,
+  durationSeconds: job.durationSeconds ?? null,
+  leaseUntil: job.leaseUntil ?? null,
+  createdAt: job.createdAt,
+  updatedAt: job.updatedAt,
+  finishedAt: job.finishedAt ?? null,
+});

@@ -42,6 +42,10 @@ export const transcriptionJobs = createJobLifecycle<TranscriptionStatus, Transcr
   unfinished: TRANSCRIPTION_UNFINISHED,
   finished: TRANSCRIPTION_FINISHED,
   meter: 'transcription_seconds',
+  events: {
+    types: { done: 'transcription.done', failed: 'transcription.failed' },
+    view: (job) => toPublicTranscription(job),
+  },
 });
 
 /** What makes two transcriptions the same: the source content as probed and the language asked for. */
@@ -104,8 +108,10 @@ export const completeTranscriptionJob = (options: {
   billedSeconds: number;
   reuse?: { content: { language: string; size: number; etag: string }; entry: TranscriptionReuseEntry };
   now: Date;
+  observed?: TranscriptionJobRecord;
 }) =>
   transcriptionJobs.complete({
+    ...(options.observed ? { observed: options.observed } : {}),
     job: options.job,
     done: 'done',
     from: ['transcribing'],
@@ -136,8 +142,10 @@ export const completeReusedTranscriptionJob = (options: {
   result: TranscriptionResult;
   durationSeconds: number;
   now: Date;
+  observed?: TranscriptionJobRecord;
 }) =>
   transcriptionJobs.complete({
+    ...(options.observed ? { observed: options.observed } : {}),
     job: options.job,
     done: 'done',
     from: ['transcribing'],
@@ -166,3 +174,20 @@ export const getTranscriptionReuse = (
   companyId: string,
   content: { language: string; size: number; etag: string },
 ) => transcriptionJobs.getReuse<TranscriptionReuseEntry>(companyId, transcriptionReuseKey(content));
+
+/** The job as the tenant sees it: read-only, `result` only when `done`, internals (execution, lease) hidden. */
+export const toPublicTranscription = (job: TranscriptionJobRecord) => ({
+  id: job.jobId,
+  status: job.status,
+  language: job.language,
+  source: { bucket: job.source.bucket, fullPath: job.source.fullPath },
+  progress: job.progress ?? null,
+  error: job.status === 'failed' && job.error ? job.error : null,
+  reused: job.reused,
+  billedSeconds: job.billedSeconds,
+  durationSeconds: job.durationSeconds ?? null,
+  result: job.status === 'done' && job.result ? job.result : null,
+  createdAt: job.createdAt,
+  updatedAt: job.updatedAt,
+  finishedAt: job.finishedAt ?? null,
+});

@@ -1,8 +1,15 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { FailedStep, FinalRunStatus, StorageRef, WorkflowRunRecord } from '../types/workflows';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { addComputeMsItem, addToMeterItem } from './usage-meters';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /**
  * Workflow runs: one item per run (`CO#<companyId>#WFRUN#<runId>`), the read model of sync and async runs.
@@ -235,15 +242,19 @@ export const finishWorkflowRunItems = (
   ];
 };
 
-/** Moves the run to its final state, once (TransactWriteItems of `finishWorkflowRunItems`). */
+/**
+ * Moves the run to its final state, once: TransactWriteItems of `finishWorkflowRunItems` plus `also` (the
+ * run's `workflow_run.finished` event), so the event exists if and only if the move happened.
+ */
 export const finishWorkflowRun = async (
   run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>,
   outcome: WorkflowRunOutcome,
   now: Date,
+  also: readonly TransactItem[] = [],
 ): Promise<void> => {
   try {
     await sendTransaction(
-      new TransactWriteCommand({ TransactItems: finishWorkflowRunItems(run, outcome, now) }),
+      new TransactWriteCommand({ TransactItems: [...finishWorkflowRunItems(run, outcome, now), ...also] }),
     );
   } catch (error) {
     if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed')

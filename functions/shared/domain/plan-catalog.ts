@@ -33,6 +33,7 @@ export const DEFAULT_PLANS: Plan[] = [
       speechCharactersPerMonth: 20_000,
       workflowRunsPerMonth: 100,
       logRetentionDays: 7,
+      webhookEndpoints: 3,
     },
   },
   {
@@ -59,6 +60,7 @@ export const DEFAULT_PLANS: Plan[] = [
       speechCharactersPerMonth: 1_000_000,
       workflowRunsPerMonth: 10_000,
       logRetentionDays: 30,
+      webhookEndpoints: 10,
     },
   },
   {
@@ -85,6 +87,7 @@ export const DEFAULT_PLANS: Plan[] = [
       speechCharactersPerMonth: 10_000_000,
       workflowRunsPerMonth: 100_000,
       logRetentionDays: 90,
+      webhookEndpoints: 50,
     },
   },
 ];

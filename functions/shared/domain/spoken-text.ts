@@ -1,7 +1,4 @@
 import type { Nodes, Root, RootContent, Table } from 'mdast';
-import { fromMarkdown } from 'mdast-util-from-markdown';
-import { gfmFromMarkdown } from 'mdast-util-gfm';
-import { gfm } from 'micromark-extension-gfm';
 import { splitIntoParts, splitSentences } from './sentences';
 
 /**
@@ -187,9 +184,19 @@ const normalize = (text: string) =>
     .replace(/([.!?])\.+/g, '$1')
     .trim();
 
+/**
+ * The markdown parser (`markdown-parser.ts`, about 110 KB) is imported on the first call only, so a cold start
+ * of the speech or workflows group does not load it.
+ */
+let parser: Promise<(markdown: string) => Root> | undefined;
+const loadMarkdownParser = (): Promise<(markdown: string) => Root> => {
+  parser ??= import('#lazy/markdown-parser').then((m) => m.parseMarkdown);
+  return parser;
+};
+
 /** The spoken form of a markdown document (no token limit). */
-export const rewriteMarkdown = (markdown: string): string => {
-  const tree: Root = fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+export const rewriteMarkdown = async (markdown: string): Promise<string> => {
+  const tree = (await loadMarkdownParser())(markdown);
   const ctx: Context = { footnotes: new Map() };
   const sentences = tree.children.flatMap((c) => block(c, ctx)).map(normalize);
   const notes = [...ctx.footnotes.values()].map(normalize).filter(Boolean);
@@ -246,7 +253,7 @@ export const cutAtTokens = (text: string, max: number, count: TokenCounter) => {
 };
 
 export const spokenText = async (markdown: string): Promise<SpokenText> => {
-  const count = await loadTokenCounter();
-  const cut = cutAtTokens(rewriteMarkdown(markdown), SPOKEN_TEXT_MAX_TOKENS, count);
+  const [count, spoken] = await Promise.all([loadTokenCounter(), rewriteMarkdown(markdown)]);
+  const cut = cutAtTokens(spoken, SPOKEN_TEXT_MAX_TOKENS, count);
   return { ...cut, parts: splitIntoParts(cut.text, SPEECH_PART_MAX_CHARACTERS) };
 };

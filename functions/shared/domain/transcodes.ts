@@ -12,6 +12,7 @@ import {
   retryTranscodeJob,
   type TranscodeJobRecord,
   TranscodeTransitionRefusedError,
+  toPublicJob,
   transcodeJobEntry,
 } from '../data/transcode-jobs';
 import { TranscodeQueueFullError } from '../data/transcode-queue';
@@ -43,25 +44,7 @@ export const QUEUE_RETRY_AFTER_SECONDS = 30;
 export const executionName = jobExecutionName;
 export const newTranscodeJobId = () => `tc_${ulid()}`;
 
-/** The job as the tenant sees it: read-only, `output` only when `done`, internals (execution) hidden. */
-export const toPublicJob = (job: TranscodeJobRecord) => ({
-  id: job.jobId,
-  status: job.status,
-  preset: job.preset,
-  source: { bucket: job.source.bucket, fullPath: job.source.fullPath },
-  output:
-    job.status === 'done' && job.output ? { bucket: job.output.bucket, fullPath: job.output.fullPath } : null,
-  progress: job.progress ?? null,
-  error: job.status === 'failed' && job.error ? job.error : null,
-  attempt: job.attempt,
-  reused: job.reused,
-  billedSeconds: job.billedSeconds,
-  durationSeconds: job.durationSeconds ?? null,
-  leaseUntil: job.leaseUntil ?? null,
-  createdAt: job.createdAt,
-  updatedAt: job.updatedAt,
-  finishedAt: job.finishedAt ?? null,
-});
+export { toPublicJob };
 export type PublicTranscodeJob = ReturnType<typeof toPublicJob>;
 
 /** The company's resolved transcode limits (plan with overrides). */

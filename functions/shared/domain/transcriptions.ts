@@ -6,6 +6,7 @@ import {
   failTranscriptionJob,
   getTranscriptionJob,
   type TranscriptionJobRecord,
+  toPublicTranscription,
   transcriptionJobs,
 } from '../data/transcription-jobs';
 import { secondsToNextUtcMonth, usageMonthEntry } from '../data/usage-meters';
@@ -40,22 +41,7 @@ export const QUEUE_RETRY_AFTER_SECONDS = 30;
 export const transcriptionExecutionName = jobExecutionName;
 export const newTranscriptionJobId = () => `tr_${ulid()}`;
 
-/** The job as the tenant sees it: read-only, `result` only when `done`, internals (execution, lease) hidden. */
-export const toPublicTranscription = (job: TranscriptionJobRecord) => ({
-  id: job.jobId,
-  status: job.status,
-  language: job.language,
-  source: { bucket: job.source.bucket, fullPath: job.source.fullPath },
-  progress: job.progress ?? null,
-  error: job.status === 'failed' && job.error ? job.error : null,
-  reused: job.reused,
-  billedSeconds: job.billedSeconds,
-  durationSeconds: job.durationSeconds ?? null,
-  result: job.status === 'done' && job.result ? job.result : null,
-  createdAt: job.createdAt,
-  updatedAt: job.updatedAt,
-  finishedAt: job.finishedAt ?? null,
-});
+export { toPublicTranscription };
 export type PublicTranscription = ReturnType<typeof toPublicTranscription>;
 
 /** The languages the running engine accepts (`auto` only where it can identify the language). */

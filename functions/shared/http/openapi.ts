@@ -417,6 +417,8 @@ const TAGS: { name: string; description: string }[] = [
       'A Model Context Protocol server for agents (Streamable HTTP, stateless, JSON): the job and usage reads ' +
       'and the Dynadata reads and writes as tools, each under the scope of its route.',
   },
+  { name: 'Webhooks', description: 'Endpoints that receive events, signed (Standard Webhooks) and retried.' },
+  { name: 'Events', description: 'Finished jobs, messages and runs, and usage thresholds: 30 days kept.' },
 ];
 
 /** The OpenAPI 3.0 document of every live route, generated from the route table. */

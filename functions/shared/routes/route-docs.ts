@@ -20,6 +20,8 @@ const subscription = {
   currentPeriodEnd: '2026-11-15T00:00:00.000Z',
 };
 const limits = {
+  requestsPerSecond: 50,
+  burst: 100,
   apiRequestsPerMonth: 500000,
   storageBytes: 10737418240,
   maxObjectBytes: 104857600,
@@ -35,6 +37,7 @@ const limits = {
   speechCharactersPerMonth: 1000000,
   workflowRunsPerMonth: 10000,
   logRetentionDays: 90,
+  webhookEndpoints: 10,
 };
 const contact = {
   _id: '01jd3xq0b2c4e6g8j0m2p4r6t8',

@@ -4,6 +4,7 @@ import type { Scope } from '../types/scopes';
 import { SPEECH_FORMATS } from '../types/speech-voices';
 import * as z from '../zod';
 import * as dd from './dynadata-schemas';
+import { EVENT_ROUTES } from './event-routes';
 import { jsonRpcMessageSchema, jsonRpcResponseSchema, MCP_EXAMPLES } from './mcp-schemas';
 import { companySchema, planSchema, usageSnapshotSchema } from './schemas';
 import {
@@ -37,6 +38,7 @@ export const ROUTE_GROUPS = [
   'usage',
   'workflows',
   'mcp',
+  'events',
 ] as const;
 
 export type RouteGroup = (typeof ROUTE_GROUPS)[number];
@@ -704,6 +706,7 @@ export const ROUTES = [
     produces: ['text/javascript', 'text/css', 'image/png'],
     errors: ['not_found'],
   }),
+  ...EVENT_ROUTES,
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof ROUTES)[number];

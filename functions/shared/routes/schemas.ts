@@ -50,6 +50,7 @@ export const planLimitsSchema = z
     speechCharactersPerMonth: z.number().int().nonnegative().describe('Characters synthesized per month.'),
     workflowRunsPerMonth: z.number().int().nonnegative().describe('Workflow runs per UTC month.'),
     logRetentionDays: z.number().int().positive().describe('Days the log_entries audit trail is kept.'),
+    webhookEndpoints: z.number().int().nonnegative().describe('Webhook endpoints a company may register.'),
   })
   .describe('Numeric limits of a plan. A company may have per-limit overrides on top of its plan.');
 

@@ -23,6 +23,7 @@ export interface PlanLimits {
   speechCharactersPerMonth: number;
   workflowRunsPerMonth: number;
   logRetentionDays: number;
+  webhookEndpoints: number;
 }
 
 export interface Plan {

@@ -15,6 +15,8 @@ export const SCOPES = [
   'usage:read',
   'workflows:run',
   'workflows:read',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -46,6 +46,7 @@ export const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Prom
         },
       },
       now,
+      observed: job,
     }),
   );
   return ref;

@@ -56,7 +56,9 @@ export const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<Pr
   // Reuse: the same content (ETag and size) already converted to this preset, with its output still stored.
   const reuse = await getTranscodeReuse(companyId, { preset: job.preset, size: head.size, etag: head.etag });
   if (reuse && (await headObject(reuse.output.bucket, reuse.output.fullPath))) {
-    await finishOrGone(jobId, () => completeReusedTranscodeJob({ job: ref, output: reuse.output, now }));
+    await finishOrGone(jobId, () =>
+      completeReusedTranscodeJob({ job: ref, output: reuse.output, now, observed: job }),
+    );
     logger.info('transcode reused', { jobId, sourceJobId: reuse.sourceJobId });
     return { ...ref, reused: true };
   }

@@ -87,6 +87,7 @@ export const finalizeStep = async (input: FinalizeInput, deps: { now?: () => Dat
         },
       },
       now,
+      observed: job,
     }),
   );
   // The engine's own JSON is an intermediate file, not one of the company's stored objects: once the job is

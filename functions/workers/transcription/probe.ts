@@ -56,6 +56,7 @@ export const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<Pr
         result: reuse.result,
         durationSeconds: reuse.durationSeconds,
         now,
+        observed: job,
       }),
     );
     logger.info('transcription reused', { jobId: ref.jobId, sourceJobId: reuse.sourceJobId });

@@ -269,6 +269,42 @@ export const runClientScenario = async ({
     step('speech');
   }
 
+  // Webhook endpoints and events: register, ping, read the event and its delivery, page events, delete.
+  {
+    const created = await api.POST('/v1/webhooks', {
+      body: { url: 'http://127.0.0.1:9/contract', events: ['transcode.done', 'message.sent'] },
+    });
+    expect(created.error, JSON.stringify(created.error)).toBeUndefined();
+    expect(created.response.status).toBe(201);
+    const secret: string = created.data?.secret ?? '';
+    expect(secret).toMatch(/^whsec_/);
+    const id = created.data?.endpoint.id ?? '';
+    const listed = await api.GET('/v1/webhooks');
+    expect(listed.data?.endpoints.map((e) => e.id)).toContain(id);
+    const one = await api.GET('/v1/webhooks/{id}', { params: { path: { id } } });
+    expect(one.data?.endpoint.status).toBe('enabled');
+    const ping = await api.POST('/v1/webhooks/{id}/test', { params: { path: { id } } });
+    expect(ping.error, JSON.stringify(ping.error)).toBeUndefined();
+    expect(ping.response.status).toBe(202);
+    const eventId = ping.data?.event.id ?? '';
+    expect(ping.data?.event.type).toBe('ping');
+    const event = await api.GET('/v1/events/{id}', { params: { path: { id: eventId } } });
+    expect(event.error, JSON.stringify(event.error)).toBeUndefined();
+    expect(event.data?.event.id).toBe(eventId);
+    expect(Array.isArray(event.data?.event.deliveries)).toBe(true);
+    const page = await api.GET('/v1/events', { params: { query: { type: 'ping', limit: '10' } } });
+    expect(page.data?.events[0]?.id).toBe(eventId);
+    const refused = await api.POST('/v1/webhooks', { body: { url: 'http://example.com/', events: ['*'] } });
+    expect(refused.error?.code).toBe('validation_failed');
+    const deleted = await api.DELETE('/v1/webhooks/{id}', { params: { path: { id } } });
+    expect(deleted.data?.deleted).toBe(true);
+    const gone = await api.GET('/v1/webhooks/{id}', { params: { path: { id } } });
+    expect(gone.error?.code).toBe('not_found');
+    const unknown = await api.GET('/v1/events/{id}', { params: { path: { id: 'evt_unknown' } } });
+    expect(unknown.error?.code).toBe('not_found');
+    step('webhooks and events');
+  }
+
   // The MCP server (one JSON-RPC message per POST) and the documentation page.
   {
     const listed = await api.POST('/v1/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
@@ -342,6 +378,8 @@ export const typeProofs = async (apiUrl: string) => {
   await api.POST('/v1/dynadata/type/{type}/list', { params: { path: {} }, body: {} });
   // @ts-expect-error `preset` is one of the declared presets
   await api.POST('/v1/transcodes', { body: { fullPath: 'x', preset: 'mp3' } });
+  // @ts-expect-error an event type the document does not declare
+  await api.GET('/v1/events', { params: { query: { type: 'job.done' } } });
   // @ts-expect-error `granularity` is `month` or `day`
   await api.GET('/v1/usage', { params: { query: { granularity: 'year' } } });
   const { data } = await api.GET('/v1/self');

@@ -53,7 +53,7 @@ export const itemProblems = async (
   type: ResolvedType,
   data: Record<string, unknown>,
 ): Promise<{ code: 'validation_failed' | 'invalid_storage_reference'; errors: FieldError[] } | undefined> => {
-  const errors = validateAgainst(type.schema, data);
+  const errors = await validateAgainst(type.schema, data);
   for (const name of Object.keys(data))
     if (isReservedFieldName(name) && !SYSTEM_FIELDS.includes(name))
       errors.push({ pointer: `/body/${name}`, message: 'is a reserved field name' });

@@ -1,13 +1,12 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/core';
 import type { FieldError } from '../../errors';
-import { metaSchemaAjv, subsetAjv } from './json-schema-ajv';
 import { documentFieldSchema, JSON_SCHEMA_DIALECT, type JsonSchema } from './json-schema-shapes';
 
 export { documentFieldSchema, JSON_SCHEMA_DIALECT, type JsonSchema };
 
 /**
- * Dynadata type schemas are JSON Schema draft 2020-12 (checked and compiled with ajv 8, see `json-schema-ajv.ts`),
- * restricted to a
+ * Dynadata type schemas are JSON Schema draft 2020-12 (checked and compiled with ajv 8, see `json-schema-ajv.ts`,
+ * which is loaded on first use), restricted to a
  * documented subset so that every schema also has an exact zod equivalent (`zod-source.ts`):
  *
  * - `type` (one of `object`, `array`, `string`, `number`, `integer`, `boolean`, `null`, or a list of them),
@@ -81,9 +80,9 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
  * Checks that `schema` stays in the supported subset and returns it normalised (document fields expanded,
  * `$schema` set). Problems are reported with JSON pointers into the schema.
  */
-export const normaliseTypeSchema = (
+export const normaliseTypeSchema = async (
   schema: unknown,
-): { schema: JsonSchema; problems: FieldError[]; indexed: string[] } => {
+): Promise<{ schema: JsonSchema; problems: FieldError[]; indexed: string[] }> => {
   const problems: FieldError[] = [];
   const add = (pointer: string, message: string) => problems.push({ pointer: pointer || '/', message });
   const walk = (node: unknown, pointer: string, root: boolean): JsonSchema => {
@@ -165,11 +164,12 @@ export const normaliseTypeSchema = (
     }
   }
   if (problems.length === 0) {
+    const { metaSchemaAjv } = await loadAjv();
     try {
       const normalised = { ...out, $schema: JSON_SCHEMA_DIALECT };
       checker ??= metaSchemaAjv(FORMAT_PATTERNS);
       checker.compile(normalised);
-      compile(normalised);
+      await compile(normalised);
     } catch (error) {
       add('/', `not a valid schema: ${(error as Error).message}`);
     }
@@ -181,25 +181,38 @@ export const normaliseTypeSchema = (
   };
 };
 
-/** Checks a schema being defined against the 2020-12 meta-schema (type administration only). */
-let checker: ReturnType<typeof metaSchemaAjv> | undefined;
-/** Compiles stored schemas to validate items. */
-let compiler: ReturnType<typeof subsetAjv> | undefined;
+type AjvModule = typeof import('#lazy/json-schema-ajv');
 
-const compile = (schema: JsonSchema): ValidateFunction => {
-  compiler ??= subsetAjv(FORMAT_PATTERNS);
-  return compiler.compile(schema);
+/**
+ * ajv (about 100 KB minified) is imported on the first call that checks or validates against a schema, so a
+ * cold start of a group that carries it (dynadata, workflows) does not load it.
+ */
+let ajvModule: Promise<AjvModule> | undefined;
+const loadAjv = (): Promise<AjvModule> => {
+  ajvModule ??= import('#lazy/json-schema-ajv');
+  return ajvModule;
+};
+
+/** Checks a schema being defined against the 2020-12 meta-schema (type administration only). */
+let checker: ReturnType<AjvModule['metaSchemaAjv']> | undefined;
+/** Compiles stored schemas to validate items. */
+let subset: ReturnType<AjvModule['subsetAjv']> | undefined;
+
+const compile = async (schema: JsonSchema): Promise<ValidateFunction> => {
+  const { subsetAjv } = await loadAjv();
+  subset ??= subsetAjv(FORMAT_PATTERNS);
+  return subset.compile(schema);
 };
 
 /** Compiled validators, one per schema text (types are few; the cache is bounded anyway). */
 const validators = new Map<string, ValidateFunction>();
 
-export const validatorFor = (schema: JsonSchema): ValidateFunction => {
+export const validatorFor = async (schema: JsonSchema): Promise<ValidateFunction> => {
   const key = JSON.stringify(schema);
   let validate = validators.get(key);
   if (!validate) {
     if (validators.size > 500) validators.clear();
-    validate = compile(schema);
+    validate = await compile(schema);
     validators.set(key, validate);
   }
   return validate;
@@ -222,8 +235,12 @@ const describeError = (e: ErrorObject): FieldError => {
 };
 
 /** Validates `data` against `schema`; every violation is listed, pointers rooted at `root` (e.g. `/body`). */
-export const validateAgainst = (schema: JsonSchema, data: unknown, root = '/body'): FieldError[] => {
-  const validate = validatorFor(schema);
+export const validateAgainst = async (
+  schema: JsonSchema,
+  data: unknown,
+  root = '/body',
+): Promise<FieldError[]> => {
+  const validate = await validatorFor(schema);
   if (validate(data)) return [];
   const seen = new Set<string>();
   const out: FieldError[] = [];

@@ -28,7 +28,7 @@ export const putType = async (
   if (isBuiltinTypeName(input.name)) {
     throw new ValidationError([{ pointer: '/name', message: `${input.name} is a built-in type name` }]);
   }
-  const { schema, problems, indexed } = normaliseTypeSchema(input.schema);
+  const { schema, problems, indexed } = await normaliseTypeSchema(input.schema);
   const known = registeredFunctionNames();
   for (const f of input.functions)
     if (!known.includes(f)) problems.push({ pointer: '/functions', message: `unknown function ${f}` });

@@ -1,5 +1,7 @@
 import { getStoredItem, ItemWriteConflictError, replaceItem } from '../../data/dynadata-items';
+import { eventItem } from '../../data/events';
 import { countWebhookDelivery } from '../../logger';
+import { toPublicItem } from '../dynadata/items';
 import { deliveryFailureReason } from './failure-reason';
 
 /**
@@ -10,6 +12,9 @@ export interface DeliveryInput {
   companyId: string;
   messageId: string;
 }
+
+/** The event each final status of a message raises. */
+const MESSAGE_EVENTS: Record<string, string | undefined> = { sent: 'message.sent', failed: 'message.failed' };
 
 /**
  * Changes a message that is still `queued` (its status, attempts, ...): a transaction conditional on the
@@ -26,20 +31,20 @@ export const updateQueuedMessage = async (
     const previous = await getStoredItem(companyId, 'messages', messageId);
     if (previous?.data.status !== 'queued') return false;
     const data = { ...previous.data, ...patch };
+    const next = {
+      ...previous,
+      _version: previous._version + 1,
+      updatedAt: now.toISOString(),
+      data,
+      size: Buffer.byteLength(JSON.stringify(data), 'utf8'),
+    };
+    const type = MESSAGE_EVENTS[String(patch.status)];
+    // The message's move to `sent` or `failed` raises its event in the same transaction.
+    const also = type
+      ? [eventItem({ companyId, type, resourceId: messageId, data: toPublicItem(next), now })]
+      : [];
     try {
-      await replaceItem(
-        companyId,
-        'messages',
-        previous,
-        {
-          ...previous,
-          _version: previous._version + 1,
-          updatedAt: now.toISOString(),
-          data,
-          size: Buffer.byteLength(JSON.stringify(data), 'utf8'),
-        },
-        {},
-      );
+      await replaceItem(companyId, 'messages', previous, next, {}, also);
       return true;
     } catch (error) {
       if (!(error instanceof ItemWriteConflictError)) throw error;

@@ -50,7 +50,7 @@ const checkReferences = (
   }
 };
 
-export const definitionProblems = (doc: unknown): FieldError[] => {
+export const definitionProblems = async (doc: unknown): Promise<FieldError[]> => {
   const problems: FieldError[] = [];
   const add = (pointer: string, message: string) => problems.push({ pointer: pointer || '/', message });
   if (!isObject(doc)) return [{ pointer: '/', message: 'must be a JSON object' }];
@@ -65,7 +65,7 @@ export const definitionProblems = (doc: unknown): FieldError[] => {
   if (doc.description !== undefined && (typeof doc.description !== 'string' || doc.description.length > 2000))
     add('/description', 'must be a string of at most 2000 characters');
   if (doc.input !== undefined) {
-    for (const p of normaliseTypeSchema(doc.input).problems)
+    for (const p of (await normaliseTypeSchema(doc.input)).problems)
       add(`/input${p.pointer === '/' ? '' : p.pointer}`, p.message);
   }
   const steps = doc.steps;
@@ -99,8 +99,8 @@ export const definitionProblems = (doc: unknown): FieldError[] => {
 };
 
 /** The definition as stored: the input schema normalised (defaults to any object). */
-export const normaliseDefinition = (doc: WorkflowDefinition): WorkflowDefinition => ({
+export const normaliseDefinition = async (doc: WorkflowDefinition): Promise<WorkflowDefinition> => ({
   ...doc,
-  input: normaliseTypeSchema(doc.input ?? { type: 'object' }).schema,
+  input: (await normaliseTypeSchema(doc.input ?? { type: 'object' })).schema,
   steps: doc.steps.map((s) => ({ ...s, with: s.with ?? {}, allowFailure: s.allowFailure ?? false })),
 });

@@ -20,10 +20,14 @@ export const saveWorkflow = async (
   doc: unknown,
   now: Date,
 ): Promise<{ id: string; version: number }> => {
-  const problems = definitionProblems(doc);
+  const problems = await definitionProblems(doc);
   if (problems.length > 0) throw new ValidationError(problems, 'The workflow definition is not valid.');
   try {
-    const head = await putWorkflowVersion(companyId, normaliseDefinition(doc as WorkflowDefinition), now);
+    const head = await putWorkflowVersion(
+      companyId,
+      await normaliseDefinition(doc as WorkflowDefinition),
+      now,
+    );
     return { id: head.workflowId, version: head.version };
   } catch (error) {
     if (error instanceof WorkflowVersionConflictError) {

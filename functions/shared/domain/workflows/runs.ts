@@ -1,4 +1,5 @@
 import { startExecution } from '../../aws/step-functions';
+import { workflowRunFinishedEventItem } from '../../data/events';
 import { secondsToNextUtcMonth } from '../../data/usage-meters';
 import {
   createWorkflowRun,
@@ -19,6 +20,7 @@ import { validateAgainst } from '../dynadata/json-schema';
 import type { ActionContext } from './actions';
 import { requireWorkflow } from './definitions';
 import { computeOutcome } from './outcome';
+import { toPublicRun } from './public-run';
 import { resolveReferences } from './references';
 import { applyStepResult, newRunState, type RunState, scopeOf } from './run-state';
 import { runStep, stepBoundMs } from './step-runner';
@@ -59,6 +61,10 @@ export const contextOfRun = (run: WorkflowRunRecord): ActionContext => {
   };
 };
 
+/** The run's `workflow_run.finished` event: the run as its GET route shows it after the move. */
+const finishedEvent = (run: WorkflowRunRecord, now: Date) =>
+  workflowRunFinishedEventItem({ companyId: run.companyId, run: toPublicRun(run), now });
+
 /** Evaluates `return`, computes the outcome and moves the run to its final state (one transaction). */
 export const finishRun = async (run: WorkflowRunRecord, definition: WorkflowDefinition, state: RunState) => {
   const outcome = computeOutcome(state.logs);
@@ -85,21 +91,32 @@ export const finishRun = async (run: WorkflowRunRecord, definition: WorkflowDefi
     failedSteps: outcome.failedSteps,
     dropOutputs: !run.includeStepOutputs,
   };
-  await finishWorkflowRun(run, finished, now);
   const { dropOutputs: _d, values: _v, ...fields } = finished;
-  return {
+  const record: WorkflowRunRecord = {
     ...run,
     ...fields,
     ...(run.includeStepOutputs ? {} : { outputs: {} }),
     finishedAt: now.toISOString(),
     updatedAt: now.toISOString(),
   };
+  await finishWorkflowRun(run, finished, now, [finishedEvent(record, now)]);
+  return record;
 };
 
 /** Marks a run that could not complete `failed` (a timeout, an engine failure); a finished run is left alone. */
 export const failRun = async (companyId: string, runId: string, message: string): Promise<void> => {
   const run = await getWorkflowRunRecord(companyId, runId, { consistent: true });
   if (run?.status !== 'running') return;
+  const now = new Date();
+  const error = { code: 'workflow_run_failed', message };
+  const failed: WorkflowRunRecord = {
+    ...run,
+    status: 'failed',
+    error,
+    failedSteps: computeOutcome(run.logs).failedSteps,
+    finishedAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
   try {
     await finishWorkflowRun(
       run,
@@ -110,11 +127,12 @@ export const failRun = async (companyId: string, runId: string, message: string)
         files: run.files,
         executionTimeMs: run.executionTimeMs,
         status: 'failed',
-        error: { code: 'workflow_run_failed', message },
+        error,
         failedSteps: computeOutcome(run.logs).failedSteps,
         dropOutputs: !run.includeStepOutputs,
       },
-      new Date(),
+      now,
+      [finishedEvent(failed, now)],
     );
   } catch (error) {
     if (!(error instanceof WorkflowRunMovedError)) throw error;
@@ -138,7 +156,7 @@ const createRun = async (
   definition: WorkflowDefinition,
   now: Date,
 ) => {
-  const problems = validateAgainst(definition.input ?? { type: 'object' }, input.input, '/body/input');
+  const problems = await validateAgainst(definition.input ?? { type: 'object' }, input.input, '/body/input');
   if (problems.length > 0)
     throw new ValidationError(problems, 'The run input does not match the workflow input schema.');
   if (Buffer.byteLength(JSON.stringify(input.input)) > RUN_INPUT_MAX_BYTES) {

@@ -1,0 +1,294 @@
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { eventExpiry, eventPartition } from './events';
+import { transactUnlessFailed } from './transactions';
+
+/**
+ * Deliveries of events to webhook endpoints, and the lanes that order them.
+ *
+ * - `DL#<eventId>#<endpointId>` (in the event's partition): one per event and endpoint, written once
+ *   (conditional put: a stream record handled twice creates no second delivery), with its attempts, last
+ *   status and outcome (`pending` → `delivered` | `failed`). Expires with the event.
+ * - A lane per endpoint and resource, partition `CO#<companyId>#WHLANE#<endpointId>#<resourceId>`: `LANE`
+ *   (the number of `pending` deliveries, and the owner holding the lane with its lease) and one `Q#<eventId>`
+ *   entry per pending delivery. Entries sort by event id, i.e. by creation time. Only the lane's owner sends,
+ *   oldest entry first, so at most one delivery is in flight per endpoint and resource and a consumer sees a
+ *   resource's events in order.
+ */
+export interface LaneRef {
+  companyId: string;
+  endpointId: string;
+  resourceId: string;
+}
+
+export const lanePartition = (lane: LaneRef) =>
+  `CO#${lane.companyId}#WHLANE#${lane.endpointId}#${lane.resourceId}`;
+const laneKey = (lane: LaneRef) => ({ pk: lanePartition(lane), sk: 'LANE' });
+const entryKey = (lane: LaneRef, eventId: string) => ({ pk: lanePartition(lane), sk: `Q#${eventId}` });
+const laneCountItem = (lane: LaneRef, delta: number) => ({
+  Update: {
+    TableName: tableName(),
+    Key: laneKey(lane),
+    UpdateExpression: 'ADD pending :delta SET entity = :entity',
+    ExpressionAttributeValues: { ':delta': delta, ':entity': 'webhook_lane' },
+  },
+});
+export const deliveryKey = (companyId: string, eventId: string, endpointId: string) => ({
+  pk: eventPartition(companyId),
+  sk: `DL#${eventId}#${endpointId}`,
+});
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryRecord {
+  eventId: string;
+  endpointId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** The last answer: an HTTP status, or a short reason (`network_error`, `endpoint_disabled`, ...). */
+  lastStatus: number | string | null;
+  firstAttemptAt?: string;
+  lastAttemptAt?: string;
+  nextAttemptAt?: string;
+  finishedAt?: string;
+}
+
+const toDelivery = (item: Record<string, unknown>): DeliveryRecord => ({
+  eventId: String(item.eventId),
+  endpointId: String(item.endpointId),
+  status: item.status as DeliveryStatus,
+  attempts: Number(item.attempts ?? 0),
+  lastStatus: (item.lastStatus as number | string | undefined) ?? null,
+  ...(item.firstAttemptAt ? { firstAttemptAt: String(item.firstAttemptAt) } : {}),
+  ...(item.lastAttemptAt ? { lastAttemptAt: String(item.lastAttemptAt) } : {}),
+  ...(item.nextAttemptAt ? { nextAttemptAt: String(item.nextAttemptAt) } : {}),
+  ...(item.finishedAt ? { finishedAt: String(item.finishedAt) } : {}),
+});
+
+/**
+ * Creates the delivery of an event to an endpoint and queues it in its lane, in one transaction. Returns
+ * false when the delivery exists already (nothing written).
+ */
+export const enqueueDelivery = (options: {
+  lane: LaneRef;
+  eventId: string;
+  eventCreatedAt: Date;
+}): Promise<boolean> => {
+  const { lane, eventId } = options;
+  return transactUnlessFailed(
+    [
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...deliveryKey(lane.companyId, eventId, lane.endpointId),
+            entity: 'webhook_delivery',
+            eventId,
+            endpointId: lane.endpointId,
+            resourceId: lane.resourceId,
+            status: 'pending',
+            attempts: 0,
+            ttl: eventExpiry(options.eventCreatedAt),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...entryKey(lane, eventId), entity: 'webhook_lane_entry', eventId },
+        },
+      },
+      laneCountItem(lane, 1),
+    ],
+    0,
+  );
+};
+
+/**
+ * Takes the lane for `owner` until `leaseUntil`: when it has pending deliveries and no owner, or the owner
+ * is `owner` already, or the previous owner's lease has ended. False when another owner holds it (that
+ * owner sends what this one would have) or nothing is pending.
+ */
+export const claimLane = async (
+  lane: LaneRef,
+  owner: string,
+  leaseUntil: Date,
+  now: Date,
+): Promise<boolean> => {
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: laneKey(lane),
+        UpdateExpression: 'SET #owner = :owner, leaseUntil = :lease',
+        ConditionExpression:
+          'pending > :zero AND (attribute_not_exists(#owner) OR #owner = :owner OR leaseUntil < :now)',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: {
+          ':owner': owner,
+          ':lease': leaseUntil.toISOString(),
+          ':now': now.toISOString(),
+          ':zero': 0,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+};
+
+/** Extends the owner's lease (before a wait); false when the lane is no longer the owner's. */
+export const renewLane = async (lane: LaneRef, owner: string, leaseUntil: Date): Promise<boolean> => {
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: laneKey(lane),
+        UpdateExpression: 'SET leaseUntil = :lease',
+        ConditionExpression: '#owner = :owner',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':owner': owner, ':lease': leaseUntil.toISOString() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+};
+
+/** The oldest pending delivery of the lane (its event id), read consistently. */
+export const nextInLane = async (lane: LaneRef): Promise<string | undefined> => {
+  const { Items } = await ddb.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :q)',
+      ExpressionAttributeValues: { ':pk': lanePartition(lane), ':q': 'Q#' },
+      ConsistentRead: true,
+      Limit: 1,
+    }),
+  );
+  const first = Items?.[0];
+  return first ? String(first.eventId) : undefined;
+};
+
+/**
+ * Gives the lane up when nothing is pending any more. False when a delivery was queued meanwhile (the owner
+ * goes on) or the lane is no longer the owner's.
+ */
+export const releaseLane = async (lane: LaneRef, owner: string): Promise<boolean> => {
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: laneKey(lane),
+        UpdateExpression: 'REMOVE #owner, leaseUntil',
+        ConditionExpression: '#owner = :owner AND pending <= :zero',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':owner': owner, ':zero': 0 },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+};
+
+/** Records one failed attempt that will be retried. */
+export const recordRetry = async (options: {
+  lane: LaneRef;
+  eventId: string;
+  attempts: number;
+  lastStatus: number | string;
+  now: Date;
+  nextAttemptAt: Date;
+}): Promise<void> => {
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: deliveryKey(options.lane.companyId, options.eventId, options.lane.endpointId),
+      UpdateExpression:
+        'SET attempts = :attempts, lastStatus = :last, lastAttemptAt = :now, nextAttemptAt = :next, ' +
+        'firstAttemptAt = if_not_exists(firstAttemptAt, :now)',
+      ConditionExpression: '#status = :pending',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':attempts': options.attempts,
+        ':last': options.lastStatus,
+        ':now': options.now.toISOString(),
+        ':next': options.nextAttemptAt.toISOString(),
+        ':pending': 'pending',
+      },
+    }),
+  );
+};
+
+/**
+ * Ends a delivery (`delivered` or `failed`) and takes it out of its lane, in one transaction; a delivery
+ * already ended changes nothing.
+ */
+export const finishDelivery = async (options: {
+  lane: LaneRef;
+  eventId: string;
+  status: 'delivered' | 'failed';
+  attempts: number;
+  lastStatus: number | string;
+  now: Date;
+}): Promise<void> => {
+  const { lane, eventId, now } = options;
+  const end = {
+    Update: {
+      TableName: tableName(),
+      Key: deliveryKey(lane.companyId, eventId, lane.endpointId),
+      UpdateExpression:
+        'SET #status = :status, attempts = :attempts, lastStatus = :last, lastAttemptAt = :now, ' +
+        'finishedAt = :now, firstAttemptAt = if_not_exists(firstAttemptAt, :now) REMOVE nextAttemptAt',
+      ConditionExpression: '#status = :pending',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':status': options.status,
+        ':attempts': options.attempts,
+        ':last': options.lastStatus,
+        ':now': now.toISOString(),
+        ':pending': 'pending',
+      },
+    },
+  };
+  const entry = { Delete: { TableName: tableName(), Key: entryKey(lane, eventId) } };
+  if (await transactUnlessFailed([end, entry, laneCountItem(lane, -1)], 0)) return;
+  // Ended by an earlier invocation of the same step: make sure its lane entry is gone too.
+  const leftover = { Delete: { ...entry.Delete, ConditionExpression: 'attribute_exists(pk)' } };
+  await transactUnlessFailed([leftover, laneCountItem(lane, -1)], 0);
+};
+
+export const getDelivery = async (
+  companyId: string,
+  eventId: string,
+  endpointId: string,
+): Promise<DeliveryRecord | undefined> => {
+  const { Item } = await ddb.send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: deliveryKey(companyId, eventId, endpointId),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? toDelivery(Item) : undefined;
+};
+
+/** The deliveries of one event (one per endpoint it was sent to). */
+export const listDeliveries = async (companyId: string, eventId: string): Promise<DeliveryRecord[]> => {
+  const { Items } = await ddb.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :dl)',
+      ExpressionAttributeValues: { ':pk': eventPartition(companyId), ':dl': `DL#${eventId}#` },
+      ConsistentRead: true,
+    }),
+  );
+  return (Items ?? []).map(toDelivery);
+};

@@ -1,0 +1,181 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
+import { transactUnlessFailed } from './transactions';
+
+/**
+ * Webhook endpoints of a company (`CO#<companyId>#WEBHOOK`): `EP#<endpointId>` per endpoint and `COUNT`, the
+ * number of endpoints, changed only in the transaction that creates or deletes one (conditional on the
+ * plan's cap), so concurrent creations cannot pass it.
+ *
+ * An endpoint is `enabled` or `disabled` (with `disabledReason`): deliveries that keep failing for the
+ * disable period disable it. `failingSince` is the first failed attempt since the last success.
+ */
+export const webhookPartition = (companyId: string) => `CO#${companyId}#WEBHOOK`;
+export const endpointKey = (companyId: string, endpointId: string) => ({
+  pk: webhookPartition(companyId),
+  sk: `EP#${endpointId}`,
+});
+const countKey = (companyId: string) => ({ pk: webhookPartition(companyId), sk: 'COUNT' });
+
+export interface WebhookEndpointRecord {
+  id: string;
+  companyId: string;
+  url: string;
+  events: string[];
+  description?: string;
+  secret: string;
+  status: 'enabled' | 'disabled';
+  disabledReason?: string;
+  disabledAt?: string;
+  failingSince?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const toEndpoint = (item: Record<string, unknown>): WebhookEndpointRecord => {
+  const { pk: _pk, sk: _sk, entity: _e, ...record } = item;
+  return record as unknown as WebhookEndpointRecord;
+};
+
+export class EndpointLimitReachedError extends Error {
+  constructor() {
+    super('the company has as many webhook endpoints as its plan allows');
+    this.name = 'EndpointLimitReachedError';
+  }
+}
+
+export const createEndpoint = async (endpoint: WebhookEndpointRecord, cap: number): Promise<void> => {
+  const put = {
+    Put: {
+      TableName: tableName(),
+      Item: { ...endpointKey(endpoint.companyId, endpoint.id), entity: 'webhook_endpoint', ...endpoint },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+  const count = {
+    Update: {
+      TableName: tableName(),
+      Key: countKey(endpoint.companyId),
+      UpdateExpression: 'ADD endpoints :one SET entity = :entity',
+      ConditionExpression: 'attribute_not_exists(endpoints) OR endpoints < :cap',
+      ExpressionAttributeValues: { ':one': 1, ':cap': cap, ':entity': 'webhook_count' },
+    },
+  };
+  if (!(await transactUnlessFailed([put, count], 1))) throw new EndpointLimitReachedError();
+};
+
+export const getEndpoint = async (
+  companyId: string,
+  endpointId: string,
+): Promise<WebhookEndpointRecord | undefined> => {
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName(), Key: endpointKey(companyId, endpointId), ConsistentRead: true }),
+  );
+  return Item ? toEndpoint(Item) : undefined;
+};
+
+/** Every endpoint of the company, oldest first (a company has few: the plan caps them). */
+export const listEndpoints = async (companyId: string): Promise<WebhookEndpointRecord[]> =>
+  (
+    await queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ep)',
+      ExpressionAttributeValues: { ':pk': webhookPartition(companyId), ':ep': 'EP#' },
+      ConsistentRead: true,
+    })
+  ).map(toEndpoint);
+
+/** Deletes the endpoint and releases its place; false when it does not exist. */
+export const deleteEndpoint = (companyId: string, endpointId: string): Promise<boolean> =>
+  transactUnlessFailed(
+    [
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: endpointKey(companyId, endpointId),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: countKey(companyId),
+          UpdateExpression: 'ADD endpoints :minus',
+          ExpressionAttributeValues: { ':minus': -1 },
+        },
+      },
+    ],
+    0,
+  );
+
+/** A successful delivery: the endpoint is no longer failing. */
+export const recordEndpointSuccess = async (companyId: string, endpointId: string): Promise<void> => {
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: endpointKey(companyId, endpointId),
+        UpdateExpression: 'REMOVE failingSince',
+        ConditionExpression: 'attribute_exists(failingSince)',
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
+};
+
+/**
+ * A failed attempt: records when the endpoint started failing (kept until a success), and disables it
+ * with `reason` when it has been failing since before `disableBefore`. Returns the endpoint after the
+ * write, or undefined when it no longer exists.
+ */
+export const recordEndpointFailure = async (options: {
+  companyId: string;
+  endpointId: string;
+  now: Date;
+  disableBefore: Date;
+  reason: string;
+}): Promise<WebhookEndpointRecord | undefined> => {
+  const { companyId, endpointId, now } = options;
+  const key = endpointKey(companyId, endpointId);
+  try {
+    const { Attributes } = await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': now.toISOString() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const endpoint = toEndpoint(Attributes ?? {});
+    if (
+      endpoint.status === 'enabled' &&
+      (endpoint.failingSince ?? '') <= options.disableBefore.toISOString()
+    ) {
+      const { Attributes: disabled } = await ddb.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression:
+            'SET #status = :disabled, disabledReason = :reason, disabledAt = :now, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(pk) AND #status = :enabled',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':disabled': 'disabled',
+            ':enabled': 'enabled',
+            ':reason': options.reason,
+            ':now': now.toISOString(),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toEndpoint(disabled ?? {});
+    }
+    return endpoint;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return getEndpoint(companyId, endpointId);
+    throw error;
+  }
+};

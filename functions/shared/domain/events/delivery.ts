@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import { getEvent } from '../../data/events';
+import {
+  claimLane,
+  finishDelivery,
+  getDelivery,
+  type LaneRef,
+  lanePartition,
+  nextInLane,
+  recordRetry,
+  releaseLane,
+  renewLane,
+} from '../../data/webhook-deliveries';
+import { getEndpoint, recordEndpointFailure, recordEndpointSuccess } from '../../data/webhook-endpoints';
+import { env } from '../../env';
+import { postWebhook, signWebhook, WebhookRejectedError } from '../messages/webhooks';
+import { toPublicEvent } from './events';
+
+/**
+ * Delivery of events to webhook endpoints, one lane (endpoint × resource) at a time. The `webhook-delivery`
+ * state machine runs these steps: `claim` the lane (an execution that does not get it ends: the owner sends
+ * its delivery), then `next` (the lane's oldest pending delivery, or the lane's release when none is left)
+ * and `attempt` until the lane is empty. A failed attempt answers how long to wait before the next one; the
+ * machine waits (a Wait state: no compute while waiting) and attempts again, so the lane stays in order.
+ *
+ * Retries: on 5xx, 408, 429 and network errors, after min(cap, base × 2^(n-1)) seconds with equal jitter
+ * (half fixed, half random), for the retry window (27 h by default) from the first attempt; other answers
+ * end the delivery as failed at once. Each attempt signs anew, with the event id as `webhook-id`. An
+ * endpoint failing for the disable period (3 days) since its last success is disabled, with the reason.
+ */
+export interface LaneTask extends LaneRef {
+  /** The execution: the lane's owner while it holds it. */
+  owner: string;
+}
+
+const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** The execution name of a delivery: the lane (hashed) and the event, so a repeated start is the same one. */
+export const deliveryExecutionName = (lane: LaneRef, eventId: string) =>
+  `${createHash('sha256').update(lanePartition(lane)).digest('hex').slice(0, 24)}-${eventId}`;
+
+const leaseFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
+
+export const claimStep = async (task: LaneTask, now = new Date()) => ({
+  owner: await claimLane(task, task.owner, leaseFrom(now, env().webhookDelivery.leaseSeconds), now),
+});
+
+export type NextResult = { kind: 'deliver'; eventId: string } | { kind: 'done' };
+
+/** The oldest pending delivery of the lane; when none is left, the lane is released (or read again). */
+export const nextStep = async (task: LaneTask): Promise<NextResult> => {
+  for (;;) {
+    const eventId = await nextInLane(task);
+    if (eventId) return { kind: 'deliver', eventId };
+    if (await releaseLane(task, task.owner)) return { kind: 'done' };
+  }
+};
+
+/** Seconds to wait after the `attempt`-th failed attempt: exponential, capped, with equal jitter. */
+export const retryDelaySeconds = (attempt: number, random = Math.random()): number => {
+  const { retryBaseSeconds, retryCapSeconds } = env().webhookDelivery;
+  const full = Math.min(retryCapSeconds, retryBaseSeconds * 2 ** Math.max(0, attempt - 1));
+  return Math.max(1, Math.round(full / 2 + (random * full) / 2));
+};
+
+export type AttemptResult =
+  | { outcome: 'delivered' | 'failed' }
+  | { outcome: 'retry'; retryInSeconds: number };
+
+type Answer = { ok: true; status: number } | { ok: false; retryable: boolean; status: number | string };
+
+const send = async (
+  url: string,
+  secret: string,
+  eventId: string,
+  body: string,
+  now: Date,
+): Promise<Answer> => {
+  const timestamp = Math.floor(now.getTime() / 1000);
+  try {
+    const { status } = await postWebhook(
+      url,
+      {
+        'content-type': 'application/json',
+        'user-agent': 'public-api-v1-webhooks/1',
+        'webhook-id': eventId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signWebhook(secret, eventId, timestamp, body),
+      },
+      body,
+      { allowLoopback: env().allowLoopbackWebhooks, timeoutMs: DELIVERY_TIMEOUT_MS },
+    );
+    if (status >= 200 && status < 300) return { ok: true, status };
+    return { ok: false, retryable: status >= 500 || status === 408 || status === 429, status };
+  } catch (error) {
+    if (error instanceof WebhookRejectedError)
+      return { ok: false, retryable: false, status: 'refused_address' };
+    return { ok: false, retryable: true, status: 'network_error' };
+  }
+};
+
+/** One attempt of the lane's oldest delivery. */
+export const attemptStep = async (
+  task: LaneTask & { eventId: string },
+  now = new Date(),
+): Promise<AttemptResult> => {
+  const { eventId } = task;
+  const lane: LaneRef = {
+    companyId: task.companyId,
+    endpointId: task.endpointId,
+    resourceId: task.resourceId,
+  };
+  const delivery = await getDelivery(task.companyId, eventId, task.endpointId);
+  const attempts = (delivery?.attempts ?? 0) + 1;
+  const end = async (status: 'delivered' | 'failed', lastStatus: number | string, count = attempts) => {
+    await finishDelivery({ lane, eventId, status, attempts: count, lastStatus, now });
+    return { outcome: status } as const;
+  };
+  if (delivery?.status !== 'pending') return end('failed', delivery?.lastStatus ?? 'gone', attempts - 1);
+  const [event, endpoint] = await Promise.all([
+    getEvent(task.companyId, eventId, now),
+    getEndpoint(task.companyId, task.endpointId),
+  ]);
+  if (!event) return end('failed', 'event_expired', attempts - 1);
+  if (!endpoint) return end('failed', 'endpoint_deleted', attempts - 1);
+  if (endpoint.status !== 'enabled') return end('failed', 'endpoint_disabled', attempts - 1);
+
+  const answer = await send(
+    endpoint.url,
+    endpoint.secret,
+    eventId,
+    JSON.stringify(toPublicEvent(event)),
+    now,
+  );
+  if (answer.ok) {
+    await recordEndpointSuccess(task.companyId, task.endpointId);
+    return end('delivered', answer.status);
+  }
+  const settings = env().webhookDelivery;
+  const after = await recordEndpointFailure({
+    companyId: task.companyId,
+    endpointId: task.endpointId,
+    now,
+    disableBefore: new Date(now.getTime() - settings.disableAfterSeconds * 1000),
+    reason: `Deliveries failed for ${Math.round(settings.disableAfterSeconds / 3600)} h or more; last answer: ${answer.status}.`,
+  });
+  const firstAttemptAt = Date.parse(delivery.firstAttemptAt ?? now.toISOString());
+  const windowEnded = now.getTime() - firstAttemptAt >= settings.retryWindowSeconds * 1000;
+  if (!answer.retryable || windowEnded || after?.status !== 'enabled') return end('failed', answer.status);
+  const retryInSeconds = retryDelaySeconds(attempts);
+  const next = leaseFrom(now, retryInSeconds);
+  await renewLane(lane, task.owner, leaseFrom(next, settings.leaseSeconds));
+  await recordRetry({ lane, eventId, attempts, lastStatus: answer.status, now, nextAttemptAt: next });
+  return { outcome: 'retry', retryInSeconds };
+};

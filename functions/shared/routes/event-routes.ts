@@ -1,0 +1,143 @@
+import * as z from '../zod';
+import {
+  createdWebhookSchema,
+  createWebhookBodySchema,
+  deliverySchema,
+  eventPageSchema,
+  eventSchema,
+  listEventsQuerySchema,
+  webhookEndpointSchema,
+} from './event-schemas';
+
+/**
+ * The routes of webhook endpoints and events (group `events`), a section of the route table (`ROUTES`
+ * spreads it, and checks each entry against `RouteDefinition`).
+ */
+const endpointId = z.object({ id: z.string().min(1).max(64).describe('Endpoint identifier.') });
+const eventId = z.object({ id: z.string().min(1).max(64).describe('Event identifier.') });
+
+const exampleEndpoint = {
+  id: 'we_01jd8x3m5q2w9r7t4y6u8i0o1p',
+  url: 'https://hooks.example.com/platform',
+  events: ['transcode.done', 'transcode.failed'],
+  description: 'Media pipeline',
+  status: 'enabled',
+  disabledReason: null,
+  disabledAt: null,
+  failingSince: null,
+  createdAt: '2026-11-23T04:00:00.000Z',
+  updatedAt: '2026-11-23T04:00:00.000Z',
+};
+
+export const EVENT_ROUTES = [
+  {
+    method: 'POST',
+    path: '/v1/webhooks',
+    group: 'events',
+    operationId: 'createWebhookEndpoint',
+    summary: 'Register a webhook endpoint',
+    description:
+      'Events of the subscribed types are POSTed to the URL, signed with Standard Webhooks headers. The ' +
+      'signing secret is answered once. At most the plan’s `webhookEndpoints` endpoints per company (403 ' +
+      '`webhook_endpoint_limit_reached`); a refused URL answers 400 `validation_failed` at `/body/url`.',
+    tag: 'Webhooks',
+    scope: 'webhooks:write',
+    body: createWebhookBodySchema,
+    response: createdWebhookSchema,
+    successStatus: 201,
+    idempotent: true,
+    errors: ['webhook_endpoint_limit_reached'],
+    examples: {
+      request: { url: exampleEndpoint.url, events: exampleEndpoint.events, description: 'Media pipeline' },
+      response: { endpoint: exampleEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhooks',
+    group: 'events',
+    operationId: 'listWebhookEndpoints',
+    summary: 'List webhook endpoints',
+    description:
+      'Every endpoint of the company with its subscribed event types and status (`enabled`, or `disabled` ' +
+      'with `disabledReason`). Signing secrets are shown only once, when an endpoint is created.',
+    tag: 'Webhooks',
+    scope: 'webhooks:read',
+    response: z.object({ endpoints: z.array(webhookEndpointSchema) }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhooks/{id}',
+    group: 'events',
+    operationId: 'getWebhookEndpoint',
+    summary: 'Fetch a webhook endpoint',
+    description:
+      'One endpoint with its subscribed event types and status; a disabled endpoint shows why in ' +
+      "`disabledReason`. Another company's endpoint answers 404 `not_found`.",
+    tag: 'Webhooks',
+    scope: 'webhooks:read',
+    params: endpointId,
+    response: z.object({ endpoint: webhookEndpointSchema }),
+    errors: ['not_found'],
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/webhooks/{id}',
+    group: 'events',
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Delete a webhook endpoint',
+    description:
+      'Stops deliveries to the endpoint: deliveries still queued for it end as failed ' +
+      '(`endpoint_deleted`). Its events stay readable through GET /v1/events.',
+    tag: 'Webhooks',
+    scope: 'webhooks:write',
+    params: endpointId,
+    response: z.object({ deleted: z.literal(true) }),
+    errors: ['not_found'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhooks/{id}/test',
+    group: 'events',
+    operationId: 'testWebhookEndpoint',
+    summary: 'Send a ping event to one endpoint',
+    description:
+      'Creates a `ping` event delivered to this endpoint only, like any event (signed, retried); follow it ' +
+      'with `GET /v1/events/{id}`. A disabled endpoint answers 409 `webhook_endpoint_disabled`.',
+    tag: 'Webhooks',
+    scope: 'webhooks:write',
+    params: endpointId,
+    response: z.object({ event: eventSchema }),
+    successStatus: 202,
+    errors: ['not_found', 'webhook_endpoint_disabled'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/events',
+    group: 'events',
+    operationId: 'listEvents',
+    summary: 'List events, newest first',
+    description:
+      'Events of the last 30 days, newest first, `limit` per page; pass `next` as `after` for older ones. ' +
+      'A consumer that was down catches up here.',
+    tag: 'Events',
+    scope: 'webhooks:read',
+    query: listEventsQuerySchema,
+    response: eventPageSchema,
+  },
+  {
+    method: 'GET',
+    path: '/v1/events/{id}',
+    group: 'events',
+    operationId: 'getEvent',
+    summary: 'Fetch an event and its deliveries',
+    description:
+      'The event (`{id, type, createdAt, data}`, as delivered) and one delivery per subscribed endpoint: ' +
+      'its status, attempts, last HTTP status and next attempt time. Kept 30 days.',
+    tag: 'Events',
+    scope: 'webhooks:read',
+    params: eventId,
+    response: z.object({ event: eventSchema.extend({ deliveries: z.array(deliverySchema) }) }),
+    errors: ['not_found'],
+  },
+] as const;

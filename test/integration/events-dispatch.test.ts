@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTenant } from './support';
+import { eventually, startReceiver } from './webhook-receiver';
+
+/**
+ * The dispatcher is idempotent: the same stream record handled again (a retried batch, a restarted poller)
+ * creates no second delivery and sends nothing twice.
+ */
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(() => receiver.close());
+
+describe('event dispatcher', () => {
+  it('handles a stream record twice without a second delivery', async () => {
+    const t = await createTenant({ plan: 'starter' });
+    const headers = { 'x-api-key': t.apiKey };
+    const created = await call('POST', '/v1/webhooks', {
+      headers,
+      body: { url: `${receiver.base}/twice`, events: ['transcode.done'] },
+    });
+    expect(created.status).toBe(201);
+    const { putEvent, eventKey } = await import('../../functions/shared/data/events');
+    const { dispatchChanges } = await import('../../functions/shared/domain/events/dispatch');
+    const event = await putEvent({
+      companyId: t.companyId,
+      type: 'transcode.done',
+      resourceId: 'tc_twice',
+      data: { id: 'tc_twice' },
+      now: new Date(),
+    });
+    // The stack's own poller handles the record; the same record handled again, twice, here.
+    const record = {
+      eventName: 'INSERT' as const,
+      newImage: { ...eventKey(t.companyId, event.id), entity: 'event', ...event },
+    };
+    await dispatchChanges([record]);
+    await dispatchChanges([record, record]);
+    const got = await eventually(
+      () => receiver.of('/twice'),
+      (r) => r.length > 0,
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.of('/twice')).toHaveLength(1);
+    expect(got[0]?.headers['webhook-id']).toBe(event.id);
+    const detail = await call('GET', `/v1/events/${event.id}`, { headers });
+    expect((detail.json.event as { deliveries: unknown[] }).deliveries).toEqual([
+      expect.objectContaining({ status: 'delivered', attempts: 1 }),
+    ]);
+  });
+
+  it('ends the deliveries of a deleted endpoint as failed', async () => {
+    const t = await createTenant({ plan: 'starter' });
+    const headers = { 'x-api-key': t.apiKey };
+    receiver.answer('/deleted', [503, 503, 503, 503]);
+    const created = await call('POST', '/v1/webhooks', {
+      headers,
+      body: { url: `${receiver.base}/deleted`, events: ['*'] },
+    });
+    const id = (created.json.endpoint as { id: string }).id;
+    const ping = await call('POST', `/v1/webhooks/${id}/test`, { headers });
+    const eventId = (ping.json.event as { id: string }).id;
+    await eventually(
+      () => receiver.of('/deleted'),
+      (r) => r.length > 0,
+    );
+    expect((await call('DELETE', `/v1/webhooks/${id}`, { headers })).status).toBe(200);
+    const detail = await eventually(
+      () => call('GET', `/v1/events/${eventId}`, { headers }),
+      (r) => (r.json.event as { deliveries: { status: string }[] }).deliveries[0]?.status === 'failed',
+    );
+    expect((detail.json.event as { deliveries: unknown[] }).deliveries[0]).toMatchObject({
+      status: 'failed',
+      lastStatus: 'endpoint_deleted',
+    });
+  });
+});
