@@ -44,14 +44,16 @@ export const placeCompanyRateKey = async (
   const usagePlanId = usagePlans[company.planId] ?? usagePlans.default;
   if (!usagePlanId) throw new NoUsagePlanError(company.planId);
   const name = rateKeyName(company.companyId);
-  let key = company.rateKey ?? (await store.findKey(name));
+  // Looked up by name, not taken from the profile: a key deleted in API Gateway is made again.
+  let key = await store.findKey(name);
   const created = key === undefined;
   key ??= await store.createKey(
     name,
     randomBytes(24).toString('hex'),
     `Request rate of company ${company.companyId} (usage identifier returned by the authorizer; not a credential)`,
   );
-  if (company.rateKey?.id !== key.id) await setCompanyRateKey(company.companyId, key);
+  if (company.rateKey?.id !== key.id || company.rateKey.value !== key.value)
+    await setCompanyRateKey(company.companyId, key);
   // A key sits in at most one usage plan of a stage: take it out of the others before adding it.
   const current = await store.usagePlansOfKey(key.id);
   const removedFrom = current.filter((id) => id !== usagePlanId);
