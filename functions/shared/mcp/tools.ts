@@ -5,7 +5,7 @@ import { listTypeSummaries } from '../domain/dynadata/types';
 import { getTranscode, toPublicJob } from '../domain/transcodes';
 import { getTranscription, toPublicTranscription } from '../domain/transcriptions';
 import { getUsageSnapshot } from '../domain/usage';
-import { getWorkflowRun } from '../domain/workflows/runs';
+import { getWorkflowRun } from '../domain/workflows/public-run';
 import * as dd from '../routes/dynadata-schemas';
 import type { OperationId } from '../routes/route-table';
 import { usageSnapshotSchema } from '../routes/schemas';
