@@ -157,6 +157,10 @@ export class ApiStack extends Stack {
     this.addMethodNotAllowed();
     this.acknowledgeApiFindings();
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the v1 stage' });
+    new CfnOutput(this, 'RestApiId', {
+      value: this.api.restApiId,
+      description: 'The REST API whose usage plans hold the companies usage keys (admin --rest-api-id)',
+    });
   }
 
   /**

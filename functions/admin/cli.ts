@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AppError } from '../shared/errors';
 import { parseScopeList, SCOPES, type Scope } from '../shared/types/scopes';
+import { COMPANY_USAGE, runCompanyCommand } from './company-commands';
 import { DYNADATA_USAGE, runDynadataCommand } from './dynadata-commands';
 import { selectTarget, UsageError } from './target';
 import { InvalidWorkflowError, runWorkflowCommand, WORKFLOW_USAGE } from './workflow-commands';
@@ -12,8 +13,7 @@ import { InvalidWorkflowError, runWorkflowCommand, WORKFLOW_USAGE } from './work
  */
 const USAGE = `usage: npm run admin -- <command> [options] [--json]
 
-  companies create --name N --plan P
-  companies get --company ID
+${COMPANY_USAGE}
   keys create --company ID [--name N] [--scopes a,b]   prints the key once
   keys list --company ID
   keys revoke --company ID --key-id K
@@ -25,7 +25,7 @@ ${DYNADATA_USAGE}
 ${WORKFLOW_USAGE}
 
 target: the local stack in $DATA_DIR (default .data), or AWS with --table T --bucket B --region R
-        [--jwt-keys-secret ARN] (for the jwt commands)`;
+        [--jwt-keys-secret ARN] (for the jwt commands) [--rest-api-id A] (for the companies commands)`;
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -40,6 +40,7 @@ const OPTIONS = {
   bucket: { type: 'string' },
   region: { type: 'string' },
   'jwt-keys-secret': { type: 'string' },
+  'rest-api-id': { type: 'string' },
   'data-dir': { type: 'string' },
   advanced: { type: 'boolean' },
   ips: { type: 'string' },
@@ -87,23 +88,6 @@ const run = async (
   const now = new Date();
   const key = `${area} ${command}`;
   switch (key) {
-    case 'companies create': {
-      const { createCompanyWithPlan } = await import('../shared/domain/company-admin');
-      const company = await createCompanyWithPlan(
-        { name: need(values, 'name'), planId: need(values, 'plan') },
-        now,
-      );
-      return {
-        json: company,
-        text: `created company ${company.companyId} (${company.name}, plan ${company.planId})`,
-      };
-    }
-    case 'companies get': {
-      const { getCompany } = await import('../shared/data/companies');
-      const company = await getCompany(need(values, 'company'));
-      if (!company) throw new Error(`no company ${values.company}`);
-      return { json: company, text: JSON.stringify(company, null, 2) };
-    }
     case 'keys create': {
       const { getCompany } = await import('../shared/data/companies');
       const { createApiKey } = await import('../shared/data/api-keys');
@@ -192,6 +176,8 @@ const run = async (
       };
     }
     default: {
+      const company = await runCompanyCommand(key, values, now);
+      if (company) return company;
       const dynadata = await runDynadataCommand(key, values, now);
       if (dynadata) return dynadata;
       const workflow = await runWorkflowCommand(key, values, now);

@@ -6,7 +6,8 @@ import { createTtlCache } from '../shared/ttl-cache';
 
 /**
  * What the authorizer needs to know about a company: whether it may call, its monthly allowance, its request
- * rate, the storage limits the upload routes enforce without reading the plan again, and the plan's id.
+ * rate, the storage limits the upload routes enforce without reading the plan again, the plan's id and the
+ * company's usage key.
  */
 export type CompanyAccess =
   | {
@@ -17,6 +18,8 @@ export type CompanyAccess =
       requestsPerSecond: number;
       burst: number;
       planId: string;
+      /** The company's own API Gateway usage key (AWS), when it has one (`domain/company-rate-keys.ts`). */
+      usageKey?: string;
     }
   | { active: false };
 
@@ -38,6 +41,7 @@ export const companyAccess = async (companyId: string, now: number): Promise<Com
         requestsPerSecond: limits.requestsPerSecond,
         burst: limits.burst,
         planId: plan?.id ?? '',
+        ...(company?.rateKey ? { usageKey: company.rateKey.value } : {}),
       }
     : { active: false };
   companies.set(companyId, access, now);

@@ -4,7 +4,7 @@ import { logger, withLambdaContext } from '../shared/logger';
 import { type AuthOutcome, authenticate } from './authenticate';
 import { companyAccess } from './company-access';
 import { ambiguousCredentialHeader, BEARER_RESOURCES, presentedCredential } from './credentials';
-import { usagePlanKeyFor } from './usage-plan-keys';
+import { usageIdentifierFor } from './usage-plan-keys';
 
 /**
  * Lambda REQUEST authorizer. Gateway caching is off (any of three headers may carry the credential), so the
@@ -34,10 +34,10 @@ const authorize = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
     logger.info('company not active', { companyId: outcome.auth.companyId });
     throw new Error('Unauthorized');
   }
-  const usageIdentifierKey = usagePlanKeyFor(access.planId);
+  const usageIdentifierKey = usageIdentifierFor(access.planId, access.usageKey);
   return {
     principalId: outcome.auth.companyId,
-    // Selects the API Gateway usage plan whose throttle is this plan's request rate (`request-rates.ts`).
+    // The company's key in the usage plan whose throttle is its plan's request rate (`request-rates.ts`).
     ...(usageIdentifierKey === undefined ? {} : { usageIdentifierKey }),
     policyDocument: {
       Version: '2012-10-17',

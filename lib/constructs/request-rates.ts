@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import { Tags } from 'aws-cdk-lib';
 import { ApiKey, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
-import { type Plan, RATE_OF_PLANS_WITHOUT_ONE } from '../../functions/shared/types/plans';
+import { type Plan, RATE_OF_PLANS_WITHOUT_ONE, USAGE_PLAN_TAG } from '../../functions/shared/types/plans';
 
 export interface RequestRatesProps {
   api: RestApi;
@@ -16,10 +17,11 @@ export interface RequestRatesProps {
  *
  * One usage plan per catalog plan, throttled at the plan's `requestsPerSecond` and `burst`, plus `default`
  * (the smallest rate) for plans added later with `admin plans put`; no quota (the monthly `api_requests`
- * allowance is metered by the API itself). Each usage plan has one API key. API Gateway throttles per API
- * key, so a key shared by a plan's companies bounds what they send together; a key per company (created with
- * the company, moved when its plan changes) gives each company its own bucket and the authorizer already
- * returns whatever key it is given for the plan (`USAGE_PLAN_KEYS`).
+ * allowance is metered by the API itself). API Gateway throttles per API key, so each company has its own
+ * key in the usage plan of its plan, created and moved by the operator CLI (`domain/company-rate-keys.ts`),
+ * which finds each usage plan by its `USAGE_PLAN_TAG` tag among the usage plans of this API. Each usage plan also
+ * has one key of its own, the authorizer's fallback (`USAGE_PLAN_KEYS`) for a company without a key yet: the
+ * plan's companies without keys share that bucket.
  *
  * The key values are usage identifiers, not credentials: with the key source AUTHORIZER, API Gateway never
  * reads one from a request. They are derived from the construct path and the plan id, so they are stable
@@ -42,6 +44,7 @@ export class RequestRates extends Construct {
         throttle: { rateLimit: requestsPerSecond, burstLimit: burst },
         apiStages: [{ api: props.api, stage: props.api.deploymentStage }],
       });
+      Tags.of(usagePlan).add(USAGE_PLAN_TAG, planId);
       const value = createHash('sha256')
         .update(`${this.node.path}/${this.node.addr}/${planId}`)
         .digest('hex');

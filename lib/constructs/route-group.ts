@@ -21,7 +21,7 @@ const MARKDOWN = '#lazy/markdown-parser';
 const AJV = '#lazy/json-schema-ajv';
 export const LAZY_MODULES: Partial<Record<RouteGroup, readonly string[]>> = {
   dynadata: [AJV],
-  // The MCP tools validate Dynadata items (ajv); none reaches speech or the workflow actions.
+  // The MCP tools that read and write Dynadata items validate them as the dynadata group does.
   mcp: [AJV],
   speech: [TOKENIZER, MARKDOWN],
   workflows: [TOKENIZER, MARKDOWN, AJV],
@@ -34,11 +34,17 @@ const PACKAGE_FILES: Partial<Record<RouteGroup, { package: string; files: readon
   public: { package: DOCS_PACKAGE, files: DOCS_PACKAGE_FILES },
 };
 
-/** Modules a group's bundle takes from another file: the MCP SDK's zod 3 support, unused (zod 4 only). */
+/**
+ * Modules a group's bundle takes from another file: the MCP SDK's zod 3 support (zod 4 only here) and its
+ * default JSON Schema validator (the server is given its own), both unused.
+ */
+const MCP_SDK_UNUSED = 'functions/shared/mcp/sdk-unused.ts';
 export const GROUP_ALIASES: Partial<Record<RouteGroup, Readonly<Record<string, string>>>> = {
   mcp: {
-    'zod/v3': 'functions/shared/mcp/zod3-unused.ts',
-    'zod-to-json-schema': 'functions/shared/mcp/zod3-unused.ts',
+    'zod/v3': MCP_SDK_UNUSED,
+    'zod-to-json-schema': MCP_SDK_UNUSED,
+    ajv: MCP_SDK_UNUSED,
+    'ajv-formats': MCP_SDK_UNUSED,
   },
 };
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PLANS } from '../../functions/shared/domain/plan-catalog';
 import { apiResourcePath, ROUTES, routeKey } from '../../functions/shared/routes/route-table';
-import { RATE_OF_PLANS_WITHOUT_ONE } from '../../functions/shared/types/plans';
+import { RATE_OF_PLANS_WITHOUT_ONE, USAGE_PLAN_TAG } from '../../functions/shared/types/plans';
 import { methods, resourcesOfType } from './rest-api';
 import { logicalIdOf, type SynthesizedApp, synthesizeApp } from './synth';
 
@@ -34,7 +34,7 @@ describe('per-company request rates at the edge', () => {
     }
   });
 
-  it('has one usage plan per catalog plan, plus a default, throttled at the plan rate on the v1 stage', () => {
+  it('has one usage plan per catalog plan, plus a default, tagged with its plan and throttled at its rate', () => {
     const expected = [
       ...DEFAULT_PLANS.map((p) => ({ rate: p.limits.requestsPerSecond, burst: p.limits.burst })),
       { rate: RATE_OF_PLANS_WITHOUT_ONE.requestsPerSecond, burst: RATE_OF_PLANS_WITHOUT_ONE.burst },
@@ -47,6 +47,11 @@ describe('per-company request rates at the edge', () => {
         return { rate: throttle.RateLimit, burst: throttle.BurstLimit };
       }),
     ).toEqual(expect.arrayContaining(expected));
+    const tagged = plans.map(
+      (p) =>
+        (p.Properties.Tags as { Key: string; Value: string }[]).find((t) => t.Key === USAGE_PLAN_TAG)?.Value,
+    );
+    expect(tagged.sort()).toEqual([...DEFAULT_PLANS.map((p) => p.id), 'default'].sort());
     for (const plan of plans) {
       const stages = plan.Properties.ApiStages as { Stage: unknown }[];
       expect(stages).toHaveLength(1);
@@ -68,6 +73,11 @@ describe('per-company request rates at the edge', () => {
     // Each key sits in exactly one usage plan.
     const keyIds = new Set(links.map((l) => JSON.stringify(l.Properties.KeyId)));
     expect(keyIds.size).toBe(links.length);
+  });
+
+  it('names the REST API whose usage plans the operator CLI places company keys in', () => {
+    const [apiId] = Object.keys(resourcesOfType(synth.apiTemplate, 'AWS::ApiGateway::RestApi'));
+    synth.apiTemplate.hasOutput('RestApiId', { Value: { Ref: apiId } });
   });
 
   it('answers throttled requests 429 throttled with Retry-After', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventItem, workflowRunFinishedEventItem } from '../../functions/shared/data/events';
+import { eventItem, toEventRecord, workflowRunFinishedEventItem } from '../../functions/shared/data/events';
 import { retryDelaySeconds } from '../../functions/shared/domain/events/delivery';
 
 const now = new Date('2026-11-23T04:00:00.000Z');
@@ -20,7 +20,7 @@ describe('event transaction items', () => {
       type: 'transcode.done',
       resourceId: 'tc_1',
       createdAt: now.toISOString(),
-      data: { id: 'tc_1' },
+      data: JSON.stringify({ id: 'tc_1' }),
       ttl: now.getTime() / 1000 + 30 * 86_400,
     });
     expect(Put.Item.sk).toBe(`EV#${Put.Item.id}`);
@@ -30,7 +30,22 @@ describe('event transaction items', () => {
   it('gives workflow_run.finished the run as its data, the run id as its resource', () => {
     const run = { runId: 'run_1', workflowId: 'wf_1', status: 'success', ok: true };
     const { Put } = workflowRunFinishedEventItem({ companyId: 'co_1', run, now });
-    expect(Put.Item).toMatchObject({ type: 'workflow_run.finished', resourceId: 'run_1', data: run });
+    expect(Put.Item).toMatchObject({ type: 'workflow_run.finished', resourceId: 'run_1' });
+    expect(toEventRecord(Put.Item).data).toEqual(run);
+  });
+
+  it('keeps data nested deeper than a DynamoDB map allows, and empty keys, as JSON text', () => {
+    let deep: unknown = { '': 'empty key' };
+    for (let level = 0; level < 40; level++) deep = { level, deep };
+    const { Put } = eventItem({
+      companyId: 'co_1',
+      type: 'workflow_run.finished',
+      resourceId: 'r',
+      data: deep,
+      now,
+    });
+    expect(typeof Put.Item.data).toBe('string');
+    expect(toEventRecord(Put.Item).data).toEqual(deep);
   });
 });
 

@@ -4,12 +4,13 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RUNTIME_PROVIDED_MODULES } from '../../lib/constructs/app-function';
-import { GROUP_ALIASES } from '../../lib/constructs/route-group';
+import { GROUP_ALIASES, LAZY_MODULES } from '../../lib/constructs/route-group';
 
 /**
- * The MCP group is bundled with the SDK's zod 3 support aliased to a module that throws: this bundles the MCP
- * server the same way and answers `tools/list` with it, which converts every tool's zod schemas to JSON
- * Schema, the path that would reach the aliased modules if any schema were zod 3.
+ * The MCP group is bundled with the SDK's zod 3 support and default JSON Schema validator (ajv) aliased to a
+ * module that throws: this bundles the MCP server the same way and answers `tools/list` with it, which
+ * converts every tool's zod schemas to JSON Schema, the path that would reach the aliased modules if any
+ * schema were zod 3, and calls a tool, which builds the server with its own validator.
  */
 const root = join(import.meta.dirname, '..', '..');
 mkdirSync(join(root, 'cdk.out'), { recursive: true });
@@ -25,7 +26,7 @@ describe('the MCP server as the group bundles it', () => {
       `export { answerMcpMessage } from '${join(root, 'functions/shared/mcp/server.ts')}';\n`,
     );
     const outfile = join(dir, 'server.mjs');
-    await build({
+    const { metafile } = await build({
       entryPoints: [entry],
       bundle: true,
       platform: 'node',
@@ -34,7 +35,8 @@ describe('the MCP server as the group bundles it', () => {
       minify: true,
       outfile,
       mainFields: ['module', 'main'],
-      external: [...RUNTIME_PROVIDED_MODULES],
+      external: [...RUNTIME_PROVIDED_MODULES, ...(LAZY_MODULES.mcp ?? [])],
+      metafile: true,
       alias: Object.fromEntries(
         Object.entries(GROUP_ALIASES.mcp ?? {}).map(([from, to]) => [from, join(root, to)]),
       ),
@@ -43,6 +45,10 @@ describe('the MCP server as the group bundles it', () => {
       },
       logLevel: 'error',
     });
+    const inputs = Object.keys(metafile.inputs);
+    expect(
+      inputs.filter((path) => /node_modules\/(ajv|ajv-formats|zod-to-json-schema)\//.test(path)),
+    ).toEqual([]);
     const { answerMcpMessage } = (await import(
       pathToFileURL(outfile).href
     )) as typeof import('../../functions/shared/mcp/server');

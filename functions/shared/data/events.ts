@@ -74,6 +74,9 @@ export const eventItem = (input: EventInput) => {
         ...eventKey(input.companyId, record.id),
         entity: EVENT_ENTITY,
         ...record,
+        // JSON text, as workflow results are: a resource may nest deeper than a DynamoDB map allows, or
+        // hold empty keys, and the event must keep it exactly as its GET route shows it.
+        data: JSON.stringify(record.data ?? null),
         ttl: eventExpiry(input.now),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
@@ -135,7 +138,7 @@ export const toEventRecord = (item: Record<string, unknown>): EventRecord => ({
   type: String(item.type),
   createdAt: String(item.createdAt),
   resourceId: String(item.resourceId),
-  data: item.data ?? null,
+  data: typeof item.data === 'string' ? JSON.parse(item.data) : (item.data ?? null),
   ...(typeof item.endpointId === 'string' ? { endpointId: item.endpointId } : {}),
 });
 

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { AppError, ValidationError } from '../errors';
 import { refuseLogEntryWrites } from '../http/log-entry-guard';
 import { buildProblem } from '../http/problem';
@@ -30,6 +31,17 @@ const INSTRUCTIONS =
   'Tools act for the company of the credential. Read transform and transcription jobs and the usage ' +
   'snapshot; read and write Dynadata items (log_entries is read-only). A refused call answers isError with ' +
   'a problem JSON carrying a stable `code`.';
+
+/**
+ * The server's JSON Schema validator. The SDK uses it only to check what a client answers to the server's own
+ * elicitation requests; this server elicits nothing (tool inputs and outputs are checked with their zod
+ * schemas), so it refuses to be used. Giving it keeps the SDK's default (ajv) out of the group's bundle.
+ */
+const NO_ELICITATION: jsonSchemaValidator = {
+  getValidator: () => {
+    throw new Error('the MCP server elicits no input');
+  },
+};
 
 const routeOf = (tool: ToolDefinition): RouteDefinition => {
   const route = ROUTES.find((r) => r.operationId === tool.operationId);
@@ -63,7 +75,11 @@ export const callTool = async (
 };
 
 const createServer = (context: ToolContext): McpServer => {
-  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new McpServer(SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: NO_ELICITATION,
+  });
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,

@@ -40,3 +40,6 @@ export interface Plan {
  * for: the shipped catalog's smallest.
  */
 export const RATE_OF_PLANS_WITHOUT_ONE = { requestsPerSecond: 10, burst: 20 } as const;
+
+/** The tag on each API Gateway usage plan: the id of the plan it throttles (or `default`). */
+export const USAGE_PLAN_TAG = 'public-api-v1:plan';
