@@ -28,9 +28,12 @@ const NO_IDEMPOTENT_ROUTE =
 /** The API-request meter every authenticated request adds to (`functions/shared/http/middleware.ts`). */
 const METER = { UpdateItem: ['usage'] } as const;
 
-/** Reads an API key by its hash, the company and its plan; verifies JWTs with the key set. */
+/**
+ * Reads an API key by its hash, the company and its plan; verifies JWTs with the key set and reads the
+ * revocations of a token's id and root credential in one batch.
+ */
 export const AUTHORIZER_ACCESS: FunctionAccess = {
-  table: { GetItem: ['apiKeys', 'company', 'plans'] },
+  table: { GetItem: ['apiKeys', 'company', 'plans'], BatchGetItem: ['credentials'] },
   secrets: ['jwtKeys'],
 };
 
@@ -89,7 +92,8 @@ const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
   table: {
     GetItem: ['plans', 'dynadataItems', 'storedObjects'],
     BatchGetItem: ['company', 'usage', 'storedObjects'],
-    PutItem: ['transcodes', 'transcriptions', 'dynadataItems', 'events'],
+    // credentials: the record of a minted token (its id, root and expiry; never the token).
+    PutItem: ['transcodes', 'transcriptions', 'dynadataItems', 'events', 'credentials'],
     UpdateItem: ['transcodes', 'transcriptions', 'storedObjects', 'dynadataTypes', 'usage'],
   },
   objects: ['s3:PutObject', 's3:DeleteObject'],

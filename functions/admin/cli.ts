@@ -20,6 +20,7 @@ ${COMPANY_USAGE}
   plans list
   plans put --file plan.json
   jwt mint --company ID [--scopes a,b] [--advanced] [--ips a,b] [--dur S] [--kind K]
+  jwt revoke --company ID --jti J       refuse one minted token (and the tokens derived from it if the operator minted it)
   jwt keys rotate                       new signing key; the previous one still verifies
 ${DYNADATA_USAGE}
 ${WORKFLOW_USAGE}
@@ -34,6 +35,7 @@ const OPTIONS = {
   plan: { type: 'string' },
   company: { type: 'string' },
   'key-id': { type: 'string' },
+  jti: { type: 'string' },
   scopes: { type: 'string' },
   file: { type: 'string' },
   table: { type: 'string' },
@@ -57,7 +59,7 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-const need = (values: Values, name: 'name' | 'plan' | 'company' | 'key-id' | 'file'): string => {
+const need = (values: Values, name: 'name' | 'plan' | 'company' | 'key-id' | 'file' | 'jti'): string => {
   const value = values[name];
   if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
   return value.trim();
@@ -114,8 +116,8 @@ const run = async (
       return { json: { keys }, text: lines.join('\n') || 'no keys' };
     }
     case 'keys revoke': {
-      const { revokeApiKey } = await import('../shared/data/api-keys');
-      const record = await revokeApiKey(need(values, 'company'), need(values, 'key-id'), now);
+      const { revokeKeyAndDerivedTokens } = await import('../shared/domain/tokens');
+      const record = await revokeKeyAndDerivedTokens(need(values, 'company'), need(values, 'key-id'), now);
       return { json: record, text: `revoked ${record.keyId} at ${record.revokedAt}` };
     }
     case 'plans list': {
@@ -145,24 +147,32 @@ const run = async (
       return { json: parsed.data, text: `stored plan ${parsed.data.id}` };
     }
     case 'jwt mint': {
-      const { mintJwt } = await import('../shared/auth/jwt-mint');
-      const { currentSigningKey, loadKeySet } = await import('../shared/auth/signing-keys');
+      const { issueToken } = await import('../shared/domain/tokens');
       const list = (v: string | undefined) =>
         v === undefined ? undefined : v.split(',').map((s) => s.trim());
       const dur = values.dur === undefined ? undefined : Number(values.dur);
-      const minted = await mintJwt(
+      const minted = await issueToken(
         {
           companyId: need(values, 'company'),
+          source: { kind: 'operator' },
           ips: list(values.ips),
           dur,
           scopes: list(values.scopes),
           advanced: values.advanced ?? false,
           kind: values.kind,
         },
-        currentSigningKey(await loadKeySet()),
+        'operator',
         now,
       );
       return { json: minted, text: minted.token };
+    }
+    case 'jwt revoke': {
+      const { revokeToken } = await import('../shared/domain/tokens');
+      const revoked = await revokeToken(need(values, 'company'), need(values, 'jti'), now);
+      return {
+        json: revoked,
+        text: `revoked token ${revoked.jti} (it would have expired at ${revoked.expiresAt})`,
+      };
     }
     case 'jwt keys': {
       if (positionalRest !== 'rotate') throw new UsageError('usage: jwt keys rotate');

@@ -2,6 +2,7 @@ import { type JwtRefusal, type KeyResolver, verificationKeys, verifyJwtSignature
 import { type ClaimRefusal, checkV1Claims } from '../shared/auth/jwt-claims';
 import { forgetKeySet, loadKeySet } from '../shared/auth/signing-keys';
 import { API_KEY_PATTERN, findApiKeyBySecret } from '../shared/data/api-keys';
+import { revokedCredentials } from '../shared/data/credentials';
 import { env } from '../shared/env';
 import { createTtlCache } from '../shared/ttl-cache';
 import type { AuthContext } from '../shared/types/auth';
@@ -29,7 +30,13 @@ const authenticateApiKey = async (value: string): Promise<AuthOutcome> => {
   if (key.revokedAt) return { ok: false, reason: 'revoked' };
   return {
     ok: true,
-    auth: { companyId: key.companyId, authMethod: 'api_key', keyId: key.keyId, scopes: key.scopes },
+    auth: {
+      companyId: key.companyId,
+      authMethod: 'api_key',
+      keyId: key.keyId,
+      scopes: key.scopes,
+      source: key.keyId,
+    },
   };
 };
 
@@ -54,15 +61,46 @@ const resolveJwtKey = async (kid: string, now: number) => {
   return jwtKeys(kid);
 };
 
-/** Service-signed tokens: verified locally (no database request), so they are not cached. */
+/**
+ * Whether a credential id (a token's `jti` or `src`) is revoked, per warm instance for the cache TTL: a
+ * revocation takes effect within `AUTHORIZER_CACHE_TTL_SECONDS`, as a revoked API key does.
+ */
+const revocations = createTtlCache<boolean>(env().authorizerCacheTtlSeconds * 1000);
+
+const anyRevoked = async (companyId: string, ids: string[], now: number): Promise<boolean> => {
+  const cacheKey = (id: string) => `${companyId}\u0000${id}`;
+  const unknown = ids.filter((id) => revocations.get(cacheKey(id), now) === undefined);
+  if (unknown.length > 0) {
+    const revoked = await revokedCredentials(companyId, unknown);
+    for (const id of unknown) revocations.set(cacheKey(id), revoked.has(id), now);
+  }
+  return ids.some((id) => revocations.get(cacheKey(id), now) === true);
+};
+
+/**
+ * Service-signed tokens: the signature and claims are verified locally; the token's id and root credential
+ * are checked against the revocations (one batch read, cached like the API key decisions).
+ */
 const authenticateJwt = async (token: string, sourceIp: string, now: number): Promise<AuthOutcome> => {
   // Keys are loaded only for a token whose shape and header pass: malformed ones cost no key or database work.
   const verified = await verifyJwtSignature(token, (kid) => resolveJwtKey(kid, now));
   if (!verified.ok) return verified;
   const checked = checkV1Claims(verified.claims, sourceIp, Math.floor(now / 1000));
   if (!checked.ok) return checked;
-  const { companyId, scopes, tokenId } = checked.claims;
-  return { ok: true, auth: { companyId, authMethod: 'jwt', keyId: tokenId, scopes } };
+  const { companyId, scopes, tokenId, source, expiresAt, ips } = checked.claims;
+  if (await anyRevoked(companyId, [tokenId, source], now)) return { ok: false, reason: 'revoked' };
+  return {
+    ok: true,
+    auth: {
+      companyId,
+      authMethod: 'jwt',
+      keyId: tokenId,
+      scopes,
+      source,
+      tokenExpiresAt: expiresAt,
+      ...(ips ? { tokenIps: ips } : {}),
+    },
+  };
 };
 
 export const authenticate = async (

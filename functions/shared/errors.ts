@@ -46,6 +46,12 @@ export const ERROR_CATALOG = {
     status: 200,
     title: 'Scopes wider than those of the credential that started the run',
   },
+  jwt_ips_exceed_caller: {
+    status: 200,
+    title: 'Addresses outside those of the credential that started the run',
+  },
+  jwt_source_expired: { status: 200, title: 'The credential that started the run has expired' },
+  jwt_requires_sync_run: { status: 200, title: 'A token can be minted only in a synchronous run' },
   http_target_refused: { status: 200, title: 'The request target is not allowed' },
   http_request_failed: { status: 200, title: 'The HTTP request failed' },
   step_timeout: { status: 200, title: 'The step did not finish in time' },

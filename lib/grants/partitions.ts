@@ -19,6 +19,8 @@ export const TABLE_PARTITIONS = {
   company: tenant(''),
   /** `CO#<companyId>#USAGE`: usage meters (month figures and totals). */
   usage: tenant('#USAGE'),
+  /** `CO#<companyId>#CRED`: minted-token records (never the tokens) and credential revocations. */
+  credentials: tenant('#CRED'),
   /** `CO#<companyId>#IDEM`: idempotency records. */
   idempotency: tenant('#IDEM'),
   /** `CO#<companyId>#DD#<type>`: Dynadata items (contacts and messages included). */

@@ -165,7 +165,7 @@ try {
   ).key;
   const token = (
     await mintJwt(
-      { companyId: stack.demo.companyId, scopes: [...SCOPES], advanced: true },
+      { companyId: stack.demo.companyId, source: { kind: 'operator' }, scopes: [...SCOPES], advanced: true },
       currentSigningKey(await loadKeySet()),
       new Date(),
     )

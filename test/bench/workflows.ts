@@ -5,8 +5,8 @@ import { join } from 'node:path';
 
 /**
  * Workflows bench (part of `npm run bench`; `npm run bench -- workflows` runs only this part), against the
- * local stack it started, with definitions of N trivial steps (`actions/security/auth/jwt/generate`, no
- * scopes), runs started in-process through the domain function the route calls (no gateway, no authorizer):
+ * local stack it started, with definitions of N trivial steps (`actions/speech/spoken-text` of one short
+ * sentence: no AWS call), runs started in-process through the domain function the route calls (no gateway, no authorizer):
  *  1. wall time of a sync run (median of RUNS) for N = 1 and N = STEPS, and the time per step; the same for
  *     async runs (the step loop of `workflow-run.asl.json` in the local Step Functions interpreter, one
  *     step-worker invocation per step), from the start until the run item shows it finished (polled every
@@ -44,7 +44,8 @@ export const benchWorkflows = async (dataDir: string, write: (line: string) => v
     const file = join(dir, `wf${n}.json`);
     const steps = Array.from({ length: n }, (_, i) => ({
       id: `s${i}`,
-      action: 'actions/security/auth/jwt/generate',
+      action: 'actions/speech/spoken-text',
+      with: { markdown: 'Hi.' },
     }));
     writeFileSync(file, JSON.stringify({ id: `trivial-${n}`, name: `${n} trivial steps`, steps }));
     const code = await runCli(
@@ -66,6 +67,7 @@ export const benchWorkflows = async (dataDir: string, write: (line: string) => v
       includeStepOutputs: false,
       input: {},
       callerScopes: [...SCOPES],
+      caller: { source: 'key_bench' },
     });
     if (started.kind === 'finished') return;
     for (;;) {

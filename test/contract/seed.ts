@@ -112,7 +112,7 @@ export const seedTenant = async (apiUrl: string, dataDir: string): Promise<Seede
   const apiKey = (await createApiKey(companyId, { name: 'contract', scopes: [...SCOPES] }, now)).key;
   const limitedKey = (await createApiKey(companyId, { name: 'limited', scopes: ['company:read'] }, now)).key;
   const revoked = await createApiKey(companyId, { name: 'revoked', scopes: [...SCOPES] }, now);
-  await revokeApiKey(companyId, revoked.record.keyId, now);
+  await revokeApiKey(companyId, revoked.record.keyId, now, Math.floor(now.getTime() / 1000) + 3700);
 
   const admin = async (...args: string[]) => {
     let out = '';

@@ -22,6 +22,7 @@ beforeAll(async () => {
   const { companyKey } = await import('../../functions/shared/data/companies');
   const { usageMonthKey } = await import('../../functions/shared/data/usage-meters');
   const { idempotencyKey } = await import('../../functions/shared/data/idempotency');
+  const { credentialsPartition } = await import('../../functions/shared/data/credentials');
   const { itemPartition, indexPartition } = await import('../../functions/shared/data/dynadata-items');
   const { dynadataTypeKey } = await import('../../functions/shared/data/dynadata-types');
   const { logEntryKey } = await import('../../functions/shared/data/log-entries');
@@ -44,6 +45,7 @@ beforeAll(async () => {
     company: companyKey(co).pk,
     usage: usageMonthKey(co, '2026-11').pk,
     idempotency: idempotencyKey(co, 'createItem', 'k').pk,
+    credentials: credentialsPartition(co),
     dynadataItems: itemPartition(co, 'contacts'),
     dynadataTypes: dynadataTypeKey(co, 'contacts').pk,
     logEntries: logEntryKey(co, 0, 'r').pk,

@@ -3,6 +3,7 @@ import { storeObjectRecord } from './stored-object-fixture';
 import { call, createTenant, expectProblem } from './support';
 
 const { mintJwt } = await import('../../functions/shared/auth/jwt-mint');
+const OPERATOR = { kind: 'operator' } as const;
 const { currentSigningKey, loadKeySet } = await import('../../functions/shared/auth/signing-keys');
 
 const eventually = async <T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 8000): Promise<T> => {
@@ -80,14 +81,23 @@ describe('log_entries through Dynadata', () => {
     const t = await createTenant();
     const token = (
       await mintJwt(
-        { companyId: t.companyId, scopes: ['dynadata:write', 'dynadata:read'], advanced: true },
+        {
+          companyId: t.companyId,
+          source: OPERATOR,
+          scopes: ['dynadata:write', 'dynadata:read'],
+          advanced: true,
+        },
         currentSigningKey(await loadKeySet()),
         new Date(),
       )
     ).token;
     const readOnly = await createTenant({ scopes: ['dynadata:read'] });
     const noScopes = (
-      await mintJwt({ companyId: t.companyId }, currentSigningKey(await loadKeySet()), new Date())
+      await mintJwt(
+        { companyId: t.companyId, source: OPERATOR },
+        currentSigningKey(await loadKeySet()),
+        new Date(),
+      )
     ).token;
     const credentials: Record<string, string>[] = [
       { 'x-api-key': t.apiKey },

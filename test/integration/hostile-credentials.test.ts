@@ -4,6 +4,8 @@ import { call, createTenant, expectProblem, revokeKey } from './support';
 
 const { signJwt } = await import('../../functions/shared/auth/jwt');
 const { mintJwt } = await import('../../functions/shared/auth/jwt-mint');
+const { issueToken, revokeToken } = await import('../../functions/shared/domain/tokens');
+const OPERATOR = { kind: 'operator' } as const;
 const { currentSigningKey, loadKeySet } = await import('../../functions/shared/auth/signing-keys');
 
 const gated = ROUTES.filter((r) => r.scope !== 'public');
@@ -26,10 +28,20 @@ beforeAll(async () => {
     kind: 'v1',
     iat: now,
     exp: now + 300,
+    jti: 'hostile-1',
+    src: tenant.keyId,
     scopes: scoped.map((r) => r.scope),
   };
   const [, payload] = (await signJwt(claims, key)).split('.');
-  noScopes = (await mintJwt({ companyId: tenant.companyId }, key, new Date())).token;
+  const root = await issueToken(
+    { companyId: tenant.companyId, source: OPERATOR, scopes: scoped.map((r) => r.scope), advanced: true },
+    'operator',
+    new Date(),
+  );
+  await revokeToken(tenant.companyId, root.jti, new Date());
+  const revokedRoot = root.jti;
+  const revokedRootToken = root.token;
+  noScopes = (await mintJwt({ companyId: tenant.companyId, source: OPERATOR }, key, new Date())).token;
   hostile = [
     ['alg none', { 'x-jwt-token': `${b64({ alg: 'none', kid: key.kid })}.${payload}.` }],
     ['unknown kid', { 'x-jwt-token': await signJwt(claims, { ...key, kid: 'retired-kid' }) }],
@@ -47,6 +59,23 @@ beforeAll(async () => {
       },
     ],
     ['revoked API key', { 'x-api-key': revoked.apiKey }],
+    // Tokens derived from a credential: each names its root (`src`), which must not be revoked.
+    ['src missing', { 'x-jwt-token': await signJwt({ ...claims, src: undefined }, key) }],
+    ['jti missing', { 'x-jwt-token': await signJwt({ ...claims, jti: undefined }, key) }],
+    [
+      'derived from a revoked API key',
+      {
+        'x-jwt-token': await signJwt(
+          { ...claims, companyId: revoked.companyId, jti: 'derived-1', src: revoked.keyId },
+          key,
+        ),
+      },
+    ],
+    [
+      'derived from a revoked operator token',
+      { 'x-jwt-token': await signJwt({ ...claims, jti: 'derived-2', src: `jti:${revokedRoot}` }, key) },
+    ],
+    ['revoked operator token', { 'x-jwt-token': revokedRootToken }],
     ['oversized header', { 'x-api-key': `sk-${'a'.repeat(10_000)}` }],
     ['non-ASCII garbage', { 'x-jwt-token': '\u00ff\u00fe\u00e9t\u00e9.\u00e0.\u00fc' }],
     ['empty x-jwt-token over a valid key', { 'x-jwt-token': '', 'x-api-key': tenant.apiKey }],

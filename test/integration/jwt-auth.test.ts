@@ -5,6 +5,7 @@ import { call, createTenant, expectProblem } from './support';
 
 const { signJwt } = await import('../../functions/shared/auth/jwt');
 const { mintJwt } = await import('../../functions/shared/auth/jwt-mint');
+const OPERATOR = { kind: 'operator' } as const;
 const { currentSigningKey, generateSigningKey, loadKeySet } = await import(
   '../../functions/shared/auth/signing-keys'
 );
@@ -12,6 +13,7 @@ const { currentSigningKey, generateSigningKey, loadKeySet } = await import(
 let key: SigningKey;
 let companyId: string;
 let apiKey: string;
+let keyId: string;
 const now = () => Math.floor(Date.now() / 1000);
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
@@ -20,6 +22,7 @@ beforeAll(async () => {
   const tenant = await createTenant();
   companyId = tenant.companyId;
   apiKey = tenant.apiKey;
+  keyId = tenant.keyId;
 });
 
 const claims = (extra: Record<string, unknown> = {}) => ({
@@ -27,6 +30,8 @@ const claims = (extra: Record<string, unknown> = {}) => ({
   kind: 'v1',
   iat: now(),
   exp: now() + 300,
+  jti: `jwt-${now()}`,
+  src: keyId,
   scopes: ['company:read'],
   ...extra,
 });
@@ -34,7 +39,11 @@ const self = (headers: Record<string, string>) => call('GET', '/v1/self', { head
 
 describe('JWT authentication', () => {
   it('accepts a minted v1 token in x-jwt-token and in x-auth-token', async () => {
-    const { token } = await mintJwt({ companyId, scopes: ['company:read'], advanced: true }, key, new Date());
+    const { token } = await mintJwt(
+      { companyId, source: OPERATOR, scopes: ['company:read'], advanced: true },
+      key,
+      new Date(),
+    );
     for (const header of ['x-jwt-token', 'x-auth-token']) {
       const res = await self({ [header]: token });
       expect(res.status).toBe(200);
@@ -43,7 +52,7 @@ describe('JWT authentication', () => {
   });
 
   it('authenticates a token without a scopes claim but refuses it on a gated route with 403', async () => {
-    const { token } = await mintJwt({ companyId }, key, new Date());
+    const { token } = await mintJwt({ companyId, source: OPERATOR }, key, new Date());
     expectProblem(await self({ 'x-jwt-token': token }), 403, 'insufficient_scope');
   });
 
@@ -89,13 +98,19 @@ describe('JWT authentication', () => {
 
   it('checks ips against the source address, ignoring X-Forwarded-For', async () => {
     const allowed = await mintJwt(
-      { companyId, ips: ['127.0.0.0/8'], scopes: ['company:read'], advanced: true },
+      { companyId, source: OPERATOR, ips: ['127.0.0.0/8'], scopes: ['company:read'], advanced: true },
       key,
       new Date(),
     );
     expect((await self({ 'x-jwt-token': allowed.token })).status).toBe(200);
     const elsewhere = await mintJwt(
-      { companyId, ips: ['203.0.113.7', '2001:db8::/32'], scopes: ['company:read'], advanced: true },
+      {
+        companyId,
+        source: OPERATOR,
+        ips: ['203.0.113.7', '2001:db8::/32'],
+        scopes: ['company:read'],
+        advanced: true,
+      },
       key,
       new Date(),
     );
@@ -109,8 +124,13 @@ describe('JWT authentication', () => {
   it('lets the winning header alone decide', async () => {
     const expired = await signJwt(claims({ exp: now() - 3600 }), key);
     expectProblem(await self({ 'x-jwt-token': expired, 'x-api-key': apiKey }), 401, 'unauthorized');
-    const valid = (await mintJwt({ companyId, scopes: ['company:read'], advanced: true }, key, new Date()))
-      .token;
+    const valid = (
+      await mintJwt(
+        { companyId, source: OPERATOR, scopes: ['company:read'], advanced: true },
+        key,
+        new Date(),
+      )
+    ).token;
     expect((await self({ 'x-jwt-token': valid, 'x-api-key': 'sk-invalid' })).status).toBe(200);
     expectProblem(await self({ 'x-api-key': 'sk-invalid', 'x-auth-token': valid }), 401, 'unauthorized');
   });

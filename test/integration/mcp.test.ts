@@ -11,6 +11,7 @@ import { getRun, runWorkflow, savedWorkflow } from './workflow-support';
 
 const { signJwt } = await import('../../functions/shared/auth/jwt');
 const { mintJwt } = await import('../../functions/shared/auth/jwt-mint');
+const OPERATOR = { kind: 'operator' } as const;
 const { currentSigningKey, loadKeySet } = await import('../../functions/shared/auth/signing-keys');
 
 const MCP_URL = new URL(`${apiUrl}/v1/mcp`);
@@ -55,7 +56,8 @@ let other: Awaited<ReturnType<typeof createTenant>>;
 let client: Client;
 
 const scopedToken = async (scopes: Scope[]) =>
-  (await mintJwt({ companyId: tenant.companyId, scopes, advanced: true }, key, new Date())).token;
+  (await mintJwt({ companyId: tenant.companyId, source: OPERATOR, scopes, advanced: true }, key, new Date()))
+    .token;
 
 beforeAll(async () => {
   key = currentSigningKey(await loadKeySet());

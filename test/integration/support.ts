@@ -70,8 +70,8 @@ export const createTenant = async (
 };
 
 export const revokeKey = async (companyId: string, keyId: string) => {
-  const { revokeApiKey } = await import('../../functions/shared/data/api-keys');
-  await revokeApiKey(companyId, keyId, new Date());
+  const { revokeKeyAndDerivedTokens } = await import('../../functions/shared/domain/tokens');
+  await revokeKeyAndDerivedTokens(companyId, keyId, new Date());
 };
 
 export const expectProblem = (

@@ -40,7 +40,7 @@ const { readFileSync } = await import('node:fs');
 const key = parseKeySet(readFileSync(keyFile, 'utf8')).keys[0];
 if (!key) throw new Error('no key');
 const now = Math.floor(Date.now() / 1000);
-const claims = { companyId: 'co_1', kind: 'v1', iat: now, exp: now + 300 };
+const claims = { companyId: 'co_1', kind: 'v1', iat: now, exp: now + 300, jti: 'jwt-1', src: 'key_1' };
 const refused: [string, string][] = [
   ['not a JWT', 'abc'],
   ['alg none', `${Buffer.from('{"alg":"none","kid":"unit-1"}').toString('base64url')}.e30.`],

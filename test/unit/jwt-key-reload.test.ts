@@ -11,6 +11,9 @@ const { keyFile } = vi.hoisted(() => {
   return { keyFile: file };
 });
 
+// No database here: no credential is revoked.
+vi.mock('../../functions/shared/data/credentials', () => ({ revokedCredentials: async () => new Set() }));
+
 const { authenticate } = await import('../../functions/authorizer/authenticate');
 const { signJwt } = await import('../../functions/shared/auth/jwt');
 const { generateSigningKey } = await import('../../functions/shared/auth/signing-keys');
@@ -27,6 +30,8 @@ const tokenOf = (key: typeof first) =>
       kind: 'v1',
       iat: Math.floor(t0 / 1000),
       exp: Math.floor(t0 / 1000) + 3600,
+      jti: 'jwt-1',
+      src: 'key_1',
       scopes: [],
     },
     key,

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { verificationKeys, verifyJwtSignature } from '../../functions/shared/auth/jwt';
 import { checkV1Claims, ipAllowed } from '../../functions/shared/auth/jwt-claims';
-import { JWT_MAX_DURATION_SECONDS, mintJwt } from '../../functions/shared/auth/jwt-mint';
+import {
+  ipRuleWithin,
+  JWT_MAX_DURATION_SECONDS,
+  type MintSource,
+  mintJwt,
+} from '../../functions/shared/auth/jwt-mint';
+
+const OPERATOR = { kind: 'operator' } as const;
+
 import { generateSigningKey } from '../../functions/shared/auth/signing-keys';
 import { AppError } from '../../functions/shared/errors';
 
@@ -18,7 +26,7 @@ const codeOf = async (fn: () => Promise<unknown>) => {
 
 describe('mintJwt', () => {
   it('sets kind v1 and a 300 s lifetime by default, and omits scopes when none are asked for', async () => {
-    const minted = await mintJwt({ companyId: 'co_1' }, key, now);
+    const minted = await mintJwt({ companyId: 'co_1', source: OPERATOR }, key, now);
     expect(minted.claims).toMatchObject({
       companyId: 'co_1',
       kind: 'v1',
@@ -30,33 +38,41 @@ describe('mintJwt', () => {
   });
 
   it('refuses a scopes list without advanced mode', async () => {
-    expect(await codeOf(() => mintJwt({ companyId: 'co_1', scopes: ['usage:read'] }, key, now))).toBe(
-      'jwt_scopes_require_advanced',
-    );
+    expect(
+      await codeOf(() => mintJwt({ companyId: 'co_1', source: OPERATOR, scopes: ['usage:read'] }, key, now)),
+    ).toBe('jwt_scopes_require_advanced');
   });
 
   it('refuses unknown scope names instead of dropping them', async () => {
     expect(
       await codeOf(() =>
-        mintJwt({ companyId: 'co_1', scopes: ['usage:read', 'root'], advanced: true }, key, now),
+        mintJwt(
+          { companyId: 'co_1', source: OPERATOR, scopes: ['usage:read', 'root'], advanced: true },
+          key,
+          now,
+        ),
       ),
     ).toBe('jwt_invalid_scopes');
   });
 
   it('bounds dur and validates ips', async () => {
     expect(
-      await codeOf(() => mintJwt({ companyId: 'co_1', dur: JWT_MAX_DURATION_SECONDS + 1 }, key, now)),
+      await codeOf(() =>
+        mintJwt({ companyId: 'co_1', source: OPERATOR, dur: JWT_MAX_DURATION_SECONDS + 1 }, key, now),
+      ),
     ).toBe('validation_failed');
-    expect(await codeOf(() => mintJwt({ companyId: 'co_1', ips: ['10.0.0.0/33'] }, key, now))).toBe(
-      'validation_failed',
-    );
     expect(
-      await codeOf(() => mintJwt({ companyId: 'co_1', ips: ['10.0.0.0/8', '::1'], dur: 60 }, key, now)),
+      await codeOf(() => mintJwt({ companyId: 'co_1', source: OPERATOR, ips: ['10.0.0.0/33'] }, key, now)),
+    ).toBe('validation_failed');
+    expect(
+      await codeOf(() =>
+        mintJwt({ companyId: 'co_1', source: OPERATOR, ips: ['10.0.0.0/8', '::1'], dur: 60 }, key, now),
+      ),
     ).toBe('none');
   });
 
   it('can sign other kinds, which /v1 then refuses', async () => {
-    const minted = await mintJwt({ companyId: 'co_1', kind: 'oauth_connect' }, key, now);
+    const minted = await mintJwt({ companyId: 'co_1', source: OPERATOR, kind: 'oauth_connect' }, key, now);
     const result = checkV1Claims(minted.claims, '127.0.0.1', Math.floor(now.getTime() / 1000));
     expect(result).toEqual({ ok: false, reason: 'kind' });
   });
@@ -74,5 +90,88 @@ describe('ip allow-list', () => {
     [['bogus'], '192.0.2.10', false],
   ] as const)('%j allows %s: %s', (rules, ip, expected) => {
     expect(ipAllowed([...rules], ip)).toBe(expected);
+  });
+});
+
+describe('derived tokens', () => {
+  const iat = Math.floor(now.getTime() / 1000);
+  const fromKey: MintSource = { kind: 'api_key', keyId: 'key_01', scopes: ['usage:read', 'workflows:run'] };
+  const fromToken: MintSource = {
+    kind: 'jwt',
+    jti: 'parent',
+    src: 'key_01',
+    exp: iat + 120,
+    ips: ['127.0.0.1'],
+    scopes: ['usage:read', 'workflows:run'],
+  };
+
+  it('name the API key they come from, and keep its one-hour cap', async () => {
+    const minted = await mintJwt({ companyId: 'co_1', source: fromKey, dur: 3600 }, key, now);
+    expect(minted.claims).toMatchObject({ src: 'key_01', exp: iat + 3600, jti: minted.jti });
+    expect(minted.claims).not.toHaveProperty('ips');
+  });
+
+  it('carry the root of a token down the chain, and never outlive it', async () => {
+    const minted = await mintJwt({ companyId: 'co_1', source: fromToken, dur: 3600 }, key, now);
+    expect(minted.claims).toMatchObject({ src: 'key_01', exp: iat + 120, ips: ['127.0.0.1'] });
+    expect(minted.expiresAt).toBe(new Date((iat + 120) * 1000).toISOString());
+    const grandchild = await mintJwt(
+      {
+        companyId: 'co_1',
+        source: { ...fromToken, jti: minted.jti, exp: iat + 60 },
+        dur: 600,
+      },
+      key,
+      now,
+    );
+    expect(grandchild.claims).toMatchObject({ src: 'key_01', exp: iat + 60 });
+  });
+
+  it('make an operator-minted token the root of its own chain', async () => {
+    const minted = await mintJwt({ companyId: 'co_1', source: OPERATOR }, key, now);
+    expect(minted.src).toBe(`jti:${minted.jti}`);
+  });
+
+  it("accept ips inside the caller's and refuse any outside", async () => {
+    const inside = await mintJwt(
+      { companyId: 'co_1', source: { ...fromToken, ips: ['10.0.0.0/8'] }, ips: ['10.1.2.0/24', '10.9.9.9'] },
+      key,
+      now,
+    );
+    expect(inside.claims.ips).toEqual(['10.1.2.0/24', '10.9.9.9']);
+    const caller: MintSource = { ...fromToken, ips: ['10.0.0.0/8', '127.0.0.1'] };
+    const codeFor = (ips: string[]) =>
+      codeOf(() => mintJwt({ companyId: 'co_1', source: caller, ips }, key, now));
+    expect(await codeFor(['127.0.0.1', '10.0.0.0/9'])).toBe('none');
+    for (const ips of [['0.0.0.0/0'], ['127.0.0.1', '127.0.0.2'], ['::1'], ['10.0.0.0/7']]) {
+      expect(await codeFor(ips), ips.join(',')).toBe('jwt_ips_exceed_caller');
+    }
+  });
+
+  it('refuse scopes the caller lacks, and a caller that has expired', async () => {
+    expect(
+      await codeOf(() =>
+        mintJwt({ companyId: 'co_1', source: fromKey, scopes: ['dynadata:write'], advanced: true }, key, now),
+      ),
+    ).toBe('jwt_scopes_exceed_caller');
+    expect(
+      await codeOf(() => mintJwt({ companyId: 'co_1', source: { ...fromToken, exp: iat } }, key, now)),
+    ).toBe('jwt_source_expired');
+  });
+});
+
+describe('ip rule containment', () => {
+  it.each([
+    ['10.1.0.0/16', '10.0.0.0/8', true],
+    ['10.0.0.0/8', '10.0.0.0/8', true],
+    ['10.0.0.0/7', '10.0.0.0/8', false],
+    ['11.0.0.1', '10.0.0.0/8', false],
+    ['::ffff:10.1.1.1', '10.0.0.0/8', true],
+    ['2001:db8:1::/48', '2001:db8::/32', true],
+    ['2001:db8::/31', '2001:db8::/32', false],
+    ['10.0.0.1', '::/0', false],
+    ['bogus', '10.0.0.0/8', false],
+  ] as const)('%s within %s: %s', (inner, outer, expected) => {
+    expect(ipRuleWithin(inner, outer)).toBe(expected);
   });
 });

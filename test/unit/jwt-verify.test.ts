@@ -17,7 +17,7 @@ import { generateSigningKey } from '../../functions/shared/auth/signing-keys';
 const key = generateSigningKey(new Date('2026-01-01T00:00:00Z'));
 const stranger = generateSigningKey(new Date('2026-01-02T00:00:00Z'));
 const now = 1_780_000_000;
-const claims = { companyId: 'co_1', kind: 'v1', iat: now, exp: now + 300 };
+const claims = { companyId: 'co_1', kind: 'v1', iat: now, exp: now + 300, jti: 'jwt-1', src: 'key_1' };
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 const keys = await verificationKeys([key]);
 
@@ -185,8 +185,18 @@ describe('checkV1Claims on verified claims', () => {
     expect(await check({ ips: ['198.51.100.0/24'] })).toEqual({ ok: false, reason: 'ip_mismatch' });
     expect(await check({ ips: ['192.0.2.0/24'], scopes: ['company:read'] })).toEqual({
       ok: true,
-      claims: { companyId: 'co_1', scopes: ['company:read'], tokenId: 'jwt' },
+      claims: {
+        companyId: 'co_1',
+        scopes: ['company:read'],
+        tokenId: 'jwt-1',
+        source: 'key_1',
+        expiresAt: now + 300,
+        ips: ['192.0.2.0/24'],
+      },
     });
+    expect(await check({ src: undefined })).toEqual({ ok: false, reason: 'source' });
+    expect(await check({ jti: undefined })).toEqual({ ok: false, reason: 'source' });
+    expect(await check({ src: 'key 1' })).toEqual({ ok: false, reason: 'source' });
     expect(await check({ scopes: ['admin:all'] })).toEqual({ ok: false, reason: 'scopes' });
   });
 });

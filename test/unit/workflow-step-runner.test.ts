@@ -6,6 +6,8 @@ const ctx = (scopes: string[]): ActionContext => ({
   companyId: 'co_1',
   runId: 'wr_1',
   callerScopes: scopes,
+  caller: { source: 'key_1' },
+  sync: true,
   now: new Date(),
   limits: () => Promise.reject(new Error('not used')),
 });

@@ -1,5 +1,10 @@
 import { getWorkflow, listWorkflows } from '../../shared/domain/workflows/definitions';
-import { getWorkflowRun, startWorkflowRun, toPublicRun } from '../../shared/domain/workflows/runs';
+import {
+  getWorkflowRun,
+  runCallerOf,
+  startWorkflowRun,
+  toPublicRun,
+} from '../../shared/domain/workflows/runs';
 import { createApiHandler } from '../../shared/http/middleware';
 
 const syncBody = (run: Parameters<typeof toPublicRun>[0]) => {
@@ -32,10 +37,12 @@ export const handler = createApiHandler('workflows', {
       includeStepOutputs: body.includeStepOutputs ?? false,
       input: body.input ?? {},
       callerScopes: auth.scopes,
+      caller: runCallerOf(auth),
     });
+    // A token a step minted reaches this caller once: an idempotent replay answers the stored run.
     return started.kind === 'accepted'
       ? { status: 202, body: { runId: started.runId } }
-      : { status: 200, body: syncBody(started.run) };
+      : { status: 200, body: syncBody(started.run), durableBody: syncBody(started.stored) };
   },
   getWorkflowRun: async ({ auth, params, query }) => ({
     body: {

@@ -15,7 +15,8 @@ export type ClaimRefusal =
   | 'company'
   | 'ips'
   | 'ip_mismatch'
-  | 'scopes';
+  | 'scopes'
+  | 'source';
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
@@ -35,7 +36,16 @@ export interface V1Claims {
   /** `undefined` when the token carries no `scopes` claim: it authenticates but holds no scope. */
   scopes: Scope[];
   tokenId: string;
+  /** The root credential the token was derived from (`src`: an API key id or `jti:<root token id>`). */
+  source: string;
+  /** `exp`, epoch seconds: a token derived from this one expires no later. */
+  expiresAt: number;
+  /** The `ips` allow-list, inherited by a token derived from this one. */
+  ips?: string[];
 }
+
+/** `src` and `jti` name credentials in revocation records: short printable text only. */
+const CREDENTIAL_ID = /^[\x21-\x7e]{1,80}$/;
 
 /** Parses one allow-list entry: an IPv4/IPv6 address or a CIDR block. */
 export const parseIpRule = (
@@ -68,7 +78,8 @@ export const ipAllowed = (rules: string[], sourceIp: string): boolean => {
 /**
  * The claim rules of `/v1`: `kind` must be exactly the string `v1`; `exp` and `iat` are required and the
  * lifetime is at most `JWT_MAX_LIFETIME_SECONDS` (plus the skew); `nbf` is honoured;
- * `ips` is checked against the gateway's source IP (never a forwarded header); `scopes` must name known scopes.
+ * `ips` is checked against the gateway's source IP (never a forwarded header); `scopes` must name known scopes;
+ * `jti` and `src` (the root credential, `jwt-mint.ts`) are required, so every accepted token can be revoked.
  */
 export const checkV1Claims = (
   claims: Record<string, unknown>,
@@ -105,8 +116,25 @@ export const checkV1Claims = (
     }
     scopes = claims.scopes as Scope[];
   }
+  // Every token the platform mints names its own id and its root credential, so both can be revoked.
+  const { jti, src } = claims;
+  if (
+    typeof jti !== 'string' ||
+    !CREDENTIAL_ID.test(jti) ||
+    typeof src !== 'string' ||
+    !CREDENTIAL_ID.test(src)
+  ) {
+    return { ok: false, reason: 'source' };
+  }
   return {
     ok: true,
-    claims: { companyId, scopes, tokenId: typeof claims.jti === 'string' ? claims.jti.slice(0, 64) : 'jwt' },
+    claims: {
+      companyId,
+      scopes,
+      tokenId: jti,
+      source: src,
+      expiresAt: claims.exp,
+      ...(claims.ips === undefined ? {} : { ips: claims.ips as string[] }),
+    },
   };
 };

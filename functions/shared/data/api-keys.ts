@@ -1,9 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { newKeyId } from '../ids';
 import type { Scope } from '../types/scopes';
-import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
+import { ddb, queryAll, tableName } from './client';
+import { revocationPutItem } from './credentials';
 import { TABLE_SHAPE } from './table';
+import { cancellationReasons } from './transactions';
 
 /**
  * API keys are looked up by the SHA-256 of the secret, so the lookup item is global (`APIKEY#<hash>`); the
@@ -103,24 +105,41 @@ export class ApiKeyNotFoundError extends Error {
   }
 }
 
-/** Revokes a key of the company; revoking twice keeps the first revocation time. */
-export const revokeApiKey = async (companyId: string, keyId: string, now: Date): Promise<ApiKeyRecord> => {
+/**
+ * Revokes a key of the company, and with it every token derived from it (`src` = the key id): one
+ * transaction writes the key's `revokedAt` and the key's revocation record, kept until `derivedUntil` (epoch
+ * seconds, when the last token derived before now has expired). Revoking twice keeps the first time.
+ */
+export const revokeApiKey = async (
+  companyId: string,
+  keyId: string,
+  now: Date,
+  derivedUntil: number,
+): Promise<ApiKeyRecord> => {
   const found = (await queryCompanyKeys(companyId)).find((k) => k.record.keyId === keyId);
   if (!found) throw new ApiKeyNotFoundError(keyId);
+  if (found.record.revokedAt) return found.record;
   try {
-    const { Attributes } = await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: apiKeyKey(found.keyHash),
-        UpdateExpression: 'SET revokedAt = :now',
-        ConditionExpression: 'companyId = :companyId AND attribute_not_exists(revokedAt)',
-        ExpressionAttributeValues: { ':now': now.toISOString(), ':companyId': companyId },
-        ReturnValues: 'ALL_NEW',
+    await ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: apiKeyKey(found.keyHash),
+              UpdateExpression: 'SET revokedAt = :now',
+              ConditionExpression: 'companyId = :companyId AND attribute_not_exists(revokedAt)',
+              ExpressionAttributeValues: { ':now': now.toISOString(), ':companyId': companyId },
+            },
+          },
+          revocationPutItem(companyId, keyId, now, derivedUntil),
+        ],
       }),
     );
-    return toRecord(Attributes ?? {});
+    return { ...found.record, revokedAt: now.toISOString() };
   } catch (error) {
-    if (isConditionalCheckFailed(error)) return found.record;
+    // Revoked meanwhile by another call: that revocation stands.
+    if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return found.record;
     throw error;
   }
 };

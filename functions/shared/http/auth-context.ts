@@ -9,6 +9,7 @@ const optionalNumbers = [
   'storageBytesLimit',
   'requestsPerSecond',
   'burst',
+  'tokenExpiresAt',
 ] as const;
 
 /** Authorizer context values must be strings, numbers or booleans. */
@@ -21,6 +22,9 @@ export const toAuthorizerContext = (auth: AuthContext): Record<string, string> =
     optionalNumbers.flatMap((name) => (auth[name] === undefined ? [] : [[name, String(auth[name])]])),
   ),
   ...(auth.planId === undefined ? {} : { planId: auth.planId }),
+  ...(auth.source === undefined ? {} : { source: auth.source }),
+  // Allow-list entries hold no space: joined with one.
+  ...(auth.tokenIps === undefined ? {} : { tokenIps: auth.tokenIps.join(' ') }),
 });
 
 export const readAuthContext = (event: APIGatewayProxyEvent): AuthContext => {
@@ -44,5 +48,9 @@ export const readAuthContext = (event: APIGatewayProxyEvent): AuthContext => {
       optionalNumbers.flatMap((name) => (ctx?.[name] === undefined ? [] : [[name, Number(ctx[name])]])),
     ),
     ...(typeof ctx?.planId === 'string' && ctx.planId !== '' ? { planId: ctx.planId } : {}),
+    ...(typeof ctx?.source === 'string' && ctx.source !== '' ? { source: ctx.source } : {}),
+    ...(typeof ctx?.tokenIps === 'string' && ctx.tokenIps !== ''
+      ? { tokenIps: ctx.tokenIps.split(' ') }
+      : {}),
   };
 };

@@ -24,6 +24,8 @@ export interface IdempotentResponse {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** The body kept for a replay when `body` holds a secret shown once (see `RouteResult`). */
+  durableBody?: unknown;
 }
 
 export const requestFingerprint = (request: Omit<IdempotentRequest, 'companyId'>): string =>
@@ -80,6 +82,9 @@ export const withIdempotency = async (
     await releaseIdempotencyKey(companyId, operationId, key);
     throw error;
   }
-  await completeIdempotencyKey(companyId, operationId, key, { status: result.status, body: result.body });
+  await completeIdempotencyKey(companyId, operationId, key, {
+    status: result.status,
+    body: result.durableBody === undefined ? result.body : result.durableBody,
+  });
   return result;
 };

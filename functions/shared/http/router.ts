@@ -40,6 +40,11 @@ export interface RouteResult {
    * a Buffer goes base64-encoded, and the handler's `headers` name its content type.
    */
   raw?: string | Buffer;
+  /**
+   * What an idempotent replay answers, when `body` holds a secret shown once (a token a sync workflow run
+   * minted): the body with that secret redacted. Only this is stored with the idempotency key.
+   */
+  durableBody?: unknown;
 }
 
 export type RouteHandler<O extends OperationId> = (input: RouteInput<O>) => Promise<RouteResult>;

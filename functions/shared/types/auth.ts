@@ -9,6 +9,14 @@ export interface AuthContext {
   /** API key id, or the JWT id when the credential is a token. */
   keyId: string;
   scopes: Scope[];
+  /**
+   * The root credential: the API key id, or a token's `src` claim (the key it was derived from, or
+   * `jti:<root token id>`). A token minted for this caller names the same root.
+   */
+  source?: string;
+  /** A token's `exp` (epoch seconds) and `ips` allow-list: a token minted for this caller inherits both. */
+  tokenExpiresAt?: number;
+  tokenIps?: string[];
   /** The company's resolved monthly allowance of `api_requests` (plan default or override). */
   apiRequestsPerMonth?: number;
   /** The company's resolved largest single upload and total storage allowance, in bytes. */

@@ -68,6 +68,18 @@ export type StoredStepOutput = { inline: unknown } | { object: StorageRef; bytes
 
 export type RunMode = 'sync' | 'async';
 
+/**
+ * The credential that started a run, as far as a token minted by the run must follow it (`auth/jwt-mint.ts`):
+ * its root credential, and for a token its id, expiry and address allow-list. Never the credential itself.
+ */
+export interface RunCaller {
+  source: string;
+  tokenId?: string;
+  /** Epoch seconds. */
+  expiresAt?: number;
+  ips?: string[];
+}
+
 /** The run item: the read model of sync and async runs alike. */
 export interface WorkflowRunRecord {
   companyId: string;
@@ -80,6 +92,8 @@ export interface WorkflowRunRecord {
   input: Record<string, unknown>;
   /** Scopes of the credential that started the run: every step is checked against them. */
   callerScopes: string[];
+  /** The starting credential's limits a token minted by the run inherits (absent on runs from before). */
+  caller?: RunCaller;
   /** Index of the next step to run. */
   cursor: number;
   /** The step that started and has not been recorded yet (async engine). */

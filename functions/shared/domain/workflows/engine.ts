@@ -46,7 +46,7 @@ export const advanceWorkflowRun = async (input: {
       });
     } else if (step) {
       await beginWorkflowStep(run, run.cursor, new Date());
-      await applyStepResult(run, state, await runStep(step, scopeOf(run, state), contextOfRun(run)));
+      await applyStepResult(run, state, await runStep(step, scopeOf(run, state), contextOfRun(run, false)));
     }
     state.executionTimeMs += Date.now() - started;
     if (state.cursor >= definition.steps.length) {

@@ -4,6 +4,7 @@ import { recordStoredObject } from '../../data/stored-objects';
 import { env } from '../../env';
 import type { StoredStepOutput, WorkflowRunRecord } from '../../types/workflows';
 import type { ReferenceScope } from './references';
+import { newSecretRegistry, redactSecrets, type SecretRegistry } from './secrets';
 import type { StepResult } from './step-runner';
 
 /**
@@ -17,6 +18,10 @@ export const INLINE_OUTPUT_BYTES = 4096;
 export interface RunState
   extends Pick<WorkflowRunRecord, 'cursor' | 'logs' | 'outputs' | 'files' | 'executionTimeMs'> {
   values: ReferenceScope['steps'];
+  /** Secrets this invocation's steps produced (never persisted: a later invocation sees stand-ins). */
+  secrets: SecretRegistry;
+  /** Inline outputs as they were before redaction, for the answer of a sync run only. */
+  revealed: Record<string, StoredStepOutput>;
 }
 
 export const scopeOf = (run: WorkflowRunRecord, state: RunState): ReferenceScope => ({
@@ -46,12 +51,22 @@ const storeOutput = async (
   return { object, bytes };
 };
 
-/** Adds a step's result to the state (its output stored inline or as an object). */
+/**
+ * Adds a step's result to the state: its secrets registered first, then its log and output stored (inline
+ * or as an object) with every secret of the run redacted. The step's value for later references keeps the
+ * secret only in memory, within this invocation.
+ */
 export const applyStepResult = async (run: WorkflowRunRecord, state: RunState, result: StepResult) => {
-  state.logs.push(result.log);
+  for (const [secret, standIn] of result.secrets ?? []) state.secrets.set(secret, standIn);
+  state.logs.push(redactSecrets(result.log, state.secrets));
   state.cursor += 1;
   if (result.log.status === 'succeeded') {
-    state.outputs[result.log.step] = await storeOutput(run, result.log.step, result.output);
+    const durable = redactSecrets(result.output, state.secrets);
+    const stored = await storeOutput(run, result.log.step, durable);
+    state.outputs[result.log.step] = stored;
+    if (durable !== result.output && 'inline' in stored) {
+      state.revealed[result.log.step] = { inline: result.output ?? null };
+    }
     state.values[result.log.step] = { status: 'succeeded', output: result.output };
     state.files.push(...result.files);
   } else {
@@ -81,6 +96,8 @@ export const stateOfRun = async (run: WorkflowRunRecord): Promise<RunState> => {
     files: [...run.files],
     executionTimeMs: run.executionTimeMs,
     values,
+    secrets: newSecretRegistry(),
+    revealed: {},
   };
 };
 
@@ -91,4 +108,6 @@ export const newRunState = (): RunState => ({
   files: [],
   executionTimeMs: 0,
   values: {},
+  secrets: newSecretRegistry(),
+  revealed: {},
 });

@@ -13,8 +13,9 @@ import { env } from '../../env';
 import { AppError, ValidationError } from '../../errors';
 import { ulid } from '../../ids';
 import { logger } from '../../logger';
+import type { AuthContext } from '../../types/auth';
 import type { PlanLimits } from '../../types/plans';
-import type { RunMode, WorkflowDefinition, WorkflowRunRecord } from '../../types/workflows';
+import type { RunCaller, RunMode, WorkflowDefinition, WorkflowRunRecord } from '../../types/workflows';
 import { companyLimits } from '../company-limits';
 import { validateAgainst } from '../dynadata/json-schema';
 import type { ActionContext } from './actions';
@@ -23,6 +24,7 @@ import { computeOutcome } from './outcome';
 import { toPublicRun } from './public-run';
 import { resolveReferences } from './references';
 import { applyStepResult, newRunState, type RunState, scopeOf } from './run-state';
+import { redactSecrets } from './secrets';
 import { runStep, stepBoundMs } from './step-runner';
 
 export { getWorkflowRun, type PublicWorkflowRun, toPublicRun } from './public-run';
@@ -45,14 +47,30 @@ export interface StartRunInput {
   includeStepOutputs: boolean;
   input: Record<string, unknown>;
   callerScopes: readonly string[];
+  /** The starting credential's limits (`RunCaller`), which a token minted by the run inherits. */
+  caller: RunCaller;
 }
 
-export const contextOfRun = (run: WorkflowRunRecord): ActionContext => {
+/** What a run keeps of the credential that starts it: its root, and a token's expiry and addresses. */
+export const runCallerOf = (auth: AuthContext): RunCaller =>
+  auth.authMethod === 'jwt'
+    ? {
+        source: auth.source ?? auth.keyId,
+        tokenId: auth.keyId,
+        ...(auth.tokenExpiresAt === undefined ? {} : { expiresAt: auth.tokenExpiresAt }),
+        ...(auth.tokenIps === undefined ? {} : { ips: auth.tokenIps }),
+      }
+    : { source: auth.source ?? auth.keyId };
+
+/** The action context of a run: `sync` while it executes in the call that started it. */
+export const contextOfRun = (run: WorkflowRunRecord, sync: boolean): ActionContext => {
   let limits: Promise<PlanLimits> | undefined;
   return {
     companyId: run.companyId,
     runId: run.runId,
     callerScopes: run.callerScopes,
+    caller: run.caller,
+    sync,
     now: new Date(),
     limits: () => {
       limits ??= companyLimits(run.companyId);
@@ -65,13 +83,22 @@ export const contextOfRun = (run: WorkflowRunRecord): ActionContext => {
 const finishedEvent = (run: WorkflowRunRecord, now: Date) =>
   workflowRunFinishedEventItem({ companyId: run.companyId, run: toPublicRun(run), now });
 
-/** Evaluates `return`, computes the outcome and moves the run to its final state (one transaction). */
-export const finishRun = async (run: WorkflowRunRecord, definition: WorkflowDefinition, state: RunState) => {
+/**
+ * Evaluates `return`, computes the outcome and moves the run to its final state (one transaction). Answers
+ * the run as stored (secrets redacted) and as the caller of a sync run sees it (`answer`: the result and
+ * inline outputs with the secrets its steps produced, shown this once).
+ */
+export const finishRun = async (
+  run: WorkflowRunRecord,
+  definition: WorkflowDefinition,
+  state: RunState,
+): Promise<{ record: WorkflowRunRecord; answer: WorkflowRunRecord }> => {
   const outcome = computeOutcome(state.logs);
-  let result =
+  const evaluated =
     definition.return === undefined
       ? null
       : (resolveReferences(definition.return, scopeOf(run, state)) ?? null);
+  let result = redactSecrets(evaluated, state.secrets);
   let status: 'success' | 'partial' | 'failed' = outcome.status;
   let error: { code: string; message?: string } | undefined = outcome.error;
   if (Buffer.byteLength(JSON.stringify(result)) > RESULT_MAX_BYTES) {
@@ -91,7 +118,7 @@ export const finishRun = async (run: WorkflowRunRecord, definition: WorkflowDefi
     failedSteps: outcome.failedSteps,
     dropOutputs: !run.includeStepOutputs,
   };
-  const { dropOutputs: _d, values: _v, ...fields } = finished;
+  const { dropOutputs: _d, values: _v, secrets: _s, revealed, ...fields } = finished;
   const record: WorkflowRunRecord = {
     ...run,
     ...fields,
@@ -100,7 +127,12 @@ export const finishRun = async (run: WorkflowRunRecord, definition: WorkflowDefi
     updatedAt: now.toISOString(),
   };
   await finishWorkflowRun(run, finished, now, [finishedEvent(record, now)]);
-  return record;
+  const answer: WorkflowRunRecord = {
+    ...record,
+    ...(result === null || result === evaluated ? {} : { result: evaluated }),
+    ...(run.includeStepOutputs ? { outputs: { ...record.outputs, ...revealed } } : {}),
+  };
+  return { record, answer };
 };
 
 /** Marks a run that could not complete `failed` (a timeout, an engine failure); a finished run is left alone. */
@@ -176,6 +208,7 @@ const createRun = async (
     includeStepOutputs: input.includeStepOutputs,
     input: input.input,
     callerScopes: [...input.callerScopes],
+    caller: input.caller,
     cursor: 0,
     logs: [],
     outputs: {},
@@ -196,8 +229,12 @@ const createRun = async (
   return run;
 };
 
+/**
+ * A finished sync run: `run` as its caller sees it (with the secrets its steps produced, shown this once)
+ * and `stored` as it is kept (what an idempotent replay answers).
+ */
 export type StartRunResult =
-  | { kind: 'finished'; run: WorkflowRunRecord }
+  | { kind: 'finished'; run: WorkflowRunRecord; stored: WorkflowRunRecord }
   | { kind: 'accepted'; runId: string };
 
 /** Starts a run: sync runs execute here until done or until the deadline hands them to the engine. */
@@ -226,7 +263,7 @@ const runSync = async (
 ): Promise<StartRunResult> => {
   const deadline = started + env().workflowSyncDeadlineMs;
   const state = newRunState();
-  const ctx = contextOfRun(run);
+  const ctx = contextOfRun(run, true);
   for (const step of definition.steps) {
     if (Date.now() + stepBoundMs(step) > deadline) {
       state.executionTimeMs = Date.now() - started;
@@ -236,8 +273,9 @@ const runSync = async (
       logger.info('sync workflow run handed off', { runId: run.runId, cursor: state.cursor });
       return { kind: 'accepted', runId: run.runId };
     }
-    await applyStepResult(run, state, await runStep(step, scopeOf(run, state), ctx));
+    await applyStepResult(run, state, await runStep(step, scopeOf(run, state), ctx, state.secrets));
   }
   state.executionTimeMs = Date.now() - started;
-  return { kind: 'finished', run: await finishRun(run, definition, state) };
+  const { record, answer } = await finishRun(run, definition, state);
+  return { kind: 'finished', run: answer, stored: record };
 };

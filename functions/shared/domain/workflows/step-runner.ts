@@ -4,6 +4,7 @@ import type { StepLog, StorageRef, WorkflowStep } from '../../types/workflows';
 import type * as z from '../../zod';
 import { type ActionContext, findAction } from './actions';
 import { type ReferenceScope, resolveReferences } from './references';
+import { newSecretRegistry, redactSecrets, type SecretRegistry, secretsOf } from './secrets';
 
 /**
  * Runs one step: resolves the references of its `with` (as data), checks the scope its action needs against
@@ -15,6 +16,8 @@ export interface StepResult {
   log: StepLog;
   output?: unknown;
   files: StorageRef[];
+  /** The secrets the output holds (its action's `secretFields`), each with its redacted stand-in. */
+  secrets?: [string, Record<string, unknown>][];
 }
 
 const pointerOf = (path: readonly PropertyKey[]) => `/${path.map(String).join('/')}`;
@@ -44,7 +47,7 @@ const attempt = async (
   step: WorkflowStep,
   scope: ReferenceScope,
   ctx: ActionContext,
-): Promise<{ output: unknown; files: StorageRef[] }> => {
+): Promise<Omit<StepResult, 'log'>> => {
   const action = findAction(step.action);
   if (!action) throw new StepFailure('validation_failed', `Unknown action ${step.action}.`);
   if (!ctx.callerScopes.includes(action.scope)) {
@@ -58,22 +61,25 @@ const attempt = async (
     );
   }
   const output = await withTimeout(action.run(parsed.data, ctx), action.maxDurationMs);
-  return { output, files: action.files?.(output) ?? [] };
+  return { output, files: action.files?.(output) ?? [], secrets: secretsOf(output, action.secretFields) };
 };
 
 export const runStep = async (
   step: WorkflowStep,
   scope: ReferenceScope,
   ctx: ActionContext,
+  /** Secrets earlier steps produced: kept out of what this step logs. */
+  secrets: SecretRegistry = newSecretRegistry(),
 ): Promise<StepResult> => {
   const started = Date.now();
   const base = { step: step.id, action: step.action, startedAt: new Date(started).toISOString() };
   try {
-    const { output, files } = await attempt(step, scope, { ...ctx, now: new Date(started) });
+    const { output, files, secrets } = await attempt(step, scope, { ...ctx, now: new Date(started) });
     return {
       log: { ...base, status: 'succeeded', durationMs: Date.now() - started, message: 'ok' },
       output,
       files,
+      ...(secrets?.length ? { secrets } : {}),
     };
   } catch (error) {
     let code = 'internal';
@@ -82,7 +88,12 @@ export const runStep = async (
       code = error.code;
       userMessage = error.message;
     } else {
-      logger.error('workflow step failed', { runId: ctx.runId, step: step.id, error: error as Error });
+      const { name, message, stack } = error instanceof Error ? error : new Error(String(error));
+      logger.error('workflow step failed', {
+        runId: ctx.runId,
+        step: step.id,
+        error: redactSecrets({ name, message, stack }, secrets),
+      });
     }
     return {
       log: {

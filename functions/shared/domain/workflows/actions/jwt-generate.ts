@@ -1,18 +1,42 @@
-import { mintJwt } from '../../../auth/jwt-mint';
-import { currentSigningKey, loadKeySet } from '../../../auth/signing-keys';
+import type { MintSource } from '../../../auth/jwt-mint';
 import { AppError } from '../../../errors';
 import * as z from '../../../zod';
-import { defineAction } from './registry';
+import { issueToken } from '../../tokens';
+import { type ActionContext, defineAction } from './registry';
 
 /**
  * `actions/security/auth/jwt/generate`: mints a `/v1` token for the run's company through the one minting
- * module the operator CLI uses. Beyond the spec, a scopes list must be a subset of the scopes of the
- * credential that started the run (`jwt_scopes_exceed_caller`): a workflow never widens access.
+ * function the operator CLI uses (`domain/tokens.ts`). The token follows the credential that started the
+ * run: its scopes a subset (`jwt_scopes_exceed_caller`), its `ips` inherited or inside them
+ * (`jwt_ips_exceed_caller`), its `exp` no later, and its `src` the same root credential, so revoking the API
+ * key ends it.
+ *
+ * The token is a secret (`secretFields`): only the caller of a sync run receives it, in the run's answer.
+ * The run item, its step outputs, the `workflow_run.finished` event and its webhook deliveries hold the
+ * stand-in `{ redacted: true, jti, expiresAt }`. An async run has nobody to hand a token to: the step fails
+ * with `jwt_requires_sync_run` and nothing is minted.
  */
+const sourceOf = (ctx: ActionContext): MintSource | undefined => {
+  const { caller } = ctx;
+  if (!caller) return undefined;
+  if (caller.tokenId === undefined)
+    return { kind: 'api_key', keyId: caller.source, scopes: ctx.callerScopes };
+  if (caller.expiresAt === undefined) return undefined;
+  return {
+    kind: 'jwt',
+    jti: caller.tokenId,
+    src: caller.source,
+    exp: caller.expiresAt,
+    ...(caller.ips ? { ips: caller.ips } : {}),
+    scopes: ctx.callerScopes,
+  };
+};
+
 export const jwtGenerate = defineAction({
   name: 'actions/security/auth/jwt/generate',
   scope: 'workflows:run',
   maxDurationMs: 5_000,
+  secretFields: ['token'],
   input: z
     .object({
       ips: z.array(z.string()).optional(),
@@ -23,19 +47,18 @@ export const jwtGenerate = defineAction({
     })
     .strict(),
   run: async (input, ctx) => {
-    const wider = input.advanced ? (input.scopes ?? []).filter((s) => !ctx.callerScopes.includes(s)) : [];
-    const minted = await mintJwt(
-      { ...input, companyId: ctx.companyId, advanced: input.advanced ?? false },
-      currentSigningKey(await loadKeySet()),
-      ctx.now,
-    );
-    // Checked after minting's own rules, so unknown names are `jwt_invalid_scopes` first.
-    if (wider.length > 0) {
+    const source = sourceOf(ctx);
+    if (!ctx.sync || !source) {
       throw new AppError(
-        'jwt_scopes_exceed_caller',
-        `The credential that started the run does not hold: ${wider.join(', ')}.`,
+        'jwt_requires_sync_run',
+        'A token is shown only to the caller of a synchronous run; this run has nobody to hand it to.',
       );
     }
-    return { token: minted.token, expiresAt: minted.expiresAt };
+    const minted = await issueToken(
+      { ...input, companyId: ctx.companyId, advanced: input.advanced ?? false, source },
+      `workflow_run:${ctx.runId}`,
+      ctx.now,
+    );
+    return { token: minted.token, jti: minted.jti, expiresAt: minted.expiresAt };
   },
 });

@@ -1,6 +1,6 @@
 import type { PlanLimits } from '../../../types/plans';
 import type { Scope } from '../../../types/scopes';
-import type { StorageRef } from '../../../types/workflows';
+import type { RunCaller, StorageRef } from '../../../types/workflows';
 import type * as z from '../../../zod';
 
 /**
@@ -13,6 +13,10 @@ export interface ActionContext {
   runId: string;
   /** Scopes of the credential that started the run. */
   callerScopes: readonly string[];
+  /** The starting credential's limits, for a token minted by the run. */
+  caller: RunCaller | undefined;
+  /** True while the run executes in the call that started it (its answer reaches the caller). */
+  sync: boolean;
   now: Date;
   /** The company's resolved limits (read once per run, when an action needs them). */
   limits: () => Promise<PlanLimits>;
@@ -25,6 +29,11 @@ export interface WorkflowAction<S extends z.ZodType = z.ZodType, O = unknown> {
   /** The longest one run of the action may take, in milliseconds. */
   maxDurationMs: number;
   run: (input: z.output<S>, ctx: ActionContext) => Promise<O>;
+  /**
+   * Output fields that hold a secret (a minted token): the run engine keeps them out of everything it
+   * stores (`../secrets.ts`); only a sync run's caller sees them, once, in the answer.
+   */
+  secretFields?: readonly string[];
   /** Storage references the output produced: they join the run's `files`. */
   files?: (output: O) => StorageRef[];
 }
