@@ -612,7 +612,9 @@ export const ROUTES = [
       'that cannot finish before the deadline (below the gateway timeout) continues asynchronously and ' +
       'answers 202 `{runId}`, as `async` does; poll GET /v1/workflows/{id}/runs/{runId}. Each run adds 1 to ' +
       '`workflow_runs`: 429 `workflow_quota_exceeded` (Retry-After) once the month is used up. Honours ' +
-      'Idempotency-Key.',
+      'Idempotency-Key. A token a step mints (`actions/security/auth/jwt/generate`) is in this answer only, ' +
+      'once: the stored run, its event and a replay of the same Idempotency-Key show ' +
+      '`{"redacted": true, "jti", "expiresAt"}`; an async run cannot mint one (`jwt_requires_sync_run`).',
     tag: 'Workflows',
     scope: 'workflows:run',
     params: wf.workflowIdParams,
@@ -637,7 +639,8 @@ export const ROUTES = [
     summary: "Fetch a run's status and durable outputs",
     description:
       '`status` is `running`, `success`, `partial` or `failed` (the run itself could not complete). With ' +
-      '`includeStepOutputs=true`, the persisted output of each step of a run started with `includeStepOutputs`.',
+      '`includeStepOutputs=true`, the persisted output of each step of a run started with `includeStepOutputs`. ' +
+      'A secret a step produced (a minted token) is kept as `{"redacted": true, "jti", "expiresAt"}`.',
     tag: 'Workflows',
     scope: 'workflows:read',
     params: wf.workflowIdParams.extend({ runId: z.string().min(1).max(64).describe('Run identifier.') }),
