@@ -15,7 +15,7 @@ export const SIGNER_ROTATION_DAYS = 14;
 
 export interface DownloadSignerProps {
   /** The platform's data: the bucket it signs for, and what every function's environment names. */
-  data: Pick<DataResources, 'table' | 'bucket' | 'jwtKeys'>;
+  data: Pick<DataResources, 'table' | 'bucket' | 'jwtKeys' | 'jwtPublicKeys'>;
   /** Object prefix the signer may read (`companies/`). */
   objectPrefix: string;
 }
@@ -47,7 +47,7 @@ export class DownloadSigner extends Construct {
       description: 'Public API v1: access keys {keys: [...]} that sign 7-day download URLs (rotated)',
       // No key yet: the first rotation, right after deployment, creates it.
       secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ keys: [] })),
-      removalPolicy: RemovalPolicy.DESTROY,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
 
     this.rotation = new AppFunction(this, 'Rotation', {
