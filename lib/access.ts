@@ -28,10 +28,13 @@ const NO_IDEMPOTENT_ROUTE =
 /** The API-request meter every authenticated request adds to (`functions/shared/http/middleware.ts`). */
 const METER = { UpdateItem: ['usage'] } as const;
 
-/** Reads an API key by its hash, the company and its plan; verifies JWTs with the key set. */
+/**
+ * Reads an API key by its hash, the company and its plan; verifies JWTs with the public verification keys
+ * only (`jwtPublicKeys`): the authorizer can verify tokens, never sign one.
+ */
 export const AUTHORIZER_ACCESS: FunctionAccess = {
   table: { GetItem: ['apiKeys', 'company', 'plans'] },
-  secrets: ['jwtKeys'],
+  secrets: ['jwtPublicKeys'],
 };
 
 /** Writes `log_entries` (batches) and adds compute time to the month meter; reads the company and plan. */
@@ -82,8 +85,9 @@ const USAGE_SNAPSHOT: FunctionAccess = {
  * transcription (company, month and source in one batch, the plan, the job and its queue slot, its
  * execution), speech (the company and month, Polly, the audio object and its billed record), a message to a
  * contact (the contact, the attachment's record, the message with its type's count and database bytes, its
- * delivery), the Dynadata item and list calls, and minting a JWT with the key set. `actions/http/request` and
- * `actions/speech/spoken-text` make no AWS call.
+ * delivery), the Dynadata item and list calls. `actions/http/request` and `actions/speech/spoken-text` make no
+ * AWS call. Minting a JWT (`actions/security/auth/jwt/generate`) reads the signing keys: only the workflows
+ * group, which runs sync runs, holds them (`JWT_MINTING`); the async step worker mints no token.
  */
 const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
   table: {
@@ -93,7 +97,6 @@ const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
     UpdateItem: ['transcodes', 'transcriptions', 'storedObjects', 'dynadataTypes', 'usage'],
   },
   objects: ['s3:PutObject', 's3:DeleteObject'],
-  secrets: ['jwtKeys'],
   stateMachines: {
     transcode: ['StartExecution'],
     transcription: ['StartExecution'],
@@ -101,6 +104,9 @@ const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
   },
   unscoped: [SPEECH_SYNTHESIS],
 });
+
+/** The signing keys (private): only code that mints tokens reads them (the workflows group's JWT action). */
+const JWT_MINTING: FunctionAccess = { secrets: ['jwtKeys'] };
 
 /**
  * What a workflow run calls around its steps, sync or async (`functions/shared/domain/workflows`): reads the
@@ -222,7 +228,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // Lists and reads definitions and runs, creates a run (with its `workflow_runs` meter, after the company's
   // limits), runs sync runs in the function (one invocation: step outputs stay in memory) and hands async ones
   // to `workflow-run`. POST /v1/workflows/{id}/run is idempotent.
-  workflows: combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, {
+  workflows: combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, JWT_MINTING, {
     table: {
       GetItem: ['idempotency'],
       Query: ['workflows'],

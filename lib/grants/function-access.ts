@@ -22,7 +22,7 @@ export type ItemAction =
 
 export type ObjectAction = 's3:GetObject' | 's3:PutObject' | 's3:DeleteObject';
 export type ExecutionAction = 'StartExecution' | 'StopExecution' | 'DescribeExecution';
-export type SecretName = 'jwtKeys' | 'cursorKey' | 'downloadSigner';
+export type SecretName = 'jwtKeys' | 'jwtPublicKeys' | 'cursorKey' | 'downloadSigner';
 
 /**
  * Everything one function may do, declared as data (`lib/access.ts` holds one per function):
@@ -56,8 +56,10 @@ export interface FunctionAccess {
 export interface DataResources {
   table: ITable;
   bucket: IBucket;
-  /** The JWT key set (`{ keys: [...] }`), written by `admin jwt keys rotate`. */
+  /** The JWT signing key set (`{ keys: [...] }`, private keys), written by `admin jwt keys rotate`. */
   jwtKeys: ISecret;
+  /** Its public verification keys (`{ keys: [{ kid, publicJwk, createdAt }] }`), written by the same rotation. */
+  jwtPublicKeys: ISecret;
   /** The jobs stack's state machines (absent for the functions of the jobs stack itself). */
   stateMachines?: Partial<Record<StateMachineName, StateMachine>>;
   /** The download signer's access keys (7-day download URLs). */
@@ -73,6 +75,7 @@ export const TENANT_OBJECT_PREFIX = 'companies/';
 
 const SECRET_VARIABLES: Record<SecretName, string> = {
   jwtKeys: 'JWT_KEYS_SECRET_ARN',
+  jwtPublicKeys: 'JWT_PUBLIC_KEYS_SECRET_ARN',
   cursorKey: 'DYNADATA_CURSOR_SECRET_ARN',
   downloadSigner: 'DOWNLOAD_SIGNER_SECRET_ARN',
 };
