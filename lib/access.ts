@@ -1,4 +1,5 @@
 import type { RouteGroup } from '../functions/shared/routes/route-table';
+import { STORED_OBJECT_PREFIXES } from '../functions/shared/types/object-prefixes';
 import { combineAccess } from './grants/combine';
 import type { FunctionAccess } from './grants/function-access';
 
@@ -96,7 +97,8 @@ const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
     PutItem: ['transcodes', 'transcriptions', 'dynadataItems', 'events'],
     UpdateItem: ['transcodes', 'transcriptions', 'storedObjects', 'dynadataTypes', 'usage'],
   },
-  objects: ['s3:PutObject', 's3:DeleteObject'],
+  // Speech writes its audio (and deletes it when the billing write refuses); enqueueing reads no object.
+  objects: { 's3:PutObject': ['speech'], 's3:DeleteObject': ['speech'] },
   stateMachines: {
     transcode: ['StartExecution'],
     transcription: ['StartExecution'],
@@ -121,7 +123,7 @@ const WORKFLOW_RUN: FunctionAccess = {
     BatchGetItem: ['company'],
     UpdateItem: ['workflowRuns', 'storedObjects', 'usage'],
   },
-  objects: ['s3:PutObject'],
+  objects: { 's3:PutObject': ['workflowRuns'] },
 };
 
 /**
@@ -129,7 +131,7 @@ const WORKFLOW_RUN: FunctionAccess = {
  * outputs earlier steps stored as objects back (`s3:GetObject`), since each step is its own invocation.
  */
 export const WORKFLOW_STEP_ACCESS: FunctionAccess = combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, {
-  objects: ['s3:GetObject'],
+  objects: { 's3:GetObject': ['workflowRuns'] },
 });
 
 export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
@@ -177,14 +179,15 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     stateMachines: { 'message-delivery': ['StartExecution'] },
   }),
   // Upload URLs (signed by the role: PUT), upload completion (HEAD), download URLs (signed by the download
-  // signer's key), and the deletion of an upload that breaks its declared size or type.
+  // signer's key, never by the role), and the deletion of an upload that breaks its declared size or type:
+  // all under `uploads/`.
   storage: {
     table: {
       GetItem: ['storedObjects'],
       PutItem: ['storedObjects'],
       UpdateItem: ['storedObjects', 'usage'],
     },
-    objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+    objects: { 's3:GetObject': ['uploads'], 's3:PutObject': ['uploads'], 's3:DeleteObject': ['uploads'] },
     secrets: ['downloadSigner'],
     neverCalls: { 'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE },
   },
@@ -222,7 +225,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       UpdateItem: ['storedObjects', 'usage', 'idempotency'],
       DeleteItem: ['idempotency'],
     },
-    objects: ['s3:PutObject', 's3:DeleteObject'],
+    objects: { 's3:PutObject': ['speech'], 's3:DeleteObject': ['speech'] },
     unscoped: [SPEECH_SYNTHESIS],
   },
   // Lists and reads definitions and runs, creates a run (with its `workflow_runs` meter, after the company's
@@ -310,7 +313,11 @@ export const WORKER_ACCESS = {
   },
   /** Secrets Manager rotation of the download signer's key set (`functions/workers/download-signer-rotation`). */
   downloadSignerRotation: { rotatesDownloadSigner: true },
-  /** Probe, finalize (records the output and its bytes, the reuse entry, the meter), fail, progress. */
+  /**
+   * Probe, finalize (records the output and its bytes, the reuse entry, the meter), fail, progress. Reads
+   * (HEAD, MediaConvert's Probe) the source, which may be any stored object of the company, and the output
+   * under `transcodes/`; MediaConvert writes the output with its own role.
+   */
   transcode: {
     table: {
       GetItem: ['transcodes', 'plans'],
@@ -318,11 +325,14 @@ export const WORKER_ACCESS = {
       PutItem: ['transcodes', 'events'],
       UpdateItem: ['transcodes', 'storedObjects', 'usage'],
     },
-    objects: ['s3:GetObject'],
+    objects: { 's3:GetObject': STORED_OBJECT_PREFIXES },
     unscoped: [MEDIA_PROBE],
     neverCalls: { 'dynamodb:Query': UNFINISHED_LIST },
   },
-  /** Probe, finalize (reads Transcribe's output, writes the transcript), fail. */
+  /**
+   * Probe, finalize (reads Transcribe's output, writes the transcript), fail. Reads the source (any stored
+   * object of the company); reads, writes and deletes only under `transcriptions/`.
+   */
   transcription: {
     table: {
       GetItem: ['transcriptions', 'plans'],
@@ -330,7 +340,11 @@ export const WORKER_ACCESS = {
       PutItem: ['transcriptions', 'events'],
       UpdateItem: ['transcriptions', 'storedObjects', 'usage'],
     },
-    objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+    objects: {
+      's3:GetObject': STORED_OBJECT_PREFIXES,
+      's3:PutObject': ['transcriptions'],
+      's3:DeleteObject': ['transcriptions'],
+    },
     unscoped: [MEDIA_PROBE],
     neverCalls: { 'dynamodb:Query': UNFINISHED_LIST },
   },

@@ -26,6 +26,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { BUCKET_CORS_RULE } from '../functions/shared/aws/bucket-cors';
 import { TABLE_SHAPE } from '../functions/shared/data/table';
+import { STORED_OBJECT_PREFIXES } from '../functions/shared/types/object-prefixes';
 import { DownloadSigner } from './constructs/download-signer';
 
 /**
@@ -141,7 +142,7 @@ export class DataStack extends Stack {
         jwtKeys: this.jwtKeys,
         jwtPublicKeys: this.jwtPublicKeys,
       },
-      objectPrefix: 'companies/',
+      objectPrefixes: STORED_OBJECT_PREFIXES,
     });
 
     // List cursors are HMAC-bound to the company and the query with this generated key; replacing its value

@@ -156,7 +156,7 @@ describe('least privilege on the table', () => {
 });
 
 describe('least privilege elsewhere', () => {
-  it('reaches the bucket only from the groups that call S3, on the tenant prefix, without listing', () => {
+  it('reaches the bucket only from the groups that call S3, on their own object prefixes, without listing', () => {
     const withBucket = ROUTE_GROUPS.filter((group) =>
       actionsOf(statementsOf(groupFunction(group))).some((a) => a.startsWith('s3:')),
     );
@@ -166,10 +166,16 @@ describe('least privilege elsewhere', () => {
         actionsOf([s]).some((a) => a.startsWith('s3:')),
       )) {
         expect(actionsOf([statement])).not.toContain('s3:ListBucket');
-        expect(JSON.stringify(statement.Resource), group).toMatch(/"\/companies\/\*"\]\]\}$/);
+        expect(JSON.stringify(statement.Resource), group).toMatch(
+          /"\/companies\/\*\/[a-z]+(\/runs)?\/\*"\]\]\}/,
+        );
+        expect(JSON.stringify(statement.Resource), group).not.toMatch(/"\/companies\/\*"/);
       }
     }
-    expect(GROUP_ACCESS.speech.objects).toEqual(['s3:PutObject', 's3:DeleteObject']);
+    expect(GROUP_ACCESS.speech.objects).toEqual({
+      's3:PutObject': ['speech'],
+      's3:DeleteObject': ['speech'],
+    });
   });
 
   it('lets the authorizer read table items by key and the JWT verification keys, and nothing else', () => {
