@@ -1,4 +1,5 @@
 import type { RouteGroup } from '../functions/shared/routes/route-table';
+import { STORED_OBJECT_PREFIXES } from '../functions/shared/types/object-prefixes';
 import { combineAccess } from './grants/combine';
 import type { FunctionAccess } from './grants/function-access';
 
@@ -29,12 +30,13 @@ const NO_IDEMPOTENT_ROUTE =
 const METER = { UpdateItem: ['usage'] } as const;
 
 /**
- * Reads an API key by its hash, the company and its plan; verifies JWTs with the key set and reads the
- * revocations of a token's id and root credential in one batch.
+ * Reads an API key by its hash, the company and its plan; verifies JWTs with the public verification keys
+ * only (`jwtPublicKeys`): the authorizer can verify tokens, never sign one. Reads the revocations of a
+ * token's id and root credential in one batch.
  */
 export const AUTHORIZER_ACCESS: FunctionAccess = {
   table: { GetItem: ['apiKeys', 'company', 'plans'], BatchGetItem: ['credentials'] },
-  secrets: ['jwtKeys'],
+  secrets: ['jwtPublicKeys'],
 };
 
 /** Writes `log_entries` (batches) and adds compute time to the month meter; reads the company and plan. */
@@ -85,8 +87,9 @@ const USAGE_SNAPSHOT: FunctionAccess = {
  * transcription (company, month and source in one batch, the plan, the job and its queue slot, its
  * execution), speech (the company and month, Polly, the audio object and its billed record), a message to a
  * contact (the contact, the attachment's record, the message with its type's count and database bytes, its
- * delivery), the Dynadata item and list calls, and minting a JWT with the key set. `actions/http/request` and
- * `actions/speech/spoken-text` make no AWS call.
+ * delivery), the Dynadata item and list calls. `actions/http/request` and `actions/speech/spoken-text` make no
+ * AWS call. Minting a JWT (`actions/security/auth/jwt/generate`) reads the signing keys: only the workflows
+ * group, which runs sync runs, holds them (`JWT_MINTING`); the async step worker mints no token.
  */
 const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
   table: {
@@ -96,8 +99,8 @@ const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
     PutItem: ['transcodes', 'transcriptions', 'dynadataItems', 'events', 'credentials'],
     UpdateItem: ['transcodes', 'transcriptions', 'storedObjects', 'dynadataTypes', 'usage'],
   },
-  objects: ['s3:PutObject', 's3:DeleteObject'],
-  secrets: ['jwtKeys'],
+  // Speech writes its audio (and deletes it when the billing write refuses); enqueueing reads no object.
+  objects: { 's3:PutObject': ['speech'], 's3:DeleteObject': ['speech'] },
   stateMachines: {
     transcode: ['StartExecution'],
     transcription: ['StartExecution'],
@@ -105,6 +108,9 @@ const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
   },
   unscoped: [SPEECH_SYNTHESIS],
 });
+
+/** The signing keys (private): only code that mints tokens reads them (the workflows group's JWT action). */
+const JWT_MINTING: FunctionAccess = { secrets: ['jwtKeys'] };
 
 /**
  * What a workflow run calls around its steps, sync or async (`functions/shared/domain/workflows`): reads the
@@ -119,7 +125,7 @@ const WORKFLOW_RUN: FunctionAccess = {
     BatchGetItem: ['company'],
     UpdateItem: ['workflowRuns', 'storedObjects', 'usage'],
   },
-  objects: ['s3:PutObject'],
+  objects: { 's3:PutObject': ['workflowRuns'] },
 };
 
 /**
@@ -127,7 +133,7 @@ const WORKFLOW_RUN: FunctionAccess = {
  * outputs earlier steps stored as objects back (`s3:GetObject`), since each step is its own invocation.
  */
 export const WORKFLOW_STEP_ACCESS: FunctionAccess = combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, {
-  objects: ['s3:GetObject'],
+  objects: { 's3:GetObject': ['workflowRuns'] },
 });
 
 export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
@@ -175,14 +181,15 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     stateMachines: { 'message-delivery': ['StartExecution'] },
   }),
   // Upload URLs (signed by the role: PUT), upload completion (HEAD), download URLs (signed by the download
-  // signer's key), and the deletion of an upload that breaks its declared size or type.
+  // signer's key, never by the role), and the deletion of an upload that breaks its declared size or type:
+  // all under `uploads/`.
   storage: {
     table: {
       GetItem: ['storedObjects'],
       PutItem: ['storedObjects'],
       UpdateItem: ['storedObjects', 'usage'],
     },
-    objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+    objects: { 's3:GetObject': ['uploads'], 's3:PutObject': ['uploads'], 's3:DeleteObject': ['uploads'] },
     secrets: ['downloadSigner'],
     neverCalls: { 'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE },
   },
@@ -220,13 +227,13 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       UpdateItem: ['storedObjects', 'usage', 'idempotency'],
       DeleteItem: ['idempotency'],
     },
-    objects: ['s3:PutObject', 's3:DeleteObject'],
+    objects: { 's3:PutObject': ['speech'], 's3:DeleteObject': ['speech'] },
     unscoped: [SPEECH_SYNTHESIS],
   },
   // Lists and reads definitions and runs, creates a run (with its `workflow_runs` meter, after the company's
   // limits), runs sync runs in the function (one invocation: step outputs stay in memory) and hands async ones
   // to `workflow-run`. POST /v1/workflows/{id}/run is idempotent.
-  workflows: combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, {
+  workflows: combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, JWT_MINTING, {
     table: {
       GetItem: ['idempotency'],
       Query: ['workflows'],
@@ -308,7 +315,11 @@ export const WORKER_ACCESS = {
   },
   /** Secrets Manager rotation of the download signer's key set (`functions/workers/download-signer-rotation`). */
   downloadSignerRotation: { rotatesDownloadSigner: true },
-  /** Probe, finalize (records the output and its bytes, the reuse entry, the meter), fail, progress. */
+  /**
+   * Probe, finalize (records the output and its bytes, the reuse entry, the meter), fail, progress. Reads
+   * (HEAD, MediaConvert's Probe) the source, which may be any stored object of the company, and the output
+   * under `transcodes/`; MediaConvert writes the output with its own role.
+   */
   transcode: {
     table: {
       GetItem: ['transcodes', 'plans'],
@@ -316,11 +327,14 @@ export const WORKER_ACCESS = {
       PutItem: ['transcodes', 'events'],
       UpdateItem: ['transcodes', 'storedObjects', 'usage'],
     },
-    objects: ['s3:GetObject'],
+    objects: { 's3:GetObject': STORED_OBJECT_PREFIXES },
     unscoped: [MEDIA_PROBE],
     neverCalls: { 'dynamodb:Query': UNFINISHED_LIST },
   },
-  /** Probe, finalize (reads Transcribe's output, writes the transcript), fail. */
+  /**
+   * Probe, finalize (reads Transcribe's output, writes the transcript), fail. Reads the source (any stored
+   * object of the company); reads, writes and deletes only under `transcriptions/`.
+   */
   transcription: {
     table: {
       GetItem: ['transcriptions', 'plans'],
@@ -328,7 +342,11 @@ export const WORKER_ACCESS = {
       PutItem: ['transcriptions', 'events'],
       UpdateItem: ['transcriptions', 'storedObjects', 'usage'],
     },
-    objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+    objects: {
+      's3:GetObject': STORED_OBJECT_PREFIXES,
+      's3:PutObject': ['transcriptions'],
+      's3:DeleteObject': ['transcriptions'],
+    },
     unscoped: [MEDIA_PROBE],
     neverCalls: { 'dynamodb:Query': UNFINISHED_LIST },
   },

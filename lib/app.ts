@@ -23,7 +23,12 @@ export const createApp = (props?: AppProps): PublicApiApp => {
   const data = new DataStack(app, 'PublicApiV1Data', {
     description: 'Public API v1: stateful data (table, bucket, JWT key set), retained on delete',
   });
-  const dataResources = { table: data.table, bucket: data.bucket, jwtKeys: data.jwtKeys };
+  const dataResources = {
+    table: data.table,
+    bucket: data.bucket,
+    jwtKeys: data.jwtKeys,
+    jwtPublicKeys: data.jwtPublicKeys,
+  };
   const jobs = new JobsStack(app, 'PublicApiV1Jobs', {
     description: 'Public API v1: state machines and their workers (transcodes, message delivery, workflows)',
     data: { ...dataResources, cursorKey: data.cursorKey },

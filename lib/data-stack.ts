@@ -26,6 +26,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { BUCKET_CORS_RULE } from '../functions/shared/aws/bucket-cors';
 import { TABLE_SHAPE } from '../functions/shared/data/table';
+import { STORED_OBJECT_PREFIXES } from '../functions/shared/types/object-prefixes';
 import { DownloadSigner } from './constructs/download-signer';
 
 /**
@@ -42,6 +43,8 @@ export class DataStack extends Stack {
   readonly table: Table;
   readonly bucket: Bucket;
   readonly jwtKeys: Secret;
+  /** The public verification keys of `jwtKeys`: all the authorizer reads. */
+  readonly jwtPublicKeys: Secret;
   /** The HMAC key of Dynadata and contacts list cursors (generated, never leaves Secrets Manager). */
   readonly cursorKey: Secret;
   readonly downloadSigner: DownloadSigner;
@@ -106,25 +109,40 @@ export class DataStack extends Stack {
         },
       ],
     });
-    // The stack generates no key material: the secret starts as an empty key set, and
-    // `npm run admin -- jwt keys rotate --jwt-keys-secret <arn>` writes the first key. Until then JWTs cannot
-    // be verified (API keys work).
+    // The stack generates no key material: both secrets start as empty key sets, and
+    // `npm run admin -- jwt keys rotate --jwt-keys-secret <arn> --jwt-public-keys-secret <arn>` writes the
+    // first key (the public set first). Until then JWTs cannot be verified (API keys work). The signing set
+    // (private keys) is read only by the functions that mint tokens; the authorizer reads the public set.
     this.jwtKeys = new Secret(this, 'JwtKeys', {
       description: 'Public API v1: JWT signing key set ({ keys: [...] }), written by admin jwt keys rotate',
       secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ keys: [] })),
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    Validations.of(this.jwtKeys).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'Rotation must keep the previous key verifying the tokens it signed, so it is done by the operator ' +
-        'CLI (admin jwt keys rotate: add a key, drop the one before it), not by a rotation Lambda.',
+    this.jwtPublicKeys = new Secret(this, 'JwtPublicKeys', {
+      description:
+        'Public API v1: JWT verification keys ({ keys: [{ kid, publicJwk, createdAt }] }), written by admin jwt keys rotate',
+      secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ keys: [] })),
+      removalPolicy: RemovalPolicy.RETAIN,
     });
+    for (const keys of [this.jwtKeys, this.jwtPublicKeys]) {
+      Validations.of(keys).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'Rotation must keep the previous key verifying the tokens it signed and publish a key before it ' +
+          'signs, so it is done by the operator CLI (admin jwt keys rotate: add a key, drop the one before ' +
+          'it, public set first), not by a rotation Lambda.',
+      });
+    }
 
     // 7-day download URLs are signed with a dedicated read-only IAM user's rotated keys (see the construct).
     this.downloadSigner = new DownloadSigner(this, 'DownloadSigner', {
-      data: { table: this.table, bucket: this.bucket, jwtKeys: this.jwtKeys },
-      objectPrefix: 'companies/',
+      data: {
+        table: this.table,
+        bucket: this.bucket,
+        jwtKeys: this.jwtKeys,
+        jwtPublicKeys: this.jwtPublicKeys,
+      },
+      objectPrefixes: STORED_OBJECT_PREFIXES,
     });
 
     // List cursors are HMAC-bound to the company and the query with this generated key; replacing its value
@@ -148,7 +166,11 @@ export class DataStack extends Stack {
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'The platform bucket' });
     new CfnOutput(this, 'JwtKeysSecretArn', {
       value: this.jwtKeys.secretArn,
-      description: 'JWT key set secret (admin jwt keys rotate --jwt-keys-secret)',
+      description: 'JWT signing key set secret (admin jwt keys rotate --jwt-keys-secret)',
+    });
+    new CfnOutput(this, 'JwtPublicKeysSecretArn', {
+      value: this.jwtPublicKeys.secretArn,
+      description: 'JWT verification keys secret (admin jwt keys rotate --jwt-public-keys-secret)',
     });
   }
 }

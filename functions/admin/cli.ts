@@ -21,12 +21,14 @@ ${COMPANY_USAGE}
   plans put --file plan.json
   jwt mint --company ID [--scopes a,b] [--advanced] [--ips a,b] [--dur S] [--kind K]
   jwt revoke --company ID --jti J       refuse one minted token (and the tokens derived from it if the operator minted it)
-  jwt keys rotate                       new signing key; the previous one still verifies
+  jwt keys rotate                       new signing key; the previous one still verifies (writes the
+                                        public verification keys first, then the signing keys)
 ${DYNADATA_USAGE}
 ${WORKFLOW_USAGE}
 
 target: the local stack in $DATA_DIR (default .data), or AWS with --table T --bucket B --region R
-        [--jwt-keys-secret ARN] (for the jwt commands) [--rest-api-id A] (for the companies commands)`;
+        [--jwt-keys-secret ARN] (for the jwt commands)
+        [--jwt-public-keys-secret ARN] (for jwt keys rotate) [--rest-api-id A] (for the companies commands)`;
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -42,6 +44,7 @@ const OPTIONS = {
   bucket: { type: 'string' },
   region: { type: 'string' },
   'jwt-keys-secret': { type: 'string' },
+  'jwt-public-keys-secret': { type: 'string' },
   'rest-api-id': { type: 'string' },
   'data-dir': { type: 'string' },
   advanced: { type: 'boolean' },
@@ -217,6 +220,7 @@ export const runCli = async (argv: string[], io: CliIo, defaultDataDir = '.data'
       bucket: values.bucket,
       region: values.region,
       jwtKeysSecret: values['jwt-keys-secret'],
+      jwtPublicKeysSecret: values['jwt-public-keys-secret'],
       dataDir: values['data-dir'] ?? defaultDataDir,
     });
     const output = await run(area, command, values, rest);

@@ -17,6 +17,8 @@ export const selectTarget = (options: {
   bucket?: string;
   region?: string;
   jwtKeysSecret?: string;
+  /** The public verification keys' secret: `jwt keys rotate` writes it before the signing keys. */
+  jwtPublicKeysSecret?: string;
   dataDir: string;
 }) => {
   if (options.table) {
@@ -25,6 +27,7 @@ export const selectTarget = (options: {
       BUCKET_NAME: options.bucket ?? '-',
       ...(options.region ? { AWS_REGION: options.region } : {}),
       ...(options.jwtKeysSecret ? { JWT_KEYS_SECRET_ARN: options.jwtKeysSecret } : {}),
+      ...(options.jwtPublicKeysSecret ? { JWT_PUBLIC_KEYS_SECRET_ARN: options.jwtPublicKeysSecret } : {}),
     });
     return `aws table ${options.table}`;
   }

@@ -1,6 +1,6 @@
 import { type JwtRefusal, type KeyResolver, verificationKeys, verifyJwtSignature } from '../shared/auth/jwt';
 import { type ClaimRefusal, checkV1Claims } from '../shared/auth/jwt-claims';
-import { forgetKeySet, loadKeySet } from '../shared/auth/signing-keys';
+import { forgetPublicKeySet, loadPublicKeySet } from '../shared/auth/signing-keys';
 import { API_KEY_PATTERN, findApiKeyBySecret } from '../shared/data/api-keys';
 import { revokedCredentials } from '../shared/data/credentials';
 import { env } from '../shared/env';
@@ -48,16 +48,16 @@ let keysLoadedAt = 0;
 const KEY_RELOAD_INTERVAL_MS = 60_000;
 
 /**
- * The verification key for a `kid`, from the key set loaded on first use. A key added by a rotation after
- * this instance loaded the set is unknown here: reload the set, at most once a minute.
+ * The verification key for a `kid`, from the public key set (never the signing keys) loaded on first use. A
+ * key added by a rotation after this instance loaded the set is unknown here: reload it, at most once a minute.
  */
 const resolveJwtKey = async (kid: string, now: number) => {
-  jwtKeys ??= await verificationKeys((await loadKeySet()).keys);
+  jwtKeys ??= await verificationKeys((await loadPublicKeySet()).keys);
   const key = await jwtKeys(kid);
   if (key || now - keysLoadedAt <= KEY_RELOAD_INTERVAL_MS) return key;
   keysLoadedAt = now;
-  forgetKeySet();
-  jwtKeys = await verificationKeys((await loadKeySet()).keys);
+  forgetPublicKeySet();
+  jwtKeys = await verificationKeys((await loadPublicKeySet()).keys);
   return jwtKeys(kid);
 };
 

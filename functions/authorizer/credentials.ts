@@ -1,3 +1,5 @@
+import { CREDENTIAL_HEADERS } from '../shared/types/credential-headers';
+
 /**
  * Which credential a request presents. Precedence: `x-jwt-token`, then `x-api-key`, then `x-auth-token`, then
  * (on the resources in `BEARER_RESOURCES` only) `Authorization: Bearer <API key or JWT>`.
@@ -44,9 +46,6 @@ export const presentedCredential = (
   const bearer = /^Bearer[ \t]+(\S.*)$/i.exec(authorization.trim());
   return eitherForm('authorization', bearer?.[1]?.trim() ?? '');
 };
-
-/** Headers that carry a credential: the three of `/v1` and `Authorization`, which no request may repeat. */
-export const CREDENTIAL_HEADERS = ['x-jwt-token', 'x-api-key', 'x-auth-token', 'authorization'] as const;
 
 /**
  * The credential header a request presents ambiguously, or undefined. A header is ambiguous when it comes

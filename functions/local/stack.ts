@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { generateSigningKey } from '../shared/auth/signing-keys';
+import { generateSigningKey, keySetText, parseKeySet, publicKeySetOf } from '../shared/auth/signing-keys';
 import type { AccessLogRecord } from '../shared/http/access-log';
 import { ROUTE_GROUPS, type RouteGroup } from '../shared/routes/route-table';
 import { stateMachineArnVariable } from '../shared/types/state-machines';
@@ -52,6 +52,7 @@ export interface LocalStack {
 export const REGION = 'us-east-1';
 
 const jwtKeysFile = (dataDir: string) => join(dataDir, 'jwt-signing-keys.json');
+const jwtPublicKeysFile = (dataDir: string) => join(dataDir, 'jwt-verification-keys.json');
 const cursorKeyFile = (dataDir: string) => join(dataDir, 'dynadata-cursor-key');
 
 /** The local list-cursor HMAC key, generated once (mode 0600) under the data directory. */
@@ -68,6 +69,7 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
   ),
   SFN_ENDPOINT: d.stepFunctionsEndpoint,
   JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
+  JWT_PUBLIC_KEYS_FILE: jwtPublicKeysFile(d.dataDir),
   DYNADATA_CURSOR_SECRET: ensureCursorKey(d.dataDir),
   // Message delivery may reach a webhook receiver on this machine (never on AWS).
   ALLOW_LOOPBACK_WEBHOOKS: 'true',
@@ -97,11 +99,20 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
   POWERTOOLS_METRICS_DISABLED: 'true',
 });
 
-/** The local JWT signing key set, generated on first start and kept (mode 0600) under the data directory. */
+/**
+ * The local JWT key sets under the data directory: the signing set (mode 0600), generated on first start, and
+ * the verification set the authorizer reads, written first and derived from the signing set when a data
+ * directory from before the split has only that one.
+ */
 const ensureJwtKeys = (dataDir: string, now: Date) => {
-  const file = jwtKeysFile(dataDir);
-  if (!existsSync(file))
-    writeFileSync(file, `${JSON.stringify({ keys: [generateSigningKey(now)] }, null, 2)}\n`, { mode: 0o600 });
+  const signing = jwtKeysFile(dataDir);
+  const verification = jwtPublicKeysFile(dataDir);
+  const set = existsSync(signing)
+    ? parseKeySet(readFileSync(signing, 'utf8'))
+    : { keys: [generateSigningKey(now)] };
+  if (!existsSync(verification))
+    writeFileSync(verification, keySetText(publicKeySetOf(set)), { mode: 0o644 });
+  if (!existsSync(signing)) writeFileSync(signing, keySetText(set), { mode: 0o600 });
 };
 
 /** Each route group's Lambda handler, loaded from `functions/api/<group>/index.ts` as the CDK app bundles it. */

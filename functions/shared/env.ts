@@ -19,8 +19,12 @@ export interface Env {
   authorizerCacheTtlSeconds: number;
   /** JWT signing key set (JSON file); the local stack generates it under DATA_DIR. */
   jwtKeysFile: string | undefined;
-  /** On AWS: the Secrets Manager secret holding the JWT key set. */
+  /** On AWS: the Secrets Manager secret holding the JWT key set (private keys; minting functions only). */
   jwtKeysSecretArn: string | undefined;
+  /** The public verification keys of that set (JSON file); the local stack derives it under DATA_DIR. */
+  jwtPublicKeysFile: string | undefined;
+  /** On AWS: the Secrets Manager secret holding the public verification keys (what the authorizer reads). */
+  jwtPublicKeysSecretArn: string | undefined;
   /** Endpoint override of Step Functions: set only by the local stack (its emulator). */
   stepFunctionsEndpoint: string | undefined;
   /** State machine ARNs a function may start, by machine name; only those granted are set. */
@@ -95,6 +99,8 @@ export const env = (): Env => {
     authorizerCacheTtlSeconds: boundedInteger('AUTHORIZER_CACHE_TTL_SECONDS', 30, 1, 60),
     jwtKeysFile: optional('JWT_KEYS_FILE'),
     jwtKeysSecretArn: optional('JWT_KEYS_SECRET_ARN'),
+    jwtPublicKeysFile: optional('JWT_PUBLIC_KEYS_FILE'),
+    jwtPublicKeysSecretArn: optional('JWT_PUBLIC_KEYS_SECRET_ARN'),
     stepFunctionsEndpoint: optional('SFN_ENDPOINT'),
     stateMachineArns: Object.freeze(
       Object.fromEntries(STATE_MACHINE_NAMES.map((m) => [m, optional(stateMachineArnVariable(m))])),

@@ -5,9 +5,7 @@ import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cd
 import { Construct } from 'constructs';
 import { ERROR_CATALOG } from '../../functions/shared/errors';
 import { problemType } from '../../functions/shared/http/problem';
-
-/** The headers that carry a credential (spec: exactly one of them per request). */
-export const CREDENTIAL_HEADERS = ['x-api-key', 'x-access-token', 'authorization'] as const;
+import { CREDENTIAL_HEADERS } from '../../functions/shared/types/credential-headers';
 
 /**
  * Rate-based rules, in requests per `WAF_RATE_WINDOW_SECONDS` (WAF re-counts about every 10 s and blocks a
@@ -84,7 +82,7 @@ const hasHeader = (name: string): CfnWebACL.StatementProperty => ({
 });
 
 /**
- * One rule per credential header: a rate-based rule with several custom keys counts only requests that carry
+ * One rule per credential header (`CREDENTIAL_HEADERS`, the authorizer's own list): a rate-based rule with several custom keys counts only requests that carry
  * all of them, and a request carries exactly one credential header, so each header has a rule of its own.
  */
 const perCredentialRules = (firstPriority: number): CfnWebACL.RuleProperty[] =>

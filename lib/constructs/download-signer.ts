@@ -1,10 +1,11 @@
-import { Duration, RemovalPolicy, SecretValue, Validations } from 'aws-cdk-lib';
-import { PolicyStatement, ServicePrincipal, User } from 'aws-cdk-lib/aws-iam';
+import { Duration, RemovalPolicy, SecretValue } from 'aws-cdk-lib';
+import { ServicePrincipal, User } from 'aws-cdk-lib/aws-iam';
 import { CfnRotationSchedule, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { KEY_RETIREMENT_SECONDS } from '../../functions/shared/aws/download-signer-keys';
+import type { ObjectPrefix } from '../../functions/shared/types/object-prefixes';
 import { type DataResources, WORKER_ACCESS } from '../access';
-import { nagReference } from '../nag';
+import { grantObjects } from '../grants/object-prefixes';
 import { AppFunction } from './app-function';
 
 /**
@@ -15,16 +16,16 @@ export const SIGNER_ROTATION_DAYS = 14;
 
 export interface DownloadSignerProps {
   /** The platform's data: the bucket it signs for, and what every function's environment names. */
-  data: Pick<DataResources, 'table' | 'bucket' | 'jwtKeys'>;
-  /** Object prefix the signer may read (`companies/`). */
-  objectPrefix: string;
+  data: Pick<DataResources, 'table' | 'bucket' | 'jwtKeys' | 'jwtPublicKeys'>;
+  /** The object prefixes the signer may read: those of stored objects, which download URLs name. */
+  objectPrefixes: readonly ObjectPrefix[];
 }
 
 /**
  * Long-lived signing credentials for download URLs that must stay valid for up to 7 days. A presigned URL is
  * only valid while the credentials that signed it are: a Lambda role's session credentials expire within
  * hours, so they cannot sign a 7-day URL. This construct creates a dedicated IAM user whose only permission is
- * `s3:GetObject` on the tenant prefix of the platform bucket, and a Secrets Manager secret with its access keys
+ * `s3:GetObject` on the stored-object prefixes of the platform bucket (`companies/<any>/<prefix>`), and a Secrets Manager secret with its access keys
  * (`{ keys: [...] }`, `functions/shared/aws/download-signer-keys.ts`) that the storage group reads.
  *
  * Secrets Manager rotates the secret every `SIGNER_ROTATION_DAYS` days, and once right after it is created,
@@ -41,13 +42,18 @@ export class DownloadSigner extends Construct {
     super(scope, id);
     const { bucket } = props.data;
     this.user = new User(this, 'User');
-    const objects = bucket.arnForObjects(`${props.objectPrefix}*`);
-    this.user.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
+    grantObjects(
+      this.user,
+      bucket,
+      { 's3:GetObject': props.objectPrefixes },
+      'The signer reads stored objects only: which object a URL names is decided by the storage route ' +
+        'after it checked the caller owns the reference. GetObject is its only action.',
+    );
     this.secret = new Secret(this, 'Secret', {
       description: 'Public API v1: access keys {keys: [...]} that sign 7-day download URLs (rotated)',
       // No key yet: the first rotation, right after deployment, creates it.
       secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ keys: [] })),
-      removalPolicy: RemovalPolicy.DESTROY,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
 
     this.rotation = new AppFunction(this, 'Rotation', {
@@ -72,12 +78,5 @@ export class DownloadSigner extends Construct {
     if (SIGNER_ROTATION_DAYS * 86_400 <= KEY_RETIREMENT_SECONDS) {
       throw new Error('the signer must rotate less often than a retired key is kept');
     }
-
-    Validations.of(this.user).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagReference(this.user, bucket.bucketArn)}/${props.objectPrefix}*]`,
-      reason:
-        'The signer reads any object of the tenant prefix companies/: which object a URL names is decided by ' +
-        'the storage route after it checked the caller owns the reference. GetObject is its only action.',
-    });
   }
 }

@@ -4,8 +4,9 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { type DataResources, TENANT_OBJECT_PREFIX, WORKER_ACCESS } from '../access';
-import { nagReference } from '../nag';
+import { STORED_OBJECT_PREFIXES } from '../../functions/shared/types/object-prefixes';
+import { type DataResources, WORKER_ACCESS } from '../access';
+import { grantObjects } from '../grants/object-prefixes';
 import type { AppFunction } from './app-function';
 import { AslStateMachine } from './asl-state-machine';
 import { mediaJobWorker } from './job-worker';
@@ -16,7 +17,7 @@ export interface TranscodeJobsProps {
 
 /**
  * Media transforms on AWS: the transcode worker (probe, finalize and fail steps), the role MediaConvert
- * assumes to read sources and write outputs under `companies/`, and the `transcode` state machine
+ * assumes to read sources (any stored object) and write outputs under `companies/<companyId>/transcodes/`, and the `transcode` state machine
  * (`statemachines/transcode.asl.json`), whose role may create, watch and cancel MediaConvert jobs
  * (`createJob.sync`: the managed EventBridge rule) and pass exactly the MediaConvert role; and the rule that
  * sends the progress events of this machine's MediaConvert jobs to the worker.
@@ -42,18 +43,15 @@ export class TranscodeJobs extends Construct {
 
     this.mediaConvertRole = new Role(this, 'MediaConvertRole', {
       assumedBy: new ServicePrincipal('mediaconvert.amazonaws.com'),
-      description: 'MediaConvert reads transcode sources and writes outputs under companies/',
+      description:
+        'MediaConvert reads transcode sources (stored objects) and writes outputs under transcodes/',
     });
-    this.mediaConvertRole.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['s3:GetObject', 's3:PutObject'],
-        resources: [data.bucket.arnForObjects(`${TENANT_OBJECT_PREFIX}*`)],
-      }),
+    grantObjects(
+      this.mediaConvertRole,
+      data.bucket,
+      { 's3:GetObject': STORED_OBJECT_PREFIXES, 's3:PutObject': ['transcodes'] },
+      'A source may be any stored object of the company; outputs go to the job folder under transcodes/.',
     );
-    Validations.of(this.mediaConvertRole).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagReference(this.mediaConvertRole, data.bucket.bucketArn)}/${TENANT_OBJECT_PREFIX}*]`,
-      reason: 'Sources and outputs are tenant objects keyed at run time under companies/<companyId>/.',
-    });
     if (data.bucket.encryptionKey) data.bucket.encryptionKey.grantEncryptDecrypt(this.mediaConvertRole);
 
     const machine = new AslStateMachine(this, 'Machine', {

@@ -2,8 +2,9 @@ import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { type DataResources, TENANT_OBJECT_PREFIX, WORKER_ACCESS } from '../access';
-import { nagReference } from '../nag';
+import { STORED_OBJECT_PREFIXES } from '../../functions/shared/types/object-prefixes';
+import { type DataResources, WORKER_ACCESS } from '../access';
+import { grantObjects, objectPattern } from '../grants/object-prefixes';
 import type { AppFunction } from './app-function';
 import { AslStateMachine } from './asl-state-machine';
 import { mediaJobWorker } from './job-worker';
@@ -12,7 +13,7 @@ import { mediaJobWorker } from './job-worker';
 export const TRANSCRIBE_JOB_NAME_PATTERN = 'tr_*';
 
 /** Transcribe writes its JSON under the company's prefix, in the job's folder (`.../transcriptions/...`). */
-export const TRANSCRIBE_OUTPUT_PATTERN = `${TENANT_OBJECT_PREFIX}*/transcriptions/*`;
+export const TRANSCRIBE_OUTPUT_PATTERN = objectPattern('transcriptions');
 
 export interface TranscriptionJobsProps {
   data: DataResources;
@@ -22,7 +23,7 @@ export interface TranscriptionJobsProps {
  * Transcriptions on AWS: the transcription worker (probe, finalize, fail steps) and the `transcription`
  * state machine (`statemachines/transcription.asl.json`), which calls Amazon Transcribe through the Step
  * Functions SDK integration (StartTranscriptionJob, then GetTranscriptionJob every 15 s). Transcribe reads
- * the source and writes its output with the caller's permissions, so the machine's role may read tenant
+ * the source and writes its output with the caller's permissions, so the machine's role may read stored
  * objects and write only under `companies/<companyId>/transcriptions/`, and start and read only the
  * platform's Transcribe jobs (`tr_*`).
  */
@@ -61,32 +62,17 @@ export class TranscriptionJobs extends Construct {
         resources: [transcribeJobs],
       }),
     );
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['s3:GetObject'],
-        resources: [data.bucket.arnForObjects(`${TENANT_OBJECT_PREFIX}*`)],
-      }),
-    );
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['s3:PutObject'],
-        resources: [data.bucket.arnForObjects(TRANSCRIBE_OUTPUT_PATTERN)],
-      }),
+    grantObjects(
+      role,
+      data.bucket,
+      { 's3:GetObject': STORED_OBJECT_PREFIXES, 's3:PutObject': ['transcriptions'] },
+      'Transcribe reads the source (any stored object of the company) and writes its output into the ' +
+        "job's folder under transcriptions/, as the caller.",
     );
     if (data.bucket.encryptionKey) data.bucket.encryptionKey.grantEncryptDecrypt(role);
-    const bucketArn = nagReference(role, data.bucket.bucketArn);
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:transcribe:<AWS::Region>:<AWS::AccountId>:transcription-job/${TRANSCRIBE_JOB_NAME_PATTERN}]`,
       reason: 'Transcribe job names are the job ids chosen at run time; the prefix limits them to ours.',
-    });
-    Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${bucketArn}/${TENANT_OBJECT_PREFIX}*]`,
-      reason:
-        'Transcribe reads the tenant source (keyed at run time under companies/<companyId>/) as the caller.',
-    });
-    Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${bucketArn}/${TRANSCRIBE_OUTPUT_PATTERN}]`,
-      reason: "Transcribe writes its output as the caller into the job's folder under the company's prefix.",
     });
   }
 }

@@ -26,7 +26,7 @@ export const combineAccess = (...parts: FunctionAccess[]): FunctionAccess => {
   const combined: FunctionAccess = {
     table: unionRecord(...parts.map((p) => p.table)),
     gsi1: union(...parts.map((p) => p.gsi1)),
-    objects: union(...parts.map((p) => p.objects)),
+    objects: unionRecord(...parts.map((p) => p.objects)),
     secrets: union(...parts.map((p) => p.secrets)),
     stateMachines: unionRecord(...parts.map((p) => p.stateMachines)),
     unscoped: [...unscoped.values()],

@@ -5,9 +5,13 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { TABLE_SHAPE } from '../../functions/shared/data/table';
+import { TENANT_OBJECT_ROOT } from '../../functions/shared/types/object-prefixes';
 import { type StateMachineName, stateMachineArnVariable } from '../../functions/shared/types/state-machines';
 import { nagReference } from '../nag';
+import { grantObjects, type ObjectGrants } from './object-prefixes';
 import { INDEX_PARTITIONS, type IndexPartition, TABLE_PARTITIONS, type TablePartition } from './partitions';
+
+export type { ObjectAction, ObjectGrants } from './object-prefixes';
 
 /** The DynamoDB item actions a function may hold (a transaction needs the action of each of its items). */
 export type ItemAction =
@@ -20,16 +24,16 @@ export type ItemAction =
   | 'BatchWriteItem'
   | 'ConditionCheckItem';
 
-export type ObjectAction = 's3:GetObject' | 's3:PutObject' | 's3:DeleteObject';
 export type ExecutionAction = 'StartExecution' | 'StopExecution' | 'DescribeExecution';
-export type SecretName = 'jwtKeys' | 'cursorKey' | 'downloadSigner';
+export type SecretName = 'jwtKeys' | 'jwtPublicKeys' | 'cursorKey' | 'downloadSigner';
 
 /**
  * Everything one function may do, declared as data (`lib/access.ts` holds one per function):
  *
  * - `table`: item actions, each on the table partitions it touches (a `dynamodb:LeadingKeys` condition).
  * - `gsi1`: `Query` on `gsi1`, on the index partitions it touches.
- * - `objects`: object actions on the tenant prefix `companies/` of the bucket (`HeadObject` is `s3:GetObject`).
+ * - `objects`: object actions, each on the object prefixes it touches (`lib/grants/object-prefixes.ts`:
+ *   `companies/<any company>/<prefix>`; `HeadObject` is `s3:GetObject`), never the whole bucket.
  * - `secrets`: `secretsmanager:GetSecretValue` on these secrets (their ARNs reach the environment).
  * - `stateMachines`: execution actions per machine (`StartExecution` on the machine, the others on its
  *   executions); each machine's ARN reaches the environment (`<NAME>_STATE_MACHINE_ARN`).
@@ -44,7 +48,7 @@ export type SecretName = 'jwtKeys' | 'cursorKey' | 'downloadSigner';
 export interface FunctionAccess {
   table?: Partial<Record<ItemAction, readonly TablePartition[]>>;
   gsi1?: readonly IndexPartition[];
-  objects?: readonly ObjectAction[];
+  objects?: ObjectGrants;
   secrets?: readonly SecretName[];
   stateMachines?: Partial<Record<StateMachineName, readonly ExecutionAction[]>>;
   unscoped?: readonly { actions: readonly string[]; reason: string }[];
@@ -56,8 +60,10 @@ export interface FunctionAccess {
 export interface DataResources {
   table: ITable;
   bucket: IBucket;
-  /** The JWT key set (`{ keys: [...] }`), written by `admin jwt keys rotate`. */
+  /** The JWT signing key set (`{ keys: [...] }`, private keys), written by `admin jwt keys rotate`. */
   jwtKeys: ISecret;
+  /** Its public verification keys (`{ keys: [{ kid, publicJwk, createdAt }] }`), written by the same rotation. */
+  jwtPublicKeys: ISecret;
   /** The jobs stack's state machines (absent for the functions of the jobs stack itself). */
   stateMachines?: Partial<Record<StateMachineName, StateMachine>>;
   /** The download signer's access keys (7-day download URLs). */
@@ -69,10 +75,11 @@ export interface DataResources {
 }
 
 /** Every stored object lives under this prefix (`companies/<companyId>/...`). */
-export const TENANT_OBJECT_PREFIX = 'companies/';
+export const TENANT_OBJECT_PREFIX = TENANT_OBJECT_ROOT;
 
 const SECRET_VARIABLES: Record<SecretName, string> = {
   jwtKeys: 'JWT_KEYS_SECRET_ARN',
+  jwtPublicKeys: 'JWT_PUBLIC_KEYS_SECRET_ARN',
   cursorKey: 'DYNADATA_CURSOR_SECRET_ARN',
   downloadSigner: 'DOWNLOAD_SIGNER_SECRET_ARN',
 };
@@ -145,19 +152,14 @@ export const grantDataAccess = (role: IRole, access: FunctionAccess, data: DataR
     Validations.of(role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason });
   }
   if (access.rotatesDownloadSigner) grantSignerRotation(role, data);
-  if (access.objects?.length) {
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: [...access.objects].sort(),
-        resources: [data.bucket.arnForObjects(`${TENANT_OBJECT_PREFIX}*`)],
-      }),
+  if (access.objects) {
+    grantObjects(
+      role,
+      data.bucket,
+      access.objects,
+      'The function builds or validates every key under companies/<companyId>/ of the caller (authorizer ' +
+        'context or job record), then under the prefix of the kind of object it reads or writes.',
     );
-    Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagReference(role, data.bucket.bucketArn)}/${TENANT_OBJECT_PREFIX}*]`,
-      reason:
-        `${access.objects.join(', ')} on objects keyed by tenant and id at run time: the function builds ` +
-        'or validates every key under companies/<companyId>/ of the caller (authorizer context or job record).',
-    });
   }
 };
 

@@ -156,7 +156,7 @@ describe('least privilege on the table', () => {
 });
 
 describe('least privilege elsewhere', () => {
-  it('reaches the bucket only from the groups that call S3, on the tenant prefix, without listing', () => {
+  it('reaches the bucket only from the groups that call S3, on their own object prefixes, without listing', () => {
     const withBucket = ROUTE_GROUPS.filter((group) =>
       actionsOf(statementsOf(groupFunction(group))).some((a) => a.startsWith('s3:')),
     );
@@ -166,13 +166,19 @@ describe('least privilege elsewhere', () => {
         actionsOf([s]).some((a) => a.startsWith('s3:')),
       )) {
         expect(actionsOf([statement])).not.toContain('s3:ListBucket');
-        expect(JSON.stringify(statement.Resource), group).toMatch(/"\/companies\/\*"\]\]\}$/);
+        expect(JSON.stringify(statement.Resource), group).toMatch(
+          /"\/companies\/\*\/[a-z]+(\/runs)?\/\*"\]\]\}/,
+        );
+        expect(JSON.stringify(statement.Resource), group).not.toMatch(/"\/companies\/\*"/);
       }
     }
-    expect(GROUP_ACCESS.speech.objects).toEqual(['s3:PutObject', 's3:DeleteObject']);
+    expect(GROUP_ACCESS.speech.objects).toEqual({
+      's3:PutObject': ['speech'],
+      's3:DeleteObject': ['speech'],
+    });
   });
 
-  it('lets the authorizer read table items by key and the JWT key set, and nothing else', () => {
+  it('lets the authorizer read table items by key and the JWT verification keys, and nothing else', () => {
     expect([...new Set(actionsOf(statementsOf(synth.api.authorizerFunction)))].sort()).toEqual([
       'dynamodb:GetItem',
       'logs:CreateLogStream',
@@ -181,6 +187,20 @@ describe('least privilege elsewhere', () => {
       'xray:PutTelemetryRecords',
       'xray:PutTraceSegments',
     ]);
+  });
+
+  it("never lets the authorizer's role read the JWT signing keys: only the public verification keys", () => {
+    const readable = statementsOf(synth.api.authorizerFunction)
+      .filter((s) => s.Effect === 'Allow' && actionsOf([s]).some((a) => a.startsWith('secretsmanager:')))
+      .map((s) => JSON.stringify(s.Resource));
+    const signing = logicalIdOf(synth.data.jwtKeys);
+    const verification = logicalIdOf(synth.data.jwtPublicKeys);
+    expect(readable).toHaveLength(1);
+    expect(readable[0]).toContain(verification);
+    for (const resource of readable) {
+      expect(resource).not.toContain(signing);
+      expect(resource).not.toContain('"*"');
+    }
   });
 
   it('grants polly:SynthesizeSpeech, and no other Polly action, to the speech and workflows groups only', () => {
@@ -227,15 +247,20 @@ describe('least privilege elsewhere', () => {
     }
   });
 
-  it('passes the JWT key set secret to the authorizer and the workflows group (the minting action) only', () => {
-    for (const [logicalId, fn] of Object.entries(
-      resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Function'),
-    )) {
-      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-      const reads =
-        logicalId === logicalIdOf(synth.api.authorizerFunction) ||
-        logicalId === logicalIdOf(synth.api.groups.workflows.function);
-      expect('JWT_KEYS_SECRET_ARN' in variables, logicalId).toBe(reads);
+  it('passes the signing keys to the workflows group (the minting action) only, the verification keys to the authorizer only', () => {
+    const functions = [
+      ...Object.entries(resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Function')),
+      ...Object.entries(resourcesOfType(Template.fromStack(synth.jobs), 'AWS::Lambda::Function')),
+      ...Object.entries(resourcesOfType(synth.dataTemplate, 'AWS::Lambda::Function')),
+    ];
+    expect(functions.length).toBeGreaterThanOrEqual(15);
+    for (const [logicalId, fn] of functions) {
+      const variables =
+        (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+      const mints = logicalId === logicalIdOf(synth.api.groups.workflows.function);
+      const verifies = logicalId === logicalIdOf(synth.api.authorizerFunction);
+      expect('JWT_KEYS_SECRET_ARN' in variables, logicalId).toBe(mints);
+      expect('JWT_PUBLIC_KEYS_SECRET_ARN' in variables, logicalId).toBe(verifies);
     }
   });
 });

@@ -70,7 +70,12 @@ describe('the check itself', () => {
     const app = new App({ context: testContext() });
     const stack = new Stack(app, 'Scratch');
     const table = new Table(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
-    const data = { table, bucket: new Bucket(stack, 'Bucket'), jwtKeys: new Secret(stack, 'Keys') };
+    const data = {
+      table,
+      bucket: new Bucket(stack, 'Bucket'),
+      jwtKeys: new Secret(stack, 'Keys'),
+      jwtPublicKeys: new Secret(stack, 'PublicKeys'),
+    };
     new AppFunction(stack, 'Scratch', {
       entry: 'test/infra/fixtures/scratch-function.ts',
       description: 'scratch',

@@ -125,11 +125,31 @@ describe('platform bucket', () => {
   });
 });
 
-describe('JWT key set', () => {
-  it('is a retained secret that starts empty (the operator CLI writes the keys)', () => {
-    template.hasResource('AWS::SecretsManager::Secret', {
-      DeletionPolicy: 'Retain',
-      Properties: Match.objectLike({ SecretString: JSON.stringify({ keys: [] }), Name: Match.absent() }),
-    });
+describe('JWT key sets', () => {
+  it('are two retained secrets, signing and verification, that start empty (the operator CLI writes the keys)', () => {
+    const secrets = resourcesOfType(template, 'AWS::SecretsManager::Secret');
+    for (const secret of [stack.jwtKeys, stack.jwtPublicKeys]) {
+      expect(secrets[logicalIdOf(secret)]).toMatchObject({
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+        Properties: { SecretString: JSON.stringify({ keys: [] }) },
+      });
+      expect(secrets[logicalIdOf(secret)]?.Properties.Name).toBeUndefined();
+    }
+    expect(logicalIdOf(stack.jwtKeys)).not.toBe(logicalIdOf(stack.jwtPublicKeys));
+  });
+});
+
+describe('secrets', () => {
+  it('retains every secret of the data stack, the download signer key set included', () => {
+    const secrets = resourcesOfType(template, 'AWS::SecretsManager::Secret');
+    expect(Object.keys(secrets).sort()).toEqual(
+      [stack.jwtKeys, stack.jwtPublicKeys, stack.cursorKey, stack.downloadSigner.secret]
+        .map((secret) => logicalIdOf(secret))
+        .sort(),
+    );
+    for (const [id, secret] of Object.entries(secrets)) {
+      expect(secret, id).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    }
   });
 });

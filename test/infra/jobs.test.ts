@@ -22,6 +22,7 @@ const build = () => {
     table: data.table,
     bucket: data.bucket,
     jwtKeys: data.jwtKeys,
+    jwtPublicKeys: data.jwtPublicKeys,
     cursorKey: data.cursorKey,
   };
   const jobs = new JobsStack(app, 'Jobs', { data: resources });

@@ -6,8 +6,10 @@ import {
   SIGNER_REREAD_SECONDS,
 } from '../../functions/shared/aws/download-signer-keys';
 import { ROUTE_GROUPS } from '../../functions/shared/routes/route-table';
+import { STORED_OBJECT_PREFIXES } from '../../functions/shared/types/object-prefixes';
 import { SIGNER_ROTATION_DAYS } from '../../lib/constructs/download-signer';
 import { SIGNER_ROTATION_ACTIONS } from '../../lib/grants/function-access';
+import { objectPattern } from '../../lib/grants/object-prefixes';
 import { resourcesOfType } from './rest-api';
 import { logicalIdOf, type SynthesizedApp, synthesizeApp } from './synth';
 
@@ -71,7 +73,7 @@ describe('platform bucket', () => {
 });
 
 describe('long-lived download signing', () => {
-  it('is a dedicated IAM user whose only permission is GetObject under companies/', () => {
+  it('is a dedicated IAM user whose only permission is GetObject on the stored-object prefixes', () => {
     const users = resourcesOfType(synth.dataTemplate, 'AWS::IAM::User');
     const userId = logicalIdOf(synth.data.downloadSigner.user);
     expect(Object.keys(users)).toEqual([userId]);
@@ -87,7 +89,9 @@ describe('long-lived download signing', () => {
       {
         Effect: 'Allow',
         Action: 's3:GetObject',
-        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, '/companies/*']] },
+        Resource: STORED_OBJECT_PREFIXES.map(objectPattern)
+          .sort()
+          .map((pattern) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, `/${pattern}`]] })),
       },
     ]);
   });

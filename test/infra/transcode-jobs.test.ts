@@ -57,7 +57,13 @@ describe('transcode state machine (jobs stack)', () => {
     });
     const statements = statementsOf(jobsTemplate, transcodes.mediaConvertRole);
     expect(actionsOf(statements).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
-    expect(JSON.stringify(statements[0]?.Resource)).toContain('/companies/*');
+    // Reads sources (any stored object), writes only transcode outputs; never the whole tenant prefix.
+    const writes = statements.filter((s) => actionsOf([s]).includes('s3:PutObject'));
+    expect(writes.map((s) => JSON.stringify(s.Resource))).toEqual([
+      expect.stringContaining('/companies/*/transcodes/*'),
+    ]);
+    expect(JSON.stringify(writes)).not.toContain('/uploads/');
+    expect(JSON.stringify(statements)).not.toMatch(/\/companies\/\*"/);
   });
 
   it('lets the machine create, watch and cancel MediaConvert jobs and pass exactly the MediaConvert role', () => {

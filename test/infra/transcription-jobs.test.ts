@@ -83,7 +83,8 @@ describe('transcription state machine (jobs stack)', () => {
     expect(JSON.stringify(transcribe[0]?.Resource)).toContain(':transcription-job/tr_*');
     const reads = withAction(statements, 's3:GetObject');
     expect(reads).toHaveLength(1);
-    expect(JSON.stringify(reads[0]?.Resource)).toContain('/companies/*');
+    expect(JSON.stringify(reads[0]?.Resource)).toContain('/companies/*/uploads/*');
+    expect(JSON.stringify(statements)).not.toMatch(/\/companies\/\*"/);
     const writes = withAction(statements, 's3:PutObject');
     expect(writes).toHaveLength(1);
     expect([writes[0]?.Action].flat()).toEqual(['s3:PutObject']);

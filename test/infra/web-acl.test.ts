@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CREDENTIAL_HEADERS } from '../../functions/shared/types/credential-headers';
 import {
   COMMON_RULE_SET_COUNT_ONLY,
-  CREDENTIAL_HEADERS,
   WAF_RATE_LIMITS,
   WAF_RETRY_AFTER_SECONDS,
 } from '../../lib/constructs/api-web-acl';
@@ -75,6 +75,7 @@ describe('web ACL of the API stage', () => {
     const headers = JSON.stringify(anonymous?.ScopeDownStatement);
     expect(headers).toContain('"NotStatement"');
     for (const header of CREDENTIAL_HEADERS) expect(headers).toContain(`"Name":"${header}"`);
+    expect(CREDENTIAL_HEADERS).toEqual(['x-jwt-token', 'x-api-key', 'x-auth-token', 'authorization']);
     for (const header of CREDENTIAL_HEADERS) {
       expect(rule(`RatePerCredential-${header}`).Statement.RateBasedStatement).toMatchObject({
         AggregateKeyType: 'CUSTOM_KEYS',
@@ -113,6 +114,11 @@ describe('web ACL of the API stage', () => {
     expect(logging.Properties.RedactedFields).toEqual(
       CREDENTIAL_HEADERS.map((name) => ({ SingleHeader: { Name: name } })),
     );
+    // Spelled out: a header dropped from the shared list would otherwise leave this test green.
+    const redacted = (logging.Properties.RedactedFields as { SingleHeader: { Name: string } }[]).map(
+      (field) => field.SingleHeader.Name,
+    );
+    expect(redacted.sort()).toEqual(['authorization', 'x-api-key', 'x-auth-token', 'x-jwt-token']);
     expect(JSON.stringify(logging.Properties.LoggingFilter)).toContain('"DefaultBehavior":"DROP"');
   });
 

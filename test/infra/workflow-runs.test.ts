@@ -58,7 +58,7 @@ describe('workflow runs infrastructure', () => {
     expect(JSON.stringify(invoke[0]?.Resource)).toContain(logicalIdOf(runs.worker));
   });
 
-  it('grants the step worker exactly what the actions call: the job machines, Polly, the key set, the cursor key', () => {
+  it('grants the step worker exactly what the actions call: the job machines, Polly, the cursor key, never the signing keys', () => {
     const actions = actionsOf(statementsOf(jobsTemplate, runs.worker.role as never));
     for (const action of [
       'states:StartExecution',
@@ -78,11 +78,15 @@ describe('workflow runs infrastructure', () => {
           TRANSCODE_STATE_MACHINE_ARN: Match.anyValue(),
           TRANSCRIPTION_STATE_MACHINE_ARN: Match.anyValue(),
           MESSAGE_DELIVERY_STATE_MACHINE_ARN: Match.anyValue(),
-          JWT_KEYS_SECRET_ARN: Match.anyValue(),
+          JWT_KEYS_SECRET_ARN: Match.absent(),
           DYNADATA_CURSOR_SECRET_ARN: Match.anyValue(),
         }),
       },
     });
+    // Async runs mint no token: the step worker cannot read the signing keys.
+    expect(JSON.stringify(statementsOf(jobsTemplate, runs.worker.role as never))).not.toContain(
+      logicalIdOf(built.data.jwtKeys),
+    );
   });
 
   it('lets the workflows group start workflow-run executions, and gives it time for a sync run', () => {

@@ -57,6 +57,7 @@ export default async function setup(project: TestProject) {
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       JWT_KEYS_FILE: join(dataDir, 'jwt-signing-keys.json'),
+      JWT_PUBLIC_KEYS_FILE: join(dataDir, 'jwt-verification-keys.json'),
       ALLOW_LOOPBACK_WEBHOOKS: 'true',
       DYNADATA_CURSOR_SECRET: readFileSync(join(dataDir, 'dynadata-cursor-key'), 'utf8').trim(),
     },

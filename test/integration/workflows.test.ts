@@ -189,7 +189,10 @@ describe('workflow runs', () => {
       status: 'success',
       ok: true,
       version: 1,
-      result: { ...result, token: { redacted: true, jti: expect.any(String), expiresAt: expect.any(String) } },
+      result: {
+        ...result,
+        token: { redacted: true, jti: expect.any(String), expiresAt: expect.any(String) },
+      },
     });
     const usage = await call('GET', '/v1/usage', { headers: { 'x-api-key': t.apiKey } });
     const snapshot = usage.json.usage as {

@@ -8,7 +8,8 @@ const { keyFile } = vi.hoisted(() => {
   const { tmpdir } = require('node:os') as typeof import('node:os');
   const { generateKeyPairSync } = require('node:crypto') as typeof import('node:crypto');
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const file = join(mkdtempSync(join(tmpdir(), 'jwt-unit-')), 'keys.json');
+  const dir = mkdtempSync(join(tmpdir(), 'jwt-unit-'));
+  const file = join(dir, 'keys.json');
   const key = {
     kid: 'unit-1',
     privateJwk: privateKey.export({ format: 'jwk' }),
@@ -16,7 +17,12 @@ const { keyFile } = vi.hoisted(() => {
     createdAt: '2026-01-01T00:00:00.000Z',
   };
   writeFileSync(file, JSON.stringify({ keys: [key] }));
-  process.env.JWT_KEYS_FILE = file;
+  // The authorizer is given the public verification keys only: the signing set is this test's own.
+  const { kid, publicJwk, createdAt } = key;
+  const verification = join(dir, 'verification-keys.json');
+  writeFileSync(verification, JSON.stringify({ keys: [{ kid, publicJwk, createdAt }] }));
+  process.env.JWT_PUBLIC_KEYS_FILE = verification;
+  delete process.env.JWT_KEYS_FILE;
   return { keyFile: file };
 });
 

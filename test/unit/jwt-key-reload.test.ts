@@ -1,13 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 
-// The authorizer reads the key set from a file here; a rotation elsewhere rewrites that file.
+// The authorizer reads the verification keys from a file here; a rotation elsewhere rewrites that file.
 const { keyFile } = vi.hoisted(() => {
   const { mkdtempSync } = require('node:fs') as typeof import('node:fs');
   const { join } = require('node:path') as typeof import('node:path');
   const { tmpdir } = require('node:os') as typeof import('node:os');
   const file = join(mkdtempSync(join(tmpdir(), 'jwt-reload-')), 'keys.json');
-  process.env.JWT_KEYS_FILE = file;
+  process.env.JWT_PUBLIC_KEYS_FILE = file;
+  // The authorizer verifies with the public keys alone: no signing set is configured here.
+  delete process.env.JWT_KEYS_FILE;
+  delete process.env.JWT_KEYS_SECRET_ARN;
   return { keyFile: file };
 });
 
@@ -16,13 +19,14 @@ vi.mock('../../functions/shared/data/credentials', () => ({ revokedCredentials: 
 
 const { authenticate } = await import('../../functions/authorizer/authenticate');
 const { signJwt } = await import('../../functions/shared/auth/jwt');
-const { generateSigningKey } = await import('../../functions/shared/auth/signing-keys');
+const { generateSigningKey, publicKeySetOf } = await import('../../functions/shared/auth/signing-keys');
 
 const t0 = Date.parse('2026-06-01T12:00:00Z');
 const first = generateSigningKey(new Date(t0 - 86_400_000));
 const second = { ...generateSigningKey(new Date(t0)), kid: 'second' };
 const third = { ...generateSigningKey(new Date(t0)), kid: 'third' };
-const writeKeys = (keys: (typeof first)[]) => writeFileSync(keyFile, JSON.stringify({ keys }));
+const writeKeys = (keys: (typeof first)[]) =>
+  writeFileSync(keyFile, JSON.stringify(publicKeySetOf({ keys })));
 const tokenOf = (key: typeof first) =>
   signJwt(
     {

@@ -10,6 +10,7 @@ import { secondsToNextUtcMonth, usageMonthEntry } from '../data/usage-meters';
 import { env } from '../env';
 import { AppError } from '../errors';
 import { ulid } from '../ids';
+import { companyObjectPrefix } from '../types/object-prefixes';
 import {
   DEFAULT_VOICE_PROFILE,
   SPEECH_FORMAT_FILES,
@@ -30,6 +31,10 @@ import { splitIntoParts } from './sentences';
  * deletes the object.
  */
 export const SPEECH_CALL_MAX_CHARACTERS = 3000;
+
+/** `companies/<companyId>/speech/<ulid>.<extension>`: where synthesized audio is stored. */
+export const speechPath = (companyId: string, extension: string, now: Date): string =>
+  `${companyObjectPrefix(companyId, 'speech')}${ulid(now.getTime())}.${extension}`;
 
 const engines = new Map<string, () => Promise<SpeechEngine>>();
 
@@ -101,7 +106,7 @@ export const synthesizeSpeech = async (
     const { file, durationSeconds } = await (await engine()).synthesize({ parts, voice, format, dir });
     const { extension, contentType } = SPEECH_FORMAT_FILES[format];
     const bucket = env().bucketName;
-    const fullPath = `companies/${companyId}/speech/${ulid(now.getTime())}.${extension}`;
+    const fullPath = speechPath(companyId, extension, now);
     const { size, etag } = await uploadFile(bucket, fullPath, file, contentType);
     const object = { bucket, fullPath, size, contentType, etag, createdAt: now.toISOString() };
     let outcome: Awaited<ReturnType<typeof recordBilledObject>>;

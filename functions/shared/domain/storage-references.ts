@@ -1,6 +1,7 @@
 import { getStoredObject, type StoredObject } from '../data/stored-objects';
 import { env } from '../env';
 import { AppError, NotFoundError } from '../errors';
+import { companyObjectRoot } from '../types/object-prefixes';
 import { MAX_FULL_PATH_BYTES } from './storage-limits';
 
 /**
@@ -21,7 +22,7 @@ export interface StorageReference {
   fullPath: string;
 }
 
-export const companyStoragePrefix = (companyId: string): string => `companies/${companyId}/`;
+export const companyStoragePrefix = companyObjectRoot;
 
 const SEGMENT = /^[A-Za-z0-9._~+=@,()-]+$/;
 const ALL_DOTS = /^\.+$/;

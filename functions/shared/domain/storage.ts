@@ -3,8 +3,9 @@ import { completeUpload, reserveUpload, type StoredObject } from '../data/stored
 import { env } from '../env';
 import { AppError, NotFoundError } from '../errors';
 import { ulid } from '../ids';
+import { companyObjectPrefix } from '../types/object-prefixes';
 import { DEFAULT_DOWNLOAD_URL_SECONDS, UPLOAD_URL_SECONDS } from './storage-limits';
-import { companyStoragePrefix, parseStorageReference, resolveStoredObject } from './storage-references';
+import { parseStorageReference, resolveStoredObject } from './storage-references';
 
 /**
  * Storage: a two-step upload (reserve a presigned PUT, then complete) and presigned download URLs.
@@ -43,6 +44,10 @@ export const sanitiseFileName = (fileName: string): string => {
   return safe === '' ? 'file' : safe;
 };
 
+/** `companies/<companyId>/uploads/<ulid>/<sanitised file name>`: where an upload is reserved. */
+export const uploadPath = (companyId: string, fileName: string, now: Date): string =>
+  `${companyObjectPrefix(companyId, 'uploads')}${ulid(now.getTime())}/${sanitiseFileName(fileName)}`;
+
 export const createUpload = async (
   companyId: string,
   request: UploadRequest,
@@ -60,7 +65,7 @@ export const createUpload = async (
     );
   }
   const bucket = env().bucketName;
-  const fullPath = `${companyStoragePrefix(companyId)}uploads/${ulid(now.getTime())}/${sanitiseFileName(request.fileName)}`;
+  const fullPath = uploadPath(companyId, request.fileName, now);
   const expiresAt = new Date(now.getTime() + UPLOAD_URL_SECONDS * 1000).toISOString();
   await reserveUpload(
     companyId,

@@ -6,7 +6,6 @@ import {
   type TranscodeJobRecord,
 } from '../../shared/data/transcode-jobs';
 import { getTranscodeReuse } from '../../shared/data/transcode-reuse';
-import { companyStoragePrefix as companyPrefix } from '../../shared/domain/storage-references';
 import {
   mediaConvertSettings,
   presetContentType,
@@ -14,12 +13,13 @@ import {
 } from '../../shared/domain/transcode-presets';
 import { transcodeLimits } from '../../shared/domain/transcodes';
 import { logger } from '../../shared/logger';
+import { companyObjectPrefix } from '../../shared/types/object-prefixes';
 import { stepError } from './errors';
 import { advance, finishOrGone, LEASE_SECONDS, leaseFrom } from './transitions';
 import type { ProbeInput, ProbeOutput, WorkerDeps } from './types';
 
 export const outputPath = (job: Pick<TranscodeJobRecord, 'companyId' | 'jobId' | 'attempt' | 'preset'>) =>
-  `${companyPrefix(job.companyId)}transcodes/${job.jobId}/a${job.attempt}/output.${presetExtension(job.preset)}`;
+  `${companyObjectPrefix(job.companyId, 'transcodes')}${job.jobId}/a${job.attempt}/output.${presetExtension(job.preset)}`;
 
 /**
  * The machine's name from its execution ARN (`arn:...:execution:<machine>:<id>`), given to MediaConvert so

@@ -6,10 +6,10 @@ import {
   startTranscribing,
   type TranscriptionJobRecord,
 } from '../../shared/data/transcription-jobs';
-import { companyStoragePrefix } from '../../shared/domain/storage-references';
 import { transcriptionExecutionName, transcriptionLimits } from '../../shared/domain/transcriptions';
 import { env } from '../../shared/env';
 import { logger } from '../../shared/logger';
+import { companyObjectPrefix } from '../../shared/types/object-prefixes';
 import { stepError } from './errors';
 import { advance, finishOrGone, LEASE_SECONDS, leaseFrom } from './transitions';
 import type { ProbeInput, ProbeOutput, WorkerDeps } from './types';
@@ -22,7 +22,7 @@ export const POLL_SECONDS = { transcribe: 15, pocketsphinx: 1 } as const;
 
 /** Folder of an attempt's files: the engine's JSON and the transcript files. */
 export const resultFolder = (job: Pick<TranscriptionJobRecord, 'companyId' | 'jobId' | 'attempt'>) =>
-  `${companyStoragePrefix(job.companyId)}transcriptions/${job.jobId}/a${job.attempt}/`;
+  `${companyObjectPrefix(job.companyId, 'transcriptions')}${job.jobId}/a${job.attempt}/`;
 
 /**
  * Probe step: claims the job (`pending` → `transcribing`, with the lease), then either finishes it with the

@@ -2,6 +2,7 @@ import { putObject } from '../../aws/s3';
 import { readObjectText } from '../../aws/s3-objects';
 import { recordStoredObject } from '../../data/stored-objects';
 import { env } from '../../env';
+import { companyObjectPrefix } from '../../types/object-prefixes';
 import type { StoredStepOutput, WorkflowRunRecord } from '../../types/workflows';
 import type { ReferenceScope } from './references';
 import { newSecretRegistry, redactSecrets, type SecretRegistry } from './secrets';
@@ -30,8 +31,9 @@ export const scopeOf = (run: WorkflowRunRecord, state: RunState): ReferenceScope
   steps: state.values,
 });
 
-const outputPath = (run: WorkflowRunRecord, stepId: string) =>
-  `companies/${run.companyId}/workflows/runs/${run.runId}/steps/${stepId}.json`;
+/** `companies/<companyId>/workflows/runs/<runId>/steps/<stepId>.json`: a stored step output. */
+export const stepOutputPath = (run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>, stepId: string) =>
+  `${companyObjectPrefix(run.companyId, 'workflowRuns')}${run.runId}/steps/${stepId}.json`;
 
 const storeOutput = async (
   run: WorkflowRunRecord,
@@ -41,7 +43,7 @@ const storeOutput = async (
   const text = JSON.stringify(output ?? null);
   const bytes = Buffer.byteLength(text);
   if (bytes <= INLINE_OUTPUT_BYTES) return { inline: output ?? null };
-  const object = { bucket: env().bucketName, fullPath: outputPath(run, stepId) };
+  const object = { bucket: env().bucketName, fullPath: stepOutputPath(run, stepId) };
   const { etag } = await putObject(object.bucket, object.fullPath, text, 'application/json');
   await recordStoredObject(
     run.companyId,
