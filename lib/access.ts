@@ -95,8 +95,7 @@ const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
   table: {
     GetItem: ['plans', 'dynadataItems', 'storedObjects'],
     BatchGetItem: ['company', 'usage', 'storedObjects'],
-    // credentials: the record of a minted token (its id, root and expiry; never the token).
-    PutItem: ['transcodes', 'transcriptions', 'dynadataItems', 'events', 'credentials'],
+    PutItem: ['transcodes', 'transcriptions', 'dynadataItems', 'events'],
     UpdateItem: ['transcodes', 'transcriptions', 'storedObjects', 'dynadataTypes', 'usage'],
   },
   // Speech writes its audio (and deletes it when the billing write refuses); enqueueing reads no object.
@@ -109,8 +108,12 @@ const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
   unscoped: [SPEECH_SYNTHESIS],
 });
 
-/** The signing keys (private): only code that mints tokens reads them (the workflows group's JWT action). */
-const JWT_MINTING: FunctionAccess = { secrets: ['jwtKeys'] };
+/**
+ * Minting a token (`functions/shared/domain/tokens.ts`, the JWT action of sync runs): the signing keys
+ * (private), and the record of the token (its id, root and expiry; never the token) in the credentials
+ * partition. Only the workflows group mints; the async step worker refuses to (`jwt_requires_sync_run`).
+ */
+const JWT_MINTING: FunctionAccess = { table: { PutItem: ['credentials'] }, secrets: ['jwtKeys'] };
 
 /**
  * What a workflow run calls around its steps, sync or async (`functions/shared/domain/workflows`): reads the

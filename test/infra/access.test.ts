@@ -70,6 +70,20 @@ describe('least privilege on the table', () => {
     }
   });
 
+  it('lets the authorizer read only revocations in a batch, and only the workflows group record minted tokens', () => {
+    const credentials = `CO#${CO}#CRED`;
+    expect(allows(synth.api.authorizerFunction, 'dynamodb:BatchGetItem', 'table', [credentials])).toBe(true);
+    expect(allows(synth.api.authorizerFunction, 'dynamodb:BatchGetItem', 'table', [`CO#${CO}#USAGE`])).toBe(
+      false,
+    );
+    expect(allows(synth.api.authorizerFunction, 'dynamodb:PutItem', 'table', [credentials])).toBe(false);
+    for (const group of ROUTE_GROUPS) {
+      expect(allows(groupFunction(group), 'dynamodb:PutItem', 'table', [credentials]), group).toBe(
+        group === 'workflows',
+      );
+    }
+  });
+
   it('lets only the authorizer read API-key items, by key', () => {
     expect(allows(synth.api.authorizerFunction, 'dynamodb:GetItem', 'table', [`APIKEY#${HASH}`])).toBe(true);
     for (const group of ROUTE_GROUPS) {
@@ -178,8 +192,9 @@ describe('least privilege elsewhere', () => {
     });
   });
 
-  it('lets the authorizer read table items by key and the JWT verification keys, and nothing else', () => {
+  it('lets the authorizer read table items by key (revocations in one batch) and the JWT verification keys, and nothing else', () => {
     expect([...new Set(actionsOf(statementsOf(synth.api.authorizerFunction)))].sort()).toEqual([
+      'dynamodb:BatchGetItem',
       'dynamodb:GetItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',

@@ -30,6 +30,7 @@ describe('grants against the calls of each bundle', () => {
     const byPath = new Map(report.functions.map((f) => [f.path.split('/').slice(1).join('/'), f]));
     expect(report.functions.length).toBeGreaterThanOrEqual(15);
     expect(byPath.get('AuthorizerFunction')?.granted).toEqual([
+      'dynamodb:BatchGetItem',
       'dynamodb:GetItem',
       'secretsmanager:GetSecretValue',
     ]);
