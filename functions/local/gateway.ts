@@ -68,27 +68,33 @@ const readBody = (req: IncomingMessage, limit: number): Promise<Buffer | 'too_la
     req.on('error', reject);
   });
 
-const headerMaps = (req: IncomingMessage) => {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i] ?? '';
-    const value = req.rawHeaders[i + 1] ?? '';
-    headers[name] = value;
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+/**
+ * The single- and multi-value maps of request names (headers, query parameters), as API Gateway builds them.
+ * Names are the client's: the maps have no prototype, so `__proto__`, `constructor` or `toString` are keys
+ * like any other (an ordinary object would answer them from `Object.prototype`), as they are in the JSON
+ * event a Lambda receives on AWS.
+ */
+const nameMaps = (pairs: Iterable<[string, string]>) => {
+  const single: Record<string, string> = Object.create(null);
+  const multi: Record<string, string[]> = Object.create(null);
+  for (const [name, value] of pairs) {
+    single[name] = value;
+    multi[name] = [...(Object.hasOwn(multi, name) ? (multi[name] ?? []) : []), value];
   }
-  return { headers, multiValueHeaders };
+  return { single, multi };
+};
+
+const headerMaps = (req: IncomingMessage) => {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    pairs.push([req.rawHeaders[i] ?? '', req.rawHeaders[i + 1] ?? '']);
+  const { single, multi } = nameMaps(pairs);
+  return { headers: single, multiValueHeaders: multi };
 };
 
 const queryMaps = (url: URL) => {
   if ([...url.searchParams.keys()].length === 0) return { single: null, multi: null };
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) {
-    single[name] = value;
-    multi[name] = [...(multi[name] ?? []), value];
-  }
-  return { single, multi };
+  return nameMaps(url.searchParams);
 };
 
 /** Node's limit on the request line and headers, above API Gateway's (so ours answers first, as a problem). */

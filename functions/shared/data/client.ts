@@ -21,6 +21,19 @@ export const ddb = DynamoDBDocumentClient.from(dynamodbClient, {
 
 export const tableName = (): string => env().tableName;
 
+/**
+ * A tenant's JSON value in the form the marshaller stores as a map whatever its member names. The SDK's
+ * marshaller tells a plain object from a class instance, a Set or a Number by `value.constructor.name`, so a
+ * tenant object with a member named `constructor` (or one shaped `{constructor: {name: "Set"}}`) would be
+ * refused or stored as something else; a `Map` is always a map. Every data module that stores tenant JSON
+ * as a DynamoDB map passes it through this.
+ */
+export const asTenantMap = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(asTenantMap);
+  if (value === null || typeof value !== 'object') return value;
+  return new Map(Object.entries(value).map(([key, member]) => [key, asTenantMap(member)]));
+};
+
 export const isConditionalCheckFailed = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
 

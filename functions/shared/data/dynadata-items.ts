@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from './client';
+import { asTenantMap, ddb, tableName } from './client';
 import { dynadataTypeKey } from './dynadata-types';
 import { logEntryKey } from './log-entries';
 import { cancellationReasons, sendTransaction } from './transactions';
@@ -172,7 +172,7 @@ const rawItem = (companyId: string, typeName: string, item: StoredItem, guard: T
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,
     _size: item.size,
-    data: item.data,
+    data: asTenantMap(item.data),
     ...(indexed === undefined
       ? {}
       : { gsi1pk: indexPartition(companyId, typeName), gsi1sk: `${indexed}#${item._id}` }),

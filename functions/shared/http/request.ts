@@ -29,8 +29,15 @@ const storableNumber = (n: number): boolean =>
   n === 0 || (Math.abs(n) >= MIN_NUMBER_MAGNITUDE && Math.abs(n) < MAX_NUMBER_MAGNITUDE);
 
 /**
+ * A member name no body may use: `__proto__` is the one name that JavaScript object assignment turns into a
+ * prototype change, so a copy of the body (a schema parse, `Object.assign`) would silently drop it. Every
+ * other name (`constructor`, `toString`, …) is data and is stored exactly.
+ */
+export const FORBIDDEN_MEMBER_NAME = '__proto__';
+
+/**
  * The first problem of a parsed body, with its JSON pointer under `/body`: a value nested deeper than
- * `MAX_JSON_DEPTH`, or a number outside the storable range.
+ * `MAX_JSON_DEPTH`, a number outside the storable range, or a member named `__proto__`.
  */
 export const bodyProblem = (value: unknown): { pointer: string; message: string } | undefined => {
   // Iterative, with an explicit stack: a hostile body never costs more than its own size.
@@ -51,6 +58,9 @@ export const bodyProblem = (value: unknown): { pointer: string; message: string 
     }
     for (const [key, child] of Object.entries(next.value)) {
       const segment = key.replaceAll('~', '~0').replaceAll('/', '~1');
+      if (key === FORBIDDEN_MEMBER_NAME) {
+        return { pointer: `${next.pointer}/${segment}`, message: 'a member may not be named __proto__' };
+      }
       stack.push({ value: child, pointer: `${next.pointer}/${segment}`, depth: next.depth + 1 });
     }
   }

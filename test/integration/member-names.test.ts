@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { apiUrl, call, createTenant, expectProblem } from './support';
+
+/**
+ * Names that JavaScript objects already have (`constructor`, `toString`, …) are data wherever a client
+ * chooses a name: stored and answered exactly, or refused with 400 and a pointer, never a 500.
+ */
+const OBJECT_NAMES = [
+  'constructor',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  '__defineGetter__',
+];
+
+describe('member names JavaScript objects already have', () => {
+  it('are stored and answered exactly in Dynadata items, at any depth, and filter like any field', async () => {
+    const t = await createTenant();
+    const headers = { 'x-api-key': t.apiKey };
+    const attributes = Object.fromEntries(OBJECT_NAMES.map((name) => [name, `${name}-value`]));
+    const created = await call('POST', '/v1/dynadata/type/contacts/create', {
+      headers,
+      body: { name: 'Proto', attributes },
+    });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    const id = String(created.json._id);
+    const read = await call('GET', `/v1/dynadata/type/contacts/item/${id}`, { headers });
+    expect(read.status).toBe(200);
+    expect(read.json.attributes).toEqual(attributes);
+
+    for (const field of ['constructor', 'toString']) {
+      const listed = await call('POST', '/v1/dynadata/type/contacts/list', {
+        headers,
+        body: { filter: { [field]: { eq: 'nothing' } } },
+      });
+      expect(listed.status, `${field}: ${JSON.stringify(listed.json)}`).toBeLessThan(500);
+      if (listed.status === 200) expect(listed.json.items).toEqual([]);
+    }
+  });
+
+  it('refuses a member named __proto__ anywhere in a body with 400 and its pointer', async () => {
+    const t = await createTenant();
+    const headers = { 'x-api-key': t.apiKey, 'content-type': 'application/json' };
+    const cases: [string, string, string][] = [
+      ['/v1/dynadata/type/contacts/create', '{"name":"x","__proto__":{"admin":true}}', '/body/__proto__'],
+      [
+        '/v1/dynadata/type/contacts/create',
+        '{"name":"x","attributes":{"a":[{"__proto__":1}]}}',
+        '/body/attributes/a/0/__proto__',
+      ],
+      ['/v1/dynadata/type/contacts/list', '{"filter":{"__proto__":{"eq":"x"}}}', '/body/filter/__proto__'],
+    ];
+    for (const [path, body, pointer] of cases) {
+      const res = await fetch(`${apiUrl}${path}`, { method: 'POST', headers, body });
+      const problem = (await res.json()) as { code: string; errors: { pointer: string }[] };
+      expect(res.status, body).toBe(400);
+      expect(problem.code).toBe('validation_failed');
+      expect(problem.errors.map((e) => e.pointer)).toEqual([pointer]);
+    }
+  });
+
+  it('answer 4xx, never 5xx, as query parameter and header names', async () => {
+    const t = await createTenant();
+    for (const name of ['__proto__', ...OBJECT_NAMES]) {
+      const query = await call('GET', `/v1/self?${name}=1`, { headers: { 'x-api-key': t.apiKey } });
+      expectProblem(query, 400, 'validation_failed');
+      const twice = await call('GET', `/v1/self?${name}=1&${name}=2`, { headers: { 'x-api-key': t.apiKey } });
+      expectProblem(twice, 400, 'validation_failed');
+      const header = await call('GET', '/v1/self', { headers: { 'x-api-key': t.apiKey, [name]: 'x' } });
+      expect(header.status, name).toBe(200);
+    }
+  });
+});
