@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { env } from '../../../env';
 import { AppError } from '../../../errors';
 import * as z from '../../../zod';
-import { guardedLookup, webhookUrlProblem } from '../../messages/webhooks';
+import { guardedLookup, type OutboundPolicy, webhookUrlProblem } from '../../messages/webhooks';
 import { defineAction } from './registry';
 
 /**
@@ -30,7 +30,7 @@ const send = (
   method: string,
   headers: Record<string, string>,
   body: string | undefined,
-  allowLoopback: boolean,
+  policy: OutboundPolicy,
 ): Promise<{ status: number; headers: Record<string, string>; text: string }> =>
   new Promise((resolve, reject) => {
     const signal = AbortSignal.timeout(HTTP_TIMEOUT_MS);
@@ -42,7 +42,7 @@ const send = (
           ...headers,
           ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
         },
-        lookup: guardedLookup(allowLoopback),
+        lookup: guardedLookup(url, policy),
         signal,
       },
       (res) => {
@@ -93,8 +93,8 @@ export const httpRequestAction = defineAction({
     })
     .strict(),
   run: async (input) => {
-    const allowLoopback = env().allowLoopbackWebhooks;
-    const problem = webhookUrlProblem(input.url, allowLoopback);
+    const policy = env().outbound;
+    const problem = webhookUrlProblem(input.url, policy);
     if (problem) throw new AppError('http_target_refused', `url ${problem}.`);
     const headers = Object.fromEntries(
       Object.entries(input.headers ?? {}).filter(([k]) => !HOP_HEADERS.has(k.toLowerCase())),
@@ -108,7 +108,7 @@ export const httpRequestAction = defineAction({
       )
         headers['content-type'] = 'application/json';
     }
-    const res = await send(new URL(input.url), input.method, headers, body, allowLoopback);
+    const res = await send(new URL(input.url), input.method, headers, body, policy);
     let parsed: unknown = res.text;
     if ((res.headers['content-type'] ?? '').includes('json')) {
       try {
