@@ -66,6 +66,7 @@ export const benchWorkflows = async (dataDir: string, write: (line: string) => v
       includeStepOutputs: false,
       input: {},
       callerScopes: [...SCOPES],
+      hop: 0,
     });
     if (started.kind === 'finished') return;
     for (;;) {

@@ -6,6 +6,7 @@ const ctx = (scopes: string[]): ActionContext => ({
   companyId: 'co_1',
   runId: 'wr_1',
   callerScopes: scopes,
+  hop: 0,
   now: new Date(),
   limits: () => Promise.reject(new Error('not used')),
 });

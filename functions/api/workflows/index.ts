@@ -1,6 +1,7 @@
 import { getWorkflow, listWorkflows } from '../../shared/domain/workflows/definitions';
 import { getWorkflowRun, startWorkflowRun, toPublicRun } from '../../shared/domain/workflows/runs';
 import { createApiHandler } from '../../shared/http/middleware';
+import { workflowHopOf } from '../../shared/workflow-hops';
 
 const syncBody = (run: Parameters<typeof toPublicRun>[0]) => {
   const { runId, status, ok, result, files, logs, error, failedSteps, executionTimeMs, stepOutputs } =
@@ -24,7 +25,7 @@ export const handler = createApiHandler('workflows', {
   getWorkflow: async ({ auth, params }) => ({
     body: { workflow: await getWorkflow(auth.companyId, params.id) },
   }),
-  runWorkflow: async ({ auth, params, body }) => {
+  runWorkflow: async ({ auth, params, body, headers }) => {
     const started = await startWorkflowRun({
       companyId: auth.companyId,
       workflowId: params.id,
@@ -32,6 +33,7 @@ export const handler = createApiHandler('workflows', {
       includeStepOutputs: body.includeStepOutputs ?? false,
       input: body.input ?? {},
       callerScopes: auth.scopes,
+      hop: workflowHopOf(headers),
     });
     return started.kind === 'accepted'
       ? { status: 202, body: { runId: started.runId } }

@@ -80,6 +80,8 @@ export interface WorkflowRunRecord {
   input: Record<string, unknown>;
   /** Scopes of the credential that started the run: every step is checked against them. */
   callerScopes: string[];
+  /** How many workflow runs deep the request that started the run was (absent on runs stored before: 0). */
+  hop?: number;
   /** Index of the next step to run. */
   cursor: number;
   /** The step that started and has not been recorded yet (async engine). */

@@ -45,6 +45,8 @@ export interface StartRunInput {
   includeStepOutputs: boolean;
   input: Record<string, unknown>;
   callerScopes: readonly string[];
+  /** How many workflow runs deep the request that starts this run is (`workflow-hops.ts`). */
+  hop: number;
 }
 
 export const contextOfRun = (run: WorkflowRunRecord): ActionContext => {
@@ -53,6 +55,7 @@ export const contextOfRun = (run: WorkflowRunRecord): ActionContext => {
     companyId: run.companyId,
     runId: run.runId,
     callerScopes: run.callerScopes,
+    hop: run.hop ?? 0,
     now: new Date(),
     limits: () => {
       limits ??= companyLimits(run.companyId);
@@ -176,6 +179,7 @@ const createRun = async (
     includeStepOutputs: input.includeStepOutputs,
     input: input.input,
     callerScopes: [...input.callerScopes],
+    hop: input.hop,
     cursor: 0,
     logs: [],
     outputs: {},

@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { env } from '../../../env';
 import { AppError } from '../../../errors';
+import { WORKFLOW_HOP_HEADER } from '../../../workflow-hops';
 import * as z from '../../../zod';
 import { guardedLookup, type OutboundPolicy, webhookUrlProblem } from '../../messages/webhooks';
 import { defineAction } from './registry';
@@ -11,6 +12,10 @@ import { defineAction } from './registry';
  * link-local or reserved targets; the resolved address is the one connected to; loopback only in the local
  * stack). Redirects are not followed. The whole exchange has `HTTP_TIMEOUT_MS`; a response body over
  * `HTTP_MAX_RESPONSE_BYTES` fails the step. JSON responses are parsed, others returned as text.
+ *
+ * Every request carries `x-workflow-hop` one above the run's hop, set after the step's own headers; a step
+ * naming that header in `headers` fails with `validation_failed`, so a definition can neither set nor lower
+ * it and a workflow that calls this API to start itself is stopped by the hop limit (`workflow-hops.ts`).
  */
 export const HTTP_TIMEOUT_MS = 10_000;
 export const HTTP_MAX_RESPONSE_BYTES = 256 * 1024;
@@ -88,11 +93,22 @@ export const httpRequestAction = defineAction({
     .object({
       method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']),
       url: z.string().min(1).max(2048),
-      headers: z.record(z.string(), z.string().max(8192)).optional(),
+      headers: z
+        .record(z.string(), z.string().max(8192))
+        .superRefine((headers, issues) => {
+          for (const name of Object.keys(headers))
+            if (name.toLowerCase() === WORKFLOW_HOP_HEADER)
+              issues.addIssue({
+                code: 'custom',
+                path: [name],
+                message: `${WORKFLOW_HOP_HEADER} is set by the platform, not by a step`,
+              });
+        })
+        .optional(),
       body: z.unknown().optional(),
     })
     .strict(),
-  run: async (input) => {
+  run: async (input, ctx) => {
     const policy = env().outbound;
     const problem = webhookUrlProblem(input.url, policy);
     if (problem) throw new AppError('http_target_refused', `url ${problem}.`);
@@ -108,6 +124,7 @@ export const httpRequestAction = defineAction({
       )
         headers['content-type'] = 'application/json';
     }
+    headers[WORKFLOW_HOP_HEADER] = String(ctx.hop + 1);
     const res = await send(new URL(input.url), input.method, headers, body, policy);
     let parsed: unknown = res.text;
     if ((res.headers['content-type'] ?? '').includes('json')) {

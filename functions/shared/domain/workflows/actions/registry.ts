@@ -13,6 +13,8 @@ export interface ActionContext {
   runId: string;
   /** Scopes of the credential that started the run. */
   callerScopes: readonly string[];
+  /** The run's workflow hop: its HTTP requests carry one more (`workflow-hops.ts`). */
+  hop: number;
   now: Date;
   /** The company's resolved limits (read once per run, when an action needs them). */
   limits: () => Promise<PlanLimits>;
