@@ -103,7 +103,7 @@ const runChannelCommand = async (
   const { env } = await import('../shared/env');
   const { newWebhookSecret, webhookUrlProblem } = await import('../shared/domain/messages/webhooks');
   const url = need(values.url, 'url');
-  const problem = webhookUrlProblem(url, env().allowLoopbackWebhooks);
+  const problem = webhookUrlProblem(url, env().outbound);
   if (problem) throw new UsageError(`--url ${problem}`);
   const secret = newWebhookSecret();
   await putDeliveryChannel(companyId, { url, secret, updatedAt: now.toISOString() });

@@ -6,6 +6,11 @@ import { fileURLToPath } from 'node:url';
 
 export interface RunningService {
   endpoint: string;
+  /**
+   * Loopback ports the service listens on besides its endpoint's (a server behind a front, such as s3rver
+   * behind a proxy): outbound requests of tenants are refused on these too.
+   */
+  innerPorts?: readonly number[];
   stop: () => Promise<void>;
 }
 

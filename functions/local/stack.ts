@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { generateSigningKey, keySetText, parseKeySet, publicKeySetOf } from '../shared/auth/signing-keys';
 import type { AccessLogRecord } from '../shared/http/access-log';
@@ -17,10 +18,18 @@ import { aslFiles, loadLocalStateMachines } from './step-functions/machines';
  * The local stack: DynamoDB Local and s3rver with data on disk under `dataDir`, the table and bucket, seed
  * data, and the gateway emulator in front of the real handlers. This folder is the only code that knows it
  * is not running on AWS.
+ *
+ * Outbound requests made for tenants (webhooks, workflow HTTP actions) reach public addresses only, as on
+ * AWS, unless the stack is started with `allowLoopbackOutbound` (`npm start -- --allow-loopback-outbound`,
+ * for receivers running on this machine). Even then the ports of the stack's own services (every endpoint
+ * of the stack description and any server behind one) are refused: they are the platform's control plane,
+ * open to anyone who reaches them.
  */
 export interface LocalStackOptions {
   dataDir: string;
   port?: number;
+  /** Outbound requests may reach loopback addresses, except the stack's own ports; default false. */
+  allowLoopbackOutbound?: boolean;
   tableName?: string;
   bucketName?: string;
   onAccessLog?: (record: AccessLogRecord) => void;
@@ -38,6 +47,8 @@ export interface StackDescription {
   tableName: string;
   bucketName: string;
   region: string;
+  /** What outbound requests of tenants may reach besides public addresses (`env().outbound`). */
+  outbound: { allowLoopback: boolean; deniedLoopbackPorts: number[] };
   dataDir: string;
   pid: number;
   startedAt: string;
@@ -71,8 +82,10 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
   JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
   JWT_PUBLIC_KEYS_FILE: jwtPublicKeysFile(d.dataDir),
   DYNADATA_CURSOR_SECRET: ensureCursorKey(d.dataDir),
-  // Message delivery may reach a webhook receiver on this machine (never on AWS).
-  ALLOW_LOOPBACK_WEBHOOKS: 'true',
+  // Webhooks and workflow HTTP actions may reach a receiver on this machine when the stack was started with
+  // the loopback allowance (never on AWS), but never a port of the stack's own services.
+  ALLOW_LOOPBACK_WEBHOOKS: String(d.outbound.allowLoopback),
+  OUTBOUND_DENIED_LOOPBACK_PORTS: d.outbound.deniedLoopbackPorts.join(','),
   // Event deliveries retry within seconds, and give up and disable endpoints within a minute, here.
   WEBHOOK_RETRY_BASE_SECONDS: '1',
   WEBHOOK_RETRY_CAP_SECONDS: '2',
@@ -129,6 +142,28 @@ const loadHandlers = async (): Promise<Record<RouteGroup, ProxyHandler>> => {
   ) as Record<RouteGroup, ProxyHandler>;
 };
 
+/** The loopback ports a service answers on: its endpoint's and those behind it. */
+const portsOf = (service: Pick<RunningService, 'endpoint' | 'innerPorts'>): number[] => [
+  Number(new URL(service.endpoint).port),
+  ...(service.innerPorts ?? []),
+];
+
+/**
+ * Holds the gateway's port (a free one for 0) from the start, so the runtime environment set before the
+ * handlers load can already deny it; `release` frees it just before the gateway listens on it.
+ */
+const reserveLoopbackPort = async (port: number): Promise<{ port: number; release: () => Promise<void> }> => {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    release: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
+
 export const startLocalStack = async (options: LocalStackOptions): Promise<LocalStack> => {
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
@@ -155,6 +190,9 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     // the worker handlers, which read it).
     const stepFunctions = await startStepFunctionsEmulator({ region: REGION });
     started.push(stepFunctions);
+    const gatewayPort = await reserveLoopbackPort(options.port ?? 0);
+    started.push({ endpoint: 'gateway-port', stop: gatewayPort.release });
+    const ownPorts = [dynamodb, s3, stepFunctions].flatMap(portsOf);
     const services = {
       dynamodbEndpoint: dynamodb.endpoint,
       s3Endpoint: s3.endpoint,
@@ -165,6 +203,10 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       tableName,
       bucketName,
       region: REGION,
+      outbound: {
+        allowLoopback: options.allowLoopbackOutbound ?? false,
+        deniedLoopbackPorts: [...new Set([...ownPorts, gatewayPort.port])].sort((a, b) => a - b),
+      },
     };
     ensureJwtKeys(dataDir, new Date());
     Object.assign(process.env, localRuntimeEnvironment({ ...services, dataDir }));
@@ -198,6 +240,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     started.push({ endpoint: 'log-shipper', stop: batcher.close });
     const printLine =
       options.onAccessLog ?? ((record) => process.stdout.write(`${JSON.stringify(record)}\n`));
+    await gatewayPort.release();
     const gateway = await startGateway(
       {
         authorizer,
@@ -207,7 +250,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
           if (options.shipLogs !== false) batcher.add(record);
         },
       },
-      options.port ?? 0,
+      gatewayPort.port,
     );
     started.push({ endpoint: gateway.url, stop: gateway.close });
 

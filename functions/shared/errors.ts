@@ -22,6 +22,8 @@ export const ERROR_CATALOG = {
   quota_exceeded: { status: 429, title: 'Quota exceeded' },
   throttled: { status: 429, title: 'Too many requests' },
   request_header_fields_too_large: { status: 431, title: 'Request header fields too large' },
+  // A chain of workflow runs calling this API deeper than the hop limit (`workflow-hops.ts`).
+  hop_limit_exceeded: { status: 400, title: 'Too many workflow hops' },
   workflow_steps_failed: { status: 200, title: 'Workflow steps failed' },
   jwt_scopes_require_advanced: { status: 400, title: 'Scopes require advanced mode' },
   jwt_invalid_scopes: { status: 400, title: 'Unknown scope names' },

@@ -23,7 +23,11 @@ import ipaddr from 'ipaddr.js';
  * The URL check refuses literal addresses when a URL is accepted; `refusingLookup` classes every address a
  * host name resolves to when the connection is made, so the address checked is the address connected to
  * (a host re-pointed between a check and the connection, "DNS rebinding", is refused at the connection).
- * Loopback is accepted only where the caller allows it (the local stack, so test receivers can run there).
+ * Loopback is accepted only where the policy allows it (the local stack started with the loopback allowance,
+ * so receivers can run on the same machine), and even then never on a port of `deniedLoopbackPorts`: the
+ * local stack lists there every port its own services listen on (DynamoDB Local, the S3 endpoint, the Step
+ * Functions emulator, the gateway), so a tenant's request cannot reach the platform's control plane. The
+ * port is checked with the address, in the URL check and at connection time alike.
  */
 export type AddressClass = 'public' | 'loopback' | 'refused';
 
@@ -70,15 +74,37 @@ export const classifyAddress = (text: string): AddressClass => {
 /** True for an address an outbound request may reach on AWS: public unicast, never loopback. */
 export const isPublicUnicastAddress = (text: string): boolean => classifyAddress(text) === 'public';
 
-const allowed = (kind: AddressClass, allowLoopback: boolean): boolean =>
-  kind === 'public' || (kind === 'loopback' && allowLoopback);
+/**
+ * What an outbound request may reach besides public unicast addresses: the deployment's setting (`env().outbound`).
+ * On AWS loopback is never allowed; the local stack allows it when started with the allowance, and lists the
+ * ports of its own services as denied.
+ */
+export interface OutboundPolicy {
+  allowLoopback: boolean;
+  /** Loopback ports refused even when loopback is allowed. */
+  deniedLoopbackPorts?: readonly number[];
+}
+
+/** The port a URL connects to: its own, else its scheme's default. */
+export const portOf = (url: URL): number =>
+  url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+
+const loopbackPortProblem = (port: number, policy: OutboundPolicy): string | undefined => {
+  if (!policy.allowLoopback) return 'must not point at a loopback address';
+  if (policy.deniedLoopbackPorts?.includes(port))
+    return `must not point at loopback port ${port}: it belongs to the platform's own services`;
+  return undefined;
+};
+
+const allowed = (kind: AddressClass, port: number, policy: OutboundPolicy): boolean =>
+  kind === 'public' || (kind === 'loopback' && loopbackPortProblem(port, policy) === undefined);
 
 /**
  * Why an outbound URL is refused, or undefined when it is acceptable. `https` only (and, when loopback is
- * allowed, `http` to loopback); no credentials in the URL; a literal address must be allowed. Host names are
- * checked again at connection time (`refusingLookup`).
+ * allowed, `http` to loopback on a port that is not denied); no credentials in the URL; a literal address
+ * must be allowed. Host names are checked again at connection time (`refusingLookup`).
  */
-export const outboundUrlProblem = (raw: string, options: { allowLoopback: boolean }): string | undefined => {
+export const outboundUrlProblem = (raw: string, policy: OutboundPolicy): string | undefined => {
   let url: URL;
   try {
     url = new URL(raw);
@@ -91,17 +117,17 @@ export const outboundUrlProblem = (raw: string, options: { allowLoopback: boolea
   const literal = isIP(host) ? classifyAddress(host) : host === 'localhost' ? 'loopback' : undefined;
   if (literal === 'refused') return 'must not point at a private, link-local or reserved address';
   if (literal === 'loopback') {
-    if (!options.allowLoopback) return 'must not point at a loopback address';
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
-    return undefined;
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return policy.allowLoopback ? 'must use http or https' : 'must not point at a loopback address';
+    return loopbackPortProblem(portOf(url), policy);
   }
   if (url.protocol !== 'https:') return 'must use https';
   return undefined;
 };
 
-/** Every resolved address of a host is allowed (an empty answer is not). */
-export const allAddressesAllowed = (addresses: string[], allowLoopback: boolean): boolean =>
-  addresses.length > 0 && addresses.every((a) => allowed(classifyAddress(a), allowLoopback));
+/** Every resolved address of a host is allowed for a connection to `port` (an empty answer is not). */
+export const allAddressesAllowed = (addresses: string[], port: number, policy: OutboundPolicy): boolean =>
+  addresses.length > 0 && addresses.every((a) => allowed(classifyAddress(a), port, policy));
 
 /** A resolver with the shape of `dns.lookup` asked for every address. */
 export type ResolveAll = (
@@ -111,12 +137,15 @@ export type ResolveAll = (
 ) => void;
 
 /**
- * The `lookup` an outbound connection uses (`http.request({lookup})`): it resolves the host and fails with
- * `refusal()` when any address is not allowed, so the address checked is the address connected to.
+ * The `lookup` an outbound connection to `port` uses (`http.request({lookup})`): it resolves the host and
+ * fails with `refusal()` when any address is not allowed, so the address checked is the address connected
+ * to. Each connection builds its own (the lookup is not told the port). Redirects are never followed by the
+ * callers; one that were would build a new lookup for the new URL's port.
  */
 export const refusingLookup =
   (
-    allowLoopback: boolean,
+    policy: OutboundPolicy,
+    port: number,
     refusal: () => Error,
     resolve: ResolveAll = dnsLookup as ResolveAll,
   ): LookupFunction =>
@@ -126,7 +155,8 @@ export const refusingLookup =
       if (
         !allAddressesAllowed(
           addresses.map((a) => a.address),
-          allowLoopback,
+          port,
+          policy,
         )
       )
         return callback(refusal(), '', 0);

@@ -87,7 +87,13 @@ if (!skipBundles && !transcriptionsOnly && !workflowsOnly && !eventsOnly) {
 if (bundlesOnly && !mcpOnly) process.exit();
 
 const dataDir = mkdtempSync(join(tmpdir(), 'api-v1-bench-'));
-const stack = await startLocalStack({ dataDir, onAccessLog: () => undefined, shipLogs: false });
+// The events bench delivers to a receiver on loopback.
+const stack = await startLocalStack({
+  dataDir,
+  onAccessLog: () => undefined,
+  shipLogs: false,
+  allowLoopbackOutbound: true,
+});
 try {
   const { dynamodbClient } = await import('../../functions/shared/data/client');
   let ddbRequests = 0;

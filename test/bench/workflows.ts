@@ -68,6 +68,7 @@ export const benchWorkflows = async (dataDir: string, write: (line: string) => v
       input: {},
       callerScopes: [...SCOPES],
       caller: { source: 'key_bench' },
+      hop: 0,
     });
     if (started.kind === 'finished') return;
     for (;;) {

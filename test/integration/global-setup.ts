@@ -58,7 +58,8 @@ export default async function setup(project: TestProject) {
       AWS_SECRET_ACCESS_KEY: 'local',
       JWT_KEYS_FILE: join(dataDir, 'jwt-signing-keys.json'),
       JWT_PUBLIC_KEYS_FILE: join(dataDir, 'jwt-verification-keys.json'),
-      ALLOW_LOOPBACK_WEBHOOKS: 'true',
+      ALLOW_LOOPBACK_WEBHOOKS: String(d.outbound.allowLoopback),
+      OUTBOUND_DENIED_LOOPBACK_PORTS: d.outbound.deniedLoopbackPorts.join(','),
       DYNADATA_CURSOR_SECRET: readFileSync(join(dataDir, 'dynadata-cursor-key'), 'utf8').trim(),
     },
   });

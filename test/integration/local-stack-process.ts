@@ -24,22 +24,28 @@ export const WORKFLOW_SYNC_DEADLINE_MS = 16_000;
 /**
  * Starts `bin/local.ts` (what `npm start` runs) as a child process on a random port with the given data
  * directory, and waits until it has written its stack file. The child stops when this process goes away.
+ * The tests' webhook receivers and HTTP targets listen on loopback: the stack is started with the loopback
+ * allowance (the stack's own ports stay refused).
  */
 export const startStackProcess = async (dataDir: string): Promise<StackProcess> => {
   const stackFile = join(dataDir, 'stack.json');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--exit-with-parent'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      AUTHORIZER_CACHE_TTL_SECONDS: String(AUTHORIZER_CACHE_TTL_SECONDS),
-      // Short enough that a test can pass it with a slow step (the sync-to-async hand-off).
-      WORKFLOW_SYNC_DEADLINE_MS: String(WORKFLOW_SYNC_DEADLINE_MS),
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bin/local.ts', '--allow-loopback-outbound', '--exit-with-parent'],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: '0',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        AUTHORIZER_CACHE_TTL_SECONDS: String(AUTHORIZER_CACHE_TTL_SECONDS),
+        // Short enough that a test can pass it with a slow step (the sync-to-async hand-off).
+        WORKFLOW_SYNC_DEADLINE_MS: String(WORKFLOW_SYNC_DEADLINE_MS),
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
     },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  );
   let output = '';
   const answeredCodes = new Set<string>();
   let partialLine = '';

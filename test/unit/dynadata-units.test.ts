@@ -68,14 +68,14 @@ describe('webhook URLs and signatures', () => {
   });
 
   it('accepts https, and http or https to loopback only when allowed', () => {
-    expect(webhookUrlProblem('https://hooks.example.com/x', false)).toBeUndefined();
-    expect(webhookUrlProblem('http://hooks.example.com/x', true)).toBeDefined();
-    expect(webhookUrlProblem('http://127.0.0.1:9000/x', false)).toBeDefined();
-    expect(webhookUrlProblem('http://localhost:9000/x', false)).toBeDefined();
-    expect(webhookUrlProblem('http://127.0.0.1:9000/x', true)).toBeUndefined();
-    expect(webhookUrlProblem('https://[::1]/x', true)).toBeUndefined();
-    expect(webhookUrlProblem('ftp://127.0.0.1/x', true)).toBeDefined();
-    expect(webhookUrlProblem('https://169.254.169.254/', true)).toBeDefined();
+    expect(webhookUrlProblem('https://hooks.example.com/x', { allowLoopback: false })).toBeUndefined();
+    expect(webhookUrlProblem('http://hooks.example.com/x', { allowLoopback: true })).toBeDefined();
+    expect(webhookUrlProblem('http://127.0.0.1:9000/x', { allowLoopback: false })).toBeDefined();
+    expect(webhookUrlProblem('http://localhost:9000/x', { allowLoopback: false })).toBeDefined();
+    expect(webhookUrlProblem('http://127.0.0.1:9000/x', { allowLoopback: true })).toBeUndefined();
+    expect(webhookUrlProblem('https://[::1]/x', { allowLoopback: true })).toBeUndefined();
+    expect(webhookUrlProblem('ftp://127.0.0.1/x', { allowLoopback: true })).toBeDefined();
+    expect(webhookUrlProblem('https://169.254.169.254/', { allowLoopback: true })).toBeDefined();
   });
 
   it('signs per Standard Webhooks and verifies within the tolerance only', () => {

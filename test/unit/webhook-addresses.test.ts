@@ -58,7 +58,7 @@ describe('webhook address classes', () => {
       'https://[64:ff9b:1::a9fe:a9fe]/hook',
       'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
     ]) {
-      expect(webhookUrlProblem(url, true), url).toBeDefined();
+      expect(webhookUrlProblem(url, { allowLoopback: true }), url).toBeDefined();
     }
   });
 
@@ -83,9 +83,9 @@ describe('webhook address classes', () => {
       'https://[fec0::1]/',
     ]) {
       expect(new URL(url).hostname).not.toContain('.');
-      expect(webhookUrlProblem(url, true), url).toBeDefined();
+      expect(webhookUrlProblem(url, { allowLoopback: true }), url).toBeDefined();
     }
-    expect(webhookUrlProblem('https://[::ffff:127.0.0.1]/', false)).toBeDefined();
-    expect(webhookUrlProblem('https://[2606:4700::1111]/', false)).toBeUndefined();
+    expect(webhookUrlProblem('https://[::ffff:127.0.0.1]/', { allowLoopback: false })).toBeDefined();
+    expect(webhookUrlProblem('https://[2606:4700::1111]/', { allowLoopback: false })).toBeUndefined();
   });
 });

@@ -8,6 +8,7 @@ const ctx = (scopes: string[]): ActionContext => ({
   callerScopes: scopes,
   caller: { source: 'key_1' },
   sync: true,
+  hop: 0,
   now: new Date(),
   limits: () => Promise.reject(new Error('not used')),
 });

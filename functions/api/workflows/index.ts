@@ -6,6 +6,7 @@ import {
   toPublicRun,
 } from '../../shared/domain/workflows/runs';
 import { createApiHandler } from '../../shared/http/middleware';
+import { workflowHopOf } from '../../shared/workflow-hops';
 
 const syncBody = (run: Parameters<typeof toPublicRun>[0]) => {
   const { runId, status, ok, result, files, logs, error, failedSteps, executionTimeMs, stepOutputs } =
@@ -29,7 +30,7 @@ export const handler = createApiHandler('workflows', {
   getWorkflow: async ({ auth, params }) => ({
     body: { workflow: await getWorkflow(auth.companyId, params.id) },
   }),
-  runWorkflow: async ({ auth, params, body }) => {
+  runWorkflow: async ({ auth, params, body, headers }) => {
     const started = await startWorkflowRun({
       companyId: auth.companyId,
       workflowId: params.id,
@@ -38,6 +39,7 @@ export const handler = createApiHandler('workflows', {
       input: body.input ?? {},
       callerScopes: auth.scopes,
       caller: runCallerOf(auth),
+      hop: workflowHopOf(headers),
     });
     // A token a step minted reaches this caller once: an idempotent replay answers the stored run.
     return started.kind === 'accepted'

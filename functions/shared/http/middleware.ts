@@ -10,6 +10,7 @@ import { findRouteByResource, type RouteGroup } from '../routes/route-table';
 import { readAuthContext } from './auth-context';
 import { PROBLEM_CONTENT_TYPE, problemResponse } from './problem';
 import { type ApiContext, createRouter, type GroupHandlers } from './router';
+import { refuseDeepWorkflowHops } from './workflow-hop';
 
 type Middleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
 
@@ -143,6 +144,7 @@ export const createApiHandler = (group: RouteGroup, handlers: GroupHandlers) =>
     .use(logMetrics(metrics, { throwOnEmptyMetrics: false }))
     .use(correlation())
     .use(countRequests())
+    .use(refuseDeepWorkflowHops())
     .use(meterApiRequests())
     .use(problemErrors())
     .handler(createRouter(group, handlers));

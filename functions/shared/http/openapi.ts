@@ -2,6 +2,7 @@ import { CONTACTS_SCHEMA } from '../domain/dynadata/builtin-types';
 import { ERROR_CATALOG, type ErrorCode } from '../errors';
 import { ROUTE_DOCS } from '../routes/route-docs';
 import { type OperationId, ROUTES, type RouteDefinition } from '../routes/route-table';
+import { MAX_WORKFLOW_HOP, WORKFLOW_HOP_HEADER } from '../workflow-hops';
 import * as z from '../zod';
 import { AUTHENTICATION_SECTION, SECURITY_SCHEMES } from './openapi-auth';
 import { MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, MAX_NUMBER_MAGNITUDE, MIN_NUMBER_MAGNITUDE } from './request';
@@ -34,6 +35,8 @@ export const chainCodes = (route: RouteDefinition): ErrorCode[] => {
   return [
     'internal',
     'throttled',
+    // Every request is refused deeper than the workflow hop limit (`http/workflow-hop.ts`).
+    'hop_limit_exceeded',
     ...(route.planned ? (['not_implemented'] as const) : (['validation_failed'] as const)),
     ...(gated ? (['unauthorized', 'forbidden', 'quota_exceeded'] as const) : []),
     ...(scoped ? (['insufficient_scope'] as const) : []),
@@ -248,6 +251,7 @@ const parametersOf = (route: RouteDefinition) => {
   add('path', route.params);
   add('query', route.query);
   if (route.idempotent && !route.planned) out.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  if (route.operationId === 'runWorkflow') out.push({ $ref: '#/components/parameters/WorkflowHop' });
   return out;
 };
 
@@ -445,7 +449,10 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
         'and `OPTIONS` included), and an unknown path with 404 `not_found`. Query parameters an operation ' +
         `does not list, or list once but receive twice, are refused with 400. JSON bodies are at most ` +
         `${MAX_JSON_BODY_BYTES} bytes, valid UTF-8, nested at most ${MAX_JSON_DEPTH} levels deep, and their numbers ` +
-        `are 0 or of a magnitude from ${MIN_NUMBER_MAGNITUDE} to below ${MAX_NUMBER_MAGNITUDE}. All codes: ` +
+        `are 0 or of a magnitude from ${MIN_NUMBER_MAGNITUDE} to below ${MAX_NUMBER_MAGNITUDE}. A request whose ` +
+        `\`${WORKFLOW_HOP_HEADER}\` header (sent by workflow HTTP actions) is above ${MAX_WORKFLOW_HOP} is ` +
+        'refused with 400 `hop_limit_exceeded`, one that is not a decimal integer with 400 ' +
+        '`validation_failed`. All codes: ' +
         Object.entries(ERROR_CATALOG)
           .map(([code, { status }]) => `\`${code}\` (${status})`)
           .join(', ') +
@@ -471,6 +478,16 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
             'first answer again (`Idempotent-Replayed: true`); with another request, 422 ' +
             '`idempotency_key_reused`; while the first still runs, 409 `idempotency_request_in_progress`.',
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+        },
+        WorkflowHop: {
+          name: WORKFLOW_HOP_HEADER,
+          in: 'header',
+          required: false,
+          description:
+            'Set by workflow HTTP actions, never by hand: how many workflow runs deep this request is (absent: ' +
+            `0). The run records it, and its HTTP steps send one more; above ${MAX_WORKFLOW_HOP} any request ` +
+            'is refused with 400 `hop_limit_exceeded`, so a workflow cannot start itself in a loop.',
+          schema: { type: 'string', pattern: '^[0-3]$' },
         },
       },
       schemas: {

@@ -94,6 +94,8 @@ export interface WorkflowRunRecord {
   callerScopes: string[];
   /** The starting credential's limits a token minted by the run inherits (absent on runs from before). */
   caller?: RunCaller;
+  /** How many workflow runs deep the request that started the run was (absent on runs stored before: 0). */
+  hop?: number;
   /** Index of the next step to run. */
   cursor: number;
   /** The step that started and has not been recorded yet (async engine). */

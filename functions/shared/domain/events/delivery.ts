@@ -88,7 +88,7 @@ const send = async (
         'webhook-signature': signWebhook(secret, eventId, timestamp, body),
       },
       body,
-      { allowLoopback: env().allowLoopbackWebhooks, timeoutMs: DELIVERY_TIMEOUT_MS },
+      { ...env().outbound, timeoutMs: DELIVERY_TIMEOUT_MS },
     );
     if (status >= 200 && status < 300) return { ok: true, status };
     return { ok: false, retryable: status >= 500 || status === 408 || status === 429, status };

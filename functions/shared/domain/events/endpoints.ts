@@ -23,8 +23,7 @@ import { newWebhookSecret, webhookUrlProblem } from '../messages/webhooks';
 export const newEndpointId = () => `we_${ulid()}`;
 
 /** Why a URL is refused as a webhook endpoint, or undefined: the one check shared with message delivery. */
-export const endpointUrlProblem = (url: string): string | undefined =>
-  webhookUrlProblem(url, env().allowLoopbackWebhooks);
+export const endpointUrlProblem = (url: string): string | undefined => webhookUrlProblem(url, env().outbound);
 
 export const toPublicEndpoint = (e: WebhookEndpointRecord) => ({
   id: e.id,

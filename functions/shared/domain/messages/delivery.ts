@@ -35,9 +35,9 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
     throw new NoDeliveryChannelError();
   }
   await updateQueuedMessage(companyId, messageId, { attempts: Number(message.data.attempts ?? 0) + 1 }, now);
-  const allowLoopback = env().allowLoopbackWebhooks;
+  const policy = env().outbound;
   try {
-    await assertDeliverableHost(channel.url, allowLoopback);
+    await assertDeliverableHost(channel.url, policy);
   } catch (error) {
     if (error instanceof WebhookRejectedError) count('refused_address');
     throw error;
@@ -68,7 +68,7 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
         'webhook-signature': signWebhook(channel.secret, messageId, timestamp, body),
       },
       body,
-      { allowLoopback, timeoutMs: DELIVERY_TIMEOUT_MS },
+      { ...policy, timeoutMs: DELIVERY_TIMEOUT_MS },
     );
   } catch (error) {
     // A rejection here is the connect-time address check (the host re-resolved to a refused address).

@@ -5,7 +5,9 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import {
   allAddressesAllowed,
+  type OutboundPolicy,
   outboundUrlProblem,
+  portOf,
   type ResolveAll,
   refusingLookup,
 } from '../../outbound-addresses';
@@ -14,8 +16,8 @@ import {
  * Webhook endpoints and their signatures.
  *
  * URL rules (`functions/shared/outbound-addresses.ts`, shared by every outbound feature): `https` only; in
- * the local stack, and only there, `http` to a loopback address is accepted too (so a test receiver can run
- * on the same machine). Every address of the IANA special-purpose registries (private, shared, link-local
+ * the local stack started with the loopback allowance, and only there, `http` to a loopback address is
+ * accepted too (so a test receiver can run on the same machine), never on a port of the stack's own services. Every address of the IANA special-purpose registries (private, shared, link-local
  * with the metadata address 169.254.169.254, documentation, benchmarking, NAT64 local-use, Teredo, ...),
  * multicast and, outside the local stack, loopback are refused, both when the URL is set (literal
  * addresses) and at each delivery (every address the host name resolves to, checked at connection time).
@@ -49,26 +51,28 @@ export const verifyWebhook = (
   });
 };
 
-export { classifyAddress, type ResolveAll } from '../../outbound-addresses';
+export { classifyAddress, type OutboundPolicy, type ResolveAll } from '../../outbound-addresses';
 
 /** Why a webhook URL is refused, or undefined when it is acceptable (literal addresses checked here). */
-export const webhookUrlProblem = (raw: string, allowLoopback: boolean): string | undefined =>
-  outboundUrlProblem(raw, { allowLoopback });
+export const webhookUrlProblem = (raw: string, policy: OutboundPolicy): string | undefined =>
+  outboundUrlProblem(raw, policy);
 
 /** Resolves the host and refuses it when any address is not public (loopback only when allowed). */
-export const assertDeliverableHost = async (raw: string, allowLoopback: boolean): Promise<void> => {
-  const problem = webhookUrlProblem(raw, allowLoopback);
+export const assertDeliverableHost = async (raw: string, policy: OutboundPolicy): Promise<void> => {
+  const problem = webhookUrlProblem(raw, policy);
   if (problem) throw new WebhookRejectedError(`webhook URL ${problem}`);
-  const host = new URL(raw).hostname.replace(/^\[|\]$/g, '');
+  const url = new URL(raw);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-  if (!allAddressesAllowed(addresses, allowLoopback))
+  if (!allAddressesAllowed(addresses, portOf(url), policy))
     throw new WebhookRejectedError('webhook host resolves to a refused address');
 };
 
-/** The connection's `lookup`: every address the host resolves to is classed when connecting. */
-export const guardedLookup = (allowLoopback: boolean, resolve?: ResolveAll): LookupFunction =>
+/** The `lookup` of a connection to `url`: every address the host resolves to is classed when connecting. */
+export const guardedLookup = (url: URL, policy: OutboundPolicy, resolve?: ResolveAll): LookupFunction =>
   refusingLookup(
-    allowLoopback,
+    policy,
+    portOf(url),
     () => new WebhookRejectedError('webhook host resolves to a refused address'),
     resolve,
   );
@@ -81,9 +85,9 @@ export const postWebhook = (
   raw: string,
   headers: Record<string, string>,
   body: string,
-  options: { allowLoopback: boolean; timeoutMs: number; resolve?: ResolveAll },
+  options: OutboundPolicy & { timeoutMs: number; resolve?: ResolveAll },
 ): Promise<{ status: number }> => {
-  const problem = webhookUrlProblem(raw, options.allowLoopback);
+  const problem = webhookUrlProblem(raw, options);
   if (problem) return Promise.reject(new WebhookRejectedError(`webhook URL ${problem}`));
   const url = new URL(raw);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -93,7 +97,7 @@ export const postWebhook = (
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        lookup: guardedLookup(options.allowLoopback, options.resolve),
+        lookup: guardedLookup(url, options, options.resolve),
         timeout: options.timeoutMs,
       },
       (res) => {

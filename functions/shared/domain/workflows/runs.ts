@@ -49,6 +49,8 @@ export interface StartRunInput {
   callerScopes: readonly string[];
   /** The starting credential's limits (`RunCaller`), which a token minted by the run inherits. */
   caller: RunCaller;
+  /** How many workflow runs deep the request that starts this run is (`workflow-hops.ts`). */
+  hop: number;
 }
 
 /** What a run keeps of the credential that starts it: its root, and a token's expiry and addresses. */
@@ -71,6 +73,7 @@ export const contextOfRun = (run: WorkflowRunRecord, sync: boolean): ActionConte
     callerScopes: run.callerScopes,
     caller: run.caller,
     sync,
+    hop: run.hop ?? 0,
     now: new Date(),
     limits: () => {
       limits ??= companyLimits(run.companyId);
@@ -209,6 +212,7 @@ const createRun = async (
     input: input.input,
     callerScopes: [...input.callerScopes],
     caller: input.caller,
+    hop: input.hop,
     cursor: 0,
     logs: [],
     outputs: {},

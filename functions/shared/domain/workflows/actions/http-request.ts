@@ -2,8 +2,9 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { env } from '../../../env';
 import { AppError } from '../../../errors';
+import { WORKFLOW_HOP_HEADER } from '../../../workflow-hops';
 import * as z from '../../../zod';
-import { guardedLookup, webhookUrlProblem } from '../../messages/webhooks';
+import { guardedLookup, type OutboundPolicy, webhookUrlProblem } from '../../messages/webhooks';
 import { defineAction } from './registry';
 
 /**
@@ -11,6 +12,10 @@ import { defineAction } from './registry';
  * link-local or reserved targets; the resolved address is the one connected to; loopback only in the local
  * stack). Redirects are not followed. The whole exchange has `HTTP_TIMEOUT_MS`; a response body over
  * `HTTP_MAX_RESPONSE_BYTES` fails the step. JSON responses are parsed, others returned as text.
+ *
+ * Every request carries `x-workflow-hop` one above the run's hop, set after the step's own headers; a step
+ * naming that header in `headers` fails with `validation_failed`, so a definition can neither set nor lower
+ * it and a workflow that calls this API to start itself is stopped by the hop limit (`workflow-hops.ts`).
  */
 export const HTTP_TIMEOUT_MS = 10_000;
 export const HTTP_MAX_RESPONSE_BYTES = 256 * 1024;
@@ -30,7 +35,7 @@ const send = (
   method: string,
   headers: Record<string, string>,
   body: string | undefined,
-  allowLoopback: boolean,
+  policy: OutboundPolicy,
 ): Promise<{ status: number; headers: Record<string, string>; text: string }> =>
   new Promise((resolve, reject) => {
     const signal = AbortSignal.timeout(HTTP_TIMEOUT_MS);
@@ -42,7 +47,7 @@ const send = (
           ...headers,
           ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
         },
-        lookup: guardedLookup(allowLoopback),
+        lookup: guardedLookup(url, policy),
         signal,
       },
       (res) => {
@@ -88,13 +93,24 @@ export const httpRequestAction = defineAction({
     .object({
       method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']),
       url: z.string().min(1).max(2048),
-      headers: z.record(z.string(), z.string().max(8192)).optional(),
+      headers: z
+        .record(z.string(), z.string().max(8192))
+        .superRefine((headers, issues) => {
+          for (const name of Object.keys(headers))
+            if (name.toLowerCase() === WORKFLOW_HOP_HEADER)
+              issues.addIssue({
+                code: 'custom',
+                path: [name],
+                message: `${WORKFLOW_HOP_HEADER} is set by the platform, not by a step`,
+              });
+        })
+        .optional(),
       body: z.unknown().optional(),
     })
     .strict(),
-  run: async (input) => {
-    const allowLoopback = env().allowLoopbackWebhooks;
-    const problem = webhookUrlProblem(input.url, allowLoopback);
+  run: async (input, ctx) => {
+    const policy = env().outbound;
+    const problem = webhookUrlProblem(input.url, policy);
     if (problem) throw new AppError('http_target_refused', `url ${problem}.`);
     const headers = Object.fromEntries(
       Object.entries(input.headers ?? {}).filter(([k]) => !HOP_HEADERS.has(k.toLowerCase())),
@@ -108,7 +124,8 @@ export const httpRequestAction = defineAction({
       )
         headers['content-type'] = 'application/json';
     }
-    const res = await send(new URL(input.url), input.method, headers, body, allowLoopback);
+    headers[WORKFLOW_HOP_HEADER] = String(ctx.hop + 1);
+    const res = await send(new URL(input.url), input.method, headers, body, policy);
     let parsed: unknown = res.text;
     if ((res.headers['content-type'] ?? '').includes('json')) {
       try {

@@ -17,6 +17,8 @@ export interface ActionContext {
   caller: RunCaller | undefined;
   /** True while the run executes in the call that started it (its answer reaches the caller). */
   sync: boolean;
+  /** The run's workflow hop: its HTTP requests carry one more (`workflow-hops.ts`). */
+  hop: number;
   now: Date;
   /** The company's resolved limits (read once per run, when an action needs them). */
   limits: () => Promise<PlanLimits>;
