@@ -101,10 +101,13 @@ const runChannelCommand = async (
   }
   if (key !== 'channels set') throw new UsageError(`unknown command: ${key}`);
   const { env } = await import('../shared/env');
-  const { newWebhookSecret, webhookUrlProblem } = await import('../shared/domain/messages/webhooks');
-  const url = need(values.url, 'url');
-  const problem = webhookUrlProblem(url, env().outbound);
+  const { newWebhookSecret, normalizedOutboundUrl, webhookUrlProblem } = await import(
+    '../shared/domain/messages/webhooks'
+  );
+  const given = need(values.url, 'url');
+  const problem = webhookUrlProblem(given, env().outbound);
   if (problem) throw new UsageError(`--url ${problem}`);
+  const url = normalizedOutboundUrl(given);
   const secret = newWebhookSecret();
   await putDeliveryChannel(companyId, { url, secret, updatedAt: now.toISOString() });
   return {

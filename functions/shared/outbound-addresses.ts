@@ -99,12 +99,41 @@ const loopbackPortProblem = (port: number, policy: OutboundPolicy): string | und
 const allowed = (kind: AddressClass, port: number, policy: OutboundPolicy): boolean =>
   kind === 'public' || (kind === 'loopback' && loopbackPortProblem(port, policy) === undefined);
 
+/** Control characters (C0, DEL, C1) and every kind of white space, none of which a URL may hold as written. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's purpose.
+const NOT_IN_A_URL = /[\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]/u;
+/** `scheme://` then a host: `https:///x` has an empty host (the URL parser would quietly take `x`). */
+const WITH_A_HOST = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]/i;
+
+/**
+ * What the URL parser would quietly repair and a tenant must write right instead: control characters and
+ * white space anywhere (a CR/LF would otherwise reach a stored URL), backslashes, an empty host, userinfo
+ * (even an empty `@`) and a fragment (never sent to a server).
+ */
+const writtenUrlProblem = (raw: string): string | undefined => {
+  if (NOT_IN_A_URL.test(raw)) return 'must not contain white space or control characters';
+  if (raw.includes('\\')) return 'must not contain a backslash';
+  if (!WITH_A_HOST.test(raw)) return 'must name a host after the scheme (scheme://host/…)';
+  const authority = raw.slice(raw.indexOf('//') + 2).split(/[/?#]/, 1)[0] ?? '';
+  if (authority.includes('@')) return 'must not carry credentials';
+  if (raw.includes('#')) return 'must not carry a fragment';
+  return undefined;
+};
+
+/**
+ * The form an accepted outbound URL is stored and answered in: the parser's serialization (`URL.href`), so
+ * what a tenant reads back is what is called.
+ */
+export const normalizedOutboundUrl = (raw: string): string => new URL(raw).href;
+
 /**
  * Why an outbound URL is refused, or undefined when it is acceptable. `https` only (and, when loopback is
  * allowed, `http` to loopback on a port that is not denied); no credentials in the URL; a literal address
  * must be allowed. Host names are checked again at connection time (`refusingLookup`).
  */
 export const outboundUrlProblem = (raw: string, policy: OutboundPolicy): string | undefined => {
+  const written = writtenUrlProblem(raw);
+  if (written) return written;
   let url: URL;
   try {
     url = new URL(raw);
@@ -112,6 +141,7 @@ export const outboundUrlProblem = (raw: string, policy: OutboundPolicy): string 
     return 'is not a URL';
   }
   if (url.username || url.password) return 'must not carry credentials';
+  if (url.port === '0') return 'must not use port 0';
   // WHATWG URL parsing already turns hex, octal and integer IPv4 spellings into dotted quads.
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(host) ? classifyAddress(host) : host === 'localhost' ? 'loopback' : undefined;

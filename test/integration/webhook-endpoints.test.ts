@@ -47,11 +47,28 @@ describe('webhook endpoints', () => {
       'https://10.0.0.1/x',
       'https://user:pw@example.com/',
       'nope',
+      `${receiver.base}/a\r\nX-Injected: 1`,
+      'https:///x',
+      ` ${receiver.base}/lead`,
+      `${receiver.base.replace(/:\d+$/, ':0')}/zero`,
+      `${receiver.base.replace('//', '//@')}/at`,
+      `${receiver.base}/frag#part`,
     ]) {
       const res = await register(t.headers, url);
       expectProblem(res, 400, 'validation_failed');
-      expect(JSON.stringify(res.json.errors)).toContain('/body/url');
+      expect(JSON.stringify(res.json.errors), url).toContain('/body/url');
     }
+    expect((await call('GET', '/v1/webhooks', { headers: t.headers })).json.endpoints).toEqual([]);
+  });
+
+  it('stores and answers the URL as the parser serializes it', async () => {
+    const t = await tenant();
+    const created = await register(
+      t.headers,
+      `${receiver.base.toUpperCase().replace('HTTP:', 'http:')}/a/../Norm?x=1`,
+    );
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    expect((created.json.endpoint as { url: string }).url).toBe(`${receiver.base}/Norm?x=1`);
   });
 
   it("caps the company's endpoints at its plan's webhookEndpoints", async () => {

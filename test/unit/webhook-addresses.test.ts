@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyAddress, webhookUrlProblem } from '../../functions/shared/domain/messages/webhooks';
+import { normalizedOutboundUrl, outboundUrlProblem } from '../../functions/shared/outbound-addresses';
 
 /** IPv6 spellings that carry a refused IPv4 address, as URLs give them and as Node normalises them. */
 const refusedV6 = [
@@ -87,5 +88,31 @@ describe('webhook address classes', () => {
     }
     expect(webhookUrlProblem('https://[::ffff:127.0.0.1]/', { allowLoopback: false })).toBeDefined();
     expect(webhookUrlProblem('https://[2606:4700::1111]/', { allowLoopback: false })).toBeUndefined();
+  });
+});
+
+describe('outbound URLs as written', () => {
+  const policy = { allowLoopback: false, deniedLoopbackPorts: [] };
+  it.each([
+    ['https://example.com/a\r\nX-Injected: 1', 'white space or control characters'],
+    ['https://example.com/a\tb', 'white space or control characters'],
+    [' https://example.com/', 'white space or control characters'],
+    ['https://example.com/ ', 'white space or control characters'],
+    ['https://example.com/\u00a0', 'white space or control characters'],
+    ['https://example.com/\u200b', 'white space or control characters'],
+    ['https:///example.com', 'host'],
+    ['https:example.com', 'host'],
+    ['https:\\\\example.com', 'backslash'],
+    ['https://example.com:0/', 'port 0'],
+    ['https://@example.com/', 'credentials'],
+    ['https://user:pw@example.com/', 'credentials'],
+    ['https://example.com/#frag', 'fragment'],
+  ])('refuses %j', (raw, reason) => {
+    expect(outboundUrlProblem(raw, policy)).toContain(reason);
+  });
+
+  it('stores what the parser serializes', () => {
+    expect(outboundUrlProblem('HTTPS://Example.COM:443/a/../b?x=1', policy)).toBeUndefined();
+    expect(normalizedOutboundUrl('HTTPS://Example.COM:443/a/../b?x=1')).toBe('https://example.com/b?x=1');
   });
 });

@@ -10,7 +10,7 @@ import { env } from '../../env';
 import { AppError, NotFoundError, ValidationError } from '../../errors';
 import { ulid } from '../../ids';
 import { companyLimits } from '../company-limits';
-import { newWebhookSecret, webhookUrlProblem } from '../messages/webhooks';
+import { newWebhookSecret, normalizedOutboundUrl, webhookUrlProblem } from '../messages/webhooks';
 
 /**
  * Webhook endpoints as the API consumer manages them. Decisions where the spec is silent:
@@ -53,7 +53,7 @@ export const registerEndpoint = async (
   const record: WebhookEndpointRecord = {
     id: newEndpointId(),
     companyId,
-    url: body.url,
+    url: normalizedOutboundUrl(body.url),
     events: [...new Set(body.events)],
     ...(body.description !== undefined ? { description: body.description } : {}),
     secret: newWebhookSecret(),

@@ -51,7 +51,12 @@ export const verifyWebhook = (
   });
 };
 
-export { classifyAddress, type OutboundPolicy, type ResolveAll } from '../../outbound-addresses';
+export {
+  classifyAddress,
+  normalizedOutboundUrl,
+  type OutboundPolicy,
+  type ResolveAll,
+} from '../../outbound-addresses';
 
 /** Why a webhook URL is refused, or undefined when it is acceptable (literal addresses checked here). */
 export const webhookUrlProblem = (raw: string, policy: OutboundPolicy): string | undefined =>
