@@ -91,7 +91,7 @@ const decode = (value: string): string => {
 
 /**
  * The canonical URI of a raw path: each segment decoded and encoded again. Refuses a path that is not
- * absolute or whose decoded form has a `.` or `..` segment (including encoded dots and slashes).
+ * absolute or whose decoded form has a `.` or `..` segment (encoded dots, slashes and backslashes included).
  */
 export const canonicalPath = (rawPath: string): string => {
   if (!rawPath.startsWith('/'))
@@ -195,11 +195,15 @@ const sameSignature = (expected: string, provided: string): boolean =>
   SHA256_HEX.test(provided) &&
   timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(provided.toLowerCase(), 'hex'));
 
-interface SignedParts {
+/** A request as the signature sees it: canonical path, decoded query pairs, lower-case headers. */
+interface ParsedRequest {
   method: string;
   path: string;
   query: [string, string][];
   headers: Map<string, string[]>;
+}
+
+interface SignedParts extends ParsedRequest {
   signedHeaders: string[];
   payloadHash: string;
 }
@@ -249,10 +253,7 @@ const mismatch = () =>
   );
 
 const verifyPresigned = (
-  request: S3Request,
-  path: string,
-  query: [string, string][],
-  headers: Map<string, string[]>,
+  { method, path, query, headers }: ParsedRequest,
   options: VerifierOptions,
 ): VerifiedRequest => {
   const param = (name: (typeof PRESIGN_PARAMS)[number]): string => {
@@ -292,7 +293,7 @@ const verifyPresigned = (
     amzDate,
     credential,
     canonicalRequest({
-      method: request.method,
+      method,
       path,
       query: query.filter(([key]) => key !== 'X-Amz-Signature'),
       headers,
@@ -329,10 +330,7 @@ const parseAuthorization = (value: string): Map<string, string> => {
 };
 
 const verifyHeaderSigned = (
-  request: S3Request,
-  path: string,
-  query: [string, string][],
-  headers: Map<string, string[]>,
+  { method, path, query, headers }: ParsedRequest,
   options: VerifierOptions,
 ): VerifiedRequest => {
   const authorization = headers.get('authorization') ?? [];
@@ -373,7 +371,7 @@ const verifyHeaderSigned = (
     secret,
     amzDate,
     credential,
-    canonicalRequest({ method: request.method, path, query, headers, signedHeaders, payloadHash }),
+    canonicalRequest({ method, path, query, headers, signedHeaders, payloadHash }),
   );
   if (!sameSignature(expected, components.get('Signature') as string)) throw mismatch();
   return {
@@ -390,9 +388,13 @@ export const verifyS3Request = (request: S3Request, options: VerifierOptions): V
   const at = request.url.indexOf('?');
   const [rawPath, rawQuery] =
     at < 0 ? [request.url, ''] : [request.url.slice(0, at), request.url.slice(at + 1)];
-  const path = canonicalPath(rawPath);
-  const query = parseQuery(rawQuery);
-  const headers = lowerCaseHeaders(request.headers);
+  const parsed: ParsedRequest = {
+    method: request.method,
+    path: canonicalPath(rawPath),
+    query: parseQuery(rawQuery),
+    headers: lowerCaseHeaders(request.headers),
+  };
+  const { query, headers } = parsed;
   const byHeader = headers.has('authorization');
   const byQuery = query.some(([key]) => (PRESIGN_PARAMS as readonly string[]).includes(key));
   const bySigV2 = query.some(([key]) => key === 'Signature' || key === 'AWSAccessKeyId');
@@ -408,7 +410,7 @@ export const verifyS3Request = (request: S3Request, options: VerifierOptions): V
       'InvalidRequest',
       'The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.',
     );
-  if (byQuery) return verifyPresigned(request, path, query, headers, options);
-  if (byHeader) return verifyHeaderSigned(request, path, query, headers, options);
+  if (byQuery) return verifyPresigned(parsed, options);
+  if (byHeader) return verifyHeaderSigned(parsed, options);
   throw accessDenied();
 };
