@@ -15,3 +15,17 @@ declare module 's3rver' {
     close(): Promise<void>;
   }
 }
+
+declare module 's3rver/lib/models/account' {
+  /** An s3rver account: its access key ids and their secrets. */
+  export interface S3rverAccount {
+    accessKeys: Map<string, string>;
+    createKeyPair: (accessKeyId: string, secretAccessKey: string) => void;
+    revokeAccessKey: (accessKeyId: string) => void;
+  }
+  /** The module's export: every known access key id's account, and the built-in `S3RVER` account. */
+  export interface AccountRegistry {
+    registry: Map<string, S3rverAccount>;
+    DUMMY_ACCOUNT: S3rverAccount;
+  }
+}

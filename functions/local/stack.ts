@@ -179,7 +179,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         started.push(s);
         return s;
       }),
-      startS3Local(join(dataDir, 's3')).then((s) => {
+      startS3Local(join(dataDir, 's3'), REGION).then((s) => {
         started.push(s);
         return s;
       }),

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { AccountRegistry } from 's3rver/lib/models/account';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3Local } from '../../functions/local/s3-local';
 import {
@@ -22,15 +23,11 @@ import { runRotationStep } from '../../functions/workers/download-signer-rotatio
 /**
  * The download signer's rotation against a real S3 (the local stack's s3rver): there is no IAM and no Secrets
  * Manager locally, so both are stubbed here, and the IAM stub registers each key it creates with s3rver (and
- * revokes each key it deletes), so s3rver accepts exactly the URLs that AWS would.
+ * revokes each key it deletes), so the local S3 accepts exactly the URLs that AWS would: its front verifies
+ * each URL's signature with the secret of the key the URL names.
  */
-interface S3rverAccount {
-  createKeyPair: (accessKeyId: string, secretAccessKey: string) => void;
-  revokeAccessKey: (accessKeyId: string) => void;
-}
-const s3rverAccount = (
-  createRequire(import.meta.url)('s3rver/lib/models/account') as { DUMMY_ACCOUNT: S3rverAccount }
-).DUMMY_ACCOUNT;
+const s3rverAccount = (createRequire(import.meta.url)('s3rver/lib/models/account') as AccountRegistry)
+  .DUMMY_ACCOUNT;
 
 const DAY_MS = 86_400_000;
 const BUCKET = 'signer-rotation';

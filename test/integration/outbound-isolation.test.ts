@@ -74,6 +74,10 @@ describe("the local stack's own services", () => {
     for (const endpoint of Object.values(ownEndpoints()))
       expect(stack.outbound.deniedLoopbackPorts).toContain(portOf(endpoint));
     expect(stack.outbound.deniedLoopbackPorts).not.toContain(portOf(target.url));
+    // And s3rver's own port, behind the signature-checking front (not an endpoint anyone is given).
+    expect(new Set(stack.outbound.deniedLoopbackPorts).size).toBe(
+      new Set(Object.values(ownEndpoints())).size + 1,
+    );
   });
 
   it('are refused as webhook endpoints with 400 validation_failed at /body/url', async () => {

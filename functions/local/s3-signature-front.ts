@@ -1,0 +1,112 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RunningService } from './dynamodb-local';
+import { canonicalPath, S3RequestRefused, type VerifierOptions, verifyS3Request } from './s3-signature';
+
+/**
+ * The local S3 endpoint: a reverse proxy on loopback in front of s3rver that lets through only what S3 would
+ * (`./s3-signature`). s3rver accepts any SigV4 signature from a known access key id, so every request, from
+ * the runtime's S3 client as from a presigned URL, comes here first; refusals are S3's XML errors. CORS
+ * preflights carry no signature on S3 either and go through once their path is checked. A declared body hash
+ * is checked before anything reaches s3rver, so a body that does not match is never stored.
+ */
+export interface S3FrontOptions extends Omit<VerifierOptions, 'now'> {
+  /** s3rver's own endpoint (`http://127.0.0.1:<port>`), reached only through this front. */
+  upstream: string;
+}
+
+const escapeXml = (value: string): string => value.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const refuse = (req: IncomingMessage, res: ServerResponse, refusal: S3RequestRefused): void => {
+  const requestId = randomBytes(8).toString('hex').toUpperCase();
+  const body =
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<Error><Code>${refusal.code}</Code><Message>${escapeXml(refusal.message)}</Message>` +
+    `<RequestId>${requestId}</RequestId></Error>`;
+  req.resume();
+  res.writeHead(refusal.status, {
+    'content-type': 'application/xml',
+    'content-length': Buffer.byteLength(body),
+    'x-amz-request-id': requestId,
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+};
+
+const readBody = (req: IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+
+const forward = (req: IncomingMessage, res: ServerResponse, upstream: URL, body?: Buffer): void => {
+  const headers = { ...req.headers, host: upstream.host };
+  if (body) headers['content-length'] = String(body.length);
+  const out = httpRequest(
+    { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  out.on('error', () => {
+    if (res.headersSent) res.destroy();
+    else res.writeHead(502).end();
+  });
+  if (body) out.end(body);
+  else req.pipe(out);
+};
+
+const handle = async (
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: S3FrontOptions,
+  upstream: URL,
+): Promise<void> => {
+  const url = req.url ?? '/';
+  if (req.method === 'OPTIONS') {
+    canonicalPath(url.split('?')[0] as string);
+    forward(req, res, upstream);
+    return;
+  }
+  const { payloadSha256 } = verifyS3Request(
+    { method: req.method ?? 'GET', url, headers: req.headersDistinct },
+    { region: options.region, secretFor: options.secretFor, now: new Date() },
+  );
+  if (payloadSha256 === undefined) {
+    forward(req, res, upstream);
+    return;
+  }
+  const body = await readBody(req);
+  if (createHash('sha256').update(body).digest('hex') !== payloadSha256)
+    throw new S3RequestRefused(
+      400,
+      'XAmzContentSHA256Mismatch',
+      "The provided 'x-amz-content-sha256' header does not match what was computed.",
+    );
+  forward(req, res, upstream, body);
+};
+
+/** Starts the front on 127.0.0.1, on a port chosen at run time. */
+export const startS3SignatureFront = async (options: S3FrontOptions): Promise<RunningService> => {
+  const upstream = new URL(options.upstream);
+  const server = createServer((req, res) => {
+    handle(req, res, options, upstream).catch((error: unknown) => {
+      if (error instanceof S3RequestRefused) refuse(req, res, error);
+      else if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+};
