@@ -67,6 +67,37 @@ describe('workflow definitions', () => {
     expect(await savedWorkflow(t.companyId, doc)).toEqual({ id: 'welcome', version: 3 });
   });
 
+  it('keeps member names as data and refuses a definition nested too deep with its pointer', async () => {
+    const t = await createTenant();
+    let deep: unknown = 'x';
+    for (let i = 0; i < 200; i++) deep = { a: deep };
+    const refused = await putWorkflow(t.companyId, {
+      id: 'deep',
+      name: 'Deep',
+      steps: [jwtStep('t', {})],
+      return: { deep },
+    });
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.err).errors).toEqual([
+      {
+        pointer: expect.stringMatching(/^\/return\/deep(\/a)+$/),
+        message: expect.stringContaining('32 levels'),
+      },
+    ]);
+    const names = { constructor: 'c', toString: 't', valueOf: { constructor: { name: 'Set' } } };
+    await savedWorkflow(t.companyId, {
+      id: 'names',
+      name: 'Names',
+      steps: [jwtStep('t', {})],
+      return: names,
+    });
+    const read = await call('GET', '/v1/workflows/names', { headers: { 'x-api-key': t.apiKey } });
+    expect(read.status).toBe(200);
+    expect((read.json.workflow as { return: unknown }).return).toEqual(names);
+    const run = await runWorkflow(t.apiKey, 'names');
+    expect(run.json.result).toEqual(names);
+  });
+
   it('refuses invalid definitions and references with every violation by pointer', async () => {
     const t = await createTenant();
     const res = await putWorkflow(t.companyId, {

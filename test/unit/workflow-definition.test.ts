@@ -64,6 +64,26 @@ describe('workflow definition validation', () => {
     );
   });
 
+  it('bounds the nesting (32 levels, as request bodies) and refuses __proto__, each with its pointer', async () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 200; i++) deep = { a: deep };
+    const problems = await definitionProblems({ ...valid, steps: [{ ...valid.steps[0], with: { deep } }] });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.message).toContain('32 levels');
+    expect(problems[0]?.pointer).toMatch(/^\/steps\/0\/with\/deep(\/a)+$/);
+    const proto = JSON.parse('{"__proto__": {"x": 1}}') as Record<string, unknown>;
+    expect(await definitionProblems({ ...valid, return: proto })).toEqual([
+      { pointer: '/return/__proto__', message: 'a member may not be named __proto__' },
+    ]);
+    // Names Object.prototype already has are data.
+    expect(
+      await definitionProblems({
+        ...valid,
+        return: { constructor: '{{ steps.token.output.token }}', toString: 1 },
+      }),
+    ).toEqual([]);
+  });
+
   it('bounds the steps: 1 to 50, unique ids', async () => {
     expect(await pointers({ ...valid, steps: [], return: undefined })).toEqual(['/steps']);
     const many = Array.from({ length: 51 }, (_, i) => ({ id: `s${i}`, action: jwt }));

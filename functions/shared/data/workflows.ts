@@ -26,13 +26,23 @@ export interface WorkflowHead {
   updatedAt: string;
 }
 
+/**
+ * A definition is tenant JSON (its `with`, `return` and `input` hold the tenant's own member names, at any
+ * depth): it is stored as JSON text (`definitionJson`), so no member name or nesting reaches the marshaller.
+ * Items written before that hold it as a map (`definition`), still read.
+ */
+const definitionOf = (item: Record<string, unknown>): WorkflowDefinition =>
+  (typeof item.definitionJson === 'string'
+    ? JSON.parse(item.definitionJson)
+    : item.definition) as WorkflowDefinition;
+
 const toHead = (item: Record<string, unknown>): WorkflowHead | undefined =>
   item.deleted === true
     ? undefined
     : {
         workflowId: String(item.workflowId),
         version: Number(item.version),
-        definition: item.definition as WorkflowDefinition,
+        definition: definitionOf(item),
         createdAt: String(item.createdAt),
         updatedAt: String(item.updatedAt),
       };
@@ -58,6 +68,7 @@ export const putWorkflowVersion = async (
   const stamp = now.toISOString();
   const createdAt = Item && Item.deleted !== true ? String(Item.createdAt) : stamp;
   const head = { workflowId: definition.id, version, definition, createdAt, updatedAt: stamp };
+  const definitionJson = JSON.stringify(definition);
   try {
     await ddb.send(
       new TransactWriteCommand({
@@ -65,7 +76,15 @@ export const putWorkflowVersion = async (
           {
             Put: {
               TableName: tableName(),
-              Item: { ...headKey(companyId, definition.id), entity: 'workflow', ...head },
+              Item: {
+                ...headKey(companyId, definition.id),
+                entity: 'workflow',
+                workflowId: head.workflowId,
+                version,
+                definitionJson,
+                createdAt,
+                updatedAt: stamp,
+              },
               ConditionExpression: Item ? 'version = :previous' : 'attribute_not_exists(pk)',
               ...(Item ? { ExpressionAttributeValues: { ':previous': previous } } : {}),
             },
@@ -78,7 +97,7 @@ export const putWorkflowVersion = async (
                 entity: 'workflow_version',
                 workflowId: definition.id,
                 version,
-                definition,
+                definitionJson,
                 createdAt: stamp,
               },
               ConditionExpression: 'attribute_not_exists(pk)',
@@ -117,7 +136,7 @@ export const getWorkflowVersion = async (
         companyId,
         workflowId,
         version,
-        definition: Item.definition as WorkflowDefinition,
+        definition: definitionOf(Item),
         createdAt: String(Item.createdAt),
       }
     : undefined;
@@ -156,7 +175,7 @@ export const deleteWorkflowHead = async (
       new UpdateCommand({
         TableName: tableName(),
         Key: headKey(companyId, workflowId),
-        UpdateExpression: 'SET #deleted = :true, updatedAt = :now REMOVE #definition',
+        UpdateExpression: 'SET #deleted = :true, updatedAt = :now REMOVE #definition, definitionJson',
         ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#deleted) OR #deleted = :false)',
         ExpressionAttributeNames: { '#deleted': 'deleted', '#definition': 'definition' },
         ExpressionAttributeValues: { ':true': true, ':false': false, ':now': now.toISOString() },

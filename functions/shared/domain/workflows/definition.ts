@@ -17,6 +17,28 @@ import { parseReference, referencesIn } from './references';
  * (`return` may refer to any step). The document stays under `WORKFLOW_MAX_BYTES`.
  */
 export const WORKFLOW_MAX_BYTES = 64 * 1024;
+/** Deepest nesting of a definition's arrays and objects (the document is depth 1), as for request bodies. */
+export const WORKFLOW_MAX_DEPTH = 32;
+
+/**
+ * The first value nested deeper than `WORKFLOW_MAX_DEPTH`, or member named `__proto__` (which a copy of the
+ * document would silently drop), with its pointer. Iterative: no stack to exhaust.
+ */
+const shapeProblem = (doc: unknown): FieldError | undefined => {
+  const stack: { value: unknown; pointer: string; depth: number }[] = [{ value: doc, pointer: '', depth: 1 }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    if (next.depth > WORKFLOW_MAX_DEPTH) {
+      return { pointer: next.pointer, message: `is nested deeper than ${WORKFLOW_MAX_DEPTH} levels` };
+    }
+    for (const [key, child] of Object.entries(next.value)) {
+      const pointer = `${next.pointer}/${escapeKey(key)}`;
+      if (key === '__proto__') return { pointer, message: 'a member may not be named __proto__' };
+      stack.push({ value: child, pointer, depth: next.depth + 1 });
+    }
+  }
+  return undefined;
+};
 const TOP_KEYS = new Set(['id', 'name', 'description', 'input', 'steps', 'return']);
 const STEP_KEYS = new Set(['id', 'action', 'with', 'allowFailure']);
 
@@ -54,8 +76,10 @@ export const definitionProblems = async (doc: unknown): Promise<FieldError[]> =>
   const problems: FieldError[] = [];
   const add = (pointer: string, message: string) => problems.push({ pointer: pointer || '/', message });
   if (!isObject(doc)) return [{ pointer: '/', message: 'must be a JSON object' }];
+  const shape = shapeProblem(doc);
+  if (shape) return [shape];
   if (Buffer.byteLength(JSON.stringify(doc)) > WORKFLOW_MAX_BYTES)
-    add('/', `must be at most ${WORKFLOW_MAX_BYTES} bytes`);
+    return [{ pointer: '/', message: `must be at most ${WORKFLOW_MAX_BYTES} bytes` }];
   for (const key of Object.keys(doc))
     if (!TOP_KEYS.has(key)) add(`/${escapeKey(key)}`, 'is not a field of a workflow');
   if (typeof doc.id !== 'string' || !WORKFLOW_ID_PATTERN.test(doc.id))
