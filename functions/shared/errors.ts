@@ -59,6 +59,7 @@ export const ERROR_CATALOG = {
   step_timeout: { status: 200, title: 'The step did not finish in time' },
   step_interrupted: { status: 200, title: 'The step was interrupted' },
   workflow_run_failed: { status: 200, title: 'The workflow run could not complete' },
+  workflow_compute_exceeded: { status: 200, title: 'The workflow run used its compute budget' },
   // Webhook endpoints
   webhook_endpoint_limit_reached: { status: 403, title: 'Webhook endpoint allowance reached' },
   webhook_endpoint_disabled: { status: 409, title: 'Webhook endpoint is disabled' },

@@ -24,6 +24,8 @@ const LIMITS_ADDED_LATER = {
 
 /** Webhook endpoints of a plan stored before the limit existed. */
 export const DEFAULT_WEBHOOK_ENDPOINTS = 10;
+/** The compute budget of a workflow run of a plan stored before the limit existed (the smallest plan's). */
+export const DEFAULT_WORKFLOW_RUN_COMPUTE_MS = 30_000;
 
 export const toPlan = (item: Record<string, unknown>): Plan => {
   const { pk: _pk, sk: _sk, entity: _entity, updatedAt: _updatedAt, ...plan } = item;
@@ -32,6 +34,7 @@ export const toPlan = (item: Record<string, unknown>): Plan => {
     if (limits[added] === undefined) limits[added] = limits[from];
   }
   limits.webhookEndpoints ??= DEFAULT_WEBHOOK_ENDPOINTS;
+  limits.workflowRunComputeMs ??= DEFAULT_WORKFLOW_RUN_COMPUTE_MS;
   return { ...plan, limits } as unknown as Plan;
 };
 

@@ -36,6 +36,7 @@ const limits = {
   transcriptionMaxDurationSeconds: 7200,
   speechCharactersPerMonth: 1000000,
   workflowRunsPerMonth: 10000,
+  workflowRunComputeMs: 120000,
   logRetentionDays: 90,
   webhookEndpoints: 10,
 };

@@ -49,6 +49,14 @@ export const planLimitsSchema = z
       .describe('Longest transcription source, in seconds.'),
     speechCharactersPerMonth: z.number().int().nonnegative().describe('Characters synthesized per month.'),
     workflowRunsPerMonth: z.number().int().nonnegative().describe('Workflow runs per UTC month.'),
+    workflowRunComputeMs: z
+      .number()
+      .int()
+      .positive()
+      .describe(
+        'Total step time one workflow run may use, in milliseconds: past it the run fails with ' +
+          '`workflow_compute_exceeded` (the time used is still counted).',
+      ),
     logRetentionDays: z.number().int().positive().describe('Days the log_entries audit trail is kept.'),
     webhookEndpoints: z.number().int().nonnegative().describe('Webhook endpoints a company may register.'),
   })

@@ -22,6 +22,8 @@ export interface PlanLimits {
   transcriptionMaxDurationSeconds: number;
   speechCharactersPerMonth: number;
   workflowRunsPerMonth: number;
+  /** Total step time one workflow run may use, in milliseconds; past it the run fails. */
+  workflowRunComputeMs: number;
   logRetentionDays: number;
   webhookEndpoints: number;
 }

@@ -96,6 +96,8 @@ export interface WorkflowRunRecord {
   caller?: RunCaller;
   /** How many workflow runs deep the request that started the run was (absent on runs stored before: 0). */
   hop?: number;
+  /** Step time the run may use (its plan's `workflowRunComputeMs` when it started; absent on older runs). */
+  computeBudgetMs?: number;
   /** Index of the next step to run. */
   cursor: number;
   /** The step that started and has not been recorded yet (async engine). */

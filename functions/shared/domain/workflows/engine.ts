@@ -7,7 +7,7 @@ import {
 import { logger } from '../../logger';
 import { definitionOfRun } from './definitions';
 import { applyStepResult, scopeOf, stateOfRun } from './run-state';
-import { contextOfRun, finishRun } from './runs';
+import { computeExceeded, contextOfRun, finishRun } from './runs';
 import { runStep } from './step-runner';
 
 /**
@@ -27,6 +27,11 @@ export const advanceWorkflowRun = async (input: {
   const state = await stateOfRun(run);
   const step = definition.steps[run.cursor];
   try {
+    const stopped = step ? computeExceeded(run, definition, state) : undefined;
+    if (stopped) {
+      await finishRun(run, definition, state, stopped);
+      return { done: true };
+    }
     if (step && run.current?.index === run.cursor) {
       const message = 'The step was interrupted and is not run again.';
       logger.warn('workflow step interrupted', { runId: run.runId, step: step.id });

@@ -95,15 +95,17 @@ export const finishRun = async (
   run: WorkflowRunRecord,
   definition: WorkflowDefinition,
   state: RunState,
+  /** Why the run stops before its last step (its compute budget is used up): it fails with this error. */
+  stopped?: { code: 'workflow_compute_exceeded'; message: string },
 ): Promise<{ record: WorkflowRunRecord; answer: WorkflowRunRecord }> => {
   const outcome = computeOutcome(state.logs);
   const evaluated =
-    definition.return === undefined
+    definition.return === undefined || stopped
       ? null
       : (resolveReferences(definition.return, scopeOf(run, state)) ?? null);
   let result = redactSecrets(evaluated, state.secrets);
-  let status: 'success' | 'partial' | 'failed' = outcome.status;
-  let error: { code: string; message?: string } | undefined = outcome.error;
+  let status: 'success' | 'partial' | 'failed' = stopped ? 'failed' : outcome.status;
+  let error: { code: string; message?: string } | undefined = stopped ?? outcome.error;
   if (Buffer.byteLength(JSON.stringify(result)) > RESULT_MAX_BYTES) {
     result = null;
     status = 'failed';
@@ -136,6 +138,27 @@ export const finishRun = async (
     ...(run.includeStepOutputs ? { outputs: { ...record.outputs, ...revealed } } : {}),
   };
   return { record, answer };
+};
+
+/**
+ * The compute budget: a run may spend `computeBudgetMs` of step time (its plan's `workflowRunComputeMs` when
+ * it started). A step starts only while the run is within it; past it the run fails with
+ * `workflow_compute_exceeded`, the steps not run are listed in the message, and the time used is counted.
+ */
+export const computeExceeded = (
+  run: WorkflowRunRecord,
+  definition: WorkflowDefinition,
+  state: RunState,
+): { code: 'workflow_compute_exceeded'; message: string } | undefined => {
+  const budget = run.computeBudgetMs;
+  if (budget === undefined || state.executionTimeMs < budget) return undefined;
+  const left = definition.steps.slice(state.cursor).map((s) => s.id);
+  return {
+    code: 'workflow_compute_exceeded',
+    message:
+      `The run used ${state.executionTimeMs} ms of its ${budget} ms compute budget; ` +
+      `not run: ${left.join(', ')}.`,
+  };
 };
 
 /** Marks a run that could not complete `failed` (a timeout, an engine failure); a finished run is left alone. */
@@ -211,6 +234,7 @@ const createRun = async (
     includeStepOutputs: input.includeStepOutputs,
     input: input.input,
     callerScopes: [...input.callerScopes],
+    computeBudgetMs: limits.workflowRunComputeMs,
     caller: input.caller,
     hop: input.hop,
     cursor: 0,
@@ -269,6 +293,12 @@ const runSync = async (
   const state = newRunState();
   const ctx = contextOfRun(run, true);
   for (const step of definition.steps) {
+    state.executionTimeMs = Date.now() - started;
+    const stopped = computeExceeded(run, definition, state);
+    if (stopped) {
+      const { record, answer } = await finishRun(run, definition, state, stopped);
+      return { kind: 'finished', run: answer, stored: record };
+    }
     if (Date.now() + stepBoundMs(step) > deadline) {
       state.executionTimeMs = Date.now() - started;
       const handedOffAt = new Date().toISOString();
