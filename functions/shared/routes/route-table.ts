@@ -488,7 +488,7 @@ export const ROUTES = [
       'bills nothing and leaves nothing behind. Honours Idempotency-Key.',
     tag: 'Speech',
     scope: 'speech:write',
-    body: z.object({
+    body: z.strictObject({
       text: z.string().min(1).max(4096).describe('The text to speak, 1 to 4096 characters.'),
       voiceProfileId: z.string().min(1).max(64).optional().describe('A voice of GET /v1/speech/voices.'),
       format: z.enum(SPEECH_FORMATS).optional().describe('Audio format; `mp3` by default.'),
@@ -543,7 +543,7 @@ export const ROUTES = [
       'at sentence boundaries into pieces of at most 4096 characters, ready for POST /v1/speech.',
     tag: 'Speech',
     scope: 'speech:write',
-    body: z.object({
+    body: z.strictObject({
       markdown: z.string().max(8000).describe('CommonMark with GFM, at most 8000 characters.'),
     }),
     response: z.object({
