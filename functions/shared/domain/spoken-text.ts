@@ -42,8 +42,8 @@ const ABBREVIATION_WORDS: Record<string, string> = {
   etc: 'et cetera',
   vs: 'versus',
 };
-/** An abbreviation with its period, not inside a longer word; `$2` is set when a new sentence follows. */
-const ABBREVIATION = /\b(e\.g|i\.e|etc|vs)\.(?![\p{L}\p{N}])(?=(\s+["'(“‘]?\p{Lu})?)/giu;
+/** An abbreviation with its period, not inside a longer word; `$2`: the letter of the word that follows. */
+const ABBREVIATION = /\b(e\.g|i\.e|etc|vs)\.(?![\p{L}\p{N}])(?=(?:\s+["'(“‘]?(\p{L}))?)/giu;
 
 /** Words for symbols and abbreviations, applied to the text of the document (never to URLs). */
 const speakSymbols = (text: string): string =>
@@ -57,11 +57,13 @@ const speakSymbols = (text: string): string =>
     .replace(/°/g, ' degrees')
     .replace(/(\d)\s?%/g, '$1 percent')
     .replace(/%/g, ' percent ')
-    .replace(ABBREVIATION, (_m, abbreviation: string, nextSentence: string | undefined) => {
+    .replace(ABBREVIATION, (_m, abbreviation: string, nextLetter: string | undefined) => {
+      // (The pattern ignores case, so the capital that starts a new sentence is checked here.)
+      const nextSentence = nextLetter !== undefined && /\p{Lu}/u.test(nextLetter);
       const words = ABBREVIATION_WORDS[abbreviation.toLowerCase()] as string;
       // The period of `etc.` also ends the sentence when a new one follows; elsewhere the sentence's own
       // punctuation (or the full stop a block ends with) follows the words, never a second period.
-      return abbreviation.toLowerCase() === 'etc' && nextSentence !== undefined ? `${words}.` : words;
+      return abbreviation.toLowerCase() === 'etc' && nextSentence ? `${words}.` : words;
     })
     .replace(/\bvs(?=\s)/gi, 'versus')
     .replace(/\s*&\s*/g, ' and ')
