@@ -140,9 +140,17 @@ export class NotImplementedError extends AppError {
 const escapePointer = (segment: PropertyKey): string =>
   String(segment).replaceAll('~', '~0').replaceAll('/', '~1');
 
-/** Turns zod issues into JSON-pointer field errors rooted at the request part (`/body`, `/query`, ...). */
+/**
+ * Turns zod issues into JSON-pointer field errors rooted at the request part (`/body`, `/query`, ...). A member
+ * a strict object does not declare gets its own pointer (`/body/speed`), not its object's.
+ */
 export const fieldErrors = (part: string, error: z.ZodError): FieldError[] =>
-  error.issues.map((issue) => ({
-    pointer: `/${part}${issue.path.map((p) => `/${escapePointer(p)}`).join('')}`,
-    message: issue.message,
-  }));
+  error.issues.flatMap((issue) => {
+    const pointer = `/${part}${issue.path.map((p) => `/${escapePointer(p)}`).join('')}`;
+    if (issue.code === 'unrecognized_keys')
+      return issue.keys.map((key) => ({
+        pointer: `${pointer}/${escapePointer(key)}`,
+        message: 'is not a member this operation declares',
+      }));
+    return [{ pointer, message: issue.message }];
+  });

@@ -146,6 +146,48 @@ describe('POST /v1/speech (local engine: espeak-ng + ffmpeg)', () => {
     expect(JSON.stringify(long.json)).toContain('/body/text');
   });
 
+  it('counts characters as code points for the limit and the bill alike (astral characters at the boundary)', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    // 4096 characters, 4192 UTF-16 units: accepted, and billed as the limit counts them.
+    const limit = `${'Hi there. '.repeat(400)}${'😀'.repeat(96)}`;
+    expect([...limit].length).toBe(4096);
+    const res = await speak(tenant.apiKey, { text: limit, format: 'mp3' });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    // Two parts; the space between them is not sent, so not billed.
+    expect(res.json.characters).toBe(4095);
+    const over = await speak(tenant.apiKey, { text: `${limit}😀` });
+    expectProblem(over, 400, 'validation_failed');
+    expect(over.json.errors).toEqual([{ pointer: '/body/text', message: expect.any(String) }]);
+    // 2,049 emoji are 2,049 characters: billed 2,049, not their 4,098 UTF-16 units.
+    const emoji = await speak(tenant.apiKey, { text: '😀'.repeat(2049), format: 'wav' });
+    expect(emoji.status, JSON.stringify(emoji.json)).toBe(201);
+    expect(emoji.json.characters).toBe(2049);
+    expect(await speechCharacters(tenant.apiKey)).toBe(4095 + 2049);
+  });
+
+  it.each([
+    ['a space', ' '],
+    ['a newline and a tab', '\n\t'],
+    ['a no-break space', '\u00a0'],
+    ['a zero-width space', '\u200b'],
+  ])('refuses text of only %s with 400 at /body/text, billing nothing', async (_name, text) => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const res = await speak(tenant.apiKey, { text });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.json.errors).toEqual([
+      { pointer: '/body/text', message: expect.stringContaining('nothing to speak') },
+    ]);
+    expect(await speechCharacters(tenant.apiKey)).toBe(0);
+  });
+
+  it('refuses a member the body does not declare, as every route does', async () => {
+    const tenant = await createTenant();
+    const res = await speak(tenant.apiKey, { text: 'Hi.', speed: 1.5 });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.json.errors).toEqual([{ pointer: '/body/speed', message: expect.any(String) }]);
+    expect(await speechCharacters(tenant.apiKey)).toBe(0);
+  });
+
   it('lists the voices, and another tenant cannot download the audio', async () => {
     const tenant = await createTenant({ plan: 'starter' });
     const voices = await call('GET', '/v1/speech/voices', { headers: { 'x-api-key': tenant.apiKey } });

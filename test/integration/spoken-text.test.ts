@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, createTenant } from './support';
+import { call, createTenant, expectProblem } from './support';
 
 describe('POST /v1/spoken-text', () => {
   it('rewrites markdown into its spoken form with its token count and speech-ready parts', async () => {
@@ -52,6 +52,38 @@ describe('POST /v1/spoken-text', () => {
     expect(parts.length).toBeGreaterThan(1);
     for (const part of parts) expect(part.length).toBeLessThanOrEqual(4096);
     expect(parts.join(' ')).toBe(text);
+  });
+
+  it.each([
+    ['2,000 nested block quotes', `${'>'.repeat(2000)} x`],
+    ['2,000 nested lists', `${'- '.repeat(2000)}x`],
+    ['51 nested block quotes', `${'>'.repeat(51)} x`],
+  ])('refuses %s with 400 naming the nesting limit at /body/markdown', async (_case, markdown) => {
+    const tenant = await createTenant();
+    const res = await call('POST', '/v1/spoken-text', {
+      headers: { 'x-api-key': tenant.apiKey },
+      body: { markdown },
+    });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.json.detail).toContain('at most 50 deep');
+    expect(res.json.errors).toEqual([{ pointer: '/body/markdown', message: expect.any(String) }]);
+  });
+
+  it('reads block quotes nested up to the limit, and refuses a member it does not declare', async () => {
+    const tenant = await createTenant();
+    const headers = { 'x-api-key': tenant.apiKey };
+    const deep = await call('POST', '/v1/spoken-text', {
+      headers,
+      body: { markdown: `${'>'.repeat(50)} x` },
+    });
+    expect(deep.status).toBe(200);
+    expect(String(deep.json.text).endsWith('End of quote.')).toBe(true);
+    const unknown = await call('POST', '/v1/spoken-text', {
+      headers,
+      body: { markdown: '# Hi', voice: 'x' },
+    });
+    expectProblem(unknown, 400, 'validation_failed');
+    expect(unknown.json.errors).toEqual([{ pointer: '/body/voice', message: expect.any(String) }]);
   });
 
   it('refuses markdown over 8000 characters and a key without the speech scope', async () => {

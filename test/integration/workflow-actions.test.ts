@@ -122,3 +122,37 @@ describe('workflow actions', () => {
     );
   });
 });
+
+describe('speech actions refuse what the routes refuse', () => {
+  it('fails the step with validation_failed for silent text and markdown nested past the limit', {
+    timeout: 60_000,
+  }, async () => {
+    const t = await createTenant({ plan: 'starter' });
+    await savedWorkflow(t.companyId, {
+      id: 'refusals',
+      name: 'Speech refusals',
+      steps: [
+        { id: 'blank', action: 'actions/speech/synthesize', with: { text: '\u200b' }, allowFailure: true },
+        { id: 'spaces', action: 'actions/speech/synthesize', with: { text: ' \n\t' }, allowFailure: true },
+        {
+          id: 'deep',
+          action: 'actions/speech/spoken-text',
+          with: { markdown: `${'>'.repeat(2000)} x` },
+          allowFailure: true,
+        },
+      ],
+      return: {},
+    });
+    const run = await runWorkflow(t.apiKey, 'refusals');
+    expect(run.status, JSON.stringify(run.json)).toBe(200);
+    const body = run.json as unknown as RunBody;
+    expect(body.failedSteps.map((f) => [f.step, f.code, f.handled])).toEqual([
+      ['blank', 'validation_failed', true],
+      ['spaces', 'validation_failed', true],
+      ['deep', 'validation_failed', true],
+    ]);
+    expect(body.failedSteps[0]?.userMessage).toContain('nothing to speak');
+    expect(body.failedSteps[2]?.userMessage).toContain('at most 50 deep');
+    expect(body.files).toEqual([]);
+  });
+});

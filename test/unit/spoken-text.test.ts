@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { splitIntoParts, splitSentences } from '../../functions/shared/domain/sentences';
+import { MARKDOWN_MAX_NESTING } from '../../functions/shared/domain/speech-request';
 import {
   loadTokenCounter,
   rewriteMarkdown,
   SPOKEN_TEXT_MAX_TOKENS,
   spokenText,
 } from '../../functions/shared/domain/spoken-text';
+import type { AppError } from '../../functions/shared/errors';
 
 /** Markdown → expected spoken text, one case per rule (the README documents the same rules). */
 const CORPUS: [string, string, string][] = [
@@ -53,6 +55,42 @@ const CORPUS: [string, string, string][] = [
   ['thematic break silent', 'One.\n\n---\n\nTwo.', 'One. Two.'],
   ['hard break', 'Line one  \nline two', 'Line one line two.'],
   ['etc.', 'Apples, pears, etc.', 'Apples, pears, et cetera.'],
+  [
+    'HTML character references decoded',
+    '<p>Tom &amp; Jerry&nbsp;&#169; 2024 &#x2014; ok</p>',
+    'Tom and Jerry copyright 2024 — ok.',
+  ],
+  ['markdown character references', 'Tom &amp; Jerry&nbsp;rock &#33;', 'Tom and Jerry rock!'],
+  ['unknown reference kept', '<div>a &bogus; b</div>', 'a and bogus; b.'],
+  [
+    'emoji-only table cells',
+    '| Feature | Ok |\n|---|---|\n| a | ✅ |\n| b | ❌ |\n| c | 🦄 |',
+    'Row 1: Feature: a; Ok: yes. Row 2: Feature: b; Ok: no. Row 3: Feature: c; Ok: symbol.',
+  ],
+  ['space before inline code kept', 'use `.parse` to parse', 'use .parse to parse.'],
+  ['punctuation code by name', 'use `:` to separate', 'use colon to separate.'],
+  [
+    'nested lists count per level',
+    '1. one\n   1. a\n   2. b\n2. two\n   - c\n3. three',
+    'First, one. First, a. Second, b. Second, two. First, c. Third, three.',
+  ],
+  ['ordered list from its start', '3. three\n4. four', 'Third, three. Fourth, four.'],
+  ['etc. before a new sentence', 'Apples, pears, etc. Then more.', 'Apples, pears, et cetera. Then more.'],
+  ['etc. mid-sentence', 'Apples etc. are fruit.', 'Apples et cetera are fruit.'],
+  [
+    'abbreviations before punctuation',
+    'Fruit (e.g. apples), things (etc.), e.g.: this; i.e.',
+    'Fruit (for example apples), things (et cetera), for example: this; that is.',
+  ],
+  [
+    'abbreviation ends a list item',
+    '- apples etc.\n- pears e.g.',
+    'First, apples et cetera. Second, pears for example.',
+  ],
+  ['abbreviation ends a table cell', '| A |\n|---|\n| etc. |', 'Row 1: A: et cetera.'],
+  ['GitHub alert', '> [!WARNING]\n> Mind the gap.', 'Warning: Mind the gap. End of warning.'],
+  ['comparisons', 'Node >= 20 || < 18', 'Node at least 20 or below 18.'],
+  ['address in angle brackets', 'TJ &lt;tj@example.com&gt;', 'TJ tj at example.com.'],
 ];
 
 describe('rewriteMarkdown (markdown → spoken text)', () => {
@@ -69,6 +107,38 @@ describe('rewriteMarkdown (markdown → spoken text)', () => {
   it('is deterministic', async () => {
     const md = CORPUS.map(([, m]) => m).join('\n\n');
     expect(await rewriteMarkdown(md)).toBe(await rewriteMarkdown(md));
+  });
+});
+
+describe('markdown nesting', () => {
+  const refusal = (markdown: string) =>
+    rewriteMarkdown(markdown).then(
+      () => undefined,
+      (error: AppError) => ({ code: error.code, detail: error.message, errors: error.errors }),
+    );
+  const refused = {
+    code: 'validation_failed',
+    detail: expect.stringContaining(`at most ${MARKDOWN_MAX_NESTING} deep`),
+    errors: [{ pointer: '/body/markdown', message: expect.any(String) }],
+  };
+
+  it('reads block quotes nested up to the limit', async () => {
+    const text = await rewriteMarkdown(`${'>'.repeat(MARKDOWN_MAX_NESTING)} deep`);
+    expect(text.startsWith('Quote: Quote:')).toBe(true);
+    expect(text).toContain('deep.');
+  });
+
+  it.each([
+    ['one past the limit of block quotes', `${'>'.repeat(MARKDOWN_MAX_NESTING + 1)} x`],
+    ['2,000 block quotes', `${'>'.repeat(2000)} x`],
+    ['7,999 block quotes (the parser alone would overflow)', `${'>'.repeat(7999)}`],
+    ['block quotes of lists', `${'> - '.repeat(1999)}x`],
+    ['bullets on one line', `${'- '.repeat(2000)}x`],
+    ['numbered lists on one line', `${'1. '.repeat(2666)}x`],
+    ['lists nested by indentation', Array.from({ length: 60 }, (_, i) => `${'  '.repeat(i)}- a`).join('\n')],
+    ['strong emphasis', `${'**'.repeat(1000)}x${'**'.repeat(1000)}`],
+  ])('refuses %s with validation_failed at /body/markdown', async (_case, markdown) => {
+    expect(await refusal(markdown)).toEqual(refused);
   });
 });
 
@@ -92,6 +162,14 @@ describe('splitSentences', () => {
     for (const part of parts) expect(part.length).toBeLessThanOrEqual(200);
     expect(parts.join(' ')).toBe(text.replace(/\s+/g, ' '));
     expect(parts[0]?.endsWith('.')).toBe(true);
+  });
+
+  it('never cuts a character in two: a word of astral characters splits between code points', () => {
+    const emoji = '😀'.repeat(2049);
+    const parts = splitIntoParts(emoji, 3000);
+    expect(parts.map((p) => p.length)).toEqual([3000, 1098]);
+    expect(parts.join('')).toBe(emoji);
+    for (const part of parts) expect(part).not.toMatch(/[\ud800-\udbff]$|^[\udc00-\udfff]/);
   });
 });
 

@@ -92,16 +92,29 @@ const pack = (pieces: Iterable<string>, max: number): string[] => {
   return groups;
 };
 
-/** A sentence's words, a word longer than `max` cut hard into pieces of `max` characters. */
+/**
+ * A sentence's words, a word longer than `max` cut hard into pieces of at most `max` UTF-16 code units, never
+ * inside a character (a surrogate pair stays whole).
+ */
 function* words(sentence: string, max: number) {
   for (const word of sentence.split(/\s+/)) {
-    for (let i = 0; i < word.length; i += max) yield word.slice(i, i + max);
+    let piece = '';
+    for (const character of word) {
+      if (piece.length + character.length > max) {
+        yield piece;
+        piece = '';
+      }
+      piece += character;
+    }
+    if (piece) yield piece;
   }
 }
 
 /**
  * Groups the sentences of `text` into parts of at most `max` characters, joined by single spaces; a sentence
  * longer than `max` is split at word boundaries. Joining the parts with spaces gives back the normalized text.
+ * Lengths here are UTF-16 code units, never fewer than the code points the limits count (`speech-request.ts`):
+ * a part within `max` units is within `max` characters.
  */
 export const splitIntoParts = (text: string, max: number): string[] =>
   pack(

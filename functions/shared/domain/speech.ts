@@ -8,7 +8,7 @@ import { companyEntry } from '../data/companies';
 import { recordBilledObject } from '../data/stored-objects';
 import { secondsToNextUtcMonth, usageMonthEntry } from '../data/usage-meters';
 import { env } from '../env';
-import { AppError } from '../errors';
+import { AppError, ValidationError } from '../errors';
 import { ulid } from '../ids';
 import { companyObjectPrefix } from '../types/object-prefixes';
 import {
@@ -21,11 +21,12 @@ import {
 } from '../types/speech-voices';
 import { limitsOf } from './company-limits';
 import { splitIntoParts } from './sentences';
+import { characterCount, hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE } from './speech-request';
 
 /**
  * Synchronous text-to-speech into storage (`POST /v1/speech`). The text is split into parts of at most
  * `SPEECH_CALL_MAX_CHARACTERS` (Polly bills at most 3000 characters per call) at sentence, then word,
- * boundaries; the engine synthesizes each part and joins them into one file of the requested format. The file
+ * boundaries (what a character is: `speech-request.ts`); the engine synthesizes each part and joins them into one file of the requested format. The file
  * is uploaded under `companies/<companyId>/speech/`, then recorded as a stored object, counted in
  * `storageBytes` and billed to the voice's meter in one transaction: a failure at any step bills nothing and
  * deletes the object.
@@ -74,8 +75,9 @@ const voiceOf = (id: string | undefined): VoiceProfile => {
   });
 };
 
-/** Characters billed: the characters of the parts sent to the engine. */
-export const billedCharacters = (parts: readonly string[]) => parts.reduce((sum, p) => sum + p.length, 0);
+/** Characters billed: the characters (code points, as the limit counts them) of the parts sent to the engine. */
+export const billedCharacters = (parts: readonly string[]) =>
+  parts.reduce((sum, p) => sum + characterCount(p), 0);
 
 export const synthesizeSpeech = async (
   companyId: string,
@@ -86,6 +88,9 @@ export const synthesizeSpeech = async (
   const voice = voiceOf(input.voiceProfileId);
   const format = input.format ?? 'mp3';
   const parts = splitIntoParts(input.text, SPEECH_CALL_MAX_CHARACTERS);
+  // The request schema refuses such text already; callers that skip it must not reach the engine with nothing.
+  if (parts.length === 0 || !hasSpeakableCharacter(input.text))
+    throw new ValidationError([{ pointer: '/body/text', message: SPEECH_TEXT_SILENT_MESSAGE }]);
   const characters = billedCharacters(parts);
   const [company, month] = await getItemsByKey([companyEntry(companyId), usageMonthEntry(companyId, now)]);
   const limits = await limitsOf(companyId, company);

@@ -1,5 +1,7 @@
 import type { Nodes, Root, RootContent, Table } from 'mdast';
+import { AppError } from '../errors';
 import { splitIntoParts, splitSentences } from './sentences';
+import { MARKDOWN_MAX_NESTING, SPEECH_TEXT_MAX_CHARACTERS } from './speech-request';
 
 /**
  * Markdown rewritten for the ear (`POST /v1/spoken-text`). The markdown is parsed with micromark + GFM into an
@@ -11,7 +13,7 @@ import { splitIntoParts, splitSentences } from './sentences';
  */
 
 export const SPOKEN_TEXT_MAX_TOKENS = 1200;
-export const SPEECH_PART_MAX_CHARACTERS = 4096;
+export const SPEECH_PART_MAX_CHARACTERS = SPEECH_TEXT_MAX_CHARACTERS;
 
 const ORDINALS = [
   'First',
@@ -25,7 +27,7 @@ const ORDINALS = [
   'Ninth',
   'Tenth',
 ];
-const ordinal = (index: number) => ORDINALS[index] ?? `Number ${index + 1}`;
+const ordinal = (index: number) => (index >= 0 && ORDINALS[index]) || `Number ${index + 1}`;
 
 const CURRENCIES: Record<string, [string, string]> = {
   $: ['dollar', 'dollars'],
@@ -33,6 +35,15 @@ const CURRENCIES: Record<string, [string, string]> = {
   '£': ['pound', 'pounds'],
   '¥': ['yen', 'yen'],
 };
+
+const ABBREVIATION_WORDS: Record<string, string> = {
+  'e.g': 'for example',
+  'i.e': 'that is',
+  etc: 'et cetera',
+  vs: 'versus',
+};
+/** An abbreviation with its period, not inside a longer word; `$2`: the letter of the word that follows. */
+const ABBREVIATION = /\b(e\.g|i\.e|etc|vs)\.(?![\p{L}\p{N}])(?=(?:\s+["'(“‘]?(\p{L}))?)/giu;
 
 /** Words for symbols and abbreviations, applied to the text of the document (never to URLs). */
 const speakSymbols = (text: string): string =>
@@ -45,19 +56,53 @@ const speakSymbols = (text: string): string =>
     .replace(/°\s?F\b/g, ' degrees Fahrenheit')
     .replace(/°/g, ' degrees')
     .replace(/(\d)\s?%/g, '$1 percent')
-    .replace(/%/g, ' percent')
-    .replace(/\be\.g\.(?=\s|$|,)/gi, 'for example')
-    .replace(/\bi\.e\.(?=\s|$|,)/gi, 'that is')
-    .replace(/\betc\.(?=\s|$)/gi, 'et cetera.')
-    .replace(/\betc\.(?=,)/gi, 'et cetera')
-    .replace(/\bvs\.?(?=\s)/gi, 'versus')
+    .replace(/%/g, ' percent ')
+    .replace(ABBREVIATION, (_m, abbreviation: string, nextLetter: string | undefined) => {
+      // (The pattern ignores case, so the capital that starts a new sentence is checked here.)
+      const nextSentence = nextLetter !== undefined && /\p{Lu}/u.test(nextLetter);
+      const words = ABBREVIATION_WORDS[abbreviation.toLowerCase()] as string;
+      // The period of `etc.` also ends the sentence when a new one follows; elsewhere the sentence's own
+      // punctuation (or the full stop a block ends with) follows the words, never a second period.
+      return abbreviation.toLowerCase() === 'etc' && nextSentence ? `${words}.` : words;
+    })
+    .replace(/\bvs(?=\s)/gi, 'versus')
     .replace(/\s*&\s*/g, ' and ')
     .replace(/\s*(?:→|->|⇒|=>)\s*/g, ' to ')
     .replace(/\s*(?:←|<-)\s*/g, ' from ')
     .replace(/\s*\+\s*(?=\d)/g, ' plus ')
+    .replace(/\s*>=\s*(?=\d)/g, ' at least ')
+    .replace(/\s*<=\s*(?=\d)/g, ' at most ')
+    .replace(/\s+<\s*(?=\d)/g, ' below ')
+    .replace(/\s+>\s*(?=\d)/g, ' above ')
+    .replace(/\s*\|\|\s*/g, ' or ')
     .replace(/\s+=\s+/g, ' equals ')
     .replace(/(\S)@(\S)/g, '$1 at $2')
+    .replace(/\s*©\ufe0f?\s*/g, ' copyright ')
+    .replace(/®\ufe0f?/g, ' registered')
+    .replace(/™\ufe0f?/g, ' trademark')
     .replace(/\p{Extended_Pictographic}|\p{Emoji_Modifier}|\u200d|\ufe0f|\u20e3/gu, '');
+
+/** Inline code that is one punctuation mark ("use `:` to separate") is read by the mark's name. */
+const CODE_SYMBOLS: Record<string, string> = {
+  ':': 'colon',
+  ';': 'semicolon',
+  '.': 'dot',
+  ',': 'comma',
+  '-': 'dash',
+  _: 'underscore',
+  '*': 'asterisk',
+  '/': 'slash',
+  '\\': 'backslash',
+  '|': 'pipe',
+  '#': 'hash',
+  '@': 'at sign',
+  '&': 'ampersand',
+  '=': 'equals sign',
+  '~': 'tilde',
+};
+
+/** GitHub's alert block quotes (`> [!NOTE]`) are announced by their kind instead of "Quote". */
+const ALERT = /^\s*\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*/i;
 
 /** Tags removed from raw HTML; what they enclose is kept. */
 const stripHtml = (html: string) =>
@@ -86,16 +131,57 @@ const asSentence = (text: string) => {
 
 interface Context {
   footnotes: Map<string, string>;
+  /** Character references of raw HTML decoded (the parser's own table, loaded with it). */
+  decode: (html: string) => string;
 }
+
+/** Raw HTML as read: tags dropped, character references (`&amp;`, `&#169;`) decoded, then spoken as text. */
+const htmlText = (html: string, ctx: Context) => speakSymbols(ctx.decode(stripHtml(html)));
+
+/**
+ * Words for the emoji a table cell may hold alone (a support matrix's ✅ and ❌): in running text emoji are
+ * dropped, but a cell of nothing else would otherwise read as "empty".
+ */
+const CELL_EMOJI: Record<string, string> = {
+  '✅': 'yes',
+  '✔': 'yes',
+  '☑': 'yes',
+  '👍': 'yes',
+  '🟢': 'yes',
+  '❌': 'no',
+  '❎': 'no',
+  '✖': 'no',
+  '✗': 'no',
+  '✘': 'no',
+  '👎': 'no',
+  '🔴': 'no',
+  '⚠': 'warning',
+  '🚧': 'in progress',
+  '❓': 'unknown',
+  '➖': 'none',
+  '⭐': 'star',
+};
+
+/** The words of an emoji-only cell: each emoji's word, or "symbol" for one without. */
+const emojiWords = (text: string) =>
+  (text.match(/\p{Extended_Pictographic}/gu) ?? []).map((emoji) => CELL_EMOJI[emoji] ?? 'symbol').join(' ');
+
+/** The text of a node as written, without any rule applied. */
+const plainText = (node: Nodes): string =>
+  'value' in node
+    ? node.value
+    : 'children' in node
+      ? node.children.map((c) => plainText(c as Nodes)).join('')
+      : '';
 
 const inline = (node: Nodes, ctx: Context): string => {
   switch (node.type) {
     case 'text':
       return speakSymbols(node.value);
     case 'inlineCode':
-      return speakSymbols(node.value);
+      return CODE_SYMBOLS[node.value.trim()] ?? speakSymbols(node.value);
     case 'html':
-      return stripHtml(node.value);
+      return htmlText(node.value, ctx);
     case 'break':
       return ' ';
     case 'image':
@@ -125,7 +211,7 @@ const tableText = (table: Table, ctx: Context): string[] => {
   const headers = (head?.children ?? []).map((cell) => inline(cell, ctx).trim());
   return rows.map((row, r) => {
     const cells = row.children.map((cell, c) => {
-      const value = inline(cell, ctx).trim() || 'empty';
+      const value = inline(cell, ctx).trim() || emojiWords(plainText(cell)) || 'empty';
       const header = headers[c];
       return header ? `${header}: ${value}` : value;
     });
@@ -144,21 +230,32 @@ const block = (node: RootContent, ctx: Context): string[] => {
     }
     case 'blockquote': {
       const inner = node.children.flatMap((c) => block(c, ctx)).filter(Boolean);
+      const alert = inner[0]?.match(ALERT);
+      if (alert) {
+        const kind = (alert[1] as string).toLowerCase();
+        const rest = [(inner[0] as string).slice(alert[0].length), ...inner.slice(1)].filter(
+          (t) => t && t !== '.',
+        );
+        return [`${kind[0]?.toUpperCase()}${kind.slice(1)}:`, ...rest, `End of ${kind}.`];
+      }
       return inner.length ? ['Quote:', ...inner, 'End of quote.'] : [];
     }
     case 'list':
+      // Each list counts from its own first item (`3.` reads "Third"), a nested one included.
       return node.children.map((item, i) => {
         const text = item.children
           .flatMap((c) => block(c, ctx))
           .filter(Boolean)
           .join(' ');
         const state = item.checked === true ? 'done: ' : item.checked === false ? 'to do: ' : '';
-        return asSentence(`${ordinal(i)}, ${state}${text.replace(/\.$/, '')}`);
+        return asSentence(
+          `${ordinal((node.ordered ? (node.start ?? 1) - 1 : 0) + i)}, ${state}${text.replace(/\.$/, '')}`,
+        );
       });
     case 'table':
       return tableText(node, ctx);
     case 'html':
-      return [asSentence(stripHtml(node.value))];
+      return [asSentence(htmlText(node.value, ctx))];
     case 'footnoteDefinition':
       ctx.footnotes.set(
         node.identifier,
@@ -180,24 +277,80 @@ const block = (node: RootContent, ctx: Context): string[] => {
 const normalize = (text: string) =>
   text
     .replace(/\s+/g, ' ')
-    .replace(/\s+([.,;:!?])/g, '$1')
+    .replace(/([([“‘]) /g, '$1')
+    // Angle brackets around an address (`&lt;tj@example.com&gt;`) are not read.
+    .replace(/<([^<>\s]+(?: at [^<>\s]+)?)>/g, '$1')
+    // A space before punctuation goes, but not before a word that starts with it (`.parse`, `...rest`).
+    .replace(/\s+([.,;:!?]+)(?=\s|$|["')\]”’])/g, '$1')
     .replace(/([.!?])\.+/g, '$1')
     .trim();
+
+type MarkdownParser = typeof import('./markdown-parser');
 
 /**
  * The markdown parser (`markdown-parser.ts`, about 110 KB) is imported on the first call only, so a cold start
  * of the speech or workflows group does not load it.
  */
-let parser: Promise<(markdown: string) => Root> | undefined;
-const loadMarkdownParser = (): Promise<(markdown: string) => Root> => {
-  parser ??= import('#lazy/markdown-parser').then((m) => m.parseMarkdown);
+let parser: Promise<MarkdownParser> | undefined;
+const loadMarkdownParser = (): Promise<MarkdownParser> => {
+  parser ??= import('#lazy/markdown-parser');
   return parser;
+};
+
+/** Container markers a line opens before its text: `>` and list bullets or numbers. */
+const LINE_OPENER = /[ \t]*(?:>|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$))/y;
+const openedOnLine = (line: string) => {
+  let opened = 0;
+  LINE_OPENER.lastIndex = 0;
+  while (LINE_OPENER.test(line)) opened++;
+  return opened;
+};
+
+/** Nodes that nest what they hold one level deeper, for `MARKDOWN_MAX_NESTING`. */
+const NESTING = new Set(['blockquote', 'list', 'footnoteDefinition', 'emphasis', 'strong', 'delete', 'link']);
+
+/** The deepest nesting of the tree, walked without recursion. */
+const nestingOf = (root: Root): number => {
+  let deepest = 0;
+  const stack: [Nodes, number][] = [[root, 0]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [node, above] = next;
+    const depth = above + (NESTING.has(node.type) ? 1 : 0);
+    deepest = Math.max(deepest, depth);
+    if ('children' in node) for (const child of node.children) stack.push([child as Nodes, depth]);
+  }
+  return deepest;
+};
+
+const tooDeep = () =>
+  new AppError(
+    'validation_failed',
+    `Block quotes, lists, footnotes and inline marks can be nested at most ${MARKDOWN_MAX_NESTING} deep; ` +
+      'this markdown nests them deeper.',
+    {
+      errors: [
+        { pointer: '/body/markdown', message: `is nested deeper than ${MARKDOWN_MAX_NESTING} levels` },
+      ],
+    },
+  );
+
+/**
+ * The markdown as a tree, refused when nested deeper than `MARKDOWN_MAX_NESTING`: a line opening that many
+ * containers is refused before parsing (the parser recurses too, and overflows near 4,000 levels); what
+ * indentation nests across lines is measured on the tree, before the rewrite recurses into it.
+ */
+const parseWithinNesting = (markdown: string, parse: MarkdownParser['parseMarkdown']): Root => {
+  if (markdown.split('\n').some((line) => openedOnLine(line) > MARKDOWN_MAX_NESTING)) throw tooDeep();
+  const tree = parse(markdown);
+  if (nestingOf(tree) > MARKDOWN_MAX_NESTING) throw tooDeep();
+  return tree;
 };
 
 /** The spoken form of a markdown document (no token limit). */
 export const rewriteMarkdown = async (markdown: string): Promise<string> => {
-  const tree = (await loadMarkdownParser())(markdown);
-  const ctx: Context = { footnotes: new Map() };
+  const { parseMarkdown, decodeCharacterReferences } = await loadMarkdownParser();
+  const tree = parseWithinNesting(markdown, parseMarkdown);
+  const ctx: Context = { footnotes: new Map(), decode: decodeCharacterReferences };
   const sentences = tree.children.flatMap((c) => block(c, ctx)).map(normalize);
   const notes = [...ctx.footnotes.values()].map(normalize).filter(Boolean);
   notes.forEach((note, i) => {

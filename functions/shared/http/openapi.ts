@@ -447,7 +447,10 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
         'response carries `x-request-id`. Each operation lists the statuses and codes it can answer. Every ' +
         'path answers a method it does not list with 405 `method_not_allowed` and an `Allow` header (`HEAD` ' +
         'and `OPTIONS` included), and an unknown path with 404 `not_found`. Query parameters an operation ' +
-        `does not list, or list once but receive twice, are refused with 400. JSON bodies are at most ` +
+        `does not list, or list once but receive twice, are refused with 400. A body member an operation does ` +
+        'not declare is refused with 400 `validation_failed` at its pointer, never ignored (request schemas ' +
+        'say `additionalProperties: false`); the fields of a Dynadata item are checked by its type schema. ' +
+        `JSON bodies are at most ` +
         `${MAX_JSON_BODY_BYTES} bytes, valid UTF-8, nested at most ${MAX_JSON_DEPTH} levels deep, and their numbers ` +
         `are 0 or of a magnitude from ${MIN_NUMBER_MAGNITUDE} to below ${MAX_NUMBER_MAGNITUDE}. A request whose ` +
         `\`${WORKFLOW_HOP_HEADER}\` header (sent by workflow HTTP actions) is above ${MAX_WORKFLOW_HOP} is ` +

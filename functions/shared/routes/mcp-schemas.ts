@@ -6,7 +6,7 @@ import * as z from '../zod';
  * the server's `tools/list` answer, not here.
  */
 export const jsonRpcMessageSchema = z
-  .object({
+  .strictObject({
     jsonrpc: z.literal('2.0'),
     id: z
       .union([z.string().min(1).max(256), z.number().int()])

@@ -1,3 +1,4 @@
+import { speechRequestSchema, spokenTextRequestSchema } from '../domain/speech-request';
 import type { ErrorCode } from '../errors';
 import { METERS } from '../types/meters';
 import type { Scope } from '../types/scopes';
@@ -482,17 +483,14 @@ export const ROUTES = [
     description:
       'Synchronous: when the call returns, the audio is one of your stored objects under ' +
       '`companies/<companyId>/speech/` (download it with GET /v1/storage/url). Text over 3000 characters is ' +
-      'synthesized in parts split at sentence, then word, boundaries and joined into one file. Bills ' +
-      "`characters` to the voice's `meter` once; 429 `speech_quota_exceeded` (Retry-After) when the month's " +
+      'synthesized in parts split at sentence, then word, boundaries and joined into one file. A character ' +
+      'is a Unicode code point (an emoji is one) for the 4096 limit and the bill alike. Bills ' +
+      "`characters` (those of the parts sent to the engine) to the voice's `meter` once; 429 `speech_quota_exceeded` (Retry-After) when the month's " +
       'allowance would be passed; 403 `storage_limit_reached` past the storage allowance. A failed synthesis ' +
       'bills nothing and leaves nothing behind. Honours Idempotency-Key.',
     tag: 'Speech',
     scope: 'speech:write',
-    body: z.object({
-      text: z.string().min(1).max(4096).describe('The text to speak, 1 to 4096 characters.'),
-      voiceProfileId: z.string().min(1).max(64).optional().describe('A voice of GET /v1/speech/voices.'),
-      format: z.enum(SPEECH_FORMATS).optional().describe('Audio format; `mp3` by default.'),
-    }),
+    body: speechRequestSchema,
     response: z.object({
       bucket: z.string(),
       fullPath: z.string().describe('Stored object path under `companies/<companyId>/speech/`.'),
@@ -543,9 +541,7 @@ export const ROUTES = [
       'at sentence boundaries into pieces of at most 4096 characters, ready for POST /v1/speech.',
     tag: 'Speech',
     scope: 'speech:write',
-    body: z.object({
-      markdown: z.string().max(8000).describe('CommonMark with GFM, at most 8000 characters.'),
-    }),
+    body: spokenTextRequestSchema,
     response: z.object({
       text: z.string().describe('The spoken form.'),
       tokens: z.number().int().min(0).describe('Length of `text` in o200k_base tokens (at most 1200).'),

@@ -21,7 +21,11 @@ export interface VoiceProfile {
   meter: MeterName;
   default: boolean;
   polly: { voiceId: string; engine: 'standard' };
-  /** espeak-ng voice of the local stack. */
+  /**
+   * espeak-ng voice of the local stack, `<voice file>+<variant>`. The voice is named by its file under
+   * `espeak-ng-data/voices` (`gmw/en`, `gmw/en-US`), not by a language: espeak-ng 1.51 drops the variant of a
+   * language name such as `en-gb+f3`, so Amy and Brian spoke with the same voice.
+   */
   espeak: string;
 }
 
@@ -35,7 +39,7 @@ export const VOICE_PROFILES: readonly VoiceProfile[] = [
     meter: 'speech_characters',
     default: true,
     polly: { voiceId: 'Joanna', engine: 'standard' },
-    espeak: 'en-us+f3',
+    espeak: 'gmw/en-US+f3',
   },
   {
     id: 'en-US-matthew',
@@ -46,7 +50,7 @@ export const VOICE_PROFILES: readonly VoiceProfile[] = [
     meter: 'speech_characters',
     default: false,
     polly: { voiceId: 'Matthew', engine: 'standard' },
-    espeak: 'en-us+m3',
+    espeak: 'gmw/en-US+m3',
   },
   {
     id: 'en-GB-amy',
@@ -57,7 +61,7 @@ export const VOICE_PROFILES: readonly VoiceProfile[] = [
     meter: 'speech_characters',
     default: false,
     polly: { voiceId: 'Amy', engine: 'standard' },
-    espeak: 'en-gb+f3',
+    espeak: 'gmw/en+f3',
   },
   {
     id: 'en-GB-brian',
@@ -68,7 +72,7 @@ export const VOICE_PROFILES: readonly VoiceProfile[] = [
     meter: 'speech_characters',
     default: false,
     polly: { voiceId: 'Brian', engine: 'standard' },
-    espeak: 'en-gb+m3',
+    espeak: 'gmw/en+m3',
   },
 ];
 

@@ -18,14 +18,14 @@ const fileBody = z
 
 export const sendMessageBody = z
   .discriminatedUnion('type', [
-    z.object({
+    z.strictObject({
       type: z.literal('text'),
-      body: z.object({ text: z.string().min(1).max(4096) }).strict(),
+      body: z.strictObject({ text: z.string().min(1).max(4096) }),
     }),
-    z.object({ type: z.literal('image'), body: fileBody }),
-    z.object({ type: z.literal('audio'), body: fileBody }),
-    z.object({ type: z.literal('video'), body: fileBody }),
-    z.object({ type: z.literal('document'), body: fileBody }),
+    z.strictObject({ type: z.literal('image'), body: fileBody }),
+    z.strictObject({ type: z.literal('audio'), body: fileBody }),
+    z.strictObject({ type: z.literal('video'), body: fileBody }),
+    z.strictObject({ type: z.literal('document'), body: fileBody }),
   ])
   .describe(
     '`text`: `{text}` (1–4096 characters); `image`, `audio`, `video`, `document`: `{file, caption?, filename?}`.',

@@ -1,12 +1,12 @@
-import * as z from '../../../zod';
+import { spokenTextRequestSchema } from '../../speech-request';
 import { spokenText } from '../../spoken-text';
 import { defineAction } from './registry';
 
-/** `actions/speech/spoken-text`: `POST /v1/spoken-text`. */
+/** `actions/speech/spoken-text`: `POST /v1/spoken-text`, with the same input schema and refusals. */
 export const speechSpokenText = defineAction({
   name: 'actions/speech/spoken-text',
   scope: 'speech:write',
   maxDurationMs: 5_000,
-  input: z.object({ markdown: z.string().max(8000) }).strict(),
+  input: spokenTextRequestSchema,
   run: (input) => spokenText(input.markdown),
 });

@@ -1,0 +1,63 @@
+import { SPEECH_FORMATS } from '../types/speech-voices';
+import * as z from '../zod';
+
+/**
+ * What `POST /v1/speech` and `POST /v1/spoken-text` (and their workflow actions) take, declared once.
+ *
+ * A character is a Unicode code point, for the limits and for the meter alike: `😀` is one character, as it
+ * is for JSON Schema's `maxLength` and for zod's string lengths. Polly bills "characters" of the text sent,
+ * spaces and punctuation included (no SSML is sent); counting UTF-16 code units instead would bill an emoji
+ * twice and let 2,049 emoji pass a 4,096 limit that bills 4,098. A part sent to the engine is bounded in
+ * UTF-16 code units (`sentences.ts`), never fewer than its code points, so it stays within one call's limit
+ * whichever way the engine counts.
+ */
+export const SPEECH_TEXT_MAX_CHARACTERS = 4096;
+export const SPOKEN_TEXT_MAX_MARKDOWN_CHARACTERS = 8000;
+/**
+ * Deepest nesting of block quotes, lists, footnotes and inline marks (emphasis, strong, strikethrough, links)
+ * the spoken-text rewrite reads. Real documents nest a few levels; thousands of `>` would overflow the parser's
+ * and the rewrite's stacks.
+ */
+export const MARKDOWN_MAX_NESTING = 50;
+
+/** Characters as the limits and the meter count them: Unicode code points. */
+export const characterCount = (text: string): number => {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+};
+
+/**
+ * White space (`\u00a0` included), invisible format characters (zero-width space and joiners, byte order
+ * mark) and control characters: a text of nothing else has nothing to speak.
+ */
+const SILENT = /[\p{White_Space}\p{Cf}\p{Cc}]/gu;
+
+export const hasSpeakableCharacter = (text: string): boolean => text.replace(SILENT, '') !== '';
+
+export const SPEECH_TEXT_SILENT_MESSAGE =
+  'The text has nothing to speak: only white space or invisible characters.';
+
+export const speechRequestSchema = z.strictObject({
+  text: z
+    .string()
+    .min(1)
+    .max(SPEECH_TEXT_MAX_CHARACTERS)
+    .refine(hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE)
+    .describe(
+      `The text to speak: 1 to ${SPEECH_TEXT_MAX_CHARACTERS} characters (Unicode code points: an emoji is ` +
+        'one), not only white space or invisible characters.',
+    ),
+  voiceProfileId: z.string().min(1).max(64).optional().describe('A voice of GET /v1/speech/voices.'),
+  format: z.enum(SPEECH_FORMATS).optional().describe('Audio format; `mp3` by default.'),
+});
+
+export const spokenTextRequestSchema = z.strictObject({
+  markdown: z
+    .string()
+    .max(SPOKEN_TEXT_MAX_MARKDOWN_CHARACTERS)
+    .describe(
+      `CommonMark with GFM, at most ${SPOKEN_TEXT_MAX_MARKDOWN_CHARACTERS} characters, with block quotes, ` +
+        `lists, footnotes and inline marks nested at most ${MARKDOWN_MAX_NESTING} deep.`,
+    ),
+});
