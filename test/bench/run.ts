@@ -190,7 +190,13 @@ try {
       () => authorizer(withHeaders({ 'x-api-key': freshKey })),
     ],
     ['authorizer, API key, warm', () => authorizer(withHeaders({ 'x-api-key': freshKey }))],
-    ['authorizer, JWT (company cached)', () => authorizer(withHeaders({ 'x-jwt-token': token }))],
+    // A token's id and root credential are checked against the revocations: one batch read per token, then
+    // cached for the authorizer cache TTL, as API key decisions are.
+    [
+      'authorizer, new JWT (revocations of its jti and src)',
+      () => authorizer(withHeaders({ 'x-jwt-token': token })),
+    ],
+    ['authorizer, JWT, warm', () => authorizer(withHeaders({ 'x-jwt-token': token }))],
     ['authorizer (API key)', () => authorizer(authorizerEvent)],
     [
       'authorizer (malformed key)',

@@ -192,7 +192,7 @@ describe('storage: two-step upload and download', () => {
       [{ fileName: 'a', contentType: 'image/png; a=b', size: 1 }, '/body/contentType'],
       [{ fileName: '', contentType: 'image/png', size: 1 }, '/body/fileName'],
       [{ fileName: 'a'.repeat(256), contentType: 'image/png', size: 1 }, '/body/fileName'],
-      [{ fileName: 'a', contentType: 'image/png', size: 1, fullPath: 'companies/x/y' }, '/body'],
+      [{ fileName: 'a', contentType: 'image/png', size: 1, fullPath: 'companies/x/y' }, '/body/fullPath'],
     ];
     for (const [body, pointer] of cases) {
       const res = await call('POST', '/v1/storage/upload-url', { headers: auth(tenant), body });
