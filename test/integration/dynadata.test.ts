@@ -5,7 +5,8 @@ import { describe, expect, inject, it } from 'vitest';
 import { storeObjectRecord } from './stored-object-fixture';
 import { call, createTenant, expectProblem, runAdmin } from './support';
 
-const { countItems, encodeCursor } = await import('../../functions/shared/domain/dynadata/list');
+const { countItems } = await import('../../functions/shared/domain/dynadata/count');
+const { encodeCursor } = await import('../../functions/shared/domain/dynadata/list-cursor');
 const { readUsage } = await import('../../functions/shared/data/usage-meters');
 const storeObject = storeObjectRecord;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { indexValue } from '../../functions/shared/data/dynadata-items';
 import { mergePatch } from '../../functions/shared/domain/dynadata/items';
-import { decodeCursor, encodeCursor } from '../../functions/shared/domain/dynadata/list';
+import { decodeCursor, encodeCursor } from '../../functions/shared/domain/dynadata/list-cursor';
 import {
   classifyAddress,
   signWebhook,

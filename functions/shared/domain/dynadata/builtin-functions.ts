@@ -1,8 +1,8 @@
 import type * as z from '../../zod';
 import { sendMessageBody } from '../messages/message-body';
 import { sendMessageToContact } from '../messages/send-message';
+import { countItems } from './count';
 import { registerDynadataFunction } from './functions';
-import { countItems } from './list';
 import { countInputSchema, type listFilterSchema } from './list-request';
 
 /** The built-in functions of the registry (see `functions.ts`). Importing this module registers them. */
