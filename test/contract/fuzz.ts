@@ -21,7 +21,9 @@ import type { SeededTenant } from './seed';
  * Contract fuzzing: requests generated from the served OpenAPI document (valid ones, built from the
  * document's JSON schemas with real ids of a seeded tenant mixed in, and invalid ones: wrong types, missing
  * members, unknown query parameters, bad JSON, missing, wrong and under-scoped credentials, methods a path
- * does not have), sent to a running stack, and every answer checked against the document:
+ * does not have, and the hostile families of `./hostile.ts` at every position where they fit: prototype
+ * member names, deep JSON and Markdown nesting, blank and astral strings, URLs not to be taken as written),
+ * sent to a running stack, and every answer checked against the document:
  *
  * - `no-5xx`: nothing answers 5xx, except a 501 the operation declares;
  * - `status-declared`, `content-type-declared`, `body-schema`: the status, the media type and the body are
@@ -464,9 +466,16 @@ const requestOf = (
 
 type Step = string | number;
 
-/** A place in a request: a member or item of the body (by its path), or a parameter by name. */
-type BodyPosition = { in: 'body'; path: Step[]; name: string | undefined; schema: Schema };
-type Position = BodyPosition | { in: 'query' | 'header' | 'path'; name: string; schema: Schema };
+/**
+ * A place in a request: a member or item of the body (by its path), or a parameter by name. `exact` when
+ * `schema` is the only one that applies there (every step down from the body a member or item of a schema
+ * without alternatives): only then must a value it refuses be refused, since with `anyOf` (a Dynadata
+ * item of any type, for one) another alternative may take it.
+ */
+type BodyPosition = { in: 'body'; path: Step[]; name: string | undefined; schema: Schema; exact: boolean };
+type Position =
+  | BodyPosition
+  | { in: 'query' | 'header' | 'path'; name: string; schema: Schema; exact: boolean };
 
 const subSchemas = (s: Schema): Schema[] => [
   ...((s.allOf as Schema[] | undefined) ?? []),
@@ -527,13 +536,16 @@ const bodyPositions = (
   schema: Schema | undefined,
   value: unknown,
   path: Step[] = [],
+  exact = true,
 ): BodyPosition[] => {
   const here: BodyPosition = {
     in: 'body',
     path,
     name: path.findLast((step): step is string => typeof step === 'string'),
     schema: resolve(doc, schema),
+    exact,
   };
+  const childrenExact = exact && subSchemas(here.schema).length === 0;
   const children: [Step, unknown][] = Array.isArray(value)
     ? value.map((v, i) => [i, v])
     : isObject(value)
@@ -542,7 +554,7 @@ const bodyPositions = (
   return [
     here,
     ...children.flatMap(([step, child]) =>
-      bodyPositions(doc, memberSchema(doc, schema, step), child, [...path, step]),
+      bodyPositions(doc, memberSchema(doc, schema, step), child, [...path, step], childrenExact),
     ),
   ];
 };
@@ -570,11 +582,17 @@ const replacedAt = (value: unknown, path: Step[], next: (old: unknown) => unknow
 const stringPositions = (doc: Document, o: OperationRef, parts: Parts): Position[] => [
   ...bodyPositions(doc, jsonBodySchema(o.op), parts.body)
     .filter((p) => typeof valueAt(parts.body, p.path) === 'string' || p.schema.type === 'string')
-    .map((p) => ({ ...p, schema: stringSchemaOf(doc, p.schema) ?? p.schema })),
+    .map((p) => ({
+      ...p,
+      schema: stringSchemaOf(doc, p.schema) ?? p.schema,
+      exact: p.exact && p.schema.type === 'string',
+    })),
   ...(['path', 'query', 'header'] as const).flatMap((location) =>
     paramsIn(o.op, location).flatMap((p): Position[] => {
       const schema = stringSchemaOf(doc, p.schema);
-      return schema ? [{ in: location, name: p.name, schema }] : [];
+      return schema
+        ? [{ in: location, name: p.name, schema, exact: resolve(doc, p.schema).type === 'string' }]
+        : [];
     }),
   ),
 ];
@@ -814,7 +832,7 @@ export const requestArbitrary = (
   // Hostile families (`./hostile.ts`), each at every position of a request where it fits. Most answers may
   // be a success or a refusal (`any`); what the API refuses by rule is expected as a 4xx: `__proto__` in a
   // body, any body nested deeper than 32 levels, an unknown query parameter, a string over its limit by
-  // both counts, a URL that is not taken as written.
+  // both counts where that limit is the only schema (`exact`), a URL that is not taken as written.
   const addHostile = (
     kind: RequestKind,
     weight: number,
@@ -913,7 +931,7 @@ export const requestArbitrary = (
       (p) =>
         astralStrings(maxLengthOf(p)).map(({ value, overLimit }) => ({
           value,
-          expect: overLimit ? '4xx' : 'any',
+          expect: overLimit && p.exact ? '4xx' : 'any',
         })),
     ),
   );
