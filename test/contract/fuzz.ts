@@ -1,13 +1,29 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import * as fc from 'fast-check';
+import {
+  astralStrings,
+  BLANK_STRINGS,
+  HOSTILE_URLS,
+  headerValueOf,
+  isMarkdownName,
+  isUrlName,
+  MAX_NESTING_DEPTH,
+  markdownNestings,
+  NESTING_DEPTHS,
+  nestedJsonText,
+  PROTOTYPE_NAMES,
+  PROTOTYPE_VALUES,
+} from './hostile';
 import type { SeededTenant } from './seed';
 
 /**
  * Contract fuzzing: requests generated from the served OpenAPI document (valid ones, built from the
  * document's JSON schemas with real ids of a seeded tenant mixed in, and invalid ones: wrong types, missing
  * members, unknown query parameters, bad JSON, missing, wrong and under-scoped credentials, methods a path
- * does not have), sent to a running stack, and every answer checked against the document:
+ * does not have, and the hostile families of `./hostile.ts` at every position where they fit: prototype
+ * member names, deep JSON and Markdown nesting, blank and astral strings, URLs not to be taken as written),
+ * sent to a running stack, and every answer checked against the document:
  *
  * - `no-5xx`: nothing answers 5xx, except a 501 the operation declares;
  * - `status-declared`, `content-type-declared`, `body-schema`: the status, the media type and the body are
@@ -55,19 +71,28 @@ interface Operation {
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const API_HEADERS = ['x-request-id', 'retry-after', 'idempotent-replayed'];
 
-export type RequestKind =
-  | 'valid'
-  | 'wrong-type'
-  | 'missing-member'
-  | 'unknown-query'
-  | 'bad-query-value'
-  | 'bad-json'
-  | 'wrong-media-type'
-  | 'long-path-param'
-  | 'no-credential'
-  | 'wrong-credential'
-  | 'limited-scope'
-  | 'wrong-method';
+/** Every kind of request the engine generates; the hostile families of `./hostile.ts` come last. */
+export const REQUEST_KINDS = [
+  'valid',
+  'wrong-type',
+  'missing-member',
+  'unknown-query',
+  'bad-query-value',
+  'bad-json',
+  'wrong-media-type',
+  'long-path-param',
+  'no-credential',
+  'wrong-credential',
+  'limited-scope',
+  'wrong-method',
+  'prototype-member',
+  'deep-nesting',
+  'markdown-nesting',
+  'blank-string',
+  'astral-string',
+  'url-control',
+] as const;
+export type RequestKind = (typeof REQUEST_KINDS)[number];
 
 export interface FuzzRequest {
   kind: RequestKind;
@@ -109,6 +134,8 @@ export interface FuzzOptions {
   concurrency?: number;
   /** The document to fuzz from; fetched from `GET /v1/openapi.json` when absent. */
   document?: Document;
+  /** Only these kinds (all when absent), to reproduce one family's findings with fewer requests. */
+  kinds?: readonly RequestKind[];
   onProgress?: (done: number) => void;
 }
 
@@ -434,8 +461,177 @@ const requestOf = (
   ...override,
 });
 
-/** The generator of every request kind, drawn from the document. */
-export const requestArbitrary = (doc: Document, tenant: SeededTenant): fc.Arbitrary<FuzzRequest> => {
+// ---------------------------------------------------------------------------------------------------------
+// Positions: where in a generated request a hostile value goes.
+
+type Step = string | number;
+
+/**
+ * A place in a request: a member or item of the body (by its path), or a parameter by name. `exact` when
+ * `schema` is the only one that applies there (every step down from the body a member or item of a schema
+ * without alternatives): only then must a value it refuses be refused, since with `anyOf` (a Dynadata
+ * item of any type, for one) another alternative may take it.
+ */
+type BodyPosition = { in: 'body'; path: Step[]; name: string | undefined; schema: Schema; exact: boolean };
+type Position =
+  | BodyPosition
+  | { in: 'query' | 'header' | 'path'; name: string; schema: Schema; exact: boolean };
+
+const subSchemas = (s: Schema): Schema[] => [
+  ...((s.allOf as Schema[] | undefined) ?? []),
+  ...((s.oneOf as Schema[] | undefined) ?? []),
+  ...((s.anyOf as Schema[] | undefined) ?? []),
+];
+
+/**
+ * The schema of one member (or item) of a value of schema `schema`: declared properties first, then the
+ * parts and alternatives, then `additionalProperties`. Own properties only, so a member named `constructor`
+ * is not found on `Object.prototype`.
+ */
+const memberSchema = (
+  doc: Document,
+  schema: Schema | undefined,
+  step: Step,
+  depth = 0,
+): Schema | undefined => {
+  const s = resolve(doc, schema);
+  if (depth > 8) return undefined;
+  if (typeof step === 'number' && isObject(s.items)) return resolve(doc, s.items);
+  if (typeof step === 'string' && isObject(s.properties) && Object.hasOwn(s.properties, step))
+    return resolve(doc, s.properties[step] as Schema);
+  for (const part of subSchemas(s)) {
+    const found = memberSchema(doc, part, step, depth + 1);
+    if (found) return found;
+  }
+  return typeof step === 'string' && isObject(s.additionalProperties)
+    ? resolve(doc, s.additionalProperties)
+    : undefined;
+};
+
+/** The string schema among a schema and its alternatives (its `maxLength` is the limit a value meets). */
+const stringSchemaOf = (doc: Document, schema: Schema | undefined, depth = 0): Schema | undefined => {
+  const s = resolve(doc, schema);
+  if (s.type === 'string') return s;
+  if (depth > 8) return undefined;
+  return subSchemas(s)
+    .map((part) => stringSchemaOf(doc, part, depth + 1))
+    .find((found) => found !== undefined);
+};
+
+/** Every member name a schema declares, at any depth: which operations have a URL or a Markdown field. */
+const declaredNames = (doc: Document, schema: Schema | undefined, depth = 0): string[] => {
+  const s = resolve(doc, schema);
+  if (depth > 8) return [];
+  const properties = isObject(s.properties) ? Object.entries(s.properties as Record<string, Schema>) : [];
+  const inner = [...subSchemas(s), s.items, s.additionalProperties].filter(isObject);
+  return [
+    ...properties.flatMap(([name, p]) => [name, ...declaredNames(doc, p, depth + 1)]),
+    ...inner.flatMap((part) => declaredNames(doc, part, depth + 1)),
+  ];
+};
+
+/** Every position of a generated body: the body itself, then each member and item, depth first. */
+const bodyPositions = (
+  doc: Document,
+  schema: Schema | undefined,
+  value: unknown,
+  path: Step[] = [],
+  exact = true,
+): BodyPosition[] => {
+  const here: BodyPosition = {
+    in: 'body',
+    path,
+    name: path.findLast((step): step is string => typeof step === 'string'),
+    schema: resolve(doc, schema),
+    exact,
+  };
+  const childrenExact = exact && subSchemas(here.schema).length === 0;
+  const children: [Step, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : isObject(value)
+      ? Object.entries(value)
+      : [];
+  return [
+    here,
+    ...children.flatMap(([step, child]) =>
+      bodyPositions(doc, memberSchema(doc, schema, step), child, [...path, step], childrenExact),
+    ),
+  ];
+};
+
+const valueAt = (value: unknown, path: Step[]): unknown =>
+  path.reduce<unknown>(
+    (v, step) => (isObject(v) || Array.isArray(v) ? (v as Schema)[step] : undefined),
+    value,
+  );
+
+/** An object with one more own member; `__proto__` too is stored as a member, not as the prototype. */
+const withMember = (object: Schema, name: string, value: unknown): Schema =>
+  Object.defineProperty({ ...object }, name, { value, enumerable: true, writable: true, configurable: true });
+
+/** A copy of `value` with the value at `path` replaced by `next(old)`; the rest is shared. */
+const replacedAt = (value: unknown, path: Step[], next: (old: unknown) => unknown): unknown => {
+  const [step, ...rest] = path;
+  if (step === undefined) return next(value);
+  if (Array.isArray(value)) return value.map((v, i) => (i === step ? replacedAt(v, rest, next) : v));
+  if (isObject(value)) return withMember(value, String(step), replacedAt(value[step], rest, next));
+  return value;
+};
+
+/** The positions of a string in a request: body strings and members declared as strings, and parameters. */
+const stringPositions = (doc: Document, o: OperationRef, parts: Parts): Position[] => [
+  ...bodyPositions(doc, jsonBodySchema(o.op), parts.body)
+    .filter((p) => typeof valueAt(parts.body, p.path) === 'string' || p.schema.type === 'string')
+    .map((p) => ({
+      ...p,
+      schema: stringSchemaOf(doc, p.schema) ?? p.schema,
+      exact: p.exact && p.schema.type === 'string',
+    })),
+  ...(['path', 'query', 'header'] as const).flatMap((location) =>
+    paramsIn(o.op, location).flatMap((p): Position[] => {
+      const schema = stringSchemaOf(doc, p.schema);
+      return schema
+        ? [{ in: location, name: p.name, schema, exact: resolve(doc, p.schema).type === 'string' }]
+        : [];
+    }),
+  ),
+];
+
+/**
+ * Parts with `value` at `position`. A header value goes as a client puts it on the wire (`headerValueOf`);
+ * a path segment's lone surrogate, which no URL can encode, becomes U+FFFD.
+ */
+const withValueAt = (parts: Parts, position: Position, value: unknown): Parts => {
+  switch (position.in) {
+    case 'body':
+      return { ...parts, body: replacedAt(parts.body, position.path, () => value) };
+    case 'header':
+      return { ...parts, headers: { ...parts.headers, [position.name]: headerValueOf(String(value)) } };
+    case 'path':
+      return {
+        ...parts,
+        params: { ...parts.params, [position.name]: String(value).replace(/\p{Cs}/gu, '\ufffd') },
+      };
+    case 'query':
+      return { ...parts, query: { ...parts.query, [position.name]: value } };
+  }
+};
+
+const maxLengthOf = (p: Position) =>
+  typeof p.schema.maxLength === 'number' ? p.schema.maxLength : undefined;
+
+/** What a hostile kind makes of an operation's valid parts, and the answer that calls for. */
+interface Hostile {
+  parts: Parts;
+  expect: FuzzRequest['expect'];
+}
+
+/** The generator of every request kind (of `only` when given), drawn from the document. */
+export const requestArbitrary = (
+  doc: Document,
+  tenant: SeededTenant,
+  only: readonly RequestKind[] = REQUEST_KINDS,
+): fc.Arbitrary<FuzzRequest> => {
   currentDocument = doc;
   const ops = operationsOf(doc);
   const secured = ops.filter((o) => o.secured);
@@ -456,25 +652,27 @@ export const requestArbitrary = (doc: Document, tenant: SeededTenant): fc.Arbitr
   });
   const credentialOf = (o: OperationRef) => (o.secured ? goodCredential : fc.constant({}));
   const pick = (list: OperationRef[]) => fc.constantFrom(...list);
-  const kinds: { weight: number; arbitrary: fc.Arbitrary<FuzzRequest> }[] = [];
+  // A kind that finds no place for its value in one draw answers `undefined`, and is drawn again.
+  const kinds: { weight: number; arbitrary: fc.Arbitrary<FuzzRequest | undefined> }[] = [];
   const add = (
+    kind: RequestKind,
     weight: number,
     list: OperationRef[],
-    make: (o: OperationRef) => fc.Arbitrary<FuzzRequest>,
+    make: (o: OperationRef) => fc.Arbitrary<FuzzRequest | undefined>,
   ) => {
-    if (list.length > 0) kinds.push({ weight, arbitrary: pick(list).chain(make) });
+    if (list.length > 0 && only.includes(kind)) kinds.push({ weight, arbitrary: pick(list).chain(make) });
   };
 
-  add(40, ops, (o) =>
+  add('valid', 40, ops, (o) =>
     fc
       .tuple(partsOf(doc, o, values), credentialOf(o))
       .map(([parts, credential]) => requestOf(o, 'valid', parts, credential, 'any')),
   );
-  add(8, withObjectBody, (o) => {
+  add('wrong-type', 8, withObjectBody, (o) => {
     const s = resolve(doc, jsonBodySchema(o.op));
     const properties = s.properties as Record<string, Schema>;
     const names = Object.keys(properties).filter((n) => wrongTypeOf(doc, properties[n]));
-    if (names.length === 0) return fc.constant(undefined as unknown as FuzzRequest);
+    if (names.length === 0) return fc.constant(undefined);
     return fc
       .tuple(partsOf(doc, o, values), credentialOf(o), fc.constantFrom(...names))
       .chain(([parts, credential, name]) =>
@@ -489,7 +687,7 @@ export const requestArbitrary = (doc: Document, tenant: SeededTenant): fc.Arbitr
         ),
       );
   });
-  add(6, withRequired, (o) => {
+  add('missing-member', 6, withRequired, (o) => {
     const required = resolve(doc, jsonBodySchema(o.op)).required as string[];
     return fc
       .tuple(partsOf(doc, o, values), credentialOf(o), fc.constantFrom(...required))
@@ -498,7 +696,7 @@ export const requestArbitrary = (doc: Document, tenant: SeededTenant): fc.Arbitr
         return requestOf(o, 'missing-member', { ...parts, body: rest }, credential, '4xx');
       });
   });
-  add(4, ops, (o) =>
+  add('unknown-query', 4, ops, (o) =>
     fc
       .tuple(partsOf(doc, o, values), credentialOf(o), fc.stringMatching(/^[a-z][a-zA-Z]{2,10}$/))
       .filter(([, , name]) => !paramsIn(o.op, 'query').some((p) => p.name === name))
@@ -512,7 +710,7 @@ export const requestArbitrary = (doc: Document, tenant: SeededTenant): fc.Arbitr
         ),
       ),
   );
-  add(2, withEnumQuery, (o) => {
+  add('bad-query-value', 2, withEnumQuery, (o) => {
     const p = paramsIn(o.op, 'query').find((q) => resolve(doc, q.schema).enum) as Parameter;
     const allowed = resolve(doc, p.schema).enum as unknown[];
     return fc
@@ -528,7 +726,7 @@ export const requestArbitrary = (doc: Document, tenant: SeededTenant): fc.Arbitr
         ),
       );
   });
-  add(4, withBody, (o) =>
+  add('bad-json', 4, withBody, (o) =>
     fc
       .tuple(
         partsOf(doc, o, values),
@@ -542,7 +740,7 @@ export const requestArbitrary = (doc: Document, tenant: SeededTenant): fc.Arbitr
         }),
       ),
   );
-  add(2, withBody, (o) =>
+  add('wrong-media-type', 2, withBody, (o) =>
     fc
       .tuple(partsOf(doc, o, values), credentialOf(o), fc.constantFrom('text/plain', 'application/xml'))
       .map(([parts, credential, type]) =>
@@ -552,7 +750,7 @@ export const requestArbitrary = (doc: Document, tenant: SeededTenant): fc.Arbitr
         }),
       ),
   );
-  add(3, withPathParams, (o) => {
+  add('long-path-param', 3, withPathParams, (o) => {
     const names = paramsIn(o.op, 'path').map((p) => p.name);
     return fc
       .tuple(
@@ -571,10 +769,10 @@ export const requestArbitrary = (doc: Document, tenant: SeededTenant): fc.Arbitr
         ),
       );
   });
-  add(5, secured, (o) =>
+  add('no-credential', 5, secured, (o) =>
     partsOf(doc, o, values).map((parts) => requestOf(o, 'no-credential', parts, {}, 401)),
   );
-  add(6, secured, (o) =>
+  add('wrong-credential', 6, secured, (o) =>
     fc
       .tuple(
         partsOf(doc, o, values),
@@ -592,6 +790,7 @@ export const requestArbitrary = (doc: Document, tenant: SeededTenant): fc.Arbitr
   );
   // Operations that need one scope (a route open to any credential, the MCP server, refuses inside its answer).
   add(
+    'limited-scope',
     4,
     secured.filter((o) => {
       const scope = o.op['x-required-scope'];
@@ -609,7 +808,7 @@ export const requestArbitrary = (doc: Document, tenant: SeededTenant): fc.Arbitr
     const o = { method: present.toUpperCase(), template, op: item[present] as Operation, secured: false };
     return missing.map((m) => ({ o, method: m.toUpperCase() }));
   });
-  if (pathItems.length > 0) {
+  if (pathItems.length > 0 && only.includes('wrong-method')) {
     kinds.push({
       weight: 5,
       arbitrary: fc
@@ -629,7 +828,122 @@ export const requestArbitrary = (doc: Document, tenant: SeededTenant): fc.Arbitr
         ),
     });
   }
-  return fc.oneof(...kinds).filter((r) => r !== undefined);
+
+  // Hostile families (`./hostile.ts`), each at every position of a request where it fits. Most answers may
+  // be a success or a refusal (`any`); what the API refuses by rule is expected as a 4xx: `__proto__` in a
+  // body, any body nested deeper than 32 levels, an unknown query parameter, a string over its limit by
+  // both counts where that limit is the only schema (`exact`), a URL that is not taken as written.
+  const addHostile = (
+    kind: RequestKind,
+    weight: number,
+    list: OperationRef[],
+    build: (o: OperationRef, parts: Parts) => fc.Arbitrary<Hostile> | undefined,
+  ) =>
+    add(kind, weight, list, (o) =>
+      fc.tuple(partsOf(doc, o, values), credentialOf(o)).chain(([parts, credential]) => {
+        const hostile: fc.Arbitrary<Hostile | undefined> = build(o, parts) ?? fc.constant(undefined);
+        return hostile.map((h) => h && requestOf(o, kind, h.parts, credential, h.expect));
+      }),
+    );
+  const atStrings = (
+    o: OperationRef,
+    parts: Parts,
+    accept: (p: Position) => boolean,
+    valuesFor: (p: Position) => readonly { value: string; expect: FuzzRequest['expect'] }[],
+  ): fc.Arbitrary<Hostile> | undefined => {
+    const positions = stringPositions(doc, o, parts).filter(accept);
+    if (positions.length === 0) return undefined;
+    return fc
+      .constantFrom(...positions)
+      .chain((p) =>
+        fc
+          .constantFrom(...valuesFor(p))
+          .map(({ value, expect }) => ({ parts: withValueAt(parts, p, value), expect })),
+      );
+  };
+  const anyAnswer = (list: readonly string[]) => list.map((value) => ({ value, expect: 'any' as const }));
+  const declaring = (test: (name: string) => boolean) =>
+    withBody.filter((o) => declaredNames(doc, jsonBodySchema(o.op)).some(test));
+
+  addHostile('prototype-member', 6, ops, (o, parts) => {
+    const name = fc.constantFrom(...PROTOTYPE_NAMES);
+    const objects = bodyPositions(doc, jsonBodySchema(o.op), parts.body).filter((p) =>
+      isObject(valueAt(parts.body, p.path)),
+    );
+    const inBody = (positions: BodyPosition[]) =>
+      fc.tuple(fc.constantFrom(...positions), name, fc.constantFrom(...PROTOTYPE_VALUES)).map(
+        ([p, n, value]): Hostile => ({
+          parts: {
+            ...parts,
+            body: replacedAt(parts.body, p.path, (old) => withMember(old as Schema, n, value)),
+          },
+          expect: n === '__proto__' ? '4xx' : 'any',
+        }),
+      );
+    const inQuery = name.map(
+      (n): Hostile => ({ parts: { ...parts, query: withMember(parts.query, n, '1') }, expect: '4xx' }),
+    );
+    const inHeader = fc.tuple(name, fc.constantFrom('1', '{}', 'x')).map(
+      ([n, value]): Hostile => ({
+        parts: { ...parts, headers: withMember(parts.headers, n, value) },
+        expect: 'any',
+      }),
+    );
+    return fc.oneof(
+      ...(objects.length > 0 ? [{ weight: 3, arbitrary: inBody(objects) }] : []),
+      inQuery,
+      inHeader,
+    );
+  });
+  addHostile('deep-nesting', 4, withBody, (o, parts) =>
+    fc
+      .tuple(
+        fc.constantFrom(...bodyPositions(doc, jsonBodySchema(o.op), parts.body)),
+        fc.oneof(fc.constantFrom(...NESTING_DEPTHS), fc.integer({ min: 33, max: MAX_NESTING_DEPTH })),
+        fc.constantFrom<'array' | 'object' | 'mixed'>('array', 'object', 'mixed'),
+      )
+      .map(([p, depth, container]) => ({
+        parts: withValueAt(parts, p, JSON.parse(nestedJsonText(depth, container))),
+        expect: '4xx',
+      })),
+  );
+  addHostile('markdown-nesting', 2, declaring(isMarkdownName), (o, parts) =>
+    atStrings(
+      o,
+      parts,
+      (p) => isMarkdownName(p.name),
+      (p) => anyAnswer(markdownNestings(maxLengthOf(p))),
+    ),
+  );
+  addHostile('blank-string', 5, ops, (o, parts) =>
+    atStrings(
+      o,
+      parts,
+      () => true,
+      () => anyAnswer(BLANK_STRINGS),
+    ),
+  );
+  addHostile('astral-string', 5, ops, (o, parts) =>
+    atStrings(
+      o,
+      parts,
+      () => true,
+      (p) =>
+        astralStrings(maxLengthOf(p)).map(({ value, overLimit }) => ({
+          value,
+          expect: overLimit && p.exact ? '4xx' : 'any',
+        })),
+    ),
+  );
+  addHostile('url-control', 3, declaring(isUrlName), (o, parts) =>
+    atStrings(
+      o,
+      parts,
+      (p) => isUrlName(p.name),
+      () => HOSTILE_URLS.map((value) => ({ value, expect: '4xx' as const })),
+    ),
+  );
+  return fc.oneof(...kinds).filter((r): r is FuzzRequest => r !== undefined);
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -804,7 +1118,7 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
     options.document ?? ((await (await fetch(`${options.apiUrl}/v1/openapi.json`)).json()) as Document);
   const ajv = makeAjv(doc);
   const validators = new Map<string, ValidateFunction>();
-  const requests = fc.sample(requestArbitrary(doc, options.tenant), {
+  const requests = fc.sample(requestArbitrary(doc, options.tenant, options.kinds), {
     seed: options.seed,
     numRuns: options.count,
   });

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type FuzzReport, findingLines, formatReport, runFuzz } from '../contract/fuzz';
+import { type FuzzReport, findingLines, formatReport, REQUEST_KINDS, runFuzz } from '../contract/fuzz';
 import { type SeededTenant, seedTenant } from '../contract/seed';
 import { apiUrl } from './support';
 
 /**
  * 2,000 requests generated from the served OpenAPI document with a fixed seed (`npm run fuzz` runs more),
- * each answer checked against the document; one test per check, each listing its findings.
+ * every kind among them, the hostile families included; each answer checked against the document, one test
+ * per check, each listing its findings.
  */
 const SEED = 20_260_401;
 const COUNT = 2_000;
@@ -27,6 +28,10 @@ describe(`${COUNT} requests generated from the OpenAPI document (seed ${SEED})`,
   it('sends every request and gets an answer', () => {
     expect(report.requests).toBe(COUNT);
     expect(findingsOf('transport')).toEqual([]);
+  });
+
+  it('sends requests of every kind, the hostile families included', () => {
+    expect(REQUEST_KINDS.filter((kind) => !report.byKind[kind])).toEqual([]);
   });
 
   it('never answers 5xx (except a declared 501)', () => {
