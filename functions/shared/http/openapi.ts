@@ -37,6 +37,9 @@ export const chainCodes = (route: RouteDefinition): ErrorCode[] => {
     'throttled',
     // Every request is refused deeper than the workflow hop limit (`http/workflow-hop.ts`).
     'hop_limit_exceeded',
+    // Refused at the edge before any route runs: a URL over 8192 bytes, request line and headers too large.
+    'uri_too_long',
+    'request_header_fields_too_large',
     ...(route.planned ? (['not_implemented'] as const) : (['validation_failed'] as const)),
     ...(gated ? (['unauthorized', 'forbidden', 'quota_exceeded'] as const) : []),
     ...(scoped ? (['insufficient_scope'] as const) : []),
@@ -195,9 +198,11 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not found',
   409: 'Conflict with the current state',
   413: 'Too large',
+  414: 'URL too long',
   415: 'Not JSON',
   422: 'Idempotency key reused with another request',
   429: 'Too many requests or a monthly allowance used up',
+  431: 'Request line and headers too large',
   500: 'Internal error; the body carries no internals',
   501: 'Declared, not available yet',
   503: 'Temporarily unavailable',
@@ -343,7 +348,11 @@ const operationOf = (route: RouteDefinition) => {
           String(also.status),
           {
             description: also.description,
-            headers: { 'x-request-id': headerRef('RequestId') },
+            headers: {
+              'x-request-id': headerRef('RequestId'),
+              // A replay answers what the first request answered, whichever status that was.
+              ...(route.idempotent ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') } : {}),
+            },
             content: { 'application/json': { schema: toSchema(also.response, 'output') } },
           },
         ]),
