@@ -1,6 +1,6 @@
 import { type JwtRefusal, type KeyResolver, verificationKeys, verifyJwtSignature } from '../shared/auth/jwt';
 import { type ClaimRefusal, checkV1Claims } from '../shared/auth/jwt-claims';
-import { forgetPublicKeySet, loadPublicKeySet } from '../shared/auth/signing-keys';
+import { forgetPublicKeySet, loadPublicKeySet, type PublicKeySet } from '../shared/auth/signing-keys';
 import { API_KEY_PATTERN, findApiKeyBySecret } from '../shared/data/api-keys';
 import { revokedCredentials } from '../shared/data/credentials';
 import { env } from '../shared/env';
@@ -44,6 +44,7 @@ const authenticateApiKey = async (value: string): Promise<AuthOutcome> => {
 const decisions = createTtlCache<AuthOutcome>(env().authorizerCacheTtlSeconds * 1000);
 
 let jwtKeys: KeyResolver | undefined;
+let resolvedFrom: PublicKeySet | undefined;
 let keysLoadedAt = 0;
 const KEY_RELOAD_INTERVAL_MS = 60_000;
 
@@ -52,12 +53,19 @@ const KEY_RELOAD_INTERVAL_MS = 60_000;
  * key added by a rotation after this instance loaded the set is unknown here: reload it, at most once a minute.
  */
 const resolveJwtKey = async (kid: string, now: number) => {
-  jwtKeys ??= await verificationKeys((await loadPublicKeySet()).keys);
+  // The set is read again once it is `KEY_SET_MAX_AGE_MS` old, so a key dropped from it stops verifying.
+  const set = await loadPublicKeySet(now);
+  if (!jwtKeys || set !== resolvedFrom) {
+    jwtKeys = await verificationKeys(set.keys);
+    resolvedFrom = set;
+  }
   const key = await jwtKeys(kid);
   if (key || now - keysLoadedAt <= KEY_RELOAD_INTERVAL_MS) return key;
   keysLoadedAt = now;
   forgetPublicKeySet();
-  jwtKeys = await verificationKeys((await loadPublicKeySet()).keys);
+  const reloaded = await loadPublicKeySet(now);
+  jwtKeys = await verificationKeys(reloaded.keys);
+  resolvedFrom = reloaded;
   return jwtKeys(kid);
 };
 
@@ -87,8 +95,10 @@ const authenticateJwt = async (token: string, sourceIp: string, now: number): Pr
   if (!verified.ok) return verified;
   const checked = checkV1Claims(verified.claims, sourceIp, Math.floor(now / 1000));
   if (!checked.ok) return checked;
-  const { companyId, scopes, tokenId, source, expiresAt, ips } = checked.claims;
-  if (await anyRevoked(companyId, [tokenId, source], now)) return { ok: false, reason: 'revoked' };
+  const { companyId, scopes, tokenId, source, expiresAt, ips, ancestors } = checked.claims;
+  // The token, its root credential and every token between them: revoking any of them ends this one.
+  if (await anyRevoked(companyId, [tokenId, source, ...ancestors], now))
+    return { ok: false, reason: 'revoked' };
   return {
     ok: true,
     auth: {
@@ -99,6 +109,7 @@ const authenticateJwt = async (token: string, sourceIp: string, now: number): Pr
       source,
       tokenExpiresAt: expiresAt,
       ...(ips ? { tokenIps: ips } : {}),
+      ...(ancestors.length > 0 ? { tokenAncestors: ancestors } : {}),
     },
   };
 };

@@ -52,6 +52,7 @@ export const ERROR_CATALOG = {
     status: 200,
     title: 'Addresses outside those of the credential that started the run',
   },
+  jwt_derivation_too_deep: { status: 200, title: 'Too many derivations from the root credential' },
   jwt_source_expired: { status: 200, title: 'The credential that started the run has expired' },
   jwt_requires_sync_run: { status: 200, title: 'A token can be minted only in a synchronous run' },
   http_target_refused: { status: 200, title: 'The request target is not allowed' },

@@ -138,6 +138,25 @@ describe('minted tokens', () => {
     expect(stored.filter((text) => text.includes(token))).toEqual([]);
   });
 
+  it("passed to another run as input, reach that run's steps and nothing it stores", async () => {
+    const t = await createTenant();
+    const minted = await runAdmin('jwt', 'mint', '--company', t.companyId, '--json');
+    const { token } = JSON.parse(minted.out) as { token: string };
+    await savedWorkflow(t.companyId, {
+      id: 'echo',
+      name: 'Echo',
+      input: { type: 'object', properties: { t: { type: 'string' } } },
+      steps: [{ id: 'say', action: 'actions/speech/spoken-text', with: { markdown: 'Token {{ input.t }}' } }],
+      return: { t: '{{ input.t }}' },
+    });
+    const run = await runWorkflow(t.apiKey, 'echo', { input: { t: token }, includeStepOutputs: true });
+    expect(run.status).toBe(200);
+    expect((run.json.result as { t: string }).t).toBe(token);
+    const read = await getRun(t.apiKey, 'echo', String(run.json.runId), '?includeStepOutputs=true');
+    expect(JSON.stringify(read.json)).not.toContain(token);
+    expect((await everythingStored(t.companyId)).filter((text) => text.includes(token))).toEqual([]);
+  });
+
   it('cannot be handed to anyone by an async run: the step fails and nothing is minted', async () => {
     const t = await createTenant();
     await savedWorkflow(t.companyId, { id: 'later', name: 'Later', steps: [minting.steps[0]] });
@@ -213,6 +232,46 @@ describe('derived tokens', () => {
     await revokeKey(t.companyId, t.keyId);
     await afterCacheWindow();
     expectProblem(await call('GET', '/v1/usage', { headers: { 'x-jwt-token': token } }), 401, 'unauthorized');
+  });
+
+  it('end when a token between them and their root is revoked, the root itself unharmed', async () => {
+    const t = await createTenant();
+    await savedWorkflow(t.companyId, {
+      id: 'relay',
+      name: 'Relay',
+      steps: [
+        {
+          id: 'token',
+          action: 'actions/security/auth/jwt/generate',
+          with: { advanced: true, scopes: ['workflows:run', 'usage:read'] },
+        },
+      ],
+      return: { token: '{{ steps.token.output.token }}' },
+    });
+    const first = String(((await runWorkflow(t.apiKey, 'relay')).json.result as { token: string }).token);
+    const second = String(((await runWithToken(first, 'relay')).json.result as { token: string }).token);
+    expect(claimsOf(second)).toMatchObject({ src: t.keyId, anc: [claimsOf(first).jti] });
+    const third = String(((await runWithToken(second, 'relay')).json.result as { token: string }).token);
+    expect(claimsOf(third).anc).toEqual([claimsOf(first).jti, claimsOf(second).jti]);
+    const revoked = await runAdmin(
+      'jwt',
+      'revoke',
+      '--company',
+      t.companyId,
+      '--jti',
+      String(claimsOf(second).jti),
+    );
+    expect(revoked.code, revoked.err).toBe(0);
+    await afterCacheWindow();
+    for (const token of [second, third]) {
+      expectProblem(
+        await call('GET', '/v1/usage', { headers: { 'x-jwt-token': token } }),
+        401,
+        'unauthorized',
+      );
+    }
+    expect((await call('GET', '/v1/usage', { headers: { 'x-jwt-token': first } })).status).toBe(200);
+    expect((await call('GET', '/v1/usage', { headers: { 'x-api-key': t.apiKey } })).status).toBe(200);
   });
 
   it('end when the operator revokes their jti, or the root they were derived from', async () => {

@@ -127,6 +127,24 @@ describe('derived tokens', () => {
     expect(grandchild.claims).toMatchObject({ src: 'key_01', exp: iat + 60 });
   });
 
+  it('name every token between the root and them, up to eight', async () => {
+    const child = await mintJwt({ companyId: 'co_1', source: fromToken }, key, now);
+    expect(child.claims.anc).toEqual(['parent']);
+    const grandchild = await mintJwt(
+      { companyId: 'co_1', source: { ...fromToken, jti: child.jti, anc: ['parent'] } },
+      key,
+      now,
+    );
+    expect(grandchild.claims.anc).toEqual(['parent', child.jti]);
+    expect((await mintJwt({ companyId: 'co_1', source: fromKey }, key, now)).claims).not.toHaveProperty(
+      'anc',
+    );
+    const deep = { ...fromToken, anc: Array.from({ length: 8 }, (_, i) => `a${i}`) };
+    expect(await codeOf(() => mintJwt({ companyId: 'co_1', source: deep }, key, now))).toBe(
+      'jwt_derivation_too_deep',
+    );
+  });
+
   it('make an operator-minted token the root of its own chain', async () => {
     const minted = await mintJwt({ companyId: 'co_1', source: OPERATOR }, key, now);
     expect(minted.src).toBe(`jti:${minted.jti}`);
@@ -166,10 +184,12 @@ describe('ip rule containment', () => {
     ['10.0.0.0/8', '10.0.0.0/8', true],
     ['10.0.0.0/7', '10.0.0.0/8', false],
     ['11.0.0.1', '10.0.0.0/8', false],
-    ['::ffff:10.1.1.1', '10.0.0.0/8', true],
+    ['::ffff:a01:101', '10.0.0.0/8', true],
     ['2001:db8:1::/48', '2001:db8::/32', true],
     ['2001:db8::/31', '2001:db8::/32', false],
     ['10.0.0.1', '::/0', false],
+    ['::10.1.2.3', '10.0.0.0/8', false],
+    ['::0.0.0.0/96', '0.0.0.0/0', false],
     ['bogus', '10.0.0.0/8', false],
   ] as const)('%s within %s: %s', (inner, outer, expected) => {
     expect(ipRuleWithin(inner, outer)).toBe(expected);

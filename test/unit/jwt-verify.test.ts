@@ -192,7 +192,14 @@ describe('checkV1Claims on verified claims', () => {
         source: 'key_1',
         expiresAt: now + 300,
         ips: ['192.0.2.0/24'],
+        ancestors: [],
       },
+    });
+    expect(await check({ anc: ['a', 'b'] })).toMatchObject({ ok: true, claims: { ancestors: ['a', 'b'] } });
+    expect(await check({ anc: 'a' })).toEqual({ ok: false, reason: 'source' });
+    expect(await check({ anc: Array.from({ length: 9 }, (_, i) => `a${i}`) })).toEqual({
+      ok: false,
+      reason: 'source',
     });
     expect(await check({ src: undefined })).toEqual({ ok: false, reason: 'source' });
     expect(await check({ jti: undefined })).toEqual({ ok: false, reason: 'source' });

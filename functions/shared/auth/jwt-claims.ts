@@ -42,7 +42,12 @@ export interface V1Claims {
   expiresAt: number;
   /** The `ips` allow-list, inherited by a token derived from this one. */
   ips?: string[];
+  /** The tokens between the root and this one (`anc`), each refused with it when revoked. */
+  ancestors: string[];
 }
+
+/** The most ancestors a token may name (`MAX_ANCESTORS` of `jwt-mint.ts`). */
+const MAX_ANCESTOR_CLAIMS = 8;
 
 /** `src` and `jti` name credentials in revocation records: short printable text only. */
 const CREDENTIAL_ID = /^[\x21-\x7e]{1,80}$/;
@@ -126,6 +131,14 @@ export const checkV1Claims = (
   ) {
     return { ok: false, reason: 'source' };
   }
+  const anc = claims.anc ?? [];
+  if (
+    !Array.isArray(anc) ||
+    anc.length > MAX_ANCESTOR_CLAIMS ||
+    !anc.every((id) => typeof id === 'string' && CREDENTIAL_ID.test(id))
+  ) {
+    return { ok: false, reason: 'source' };
+  }
   return {
     ok: true,
     claims: {
@@ -134,6 +147,7 @@ export const checkV1Claims = (
       tokenId: jti,
       source: src,
       expiresAt: claims.exp,
+      ancestors: anc as string[],
       ...(claims.ips === undefined ? {} : { ips: claims.ips as string[] }),
     },
   };

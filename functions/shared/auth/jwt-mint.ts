@@ -17,9 +17,11 @@ import { CLOCK_SKEW_SECONDS, JWT_MAX_LIFETIME_SECONDS, parseIpRule } from './jwt
  *   (`jwt_ips_exceed_caller`);
  * - `exp`: at most the caller's own `exp` (an API key has none: the one-hour cap applies);
  * - `src`: the root credential, carried down every chain of derived tokens: the API key id (`key_…`) or, for a
- *   token the operator minted, `jti:<its own jti>`. The authorizer refuses a token whose `jti` or `src` is
- *   revoked (`data/credentials.ts`), so revoking a key ends every token derived from it.
+ *   token the operator minted, `jti:<its own jti>`; `anc`: the ids of the tokens between the root and this
+ *   one (at most `MAX_ANCESTORS`). The authorizer refuses a token whose `jti`, `src` or any ancestor is
+ *   revoked (`data/credentials.ts`), so revoking a key or a token ends every token derived from it.
  */
+export const MAX_ANCESTORS = 8;
 export const JWT_DEFAULT_DURATION_SECONDS = 300;
 /** Tokens are minted per run and expire in minutes: one hour is the most a caller may ask for. */
 export const JWT_MAX_DURATION_SECONDS = JWT_MAX_LIFETIME_SECONDS;
@@ -33,6 +35,8 @@ export type MintSource =
       jti: string;
       /** The caller's own root credential (`src` claim). */
       src: string;
+      /** The caller's ancestors (`anc` claim): the tokens between the root and the caller. */
+      anc?: readonly string[];
       /** The caller's `exp` (epoch seconds). */
       exp: number;
       ips?: readonly string[];
@@ -93,7 +97,9 @@ const refuseScopes = (input: MintInput): void => {
 /** The range an allow-list entry covers, as `ipaddr.js` matches it. */
 const rangeOf = (rule: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | undefined => {
   const parsed = parseIpRule(rule);
-  if (!parsed) return undefined;
+  // An IPv6 address written with a dotted IPv4 tail (`::10.1.2.3`) is read one way here and another by the
+  // authorizer's `BlockList`: such a rule is never taken to lie inside another.
+  if (!parsed || (parsed.family === 'ipv6' && parsed.address.includes('.'))) return undefined;
   const address = ipaddr.parse(parsed.address);
   // An IPv4-mapped IPv6 rule is the IPv4 range it maps, as the authorizer checks it.
   if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && parsed.prefix >= 96) {
@@ -124,17 +130,19 @@ const allowedIps = (input: MintInput): string[] | undefined => {
       errors: [{ pointer: '/ips', message: 'addresses or CIDR blocks, IPv4 or IPv6' }],
     });
   }
+  // Rules are kept as the authorizer reads them (trimmed).
+  const requested = input.ips?.map((ip) => ip.trim());
   const callerIps = input.source.kind === 'jwt' ? input.source.ips : undefined;
-  if (!callerIps) return input.ips;
-  if (!input.ips) return [...callerIps];
-  const outside = input.ips.filter((ip) => !callerIps.some((outer) => ipRuleWithin(ip, outer)));
+  if (!callerIps) return requested;
+  if (!requested) return [...callerIps];
+  const outside = requested.filter((ip) => !callerIps.some((outer) => ipRuleWithin(ip, outer)));
   if (outside.length > 0) {
     throw new AppError(
       'jwt_ips_exceed_caller',
       `The credential that started the run is limited to ${callerIps.join(', ')}; outside it: ${outside.join(', ')}.`,
     );
   }
-  return input.ips;
+  return requested;
 };
 
 const lifetime = (input: MintInput, iat: number): number => {
@@ -159,6 +167,19 @@ const lifetime = (input: MintInput, iat: number): number => {
   return Math.min(dur, left);
 };
 
+/** The ancestors of a token minted for `source`: the caller's own, then the caller. */
+const ancestorsOf = (source: MintSource): string[] => {
+  if (source.kind !== 'jwt') return [];
+  const anc = [...(source.anc ?? []), source.jti];
+  if (anc.length > MAX_ANCESTORS) {
+    throw new AppError(
+      'jwt_derivation_too_deep',
+      `The token that started the run is already ${MAX_ANCESTORS} derivations from its root: no token can be derived from it.`,
+    );
+  }
+  return anc;
+};
+
 const rootOf = (source: MintSource, jti: string): string => {
   if (source.kind === 'api_key') return source.keyId;
   if (source.kind === 'jwt') return source.src;
@@ -174,6 +195,7 @@ export const mintJwt = async (input: MintInput, key: SigningKey, now: Date): Pro
   const kind = input.kind ?? 'v1';
   const jti = randomUUID();
   const src = rootOf(input.source, jti);
+  const anc = ancestorsOf(input.source);
   const claims: Record<string, unknown> = {
     companyId: input.companyId,
     kind,
@@ -181,6 +203,7 @@ export const mintJwt = async (input: MintInput, key: SigningKey, now: Date): Pro
     exp: iat + dur,
     jti,
     src,
+    ...(anc.length > 0 ? { anc } : {}),
     ...(ips ? { ips } : {}),
     ...(input.scopes ? { scopes: input.scopes } : {}),
   };

@@ -125,15 +125,29 @@ const writeStore = async (store: KeySetStore, text: string): Promise<void> => {
   }
 };
 
-/** A set read once per process, on first use (never at module initialisation); a failed read is retried. */
+/**
+ * How long a process keeps a key set it read: a rotation (or a key dropped after a compromise) reaches every
+ * warm instance within this, whether or not it meets a new `kid`.
+ */
+export const KEY_SET_MAX_AGE_MS = 60_000;
+
+/**
+ * A set read on first use (never at module initialisation) and again once it is older than
+ * `KEY_SET_MAX_AGE_MS`; a failed read is retried.
+ */
 const loadedOnce = <T>(read: () => Promise<T>) => {
   let loaded: Promise<T> | undefined;
+  let loadedAt = 0;
   return {
-    load: (): Promise<T> => {
-      loaded ??= read().catch((error: unknown) => {
-        loaded = undefined;
-        throw error;
-      });
+    load: (now: number = Date.now()): Promise<T> => {
+      if (loaded && now - loadedAt > KEY_SET_MAX_AGE_MS) loaded = undefined;
+      if (!loaded) {
+        loadedAt = now;
+        loaded = read().catch((error: unknown) => {
+          loaded = undefined;
+          throw error;
+        });
+      }
       return loaded;
     },
     forget: (): void => {

@@ -32,17 +32,36 @@ export const revokeToken = async (companyId: string, jti: string, now: Date) => 
   if (!token)
     throw new NotFoundError('No token with this jti was minted for the company, or it has expired.');
   const until = acceptedUntilSeconds(token.exp);
+  // Tokens derived from it name it among their ancestors (`anc`), and expire no later than it does.
   await revokeCredential(companyId, jti, now, until);
-  // A root the operator minted also ends the tokens derived from it (they name it as their `src`).
+  // A root the operator minted is also their `src`.
   if (token.src === `jti:${jti}`) await revokeCredential(companyId, token.src, now, until);
   return { jti, expiresAt: new Date(token.exp * 1000).toISOString(), revokedAt: now.toISOString() };
 };
 
-/** Revokes an API key and every token derived from it (each lives at most the longest lifetime). */
+/** Revokes tokens minted that will never be shown (a sync run handed off after minting them). */
+export const revokeMintedTokens = async (
+  companyId: string,
+  tokens: readonly { jti: string; expiresAt: string }[],
+  now: Date,
+): Promise<void> => {
+  for (const { jti, expiresAt } of tokens) {
+    await revokeCredential(
+      companyId,
+      jti,
+      now,
+      acceptedUntilSeconds(Math.ceil(Date.parse(expiresAt) / 1000)),
+    );
+  }
+};
+
+/**
+ * How long after a key's revocation a token derived from it may still be accepted, at most: a warm authorizer
+ * may accept the key for its cache TTL (at most 60 s), a sync run it started may mint until its deadline
+ * (below 29 s), and that token lives the longest lifetime plus the clock skew.
+ */
+const DERIVED_AFTER_REVOCATION_SECONDS = 60 + 29 + JWT_MAX_LIFETIME_SECONDS + 2 * CLOCK_SKEW_SECONDS;
+
+/** Revokes an API key and every token derived from it, the revocation kept while any may be accepted. */
 export const revokeKeyAndDerivedTokens = (companyId: string, keyId: string, now: Date) =>
-  revokeApiKey(
-    companyId,
-    keyId,
-    now,
-    Math.floor(now.getTime() / 1000) + JWT_MAX_LIFETIME_SECONDS + 2 * CLOCK_SKEW_SECONDS,
-  );
+  revokeApiKey(companyId, keyId, now, Math.floor(now.getTime() / 1000) + DERIVED_AFTER_REVOCATION_SECONDS);

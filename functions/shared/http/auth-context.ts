@@ -25,6 +25,7 @@ export const toAuthorizerContext = (auth: AuthContext): Record<string, string> =
   ...(auth.source === undefined ? {} : { source: auth.source }),
   // Allow-list entries hold no space: joined with one.
   ...(auth.tokenIps === undefined ? {} : { tokenIps: auth.tokenIps.join(' ') }),
+  ...(auth.tokenAncestors?.length ? { tokenAncestors: auth.tokenAncestors.join(' ') } : {}),
 });
 
 export const readAuthContext = (event: APIGatewayProxyEvent): AuthContext => {
@@ -51,6 +52,9 @@ export const readAuthContext = (event: APIGatewayProxyEvent): AuthContext => {
     ...(typeof ctx?.source === 'string' && ctx.source !== '' ? { source: ctx.source } : {}),
     ...(typeof ctx?.tokenIps === 'string' && ctx.tokenIps !== ''
       ? { tokenIps: ctx.tokenIps.split(' ') }
+      : {}),
+    ...(typeof ctx?.tokenAncestors === 'string' && ctx.tokenAncestors !== ''
+      ? { tokenAncestors: ctx.tokenAncestors.split(' ') }
       : {}),
   };
 };

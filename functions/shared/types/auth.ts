@@ -17,6 +17,8 @@ export interface AuthContext {
   /** A token's `exp` (epoch seconds) and `ips` allow-list: a token minted for this caller inherits both. */
   tokenExpiresAt?: number;
   tokenIps?: string[];
+  /** A token's ancestors (`anc`): a token minted for this caller names them and the caller. */
+  tokenAncestors?: string[];
   /** The company's resolved monthly allowance of `api_requests` (plan default or override). */
   apiRequestsPerMonth?: number;
   /** The company's resolved largest single upload and total storage allowance, in bytes. */

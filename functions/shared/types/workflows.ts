@@ -78,6 +78,8 @@ export interface RunCaller {
   /** Epoch seconds. */
   expiresAt?: number;
   ips?: string[];
+  /** A token caller's ancestors (`anc`). */
+  ancestors?: string[];
 }
 
 /** The run item: the read model of sync and async runs alike. */

@@ -18,13 +18,14 @@ import type { PlanLimits } from '../../types/plans';
 import type { RunCaller, RunMode, WorkflowDefinition, WorkflowRunRecord } from '../../types/workflows';
 import { companyLimits } from '../company-limits';
 import { validateAgainst } from '../dynadata/json-schema';
+import { revokeMintedTokens } from '../tokens';
 import type { ActionContext } from './actions';
 import { requireWorkflow } from './definitions';
 import { computeOutcome } from './outcome';
 import { toPublicRun } from './public-run';
 import { resolveReferences } from './references';
 import { applyStepResult, newRunState, type RunState, scopeOf } from './run-state';
-import { redactSecrets } from './secrets';
+import { newSecretRegistry, redactSecrets } from './secrets';
 import { runStep, stepBoundMs } from './step-runner';
 
 export { getWorkflowRun, type PublicWorkflowRun, toPublicRun } from './public-run';
@@ -61,6 +62,7 @@ export const runCallerOf = (auth: AuthContext): RunCaller =>
         tokenId: auth.keyId,
         ...(auth.tokenExpiresAt === undefined ? {} : { expiresAt: auth.tokenExpiresAt }),
         ...(auth.tokenIps === undefined ? {} : { ips: auth.tokenIps }),
+        ...(auth.tokenAncestors === undefined ? {} : { ancestors: auth.tokenAncestors }),
       }
     : { source: auth.source ?? auth.keyId };
 
@@ -197,6 +199,16 @@ export const failRun = async (companyId: string, runId: string, message: string)
   }
 };
 
+/** Revokes the tokens this invocation minted (their stand-ins name them) when no answer will show them. */
+const revokeUndelivered = async (run: WorkflowRunRecord, state: RunState): Promise<void> => {
+  const minted = [...state.secrets.values()].flatMap((standIn) =>
+    typeof standIn.jti === 'string' && typeof standIn.expiresAt === 'string'
+      ? [{ jti: standIn.jti, expiresAt: standIn.expiresAt }]
+      : [],
+  );
+  if (minted.length > 0) await revokeMintedTokens(run.companyId, minted, new Date());
+};
+
 const startEngine = async (run: WorkflowRunRecord): Promise<void> => {
   try {
     await startExecution('workflow-run', run.runId, { companyId: run.companyId, runId: run.runId });
@@ -246,7 +258,13 @@ const createRun = async (
     updatedAt: stamp,
   };
   try {
-    await createWorkflowRun(run, limits.workflowRunsPerMonth, now);
+    // The run keeps its input as given in memory (a sync run's steps may use a token passed in); the
+    // stored copy holds no token the platform signed.
+    await createWorkflowRun(
+      { ...run, input: redactSecrets(run.input, newSecretRegistry()) },
+      limits.workflowRunsPerMonth,
+      now,
+    );
   } catch (error) {
     if (!(error instanceof WorkflowRunQuotaError)) throw error;
     throw new AppError('workflow_quota_exceeded', 'The monthly workflow runs of your plan are used up.', {
@@ -303,6 +321,8 @@ const runSync = async (
       state.executionTimeMs = Date.now() - started;
       const handedOffAt = new Date().toISOString();
       await saveWorkflowRunProgress(run, 0, state, new Date(), { handedOffAt, mode: 'async' });
+      // The caller gets 202, never the answer: a token minted so far reaches nobody, so it is revoked.
+      await revokeUndelivered(run, state);
       await startEngine(run);
       logger.info('sync workflow run handed off', { runId: run.runId, cursor: state.cursor });
       return { kind: 'accepted', runId: run.runId };

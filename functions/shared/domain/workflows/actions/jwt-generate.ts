@@ -28,6 +28,7 @@ const sourceOf = (ctx: ActionContext): MintSource | undefined => {
     src: caller.source,
     exp: caller.expiresAt,
     ...(caller.ips ? { ips: caller.ips } : {}),
+    ...(caller.ancestors ? { anc: caller.ancestors } : {}),
     scopes: ctx.callerScopes,
   };
 };
@@ -43,7 +44,8 @@ export const jwtGenerate = defineAction({
       dur: z.number().int().optional(),
       scopes: z.array(z.string()).optional(),
       advanced: z.boolean().optional(),
-      kind: z.string().min(1).max(32).optional(),
+      // Tokens of other kinds (an OAuth connect redirect, …) are the platform's own business, never a tenant's.
+      kind: z.literal('v1').optional(),
     })
     .strict(),
   run: async (input, ctx) => {
