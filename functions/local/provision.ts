@@ -68,13 +68,13 @@ export const ensureTable = async (endpoint: string, region: string, tableName: s
 };
 
 /** Creates the platform bucket in s3rver if it does not exist yet, and sets its CORS rule (as on AWS). */
-export const ensureBucket = async (endpoint: string, region: string, bucketName: string): Promise<void> => {
-  const client = new S3Client({
-    endpoint,
-    region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
+export const ensureBucket = async (
+  endpoint: string,
+  region: string,
+  bucketName: string,
+  credentials: { accessKeyId: string; secretAccessKey: string },
+): Promise<void> => {
+  const client = new S3Client({ endpoint, region, forcePathStyle: true, credentials });
   try {
     await client.send(new HeadBucketCommand({ Bucket: bucketName }));
   } catch {

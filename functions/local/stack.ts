@@ -65,6 +65,24 @@ export const REGION = 'us-east-1';
 const jwtKeysFile = (dataDir: string) => join(dataDir, 'jwt-signing-keys.json');
 const jwtPublicKeysFile = (dataDir: string) => join(dataDir, 'jwt-verification-keys.json');
 const cursorKeyFile = (dataDir: string) => join(dataDir, 'dynadata-cursor-key');
+const s3CredentialsFile = (dataDir: string) => join(dataDir, 's3-credentials.json');
+
+/**
+ * The local S3's access key, generated once (mode 0600) under the data directory: the one key the local S3
+ * knows, as an AWS account's keys are its own (s3rver's built-in public `S3RVER` key is withdrawn), so a
+ * tenant holding a URL learns an access key id, never a secret to sign other requests with.
+ */
+export const ensureS3Credentials = (dataDir: string): { accessKeyId: string; secretAccessKey: string } => {
+  const file = s3CredentialsFile(dataDir);
+  if (!existsSync(file)) {
+    const credentials = {
+      accessKeyId: `LOCAL${randomBytes(8).toString('hex').toUpperCase()}`,
+      secretAccessKey: randomBytes(30).toString('base64url'),
+    };
+    writeFileSync(file, `${JSON.stringify(credentials)}\n`, { mode: 0o600 });
+  }
+  return JSON.parse(readFileSync(file, 'utf8')) as { accessKeyId: string; secretAccessKey: string };
+};
 
 /** The local list-cursor HMAC key, generated once (mode 0600) under the data directory. */
 const ensureCursorKey = (dataDir: string): string => {
@@ -82,6 +100,8 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
   JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
   JWT_PUBLIC_KEYS_FILE: jwtPublicKeysFile(d.dataDir),
   DYNADATA_CURSOR_SECRET: ensureCursorKey(d.dataDir),
+  S3_ACCESS_KEY_ID: ensureS3Credentials(d.dataDir).accessKeyId,
+  S3_SECRET_ACCESS_KEY: ensureS3Credentials(d.dataDir).secretAccessKey,
   // Webhooks and workflow HTTP actions may reach a receiver on this machine when the stack was started with
   // the loopback allowance (never on AWS), but never a port of the stack's own services.
   ALLOW_LOOPBACK_WEBHOOKS: String(d.outbound.allowLoopback),
@@ -179,13 +199,13 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         started.push(s);
         return s;
       }),
-      startS3Local(join(dataDir, 's3'), REGION).then((s) => {
+      startS3Local(join(dataDir, 's3'), REGION, ensureS3Credentials(dataDir)).then((s) => {
         started.push(s);
         return s;
       }),
     ]);
     const streamArn = await ensureTable(dynamodb.endpoint, REGION, tableName);
-    await ensureBucket(s3.endpoint, REGION, bucketName);
+    await ensureBucket(s3.endpoint, REGION, bucketName, ensureS3Credentials(dataDir));
     // The endpoint first, the machines once the runtime environment is set (their task overrides import
     // the worker handlers, which read it).
     const stepFunctions = await startStepFunctionsEmulator({ region: REGION });

@@ -14,6 +14,8 @@ export interface Env {
   /** Endpoint overrides: set only by the local stack (DynamoDB Local, s3rver). */
   dynamodbEndpoint: string | undefined;
   s3Endpoint: string | undefined;
+  /** The local S3's access key (with `S3_ENDPOINT` only: on AWS the function's role signs). */
+  s3Credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
   /** Self-hosted switch that restores writes to the built-in `log_entries` type. Never set on the hosted platform. */
   allowLogEntryWrites: boolean;
   /** How long the authorizer reuses a decision; bounds how late a revocation takes effect (1 to 60 s). */
@@ -114,6 +116,9 @@ const outboundPolicy = (): OutboundPolicy => {
 
 let cached: Env | undefined;
 
+const localS3Credentials = (accessKeyId: string | undefined, secretAccessKey: string | undefined) =>
+  accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined;
+
 export const env = (): Env => {
   cached ??= Object.freeze({
     tableName: required('TABLE_NAME'),
@@ -121,6 +126,7 @@ export const env = (): Env => {
     region: optional('AWS_REGION') ?? optional('AWS_DEFAULT_REGION') ?? 'us-east-1',
     dynamodbEndpoint: optional('DYNAMODB_ENDPOINT'),
     s3Endpoint: optional('S3_ENDPOINT'),
+    s3Credentials: localS3Credentials(optional('S3_ACCESS_KEY_ID'), optional('S3_SECRET_ACCESS_KEY')),
     allowLogEntryWrites: optional('V1_ALLOW_LOG_ENTRY_WRITES') === 'true',
     authorizerCacheTtlSeconds: boundedInteger('AUTHORIZER_CACHE_TTL_SECONDS', 30, 1, 60),
     jwtKeysFile: optional('JWT_KEYS_FILE'),

@@ -118,12 +118,16 @@ const keyIdOf = (url: string) => new URL(url).searchParams.get('X-Amz-Credential
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'signer-rotation-'));
-  s3 = await startS3Local(dataDir);
+  const credentials = {
+    accessKeyId: 'ROTATIONADMIN',
+    secretAccessKey: randomBytes(30).toString('base64url'),
+  };
+  s3 = await startS3Local(dataDir, 'us-east-1', credentials);
   const admin = new S3Client({
     region: 'us-east-1',
     endpoint: s3.endpoint,
     forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    credentials,
   });
   await admin.send(new CreateBucketCommand({ Bucket: BUCKET }));
   await admin.send(new PutObjectCommand({ Bucket: BUCKET, Key: OBJECT, Body: 'quarterly figures' }));

@@ -61,6 +61,13 @@ export default async function setup(project: TestProject) {
       ALLOW_LOOPBACK_WEBHOOKS: String(d.outbound.allowLoopback),
       OUTBOUND_DENIED_LOOPBACK_PORTS: d.outbound.deniedLoopbackPorts.join(','),
       DYNADATA_CURSOR_SECRET: readFileSync(join(dataDir, 'dynadata-cursor-key'), 'utf8').trim(),
+      // The local S3 accepts only the stack's own generated key.
+      ...(() => {
+        const { accessKeyId, secretAccessKey } = JSON.parse(
+          readFileSync(join(dataDir, 's3-credentials.json'), 'utf8'),
+        ) as { accessKeyId: string; secretAccessKey: string };
+        return { S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey };
+      })(),
     },
   });
   return async () => {

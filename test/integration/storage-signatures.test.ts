@@ -157,6 +157,38 @@ describe('local S3: signatures bind a URL to its object', () => {
     });
   });
 
+  it("refuses URLs a tenant signs itself with s3rver's public built-in key, or with the key id its URL shows", async () => {
+    const { GetObjectCommand, ListObjectsV2Command, S3Client } = await import('@aws-sdk/client-s3');
+    const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
+    const shownKeyId = new URL(urlB).searchParams.get('X-Amz-Credential')?.split('/')[0] ?? '';
+    for (const credentials of [
+      { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      { accessKeyId: shownKeyId, secretAccessKey: 'S3RVER' },
+      { accessKeyId: shownKeyId, secretAccessKey: shownKeyId },
+    ]) {
+      const client = new S3Client({
+        region: 'us-east-1',
+        endpoint: originOf(urlB),
+        forcePathStyle: true,
+        credentials,
+      });
+      const get = await getSignedUrl(
+        client,
+        new GetObjectCommand({ Bucket: storedA.bucket, Key: storedA.fullPath }),
+      );
+      const list = await getSignedUrl(
+        client,
+        new ListObjectsV2Command({ Bucket: storedA.bucket, Prefix: `companies/${tenantA.companyId}/` }),
+      );
+      for (const url of [get, list]) {
+        const answer = await send(url);
+        expect(answer.status, `${credentials.accessKeyId}: ${answer.code}`).toBe(403);
+        expect(['InvalidAccessKeyId', 'SignatureDoesNotMatch']).toContain(answer.code);
+      }
+      client.destroy();
+    }
+  });
+
   it('refuses an expired download URL with AccessDenied "Request has expired"', async () => {
     const res = await downloadUrl(tenantA, { fullPath: storedA.fullPath, expiresIn: '1' });
     const url = String(res.json.url);

@@ -19,7 +19,7 @@ import { readSecretString } from './secrets-manager';
  * Checksums are computed only when S3 requires them: presigned PUT URLs then carry no checksum header the
  * uploader would have to reproduce, and s3rver (local stack, `S3_ENDPOINT`) stores streamed bodies as sent.
  */
-const { region, s3Endpoint } = env();
+const { region, s3Endpoint, s3Credentials } = env();
 
 const baseConfig: S3ClientConfig = {
   region,
@@ -29,7 +29,8 @@ const baseConfig: S3ClientConfig = {
     ? {
         endpoint: s3Endpoint,
         forcePathStyle: true,
-        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+        // The local S3's own key (`S3_ACCESS_KEY_ID`), the one key its signature front accepts.
+        ...(s3Credentials ? { credentials: s3Credentials } : {}),
         // s3rver closes idle connections on its own schedule: a reused one can be reset mid-request, and a
         // streamed upload cannot be retried. One connection per request avoids the race.
         requestHandler: { httpAgent: new Agent({ keepAlive: false }) },
