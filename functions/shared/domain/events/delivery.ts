@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
+import { ExecutionAlreadyExistsError, startExecution } from '../../aws/step-functions';
 import { getEvent } from '../../data/events';
 import {
   claimLane,
   finishDelivery,
+  freeLane,
   getDelivery,
   type LaneRef,
   lanePartition,
@@ -10,6 +12,7 @@ import {
   recordRetry,
   releaseLane,
   renewLane,
+  type UnfinishedLane,
 } from '../../data/webhook-deliveries';
 import { getEndpoint, recordEndpointFailure, recordEndpointSuccess } from '../../data/webhook-endpoints';
 import { env } from '../../env';
@@ -26,7 +29,9 @@ import { toPublicEvent } from './events';
  * Retries: on 5xx, 408, 429 and network errors, after min(cap, base × 2^(n-1)) seconds with equal jitter
  * (half fixed, half random), for the retry window (27 h by default) from the first attempt; other answers
  * end the delivery as failed at once. Each attempt signs anew, with the event id as `webhook-id`. An
- * endpoint failing for the disable period (3 days) since its last success is disabled, with the reason.
+ * endpoint tried and failing for the disable period (3 days) since its last success is disabled, with the
+ * reason; a pause longer than the retry cap plus one attempt (no events, a stopped platform) counts as that
+ * much, never more (`recordEndpointFailure`).
  */
 export interface LaneTask extends LaneRef {
   /** The execution: the lane's owner while it holds it. */
@@ -35,9 +40,45 @@ export interface LaneTask extends LaneRef {
 
 const DELIVERY_TIMEOUT_MS = 10_000;
 
+/** A duration as the disable reason states it: seconds or minutes under an hour, then hours. */
+export const spokenDuration = (ms: number): string => {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  const hours = seconds / 3600;
+  return `${Number.isInteger(hours) || hours >= 10 ? Math.floor(hours) : hours.toFixed(1)} h`;
+};
+
 /** The execution name of a delivery: the lane (hashed) and the event, so a repeated start is the same one. */
 export const deliveryExecutionName = (lane: LaneRef, eventId: string) =>
   `${createHash('sha256').update(lanePartition(lane)).digest('hex').slice(0, 24)}-${eventId}`;
+
+/**
+ * Starts the lane's delivery execution for the event just queued (`tag` names a later start for the same
+ * event, such as a resumption): a repeated start by the same name is the same execution, which delivers or
+ * has delivered.
+ */
+export const startLane = async (lane: LaneRef, eventId: string, tag?: string): Promise<void> => {
+  const name = `${deliveryExecutionName(lane, eventId)}${tag ? `-${tag}` : ''}`;
+  try {
+    await startExecution('webhook-delivery', name, { ...lane, owner: name });
+  } catch (error) {
+    if (!(error instanceof ExecutionAlreadyExistsError)) throw error;
+  }
+};
+
+/**
+ * Resumes a lane whose execution is gone (it did not survive a restart): the lane is taken from the gone
+ * owner and a new execution sends its deliveries, oldest first; each ends delivered or failed as always (a
+ * disabled or deleted endpoint fails them with that reason). An empty lane is released. Returns false when
+ * the lane had moved meanwhile (a live owner holds it).
+ */
+export const resumeLane = async (lane: UnfinishedLane, now: Date): Promise<boolean> => {
+  if (!(await freeLane(lane))) return false;
+  const oldest = lane.pending > 0 ? await nextInLane(lane) : undefined;
+  if (oldest) await startLane(lane, oldest, `r${now.getTime().toString(36)}`);
+  return true;
+};
 
 const leaseFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
 
@@ -141,8 +182,10 @@ export const attemptStep = async (
     companyId: task.companyId,
     endpointId: task.endpointId,
     now,
-    disableBefore: new Date(now.getTime() - settings.disableAfterSeconds * 1000),
-    reason: `Deliveries failed for ${Math.round(settings.disableAfterSeconds / 3600)} h or more; last answer: ${answer.status}.`,
+    longestGapMs: settings.retryCapSeconds * 1000 + DELIVERY_TIMEOUT_MS,
+    disableAfterMs: settings.disableAfterSeconds * 1000,
+    reason: (failingMs) =>
+      `Deliveries failed for ${spokenDuration(failingMs)}; last answer: ${answer.status}.`,
   });
   const firstAttemptAt = Date.parse(delivery.firstAttemptAt ?? now.toISOString());
   const windowEnded = now.getTime() - firstAttemptAt >= settings.retryWindowSeconds * 1000;
