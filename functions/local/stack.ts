@@ -100,43 +100,47 @@ const ensureCursorKey = (dataDir: string): string => {
 };
 
 /** Points the runtime modules at the local services; must run before any of them is imported. */
-export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pid' | 'startedAt'>) => ({
-  ...Object.fromEntries(
-    Object.entries(d.stateMachineArns).map(([name, arn]) => [stateMachineArnVariable(name), arn]),
-  ),
-  SFN_ENDPOINT: d.stepFunctionsEndpoint,
-  JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
-  JWT_PUBLIC_KEYS_FILE: jwtPublicKeysFile(d.dataDir),
-  DYNADATA_CURSOR_SECRET: ensureCursorKey(d.dataDir),
-  // Webhooks and workflow HTTP actions may reach a receiver on this machine when the stack was started with
-  // the loopback allowance (never on AWS), but never a port of the stack's own services.
-  ALLOW_LOOPBACK_WEBHOOKS: String(d.outbound.allowLoopback),
-  OUTBOUND_DENIED_LOOPBACK_PORTS: d.outbound.deniedLoopbackPorts.join(','),
-  // Event deliveries retry within seconds, and give up and disable endpoints within minutes, here.
-  WEBHOOK_RETRY_BASE_SECONDS: String(d.webhooks.retryBaseSeconds),
-  WEBHOOK_RETRY_CAP_SECONDS: String(d.webhooks.retryCapSeconds),
-  WEBHOOK_RETRY_WINDOW_SECONDS: String(d.webhooks.retryWindowSeconds),
-  WEBHOOK_DISABLE_AFTER_SECONDS: String(d.webhooks.disableAfterSeconds),
-  WEBHOOK_LEASE_SECONDS: '10',
-  // Transcriptions run on pocketsphinx (Debian's en-US model) in place of Amazon Transcribe.
-  TRANSCRIPTION_ENGINE: 'pocketsphinx',
-  // Speech is synthesized by espeak-ng and encoded by ffmpeg in place of Amazon Polly.
-  SPEECH_ENGINE: 'espeak-ng',
-  TABLE_NAME: d.tableName,
-  BUCKET_NAME: d.bucketName,
-  AWS_REGION: d.region,
-  DYNAMODB_ENDPOINT: d.dynamodbEndpoint,
-  S3_ENDPOINT: d.s3Endpoint,
-  AWS_ACCESS_KEY_ID: 'local',
-  AWS_SECRET_ACCESS_KEY: 'local',
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  // No X-Ray daemon and no CloudWatch here: no trace segments (Powertools also traces only inside Lambda),
-  // and no EMF metric lines in the stack's output. Manual mode keeps the X-Ray SDK from installing its
-  // async-hooks context on load, which makes every await of the process many times slower.
-  POWERTOOLS_TRACE_ENABLED: 'false',
-  AWS_XRAY_MANUAL_MODE: 'true',
-  POWERTOOLS_METRICS_DISABLED: 'true',
-});
+export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pid' | 'startedAt'>) => {
+  // A stack file written before the timing was an option has none: the defaults were in force.
+  const webhooks: WebhookTiming = { ...LOCAL_WEBHOOK_TIMING, ...d.webhooks };
+  return {
+    ...Object.fromEntries(
+      Object.entries(d.stateMachineArns).map(([name, arn]) => [stateMachineArnVariable(name), arn]),
+    ),
+    SFN_ENDPOINT: d.stepFunctionsEndpoint,
+    JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
+    JWT_PUBLIC_KEYS_FILE: jwtPublicKeysFile(d.dataDir),
+    DYNADATA_CURSOR_SECRET: ensureCursorKey(d.dataDir),
+    // Webhooks and workflow HTTP actions may reach a receiver on this machine when the stack was started with
+    // the loopback allowance (never on AWS), but never a port of the stack's own services.
+    ALLOW_LOOPBACK_WEBHOOKS: String(d.outbound.allowLoopback),
+    OUTBOUND_DENIED_LOOPBACK_PORTS: d.outbound.deniedLoopbackPorts.join(','),
+    // Event deliveries retry within seconds, and give up and disable endpoints within minutes, here.
+    WEBHOOK_RETRY_BASE_SECONDS: String(webhooks.retryBaseSeconds),
+    WEBHOOK_RETRY_CAP_SECONDS: String(webhooks.retryCapSeconds),
+    WEBHOOK_RETRY_WINDOW_SECONDS: String(webhooks.retryWindowSeconds),
+    WEBHOOK_DISABLE_AFTER_SECONDS: String(webhooks.disableAfterSeconds),
+    WEBHOOK_LEASE_SECONDS: '10',
+    // Transcriptions run on pocketsphinx (Debian's en-US model) in place of Amazon Transcribe.
+    TRANSCRIPTION_ENGINE: 'pocketsphinx',
+    // Speech is synthesized by espeak-ng and encoded by ffmpeg in place of Amazon Polly.
+    SPEECH_ENGINE: 'espeak-ng',
+    TABLE_NAME: d.tableName,
+    BUCKET_NAME: d.bucketName,
+    AWS_REGION: d.region,
+    DYNAMODB_ENDPOINT: d.dynamodbEndpoint,
+    S3_ENDPOINT: d.s3Endpoint,
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // No X-Ray daemon and no CloudWatch here: no trace segments (Powertools also traces only inside Lambda),
+    // and no EMF metric lines in the stack's output. Manual mode keeps the X-Ray SDK from installing its
+    // async-hooks context on load, which makes every await of the process many times slower.
+    POWERTOOLS_TRACE_ENABLED: 'false',
+    AWS_XRAY_MANUAL_MODE: 'true',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  };
+};
 
 /**
  * The local JWT key sets under the data directory: the signing set (mode 0600), generated on first start, and
