@@ -4,7 +4,7 @@ import { failTranscriptionJob, transcriptionJobs } from '../shared/data/transcri
 import { listUnfinishedTranscodeJobs } from '../shared/data/unfinished-transcode-jobs';
 import { listUnfinishedLanes } from '../shared/data/webhook-deliveries';
 import { listUnfinishedWorkflowRuns } from '../shared/data/workflow-runs';
-import { resumeLane } from '../shared/domain/events/delivery';
+import { resumeLane } from '../shared/domain/events/lanes';
 import { failRun, resumeWorkflowRun } from '../shared/domain/workflows/runs';
 import { ERROR_CODES as TRANSCODE_ERRORS } from '../workers/transcode/errors';
 import { ERROR_CODES as TRANSCRIPTION_ERRORS } from '../workers/transcription/errors';

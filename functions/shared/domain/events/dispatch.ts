@@ -7,8 +7,8 @@ import { USAGE_THRESHOLDS } from '../../types/events';
 import type { MeterName } from '../../types/meters';
 import type { PlanLimits } from '../../types/plans';
 import { companyLimits } from '../company-limits';
-import { startLane } from './delivery';
 import { subscribes } from './endpoints';
+import { startLane } from './lanes';
 
 /**
  * The dispatcher: what the table's stream feeds (on AWS a Lambda event source; locally a poller of
