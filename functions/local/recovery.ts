@@ -60,8 +60,7 @@ const settle = async (
   }
 };
 
-export const INTERRUPTED_SYNC_RUN =
-  'The run was interrupted by a restart of the platform; run the workflow again.';
+const INTERRUPTED_SYNC_RUN = 'The run was interrupted by a restart of the platform; run the workflow again.';
 
 export const UNFINISHED_WORK: readonly UnfinishedWork[] = [
   work('transcodes', listUnfinishedTranscodeJobs, (job, now) =>
