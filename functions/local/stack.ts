@@ -35,7 +35,31 @@ export interface LocalStackOptions {
   onAccessLog?: (record: AccessLogRecord) => void;
   /** Feed the log shipper (log_entries, compute meter) as on AWS; default true. */
   shipLogs?: boolean;
+  /** Webhook retry and disable windows; each defaults to `LOCAL_WEBHOOK_TIMING`'s. */
+  webhooks?: Partial<WebhookTiming>;
+  /** Told what start-up recovery resumed or settled, by kind of work. */
+  onRecovered?: (counts: Record<string, Record<string, number>>) => void;
 }
+
+/** How webhook deliveries retry and when a failing endpoint is disabled, in seconds. */
+export interface WebhookTiming {
+  retryBaseSeconds: number;
+  retryCapSeconds: number;
+  retryWindowSeconds: number;
+  disableAfterSeconds: number;
+}
+
+/**
+ * Local webhook timing: retries within seconds, an endpoint disabled after two minutes of being tried and
+ * failing. A stop of the stack counts at most one retry interval (the cap plus one attempt's 10 s) towards
+ * that, so a restart does not disable an endpoint that was mid-delivery.
+ */
+export const LOCAL_WEBHOOK_TIMING: WebhookTiming = {
+  retryBaseSeconds: 1,
+  retryCapSeconds: 5,
+  retryWindowSeconds: 600,
+  disableAfterSeconds: 120,
+};
 
 export interface StackDescription {
   apiUrl: string;
@@ -49,6 +73,8 @@ export interface StackDescription {
   region: string;
   /** What outbound requests of tenants may reach besides public addresses (`env().outbound`). */
   outbound: { allowLoopback: boolean; deniedLoopbackPorts: number[] };
+  /** Webhook retry and disable windows (`npm start` options). */
+  webhooks: WebhookTiming;
   dataDir: string;
   pid: number;
   startedAt: string;
@@ -92,45 +118,49 @@ const ensureCursorKey = (dataDir: string): string => {
 };
 
 /** Points the runtime modules at the local services; must run before any of them is imported. */
-export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pid' | 'startedAt'>) => ({
-  ...Object.fromEntries(
-    Object.entries(d.stateMachineArns).map(([name, arn]) => [stateMachineArnVariable(name), arn]),
-  ),
-  SFN_ENDPOINT: d.stepFunctionsEndpoint,
-  JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
-  JWT_PUBLIC_KEYS_FILE: jwtPublicKeysFile(d.dataDir),
-  DYNADATA_CURSOR_SECRET: ensureCursorKey(d.dataDir),
-  S3_ACCESS_KEY_ID: ensureS3Credentials(d.dataDir).accessKeyId,
-  S3_SECRET_ACCESS_KEY: ensureS3Credentials(d.dataDir).secretAccessKey,
-  // Webhooks and workflow HTTP actions may reach a receiver on this machine when the stack was started with
-  // the loopback allowance (never on AWS), but never a port of the stack's own services.
-  ALLOW_LOOPBACK_WEBHOOKS: String(d.outbound.allowLoopback),
-  OUTBOUND_DENIED_LOOPBACK_PORTS: d.outbound.deniedLoopbackPorts.join(','),
-  // Event deliveries retry within seconds, and give up and disable endpoints within a minute, here.
-  WEBHOOK_RETRY_BASE_SECONDS: '1',
-  WEBHOOK_RETRY_CAP_SECONDS: '2',
-  WEBHOOK_RETRY_WINDOW_SECONDS: '60',
-  WEBHOOK_DISABLE_AFTER_SECONDS: '8',
-  WEBHOOK_LEASE_SECONDS: '10',
-  // Transcriptions run on pocketsphinx (Debian's en-US model) in place of Amazon Transcribe.
-  TRANSCRIPTION_ENGINE: 'pocketsphinx',
-  // Speech is synthesized by espeak-ng and encoded by ffmpeg in place of Amazon Polly.
-  SPEECH_ENGINE: 'espeak-ng',
-  TABLE_NAME: d.tableName,
-  BUCKET_NAME: d.bucketName,
-  AWS_REGION: d.region,
-  DYNAMODB_ENDPOINT: d.dynamodbEndpoint,
-  S3_ENDPOINT: d.s3Endpoint,
-  AWS_ACCESS_KEY_ID: 'local',
-  AWS_SECRET_ACCESS_KEY: 'local',
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  // No X-Ray daemon and no CloudWatch here: no trace segments (Powertools also traces only inside Lambda),
-  // and no EMF metric lines in the stack's output. Manual mode keeps the X-Ray SDK from installing its
-  // async-hooks context on load, which makes every await of the process many times slower.
-  POWERTOOLS_TRACE_ENABLED: 'false',
-  AWS_XRAY_MANUAL_MODE: 'true',
-  POWERTOOLS_METRICS_DISABLED: 'true',
-});
+export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pid' | 'startedAt'>) => {
+  // A stack file written before the timing was an option has none: the defaults were in force.
+  const webhooks: WebhookTiming = { ...LOCAL_WEBHOOK_TIMING, ...d.webhooks };
+  return {
+    ...Object.fromEntries(
+      Object.entries(d.stateMachineArns).map(([name, arn]) => [stateMachineArnVariable(name), arn]),
+    ),
+    SFN_ENDPOINT: d.stepFunctionsEndpoint,
+    JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
+    JWT_PUBLIC_KEYS_FILE: jwtPublicKeysFile(d.dataDir),
+    DYNADATA_CURSOR_SECRET: ensureCursorKey(d.dataDir),
+    S3_ACCESS_KEY_ID: ensureS3Credentials(d.dataDir).accessKeyId,
+    S3_SECRET_ACCESS_KEY: ensureS3Credentials(d.dataDir).secretAccessKey,
+    // Webhooks and workflow HTTP actions may reach a receiver on this machine when the stack was started with
+    // the loopback allowance (never on AWS), but never a port of the stack's own services.
+    ALLOW_LOOPBACK_WEBHOOKS: String(d.outbound.allowLoopback),
+    OUTBOUND_DENIED_LOOPBACK_PORTS: d.outbound.deniedLoopbackPorts.join(','),
+    // Event deliveries retry within seconds, and give up and disable endpoints within minutes, here.
+    WEBHOOK_RETRY_BASE_SECONDS: String(webhooks.retryBaseSeconds),
+    WEBHOOK_RETRY_CAP_SECONDS: String(webhooks.retryCapSeconds),
+    WEBHOOK_RETRY_WINDOW_SECONDS: String(webhooks.retryWindowSeconds),
+    WEBHOOK_DISABLE_AFTER_SECONDS: String(webhooks.disableAfterSeconds),
+    WEBHOOK_LEASE_SECONDS: '10',
+    // Transcriptions run on pocketsphinx (Debian's en-US model) in place of Amazon Transcribe.
+    TRANSCRIPTION_ENGINE: 'pocketsphinx',
+    // Speech is synthesized by espeak-ng and encoded by ffmpeg in place of Amazon Polly.
+    SPEECH_ENGINE: 'espeak-ng',
+    TABLE_NAME: d.tableName,
+    BUCKET_NAME: d.bucketName,
+    AWS_REGION: d.region,
+    DYNAMODB_ENDPOINT: d.dynamodbEndpoint,
+    S3_ENDPOINT: d.s3Endpoint,
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // No X-Ray daemon and no CloudWatch here: no trace segments (Powertools also traces only inside Lambda),
+    // and no EMF metric lines in the stack's output. Manual mode keeps the X-Ray SDK from installing its
+    // async-hooks context on load, which makes every await of the process many times slower.
+    POWERTOOLS_TRACE_ENABLED: 'false',
+    AWS_XRAY_MANUAL_MODE: 'true',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  };
+};
 
 /**
  * The local JWT key sets under the data directory: the signing set (mode 0600), generated on first start, and
@@ -227,10 +257,18 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         allowLoopback: options.allowLoopbackOutbound ?? false,
         deniedLoopbackPorts: [...new Set([...ownPorts, gatewayPort.port])].sort((a, b) => a - b),
       },
+      webhooks: { ...LOCAL_WEBHOOK_TIMING, ...options.webhooks },
     };
     ensureJwtKeys(dataDir, new Date());
     Object.assign(process.env, localRuntimeEnvironment({ ...services, dataDir }));
     stepFunctions.addMachines(await loadLocalStateMachines(REGION));
+
+    const { seedLocalData } = await import('./seed');
+    const demo = await seedLocalData(dataDir, new Date());
+    // Work the previous run left unfinished (its executions are gone) is resumed or settled, before the
+    // stream hands over what it had not yet: a lane is freed only while no new execution can hold it.
+    const recovered = await (await import('./recovery')).recoverUnfinishedWork(new Date());
+    options.onRecovered?.(recovered);
 
     // The table's stream feeds the event dispatcher, as the Lambda event source does on AWS.
     const { startEventStream } = await import('./event-stream');
@@ -243,13 +281,6 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     });
     started.push(eventStream);
 
-    const { seedLocalData } = await import('./seed');
-    const demo = await seedLocalData(dataDir, new Date());
-    // Media transforms: jobs left unfinished by the previous run become failed/interrupted (retryable).
-    await (await import('./transcode-recovery')).markInterruptedTranscodes(new Date());
-    await (await import('./transcription-recovery')).markInterruptedTranscriptions(new Date());
-    // Event deliveries: lanes held by executions of the previous run are released and resumed.
-    await (await import('./webhook-recovery')).resumeWebhookDeliveries(new Date());
     const { startGateway } = await import('./gateway');
     const authorizer = (await import('../authorizer/index')).handler;
     const { shipAccessLogRecords } = await import('../log-shipper/ship');

@@ -58,6 +58,10 @@ export const INDEX_PARTITIONS = {
   /** `TRANSCODE#UNFINISHED`, `TRANSCRIPTION#UNFINISHED`: unfinished jobs of every company. */
   unfinishedTranscodes: 'TRANSCODE#UNFINISHED',
   unfinishedTranscriptions: 'TRANSCRIPTION#UNFINISHED',
+  /** `WFRUN#UNFINISHED`: running workflow runs of every company. */
+  unfinishedWorkflowRuns: 'WFRUN#UNFINISHED',
+  /** `WHLANE#UNFINISHED`: webhook lanes with deliveries to send, of every company. */
+  unfinishedWebhookLanes: 'WHLANE#UNFINISHED',
 } as const;
 
 export type TablePartition = keyof typeof TABLE_PARTITIONS;

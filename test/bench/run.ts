@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,9 @@ import { measureImportTime, synthesizeBundles } from './bundles';
  *  2. DynamoDB requests per call of each implemented route, counted at the SDK client,
  *  3. throughput of GET /v1/self through the local gateway vs the same handlers invoked in-process,
  *  4. workflows (`./workflows.ts`; `npm run bench -- workflows` runs only this part),
- *  5. events: the DynamoDB cost of a job's event, and deliveries per second (`npm run bench -- events`).
+ *  5. events: the DynamoDB cost of a job's event, and deliveries per second (`npm run bench -- events`),
+ *  6. start-up of the local stack with an empty table and with 100,000 audit entries (`./startup.ts`, its
+ *     own process; `npm run bench -- startup` runs only this part).
  * `npm run bench -- mcp` runs the bundles and the MCP tool calls against their routes, and no more
  * (`-- --skip-bundles mcp`: the tool calls only).
  * Everything listens on loopback and stops at the end; request loops are bounded.
@@ -39,6 +42,7 @@ const transcriptionsOnly = process.argv.includes('transcriptions');
 const workflowsOnly = process.argv.includes('workflows');
 const mcpOnly = process.argv.includes('mcp');
 const eventsOnly = process.argv.includes('events');
+const startupOnly = process.argv.includes('startup');
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 7);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = 16;
@@ -47,6 +51,22 @@ const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 const section = (title: string) => process.stdout.write(`\n== ${title}\n`);
+
+/** Start-up of the local stack (`./startup.ts`), in a process of its own: it points the data modules at it. */
+const benchStartup = async () => {
+  section('Local stack start-up');
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test', 'bench', 'startup.ts')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`the start-up bench exited with ${code}`);
+};
+
+if (startupOnly) {
+  await benchStartup();
+  process.exit();
+}
 
 if (!skipBundles && !transcriptionsOnly && !workflowsOnly && !eventsOnly) {
   const { bundles, cleanup } = synthesizeBundles(root);
@@ -330,3 +350,5 @@ try {
   await stack.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
+
+await benchStartup();

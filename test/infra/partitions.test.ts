@@ -33,10 +33,12 @@ beforeAll(async () => {
   );
   const { transcriptionJobs } = await import('../../functions/shared/data/transcription-jobs');
   const { workflowPartition } = await import('../../functions/shared/data/workflows');
-  const { workflowRunKey } = await import('../../functions/shared/data/workflow-runs');
+  const { workflowRunKey, unfinishedRunIndexKey } = await import('../../functions/shared/data/workflow-runs');
   const { eventKey } = await import('../../functions/shared/data/events');
   const { endpointKey } = await import('../../functions/shared/data/webhook-endpoints');
-  const { lanePartition } = await import('../../functions/shared/data/webhook-deliveries');
+  const { lanePartition, unfinishedLaneIndexKey } = await import(
+    '../../functions/shared/data/webhook-deliveries'
+  );
   vi.unstubAllEnvs();
   const co = newCompanyId();
   tableKeys = {
@@ -64,6 +66,9 @@ beforeAll(async () => {
     apiKeyList: apiKeyListKey(co, '', '').gsi1pk,
     unfinishedTranscodes: UNFINISHED_INDEX_PARTITION,
     unfinishedTranscriptions: transcriptionJobs.unfinishedIndexKey(co, 'tr_1').gsi1pk,
+    unfinishedWorkflowRuns: unfinishedRunIndexKey(co, 'wr_1').gsi1pk,
+    unfinishedWebhookLanes: unfinishedLaneIndexKey({ companyId: co, endpointId: 'we_1', resourceId: 'tc_1' })
+      .gsi1pk,
   };
 });
 

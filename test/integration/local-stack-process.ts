@@ -22,16 +22,29 @@ export const AUTHORIZER_CACHE_TTL_SECONDS = 1;
 export const WORKFLOW_SYNC_DEADLINE_MS = 16_000;
 
 /**
+ * Webhook timing of the stacks under test: retries 1–2 s apart, endpoints disabled after 8 s of failures,
+ * so a test sees an endpoint disabled within seconds. A test may pass its own (`startStackProcess`).
+ */
+export const TEST_WEBHOOK_TIMING = [
+  '--webhook-retry-cap=2s',
+  '--webhook-retry-window=60s',
+  '--webhook-disable-after=8s',
+] as const;
+
+/**
  * Starts `bin/local.ts` (what `npm start` runs) as a child process on a random port with the given data
  * directory, and waits until it has written its stack file. The child stops when this process goes away.
  * The tests' webhook receivers and HTTP targets listen on loopback: the stack is started with the loopback
  * allowance (the stack's own ports stay refused).
  */
-export const startStackProcess = async (dataDir: string): Promise<StackProcess> => {
+export const startStackProcess = async (
+  dataDir: string,
+  webhookTiming: readonly string[] = TEST_WEBHOOK_TIMING,
+): Promise<StackProcess> => {
   const stackFile = join(dataDir, 'stack.json');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'bin/local.ts', '--allow-loopback-outbound', '--exit-with-parent'],
+    ['--import', 'tsx', 'bin/local.ts', '--allow-loopback-outbound', '--exit-with-parent', ...webhookTiming],
     {
       cwd: root,
       env: {

@@ -269,8 +269,11 @@ describe('Transcriptions interrupted by a restart', () => {
     const running = await seedJob(tenant.companyId, 'transcribing');
     expect(running.leaseUntil).toBeDefined();
     expect(await queueOf(tenant.companyId)).toBe(2);
-    const { markInterruptedTranscriptions } = await import('../../functions/local/transcription-recovery');
-    expect(await markInterruptedTranscriptions(new Date())).toBeGreaterThanOrEqual(2);
+    // Only this kind: the shared stack's other work is live.
+    const { recoverUnfinishedWork, UNFINISHED_WORK } = await import('../../functions/local/recovery');
+    const kinds = UNFINISHED_WORK.filter((k) => k.name === 'transcriptions');
+    const counts = await recoverUnfinishedWork(new Date(), kinds);
+    expect(counts.transcriptions?.failed).toBeGreaterThanOrEqual(2);
     for (const id of [pending.jobId, running.jobId]) {
       const job = await getJob(tenant.apiKey, id);
       expect(job).toMatchObject({ status: 'failed', error: { code: 'interrupted' } });

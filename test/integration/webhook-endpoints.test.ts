@@ -199,6 +199,8 @@ describe('webhook endpoints', () => {
     );
     expect(endpoint.status).toBe('disabled');
     expect(endpoint.disabledReason).toContain('500');
+    // The time it was tried and failing, in seconds (the stacks under test disable after 8 s).
+    expect(endpoint.disabledReason).toMatch(/^Deliveries failed for \d+ s; /);
     expectProblem(
       await call('POST', `/v1/webhooks/${id}/test`, { headers: t.headers }),
       409,

@@ -17,6 +17,8 @@ export interface Received {
 
 export const startReceiver = async () => {
   const received: Received[] = [];
+  /** Requests as they arrive (before their answer): `{path, at}`. */
+  const arrived: { path: string; at: number }[] = [];
   const statuses = new Map<string, number[]>();
   const delays = new Map<string, number>();
   const inFlight = new Map<string, number>();
@@ -28,6 +30,7 @@ export const startReceiver = async () => {
     });
     req.on('end', () => {
       const path = req.url ?? '/';
+      arrived.push({ path, at: Date.now() });
       let json: Received['json'];
       try {
         json = JSON.parse(body) as Received['json'];
@@ -57,6 +60,8 @@ export const startReceiver = async () => {
     delay: (path: string, ms: number) => delays.set(path, ms),
     maxInFlightPerResource: () => maxInFlightPerResource,
     of: (path: string) => received.filter((r) => r.path === path),
+    /** Requests of `path` that arrived, answered or not. */
+    arrivals: (path: string) => arrived.filter((r) => r.path === path),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 };

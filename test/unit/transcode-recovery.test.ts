@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { markInterruptedTranscodes } from '../../functions/local/transcode-recovery';
+import { recoverUnfinishedWork, UNFINISHED_WORK } from '../../functions/local/recovery';
 import {
   failTranscodeJob,
   type TranscodeJobRecord,
@@ -27,7 +27,10 @@ describe('local start-up recovery of interrupted transcodes', () => {
     vi.mocked(failTranscodeJob).mockImplementation(async ({ job: { jobId } }) => {
       if (jobId === 'tc_2') throw new TranscodeTransitionRefusedError(jobId, 'failed');
     });
-    await expect(markInterruptedTranscodes(now)).resolves.toBe(2);
+    const transcodes = UNFINISHED_WORK.filter((k) => k.name === 'transcodes');
+    await expect(recoverUnfinishedWork(now, transcodes)).resolves.toEqual({
+      transcodes: { failed: 2, moved: 1, resumed: 0 },
+    });
     expect(failTranscodeJob).toHaveBeenCalledTimes(3);
     expect(failTranscodeJob).toHaveBeenCalledWith({
       job: job('tc_1'),

@@ -1,4 +1,4 @@
-import { GetCommand, paginateQuery, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { countBilledUnits, countJobTransition } from '../logger';
 import type { JobType } from '../metric-names';
 import type { MeterName } from '../types/meters';
@@ -6,7 +6,7 @@ import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { eventItem } from './events';
 import { type JobTransition, jobTransitionUpdate } from './job-transition';
-import { TABLE_SHAPE } from './table';
+import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from './sparse-index';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { applyChange, type Change } from './update-expression';
 import { addToMeterItem } from './usage-meters';
@@ -91,8 +91,6 @@ export interface MoveOptions<S extends string> extends Pick<JobTransition, 'chan
   from: readonly S[];
 }
 
-const INDEX_ATTRIBUTES = ['gsi1pk', 'gsi1sk'] as const;
-
 /** Cancellation code of the transaction item at `index`, when `error` is a cancelled transaction. */
 const cancellationCode = (error: unknown, index: number): string | undefined =>
   cancellationReasons(error)?.[index]?.Code;
@@ -104,10 +102,8 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
   const jobKey = (companyId: string, jobId: string) => ({ pk: partition(companyId), sk: `JOB#${jobId}` });
   const queueKey = (companyId: string) => ({ pk: partition(companyId), sk: 'QUEUE' });
   const reuseKey = (companyId: string, key: string) => ({ pk: partition(companyId), sk: `REUSE#${key}` });
-  const unfinishedIndexKey = (companyId: string, jobId: string) => ({
-    gsi1pk: unfinishedIndexPartition,
-    gsi1sk: `${companyId}#${jobId}`,
-  });
+  const unfinishedIndexKey = (companyId: string, jobId: string) =>
+    sparseIndexKey(unfinishedIndexPartition, `${companyId}#${jobId}`);
 
   const toJob = (item: Record<string, unknown>): R => {
     const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...record } = item;
@@ -361,20 +357,8 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
   };
 
   /** Unfinished jobs of every company, from the sparse index partition (never a request path). */
-  const listUnfinished = async (): Promise<R[]> => {
-    const jobs: R[] = [];
-    const pages = paginateQuery(
-      { client: ddb },
-      {
-        TableName: tableName(),
-        IndexName: TABLE_SHAPE.gsi1.indexName,
-        KeyConditionExpression: 'gsi1pk = :p',
-        ExpressionAttributeValues: { ':p': unfinishedIndexPartition },
-      },
-    );
-    for await (const page of pages) jobs.push(...(page.Items ?? []).map(toJob));
-    return jobs;
-  };
+  const listUnfinished = async (): Promise<R[]> =>
+    (await listSparsePartition(unfinishedIndexPartition)).map(toJob);
 
   /** The job, for a batch read. */
   const jobEntry = (companyId: string, jobId: string): BatchEntry<R> => ({

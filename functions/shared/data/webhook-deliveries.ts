@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { eventExpiry, eventPartition } from './events';
+import { listSparsePartition, sparseIndexKey } from './sparse-index';
 import { transactUnlessFailed } from './transactions';
 
 /**
@@ -14,6 +15,9 @@ import { transactUnlessFailed } from './transactions';
  *   entry per pending delivery. Entries sort by event id, i.e. by creation time. Only the lane's owner sends,
  *   oldest entry first, so at most one delivery is in flight per endpoint and resource and a consumer sees a
  *   resource's events in order.
+ * - A lane with deliveries to send is in the sparse index partition `gsi1pk = WHLANE#UNFINISHED` from the
+ *   enqueue until its owner releases it empty, so lanes whose execution died are found without reading
+ *   history (the local stack's start-up resumes them).
  */
 export interface LaneRef {
   companyId: string;
@@ -25,6 +29,29 @@ export const lanePartition = (lane: LaneRef) =>
   `CO#${lane.companyId}#WHLANE#${lane.endpointId}#${lane.resourceId}`;
 const laneKey = (lane: LaneRef) => ({ pk: lanePartition(lane), sk: 'LANE' });
 const entryKey = (lane: LaneRef, eventId: string) => ({ pk: lanePartition(lane), sk: `Q#${eventId}` });
+/** The sparse `gsi1` partition of lanes with deliveries to send (`sparse-index.ts`). */
+export const UNFINISHED_LANES_PARTITION = 'WHLANE#UNFINISHED';
+export const unfinishedLaneIndexKey = (lane: LaneRef) =>
+  sparseIndexKey(UNFINISHED_LANES_PARTITION, lanePartition(lane));
+/** A delivery queued: one more pending, the lane's identity and its place in the unfinished partition. */
+const laneEnqueueItem = (lane: LaneRef) => ({
+  Update: {
+    TableName: tableName(),
+    Key: laneKey(lane),
+    UpdateExpression:
+      'ADD pending :one SET entity = :entity, companyId = :co, endpointId = :ep, resourceId = :res, ' +
+      'gsi1pk = :g1, gsi1sk = :g2',
+    ExpressionAttributeValues: {
+      ':one': 1,
+      ':entity': 'webhook_lane',
+      ':co': lane.companyId,
+      ':ep': lane.endpointId,
+      ':res': lane.resourceId,
+      ':g1': unfinishedLaneIndexKey(lane).gsi1pk,
+      ':g2': unfinishedLaneIndexKey(lane).gsi1sk,
+    },
+  },
+});
 const laneCountItem = (lane: LaneRef, delta: number) => ({
   Update: {
     TableName: tableName(),
@@ -99,7 +126,7 @@ export const enqueueDelivery = (options: {
           Item: { ...entryKey(lane, eventId), entity: 'webhook_lane_entry', eventId },
         },
       },
-      laneCountItem(lane, 1),
+      laneEnqueueItem(lane),
     ],
     0,
   );
@@ -185,10 +212,51 @@ export const releaseLane = async (lane: LaneRef, owner: string): Promise<boolean
       new UpdateCommand({
         TableName: tableName(),
         Key: laneKey(lane),
-        UpdateExpression: 'REMOVE #owner, leaseUntil',
+        UpdateExpression: 'REMOVE #owner, leaseUntil, gsi1pk, gsi1sk',
         ConditionExpression: '#owner = :owner AND pending <= :zero',
         ExpressionAttributeNames: { '#owner': 'owner' },
         ExpressionAttributeValues: { ':owner': owner, ':zero': 0 },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+};
+
+/** A lane found in the unfinished partition: who held it (if anyone) and how many deliveries wait. */
+export interface UnfinishedLane extends LaneRef {
+  owner?: string;
+  pending: number;
+}
+
+/** Lanes with deliveries to send, of every company (never a request path). */
+export const listUnfinishedLanes = async (): Promise<UnfinishedLane[]> =>
+  (await listSparsePartition(UNFINISHED_LANES_PARTITION)).map((item) => ({
+    companyId: String(item.companyId),
+    endpointId: String(item.endpointId),
+    resourceId: String(item.resourceId),
+    pending: Number(item.pending ?? 0),
+    ...(typeof item.owner === 'string' ? { owner: item.owner } : {}),
+  }));
+
+/**
+ * Takes the lane away from an owner that is gone (its execution did not survive a restart), when that owner
+ * (or none) still holds it: an empty lane leaves the unfinished partition, a lane with deliveries is left
+ * free for a new owner. False when the lane moved meanwhile (another owner holds it).
+ */
+export const freeLane = async (lane: UnfinishedLane): Promise<boolean> => {
+  const empty = lane.pending <= 0;
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: laneKey(lane),
+        UpdateExpression: `REMOVE #owner, leaseUntil${empty ? ', gsi1pk, gsi1sk' : ''}`,
+        ConditionExpression: `${lane.owner ? '#owner = :owner' : 'attribute_not_exists(#owner)'} AND pending ${empty ? '<=' : '>'} :zero`,
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':zero': 0, ...(lane.owner ? { ':owner': lane.owner } : {}) },
       }),
     );
     return true;

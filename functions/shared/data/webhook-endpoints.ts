@@ -8,7 +8,10 @@ import { transactUnlessFailed } from './transactions';
  * plan's cap), so concurrent creations cannot pass it.
  *
  * An endpoint is `enabled` or `disabled` (with `disabledReason`): deliveries that keep failing for the
- * disable period disable it. `failingSince` is the first failed attempt since the last success.
+ * disable period disable it. `failingSince` is the first failed attempt since the last success; `failingMs`
+ * is how long it has been tried and failing since then: each failure adds the time since the previous one
+ * (`lastFailedAt`), at most the longest a failing endpoint waits between two tries, so time in which no one
+ * tried it (no events, a stopped platform) does not count.
  */
 export const webhookPartition = (companyId: string) => `CO#${companyId}#WEBHOOK`;
 export const endpointKey = (companyId: string, endpointId: string) => ({
@@ -28,6 +31,8 @@ export interface WebhookEndpointRecord {
   disabledReason?: string;
   disabledAt?: string;
   failingSince?: string;
+  failingMs?: number;
+  lastFailedAt?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -115,7 +120,7 @@ export const recordEndpointSuccess = async (companyId: string, endpointId: strin
       new UpdateCommand({
         TableName: tableName(),
         Key: endpointKey(companyId, endpointId),
-        UpdateExpression: 'REMOVE failingSince',
+        UpdateExpression: 'REMOVE failingSince, failingMs, lastFailedAt',
         ConditionExpression: 'attribute_exists(failingSince)',
       }),
     );
@@ -125,35 +130,44 @@ export const recordEndpointSuccess = async (companyId: string, endpointId: strin
 };
 
 /**
- * A failed attempt: records when the endpoint started failing (kept until a success), and disables it
- * with `reason` when it has been failing since before `disableBefore`. Returns the endpoint after the
- * write, or undefined when it no longer exists.
+ * A failed attempt: adds the time since the previous failure (at most `longestGapMs`) to `failingMs`, and
+ * disables the endpoint with `reason(failingMs)` once it reaches `disableAfterMs`. A failure recorded by
+ * another delivery meanwhile (the write is conditional on the previous failure it read) adds nothing.
+ * Returns the endpoint after the write, or undefined when it no longer exists.
  */
 export const recordEndpointFailure = async (options: {
   companyId: string;
   endpointId: string;
   now: Date;
-  disableBefore: Date;
-  reason: string;
+  longestGapMs: number;
+  disableAfterMs: number;
+  reason: (failingMs: number) => string;
 }): Promise<WebhookEndpointRecord | undefined> => {
   const { companyId, endpointId, now } = options;
   const key = endpointKey(companyId, endpointId);
+  const before = await getEndpoint(companyId, endpointId);
+  if (!before) return undefined;
+  const previous = before.lastFailedAt;
+  const gap = previous ? now.getTime() - Date.parse(previous) : 0;
   try {
     const { Attributes } = await ddb.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':now': now.toISOString() },
+        UpdateExpression:
+          'SET failingSince = if_not_exists(failingSince, :now), lastFailedAt = :now ADD failingMs :gap',
+        ConditionExpression: `attribute_exists(pk) AND ${previous ? 'lastFailedAt = :previous' : 'attribute_not_exists(lastFailedAt)'}`,
+        ExpressionAttributeValues: {
+          ':now': now.toISOString(),
+          ':gap': Math.min(Math.max(0, gap), options.longestGapMs),
+          ...(previous ? { ':previous': previous } : {}),
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );
     const endpoint = toEndpoint(Attributes ?? {});
-    if (
-      endpoint.status === 'enabled' &&
-      (endpoint.failingSince ?? '') <= options.disableBefore.toISOString()
-    ) {
+    const failingMs = endpoint.failingMs ?? 0;
+    if (endpoint.status === 'enabled' && failingMs >= options.disableAfterMs) {
       const { Attributes: disabled } = await ddb.send(
         new UpdateCommand({
           TableName: tableName(),
@@ -165,7 +179,7 @@ export const recordEndpointFailure = async (options: {
           ExpressionAttributeValues: {
             ':disabled': 'disabled',
             ':enabled': 'enabled',
-            ':reason': options.reason,
+            ':reason': options.reason(failingMs),
             ':now': now.toISOString(),
           },
           ReturnValues: 'ALL_NEW',

@@ -6,6 +6,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { FailedStep, FinalRunStatus, StorageRef, WorkflowRunRecord } from '../types/workflows';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { listSparsePartition, sparseIndexKey } from './sparse-index';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { addComputeMsItem, addToMeterItem } from './usage-meters';
 
@@ -17,11 +18,19 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
  * recorded once and a run moves to a final state once. Creation and the `workflow_runs` meter are one
  * transaction (idempotent by run id: the meter is never counted twice for one run, nor past the allowance);
  * the move to the final state and the run's compute time are one transaction too.
+ *
+ * A running run is also in the sparse index partition `gsi1pk = WFRUN#UNFINISHED`, from its creation to the
+ * move to its final state (which removes it), so what a crash interrupted is found without reading history.
  */
 export const workflowRunKey = (companyId: string, runId: string) => ({
   pk: `CO#${companyId}#WFRUN#${runId}`,
   sk: 'RUN',
 });
+
+/** The sparse `gsi1` partition of running runs (`sparse-index.ts`). */
+export const UNFINISHED_RUNS_PARTITION = 'WFRUN#UNFINISHED';
+export const unfinishedRunIndexKey = (companyId: string, runId: string) =>
+  sparseIndexKey(UNFINISHED_RUNS_PARTITION, `${companyId}#${runId}`);
 
 /** Runs are kept 90 days. */
 const RUN_TTL_SECONDS = 90 * 24 * 3600;
@@ -63,7 +72,18 @@ const decodeOutputs = (outputs: StoredOutputs | undefined): WorkflowRunRecord['o
   );
 
 const toRun = (item: Record<string, unknown>): WorkflowRunRecord => {
-  const { pk: _pk, sk: _sk, entity: _entity, ttl: _ttl, input, outputs, result, ...run } = item;
+  const {
+    pk: _pk,
+    sk: _sk,
+    gsi1pk: _g1,
+    gsi1sk: _g2,
+    entity: _entity,
+    ttl: _ttl,
+    input,
+    outputs,
+    result,
+    ...run
+  } = item;
   return {
     ...(run as unknown as WorkflowRunRecord),
     input: JSON.parse(String(input ?? '{}')) as Record<string, unknown>,
@@ -83,6 +103,7 @@ export const createWorkflowRun = async (run: WorkflowRunRecord, limit: number, n
               TableName: tableName(),
               Item: {
                 ...workflowRunKey(run.companyId, run.runId),
+                ...(run.status === 'running' ? unfinishedRunIndexKey(run.companyId, run.runId) : {}),
                 entity: 'workflow_run',
                 ttl: Math.floor(now.getTime() / 1000) + RUN_TTL_SECONDS,
                 ...run,
@@ -116,6 +137,10 @@ export const getWorkflowRunRecord = async (
   );
   return Item ? toRun(Item) : undefined;
 };
+
+/** Running runs of every company, from the sparse index partition (never a request path). */
+export const listUnfinishedWorkflowRuns = async (): Promise<WorkflowRunRecord[]> =>
+  (await listSparsePartition(UNFINISHED_RUNS_PARTITION)).map(toRun);
 
 const conditional = async (runId: string, command: UpdateCommand): Promise<void> => {
   try {
@@ -232,7 +257,7 @@ export const finishWorkflowRunItems = (
         Key: workflowRunKey(run.companyId, run.runId),
         UpdateExpression: `SET ${Object.keys(names)
           .map((n, i) => `${n} = :s${i}`)
-          .join(', ')} REMOVE #current${outcome.dropOutputs ? ', outputs' : ''}`,
+          .join(', ')} REMOVE #current, gsi1pk, gsi1sk${outcome.dropOutputs ? ', outputs' : ''}`,
         ConditionExpression: '#status = :running',
         ExpressionAttributeNames: { ...names, '#status': 'status', '#current': 'current' },
         ExpressionAttributeValues: { ...values, ':running': 'running' },

@@ -37,7 +37,8 @@ export const EVENT_ROUTES = [
     operationId: 'createWebhookEndpoint',
     summary: 'Register a webhook endpoint',
     description:
-      'Events of the subscribed types are POSTed to the URL, signed with Standard Webhooks headers. The ' +
+      'Events of the subscribed types raised from its creation on are POSTed to the URL, signed with ' +
+      'Standard Webhooks headers. The ' +
       'signing secret is answered once. At most the plan’s `webhookEndpoints` endpoints per company (403 ' +
       '`webhook_endpoint_limit_reached`); a refused URL answers 400 `validation_failed` at `/body/url`.',
     tag: 'Webhooks',

@@ -26,7 +26,9 @@ import { toPublicEvent } from './events';
  * Retries: on 5xx, 408, 429 and network errors, after min(cap, base × 2^(n-1)) seconds with equal jitter
  * (half fixed, half random), for the retry window (27 h by default) from the first attempt; other answers
  * end the delivery as failed at once. Each attempt signs anew, with the event id as `webhook-id`. An
- * endpoint failing for the disable period (3 days) since its last success is disabled, with the reason.
+ * endpoint tried and failing for the disable period (3 days) since its last success is disabled, with the
+ * reason; a pause longer than the retry cap plus one attempt (no events, a stopped platform) counts as that
+ * much, never more (`recordEndpointFailure`).
  */
 export interface LaneTask extends LaneRef {
   /** The execution: the lane's owner while it holds it. */
@@ -34,6 +36,15 @@ export interface LaneTask extends LaneRef {
 }
 
 const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** A duration as the disable reason states it: seconds or minutes under an hour, then hours. */
+export const spokenDuration = (ms: number): string => {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  const hours = seconds / 3600;
+  return `${Number.isInteger(hours) || hours >= 10 ? Math.floor(hours) : hours.toFixed(1)} h`;
+};
 
 /** The execution name of a delivery: the lane (hashed) and the event, so a repeated start is the same one. */
 export const deliveryExecutionName = (lane: LaneRef, eventId: string) =>
@@ -141,8 +152,10 @@ export const attemptStep = async (
     companyId: task.companyId,
     endpointId: task.endpointId,
     now,
-    disableBefore: new Date(now.getTime() - settings.disableAfterSeconds * 1000),
-    reason: `Deliveries failed for ${Math.round(settings.disableAfterSeconds / 3600)} h or more; last answer: ${answer.status}.`,
+    longestGapMs: settings.retryCapSeconds * 1000 + DELIVERY_TIMEOUT_MS,
+    disableAfterMs: settings.disableAfterSeconds * 1000,
+    reason: (failingMs) =>
+      `Deliveries failed for ${spokenDuration(failingMs)}; last answer: ${answer.status}.`,
   });
   const firstAttemptAt = Date.parse(delivery.firstAttemptAt ?? now.toISOString());
   const windowEnded = now.getTime() - firstAttemptAt >= settings.retryWindowSeconds * 1000;

@@ -1,22 +1,22 @@
-import { ExecutionAlreadyExistsError, startExecution } from '../../aws/step-functions';
 import { EVENT_ENTITY, type EventRecord, putEventOnce, toEventRecord } from '../../data/events';
-import { enqueueDelivery, type LaneRef } from '../../data/webhook-deliveries';
-import { getEndpoint, listEndpoints } from '../../data/webhook-endpoints';
+import { enqueueDelivery } from '../../data/webhook-deliveries';
+import { getEndpoint, listEndpoints, type WebhookEndpointRecord } from '../../data/webhook-endpoints';
 import { logger } from '../../logger';
 import { cachedOrLoad, createTtlCache } from '../../ttl-cache';
 import { USAGE_THRESHOLDS } from '../../types/events';
 import type { MeterName } from '../../types/meters';
 import type { PlanLimits } from '../../types/plans';
 import { companyLimits } from '../company-limits';
-import { deliveryExecutionName } from './delivery';
 import { subscribes } from './endpoints';
+import { startLane } from './lanes';
 
 /**
  * The dispatcher: what the table's stream feeds (on AWS a Lambda event source; locally a poller of
  * DynamoDB Local's stream calls the same function).
  *
  * - A new event item: one delivery per enabled endpoint subscribed to its type (the endpoint tested, for a
- *   `ping`), each created once (a record handled twice creates no second delivery) and queued in its lane,
+ *   `ping`) that existed when the event was raised (an endpoint receives only events raised after its
+ *   creation, however late the event is handled), each created once (a record handled twice creates no second delivery) and queued in its lane,
  *   then the lane's delivery execution is started (by a name derived from lane and event: a repeated start
  *   is the same execution).
  * - A changed usage month: a meter that passed 80 % or 100 % of its monthly allowance raises
@@ -28,21 +28,17 @@ export interface StreamChange {
   oldImage?: Record<string, unknown>;
 }
 
-const startLane = async (lane: LaneRef, eventId: string) => {
-  const name = deliveryExecutionName(lane, eventId);
-  try {
-    await startExecution('webhook-delivery', name, { ...lane, owner: name });
-  } catch (error) {
-    // Started before (the record is handled again): that execution delivers, or has delivered.
-    if (!(error instanceof ExecutionAlreadyExistsError)) throw error;
-  }
-};
+/** An endpoint receives the events raised from its creation on (ISO instants compare as text). */
+const existedAt = (
+  endpoint: Pick<WebhookEndpointRecord, 'createdAt'>,
+  event: Pick<EventRecord, 'createdAt'>,
+) => endpoint.createdAt <= event.createdAt;
 
 export const dispatchEvent = async (event: EventRecord): Promise<number> => {
   const endpoints = event.endpointId
     ? [await getEndpoint(event.companyId, event.endpointId)].filter((e) => e !== undefined)
     : (await listEndpoints(event.companyId)).filter((e) => subscribes(e, event.type));
-  const enabled = endpoints.filter((e) => e.status === 'enabled');
+  const enabled = endpoints.filter((e) => e.status === 'enabled' && existedAt(e, event));
   for (const endpoint of enabled) {
     const lane = { companyId: event.companyId, endpointId: endpoint.id, resourceId: event.resourceId };
     await enqueueDelivery({ lane, eventId: event.id, eventCreatedAt: new Date(event.createdAt) });

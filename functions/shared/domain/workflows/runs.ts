@@ -220,6 +220,18 @@ const startEngine = async (run: WorkflowRunRecord): Promise<void> => {
   }
 };
 
+/**
+ * Starts the engine again for an async run whose execution is gone (it did not survive a restart): the run
+ * goes on from its cursor; a step caught mid-way is recorded as `step_interrupted`, never run twice
+ * (`engine.ts`). The execution is named after the run and the resumption.
+ */
+export const resumeWorkflowRun = async (run: WorkflowRunRecord, now: Date): Promise<void> => {
+  await startExecution('workflow-run', `${run.runId}-r${now.getTime().toString(36)}`, {
+    companyId: run.companyId,
+    runId: run.runId,
+  });
+};
+
 const createRun = async (
   input: StartRunInput,
   version: number,

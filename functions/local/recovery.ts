@@ -1,0 +1,99 @@
+import { JobTransitionRefusedError } from '../shared/data/job-lifecycle';
+import { failTranscodeJob, TranscodeTransitionRefusedError } from '../shared/data/transcode-jobs';
+import { failTranscriptionJob, transcriptionJobs } from '../shared/data/transcription-jobs';
+import { listUnfinishedTranscodeJobs } from '../shared/data/unfinished-transcode-jobs';
+import { listUnfinishedLanes } from '../shared/data/webhook-deliveries';
+import { listUnfinishedWorkflowRuns } from '../shared/data/workflow-runs';
+import { resumeLane } from '../shared/domain/events/lanes';
+import { failRun, resumeWorkflowRun } from '../shared/domain/workflows/runs';
+import { ERROR_CODES as TRANSCODE_ERRORS } from '../workers/transcode/errors';
+import { ERROR_CODES as TRANSCRIPTION_ERRORS } from '../workers/transcription/errors';
+
+/**
+ * Start-up recovery of the local stack. No execution survives the previous run (a crash, or a stop that
+ * did not wait for them; on AWS executions are durable), so every piece of work still unfinished at start-up
+ * was interrupted and is resumed or settled here, never left running.
+ *
+ * Each kind of work names where its unfinished items are (a sparse index partition that holds only those:
+ * start-up reads no history, so its time does not grow with the table) and what becomes of one:
+ * - transcodes and transcriptions: `failed` with code `interrupted` (lease cleared, queue slot released),
+ *   retryable by the tenant;
+ * - async workflow runs: resumed from their cursor by a new `workflow-run` execution; sync runs (their
+ *   caller's connection is gone) `failed` with `workflow_run_failed` (`docs/decisions/0004-*.md`);
+ * - webhook lanes: freed and resumed, so every pending delivery ends delivered or failed with a reason.
+ *
+ * A new job type adds its entry to `UNFINISHED_WORK`. Events the table's stream had not handed over yet are
+ * not replayed here: the stream goes on from its checkpoint (`event-stream.ts`).
+ */
+type Outcome = 'resumed' | 'failed' | 'moved';
+
+interface UnfinishedWork {
+  name: string;
+  recover: (now: Date) => Promise<Record<Outcome, number>>;
+}
+
+/** One kind of work: its unfinished items, and what becomes of one (`moved`: it changed meanwhile). */
+const work = <T>(
+  name: string,
+  list: () => Promise<T[]>,
+  recoverOne: (item: T, now: Date) => Promise<Outcome>,
+): UnfinishedWork => ({
+  name,
+  recover: async (now) => {
+    const counts: Record<Outcome, number> = { resumed: 0, failed: 0, moved: 0 };
+    for (const item of await list()) counts[await recoverOne(item, now)] += 1;
+    return counts;
+  },
+});
+
+/** Runs `write`; a transition refused (the item moved on meanwhile) is `moved`. */
+const settle = async (
+  write: () => Promise<unknown>,
+  refused: (error: unknown) => boolean,
+): Promise<Outcome> => {
+  try {
+    await write();
+    return 'failed';
+  } catch (error) {
+    if (refused(error)) return 'moved';
+    throw error;
+  }
+};
+
+const INTERRUPTED_SYNC_RUN = 'The run was interrupted by a restart of the platform; run the workflow again.';
+
+export const UNFINISHED_WORK: readonly UnfinishedWork[] = [
+  work('transcodes', listUnfinishedTranscodeJobs, (job, now) =>
+    settle(
+      () => failTranscodeJob({ job, error: TRANSCODE_ERRORS.Interrupted, now }),
+      (e) => e instanceof TranscodeTransitionRefusedError,
+    ),
+  ),
+  work('transcriptions', transcriptionJobs.listUnfinished, (job, now) =>
+    settle(
+      () => failTranscriptionJob({ job, error: TRANSCRIPTION_ERRORS.Interrupted, now }),
+      (e) => e instanceof JobTransitionRefusedError,
+    ),
+  ),
+  work('workflow runs', listUnfinishedWorkflowRuns, async (run, now) => {
+    if (run.mode === 'async') {
+      await resumeWorkflowRun(run, now);
+      return 'resumed';
+    }
+    await failRun(run.companyId, run.runId, INTERRUPTED_SYNC_RUN);
+    return 'failed';
+  }),
+  work('webhook lanes', listUnfinishedLanes, async (lane, now) =>
+    (await resumeLane(lane, now)) ? 'resumed' : 'moved',
+  ),
+];
+
+/** Resumes or settles every unfinished piece of work; answers the counts of each kind. */
+export const recoverUnfinishedWork = async (
+  now: Date,
+  kinds: readonly UnfinishedWork[] = UNFINISHED_WORK,
+): Promise<Record<string, Record<Outcome, number>>> => {
+  const counts: Record<string, Record<Outcome, number>> = {};
+  for (const kind of kinds) counts[kind.name] = await kind.recover(now);
+  return counts;
+};
