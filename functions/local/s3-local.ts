@@ -39,7 +39,10 @@ export const startS3Local = async (
     innerPorts: [port],
     stop: async () => {
       await front.stop();
-      await server.close();
+      // Connections the front left (none, normally) would hold `close` open for ever.
+      const closing = server.close();
+      server.httpServer?.closeAllConnections();
+      await closing;
     },
   };
 };

@@ -1,5 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningService } from './dynamodb-local';
 import { canonicalPath, S3RequestRefused, type VerifierOptions, verifyS3Request } from './s3-signature';
@@ -41,11 +47,25 @@ const readBody = (req: IncomingMessage): Promise<Buffer> =>
     req.on('error', reject);
   });
 
+/**
+ * One connection to s3rver per request, ended with its answer: an upstream request whose client went away or
+ * whose answer came before its body was read (s3rver refusing early) never stays open holding unwritten
+ * bytes, so the front and s3rver always stop.
+ */
+const upstreamAgent = new Agent({ keepAlive: false });
+
 const forward = (req: IncomingMessage, res: ServerResponse, upstream: URL, body?: Buffer): void => {
   const headers = { ...req.headers, host: upstream.host };
   if (body) headers['content-length'] = String(body.length);
   const out = httpRequest(
-    { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
+    {
+      host: upstream.hostname,
+      port: upstream.port,
+      method: req.method,
+      path: req.url,
+      headers,
+      agent: upstreamAgent,
+    },
     (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -54,6 +74,9 @@ const forward = (req: IncomingMessage, res: ServerResponse, upstream: URL, body?
   out.on('error', () => {
     if (res.headersSent) res.destroy();
     else res.writeHead(502).end();
+  });
+  res.on('close', () => {
+    if (!out.destroyed) out.destroy();
   });
   if (body) out.end(body);
   else req.pipe(out);

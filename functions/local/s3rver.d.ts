@@ -13,6 +13,8 @@ declare module 's3rver' {
     constructor(options?: S3rverOptions);
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
+    /** The HTTP server `run` started. */
+    httpServer?: import('node:http').Server;
   }
 }
 

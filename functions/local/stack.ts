@@ -88,6 +88,9 @@ export interface LocalStack {
 
 export const REGION = 'us-east-1';
 
+/** How long one service may take to stop before the stack stops the next one anyway. */
+const SERVICE_STOP_MS = 5_000;
+
 const jwtKeysFile = (dataDir: string) => join(dataDir, 'jwt-signing-keys.json');
 const jwtPublicKeysFile = (dataDir: string) => join(dataDir, 'jwt-verification-keys.json');
 const cursorKeyFile = (dataDir: string) => join(dataDir, 'dynadata-cursor-key');
@@ -220,8 +223,24 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
   const tableName = options.tableName ?? 'public-api-v1';
   const bucketName = options.bucketName ?? 'public-api-v1-files';
   const started: RunningService[] = [];
+  // Each service is given a few seconds to stop, then the next one is stopped anyway: one that hangs (a
+  // connection that never ends) never leaves the others, DynamoDB Local's JVM among them, running.
   const stopAll = async () => {
-    for (const service of started.reverse()) await service.stop().catch(() => undefined);
+    for (const service of started.reverse()) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        service.stop().catch(() => undefined),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(() => {
+            process.stderr.write(
+              `${service.endpoint} did not stop within ${SERVICE_STOP_MS} ms: moving on\n`,
+            );
+            resolve();
+          }, SERVICE_STOP_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
   };
   try {
     const [dynamodb, s3] = await Promise.all([
