@@ -109,3 +109,24 @@ describe('methods', () => {
     expect(res.headers.get('x-request-id')).toBeTruthy();
   });
 });
+
+describe('requests the edge refuses before any route', () => {
+  it('answers request headers over what the gateway parses with a 431 problem', async () => {
+    const { connect } = await import('node:net');
+    const { hostname, port } = new URL(apiUrl);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(`GET /v1/self HTTP/1.1\r\nHost: ${hostname}\r\nx-big: ${'a'.repeat(1_100_000)}\r\n\r\n`);
+      });
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString('utf8');
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', (error) => (text ? resolve(text) : reject(error)));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(answer).toContain('application/problem+json');
+    expect(answer).toContain('"code":"request_header_fields_too_large"');
+  });
+});
