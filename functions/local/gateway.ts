@@ -25,8 +25,13 @@ import {
 import { methodNotAllowed, problemResponse } from '../shared/http/problem';
 import { rateLimitHeaders, retryAfterSeconds } from '../shared/http/rate-limit-headers';
 import type { RouteGroup } from '../shared/routes/route-table';
+import { failedRequestRecord, problemCodeOf } from './gateway-access-log';
+import { headerMaps, lambdaContext, queryMaps, readBody, withTimeout } from './gateway-events';
+import { policyAllows } from './gateway-policy';
 import { MAX_URL_BYTES, matchRoute } from './gateway-routes';
 import { createRateLimiter } from './rate-limiter';
+
+export { policyAllows } from './gateway-policy';
 
 /**
  * A small emulator of API Gateway (REST API, stage `v1`, Lambda proxy integrations, Lambda REQUEST
@@ -56,139 +61,8 @@ const API_ID = 'local';
 const ACCOUNT_ID = '000000000000';
 const REGION = 'local';
 
-const readBody = (req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(size > limit ? 'too_large' : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-
-/**
- * The single- and multi-value maps of request names (headers, query parameters), as API Gateway builds them.
- * Names are the client's: the maps have no prototype, so `__proto__`, `constructor` or `toString` are keys
- * like any other (an ordinary object would answer them from `Object.prototype`), as they are in the JSON
- * event a Lambda receives on AWS.
- */
-const nameMaps = (pairs: Iterable<[string, string]>) => {
-  const single: Record<string, string> = Object.create(null);
-  const multi: Record<string, string[]> = Object.create(null);
-  for (const [name, value] of pairs) {
-    single[name] = value;
-    multi[name] = [...(Object.hasOwn(multi, name) ? (multi[name] ?? []) : []), value];
-  }
-  return { single, multi };
-};
-
-const headerMaps = (req: IncomingMessage) => {
-  const pairs: [string, string][] = [];
-  for (let i = 0; i < req.rawHeaders.length; i += 2)
-    pairs.push([req.rawHeaders[i] ?? '', req.rawHeaders[i + 1] ?? '']);
-  const { single, multi } = nameMaps(pairs);
-  return { headers: single, multiValueHeaders: multi };
-};
-
-const queryMaps = (url: URL) => {
-  if ([...url.searchParams.keys()].length === 0) return { single: null, multi: null };
-  return nameMaps(url.searchParams);
-};
-
 /** Node's limit on the request line and headers, above API Gateway's (so ours answers first, as a problem). */
 const MAX_HEADER_BYTES = 1_048_576;
-
-/** The `code` of a problem+json answer, for the local access log. */
-const problemCodeOf = (headers: Record<string, string | string[]>, body: Buffer): string | null => {
-  const type = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
-  if (typeof type !== 'string' || !type.startsWith('application/problem+json')) return null;
-  try {
-    const { code } = JSON.parse(body.toString('utf8')) as { code?: unknown };
-    return typeof code === 'string' ? code : null;
-  } catch {
-    return null;
-  }
-};
-
-/** The access-log line of a request refused before it could be routed. */
-const failedRequestRecord = (
-  requestId: string,
-  method: string,
-  path: string,
-  status: number,
-  error: string,
-  problemCode: string,
-): LocalAccessLogRecord => {
-  const now = Date.now();
-  return {
-    requestId,
-    time: new Date(now).toISOString(),
-    timeEpochMs: now,
-    method,
-    path: path.slice(0, 2048),
-    route: null,
-    status,
-    latencyMs: 0,
-    integrationLatencyMs: null,
-    responseLength: 0,
-    sourceIp: '',
-    userAgent: null,
-    companyId: null,
-    authMethod: null,
-    keyId: null,
-    errorMessage: error,
-    problemCode,
-  };
-};
-
-/** Does an IAM policy of the authorizer allow invoking this method ARN? (Explicit Deny wins.) */
-export const policyAllows = (result: APIGatewayAuthorizerResult, methodArn: string): boolean => {
-  const matches = (pattern: string) =>
-    new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*')}$`).test(methodArn);
-  const statements = result.policyDocument?.Statement ?? [];
-  const applies = (s: (typeof statements)[number]) => {
-    const resources = 'Resource' in s ? ([] as string[]).concat(s.Resource as string | string[]) : [];
-    const actions = 'Action' in s ? ([] as string[]).concat(s.Action as string | string[]) : [];
-    return (
-      actions.some((a) => a === 'execute-api:Invoke' || a === '*' || a === 'execute-api:*') &&
-      resources.some(matches)
-    );
-  };
-  if (statements.some((s) => s.Effect === 'Deny' && applies(s))) return false;
-  return statements.some((s) => s.Effect === 'Allow' && applies(s));
-};
-
-const lambdaContext = (functionName: string, requestId: string, deadline: number): Context => ({
-  callbackWaitsForEmptyEventLoop: false,
-  functionName,
-  functionVersion: '$LATEST',
-  invokedFunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${functionName}`,
-  memoryLimitInMB: '512',
-  awsRequestId: requestId,
-  logGroupName: `/aws/lambda/${functionName}`,
-  logStreamName: 'local',
-  getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-});
-
-const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> =>
-  new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve('timeout'), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
 
 export const startGateway = async (
   options: GatewayOptions,
@@ -394,7 +268,7 @@ export const startGateway = async (
       result = await withTimeout(
         options.handlers[group](
           event,
-          lambdaContext(group, randomUUID(), integrationStarted + integrationTimeoutMs),
+          lambdaContext(REGION, ACCOUNT_ID, group, randomUUID(), integrationStarted + integrationTimeoutMs),
         ),
         integrationTimeoutMs,
       );
