@@ -1,0 +1,146 @@
+import { ERROR_CATALOG, type ErrorCode } from '../errors';
+import type { RouteDefinition } from '../routes/route-table';
+import { headerRef, type JsonSchema } from './openapi-components';
+
+/**
+ * Problems in the OpenAPI document: which codes an operation can answer (those of the chain it runs through,
+ * `chainCodes`, plus those its own work declares in the route table, `errors`), the Problem schema with
+ * every member a problem can carry, and the response of each error status listing its codes as an enum.
+ */
+/** Codes every route of its kind can answer, whatever its own work: the chain's and API Gateway's. */
+export const chainCodes = (route: RouteDefinition): ErrorCode[] => {
+  const gated = route.scope !== 'public';
+  // A route open to any credential checks finer scopes inside its answer (MCP tools), never as a 403.
+  const scoped = gated && route.scope !== 'authenticated';
+  return [
+    'internal',
+    'throttled',
+    // Every request is refused deeper than the workflow hop limit (`http/workflow-hop.ts`).
+    'hop_limit_exceeded',
+    // Refused at the edge before any route runs: a URL over 8192 bytes, request line and headers too large.
+    'uri_too_long',
+    'request_header_fields_too_large',
+    ...(route.planned ? (['not_implemented'] as const) : (['validation_failed'] as const)),
+    ...(gated ? (['unauthorized', 'forbidden', 'quota_exceeded'] as const) : []),
+    ...(scoped ? (['insufficient_scope'] as const) : []),
+    // API Gateway refuses a body over 10 MB on any route with one; the media type is checked when it is read.
+    ...(route.body ? (['payload_too_large'] as const) : []),
+    ...(route.body && !route.planned ? (['unsupported_media_type'] as const) : []),
+    ...(route.idempotent && !route.planned
+      ? (['idempotency_key_reused', 'idempotency_request_in_progress'] as const)
+      : []),
+    ...(route.writesItemsOfType ? (['log_entry_writes_not_allowed'] as const) : []),
+  ];
+};
+
+/** Every problem code an operation can answer, by HTTP status. */
+export const codesByStatus = (route: RouteDefinition): Map<number, ErrorCode[]> => {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set([...chainCodes(route), ...(route.errors ?? [])])) {
+    const { status } = ERROR_CATALOG[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
+};
+
+const PROBLEM_EXTENSIONS: Record<string, JsonSchema> = {
+  errors: {
+    type: 'array',
+    description:
+      'Every violation, each with a JSON pointer rooted at `/body`, `/query`, `/params` or `/path`.',
+    items: {
+      type: 'object',
+      required: ['pointer', 'message'],
+      properties: { pointer: { type: 'string' }, message: { type: 'string' } },
+    },
+  },
+  requiredScope: { type: 'string', description: '`insufficient_scope`: the scope the credential lacks.' },
+  meter: { type: 'string', description: 'Quota codes: the meter whose monthly allowance is used up.' },
+  limit: { type: 'integer', description: 'The limit that was reached (quota, queue cap, size in bytes).' },
+  used: { type: 'integer', description: '`transcode_quota_exceeded`: what the month has used so far.' },
+  jobStatus: { type: 'string', description: 'Job codes: the status the job is in.' },
+  leaseUntil: { type: 'string', format: 'date-time', description: 'A worker holds the job until then.' },
+  currentVersion: { type: 'integer', description: '`conflict` on update: the item version now stored.' },
+  maxItemBytes: { type: 'integer', description: '`payload_too_large` on items: the largest item accepted.' },
+  supportedLibraries: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Schema libraries `GET …/schema/{library}` supports.',
+  },
+  declared: {
+    type: 'object',
+    description: '`upload_mismatch`: the size and content type that were reserved.',
+    properties: { size: { type: 'integer' }, contentType: { type: 'string' } },
+  },
+  received: {
+    type: 'object',
+    description: '`upload_mismatch`: the size and content type that were uploaded.',
+    properties: { size: { type: 'integer' }, contentType: { type: 'string' } },
+  },
+  allow: {
+    type: 'array',
+    items: { type: 'string' },
+    description: '`method_not_allowed`: the methods served.',
+  },
+  supportedLanguages: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'A transcription language this deployment cannot use: the languages it can.',
+  },
+};
+
+export const problemSchema: JsonSchema = {
+  type: 'object',
+  description:
+    'RFC 9457 problem details with a stable machine-readable `code` (branch on `code`, not on `title` or ' +
+    '`detail`). Members beyond the standard ones appear only with the codes they belong to.',
+  required: ['type', 'title', 'status', 'code', 'detail', 'requestId'],
+  // Every member a problem can carry is declared: the contract tests refuse any other.
+  additionalProperties: false,
+  properties: {
+    type: { type: 'string', description: '`urn:problem-type:<code>`' },
+    title: { type: 'string' },
+    status: { type: 'integer', description: 'The HTTP status, repeated.' },
+    code: { type: 'string', enum: Object.keys(ERROR_CATALOG) },
+    detail: { type: 'string', description: 'What happened, for a person.' },
+    requestId: { type: 'string', description: 'Also sent as the `x-request-id` header.' },
+    ...PROBLEM_EXTENSIONS,
+  },
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'The request is not valid',
+  401: 'No valid credential',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'Conflict with the current state',
+  413: 'Too large',
+  414: 'URL too long',
+  415: 'Not JSON',
+  422: 'Idempotency key reused with another request',
+  429: 'Too many requests or a monthly allowance used up',
+  431: 'Request line and headers too large',
+  500: 'Internal error; the body carries no internals',
+  501: 'Declared, not available yet',
+  503: 'Temporarily unavailable',
+};
+
+export const errorResponse = (status: number, codes: ErrorCode[]) => ({
+  description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
+  headers: {
+    'x-request-id': headerRef('RequestId'),
+    ...(status === 429 || codes.includes('idempotency_request_in_progress')
+      ? { 'Retry-After': headerRef('RetryAfter') }
+      : {}),
+  },
+  content: {
+    'application/problem+json': {
+      schema: {
+        allOf: [
+          { $ref: '#/components/schemas/Problem' },
+          { type: 'object', properties: { code: { enum: codes } } },
+        ],
+      },
+    },
+  },
+});
