@@ -1,4 +1,15 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import {
+  accessDenied,
+  canonicalHeaderValue,
+  canonicalPath,
+  canonicalQuery,
+  lowerCaseHeaders,
+  parseQuery,
+  S3RequestRefused,
+} from './s3-canonical';
+
+export { canonicalPath, parseQuery, S3RequestRefused, uriEncode } from './s3-canonical';
 
 /**
  * Verifies an S3 request's AWS Signature Version 4 the way S3 does, for the local stack's S3 front
@@ -34,18 +45,6 @@ const PRESIGN_PARAMS = [
   'X-Amz-Signature',
 ] as const;
 
-export class S3RequestRefused extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'S3RequestRefused';
-  }
-}
-
-const accessDenied = (message = 'Access Denied') => new S3RequestRefused(403, 'AccessDenied', message);
 const queryError = (message: string) =>
   new S3RequestRefused(400, 'AuthorizationQueryParametersError', message);
 const headerError = (message: string) =>
@@ -76,67 +75,6 @@ export interface VerifiedRequest {
   /** The body's SHA-256 (lower-case hex) the signature covers, when the request declared one. */
   payloadSha256?: string;
 }
-
-/** RFC 3986 encoding as SigV4 wants it: everything but `A-Z a-z 0-9 - _ . ~` as upper-case `%XX`. */
-export const uriEncode = (value: string): string =>
-  encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
-const decode = (value: string): string => {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    throw new S3RequestRefused(400, 'InvalidURI', "Couldn't parse the specified URI.");
-  }
-};
-
-/**
- * The canonical URI of a raw path: each segment decoded and encoded again. Refuses a path that is not
- * absolute or whose decoded form has a `.` or `..` segment (encoded dots, slashes and backslashes included).
- */
-export const canonicalPath = (rawPath: string): string => {
-  if (!rawPath.startsWith('/'))
-    throw new S3RequestRefused(400, 'InvalidURI', "Couldn't parse the specified URI.");
-  const decoded = rawPath.split('/').map(decode);
-  if (
-    decoded
-      .join('/')
-      .split(/[/\\]/)
-      .some((segment) => segment === '.' || segment === '..')
-  )
-    throw accessDenied();
-  return decoded.map(uriEncode).join('/');
-};
-
-/** Query parameters as decoded pairs, in order (`+` is a space, as S3 reads a query). */
-export const parseQuery = (rawQuery: string): [string, string][] =>
-  rawQuery
-    .split('&')
-    .filter((part) => part !== '')
-    .map((part) => {
-      const at = part.indexOf('=');
-      const [key, value] = at < 0 ? [part, ''] : [part.slice(0, at), part.slice(at + 1)];
-      return [decode(key.replaceAll('+', ' ')), decode(value.replaceAll('+', ' '))];
-    });
-
-const canonicalQuery = (pairs: [string, string][]): string =>
-  pairs
-    .map(([key, value]) => [uriEncode(key), uriEncode(value)] as const)
-    .sort(([ka, va], [kb, vb]) => (ka < kb ? -1 : ka > kb ? 1 : va < vb ? -1 : va > vb ? 1 : 0))
-    .map(([key, value]) => `${key}=${value}`)
-    .join('&');
-
-const lowerCaseHeaders = (headers: S3Request['headers']): Map<string, string[]> => {
-  const out = new Map<string, string[]>();
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    const values = Array.isArray(value) ? value : [value];
-    out.set(name.toLowerCase(), [...(out.get(name.toLowerCase()) ?? []), ...values]);
-  }
-  return out;
-};
-
-const canonicalHeaderValue = (values: string[] | undefined): string =>
-  (values ?? []).map((v) => v.trim().replace(/\s+/g, ' ')).join(',');
 
 /** Parses `yyyyMMddTHHmmssZ` into a time, or undefined. */
 const parseAmzDate = (value: string | undefined): Date | undefined => {
