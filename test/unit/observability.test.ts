@@ -23,6 +23,7 @@ import {
   metrics,
   withObservability,
 } from '../../functions/shared/logger';
+import { TRANSCODE_ROUTES } from '../../functions/shared/routes/transcode-routes';
 import { lambdaContext, transcodeProxyEvent } from '../fixtures/api-events';
 
 interface EmfLine {
@@ -146,7 +147,7 @@ const context = lambdaContext;
 
 const event = (overrides: Partial<APIGatewayProxyEvent> = {}) => transcodeProxyEvent('req-9', overrides);
 
-const handler = createApiHandler('transcodes', {
+const handler = createApiHandler('transcodes', TRANSCODE_ROUTES, {
   createTranscode: async () => ({ body: { ok: true } }),
   getTranscode: async () => {
     throw new Error('boom');

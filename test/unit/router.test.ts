@@ -10,13 +10,14 @@ vi.mock('../../functions/shared/data/usage-meters', async (original) => ({
 
 import { AppError } from '../../functions/shared/errors';
 import { createApiHandler } from '../../functions/shared/http/middleware';
+import { TRANSCODE_ROUTES } from '../../functions/shared/routes/transcode-routes';
 import { lambdaContext, transcodeProxyEvent } from '../fixtures/api-events';
 
 const context = lambdaContext;
 
 const event = (overrides: Partial<APIGatewayProxyEvent> = {}) => transcodeProxyEvent('req-123', overrides);
 
-const handler = createApiHandler('transcodes', {
+const handler = createApiHandler('transcodes', TRANSCODE_ROUTES, {
   createTranscode: async ({ body, auth }) => ({ body: { echo: body, companyId: auth.companyId } }),
   getTranscode: async () => {
     throw new Error('connection string postgres://secret@db');
@@ -105,7 +106,7 @@ describe('route handler chain', () => {
   });
 
   it('maps domain errors once, with Retry-After when the error carries it', async () => {
-    const throwing = createApiHandler('transcodes', {
+    const throwing = createApiHandler('transcodes', TRANSCODE_ROUTES, {
       createTranscode: async () => {
         throw new AppError('transcode_queue_full', 'Too many unfinished jobs.', { retryAfterSeconds: 30 });
       },

@@ -12,13 +12,14 @@ import { listItems } from '../../shared/domain/dynadata/list';
 import { librarySchema, typeSchema } from '../../shared/domain/dynadata/schemas';
 import { listTypeSummaries } from '../../shared/domain/dynadata/types';
 import { createApiHandler } from '../../shared/http/middleware';
+import { DYNADATA_ROUTES } from '../../shared/routes/dynadata-routes';
 
 // Lists sign their cursors: without a configured key the function refuses to start.
 assertCursorKeyConfigured();
 
 // The route table switches on the log-entry guard (create, update, delete) and Idempotency-Key (create and
 // the functions); the shared chain applies both.
-export const handler = createApiHandler('dynadata', {
+export const handler = createApiHandler('dynadata', DYNADATA_ROUTES, {
   listDynadataTypes: async ({ auth }) => ({
     body: { types: await listTypeSummaries(auth.companyId) },
   }),

@@ -7,8 +7,9 @@ import {
 } from '../../shared/domain/events/endpoints';
 import { eventPage, eventWithDeliveries, pingEndpoint } from '../../shared/domain/events/events';
 import { createApiHandler } from '../../shared/http/middleware';
+import { EVENT_ROUTES } from '../../shared/routes/event-routes';
 
-export const handler = createApiHandler('events', {
+export const handler = createApiHandler('events', EVENT_ROUTES, {
   createWebhookEndpoint: async ({ auth, body }) => ({
     body: await registerEndpoint(auth.companyId, body, new Date()),
   }),

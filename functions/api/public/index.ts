@@ -2,6 +2,7 @@ import { listCatalogPlans } from '../../shared/domain/plans';
 import { docsAsset, docsPage } from '../../shared/http/docs-page';
 import { createApiHandler } from '../../shared/http/middleware';
 import { buildOpenApiDocument } from '../../shared/http/openapi';
+import { PUBLIC_GROUP_ROUTES } from '../../shared/routes/public-routes';
 import { planSchema } from '../../shared/routes/schemas';
 
 /**
@@ -10,7 +11,7 @@ import { planSchema } from '../../shared/routes/schemas';
  */
 const openApiDocument = buildOpenApiDocument();
 
-export const handler = createApiHandler('public', {
+export const handler = createApiHandler('public', PUBLIC_GROUP_ROUTES, {
   listPublicPlans: async ({ query }) => {
     const plans = await listCatalogPlans({ sellableOnly: query.sellableOnly === 'true' });
     // The catalog is public: its stored shape is checked on the way out, not assumed.

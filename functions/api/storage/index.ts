@@ -1,7 +1,8 @@
 import { createDownloadUrl, createUpload, finishUpload } from '../../shared/domain/storage';
 import { createApiHandler } from '../../shared/http/middleware';
+import { STORAGE_ROUTES } from '../../shared/routes/storage-routes';
 
-export const handler = createApiHandler('storage', {
+export const handler = createApiHandler('storage', STORAGE_ROUTES, {
   createUploadUrl: async ({ auth, body }) => ({
     body: await createUpload(auth.companyId, body, auth, new Date()),
   }),

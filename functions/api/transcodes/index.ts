@@ -6,8 +6,9 @@ import {
   toPublicJob,
 } from '../../shared/domain/transcodes';
 import { createApiHandler } from '../../shared/http/middleware';
+import { TRANSCODE_ROUTES } from '../../shared/routes/transcode-routes';
 
-export const handler = createApiHandler('transcodes', {
+export const handler = createApiHandler('transcodes', TRANSCODE_ROUTES, {
   createTranscode: async ({ auth, body }) => ({
     body: { job: toPublicJob(await enqueueTranscode(auth.companyId, body, new Date())) },
   }),

@@ -4,8 +4,9 @@ import {
   toPublicTranscription,
 } from '../../shared/domain/transcriptions';
 import { createApiHandler } from '../../shared/http/middleware';
+import { TRANSCRIPTION_ROUTES } from '../../shared/routes/transcription-routes';
 
-export const handler = createApiHandler('transcriptions', {
+export const handler = createApiHandler('transcriptions', TRANSCRIPTION_ROUTES, {
   createTranscription: async ({ auth, body }) => ({
     body: { job: toPublicTranscription(await enqueueTranscription(auth.companyId, body, new Date())) },
   }),

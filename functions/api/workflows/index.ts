@@ -6,6 +6,7 @@ import {
   toPublicRun,
 } from '../../shared/domain/workflows/runs';
 import { createApiHandler } from '../../shared/http/middleware';
+import { WORKFLOW_ROUTES } from '../../shared/routes/workflow-routes';
 import { workflowHopOf } from '../../shared/workflow-hops';
 
 const syncBody = (run: Parameters<typeof toPublicRun>[0]) => {
@@ -25,7 +26,7 @@ const syncBody = (run: Parameters<typeof toPublicRun>[0]) => {
   };
 };
 
-export const handler = createApiHandler('workflows', {
+export const handler = createApiHandler('workflows', WORKFLOW_ROUTES, {
   listWorkflows: async ({ auth }) => ({ body: { workflows: await listWorkflows(auth.companyId) } }),
   getWorkflow: async ({ auth, params }) => ({
     body: { workflow: await getWorkflow(auth.companyId, params.id) },

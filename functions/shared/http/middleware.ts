@@ -6,7 +6,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { addToMeter, MeterLimitReachedError, secondsToNextUtcMonth } from '../data/usage-meters';
 import { AppError } from '../errors';
 import { countBilledUnits, countRequest, logger, metrics, tracer } from '../logger';
-import { findRouteByResource, type RouteGroup } from '../routes/route-table';
+import { findRouteIn, type RouteDefinition, type RouteGroup } from '../routes/route-definition';
 import { readAuthContext } from './auth-context';
 import { PROBLEM_CONTENT_TYPE, problemResponse } from './problem';
 import { type ApiContext, createRouter, type GroupHandlers } from './router';
@@ -17,8 +17,8 @@ type Middleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Err
 const requestIdOf = (event: APIGatewayProxyEvent): string => event.requestContext?.requestId ?? 'unknown';
 
 /** The route as the route table names it (`GET /v1/self`): a bounded set, fit for a metric dimension. */
-const routeOf = (event: APIGatewayProxyEvent): string => {
-  const route = findRouteByResource(event.httpMethod, event.resource);
+const routeOf = (routes: readonly RouteDefinition[], event: APIGatewayProxyEvent): string => {
+  const route = findRouteIn(routes, event.httpMethod, event.resource);
   return route ? `${route.method} ${route.path}` : 'unmatched';
 };
 
@@ -33,11 +33,11 @@ const companyIdOf = (event: APIGatewayProxyEvent): string | undefined => {
  * `annotation.requestId`), as properties of the request's EMF line (the route is a dimension there), and
  * `x-request-id` on every response.
  */
-const correlation = (): Middleware => ({
+const correlation = (routes: readonly RouteDefinition[]): Middleware => ({
   before: ({ event }) => {
     const requestId = requestIdOf(event);
     const companyId = companyIdOf(event);
-    const route = routeOf(event);
+    const route = routeOf(routes, event);
     logger.appendKeys({ requestId, companyId, route });
     tracer.putAnnotation('requestId', requestId);
     tracer.putAnnotation('route', route);
@@ -86,9 +86,9 @@ const problemCodeOf = (response: APIGatewayProxyResult): string | undefined => {
  * Counts every answered request by route, status and problem code, the error handler's answers included
  * (its `onError` runs before this one's, so the problem response is already there).
  */
-const countRequests = (): Middleware => {
+const countRequests = (routes: readonly RouteDefinition[]): Middleware => {
   const count: NonNullable<Middleware['after']> = ({ event, response }) => {
-    if (response) countRequest(routeOf(event), response.statusCode, problemCodeOf(response));
+    if (response) countRequest(routeOf(routes, event), response.statusCode, problemCodeOf(response));
   };
   return { after: count, onError: count };
 };
@@ -137,14 +137,19 @@ const problemErrors = (): Middleware => ({
  * come first and are reset last, the metrics buffer is flushed once after the request was counted, and the
  * error handler is last, so every middleware above it sees its problem response.
  */
-export const createApiHandler = (group: RouteGroup, handlers: GroupHandlers) =>
+export const createApiHandler = (
+  group: RouteGroup,
+  /** The group's own routes (its section of the route table): its bundle holds no other area's. */
+  routes: readonly RouteDefinition[],
+  handlers: GroupHandlers,
+) =>
   middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(traceHandler())
     .use(logMetrics(metrics, { throwOnEmptyMetrics: false }))
-    .use(correlation())
-    .use(countRequests())
+    .use(correlation(routes))
+    .use(countRequests(routes))
     .use(refuseDeepWorkflowHops())
     .use(meterApiRequests())
     .use(problemErrors())
-    .handler(createRouter(group, handlers));
+    .handler(createRouter(group, routes, handlers));

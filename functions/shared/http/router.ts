@@ -1,12 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { AppError, InsufficientScopeError, NotImplementedError } from '../errors';
-import {
-  findRouteByResource,
-  type OperationId,
-  type RouteDefinition,
-  type RouteGroup,
-  type RouteOf,
-} from '../routes/route-table';
+import { findRouteIn, type RouteDefinition, type RouteGroup } from '../routes/route-definition';
+import type { OperationId, RouteOf } from '../routes/route-table';
 import type { AuthContext } from '../types/auth';
 import type * as z from '../zod';
 import { readAuthContext } from './auth-context';
@@ -65,9 +60,9 @@ export const requireRouteScope = (route: RouteDefinition, auth: AuthContext): vo
  * (under the request's `Idempotency-Key` where the route is idempotent) and shapes the JSON response.
  */
 export const createRouter =
-  (group: RouteGroup, handlers: GroupHandlers) =>
+  (group: RouteGroup, routes: readonly RouteDefinition[], handlers: GroupHandlers) =>
   async (event: APIGatewayProxyEvent, context?: ApiContext): Promise<APIGatewayProxyResult> => {
-    const route: RouteDefinition | undefined = findRouteByResource(event.httpMethod, event.resource);
+    const route: RouteDefinition | undefined = findRouteIn(routes, event.httpMethod, event.resource);
     if (!route || route.group !== group) throw new AppError('not_found', 'No such route.');
     if (route.writesItemsOfType) refuseLogEntryWrites(event.pathParameters?.type);
     const auth = route.scope === 'public' ? undefined : (context?.auth ?? readAuthContext(event));

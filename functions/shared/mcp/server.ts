@@ -7,7 +7,12 @@ import { refuseLogEntryWrites } from '../http/log-entry-guard';
 import { buildProblem } from '../http/problem';
 import { requireRouteScope } from '../http/router';
 import { logger } from '../logger';
-import { ROUTES, type RouteDefinition } from '../routes/route-table';
+import { DYNADATA_ROUTES } from '../routes/dynadata-routes';
+import type { RouteDefinition } from '../routes/route-definition';
+import { TRANSCODE_ROUTES } from '../routes/transcode-routes';
+import { TRANSCRIPTION_ROUTES } from '../routes/transcription-routes';
+import { USAGE_ROUTES } from '../routes/usage-routes';
+import { WORKFLOW_ROUTES } from '../routes/workflow-routes';
 import { TOOLS, type ToolContext, type ToolDefinition } from './tools';
 
 /**
@@ -43,8 +48,17 @@ const NO_ELICITATION: jsonSchemaValidator = {
   },
 };
 
+/** The areas whose routes the tools mirror (each tool checks its route's scope): no other area is bundled. */
+const MIRRORED_ROUTES: readonly RouteDefinition[] = [
+  ...DYNADATA_ROUTES,
+  ...TRANSCODE_ROUTES,
+  ...TRANSCRIPTION_ROUTES,
+  ...USAGE_ROUTES,
+  ...WORKFLOW_ROUTES,
+];
+
 const routeOf = (tool: ToolDefinition): RouteDefinition => {
-  const route = ROUTES.find((r) => r.operationId === tool.operationId);
+  const route = MIRRORED_ROUTES.find((r) => r.operationId === tool.operationId);
   if (!route) throw new Error(`tool ${tool.name} mirrors no route ${tool.operationId}`);
   return route;
 };

@@ -1,0 +1,30 @@
+import * as z from '../zod';
+import * as dd from './dynadata-schemas';
+import { route } from './route-definition';
+
+/**
+ * The routes of messages to contacts (group `contacts`): a section of the route table (`route-table.ts` joins
+ * the sections into `ROUTES`), imported alone by the group's function, so its bundle holds only its own
+ * routes.
+ */
+export const CONTACT_ROUTES = [
+  route({
+    method: 'POST',
+    path: '/v1/contacts/{contactId}/send_message',
+    group: 'contacts',
+    operationId: 'sendMessage',
+    summary: 'Send a message to one contact',
+    tag: 'Contacts',
+    scope: 'messages:send',
+    params: z.object({ contactId: z.string().min(1).max(64).describe('Contact item `_id`.') }),
+    body: dd.sendMessageBody,
+    response: dd.sendMessageResponse,
+    successStatus: 202,
+    idempotent: true,
+    errors: ['not_found', 'invalid_storage_reference'],
+    examples: {
+      request: { type: 'text', body: { text: 'Your order has shipped.' } },
+      response: { messageId: '01jd3xq0a6m5r6y1z8k7w2v4bn', status: 'queued' },
+    },
+  }),
+] as const;

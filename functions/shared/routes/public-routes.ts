@@ -1,0 +1,77 @@
+import * as z from '../zod';
+import { route } from './route-definition';
+import { planSchema } from './schemas';
+
+/**
+ * The routes of the public plan catalog, this document and the documentation page (group `public`): a section
+ * of the route table (`route-table.ts` joins the sections into `ROUTES`), imported alone by the group's
+ * function, so its bundle holds only its own routes.
+ */
+export const PUBLIC_ROUTES = [
+  route({
+    method: 'GET',
+    path: '/v1/public/plans',
+    group: 'public',
+    operationId: 'listPublicPlans',
+    summary: 'Public plan catalog',
+    description: 'Needs no authentication and resolves no company. Not metered.',
+    tag: 'Plans',
+    scope: 'public',
+    query: z.object({
+      sellableOnly: z
+        .enum(['true', 'false'])
+        .optional()
+        .describe('When `true`, only plans currently on sale are returned.'),
+    }),
+    response: z.object({ plans: z.array(planSchema) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/openapi.json',
+    group: 'public',
+    operationId: 'getOpenApiDocument',
+    summary: 'This OpenAPI 3.0 document',
+    tag: 'Meta',
+    scope: 'public',
+    response: z.record(z.string(), z.unknown()).describe('OpenAPI 3.0 document.'),
+  }),
+] as const;
+
+export const DOCS_ROUTES = [
+  route({
+    method: 'GET',
+    path: '/v1/docs',
+    group: 'public',
+    operationId: 'getDocsPage',
+    summary: 'Interactive documentation of this API',
+    description:
+      'An HTML page (Swagger UI) rendered in the browser from GET /v1/openapi.json. Its script and styles are ' +
+      'served by this API (GET /v1/docs/assets/{asset}); it requests nothing from any other host. Paste an API ' +
+      'key under "Authorize" to try operations against this deployment. Not metered.',
+    tag: 'Meta',
+    scope: 'public',
+    response: z.string().describe('The HTML page.'),
+    produces: ['text/html'],
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/docs/assets/{asset}',
+    group: 'public',
+    operationId: 'getDocsAsset',
+    summary: 'A script, style sheet or icon of the documentation page',
+    description:
+      'Names carry a content hash, so an asset is cached for a year (`immutable`); gzip-encoded when the ' +
+      'client accepts it. An unknown name answers 404 `not_found`. Not metered.',
+    tag: 'Meta',
+    scope: 'public',
+    params: z.object({
+      asset: z.string().min(1).max(128).describe('Asset file name, as the page links it.'),
+    }),
+    response: z.string().describe('The asset.'),
+    produces: ['text/javascript', 'text/css', 'image/png'],
+    errors: ['not_found'],
+  }),
+] as const;
+
+/** Every route of the public group. */
+export const PUBLIC_GROUP_ROUTES = [...PUBLIC_ROUTES, ...DOCS_ROUTES] as const;

@@ -1,0 +1,92 @@
+import type { ErrorCode } from '../errors';
+import type { Scope } from '../types/scopes';
+import * as z from '../zod';
+
+/**
+ * The shape of a route of the route table, the route groups, and the path parameters several areas share.
+ * Each area's routes live in their own module (`<area>-routes.ts`); `route-table.ts` joins them.
+ */
+export const ROUTE_GROUPS = [
+  'public',
+  'company',
+  'contacts',
+  'dynadata',
+  'storage',
+  'transcriptions',
+  'transcodes',
+  'speech',
+  'usage',
+  'workflows',
+  'mcp',
+  'events',
+] as const;
+
+export type RouteGroup = (typeof ROUTE_GROUPS)[number];
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+
+export interface RouteDefinition {
+  method: HttpMethod;
+  path: `/v1/${string}`;
+  group: RouteGroup;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /**
+   * Scope the credential must hold, `public` for routes that take no authentication, or `authenticated` for a
+   * route that takes any valid credential and checks finer scopes itself (the MCP server checks each tool's).
+   */
+  scope: Scope | 'public' | 'authenticated';
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  response: z.ZodType;
+  /** HTTP status of a successful call. */
+  successStatus?: number;
+  /** Other successful answers (a sync run that continued asynchronously answers 202). */
+  alsoAnswers?: readonly { status: number; description: string; response: z.ZodType }[];
+  /** The route honours `Idempotency-Key` (`http/idempotency.ts`). */
+  idempotent?: true;
+  /** The route writes items of the Dynadata type `{type}`: the log-entry guard (`http/log-entry-guard.ts`) runs. */
+  writesItemsOfType?: true;
+  /**
+   * Problem codes the route's own work can answer, beyond those of the chain that every route of its kind can
+   * (validation, credential, scope, quota, body, idempotency: see `http/openapi.ts`). The OpenAPI document
+   * declares each under its status, and the contract tests fail on any code an operation answers undeclared.
+   */
+  errors?: readonly ErrorCode[];
+  /** Declared by the spec but not available yet: answers 501 `not_implemented`. */
+  planned?: true;
+  /** Examples of a request body and of a successful answer, for the OpenAPI document (checked by its lint). */
+  examples?: { request?: unknown; response?: unknown };
+  /**
+   * Shapes the document shows instead of `body` and `response` where those are generic on purpose (each
+   * Dynadata function validates its own input; `item-fields`: the fields of a contact, or of a custom type as
+   * its `/schema` describes them): never used to validate, only converted when the document is.
+   */
+  documented?: { body?: z.ZodType | 'item-fields'; response?: z.ZodType };
+  /**
+   * Media types of a successful answer that is not JSON (the documentation page and its assets): the handler
+   * answers a raw body (`RouteResult.raw`) and the document declares these types instead of `application/json`.
+   */
+  produces?: readonly string[];
+  /** Further successful statuses answered with no body, each with its description (a JSON-RPC notification). */
+  emptyAnswers?: Readonly<Record<number, string>>;
+}
+
+export const route = <const R extends RouteDefinition>(r: R): R => r;
+
+export const typeParam = z.object({ type: z.string().min(1).max(64).describe('Dynadata type name.') });
+export const itemParams = typeParam.extend({ _id: z.string().min(1).max(64).describe('Item identifier.') });
+export const jobId = z.object({ id: z.string().min(1).max(64).describe('Job identifier.') });
+
+/** REST API resource path of a route: the `v1` stage supplies the `/v1` prefix on AWS. */
+export const apiResourcePath = (path: string): string => path.replace(/^\/v1(?=\/)/, '');
+
+/** The route of `routes` a method and REST API resource name. */
+export const findRouteIn = (
+  routes: readonly RouteDefinition[],
+  method: string,
+  resourcePath: string,
+): RouteDefinition | undefined =>
+  routes.find((r) => r.method === method && apiResourcePath(r.path) === resourcePath);

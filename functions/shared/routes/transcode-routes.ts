@@ -1,0 +1,88 @@
+import { jobId, route } from './route-definition';
+import { createTranscodeBodySchema, transcodeJobResponseSchema } from './transcode-schemas';
+
+/**
+ * The routes of media transforms (group `transcodes`): a section of the route table (`route-table.ts` joins
+ * the sections into `ROUTES`), imported alone by the group's function, so its bundle holds only its own
+ * routes.
+ */
+export const TRANSCODE_ROUTES = [
+  route({
+    method: 'POST',
+    path: '/v1/transcodes',
+    group: 'transcodes',
+    operationId: 'createTranscode',
+    summary: 'Enqueue a media transform job',
+    description:
+      'Converts one of your stored audio or video files to a preset format, asynchronously. Answers 202 with ' +
+      'the job; poll GET /v1/transcodes/{id}. A source whose content (ETag and size) was already converted ' +
+      'to the same preset is reused (`reused: true`, nothing billed). 429 `transcode_quota_exceeded` when ' +
+      "the month's transcode seconds are used up; 429 `transcode_queue_full` (Retry-After) at the plan's " +
+      'cap of unfinished jobs.',
+    tag: 'Media transforms',
+    scope: 'transcodes:write',
+    body: createTranscodeBodySchema,
+    response: transcodeJobResponseSchema,
+    successStatus: 202,
+    errors: [
+      'not_found',
+      'invalid_storage_reference',
+      'transcode_quota_exceeded',
+      'transcode_queue_full',
+      'service_unavailable',
+    ],
+    examples: {
+      request: { fullPath: 'companies/co_01jd3xq0a6/uploads/01jd3xq0b2/greeting.wav', preset: 'ogg_opus' },
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/transcodes/{id}',
+    group: 'transcodes',
+    operationId: 'getTranscode',
+    summary: 'Fetch a media transform job',
+    tag: 'Media transforms',
+    scope: 'transcodes:read',
+    params: jobId,
+    response: transcodeJobResponseSchema,
+    errors: ['not_found'],
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/transcodes/{id}/cancel',
+    group: 'transcodes',
+    operationId: 'cancelTranscode',
+    summary: 'Cancel an unfinished job',
+    description:
+      'Moves a `pending`, `probing`, `transcoding` or `finalizing` job to `canceled`, clears its worker lease ' +
+      'and stops its conversion. A finished job answers 409 `transcode_job_not_cancelable` with its `status`.',
+    tag: 'Media transforms',
+    scope: 'transcodes:write',
+    params: jobId,
+    response: transcodeJobResponseSchema,
+    errors: ['not_found', 'transcode_job_not_cancelable', 'conflict'],
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/transcodes/{id}/retry',
+    group: 'transcodes',
+    operationId: 'retryTranscode',
+    summary: 'Re-run a failed or canceled job',
+    description:
+      'Re-runs a `failed` or `canceled` job from scratch as the next `attempt`, subject to the same quota and ' +
+      'queue checks as enqueueing. Any other state, or a worker lease still in the future, answers 409 ' +
+      '`transcode_job_not_retryable`.',
+    tag: 'Media transforms',
+    scope: 'transcodes:write',
+    params: jobId,
+    response: transcodeJobResponseSchema,
+    successStatus: 202,
+    errors: [
+      'not_found',
+      'transcode_job_not_retryable',
+      'transcode_quota_exceeded',
+      'transcode_queue_full',
+      'service_unavailable',
+    ],
+  }),
+] as const;

@@ -1,0 +1,52 @@
+import { jobId, route } from './route-definition';
+import { createTranscriptionBodySchema, transcriptionJobResponseSchema } from './transcription-schemas';
+
+/**
+ * The routes of transcriptions (group `transcriptions`): a section of the route table (`route-table.ts` joins
+ * the sections into `ROUTES`), imported alone by the group's function, so its bundle holds only its own
+ * routes.
+ */
+export const TRANSCRIPTION_ROUTES = [
+  route({
+    method: 'POST',
+    path: '/v1/transcriptions',
+    group: 'transcriptions',
+    operationId: 'createTranscription',
+    summary: 'Enqueue a transcription job',
+    description:
+      'Transcribes one of your stored audio files (or the sound of a video), asynchronously. Answers 202 ' +
+      'with the job; poll GET /v1/transcriptions/{id}. When `done`, the job has the text, the timed words and ' +
+      'the transcript as JSON, SRT and WebVTT stored objects. A source whose content (ETag and size) was ' +
+      'already transcribed in the same language is reused (`reused: true`, nothing billed). 429 ' +
+      "`transcription_quota_exceeded` when the month's transcription seconds are used up; 429 " +
+      "`transcription_queue_full` (Retry-After) at the plan's cap of unfinished jobs.",
+    tag: 'Transcriptions',
+    scope: 'transcriptions:write',
+    body: createTranscriptionBodySchema,
+    response: transcriptionJobResponseSchema,
+    successStatus: 202,
+    idempotent: true,
+    errors: [
+      'not_found',
+      'invalid_storage_reference',
+      'transcription_quota_exceeded',
+      'transcription_queue_full',
+      'service_unavailable',
+    ],
+    examples: {
+      request: { fullPath: 'companies/co_01jd3xq0a6/uploads/01jd3xq0b2/call.wav', language: 'en-US' },
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/transcriptions/{id}',
+    group: 'transcriptions',
+    operationId: 'getTranscription',
+    summary: 'Fetch a transcription job',
+    tag: 'Transcriptions',
+    scope: 'transcriptions:read',
+    params: jobId,
+    response: transcriptionJobResponseSchema,
+    errors: ['not_found'],
+  }),
+] as const;
