@@ -66,7 +66,7 @@ const apiAlarms = (alarm: AddAlarm, rest: RestApi) => {
     {
       alarmDescription:
         'More than 2% of API requests answered 5xx for 10 minutes (at least 20 requests per 5 minutes). ' +
-        'Runbook: README "Operate": find a requestId of a 5xx in the access log, then its function log.',
+        'Runbook: docs/operate.md#runbook: find a requestId of a 5xx in the access log, then its function log.',
       threshold: 2,
       evaluationPeriods: 2,
       comparisonOperator: ABOVE,
@@ -150,7 +150,7 @@ const businessAlarms = (alarm: AddAlarm) => {
   alarm('ApiInternalErrors', requestsOfCode('internal'), {
     alarmDescription:
       '5 or more requests answered 500 internal (an unexpected error in a route handler) in 5 minutes. ' +
-      'Runbook: README "Operate": the dashboard\'s "Requests by route and status" names the route; its ' +
+      'Runbook: docs/operate.md#runbook: the dashboard\'s "Requests by route and status" names the route; its ' +
       'function log has the error with the requestId.',
     threshold: 5,
     evaluationPeriods: 1,
@@ -174,7 +174,7 @@ const businessAlarms = (alarm: AddAlarm) => {
     {
       alarmDescription:
         'More than half of the webhook delivery attempts got no 2xx answer for 15 minutes (at least 20 ' +
-        'attempts per 5 minutes). Runbook: README "Operate": the outcome split on the dashboard tells a ' +
+        'attempts per 5 minutes). Runbook: docs/operate.md#runbook: the outcome split on the dashboard tells a ' +
         "platform fault (network_error everywhere) from a few tenants' endpoints failing.",
       threshold: 50,
       evaluationPeriods: 3,
@@ -195,7 +195,7 @@ const businessAlarms = (alarm: AddAlarm) => {
       {
         alarmDescription:
           `5 or more ${jobType} jobs failed in 5 minutes with a code that means the platform failed them ` +
-          `(${codes.join(', ')}). Runbook: README "Operate": the dashboard's "Job failures by code" and the ` +
+          `(${codes.join(', ')}). Runbook: docs/operate.md#runbook: the dashboard's "Job failures by code" and the ` +
           'worker log (jobId) or the execution history give the cause.',
         threshold: 5,
         evaluationPeriods: 1,

@@ -31,7 +31,7 @@ export const addDashboard = (scope: Construct, observed: Observed): Dashboard =>
   dashboard.addWidgets(
     new TextWidget({
       markdown:
-        '# Public API v1\nAlarms go to the alarm topic. Runbook: README "Operate". 4xx answers are tenant ' +
+        '# Public API v1\nAlarms go to the alarm topic. Runbook: docs/operate.md#runbook. 4xx answers are tenant ' +
         'traffic (bad input, quotas, refused credentials), 5xx are ours.',
       width: 24,
       height: 2,

@@ -9,7 +9,7 @@ import {
 } from '../../functions/shared/domain/spoken-text';
 import type { AppError } from '../../functions/shared/errors';
 
-/** Markdown → expected spoken text, one case per rule (the README documents the same rules). */
+/** Markdown → expected spoken text, one case per rule (docs/speech.md documents the same rules). */
 const CORPUS: [string, string, string][] = [
   ['heading', '# Release notes', 'Release notes.'],
   ['heading with punctuation', '## Ready?', 'Ready?'],

@@ -16,7 +16,7 @@ import type { SigningKey } from './jwt';
  * verification set first, so a key verifies before any token is signed with it. Locally the sets are files
  * under `DATA_DIR` (`JWT_KEYS_FILE`, `JWT_PUBLIC_KEYS_FILE`) generated once; on AWS they are two Secrets
  * Manager secrets created by the data stack (`JWT_KEYS_SECRET_ARN`, `JWT_PUBLIC_KEYS_SECRET_ARN`; the CDK
- * stack generates no key material: `admin jwt keys rotate` writes both, see the README).
+ * stack generates no key material: `admin jwt keys rotate` writes both, see docs/security.md).
  */
 export interface KeySet {
   keys: SigningKey[];

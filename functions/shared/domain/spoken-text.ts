@@ -5,7 +5,7 @@ import { SPEECH_TEXT_MAX_CHARACTERS } from './speech-request';
 
 /**
  * Markdown rewritten for the ear (`POST /v1/spoken-text`). The markdown is parsed with micromark + GFM into an
- * mdast tree and read node by node; the rules (documented with examples in the README) are:
+ * mdast tree and read node by node; the rules (documented with examples in docs/speech.md) are:
  * headings become sentences; emphasis, strikethrough and inline code lose their markers; links read as their
  * text (a bare URL as its host); images as their alt text; lists as "First, … Second, …"; tables row by row
  * with their headers; code blocks are replaced by a short note; block quotes are announced; footnotes are
