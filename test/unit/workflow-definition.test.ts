@@ -75,6 +75,9 @@ describe('workflow definition validation', () => {
     expect(await definitionProblems({ ...valid, return: proto })).toEqual([
       { pointer: '/return/__proto__', message: 'a member may not be named __proto__' },
     ]);
+    expect(
+      await definitionProblems({ ...valid, steps: [{ ...valid.steps[0], id: '__proto__' }], return: {} }),
+    ).toEqual([{ pointer: '/steps/0/id', message: 'may not be __proto__' }]);
     // Names Object.prototype already has are data.
     expect(
       await definitionProblems({

@@ -109,6 +109,8 @@ export const definitionProblems = async (doc: unknown): Promise<FieldError[]> =>
       if (!STEP_KEYS.has(key)) add(`${at}/${escapeKey(key)}`, 'is not a field of a step');
     if (typeof step.id !== 'string' || !WORKFLOW_STEP_ID_PATTERN.test(step.id))
       add(`${at}/id`, 'must match [A-Za-z0-9_-]{1,64}');
+    // A step id names the step's output in a run's state, as a member name: `__proto__` cannot be one.
+    else if (step.id === '__proto__') add(`${at}/id`, 'may not be __proto__');
     else if (known.has(step.id)) add(`${at}/id`, `repeats the step id ${step.id}`);
     if (typeof step.action !== 'string' || !findAction(step.action))
       add(`${at}/action`, 'is not a known action');
