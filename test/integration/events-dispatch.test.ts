@@ -50,6 +50,64 @@ describe('event dispatcher', () => {
     ]);
   });
 
+  it('skips a record it cannot read, and the good records around it are delivered', async () => {
+    const t = await createTenant({ plan: 'starter' });
+    const headers = { 'x-api-key': t.apiKey };
+    const created = await call('POST', '/v1/webhooks', {
+      headers,
+      body: { url: `${receiver.base}/poisoned`, events: ['transcode.done'] },
+    });
+    expect(created.status).toBe(201);
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { marshall } = await import('@aws-sdk/util-dynamodb');
+    const { ddb } = await import('../../functions/shared/data/client');
+    const { eventItem, putEvent } = await import('../../functions/shared/data/events');
+    const { handler } = await import('../../functions/workers/event-dispatcher/index');
+    const input = (resourceId: string) => ({
+      companyId: t.companyId,
+      type: 'transcode.done',
+      resourceId,
+      data: { id: resourceId },
+      now: new Date(),
+    });
+    // A malformed event item in the table (its data is not JSON), between two good events: the stack's own
+    // stream poller meets it in a batch.
+    const before = await putEvent(input('tc_before'));
+    const { Put } = eventItem(input('tc_poison'));
+    const poisoned = { ...(Put.Item as Record<string, unknown>), data: 'not JSON {' };
+    await ddb.send(new PutCommand({ TableName: Put.TableName, Item: poisoned }));
+    const after = await putEvent(input('tc_after'));
+    const got = await eventually(
+      () => receiver.of('/poisoned'),
+      (r) => r.length >= 2,
+    );
+    expect(got.map((r) => r.json.data.id).sort()).toEqual(['tc_after', 'tc_before']);
+
+    // The same three records handed to the dispatcher in one batch: nothing to handle again.
+    const { eventKey } = await import('../../functions/shared/data/events');
+    const record = (sequence: string, newImage: Record<string, unknown>) => ({
+      eventName: 'INSERT' as const,
+      dynamodb: {
+        SequenceNumber: sequence,
+        Keys: marshall({ pk: newImage.pk, sk: newImage.sk }),
+        NewImage: marshall(newImage, { removeUndefinedValues: true }),
+      },
+    });
+    const stored = (event: typeof before) => ({
+      ...eventKey(t.companyId, event.id),
+      entity: 'event',
+      ...event,
+      data: JSON.stringify(event.data),
+    });
+    const answer = await handler(
+      {
+        Records: [record('100', stored(before)), record('101', poisoned), record('102', stored(after))],
+      } as never,
+      {} as never,
+    );
+    expect(answer).toEqual({ batchItemFailures: [] });
+  });
+
   it('ends the deliveries of a deleted endpoint as failed', async () => {
     const t = await createTenant({ plan: 'starter' });
     const headers = { 'x-api-key': t.apiKey };

@@ -30,19 +30,37 @@ export const toChange = (record: DynamoDBRecord): StreamChange => {
   };
 };
 
+/** A record whose images cannot be read is skipped (logged): no retry could read it. */
+const readChange = (record: DynamoDBRecord, position: number): StreamChange | undefined => {
+  try {
+    return { ...toChange(record), position };
+  } catch (error) {
+    logger.error('stream record skipped: it cannot be read', { position, error: error as Error });
+    return undefined;
+  }
+};
+
 /**
- * The table's stream → the event dispatcher (`domain/events/dispatch.ts`), a batch at a time. A batch that
- * fails is reported from its first record (partial batch response), so the whole batch is handled again:
- * every step is idempotent (no delivery is created twice, an execution is started once by name).
+ * The table's stream → the event dispatcher (`domain/events/dispatch.ts`), a batch at a time, with a partial
+ * batch response: the earliest record that failed is reported, so the stream is handled again from there
+ * (the records before it are done; the ones after it are handled again, which every step allows: no delivery
+ * is created twice, an execution is started once by name). A failure that is not a record's (the function
+ * itself breaking) reports the first record.
  */
 export const handler = withObservability(
   async (event: DynamoDBStreamEvent): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> => {
+    const retryAt = (position: number) => [
+      { itemIdentifier: event.Records[position]?.dynamodb?.SequenceNumber ?? '' },
+    ];
     try {
-      await dispatchChanges(event.Records.filter(isDispatchable).map(toChange));
-      return { batchItemFailures: [] };
+      const changes = event.Records.flatMap((record, position) =>
+        isDispatchable(record) ? (readChange(record, position) ?? []) : [],
+      );
+      const { retryFrom } = await dispatchChanges(changes);
+      return { batchItemFailures: retryFrom === undefined ? [] : retryAt(retryFrom) };
     } catch (error) {
       logger.error('stream batch not dispatched', { error: error as Error });
-      return { batchItemFailures: [{ itemIdentifier: event.Records[0]?.dynamodb?.SequenceNumber ?? '' }] };
+      return { batchItemFailures: retryAt(0) };
     }
   },
   (event) => ({ records: event.Records.length }),

@@ -26,6 +26,8 @@ export interface StreamChange {
   eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
   newImage?: Record<string, unknown>;
   oldImage?: Record<string, unknown>;
+  /** Its place in the batch (the stream's order), to report where a batch must be handled again from. */
+  position?: number;
 }
 
 /** An endpoint receives the events raised from its creation on (ISO instants compare as text). */
@@ -97,32 +99,71 @@ export const raiseUsageThresholds = async (change: StreamChange, now = new Date(
 /** Events of one batch handled at once, across resources (each resource's events stay in order). */
 const PARALLEL_RESOURCES = 16;
 
+/** Where a batch must be handled again from: the earliest change that failed, or none. */
+export interface DispatchOutcome {
+  retryFrom?: number;
+}
+
+/** An event record that cannot be read (its item is malformed): no retry can read it, so it is not retried. */
+const readEvent = (change: StreamChange): EventRecord | undefined => {
+  try {
+    return toEventRecord(change.newImage ?? {});
+  } catch (error) {
+    logger.error('event record skipped: it cannot be read', {
+      position: change.position,
+      error: error as Error,
+    });
+    return undefined;
+  }
+};
+
 /**
  * Handles a batch of the stream's changes: the events of different resources in parallel, each resource's
- * in order, then the usage months. The caller retries a batch that throws (every step is idempotent).
+ * in order, then the usage months. A change that fails does not fail the others: its resource's later
+ * events wait (they are handled again with it, in order), the other resources go on, and the outcome names
+ * the earliest failed change, from where the caller has the batch handled again (every step is
+ * idempotent: a change handled twice creates nothing twice). A record that cannot be read at all is logged
+ * and skipped, so one malformed item never holds the stream back.
  */
-export const dispatchChanges = async (changes: StreamChange[]): Promise<void> => {
-  const byResource = new Map<string, EventRecord[]>();
+export const dispatchChanges = async (changes: StreamChange[]): Promise<DispatchOutcome> => {
+  const byResource = new Map<string, { event: EventRecord; position: number }[]>();
   const usage: StreamChange[] = [];
-  for (const change of changes) {
+  for (const [index, change] of changes.entries()) {
     const image = change.newImage;
     if (!image) continue;
+    const position = change.position ?? index;
     if (change.eventName === 'INSERT' && image.entity === EVENT_ENTITY) {
-      const event = toEventRecord(image);
+      const event = readEvent({ ...change, position });
+      if (!event) continue;
       const key = `${event.companyId}#${event.resourceId}`;
-      byResource.set(key, [...(byResource.get(key) ?? []), event]);
-    } else if (USAGE_MONTH.test(String(image.pk ?? ''))) usage.push(change);
+      byResource.set(key, [...(byResource.get(key) ?? []), { event, position }]);
+    } else if (USAGE_MONTH.test(String(image.pk ?? ''))) usage.push({ ...change, position });
   }
+  const failed: number[] = [];
   const queues = [...byResource.values()];
   await Promise.all(
     Array.from({ length: Math.min(PARALLEL_RESOURCES, queues.length) }, async () => {
       for (let queue = queues.shift(); queue; queue = queues.shift()) {
-        for (const event of queue) {
-          const count = await dispatchEvent(event);
-          logger.debug('event dispatched', { eventId: event.id, type: event.type, deliveries: count });
+        for (const { event, position } of queue) {
+          try {
+            const count = await dispatchEvent(event);
+            logger.debug('event dispatched', { eventId: event.id, type: event.type, deliveries: count });
+          } catch (error) {
+            logger.error('event not dispatched: handled again', { eventId: event.id, error: error as Error });
+            failed.push(position);
+            break;
+          }
         }
       }
     }),
   );
-  for (const change of usage) await raiseUsageThresholds(change);
+  for (const change of usage) {
+    try {
+      await raiseUsageThresholds(change);
+    } catch (error) {
+      logger.error('usage change not handled: handled again', { error: error as Error });
+      failed.push(change.position ?? 0);
+    }
+  }
+  return failed.length === 0 ? {} : { retryFrom: Math.min(...failed) };
 };
