@@ -124,6 +124,7 @@ const ensureCursorKey = (dataDir: string): string => {
 export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pid' | 'startedAt'>) => {
   // A stack file written before the timing was an option has none: the defaults were in force.
   const webhooks: WebhookTiming = { ...LOCAL_WEBHOOK_TIMING, ...d.webhooks };
+  const s3 = ensureS3Credentials(d.dataDir);
   return {
     ...Object.fromEntries(
       Object.entries(d.stateMachineArns).map(([name, arn]) => [stateMachineArnVariable(name), arn]),
@@ -132,8 +133,8 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
     JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
     JWT_PUBLIC_KEYS_FILE: jwtPublicKeysFile(d.dataDir),
     DYNADATA_CURSOR_SECRET: ensureCursorKey(d.dataDir),
-    S3_ACCESS_KEY_ID: ensureS3Credentials(d.dataDir).accessKeyId,
-    S3_SECRET_ACCESS_KEY: ensureS3Credentials(d.dataDir).secretAccessKey,
+    S3_ACCESS_KEY_ID: s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
     // Webhooks and workflow HTTP actions may reach a receiver on this machine when the stack was started with
     // the loopback allowance (never on AWS), but never a port of the stack's own services.
     ALLOW_LOOPBACK_WEBHOOKS: String(d.outbound.allowLoopback),
@@ -242,19 +243,20 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       clearTimeout(timer);
     }
   };
+  const s3Credentials = ensureS3Credentials(dataDir);
   try {
     const [dynamodb, s3] = await Promise.all([
       startDynamoDbLocal(join(dataDir, 'dynamodb')).then((s) => {
         started.push(s);
         return s;
       }),
-      startS3Local(join(dataDir, 's3'), REGION, ensureS3Credentials(dataDir)).then((s) => {
+      startS3Local(join(dataDir, 's3'), REGION, s3Credentials).then((s) => {
         started.push(s);
         return s;
       }),
     ]);
     const streamArn = await ensureTable(dynamodb.endpoint, REGION, tableName);
-    await ensureBucket(s3.endpoint, REGION, bucketName, ensureS3Credentials(dataDir));
+    await ensureBucket(s3.endpoint, REGION, bucketName, s3Credentials);
     // The endpoint first, the machines once the runtime environment is set (their task overrides import
     // the worker handlers, which read it).
     const stepFunctions = await startStepFunctionsEmulator({ region: REGION });

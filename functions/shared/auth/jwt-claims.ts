@@ -46,8 +46,8 @@ export interface V1Claims {
   ancestors: string[];
 }
 
-/** The most ancestors a token may name (`MAX_ANCESTORS` of `jwt-mint.ts`). */
-const MAX_ANCESTOR_CLAIMS = 8;
+/** The most ancestors (`anc`) a token may name: minting refuses to derive past it. */
+export const MAX_ANCESTORS = 8;
 
 /** `src` and `jti` name credentials in revocation records: short printable text only. */
 const CREDENTIAL_ID = /^[\x21-\x7e]{1,80}$/;
@@ -134,7 +134,7 @@ export const checkV1Claims = (
   const anc = claims.anc ?? [];
   if (
     !Array.isArray(anc) ||
-    anc.length > MAX_ANCESTOR_CLAIMS ||
+    anc.length > MAX_ANCESTORS ||
     !anc.every((id) => typeof id === 'string' && CREDENTIAL_ID.test(id))
   ) {
     return { ok: false, reason: 'source' };

@@ -3,7 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { AppError } from '../errors';
 import { isScope } from '../types/scopes';
 import { type SigningKey, signJwt } from './jwt';
-import { CLOCK_SKEW_SECONDS, JWT_MAX_LIFETIME_SECONDS, parseIpRule } from './jwt-claims';
+import { CLOCK_SKEW_SECONDS, JWT_MAX_LIFETIME_SECONDS, MAX_ANCESTORS, parseIpRule } from './jwt-claims';
 
 /**
  * Token minting: the one set of rules behind the workflow action `actions/security/auth/jwt/generate` and the
@@ -21,7 +21,7 @@ import { CLOCK_SKEW_SECONDS, JWT_MAX_LIFETIME_SECONDS, parseIpRule } from './jwt
  *   one (at most `MAX_ANCESTORS`). The authorizer refuses a token whose `jti`, `src` or any ancestor is
  *   revoked (`data/credentials.ts`), so revoking a key or a token ends every token derived from it.
  */
-export const MAX_ANCESTORS = 8;
+export { MAX_ANCESTORS };
 export const JWT_DEFAULT_DURATION_SECONDS = 300;
 /** Tokens are minted per run and expire in minutes: one hour is the most a caller may ask for. */
 export const JWT_MAX_DURATION_SECONDS = JWT_MAX_LIFETIME_SECONDS;
