@@ -92,6 +92,7 @@ describe('local API Gateway emulator', () => {
     const res = await fetch(`${url}/v1/self`);
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="api"');
     const body = (await res.json()) as { code: string; requestId: string };
     expect(body.code).toBe('unauthorized');
     expect(body.requestId).toBe(res.headers.get('x-request-id'));

@@ -88,8 +88,17 @@ describe('POST /v1/mcp: the MCP server', () => {
       ['cursor', 'filter', 'limit', 'sort', 'type'].sort(),
     );
     expect(byName.create_dynadata_item?.inputSchema.required).toEqual(['type', 'item']);
-    expect(byName.get_usage?.annotations?.readOnlyHint).toBe(true);
-    expect(byName.delete_dynadata_item?.annotations?.destructiveHint).toBe(true);
+    const hints = (name: string) => {
+      const a = byName[name]?.annotations;
+      return [a?.readOnlyHint, a?.destructiveHint, a?.idempotentHint, a?.openWorldHint];
+    };
+    expect(hints('get_usage')).toEqual([true, false, true, false]);
+    expect(hints('list_dynadata_items')).toEqual([true, false, true, false]);
+    expect(hints('create_dynadata_item')).toEqual([false, false, false, false]);
+    expect(hints('update_dynadata_item')).toEqual([false, true, false, false]);
+    expect(hints('delete_dynadata_item')).toEqual([false, true, true, false]);
+    // The tool list never changes while a client is connected, so no `list_changed` notification is promised.
+    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
   });
 
   it('get_transcode_job answers the job exactly as GET /v1/transcodes/{id} shows it', async () => {

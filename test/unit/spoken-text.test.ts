@@ -50,7 +50,7 @@ const CORPUS: [string, string, string][] = [
   ['arrow', 'Paris → Rome', 'Paris to Rome.'],
   ['degrees Celsius', 'It is 30°C.', 'It is 30 degrees Celsius.'],
   ['dollars', 'It costs $5 or $1.', 'It costs 5 dollars or 1 dollar.'],
-  ['euros and pounds', '€20 and £3.50', '20 euros and 3.50 pounds.'],
+  ['euros and pounds', '€20 and £3.50', '20 euros and 3 pounds and 50 pence.'],
   ['emoji dropped', 'Launch 🚀 done 👍🏽!', 'Launch done!'],
   ['thematic break silent', 'One.\n\n---\n\nTwo.', 'One. Two.'],
   ['hard break', 'Line one  \nline two', 'Line one line two.'],

@@ -2,6 +2,7 @@ import type { Nodes, RootContent, Table } from 'mdast';
 import { parseWithinNesting } from './markdown-nesting';
 import { splitIntoParts, splitSentences } from './sentences';
 import { SPEECH_TEXT_MAX_CHARACTERS } from './speech-request';
+import { speakSymbols } from './spoken-symbols';
 
 /**
  * Markdown rewritten for the ear (`POST /v1/spoken-text`). The markdown is parsed with micromark + GFM into an
@@ -28,59 +29,6 @@ const ORDINALS = [
   'Tenth',
 ];
 const ordinal = (index: number) => (index >= 0 && ORDINALS[index]) || `Number ${index + 1}`;
-
-const CURRENCIES: Record<string, [string, string]> = {
-  $: ['dollar', 'dollars'],
-  '€': ['euro', 'euros'],
-  '£': ['pound', 'pounds'],
-  '¥': ['yen', 'yen'],
-};
-
-const ABBREVIATION_WORDS: Record<string, string> = {
-  'e.g': 'for example',
-  'i.e': 'that is',
-  etc: 'et cetera',
-  vs: 'versus',
-};
-/** An abbreviation with its period, not inside a longer word; `$2`: the letter of the word that follows. */
-const ABBREVIATION = /\b(e\.g|i\.e|etc|vs)\.(?![\p{L}\p{N}])(?=(?:\s+["'(“‘]?(\p{L}))?)/giu;
-
-/** Words for symbols and abbreviations, applied to the text of the document (never to URLs). */
-const speakSymbols = (text: string): string =>
-  text
-    .replace(/([$€£¥])\s?(\d[\d,]*(?:\.\d+)?)/g, (_m, symbol: string, amount: string) => {
-      const [one, many] = CURRENCIES[symbol] as [string, string];
-      return `${amount} ${amount === '1' ? one : many}`;
-    })
-    .replace(/°\s?C\b/g, ' degrees Celsius')
-    .replace(/°\s?F\b/g, ' degrees Fahrenheit')
-    .replace(/°/g, ' degrees')
-    .replace(/(\d)\s?%/g, '$1 percent')
-    .replace(/%/g, ' percent ')
-    .replace(ABBREVIATION, (_m, abbreviation: string, nextLetter: string | undefined) => {
-      // (The pattern ignores case, so the capital that starts a new sentence is checked here.)
-      const nextSentence = nextLetter !== undefined && /\p{Lu}/u.test(nextLetter);
-      const words = ABBREVIATION_WORDS[abbreviation.toLowerCase()] as string;
-      // The period of `etc.` also ends the sentence when a new one follows; elsewhere the sentence's own
-      // punctuation (or the full stop a block ends with) follows the words, never a second period.
-      return abbreviation.toLowerCase() === 'etc' && nextSentence ? `${words}.` : words;
-    })
-    .replace(/\bvs(?=\s)/gi, 'versus')
-    .replace(/\s*&\s*/g, ' and ')
-    .replace(/\s*(?:→|->|⇒|=>)\s*/g, ' to ')
-    .replace(/\s*(?:←|<-)\s*/g, ' from ')
-    .replace(/\s*\+\s*(?=\d)/g, ' plus ')
-    .replace(/\s*>=\s*(?=\d)/g, ' at least ')
-    .replace(/\s*<=\s*(?=\d)/g, ' at most ')
-    .replace(/\s+<\s*(?=\d)/g, ' below ')
-    .replace(/\s+>\s*(?=\d)/g, ' above ')
-    .replace(/\s*\|\|\s*/g, ' or ')
-    .replace(/\s+=\s+/g, ' equals ')
-    .replace(/(\S)@(\S)/g, '$1 at $2')
-    .replace(/\s*©\ufe0f?\s*/g, ' copyright ')
-    .replace(/®\ufe0f?/g, ' registered')
-    .replace(/™\ufe0f?/g, ' trademark')
-    .replace(/\p{Extended_Pictographic}|\p{Emoji_Modifier}|\u200d|\ufe0f|\u20e3/gu, '');
 
 /** Inline code that is one punctuation mark ("use `:` to separate") is read by the mark's name. */
 const CODE_SYMBOLS: Record<string, string> = {

@@ -1,5 +1,5 @@
 import { ERROR_CATALOG, type ErrorCode } from '../errors';
-import { PROBLEM_CONTENT_TYPE, problemType } from './problem';
+import { PROBLEM_CONTENT_TYPE, problemType, WWW_AUTHENTICATE_CHALLENGE } from './problem';
 
 /**
  * Answers API Gateway gives itself (authorizer refusal, unknown route, throttling, integration failure), as
@@ -33,7 +33,13 @@ interface GatewayResponseDefinition {
 }
 
 export const GATEWAY_RESPONSES: readonly GatewayResponseDefinition[] = [
-  { type: 'UNAUTHORIZED', statusCode: 401, code: 'unauthorized', detail: 'A valid credential is required.' },
+  {
+    type: 'UNAUTHORIZED',
+    statusCode: 401,
+    code: 'unauthorized',
+    detail: 'A valid credential is required.',
+    headers: { 'www-authenticate': WWW_AUTHENTICATE_CHALLENGE },
+  },
   {
     type: 'ACCESS_DENIED',
     statusCode: 403,

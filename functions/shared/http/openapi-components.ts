@@ -23,6 +23,11 @@ export const HEADERS = {
     'Identifier of the request, also `requestId` in problem bodies; quote it in support requests.',
   ),
   RetryAfter: header('Seconds to wait before retrying.', { type: 'integer', minimum: 1 }),
+  WwwAuthenticate: header(
+    'The authentication challenge, `Bearer realm="api"` (RFC 6750): a JWT as a bearer token, or an API key in ' +
+      '`x-api-key`.',
+    { type: 'string', enum: ['Bearer realm="api"'] },
+  ),
   IdempotentReplayed: header(
     '`true` when the answer is the stored answer of an earlier request with the same key.',
     {

@@ -132,6 +132,7 @@ export const errorResponse = (status: number, codes: ErrorCode[]) => ({
     ...(status === 429 || codes.includes('idempotency_request_in_progress')
       ? { 'Retry-After': headerRef('RetryAfter') }
       : {}),
+    ...(status === 401 ? { 'WWW-Authenticate': headerRef('WwwAuthenticate') } : {}),
   },
   content: {
     'application/problem+json': {

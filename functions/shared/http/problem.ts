@@ -3,6 +3,13 @@ import { AppError, ERROR_CATALOG, type ErrorCode, type FieldError } from '../err
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+/**
+ * The challenge of every 401 (RFC 9110 §11.6.1, RFC 6750 §3): the API takes a bearer token, and HTTP clients
+ * and MCP clients look for this header to learn so. An API key in `x-api-key` is also accepted (see the
+ * OpenAPI document's security schemes); no standard scheme names it.
+ */
+export const WWW_AUTHENTICATE_CHALLENGE = 'Bearer realm="api"';
+
 /** Problem type URIs are stable URNs, one per code, documented in the OpenAPI document. */
 export const problemType = (code: ErrorCode): string => `urn:problem-type:${code}`;
 
@@ -44,6 +51,7 @@ export const problemResponse = (error: unknown, requestId: string): APIGatewayPr
     'cache-control': 'no-store',
   };
   if (appError.retryAfterSeconds !== undefined) headers['retry-after'] = String(appError.retryAfterSeconds);
+  if (appError.status === 401) headers['www-authenticate'] = WWW_AUTHENTICATE_CHALLENGE;
   return { statusCode: appError.status, headers, body: JSON.stringify(buildProblem(appError, requestId)) };
 };
 

@@ -13,7 +13,7 @@ import { TRANSCODE_ROUTES } from '../routes/transcode-routes';
 import { TRANSCRIPTION_ROUTES } from '../routes/transcription-routes';
 import { USAGE_ROUTES } from '../routes/usage-routes';
 import { WORKFLOW_ROUTES } from '../routes/workflow-routes';
-import { TOOLS, type ToolContext, type ToolDefinition } from './tools';
+import { TOOLS, type ToolContext, type ToolDefinition, type ToolEffect } from './tools';
 
 /**
  * The MCP server of `POST /v1/mcp`, built per request with the SDK's `McpServer` and its web-standard
@@ -56,6 +56,17 @@ const MIRRORED_ROUTES: readonly RouteDefinition[] = [
   ...USAGE_ROUTES,
   ...WORKFLOW_ROUTES,
 ];
+
+/** The MCP hints each effect earns (MCP 2025-06-18 `ToolAnnotations`); every tool touches only this API. */
+const ANNOTATIONS: Record<
+  ToolEffect,
+  { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean }
+> = {
+  read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  create: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  update: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+};
 
 const routeOf = (tool: ToolDefinition): RouteDefinition => {
   const route = MIRRORED_ROUTES.find((r) => r.operationId === tool.operationId);
@@ -102,17 +113,14 @@ const createServer = (context: ToolContext): McpServer => {
         description: `${tool.description} Scope: ${routeOf(tool).scope}.`,
         inputSchema: tool.input,
         outputSchema: tool.output,
-        annotations: {
-          title: tool.title,
-          readOnlyHint: tool.readOnly,
-          destructiveHint: !tool.readOnly,
-          idempotentHint: tool.readOnly,
-          openWorldHint: false,
-        },
+        annotations: { title: tool.title, ...ANNOTATIONS[tool.effect], openWorldHint: false },
       },
       (input: Record<string, unknown>) => callTool(tool, context, input),
     );
   }
+  // Registering a tool advertises `tools.listChanged`; the tool list is fixed per deployment and the server is
+  // stateless (no stream to send the notification on), so the capability is withdrawn.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 };
 

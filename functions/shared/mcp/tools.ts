@@ -27,6 +27,13 @@ export interface ToolContext {
  * route writes Dynadata items, its log-entry guard, before `run` calls the route's own domain function.
  * `output` is the tool's `outputSchema`; `run` answers its `structuredContent`.
  */
+/**
+ * `read` changes nothing; `create` only adds (a repeated call adds again); `update` changes an existing item
+ * (and its `_version`, so a repeat is not without effect); `delete` removes one (a repeat finds nothing more to
+ * remove).
+ */
+export type ToolEffect = 'read' | 'create' | 'update' | 'delete';
+
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;
@@ -34,7 +41,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   operationId: OperationId;
   input: I;
   output: O;
-  readOnly: boolean;
+  /** What a call does to the company's data; the server derives the MCP annotations from it. */
+  effect: ToolEffect;
   run: (context: ToolContext, input: z.output<I>) => Promise<z.output<O>>;
 }
 
@@ -59,7 +67,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     operationId: 'getTranscode',
     input: z.object({ id: jobId }).strict(),
     output: transcodeJobSchema,
-    readOnly: true,
+    effect: 'read',
     run: async ({ auth }, { id }) => toPublicJob(await getTranscode(auth.companyId, id)),
   }),
   tool({
@@ -71,7 +79,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     operationId: 'getTranscription',
     input: z.object({ id: jobId }).strict(),
     output: transcriptionJobSchema,
-    readOnly: true,
+    effect: 'read',
     run: async ({ auth }, { id }) => toPublicTranscription(await getTranscription(auth.companyId, id)),
   }),
   tool({
@@ -90,7 +98,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       })
       .strict(),
     output: usageSnapshotSchema,
-    readOnly: true,
+    effect: 'read',
     run: ({ auth, now }, { granularity }) =>
       getUsageSnapshot(auth.companyId, granularity ?? 'month', now, auth.planId),
   }),
@@ -109,7 +117,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       })
       .strict(),
     output: workflowRunSchema,
-    readOnly: true,
+    effect: 'read',
     run: ({ auth }, { workflowId, runId, includeStepOutputs }) =>
       getWorkflowRun({ companyId: auth.companyId, workflowId, runId, includeStepOutputs }),
   }),
@@ -120,7 +128,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     operationId: 'listDynadataTypes',
     input: z.object({}).strict(),
     output: dd.listTypesResponse,
-    readOnly: true,
+    effect: 'read',
     run: async ({ auth }) => ({ types: await listTypeSummaries(auth.companyId) }),
   }),
   tool({
@@ -132,7 +140,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     operationId: 'listDynadataItems',
     input: listRequestSchema.extend({ type: typeName }).strict(),
     output: dd.listItemsResponse,
-    readOnly: true,
+    effect: 'read',
     run: ({ auth }, { type, ...request }) => listItems(auth.companyId, type, request),
   }),
   tool({
@@ -142,7 +150,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     operationId: 'getDynadataItem',
     input: z.object({ type: typeName, id: itemId }).strict(),
     output: dd.dynadataItemSchema,
-    readOnly: true,
+    effect: 'read',
     run: ({ auth }, { type, id }) => getItem(auth.companyId, type, id),
   }),
   tool({
@@ -154,7 +162,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     operationId: 'createDynadataItem',
     input: z.object({ type: typeName, item: dd.itemFieldsBody }).strict(),
     output: dd.dynadataItemSchema,
-    readOnly: false,
+    effect: 'create',
     run: ({ auth, now }, { type, item }) => createItem(auth.companyId, type, item, now),
   }),
   tool({
@@ -166,7 +174,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     operationId: 'updateDynadataItem',
     input: z.object({ type: typeName, item: dd.updateItemBody }).strict(),
     output: dd.dynadataItemSchema,
-    readOnly: false,
+    effect: 'update',
     run: ({ auth, now }, { type, item }) => updateItem(auth.companyId, type, item, now),
   }),
   tool({
@@ -177,7 +185,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     operationId: 'deleteDynadataItem',
     input: z.object({ type: typeName, id: itemId }).strict(),
     output: dd.deleteItemResponse,
-    readOnly: false,
+    effect: 'delete',
     run: ({ auth }, { type, id }) => deleteItem(auth.companyId, type, id),
   }),
 ];
