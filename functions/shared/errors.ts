@@ -70,6 +70,7 @@ export const ERROR_CATALOG = {
     status: 409,
     title: 'A request with this idempotency key is in progress',
   },
+  idempotency_key_not_supported: { status: 400, title: 'This operation cannot honour an idempotency key' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -4,7 +4,7 @@ import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } fr
 import { AppError, ValidationError } from '../errors';
 
 /**
- * `Idempotency-Key` on the routes whose table entry says `idempotent: true` (the convention of Stripe and the
+ * `Idempotency-Key` on the routes whose table entry says `idempotency: 'keyed'` (the convention of Stripe and the
  * IETF draft): the first request with a key runs and its successful response is kept for 24 hours; a replay
  * with the same key and the same request returns that response with `Idempotent-Replayed: true`; the same key
  * with a different request (path parameters or body) → 422 `idempotency_key_reused`; a replay while the first

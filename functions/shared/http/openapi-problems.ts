@@ -26,9 +26,10 @@ export const chainCodes = (route: RouteDefinition): ErrorCode[] => {
     // API Gateway refuses a body over 10 MB on any route with one; the media type is checked when it is read.
     ...(route.body ? (['payload_too_large'] as const) : []),
     ...(route.body && !route.planned ? (['unsupported_media_type'] as const) : []),
-    ...(route.idempotent && !route.planned
+    ...(route.idempotency === 'keyed' && !route.planned
       ? (['idempotency_key_reused', 'idempotency_request_in_progress'] as const)
       : []),
+    ...(route.idempotency === 'refused' ? (['idempotency_key_not_supported'] as const) : []),
     ...(route.writesItemsOfType ? (['log_entry_writes_not_allowed'] as const) : []),
   ];
 };

@@ -94,7 +94,8 @@ const parametersOf = (route: RouteDefinition) => {
   };
   add('path', route.params);
   add('query', route.query);
-  if (route.idempotent && !route.planned) out.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  if (route.idempotency === 'keyed' && !route.planned)
+    out.push({ $ref: '#/components/parameters/IdempotencyKey' });
   if (route.operationId === 'runWorkflow') out.push({ $ref: '#/components/parameters/WorkflowHop' });
   return out;
 };
@@ -129,6 +130,16 @@ const successContent = (route: RouteDefinition) => {
   };
 };
 
+/** What each POST does with `Idempotency-Key`, in its description (`keyed` routes also declare the header). */
+const IDEMPOTENCY_TEXT: Record<NonNullable<RouteDefinition['idempotency']> | 'none', string> = {
+  keyed: '',
+  repeatable:
+    'Repeating this request changes nothing, so it needs no `Idempotency-Key` (one is accepted and unused).',
+  refused:
+    'One message may carry several tool calls, so `Idempotency-Key` is refused (400 `idempotency_key_not_supported`).',
+  none: '',
+};
+
 const scopeText = (scope: RouteDefinition['scope']): string =>
   scope === 'public'
     ? 'Needs no credential.'
@@ -146,6 +157,7 @@ const operationOf = (route: RouteDefinition) => {
     docsOf(route).description ?? `${route.summary}.`,
     scopeText(route.scope),
     route.planned ? 'Not available yet: answers 501 `not_implemented`.' : '',
+    IDEMPOTENCY_TEXT[route.idempotency ?? 'none'],
   ]
     .filter(Boolean)
     .join(' ');
@@ -178,7 +190,9 @@ const operationOf = (route: RouteDefinition) => {
         description: route.planned ? 'Not available yet' : 'Success',
         headers: {
           'x-request-id': headerRef('RequestId'),
-          ...(route.idempotent ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') } : {}),
+          ...(route.idempotency === 'keyed'
+            ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') }
+            : {}),
         },
         content: successContent(route),
       },
@@ -190,7 +204,9 @@ const operationOf = (route: RouteDefinition) => {
             headers: {
               'x-request-id': headerRef('RequestId'),
               // A replay answers what the first request answered, whichever status that was.
-              ...(route.idempotent ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') } : {}),
+              ...(route.idempotency === 'keyed'
+                ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') }
+                : {}),
             },
             content: { 'application/json': { schema: toSchema(also.response, 'output') } },
           },

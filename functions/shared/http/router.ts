@@ -57,7 +57,7 @@ export const requireRouteScope = (route: RouteDefinition, auth: AuthContext): vo
  * Dispatches an API Gateway proxy event to the handler of its route: resolves the route from the table by
  * method and resource, runs the guards the route declares (the log-entry guard before the scope check, so it
  * answers whatever the credential's scopes), checks the caller's scope, parses the input, runs the handler
- * (under the request's `Idempotency-Key` where the route is idempotent) and shapes the JSON response.
+ * (under the request's `Idempotency-Key` where the route is `keyed`) and shapes the JSON response.
  */
 export const createRouter =
   (group: RouteGroup, routes: readonly RouteDefinition[], handlers: GroupHandlers) =>
@@ -82,8 +82,14 @@ export const createRouter =
       } as RouteInput<OperationId>);
       return { ...result, status: result.status ?? route.successStatus ?? 200 };
     };
+    if (route.idempotency === 'refused' && requestHeaders['idempotency-key'] !== undefined) {
+      throw new AppError(
+        'idempotency_key_not_supported',
+        `${route.operationId} cannot honour Idempotency-Key; send the request without it.`,
+      );
+    }
     const result: RouteResult & { status: number } =
-      route.idempotent && auth
+      route.idempotency === 'keyed' && auth
         ? await withIdempotency(
             { companyId: auth.companyId, operationId: route.operationId, params, body },
             requestHeaders['idempotency-key'],

@@ -20,7 +20,7 @@ export const CONTACT_ROUTES = [
     body: dd.sendMessageBody,
     response: dd.sendMessageResponse,
     successStatus: 202,
-    idempotent: true,
+    idempotency: 'keyed',
     errors: ['not_found', 'invalid_storage_reference'],
     examples: {
       request: { type: 'text', body: { text: 'Your order has shipped.' } },

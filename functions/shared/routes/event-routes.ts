@@ -46,7 +46,7 @@ export const EVENT_ROUTES = [
     body: createWebhookBodySchema,
     response: createdWebhookSchema,
     successStatus: 201,
-    idempotent: true,
+    idempotency: 'keyed',
     errors: ['webhook_endpoint_limit_reached'],
     examples: {
       request: { url: exampleEndpoint.url, events: exampleEndpoint.events, description: 'Media pipeline' },
@@ -107,6 +107,7 @@ export const EVENT_ROUTES = [
       'with `GET /v1/events/{id}`. A disabled endpoint answers 409 `webhook_endpoint_disabled`.',
     tag: 'Webhooks',
     scope: 'webhooks:write',
+    idempotency: 'keyed',
     params: endpointId,
     response: z.object({ event: eventSchema }),
     successStatus: 202,

@@ -24,6 +24,7 @@ export const MCP_ROUTES = [
       'session to end).',
     tag: 'MCP',
     scope: 'authenticated',
+    idempotency: 'refused',
     body: jsonRpcMessageSchema,
     response: jsonRpcResponseSchema,
     emptyAnswers: { 202: 'The message was a notification: accepted, nothing to answer.' },

@@ -45,8 +45,14 @@ export interface RouteDefinition {
   successStatus?: number;
   /** Other successful answers (a sync run that continued asynchronously answers 202). */
   alsoAnswers?: readonly { status: number; description: string; response: z.ZodType }[];
-  /** The route honours `Idempotency-Key` (`http/idempotency.ts`). */
-  idempotent?: true;
+  /**
+   * What the route does with `Idempotency-Key` (every POST says; GET and DELETE are idempotent by definition and
+   * ignore it): `keyed`, it honours the key (`http/idempotency.ts`: a replay answers the stored answer);
+   * `repeatable`, it changes nothing (a read or a computation sent as POST), so a repeat is already safe and
+   * the key is accepted and unused; `refused`, it cannot honour a key (one MCP message may carry several
+   * tool calls) and answers 400 `idempotency_key_not_supported` rather than ignore one.
+   */
+  idempotency?: 'keyed' | 'repeatable' | 'refused';
   /** The route writes items of the Dynadata type `{type}`: the log-entry guard (`http/log-entry-guard.ts`) runs. */
   writesItemsOfType?: true;
   /**

@@ -37,7 +37,7 @@ export const SPEECH_ROUTES = [
       meter: z.enum(METERS).describe('The meter that was billed.'),
     }),
     successStatus: 201,
-    idempotent: true,
+    idempotency: 'keyed',
     errors: ['speech_quota_exceeded', 'storage_limit_reached', 'service_unavailable'],
     examples: { request: { text: 'Your order has shipped.', format: 'mp3' } },
   }),
@@ -77,6 +77,7 @@ export const SPEECH_ROUTES = [
       'at sentence boundaries into pieces of at most 4096 characters, ready for POST /v1/speech.',
     tag: 'Speech',
     scope: 'speech:write',
+    idempotency: 'repeatable',
     body: spokenTextRequestSchema,
     response: z.object({
       text: z.string().describe('The spoken form.'),

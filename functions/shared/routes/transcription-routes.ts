@@ -25,7 +25,7 @@ export const TRANSCRIPTION_ROUTES = [
     body: createTranscriptionBodySchema,
     response: transcriptionJobResponseSchema,
     successStatus: 202,
-    idempotent: true,
+    idempotency: 'keyed',
     errors: [
       'not_found',
       'invalid_storage_reference',

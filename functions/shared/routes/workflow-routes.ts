@@ -63,7 +63,7 @@ export const WORKFLOW_ROUTES = [
         response: wf.acceptedRunResponseSchema,
       },
     ],
-    idempotent: true,
+    idempotency: 'keyed',
     errors: ['not_found', 'workflow_quota_exceeded', 'service_unavailable'],
     examples: { request: { mode: 'sync', input: { contactId: '01jd3xq0b2' } } },
   }),

@@ -1,0 +1,244 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RouteDefinition } from '../../functions/shared/routes/route-definition';
+import { ROUTES } from '../../functions/shared/routes/route-table';
+import { call, createTenant, expectProblem } from './support';
+import { seedJob, storeSource } from './transcode-support';
+import { startReceiver } from './webhook-receiver';
+import { savedWorkflow } from './workflow-support';
+
+/**
+ * `Idempotency-Key` on every POST of the route table, driven by the table itself: each `keyed` route answers a
+ * repeat with the same key by replaying its first answer (`Idempotent-Replayed: true`, the same status and
+ * body, nothing done twice) and refuses the key with another body (422); each `repeatable` route accepts the
+ * header and answers as without it; each `refused` route answers 400. A POST added to the table without a
+ * case here fails the first test, so no route can ignore the header unnoticed.
+ */
+type Tenant = Awaited<ReturnType<typeof createTenant>>;
+interface Case {
+  /** The path with its parameters filled in, and a body. */
+  path: string;
+  body: unknown;
+  /** Another request with the same key: another body, or another path where the route takes no body. */
+  other: { path?: string; body?: unknown };
+}
+
+let tenant: Tenant;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const headers = () => ({ 'x-api-key': tenant.apiKey });
+const unique = () => `k-${Math.random().toString(36).slice(2)}`;
+
+const createContact = async (name: string) => {
+  const created = await call('POST', '/v1/dynadata/type/contacts/create', {
+    headers: headers(),
+    body: { name },
+  });
+  expect(created.status).toBe(201);
+  return String(created.json._id);
+};
+
+/** One prepared case per `keyed` operation: whatever the request needs exists before it is sent. */
+const KEYED_CASES: Record<string, () => Promise<Case>> = {
+  sendMessage: async () => {
+    const contactId = await createContact('Ada');
+    return {
+      path: `/v1/contacts/${contactId}/send_message`,
+      body: { type: 'text', body: { text: 'Hello' } },
+      other: { body: { type: 'text', body: { text: 'Goodbye' } } },
+    };
+  },
+  createDynadataItem: async () => ({
+    path: '/v1/dynadata/type/contacts/create',
+    body: { name: 'Grace' },
+    other: { body: { name: 'Hedy' } },
+  }),
+  updateDynadataItem: async () => {
+    const _id = await createContact('Ada');
+    return {
+      path: '/v1/dynadata/type/contacts/update',
+      body: { _id, name: 'Ada Lovelace' },
+      other: { body: { _id, name: 'Ada King' } },
+    };
+  },
+  executeDynadataTypeFunction: async () => ({
+    path: '/v1/dynadata/type/contacts/executeFunction/count',
+    body: {},
+    other: { body: { filter: { name: { prefix: 'A' } } } },
+  }),
+  executeDynadataItemFunction: async () => {
+    const contactId = await createContact('Ada');
+    return {
+      path: `/v1/dynadata/type/contacts/item/${contactId}/executeFunction/sendMessage`,
+      body: { type: 'text', body: { text: 'Hello' } },
+      other: { body: { type: 'text', body: { text: 'Goodbye' } } },
+    };
+  },
+  createWebhookEndpoint: async () => ({
+    path: '/v1/webhooks',
+    body: { url: `${receiver.base}/a`, events: ['transcode.done'] },
+    other: { body: { url: `${receiver.base}/b`, events: ['transcode.done'] } },
+  }),
+  testWebhookEndpoint: async () => {
+    const created = await call('POST', '/v1/webhooks', {
+      headers: headers(),
+      body: { url: `${receiver.base}/ping`, events: ['*'] },
+    });
+    expect(created.status).toBe(201);
+    const id = String((created.json.endpoint as { id: string }).id);
+    const second = await call('POST', '/v1/webhooks', {
+      headers: headers(),
+      body: { url: `${receiver.base}/ping2`, events: ['*'] },
+    });
+    const otherId = String((second.json.endpoint as { id: string }).id);
+    return {
+      path: `/v1/webhooks/${id}/test`,
+      body: undefined,
+      other: { path: `/v1/webhooks/${otherId}/test` },
+    };
+  },
+  synthesizeSpeech: async () => ({
+    path: '/v1/speech',
+    body: { text: 'Your order has shipped.', format: 'wav' },
+    other: { body: { text: 'Your order is late.', format: 'wav' } },
+  }),
+  createUploadUrl: async () => ({
+    path: '/v1/storage/upload-url',
+    body: { fileName: 'a.wav', contentType: 'audio/wav', size: 100 },
+    other: { body: { fileName: 'b.wav', contentType: 'audio/wav', size: 100 } },
+  }),
+  completeUpload: async () => {
+    const a = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const b = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    return {
+      path: '/v1/storage/upload-complete',
+      body: { fullPath: a.fullPath },
+      other: { body: { fullPath: b.fullPath } },
+    };
+  },
+  createTranscode: async () => {
+    const source = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    return {
+      path: '/v1/transcodes',
+      body: { fullPath: source.fullPath, preset: 'ogg_opus' },
+      other: { body: { fullPath: source.fullPath, preset: 'wav' } },
+    };
+  },
+  cancelTranscode: async () => {
+    const job = await seedJob(tenant.companyId, 'pending');
+    const other = await seedJob(tenant.companyId, 'pending');
+    return {
+      path: `/v1/transcodes/${job.jobId}/cancel`,
+      body: undefined,
+      other: { path: `/v1/transcodes/${other.jobId}/cancel` },
+    };
+  },
+  retryTranscode: async () => {
+    const source = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const job = await seedJob(tenant.companyId, 'failed', { source });
+    const other = await seedJob(tenant.companyId, 'failed', { source });
+    return {
+      path: `/v1/transcodes/${job.jobId}/retry`,
+      body: undefined,
+      other: { path: `/v1/transcodes/${other.jobId}/retry` },
+    };
+  },
+  createTranscription: async () => {
+    const source = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const other = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    return {
+      path: '/v1/transcriptions',
+      body: { fullPath: source.fullPath },
+      other: { body: { fullPath: other.fullPath } },
+    };
+  },
+  runWorkflow: async () => {
+    const id = `wf-${Math.random().toString(36).slice(2, 8)}`;
+    await savedWorkflow(tenant.companyId, {
+      id,
+      name: 'Note',
+      steps: [
+        {
+          id: 'note',
+          action: 'actions/dynadata/create',
+          with: { type: 'contacts', item: { name: '{{ input.name }}' } },
+        },
+      ],
+      return: { id: '{{ steps.note.output._id }}' },
+    });
+    return {
+      path: `/v1/workflows/${id}/run`,
+      body: { input: { name: 'Ada' } },
+      other: { body: { input: { name: 'Grace' } } },
+    };
+  },
+};
+
+const REPEATABLE_CASES: Record<string, () => Case> = {
+  listDynadataItems: () => ({ path: '/v1/dynadata/type/contacts/list', body: { limit: 5 }, other: {} }),
+  validateDynadataItem: () => ({
+    path: '/v1/dynadata/type/contacts/validate',
+    body: { name: 'Ada' },
+    other: {},
+  }),
+  rewriteSpokenText: () => ({ path: '/v1/spoken-text', body: { markdown: '# Hi' }, other: {} }),
+};
+
+const posts = (ROUTES as readonly RouteDefinition[]).filter((r) => r.method === 'POST' && !r.planned);
+const byKind = (kind: string) => posts.filter((r) => r.idempotency === kind).map((r) => r.operationId);
+
+beforeAll(async () => {
+  tenant = await createTenant();
+  receiver = await startReceiver();
+});
+afterAll(() => receiver.close());
+
+describe('Idempotency-Key on every POST', () => {
+  it('every POST of the route table says what it does with the key, and has a case here', () => {
+    for (const route of posts) expect(route.idempotency, route.operationId).toBeDefined();
+    expect(byKind('keyed').sort()).toEqual(Object.keys(KEYED_CASES).sort());
+    expect(byKind('repeatable').sort()).toEqual(Object.keys(REPEATABLE_CASES).sort());
+    expect(byKind('refused')).toEqual(['mcp']);
+  });
+
+  it.each(byKind('keyed'))(
+    '%s replays its first answer for the same key and refuses another body',
+    async (op) => {
+      const prepare = KEYED_CASES[op];
+      if (!prepare) throw new Error(`no case for ${op}`);
+      const { path, body, other } = await prepare();
+      const key = { ...headers(), 'idempotency-key': unique() };
+      const first = await call('POST', path, { headers: key, body });
+      expect(first.status, JSON.stringify(first.json)).toBeLessThan(300);
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      const again = await call('POST', path, { headers: key, body });
+      expect(again.status).toBe(first.status);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.json).toEqual(first.json);
+      const refused = await call('POST', other.path ?? path, { headers: key, body: other.body ?? body });
+      expectProblem(refused, 422, 'idempotency_key_reused');
+    },
+  );
+
+  it.each(byKind('repeatable'))('%s accepts the key and answers as without it', async (op) => {
+    const prepare = REPEATABLE_CASES[op];
+    if (!prepare) throw new Error(`no case for ${op}`);
+    const { path, body } = prepare();
+    const key = { ...headers(), 'idempotency-key': unique() };
+    const first = await call('POST', path, { headers: key, body });
+    expect(first.status, JSON.stringify(first.json)).toBe(200);
+    const again = await call('POST', path, { headers: key, body });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('the MCP route refuses the key rather than ignore it', async () => {
+    const res = await call('POST', '/v1/mcp', {
+      headers: {
+        ...headers(),
+        'idempotency-key': unique(),
+        accept: 'application/json, text/event-stream',
+      },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    expectProblem(res, 400, 'idempotency_key_not_supported');
+  });
+});
