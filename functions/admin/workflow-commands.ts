@@ -54,7 +54,7 @@ export const runWorkflowCommand = async (
       }
     }
     case 'workflows list': {
-      const list = await workflows.listWorkflows(companyId);
+      const list = await workflows.workflowSummaries(companyId);
       return {
         json: { workflows: list },
         text:

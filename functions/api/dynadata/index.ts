@@ -10,7 +10,7 @@ import {
 } from '../../shared/domain/dynadata/items';
 import { listItems } from '../../shared/domain/dynadata/list';
 import { librarySchema, typeSchema } from '../../shared/domain/dynadata/schemas';
-import { listTypeSummaries } from '../../shared/domain/dynadata/types';
+import { typeSummaryPage } from '../../shared/domain/dynadata/types';
 import { createApiHandler } from '../../shared/http/middleware';
 import { DYNADATA_ROUTES } from '../../shared/routes/dynadata-routes';
 
@@ -20,9 +20,7 @@ assertCursorKeyConfigured();
 // The route table switches on the log-entry guard (create, update, delete) and Idempotency-Key (create and
 // the functions); the shared chain applies both.
 export const handler = createApiHandler('dynadata', DYNADATA_ROUTES, {
-  listDynadataTypes: async ({ auth }) => ({
-    body: { types: await listTypeSummaries(auth.companyId) },
-  }),
+  listDynadataTypes: async ({ auth, query }) => ({ body: await typeSummaryPage(auth.companyId, query) }),
   listDynadataItems: async ({ auth, params, body }) => ({
     body: await listItems(auth.companyId, params.type, body),
   }),

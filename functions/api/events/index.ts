@@ -13,7 +13,7 @@ export const handler = createApiHandler('events', EVENT_ROUTES, {
   createWebhookEndpoint: async ({ auth, body }) => ({
     body: await registerEndpoint(auth.companyId, body, new Date()),
   }),
-  listWebhookEndpoints: async ({ auth }) => ({ body: { endpoints: await endpointsOf(auth.companyId) } }),
+  listWebhookEndpoints: async ({ auth, query }) => ({ body: await endpointsOf(auth.companyId, query) }),
   getWebhookEndpoint: async ({ auth, params }) => ({
     body: { endpoint: toPublicEndpoint(await findEndpoint(auth.companyId, params.id)) },
   }),

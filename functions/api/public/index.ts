@@ -13,7 +13,7 @@ const openApiDocument = buildOpenApiDocument();
 
 export const handler = createApiHandler('public', PUBLIC_GROUP_ROUTES, {
   listPublicPlans: async ({ query }) => {
-    const plans = await listCatalogPlans({ sellableOnly: query.sellableOnly === 'true' });
+    const plans = await listCatalogPlans({ sellableOnly: query.sellableOnly ?? false });
     // The catalog is public: its stored shape is checked on the way out, not assumed.
     return { body: { plans: plans.map((plan) => planSchema.parse(plan)) } };
   },

@@ -27,7 +27,7 @@ const syncBody = (run: Parameters<typeof toPublicRun>[0]) => {
 };
 
 export const handler = createApiHandler('workflows', WORKFLOW_ROUTES, {
-  listWorkflows: async ({ auth }) => ({ body: { workflows: await listWorkflows(auth.companyId) } }),
+  listWorkflows: async ({ auth, query }) => ({ body: await listWorkflows(auth.companyId, query) }),
   getWorkflow: async ({ auth, params }) => ({
     body: { workflow: await getWorkflow(auth.companyId, params.id) },
   }),
@@ -53,7 +53,7 @@ export const handler = createApiHandler('workflows', WORKFLOW_ROUTES, {
         companyId: auth.companyId,
         workflowId: params.id,
         runId: params.runId,
-        includeStepOutputs: query.includeStepOutputs === 'true',
+        includeStepOutputs: query.includeStepOutputs ?? false,
       }),
     },
   }),

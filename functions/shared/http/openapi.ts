@@ -67,10 +67,14 @@ const requestBodySchema = (route: RouteDefinition): JsonSchema => {
   return toSchema(documented ?? (route.body as z.ZodType), 'input');
 };
 
-/** Query parameters documented as integers are integers on the wire too: a string pattern would only confuse. */
+/**
+ * Query parameters documented as integers or booleans are declared as such (a generated client passes `5` and
+ * `true`); the pattern or the `'true' | 'false'` enum that parses their text on the wire would only confuse.
+ */
 const parameterSchema = (property: JsonSchema): JsonSchema => {
   const { description: _d, ...rest } = property;
   if (rest.type === 'integer') delete rest.pattern;
+  if (rest.type === 'boolean') delete rest.enum;
   return rest;
 };
 

@@ -1,7 +1,7 @@
 import { createItem, deleteItem, getItem, updateItem } from '../domain/dynadata/items';
 import { listItems } from '../domain/dynadata/list';
 import { listRequestSchema } from '../domain/dynadata/list-request';
-import { listTypeSummaries } from '../domain/dynadata/types';
+import { typeSummaryPage } from '../domain/dynadata/types';
 import { getTranscode, toPublicJob } from '../domain/transcodes';
 import { getTranscription, toPublicTranscription } from '../domain/transcriptions';
 import { getUsageSnapshot } from '../domain/usage';
@@ -126,10 +126,14 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'List Dynadata types',
     description: 'The Dynadata types of the company, built-in and custom, as GET /v1/dynadata/types.',
     operationId: 'listDynadataTypes',
-    input: z.object({}).strict(),
+    input: z
+      .object({
+        cursor: z.string().min(1).max(2048).optional().describe('The `nextCursor` of the previous page.'),
+      })
+      .strict(),
     output: dd.listTypesResponse,
     effect: 'read',
-    run: async ({ auth }) => ({ types: await listTypeSummaries(auth.companyId) }),
+    run: ({ auth }, { cursor }) => typeSummaryPage(auth.companyId, { cursor }),
   }),
   tool({
     name: 'list_dynadata_items',

@@ -1,6 +1,8 @@
+import { MAX_LIST_PAGE } from '../domain/pages';
 import * as z from '../zod';
 import * as dd from './dynadata-schemas';
 import { itemParams, route, typeParam } from './route-definition';
+import { pageQuery } from './schemas';
 
 /**
  * The routes of Dynadata types, items, schemas and functions (group `dynadata`): a section of the route table
@@ -16,6 +18,7 @@ export const DYNADATA_ROUTES = [
     summary: 'List all Dynadata types',
     tag: 'Dynadata',
     scope: 'dynadata:read',
+    query: z.object(pageQuery('Types', MAX_LIST_PAGE, MAX_LIST_PAGE)),
     response: dd.listTypesResponse,
   }),
   route({

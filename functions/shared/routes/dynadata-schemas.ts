@@ -1,6 +1,7 @@
 import { countAnswerSchema, countInputSchema, listRequestSchema } from '../domain/dynadata/list-request';
 import { sendMessageBody } from '../domain/messages/message-body';
 import * as z from '../zod';
+import { nextCursorSchema } from './schemas';
 
 export { sendMessageBody } from '../domain/messages/message-body';
 
@@ -32,7 +33,10 @@ export const dynadataTypeSummarySchema = z.object({
   functions: z.array(z.string()).describe('Functions available through executeFunction.'),
 });
 
-export const listTypesResponse = z.object({ types: z.array(dynadataTypeSummarySchema) });
+export const listTypesResponse = z.object({
+  types: z.array(dynadataTypeSummarySchema),
+  nextCursor: nextCursorSchema,
+});
 
 export const itemFieldsBody = z
   .record(z.string(), z.unknown())

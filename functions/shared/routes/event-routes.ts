@@ -1,3 +1,4 @@
+import { MAX_LIST_PAGE } from '../domain/pages';
 import * as z from '../zod';
 import {
   createdWebhookSchema,
@@ -8,6 +9,7 @@ import {
   listEventsQuerySchema,
   webhookEndpointSchema,
 } from './event-schemas';
+import { nextCursorSchema, pageQuery } from './schemas';
 
 /**
  * The routes of webhook endpoints and events (group `events`), a section of the route table (`ROUTES`
@@ -64,7 +66,8 @@ export const EVENT_ROUTES = [
       'with `disabledReason`). Signing secrets are shown only once, when an endpoint is created.',
     tag: 'Webhooks',
     scope: 'webhooks:read',
-    response: z.object({ endpoints: z.array(webhookEndpointSchema) }),
+    query: z.object(pageQuery('Endpoints', MAX_LIST_PAGE, MAX_LIST_PAGE)),
+    response: z.object({ endpoints: z.array(webhookEndpointSchema), nextCursor: nextCursorSchema }),
   },
   {
     method: 'GET',

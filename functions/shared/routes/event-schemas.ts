@@ -1,5 +1,6 @@
 import { DEFAULT_EVENTS_PAGE, EVENT_TYPES, MAX_EVENTS_PAGE, SUBSCRIBABLE_EVENT_TYPES } from '../types/events';
 import * as z from '../zod';
+import { nextCursorSchema, pageQuery } from './schemas';
 
 /** Request and response shapes of the webhook endpoint and event routes (they become the OpenAPI document). */
 
@@ -78,19 +79,21 @@ export const deliverySchema = z
 
 export const listEventsQuerySchema = z.object({
   type: eventTypeSchema.optional().describe('Only events of this type.'),
+  ...pageQuery('Events', MAX_EVENTS_PAGE, DEFAULT_EVENTS_PAGE),
   after: z
     .string()
     .regex(/^evt_[0-9a-z]{26}$/)
     .optional()
-    .describe('Cursor: only events older than this event id (the `next` of the previous page).'),
-  limit: z
-    .string()
-    .regex(/^(?:[1-9]|[1-9][0-9]|100)$/)
-    .optional()
-    .describe(`Events per page, 1 to ${MAX_EVENTS_PAGE} (default ${DEFAULT_EVENTS_PAGE}).`),
+    .meta({ deprecated: true })
+    .describe('Deprecated: `cursor` replaces it (the same value). Only events older than this event id.'),
 });
 
 export const eventPageSchema = z.object({
   events: z.array(eventSchema).describe('Newest first.'),
-  next: z.string().nullable().describe('Pass as `after` for the next page; null on the last page.'),
+  nextCursor: nextCursorSchema,
+  next: z
+    .string()
+    .nullable()
+    .meta({ deprecated: true })
+    .describe('Deprecated: `nextCursor` replaces it (always the same value).'),
 });

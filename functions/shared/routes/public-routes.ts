@@ -1,6 +1,6 @@
 import * as z from '../zod';
 import { route } from './route-definition';
-import { planSchema } from './schemas';
+import { planSchema, queryBoolean } from './schemas';
 
 /**
  * The routes of the public plan catalog, this document and the documentation page (group `public`): a section
@@ -18,10 +18,7 @@ export const PUBLIC_ROUTES = [
     tag: 'Plans',
     scope: 'public',
     query: z.object({
-      sellableOnly: z
-        .enum(['true', 'false'])
-        .optional()
-        .describe('When `true`, only plans currently on sale are returned.'),
+      sellableOnly: queryBoolean('When `true`, only plans currently on sale are returned.'),
     }),
     response: z.object({ plans: z.array(planSchema) }),
   }),

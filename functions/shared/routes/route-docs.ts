@@ -137,6 +137,7 @@ export const ROUTE_DOCS: Partial<Record<OperationId, RouteDocs>> = {
             functions: ['count'],
           },
         ],
+        nextCursor: null,
       },
     },
   },

@@ -140,3 +140,54 @@ export const usageSnapshotSchema = z
     subscription: subscriptionSchema,
   })
   .describe('Tenant usage snapshot (the MCP tool get_usage returns the same object without the wrapper).');
+
+/**
+ * A whole number in the query string: sent as text, documented and parsed as an integer, so a generated client
+ * passes `limit: 5` while `?limit=5` from a browser still works.
+ */
+export const queryInteger = (bounds: { min: number; max: number; default?: number }, description: string) =>
+  z
+    .string()
+    .regex(/^[0-9]{1,9}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(bounds.min).max(bounds.max))
+    .optional()
+    .meta({
+      type: 'integer',
+      minimum: bounds.min,
+      maximum: bounds.max,
+      ...(bounds.default === undefined ? {} : { default: bounds.default }),
+    })
+    .describe(description);
+
+/** `true` or `false` in the query string, documented and parsed as a boolean. */
+export const queryBoolean = (description: string) =>
+  z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .meta({ type: 'boolean' })
+    .describe(description);
+
+/**
+ * The one paging rule of every list (`docs/errors-and-input.md#lists`): `limit` and `cursor` in (the query
+ * string of a GET list, the body of `POST …/list`), the page's array named after what it holds and
+ * `nextCursor` out, null on the last page. A cursor is opaque: pass it back as it came.
+ */
+export const pageQuery = (noun: string, max: number, defaultLimit: number) => ({
+  limit: queryInteger(
+    { min: 1, max, default: defaultLimit },
+    `${noun} per page, 1 to ${max} (default ${defaultLimit}).`,
+  ),
+  cursor: z
+    .string()
+    .min(1)
+    .max(2048)
+    .optional()
+    .describe('The `nextCursor` of the previous page; omit it for the first page.'),
+});
+
+export const nextCursorSchema = z
+  .string()
+  .nullable()
+  .describe('Pass it as `cursor` for the next page; null on the last page.');

@@ -1,5 +1,7 @@
+import { MAX_LIST_PAGE } from '../domain/pages';
 import * as z from '../zod';
 import { route } from './route-definition';
+import { nextCursorSchema, pageQuery, queryBoolean } from './schemas';
 import * as wf from './workflow-schemas';
 
 /**
@@ -19,7 +21,8 @@ export const WORKFLOW_ROUTES = [
       'current version, name and description. Run one with POST /v1/workflows/{id}/run.',
     tag: 'Workflows',
     scope: 'workflows:read',
-    response: z.object({ workflows: z.array(wf.workflowSummarySchema) }),
+    query: z.object(pageQuery('Workflows', MAX_LIST_PAGE, MAX_LIST_PAGE)),
+    response: z.object({ workflows: z.array(wf.workflowSummarySchema), nextCursor: nextCursorSchema }),
   }),
   route({
     method: 'GET',
@@ -81,10 +84,7 @@ export const WORKFLOW_ROUTES = [
     scope: 'workflows:read',
     params: wf.workflowIdParams.extend({ runId: z.string().min(1).max(64).describe('Run identifier.') }),
     query: z.object({
-      includeStepOutputs: z
-        .enum(['true', 'false'])
-        .optional()
-        .describe('Include the persisted step outputs.'),
+      includeStepOutputs: queryBoolean('Include the persisted step outputs.'),
     }),
     response: z.object({ run: wf.workflowRunSchema }),
     errors: ['not_found'],

@@ -32,7 +32,7 @@ export const runClientScenario = async ({
   // Public plans: no credential.
   {
     const { data, error, response } = await anonymous.GET('/v1/public/plans', {
-      params: { query: { sellableOnly: 'true' } },
+      params: { query: { sellableOnly: true } },
     });
     expect(error, JSON.stringify(error)).toBeUndefined();
     expect(response.status).toBe(200);
@@ -292,8 +292,12 @@ export const runClientScenario = async ({
     expect(event.error, JSON.stringify(event.error)).toBeUndefined();
     expect(event.data?.event.id).toBe(eventId);
     expect(Array.isArray(event.data?.event.deliveries)).toBe(true);
-    const page = await api.GET('/v1/events', { params: { query: { type: 'ping', limit: '10' } } });
+    const page = await api.GET('/v1/events', { params: { query: { type: 'ping', limit: 10 } } });
     expect(page.data?.events[0]?.id).toBe(eventId);
+    const endpoints = await api.GET('/v1/webhooks', { params: { query: { limit: 1 } } });
+    expect(endpoints.data?.endpoints.length).toBe(1);
+    const more = endpoints.data?.nextCursor;
+    if (more) await api.GET('/v1/webhooks', { params: { query: { limit: 1, cursor: more } } });
     const refused = await api.POST('/v1/webhooks', { body: { url: 'http://example.com/', events: ['*'] } });
     expect(refused.error?.code).toBe('validation_failed');
     const deleted = await api.DELETE('/v1/webhooks/{id}', { params: { path: { id } } });
@@ -348,7 +352,7 @@ export const runClientScenario = async ({
     expect(finished?.status).toBe('success');
     const runId = sync.data?.runId ?? '';
     const run = await api.GET('/v1/workflows/{id}/runs/{runId}', {
-      params: { path: { id: 'contract', runId }, query: { includeStepOutputs: 'true' } },
+      params: { path: { id: 'contract', runId }, query: { includeStepOutputs: true } },
     });
     expect(run.data?.run.status).toBe('success');
     expect(run.data?.run.version).toBe(1);

@@ -2,6 +2,7 @@ import { getCustomType, listCustomTypes } from '../../data/dynadata-types';
 import { env } from '../../env';
 import { AppError, NotFoundError } from '../../errors';
 import { createTtlCache } from '../../ttl-cache';
+import { MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
 import { BUILTIN_TYPES, isBuiltinTypeName } from './builtin-types';
 import { functionsOfType } from './functions';
 import type { JsonSchema } from './json-schema';
@@ -14,6 +15,7 @@ import type { JsonSchema } from './json-schema';
  */
 export const TYPE_NAME_PATTERN = /^[a-z][a-z0-9_]{0,62}$/;
 export const TYPE_CACHE_TTL_MS = 10_000;
+const BUILT_IN_ORDER = ['contacts', 'messages', 'log_entries'];
 
 export interface ResolvedType {
   name: string;
@@ -78,9 +80,27 @@ export const resolveType = async (
 };
 
 export const listTypes = async (companyId: string): Promise<ResolvedType[]> => {
-  const builtins = ['contacts', 'messages', 'log_entries'].map((n) => builtinType(n) as ResolvedType);
+  const builtins = BUILT_IN_ORDER.map((n) => builtinType(n) as ResolvedType);
   const custom = (await listCustomTypes(companyId)).map(fromStored);
   return [...builtins, ...custom.sort((a, b) => a.name.localeCompare(b.name))];
+};
+
+/** Built-in types first (in their own order), then custom types by name: the order of every type list. */
+const typeOrder = (name: string): string => {
+  const builtIn = BUILT_IN_ORDER.indexOf(name);
+  return builtIn >= 0 ? `0${builtIn}` : `1${name}`;
+};
+
+/** A page of `GET /v1/dynadata/types`. */
+export const typeSummaryPage = async (companyId: string, request: PageRequest) => {
+  const { page, nextCursor } = pageById(
+    await listTypeSummaries(companyId),
+    (type) => type.name,
+    request,
+    MAX_LIST_PAGE,
+    typeOrder,
+  );
+  return { types: page, nextCursor };
 };
 
 /** What `GET /v1/dynadata/types` and `admin types list` show of each type. */

@@ -11,6 +11,7 @@ import { AppError, NotFoundError, ValidationError } from '../../errors';
 import { ulid } from '../../ids';
 import { companyLimits } from '../company-limits';
 import { newWebhookSecret, normalizedOutboundUrl, webhookUrlProblem } from '../messages/webhooks';
+import { MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
 
 /**
  * Webhook endpoints as the API consumer manages them. Decisions where the spec is silent:
@@ -82,8 +83,11 @@ export const findEndpoint = async (companyId: string, endpointId: string): Promi
   return endpoint;
 };
 
-export const endpointsOf = async (companyId: string) =>
-  (await listEndpoints(companyId)).map(toPublicEndpoint);
+/** A page of the company's endpoints, by id (at most the plan's `webhookEndpoints` exist). */
+export const endpointsOf = async (companyId: string, request: PageRequest) => {
+  const { page, nextCursor } = pageById(await listEndpoints(companyId), (e) => e.id, request, MAX_LIST_PAGE);
+  return { endpoints: page.map(toPublicEndpoint), nextCursor };
+};
 
 export const removeEndpoint = async (companyId: string, endpointId: string): Promise<void> => {
   if (!(await deleteEndpoint(companyId, endpointId)))

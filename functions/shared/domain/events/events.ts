@@ -1,6 +1,6 @@
 import { type EventRecord, getEvent, listEvents, putEvent } from '../../data/events';
 import { listDeliveries } from '../../data/webhook-deliveries';
-import { AppError, NotFoundError } from '../../errors';
+import { AppError, NotFoundError, ValidationError } from '../../errors';
 import { DEFAULT_EVENTS_PAGE } from '../../types/events';
 import { findEndpoint } from './endpoints';
 
@@ -15,18 +15,33 @@ export const toPublicEvent = (e: Pick<EventRecord, 'id' | 'type' | 'createdAt' |
   data: e.data,
 });
 
+/** An event list cursor is the id of the last event shown; anything else is refused at its pointer. */
+const EVENT_CURSOR = /^evt_[0-9a-z]{26}$/;
+
 export const eventPage = async (
   companyId: string,
-  query: { type?: string | undefined; after?: string | undefined; limit?: string | undefined },
+  query: {
+    type?: string | undefined;
+    cursor?: string | undefined;
+    after?: string | undefined;
+    limit?: number | undefined;
+  },
   now: Date,
 ) => {
+  if (query.cursor !== undefined && !EVENT_CURSOR.test(query.cursor)) {
+    throw new ValidationError([
+      { pointer: '/query/cursor', message: 'is not a cursor of this list; start again without a cursor' },
+    ]);
+  }
+  const after = query.cursor ?? query.after;
   const page = await listEvents(companyId, {
     ...(query.type ? { type: query.type } : {}),
-    ...(query.after ? { after: query.after } : {}),
-    limit: query.limit ? Number(query.limit) : DEFAULT_EVENTS_PAGE,
+    ...(after ? { after } : {}),
+    limit: query.limit ?? DEFAULT_EVENTS_PAGE,
     now,
   });
-  return { events: page.events.map(toPublicEvent), next: page.next };
+  // `next` stays beside `nextCursor` for the clients written before the one paging rule.
+  return { events: page.events.map(toPublicEvent), nextCursor: page.next, next: page.next };
 };
 
 export const eventWithDeliveries = async (companyId: string, eventId: string, now: Date) => {

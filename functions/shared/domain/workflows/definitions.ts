@@ -9,6 +9,7 @@ import {
 } from '../../data/workflows';
 import { AppError, NotFoundError, ValidationError } from '../../errors';
 import type { WorkflowDefinition } from '../../types/workflows';
+import { MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
 import { definitionProblems, normaliseDefinition } from './definition';
 
 /**
@@ -64,15 +65,25 @@ export const toPublicWorkflow = (head: WorkflowHead) => ({
 export const getWorkflow = async (companyId: string, workflowId: string) =>
   toPublicWorkflow(await requireWorkflow(companyId, workflowId));
 
-export const listWorkflows = async (companyId: string) =>
-  (await listWorkflowHeads(companyId)).map((head) => ({
-    id: head.workflowId,
-    version: head.version,
-    name: head.definition.name,
-    description: head.definition.description ?? null,
-    steps: head.definition.steps.length,
-    updatedAt: head.updatedAt,
-  }));
+const summaryOf = (head: WorkflowHead) => ({
+  id: head.workflowId,
+  version: head.version,
+  name: head.definition.name,
+  description: head.definition.description ?? null,
+  steps: head.definition.steps.length,
+  updatedAt: head.updatedAt,
+});
+
+/** Every workflow of the company, by id (the operator CLI). */
+export const workflowSummaries = async (companyId: string) =>
+  (await listWorkflowHeads(companyId)).map(summaryOf);
+
+/** A page of the company's workflows, by id (`GET /v1/workflows`). */
+export const listWorkflows = async (companyId: string, request: PageRequest) => {
+  const heads = await listWorkflowHeads(companyId);
+  const { page, nextCursor } = pageById(heads, (head) => head.workflowId, request, MAX_LIST_PAGE);
+  return { workflows: page.map(summaryOf), nextCursor };
+};
 
 export const deleteWorkflow = async (companyId: string, workflowId: string, now: Date) => {
   if (!(await deleteWorkflowHead(companyId, workflowId, now)))

@@ -1,0 +1,38 @@
+/**
+ * Pages of the lists whose members are few by construction and read in one query (webhook endpoints, at most
+ * the plan's `webhookEndpoints`; workflow definitions; Dynadata types): ordered by id, the cursor is the last
+ * id shown, so the rule (`limit` and `cursor` in, `nextCursor` out) is the one every list follows.
+ */
+/** The largest page of these lists, also their default: a client that never pages sees up to this many. */
+export const MAX_LIST_PAGE = 100;
+
+export interface PageRequest {
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+export interface Page<T> {
+  page: T[];
+  nextCursor: string | null;
+}
+
+/**
+ * One page of `members`, in the order of `orderOf` (a sortable text computed from an id alone, so a cursor
+ * whose member was deleted since still finds its place); by default the id itself.
+ */
+export const pageById = <T>(
+  members: readonly T[],
+  idOf: (member: T) => string,
+  request: PageRequest,
+  defaultLimit: number,
+  orderOf: (id: string) => string = (id) => id,
+): Page<T> => {
+  const keyed = members.map((member) => ({ member, key: orderOf(idOf(member)) }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const after = request.cursor === undefined ? undefined : orderOf(request.cursor);
+  const rest = after === undefined ? keyed : keyed.filter(({ key }) => key > after);
+  const limit = request.limit ?? defaultLimit;
+  const page = rest.slice(0, limit).map(({ member }) => member);
+  const last = page.at(-1);
+  return { page, nextCursor: rest.length > limit && last !== undefined ? idOf(last) : null };
+};

@@ -1,0 +1,154 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RouteDefinition } from '../../functions/shared/routes/route-definition';
+import { ROUTES } from '../../functions/shared/routes/route-table';
+import { call, createTenant, runAdmin } from './support';
+import { startReceiver } from './webhook-receiver';
+import { savedWorkflow } from './workflow-support';
+
+/**
+ * Every list pages by one rule: `limit` and `cursor` in, the page's array and `nextCursor` out (null on the last
+ * page). For each list of the route table, a tenant with more members than a page walks the list two at a
+ * time and must see exactly what one large page shows, in the same order, each member once.
+ */
+type Tenant = Awaited<ReturnType<typeof createTenant>>;
+let tenant: Tenant;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const headers = () => ({ 'x-api-key': tenant.apiKey });
+
+interface ListCase {
+  /** The array member of the page. */
+  member: string;
+  /** One page: `limit` and `cursor` go where the route takes them. */
+  fetch: (limit: number, cursor?: string) => ReturnType<typeof call>;
+  idOf: (member: Record<string, unknown>) => string;
+}
+
+const query = (limit: number, cursor?: string) =>
+  `limit=${limit}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+
+const LISTS: Record<string, ListCase> = {
+  listDynadataTypes: {
+    member: 'types',
+    fetch: (limit, cursor) =>
+      call('GET', `/v1/dynadata/types?${query(limit, cursor)}`, { headers: headers() }),
+    idOf: (t) => String(t.name),
+  },
+  listDynadataItems: {
+    member: 'items',
+    fetch: (limit, cursor) =>
+      call('POST', '/v1/dynadata/type/contacts/list', {
+        headers: headers(),
+        body: { limit, ...(cursor === undefined ? {} : { cursor }) },
+      }),
+    idOf: (item) => String(item._id),
+  },
+  listWebhookEndpoints: {
+    member: 'endpoints',
+    fetch: (limit, cursor) => call('GET', `/v1/webhooks?${query(limit, cursor)}`, { headers: headers() }),
+    idOf: (e) => String(e.id),
+  },
+  listEvents: {
+    member: 'events',
+    fetch: (limit, cursor) => call('GET', `/v1/events?${query(limit, cursor)}`, { headers: headers() }),
+    idOf: (e) => String(e.id),
+  },
+  listWorkflows: {
+    member: 'workflows',
+    fetch: (limit, cursor) => call('GET', `/v1/workflows?${query(limit, cursor)}`, { headers: headers() }),
+    idOf: (w) => String(w.id),
+  },
+};
+
+/** Lists of the route table: a response with `nextCursor`. */
+const listRoutes = (ROUTES as readonly RouteDefinition[]).filter((route) => {
+  const shape = (route.response as { shape?: Record<string, unknown> }).shape;
+  return shape !== undefined && 'nextCursor' in shape;
+});
+
+beforeAll(async () => {
+  tenant = await createTenant();
+  receiver = await startReceiver();
+  const file = join(mkdtempSync(join(tmpdir(), 'paging-')), 'schema.json');
+  writeFileSync(file, JSON.stringify({ type: 'object', properties: { n: { type: 'number' } } }));
+  for (const name of ['alpha', 'beta', 'gamma']) {
+    const put = await runAdmin('types', 'put', '--company', tenant.companyId, '--name', name, '--file', file);
+    expect(put.code, put.err).toBe(0);
+  }
+  for (let i = 0; i < 5; i++) {
+    const created = await call('POST', '/v1/dynadata/type/contacts/create', {
+      headers: headers(),
+      body: { name: `Contact ${i}` },
+    });
+    expect(created.status).toBe(201);
+  }
+  for (let i = 0; i < 3; i++) {
+    const endpoint = await call('POST', '/v1/webhooks', {
+      headers: headers(),
+      body: { url: `${receiver.base}/e${i}`, events: ['*'] },
+    });
+    expect(endpoint.status).toBe(201);
+    const id = String((endpoint.json.endpoint as { id: string }).id);
+    expect((await call('POST', `/v1/webhooks/${id}/test`, { headers: headers() })).status).toBe(202);
+  }
+  for (const id of ['wf-a', 'wf-b', 'wf-c']) {
+    await savedWorkflow(tenant.companyId, {
+      id,
+      name: id,
+      steps: [{ id: 's', action: 'actions/dynadata/list', with: { type: 'contacts' } }],
+    });
+  }
+});
+afterAll(() => receiver.close());
+
+describe('one paging rule for every list', () => {
+  it('every list of the route table has a case here and takes `limit` and `cursor`', () => {
+    expect(listRoutes.map((r) => r.operationId).sort()).toEqual(Object.keys(LISTS).sort());
+    for (const route of listRoutes) {
+      const input = (route.method === 'GET' ? route.query : route.body) as {
+        shape?: Record<string, unknown>;
+      };
+      expect(Object.keys(input?.shape ?? {}), route.operationId).toEqual(
+        expect.arrayContaining(['limit', 'cursor']),
+      );
+    }
+  });
+
+  it.each(Object.keys(LISTS))('%s walked two at a time shows what one page shows', async (operationId) => {
+    const list = LISTS[operationId];
+    if (!list) throw new Error(`no case for ${operationId}`);
+    const all = await list.fetch(100);
+    expect(all.status, JSON.stringify(all.json)).toBe(200);
+    expect(all.json.nextCursor).toBeNull();
+    const everyone = (all.json[list.member] as Record<string, unknown>[]).map(list.idOf);
+    expect(everyone.length).toBeGreaterThan(2);
+    const walked: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 20; pages++) {
+      const page = await list.fetch(2, cursor);
+      expect(page.status, JSON.stringify(page.json)).toBe(200);
+      const members = page.json[list.member] as Record<string, unknown>[];
+      expect(members.length).toBeLessThanOrEqual(2);
+      walked.push(...members.map(list.idOf));
+      const next = page.json.nextCursor;
+      if (next === null) break;
+      expect(typeof next).toBe('string');
+      cursor = String(next);
+    }
+    expect(walked).toEqual(everyone);
+  });
+
+  it('a cursor that is not one of the list is refused at its pointer', async () => {
+    const events = await call('GET', '/v1/events?cursor=nope', { headers: headers() });
+    expect(events.status).toBe(400);
+    expect(JSON.stringify(events.json.errors)).toContain('/query/cursor');
+    const items = await call('POST', '/v1/dynadata/type/contacts/list', {
+      headers: headers(),
+      body: { cursor: 'bm9wZQ' },
+    });
+    expect(items.status).toBe(400);
+    expect(JSON.stringify(items.json.errors)).toContain('/body/cursor');
+  });
+});
