@@ -71,6 +71,8 @@ export const ERROR_CATALOG = {
     title: 'A request with this idempotency key is in progress',
   },
   idempotency_key_not_supported: { status: 400, title: 'This operation cannot honour an idempotency key' },
+  // Conditional requests
+  precondition_failed: { status: 412, title: 'The resource does not match If-Match' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -30,11 +30,11 @@ export const handler = createApiHandler('dynadata', DYNADATA_ROUTES, {
   createDynadataItem: async ({ auth, params, body }) => ({
     body: await createItem(auth.companyId, params.type, body, new Date()),
   }),
-  updateDynadataItem: async ({ auth, params, body }) => ({
-    body: await updateItem(auth.companyId, params.type, body, new Date()),
+  updateDynadataItem: async ({ auth, params, body, headers }) => ({
+    body: await updateItem(auth.companyId, params.type, body, new Date(), headers['if-match']),
   }),
-  deleteDynadataItem: async ({ auth, params }) => ({
-    body: await deleteItem(auth.companyId, params.type, params._id),
+  deleteDynadataItem: async ({ auth, params, headers }) => ({
+    body: await deleteItem(auth.companyId, params.type, params._id, headers['if-match']),
   }),
   validateDynadataItem: async ({ auth, params, body }) => ({
     body: await validateItem(auth.companyId, params.type, body),

@@ -17,8 +17,8 @@ export const handler = createApiHandler('events', EVENT_ROUTES, {
   getWebhookEndpoint: async ({ auth, params }) => ({
     body: { endpoint: toPublicEndpoint(await findEndpoint(auth.companyId, params.id)) },
   }),
-  deleteWebhookEndpoint: async ({ auth, params }) => {
-    await removeEndpoint(auth.companyId, params.id);
+  deleteWebhookEndpoint: async ({ auth, params, headers }) => {
+    await removeEndpoint(auth.companyId, params.id, headers['if-match']);
     return { body: { deleted: true } };
   },
   testWebhookEndpoint: async ({ auth, params }) => ({

@@ -23,6 +23,10 @@ export const HEADERS = {
     'Identifier of the request, also `requestId` in problem bodies; quote it in support requests.',
   ),
   RetryAfter: header('Seconds to wait before retrying.', { type: 'integer', minimum: 1 }),
+  ETag: header(
+    'The tag of the resource as answered: send it as `If-None-Match` to read it again only if it changed (304 ' +
+      'otherwise), or as `If-Match` to change or delete it only if nobody else did (412 otherwise).',
+  ),
   WwwAuthenticate: header(
     'The authentication challenge, `Bearer realm="api"` (RFC 6750): a JWT as a bearer token, or an API key in ' +
       '`x-api-key`.',
@@ -40,6 +44,22 @@ export const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/
 
 /** Request header parameters operations refer to. */
 export const PARAMETERS = {
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'An `ETag` this resource answered before: 304 without a body while the resource still has it.',
+    schema: { type: 'string', maxLength: 1024 },
+  },
+  IfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description:
+      'The `ETag` of the resource as last read (`GET` of the same resource): the change happens only while the ' +
+      'resource still has it, otherwise 412 `precondition_failed` and nothing changes.',
+    schema: { type: 'string', maxLength: 1024 },
+  },
   IdempotencyKey: {
     name: 'Idempotency-Key',
     in: 'header',

@@ -30,6 +30,7 @@ export const chainCodes = (route: RouteDefinition): ErrorCode[] => {
       ? (['idempotency_key_reused', 'idempotency_request_in_progress'] as const)
       : []),
     ...(route.idempotency === 'refused' ? (['idempotency_key_not_supported'] as const) : []),
+    ...(route.ifMatch ? (['precondition_failed'] as const) : []),
     ...(route.writesItemsOfType ? (['log_entry_writes_not_allowed'] as const) : []),
   ];
 };
@@ -115,6 +116,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Not allowed',
   404: 'Not found',
   409: 'Conflict with the current state',
+  412: 'If-Match names another version of the resource',
   413: 'Too large',
   414: 'URL too long',
   415: 'Not JSON',

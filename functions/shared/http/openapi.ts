@@ -101,6 +101,8 @@ const parametersOf = (route: RouteDefinition) => {
   if (route.idempotency === 'keyed' && !route.planned)
     out.push({ $ref: '#/components/parameters/IdempotencyKey' });
   if (route.operationId === 'runWorkflow') out.push({ $ref: '#/components/parameters/WorkflowHop' });
+  if (route.etag) out.push({ $ref: '#/components/parameters/IfNoneMatch' });
+  if (route.ifMatch) out.push({ $ref: '#/components/parameters/IfMatch' });
   return out;
 };
 
@@ -197,9 +199,18 @@ const operationOf = (route: RouteDefinition) => {
           ...(route.idempotency === 'keyed'
             ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') }
             : {}),
+          ...(route.etag ? { ETag: headerRef('ETag') } : {}),
         },
         content: successContent(route),
       },
+      ...(route.etag
+        ? {
+            '304': {
+              description: 'Not modified: `If-None-Match` names the current `ETag`; no body.',
+              headers: { 'x-request-id': headerRef('RequestId'), ETag: headerRef('ETag') },
+            },
+          }
+        : {}),
       ...Object.fromEntries(
         (route.alsoAnswers ?? []).map((also) => [
           String(also.status),

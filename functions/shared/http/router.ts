@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { AppError, InsufficientScopeError, NotImplementedError } from '../errors';
+import { etagOf, noneMatchHits } from '../etag';
 import { findRouteIn, type RouteDefinition, type RouteGroup } from '../routes/route-definition';
 import type { OperationId, RouteOf } from '../routes/route-table';
 import type { AuthContext } from '../types/auth';
@@ -96,11 +97,21 @@ export const createRouter =
             run,
           )
         : await run();
-    const headers = {
+    const headers: Record<string, string> = {
       'content-type': 'application/json',
       'cache-control': route.scope === 'public' ? 'public, max-age=60' : 'no-store',
       ...result.headers,
     };
+    if (route.etag && result.status === 200 && result.raw === undefined) {
+      // Kept by the client alone and revalidated on every use: the tag, never the tenant's data, decides.
+      const etag = etagOf(result.body);
+      headers.etag = etag;
+      headers['cache-control'] = 'private, no-cache';
+      if (noneMatchHits(requestHeaders['if-none-match'], etag)) {
+        const { 'content-type': _json, ...kept } = headers;
+        return { statusCode: 304, headers: kept, body: '' };
+      }
+    }
     if (result.raw === undefined) {
       return { statusCode: result.status, headers, body: JSON.stringify(result.body) };
     }

@@ -74,6 +74,7 @@ export const EVENT_ROUTES = [
     path: '/v1/webhooks/{id}',
     group: 'events',
     operationId: 'getWebhookEndpoint',
+    etag: true,
     summary: 'Fetch a webhook endpoint',
     description:
       'One endpoint with its subscribed event types and status; a disabled endpoint shows why in ' +
@@ -89,6 +90,7 @@ export const EVENT_ROUTES = [
     path: '/v1/webhooks/{id}',
     group: 'events',
     operationId: 'deleteWebhookEndpoint',
+    ifMatch: true,
     summary: 'Delete a webhook endpoint',
     description:
       'Stops deliveries to the endpoint: deliveries still queued for it end as failed ' +

@@ -53,6 +53,13 @@ export interface RouteDefinition {
    * tool calls) and answers 400 `idempotency_key_not_supported` rather than ignore one.
    */
   idempotency?: 'keyed' | 'repeatable' | 'refused';
+  /**
+   * A single-resource read: the answer carries an `ETag` (`etag.ts`), and `If-None-Match` with that tag answers
+   * 304 without a body.
+   */
+  etag?: true;
+  /** A write of one resource that honours `If-Match` with the tag its read answers (412 on a mismatch). */
+  ifMatch?: true;
   /** The route writes items of the Dynadata type `{type}`: the log-entry guard (`http/log-entry-guard.ts`) runs. */
   writesItemsOfType?: true;
   /**

@@ -41,6 +41,7 @@ export const TRANSCODE_ROUTES = [
     path: '/v1/transcodes/{id}',
     group: 'transcodes',
     operationId: 'getTranscode',
+    etag: true,
     summary: 'Fetch a media transform job',
     tag: 'Media transforms',
     scope: 'transcodes:read',

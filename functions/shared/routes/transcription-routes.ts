@@ -42,6 +42,7 @@ export const TRANSCRIPTION_ROUTES = [
     path: '/v1/transcriptions/{id}',
     group: 'transcriptions',
     operationId: 'getTranscription',
+    etag: true,
     summary: 'Fetch a transcription job',
     tag: 'Transcriptions',
     scope: 'transcriptions:read',

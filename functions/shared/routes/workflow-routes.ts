@@ -29,6 +29,7 @@ export const WORKFLOW_ROUTES = [
     path: '/v1/workflows/{id}',
     group: 'workflows',
     operationId: 'getWorkflow',
+    etag: true,
     summary: 'A workflow definition',
     description:
       'The current version of a definition: its input schema, ordered steps (action, `with`, ' +
@@ -75,6 +76,7 @@ export const WORKFLOW_ROUTES = [
     path: '/v1/workflows/{id}/runs/{runId}',
     group: 'workflows',
     operationId: 'getWorkflowRun',
+    etag: true,
     summary: "Fetch a run's status and durable outputs",
     description:
       '`status` is `running`, `success`, `partial` or `failed` (the run itself could not complete). With ' +

@@ -9,6 +9,7 @@ import {
   type TypeGuard,
 } from '../../data/dynadata-items';
 import { AppError, type FieldError, NotFoundError, ValidationError } from '../../errors';
+import { etagOf, ifMatchHolds } from '../../etag';
 import { ulid } from '../../ids';
 import { documentReferenceErrors } from './document-references';
 import { documentFieldsOf, isReservedFieldName, validateAgainst } from './json-schema';
@@ -155,11 +156,21 @@ export const mergePatch = (target: unknown, patch: unknown): unknown => {
   return base;
 };
 
+/** `If-Match` did not hold: the item is not (or no longer) the one the caller read. */
+const itemChanged = (typeName: string, id: string): AppError =>
+  new AppError('precondition_failed', `The ${typeName} item ${id} does not match If-Match; read it again.`);
+
+/** Refuses the write unless `ifMatch` (the `If-Match` header, when sent) names the stored item's tag. */
+const requireIfMatch = (ifMatch: string | undefined, previous: StoredItem, typeName: string): void => {
+  if (!ifMatchHolds(ifMatch, etagOf(toPublicItem(previous)))) throw itemChanged(typeName, previous._id);
+};
+
 export const updateItem = async (
   companyId: string,
   typeName: string,
   body: Record<string, unknown>,
   now: Date,
+  ifMatch?: string,
 ): Promise<PublicItem> => {
   const id = body._id;
   const expected = body._version;
@@ -173,6 +184,7 @@ export const updateItem = async (
   return withFreshTypeOnChange(companyId, typeName, async (type) => {
     const previous = await getStoredItem(companyId, typeName, id as string);
     if (!previous) throw new NotFoundError(`There is no ${typeName} item ${String(id)}.`);
+    requireIfMatch(ifMatch, previous, typeName);
     if (expected !== undefined && expected !== previous._version) {
       throw new AppError(
         'conflict',
@@ -195,6 +207,7 @@ export const updateItem = async (
       await replaceItem(companyId, typeName, previous, next, guardOf(type));
     } catch (error) {
       if (error instanceof ItemWriteConflictError && error.reason === 'item') {
+        if (ifMatch !== undefined) throw itemChanged(typeName, previous._id);
         throw new AppError('conflict', 'The item was changed by another request; read it and try again.');
       }
       throw error;
@@ -207,16 +220,21 @@ export const deleteItem = async (
   companyId: string,
   typeName: string,
   id: string,
+  ifMatch?: string,
 ): Promise<{ deleted: true; _id: string }> => {
   const type = await resolveType(companyId, typeName);
   requireWritable(type);
   for (let attempt = 0; ; attempt++) {
     const previous = await getStoredItem(companyId, typeName, id);
     if (!previous) throw new NotFoundError(`There is no ${typeName} item ${id}.`);
+    requireIfMatch(ifMatch, previous, typeName);
     try {
       await removeItem(companyId, typeName, previous, guardOf(type));
       return { deleted: true, _id: id };
     } catch (error) {
+      // The delete is conditional on the version read: a change since then fails If-Match, never retried past.
+      if (error instanceof ItemWriteConflictError && error.reason === 'item' && ifMatch !== undefined)
+        throw itemChanged(typeName, id);
       if (!(error instanceof ItemWriteConflictError) || attempt >= 2) throw error;
     }
   }

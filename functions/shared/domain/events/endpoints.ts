@@ -8,6 +8,7 @@ import {
 } from '../../data/webhook-endpoints';
 import { env } from '../../env';
 import { AppError, NotFoundError, ValidationError } from '../../errors';
+import { etagOf, ifMatchHolds } from '../../etag';
 import { ulid } from '../../ids';
 import { companyLimits } from '../company-limits';
 import { newWebhookSecret, normalizedOutboundUrl, webhookUrlProblem } from '../messages/webhooks';
@@ -89,7 +90,23 @@ export const endpointsOf = async (companyId: string, request: PageRequest) => {
   return { endpoints: page.map(toPublicEndpoint), nextCursor };
 };
 
-export const removeEndpoint = async (companyId: string, endpointId: string): Promise<void> => {
+/**
+ * Deletes an endpoint; with `ifMatch` (the `If-Match` header), only while it is still the endpoint whose
+ * `GET /v1/webhooks/{id}` answer carried that tag.
+ */
+export const removeEndpoint = async (
+  companyId: string,
+  endpointId: string,
+  ifMatch?: string,
+): Promise<void> => {
+  if (ifMatch !== undefined) {
+    const current = { endpoint: toPublicEndpoint(await findEndpoint(companyId, endpointId)) };
+    if (!ifMatchHolds(ifMatch, etagOf(current)))
+      throw new AppError(
+        'precondition_failed',
+        'The webhook endpoint does not match If-Match; read it again.',
+      );
+  }
   if (!(await deleteEndpoint(companyId, endpointId)))
     throw new NotFoundError('No webhook endpoint with this id.');
 };
