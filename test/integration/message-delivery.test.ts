@@ -77,14 +77,19 @@ describe('message delivery', () => {
     const id = sent.json.messageId as string;
     const message = await s.message(id);
     expect(message.json).toMatchObject({ status: 'sent', attempts: 1 });
-    const delivery = received.find((r) => r.headers['webhook-id'] === id);
+    const delivery = received.find((r) => r.headers['webhook-id'] === `evt_${id}`);
     expect(delivery).toBeDefined();
     if (!delivery) return;
     expect(verify(s.secret, delivery)).toBe(true);
     expect(verify(`whsec_${Buffer.alloc(24).toString('base64')}`, delivery)).toBe(false);
     expect(Math.abs(Number(delivery.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(120);
-    expect(JSON.parse(delivery.body)).toMatchObject({
+    // The envelope of every webhook: the event shape, its id the webhook-id.
+    const envelope = JSON.parse(delivery.body) as Record<string, unknown>;
+    expect(Object.keys(envelope).sort()).toEqual(['createdAt', 'data', 'id', 'type']);
+    expect(envelope).toMatchObject({
+      id: `evt_${id}`,
       type: 'message.send',
+      createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
       data: { messageId: id, contactId: s.contactId, message: { type: 'text', body: { text: 'Hello Ada' } } },
     });
   });
@@ -107,7 +112,7 @@ describe('message delivery', () => {
     expect((await readUsage(s.t.companyId, new Date(), 'month')).databaseBytes).toBe(
       fieldBytes(contact.json) + fieldBytes(message.json),
     );
-    const attempts = received.filter((r) => r.headers['webhook-id'] === id);
+    const attempts = received.filter((r) => r.headers['webhook-id'] === `evt_${id}`);
     expect(attempts).toHaveLength(3);
     for (const a of attempts) expect(verify(s.secret, a)).toBe(true);
   });

@@ -19,6 +19,9 @@ import {
  * a late retry of a message already `sent` or `failed` changes nothing. Each attempt is counted by outcome
  * (`WebhookDeliveries`), and so is a message that ends `failed`.
  */
+/** The id of a message's channel delivery: an event id (`evt_` and the message's ULID), the same on every retry. */
+export const channelDeliveryId = (messageId: string): string => `evt_${messageId}`;
+
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 export { type DeliveryInput, failMessage } from './message-status';
@@ -45,9 +48,13 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
   const contactId = String(message.data.contactId);
   const contact = await getStoredItem(companyId, 'contacts', contactId);
   const timestamp = Math.floor(now.getTime() / 1000);
+  // The envelope of every webhook the platform sends (`{id, type, createdAt, data}`, as event endpoints get
+  // it): one verifier and one parser serve both. The id is the message's, so every retry carries the same one.
+  const deliveryId = channelDeliveryId(messageId);
   const body = JSON.stringify({
+    id: deliveryId,
     type: 'message.send',
-    timestamp: now.toISOString(),
+    createdAt: now.toISOString(),
     data: {
       messageId,
       contactId,
@@ -63,9 +70,9 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
       {
         'content-type': 'application/json',
         'user-agent': 'public-api-v1-webhooks/1',
-        'webhook-id': messageId,
+        'webhook-id': deliveryId,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signWebhook(channel.secret, messageId, timestamp, body),
+        'webhook-signature': signWebhook(channel.secret, deliveryId, timestamp, body),
       },
       body,
       { ...policy, timeoutMs: DELIVERY_TIMEOUT_MS },
