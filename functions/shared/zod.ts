@@ -16,6 +16,7 @@ export {
   discriminatedUnion,
   email,
   enum,
+  globalRegistry,
   int,
   intersection,
   iso,

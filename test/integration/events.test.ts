@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_PAYLOADS } from '../../functions/shared/routes/event-payloads';
 import { call, createTenant, runAdmin } from './support';
 import * as transcodes from './transcode-support';
 import * as transcriptions from './transcription-support';
@@ -52,6 +53,9 @@ const deliveredOnce = async (sub: Sub, type: string, resourceId: string): Promis
   expect(first.headers['webhook-id']).toBe(first.json.id);
   const { deliveries: _d, ...event } = detail.json.event as Record<string, unknown>;
   expect(event).toEqual(first.json);
+  // The payload is the one the OpenAPI document declares for its type (`#/components/schemas/<Type>Event`).
+  const declared = EVENT_PAYLOADS[type as keyof typeof EVENT_PAYLOADS].safeParse(first.json);
+  expect(declared.error?.issues ?? [], type).toEqual([]);
   return first;
 };
 

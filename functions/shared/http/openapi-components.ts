@@ -7,13 +7,70 @@ import * as z from '../zod';
  */
 export type JsonSchema = Record<string, unknown>;
 
+/**
+ * Named schemas (definitions as zod converts them, by id): a zod schema that carries `.meta({ id })` (a resource such as `TranscodeJob`, an event payload)
+ * becomes `#/components/schemas/<id>` wherever it appears, so a generated client has one type to import for it.
+ * The request form of a schema is named `<id>Input` and folded into `<id>` when the two are the same
+ * (`namedSchemas`).
+ */
+const NAMED: Record<'input' | 'output', Map<string, JsonSchema>> = { input: new Map(), output: new Map() };
+const DEFINITION = '#/definitions/';
+const componentName = (id: string, io: 'input' | 'output') => (io === 'input' ? `${id}Input` : id);
+
+/**
+ * References to named schemas, and the nullable ones typed: OpenAPI 3.0 needs `type` beside `nullable`, which
+ * zod leaves out of `{nullable, allOf: [{$ref}]}` (every named schema is an object).
+ */
+const withComponentRefs = (value: unknown, io: 'input' | 'output'): unknown => {
+  if (Array.isArray(value)) return value.map((v) => withComponentRefs(v, io));
+  if (typeof value !== 'object' || value === null) return value;
+  if ('nullable' in value && 'allOf' in value && !('type' in value))
+    return withComponentRefs({ type: 'object', ...value }, io);
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]) =>
+      key === '$ref' && typeof v === 'string' && v.startsWith(DEFINITION)
+        ? [key, `#/components/schemas/${componentName(v.slice(DEFINITION.length), io)}`]
+        : [key, withComponentRefs(v, io)],
+    ),
+  );
+};
+
 export const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
-    target: 'openapi-3.0',
-    io,
-    unrepresentable: 'any',
-  });
-  return rest;
+  const converted = z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' });
+  const {
+    $schema: _ignored,
+    definitions,
+    ...rest
+  } = converted as JsonSchema & {
+    definitions?: Record<string, JsonSchema>;
+  };
+  for (const [id, definition] of Object.entries(definitions ?? {})) NAMED[io].set(id, definition);
+  return withComponentRefs(rest, io) as JsonSchema;
+};
+
+/**
+ * The named schemas the document's operations referred to, and the document with each `<id>Input` that equals
+ * its `<id>` folded into it. Call after every operation was converted.
+ */
+export const withNamedSchemas = <D>(document: D): { document: D; schemas: Record<string, JsonSchema> } => {
+  const schemas: Record<string, JsonSchema> = {};
+  for (const [id, output] of NAMED.output) schemas[id] = withComponentRefs(output, 'output') as JsonSchema;
+  const folded = new Set<string>();
+  for (const [id, input] of NAMED.input) {
+    const output = NAMED.output.get(id);
+    if (output !== undefined && JSON.stringify(input) === JSON.stringify(output)) folded.add(id);
+    else schemas[componentName(id, 'input')] = withComponentRefs(input, 'input') as JsonSchema;
+  }
+  let text = JSON.stringify(document);
+  for (const id of folded)
+    text = text.replaceAll(`"#/components/schemas/${id}Input"`, `"#/components/schemas/${id}"`);
+  for (const [name, schema] of Object.entries(schemas)) {
+    let s = JSON.stringify(schema);
+    for (const id of folded)
+      s = s.replaceAll(`"#/components/schemas/${id}Input"`, `"#/components/schemas/${id}"`);
+    schemas[name] = JSON.parse(s) as JsonSchema;
+  }
+  return { document: JSON.parse(text) as D, schemas };
 };
 
 const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
@@ -48,8 +105,9 @@ export const PARAMETERS = {
     name: 'If-None-Match',
     in: 'header',
     required: false,
-    description: 'An `ETag` this resource answered before: 304 without a body while the resource still has it.',
-    schema: { type: 'string', maxLength: 1024 },
+    description:
+      'An `ETag` this resource answered before: 304 without a body while the resource still has it.',
+    schema: { type: 'string', maxLength: 1024, pattern: '^[\\x20-\\x7e]+$' },
   },
   IfMatch: {
     name: 'If-Match',
@@ -58,7 +116,7 @@ export const PARAMETERS = {
     description:
       'The `ETag` of the resource as last read (`GET` of the same resource): the change happens only while the ' +
       'resource still has it, otherwise 412 `precondition_failed` and nothing changes.',
-    schema: { type: 'string', maxLength: 1024 },
+    schema: { type: 'string', maxLength: 1024, pattern: '^[\\x20-\\x7e]+$' },
   },
   IdempotencyKey: {
     name: 'Idempotency-Key',

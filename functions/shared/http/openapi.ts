@@ -5,7 +5,16 @@ import { type OperationId, ROUTES, type RouteDefinition } from '../routes/route-
 import { MAX_WORKFLOW_HOP, WORKFLOW_HOP_HEADER } from '../workflow-hops';
 import type * as z from '../zod';
 import { AUTHENTICATION_SECTION, SECURITY_SCHEMES } from './openapi-auth';
-import { HEADERS, headerRef, type JsonSchema, PARAMETERS, TAGS, toSchema } from './openapi-components';
+import {
+  HEADERS,
+  headerRef,
+  type JsonSchema,
+  PARAMETERS,
+  TAGS,
+  toSchema,
+  withNamedSchemas,
+} from './openapi-components';
+import { webhookComponents, withDocumentNames } from './openapi-names';
 import { codesByStatus, errorResponse, problemSchema } from './openapi-problems';
 
 export { chainCodes, codesByStatus } from './openapi-problems';
@@ -239,56 +248,62 @@ const operationOf = (route: RouteDefinition) => {
 };
 
 /** The OpenAPI 3.0 document of every live route, generated from the route table. */
-export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> => {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of ROUTES) {
-    paths[route.path] ??= {};
-    (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = operationOf(route);
-  }
-  const usedTags = new Set<string>(ROUTES.map((r) => r.tag));
-  return {
-    openapi: '3.0.3',
-    info: {
-      title: 'Messaging and Dynamic Data Service: Public REST API',
-      version: '1.0.0',
-      description:
-        'Acts on behalf of one company (tenant): its profile, messages to its contacts, its typed data ' +
-        '(Dynadata), files, transcriptions, media transforms, speech and usage. The same reads and Dynadata ' +
-        'writes are tools of an MCP server for agents (POST /v1/mcp).\n\n' +
-        `${AUTHENTICATION_SECTION}\n\n## Errors and limits\n\n` +
-        'Errors are `application/problem+json` with a stable `code`; every ' +
-        'response carries `x-request-id`. Each operation lists the statuses and codes it can answer. Every ' +
-        'path answers a method it does not list with 405 `method_not_allowed` and an `Allow` header (`HEAD` ' +
-        'and `OPTIONS` included), and an unknown path with 404 `not_found`. Query parameters an operation ' +
-        `does not list, or list once but receive twice, are refused with 400. A body member an operation does ` +
-        'not declare is refused with 400 `validation_failed` at its pointer, never ignored (request schemas ' +
-        'say `additionalProperties: false`); the fields of a Dynadata item are checked by its type schema. ' +
-        `JSON bodies are at most ` +
-        `${MAX_JSON_BODY_BYTES} bytes, valid UTF-8, nested at most ${MAX_JSON_DEPTH} levels deep, and their numbers ` +
-        `are 0 or of a magnitude from ${MIN_NUMBER_MAGNITUDE} to below ${MAX_NUMBER_MAGNITUDE}. A request whose ` +
-        `\`${WORKFLOW_HOP_HEADER}\` header (sent by workflow HTTP actions) is above ${MAX_WORKFLOW_HOP} is ` +
-        'refused with 400 `hop_limit_exceeded`, one that is not a decimal integer with 400 ' +
-        '`validation_failed`. All codes: ' +
-        Object.entries(ERROR_CATALOG)
-          .map(([code, { status }]) => `\`${code}\` (${status})`)
-          .join(', ') +
-        '.',
-      // Each deployment's operator supports its own tenants: the document names the role, not an address.
-      contact: { name: 'The operator of this deployment' },
-      license: { name: 'Proprietary: use is governed by the terms of the operator of this deployment' },
-    },
-    servers: [{ url: serverUrl, description: 'This deployment (paths include the `/v1` stage).' }],
-    tags: TAGS.filter((t) => usedTags.has(t.name)),
-    security: DEFAULT_SECURITY,
-    paths,
-    components: {
-      securitySchemes: SECURITY_SCHEMES,
-      headers: HEADERS,
-      parameters: PARAMETERS,
-      schemas: {
-        Problem: problemSchema,
-        ContactFields: { ...contactFields, title: 'Contact fields' },
+export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =>
+  withDocumentNames(() => {
+    const paths: Record<string, Record<string, unknown>> = {};
+    for (const route of ROUTES) {
+      paths[route.path] ??= {};
+      (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = operationOf(route);
+    }
+    const usedTags = new Set<string>(ROUTES.map((r) => r.tag));
+    const webhooks = webhookComponents((schema) => toSchema(schema, 'output'));
+    const created = paths['/v1/webhooks']?.post as Record<string, unknown> | undefined;
+    if (created) created.callbacks = webhooks.callbacks;
+    const named = withNamedSchemas(paths);
+    return {
+      openapi: '3.0.3',
+      info: {
+        title: 'Messaging and Dynamic Data Service: Public REST API',
+        version: '1.0.0',
+        description:
+          'Acts on behalf of one company (tenant): its profile, messages to its contacts, its typed data ' +
+          '(Dynadata), files, transcriptions, media transforms, speech and usage. The same reads and Dynadata ' +
+          'writes are tools of an MCP server for agents (POST /v1/mcp).\n\n' +
+          `${AUTHENTICATION_SECTION}\n\n## Errors and limits\n\n` +
+          'Errors are `application/problem+json` with a stable `code`; every ' +
+          'response carries `x-request-id`. Each operation lists the statuses and codes it can answer. Every ' +
+          'path answers a method it does not list with 405 `method_not_allowed` and an `Allow` header (`HEAD` ' +
+          'and `OPTIONS` included), and an unknown path with 404 `not_found`. Query parameters an operation ' +
+          `does not list, or list once but receive twice, are refused with 400. A body member an operation does ` +
+          'not declare is refused with 400 `validation_failed` at its pointer, never ignored (request schemas ' +
+          'say `additionalProperties: false`); the fields of a Dynadata item are checked by its type schema. ' +
+          `JSON bodies are at most ` +
+          `${MAX_JSON_BODY_BYTES} bytes, valid UTF-8, nested at most ${MAX_JSON_DEPTH} levels deep, and their numbers ` +
+          `are 0 or of a magnitude from ${MIN_NUMBER_MAGNITUDE} to below ${MAX_NUMBER_MAGNITUDE}. A request whose ` +
+          `\`${WORKFLOW_HOP_HEADER}\` header (sent by workflow HTTP actions) is above ${MAX_WORKFLOW_HOP} is ` +
+          'refused with 400 `hop_limit_exceeded`, one that is not a decimal integer with 400 ' +
+          '`validation_failed`. All codes: ' +
+          Object.entries(ERROR_CATALOG)
+            .map(([code, { status }]) => `\`${code}\` (${status})`)
+            .join(', ') +
+          '.',
+        // Each deployment's operator supports its own tenants: the document names the role, not an address.
+        contact: { name: 'The operator of this deployment' },
+        license: { name: 'Proprietary: use is governed by the terms of the operator of this deployment' },
       },
-    },
-  };
-};
+      servers: [{ url: serverUrl, description: 'This deployment (paths include the `/v1` stage).' }],
+      tags: TAGS.filter((t) => usedTags.has(t.name)),
+      security: DEFAULT_SECURITY,
+      paths: named.document,
+      components: {
+        securitySchemes: SECURITY_SCHEMES,
+        headers: HEADERS,
+        parameters: PARAMETERS,
+        schemas: {
+          Problem: problemSchema,
+          ContactFields: { ...contactFields, title: 'Contact fields' },
+          ...named.schemas,
+        },
+      },
+    };
+  });

@@ -1,0 +1,70 @@
+import { METERS } from '../types/meters';
+import * as z from '../zod';
+import { dynadataItemSchema } from './dynadata-schemas';
+import { transcodeJobSchema } from './transcode-schemas';
+import { transcriptionJobSchema } from './transcription-schemas';
+import { workflowRunSchema } from './workflow-schemas';
+
+/**
+ * The body of every webhook the platform sends, one schema per event type: `{id, type, createdAt, data}` with
+ * `data` the resource exactly as its GET route shows it (docs/events-and-webhooks.md). `GET /v1/events`
+ * answers the same objects, and the OpenAPI document names each payload (`TranscodeDoneEvent`, …) and lists
+ * them as the callbacks of `POST /v1/webhooks`, so a generated client has a type for every delivery.
+ */
+const envelope = <T extends string, D extends z.ZodType>(type: T, data: D, description: string) =>
+  z
+    .object({
+      id: z.string().describe('Event identifier (`evt_…`), also the `webhook-id` header of its deliveries.'),
+      type: z.literal(type),
+      createdAt: z.iso.datetime(),
+      data,
+    })
+    .describe(description);
+
+export const EVENT_PAYLOADS = {
+  'message.sent': envelope('message.sent', dynadataItemSchema, 'A message left `queued` for `sent`.'),
+  'message.failed': envelope('message.failed', dynadataItemSchema, 'A message left `queued` for `failed`.'),
+  'transcode.done': envelope('transcode.done', transcodeJobSchema, 'A transcode job is `done`.'),
+  'transcode.failed': envelope('transcode.failed', transcodeJobSchema, 'A transcode job `failed`.'),
+  'transcode.canceled': envelope('transcode.canceled', transcodeJobSchema, 'A transcode job was `canceled`.'),
+  'transcription.done': envelope('transcription.done', transcriptionJobSchema, 'A transcription is `done`.'),
+  'transcription.failed': envelope(
+    'transcription.failed',
+    transcriptionJobSchema,
+    'A transcription job `failed`.',
+  ),
+  'workflow_run.finished': envelope(
+    'workflow_run.finished',
+    workflowRunSchema,
+    'A workflow run reached its final status (a minted token in it is redacted).',
+  ),
+  'usage.threshold_reached': envelope(
+    'usage.threshold_reached',
+    z.object({
+      meter: z.enum(METERS).describe('The meter.'),
+      threshold: z.number().int().describe('Percent of the monthly allowance passed: 80 or 100.'),
+      month: z.string().describe('The UTC month, `YYYY-MM`.'),
+      used: z.number().describe('What the month has used.'),
+      limit: z.number().describe('The monthly allowance.'),
+    }),
+    'A meter passed 80 % or 100 % of its monthly allowance (once per meter, threshold and month).',
+  ),
+  ping: envelope(
+    'ping',
+    z.object({ endpointId: z.string(), message: z.literal('ping') }),
+    'A test delivery (`POST /v1/webhooks/{id}/test`), to that endpoint only.',
+  ),
+} as const;
+
+/** A delivery of the company's message channel: the envelope of every webhook, asking its sender to send. */
+export const messageSendPayload = envelope(
+  'message.send',
+  z.object({
+    messageId: z.string(),
+    contactId: z.string(),
+    contact: z.record(z.string(), z.unknown()).nullable().describe('The contact (`_id` and its fields).'),
+    message: z.object({ type: z.string(), body: z.record(z.string(), z.unknown()) }),
+    createdAt: z.iso.datetime(),
+  }),
+  'A message to send, posted to the company’s message channel (`channels set`), not to event endpoints.',
+);
