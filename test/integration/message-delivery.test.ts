@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messageSendPayload } from '../../functions/shared/routes/event-payloads';
 import { call, createTenant, expectProblem, runAdmin } from './support';
 import { verifySignature } from './webhook-receiver';
 
@@ -86,6 +87,7 @@ describe('message delivery', () => {
     // The envelope of every webhook: the event shape, its id the webhook-id.
     const envelope = JSON.parse(delivery.body) as Record<string, unknown>;
     expect(Object.keys(envelope).sort()).toEqual(['createdAt', 'data', 'id', 'type']);
+    expect(messageSendPayload.safeParse(envelope).error?.issues ?? []).toEqual([]);
     expect(envelope).toMatchObject({
       id: `evt_${id}`,
       type: 'message.send',

@@ -84,6 +84,15 @@ export const HEADERS = {
     'The tag of the resource as answered: send it as `If-None-Match` to read it again only if it changed (304 ' +
       'otherwise), or as `If-Match` to change or delete it only if nobody else did (412 otherwise).',
   ),
+  RateLimitPolicy: header(
+    'The company\'s request rate (draft-ietf-httpapi-ratelimit-headers): `"company";q=<burst>;w=<seconds to refill ' +
+      "an empty bucket>`. Sent where the edge meters the rate itself (the local stack); API Gateway's usage " +
+      'plans enforce the same rate without it.',
+  ),
+  RateLimit: header(
+    'What is left of the company\'s request rate: `"company";r=<requests left now>;t=<seconds until the bucket ' +
+      'is full>`; `r=0` on a 429. Sent with `RateLimit-Policy`.',
+  ),
   WwwAuthenticate: header(
     'The authentication challenge, `Bearer realm="api"` (RFC 6750): a JWT as a bearer token, or an API key in ' +
       '`x-api-key`.',
@@ -98,6 +107,12 @@ export const HEADERS = {
   ),
 };
 export const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+/** The IETF RateLimit fields, on the answers of gated operations where the edge meters the company's rate. */
+export const RATE_LIMIT_HEADERS = {
+  'RateLimit-Policy': headerRef('RateLimitPolicy'),
+  RateLimit: headerRef('RateLimit'),
+};
 
 /** Request header parameters operations refer to. */
 export const PARAMETERS = {

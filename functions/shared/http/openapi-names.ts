@@ -1,5 +1,5 @@
 import * as dd from '../routes/dynadata-schemas';
-import { EVENT_PAYLOADS, messageSendPayload } from '../routes/event-payloads';
+import { EVENT_PAYLOADS } from '../routes/event-payloads';
 import * as ev from '../routes/event-schemas';
 import * as shared from '../routes/schemas';
 import * as st from '../routes/storage-schemas';
@@ -26,7 +26,6 @@ const DOCUMENT_NAMES: ReadonlyArray<readonly [z.ZodType, string]> = [
   [st.uploadUrlResponseSchema, 'UploadReservation'],
   [tc.transcodeJobSchema, 'TranscodeJob'],
   [tr.transcriptionJobSchema, 'TranscriptionJob'],
-  [tr.transcriptionResultSchema, 'TranscriptionResult'],
   [wf.workflowSummarySchema, 'WorkflowSummary'],
   [wf.workflowSchema, 'Workflow'],
   [wf.workflowRunSchema, 'WorkflowRun'],
@@ -59,8 +58,7 @@ const payloadName = (type: string): string =>
 
 /**
  * The webhook payloads: one named schema per event type, `Event` as their union (discriminated by `type`, so
- * `GET /v1/events` is typed too), the message channel's `MessageSendEvent`, and the callback every endpoint
- * created with `POST /v1/webhooks` receives.
+ * `GET /v1/events` is typed too), and the callback every endpoint created with `POST /v1/webhooks` receives.
  */
 export const webhookComponents = (toSchema: (schema: z.ZodType) => Record<string, unknown>) => {
   const payloads = Object.entries(EVENT_PAYLOADS).map(
@@ -77,7 +75,6 @@ export const webhookComponents = (toSchema: (schema: z.ZodType) => Record<string
       mapping: Object.fromEntries(payloads.map(([type, name]) => [type, `#/components/schemas/${name}`])),
     },
   };
-  schemas.MessageSendEvent = toSchema(messageSendPayload);
   const delivery = {
     post: {
       summary: 'An event delivered to the endpoint',

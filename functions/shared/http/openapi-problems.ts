@@ -1,6 +1,6 @@
 import { ERROR_CATALOG, type ErrorCode } from '../errors';
 import type { RouteDefinition } from '../routes/route-table';
-import { headerRef, type JsonSchema } from './openapi-components';
+import { headerRef, type JsonSchema, RATE_LIMIT_HEADERS } from './openapi-components';
 
 /**
  * Problems in the OpenAPI document: which codes an operation can answer (those of the chain it runs through,
@@ -128,6 +128,25 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Temporarily unavailable',
 };
 
+/** One example problem per code an answer can carry, as a client receives it. */
+const problemExamples = (status: number, codes: readonly ErrorCode[]) =>
+  Object.fromEntries(
+    codes.map((code) => [
+      code,
+      {
+        summary: ERROR_CATALOG[code].title,
+        value: {
+          type: `urn:problem-type:${code}`,
+          title: ERROR_CATALOG[code].title,
+          status,
+          code,
+          detail: `${ERROR_CATALOG[code].title}.`,
+          requestId: '3f6c2a9e-8d41-4b7a-9c55-1e0f7a2b6d93',
+        },
+      },
+    ]),
+  );
+
 export const errorResponse = (status: number, codes: ErrorCode[]) => ({
   description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
   headers: {
@@ -136,6 +155,7 @@ export const errorResponse = (status: number, codes: ErrorCode[]) => ({
       ? { 'Retry-After': headerRef('RetryAfter') }
       : {}),
     ...(status === 401 ? { 'WWW-Authenticate': headerRef('WwwAuthenticate') } : {}),
+    ...(status === 429 ? RATE_LIMIT_HEADERS : {}),
   },
   content: {
     'application/problem+json': {
@@ -145,6 +165,7 @@ export const errorResponse = (status: number, codes: ErrorCode[]) => ({
           { type: 'object', properties: { code: { enum: codes } } },
         ],
       },
+      examples: problemExamples(status, codes),
     },
   },
 });

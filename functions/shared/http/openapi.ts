@@ -1,6 +1,7 @@
 import { CONTACTS_SCHEMA } from '../domain/dynadata/builtin-types';
 import { ERROR_CATALOG } from '../errors';
 import { ROUTE_DOCS } from '../routes/route-docs';
+import { ALSO_ANSWER_EXAMPLES, MEDIA_EXAMPLES, RESPONSE_EXAMPLES } from '../routes/route-examples';
 import { type OperationId, ROUTES, type RouteDefinition } from '../routes/route-table';
 import { MAX_WORKFLOW_HOP, WORKFLOW_HOP_HEADER } from '../workflow-hops';
 import type * as z from '../zod';
@@ -10,6 +11,7 @@ import {
   headerRef,
   type JsonSchema,
   PARAMETERS,
+  RATE_LIMIT_HEADERS,
   TAGS,
   toSchema,
   withNamedSchemas,
@@ -123,9 +125,14 @@ const docsOf = (route: RouteDefinition) => {
   return {
     description: route.description ?? docs?.description,
     request: route.examples?.request ?? docs?.examples?.request,
-    response: route.examples?.response ?? docs?.examples?.response,
+    response:
+      route.examples?.response ??
+      docs?.examples?.response ??
+      RESPONSE_EXAMPLES[route.operationId as OperationId],
   };
 };
+
+const exampleOf = (example: unknown) => (example === undefined ? {} : { example });
 
 /** The content of a successful answer: JSON by its schema, or the raw media types the route produces. */
 const successContent = (route: RouteDefinition) => {
@@ -133,7 +140,10 @@ const successContent = (route: RouteDefinition) => {
     return Object.fromEntries(
       route.produces.map((type) => [
         type,
-        { schema: type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' } },
+        {
+          schema: type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' },
+          ...(MEDIA_EXAMPLES[type] === undefined ? {} : { example: MEDIA_EXAMPLES[type] }),
+        },
       ]),
     );
   }
@@ -209,6 +219,7 @@ const operationOf = (route: RouteDefinition) => {
             ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') }
             : {}),
           ...(route.etag ? { ETag: headerRef('ETag') } : {}),
+          ...(route.scope === 'public' ? {} : RATE_LIMIT_HEADERS),
         },
         content: successContent(route),
       },
@@ -232,7 +243,12 @@ const operationOf = (route: RouteDefinition) => {
                 ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') }
                 : {}),
             },
-            content: { 'application/json': { schema: toSchema(also.response, 'output') } },
+            content: {
+              'application/json': {
+                schema: toSchema(also.response, 'output'),
+                ...exampleOf(ALSO_ANSWER_EXAMPLES[route.operationId as OperationId]?.[also.status]),
+              },
+            },
           },
         ]),
       ),
@@ -303,6 +319,7 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
           Problem: problemSchema,
           ContactFields: { ...contactFields, title: 'Contact fields' },
           ...named.schemas,
+          ...webhooks.schemas,
         },
       },
     };

@@ -56,7 +56,10 @@ export const EVENT_PAYLOADS = {
   ),
 } as const;
 
-/** A delivery of the company's message channel: the envelope of every webhook, asking its sender to send. */
+/**
+ * A delivery of the company's message channel (set by the operator, so no route of the document posts it): the
+ * envelope of every webhook, asking the company's sender to send a message.
+ */
 export const messageSendPayload = envelope(
   'message.send',
   z.object({

@@ -1,0 +1,243 @@
+import type { OperationId } from './route-table';
+
+/**
+ * Success examples of the operations whose table entry and `route-docs.ts` carry none, so every operation of the
+ * OpenAPI document shows a typical answer (its lint checks each against the operation's schema). Keyed by
+ * operation, then by status where an operation has more than one successful answer.
+ */
+const at = '2026-11-02T09:30:00.000Z';
+const later = '2026-11-02T09:30:41.000Z';
+const companyId = 'co_01jd3xq0a6m5r6y1z8k7w2v4bn';
+const bucket = 'api-v1-files';
+const file = (path: string) => ({ bucket, fullPath: `companies/${companyId}/${path}` });
+const source = file('uploads/01jd3xq0b2/greeting.wav');
+
+const endpoint = {
+  id: 'we_01jd8x3m5q2w9r7t4y6u8i0o1p',
+  url: 'https://hooks.example.com/platform',
+  events: ['transcode.done', 'transcode.failed'],
+  description: 'Media pipeline',
+  status: 'enabled',
+  disabledReason: null,
+  disabledAt: null,
+  failingSince: null,
+  createdAt: '2026-11-23T04:00:00.000Z',
+  updatedAt: '2026-11-23T04:00:00.000Z',
+};
+const ping = {
+  id: 'evt_01jd9a7k3m0v5q8r2t6w4y1z3b',
+  type: 'ping',
+  createdAt: '2026-11-23T04:12:07.412Z',
+  data: { endpointId: endpoint.id, message: 'ping' },
+};
+const delivered = {
+  endpointId: endpoint.id,
+  status: 'delivered',
+  attempts: 1,
+  lastStatus: '200',
+  lastAttemptAt: '2026-11-23T04:12:07.902Z',
+  nextAttemptAt: null,
+};
+
+const transcriptionJob = {
+  id: 'tr_01jd3xq0d1a3c5e7g9j1l3n5p7',
+  status: 'done',
+  language: 'en-US',
+  source,
+  progress: { phase: 'done', percent: 100 },
+  error: null,
+  reused: false,
+  billedSeconds: 4,
+  durationSeconds: 3.6,
+  result: {
+    text: 'Your order has shipped.',
+    textTruncated: false,
+    words: [
+      { text: 'Your', start: 0.12, end: 0.41, confidence: 0.97 },
+      { text: 'order', start: 0.41, end: 0.8, confidence: 0.95 },
+      { text: 'has', start: 0.8, end: 1.02, confidence: 0.96 },
+      { text: 'shipped.', start: 1.02, end: 1.6, confidence: 0.93 },
+    ],
+    wordsInFile: false,
+    wordCount: 4,
+    language: 'en-US',
+    files: {
+      json: file('transcriptions/tr_01jd3xq0d1a3c5e7g9j1l3n5p7/transcript.json'),
+      srt: file('transcriptions/tr_01jd3xq0d1a3c5e7g9j1l3n5p7/transcript.srt'),
+      vtt: file('transcriptions/tr_01jd3xq0d1a3c5e7g9j1l3n5p7/transcript.vtt'),
+    },
+  },
+  createdAt: at,
+  updatedAt: later,
+  finishedAt: later,
+};
+
+const transcodeJob = (status: string, attempt: number) => ({
+  id: 'tc_01jd3xq0c9y7w5u3s1q9n7l5j3',
+  status,
+  preset: 'ogg_opus',
+  source,
+  output: null,
+  progress: status === 'pending' ? { phase: 'pending' } : null,
+  error: null,
+  attempt,
+  reused: false,
+  billedSeconds: 0,
+  durationSeconds: null,
+  leaseUntil: null,
+  createdAt: at,
+  updatedAt: later,
+  finishedAt: status === 'canceled' ? later : null,
+});
+
+const step = { id: 'token', action: 'actions/security/auth/jwt/generate', with: {}, allowFailure: false };
+const runOutcome = {
+  runId: 'wr_01jd3xq0e5g7j9l1n3p5r7t9v1',
+  status: 'success',
+  ok: true,
+  result: { contactId: '01jd3xq0b2c4e6g8j0m2p4r6t8' },
+  files: [],
+  logs: [
+    {
+      step: 'contact',
+      action: 'actions/dynadata/create',
+      status: 'succeeded',
+      startedAt: at,
+      durationMs: 38,
+      message: null,
+    },
+  ],
+  error: null,
+  failedSteps: [],
+  executionTimeMs: 52,
+};
+
+export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
+  getOpenApiDocument: {
+    openapi: '3.0.3',
+    info: { title: 'Messaging and Dynamic Data Service: Public REST API', version: '1.0.0' },
+    paths: { '/v1/self': { get: { operationId: 'getSelf' } } },
+  },
+  validateDynadataItem: {
+    valid: false,
+    errors: [{ pointer: '/body/emails/0/address', message: 'must be an email address' }],
+  },
+  getDynadataSchema: {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: { title: { type: 'string' }, amount: { type: 'number' } },
+    required: ['title'],
+    'x-indexed': ['title'],
+  },
+  getDynadataLibrarySchema: {
+    type: 'orders',
+    library: 'zod',
+    source: 'z.object({ title: z.string(), amount: z.number().optional() })',
+  },
+  executeDynadataItemFunction: { messageId: '01jd3xq0f7h9k1m3o5q7s9u1w3', status: 'queued' },
+  createUploadUrl: {
+    uploadUrl: `https://${bucket}.s3.amazonaws.com/companies/${companyId}/uploads/01jd3xq0b2/greeting.wav?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-Signature=5d41402abc4b2a76b9719d911017c592`,
+    method: 'PUT',
+    headers: { 'content-type': 'audio/wav', 'content-length': '96044' },
+    ...source,
+    expiresAt: '2026-11-02T09:45:00.000Z',
+  },
+  completeUpload: { ...source, size: 96044, contentType: 'audio/wav' },
+  createDownloadUrl: {
+    url: `https://${bucket}.s3.amazonaws.com/companies/${companyId}/uploads/01jd3xq0b2/greeting.wav?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=3600&X-Amz-Signature=7d793037a0760186574b0282f2f435e7`,
+    expiresAt: '2026-11-02T10:30:00.000Z',
+  },
+  createTranscription: {
+    job: {
+      ...transcriptionJob,
+      status: 'pending',
+      progress: { phase: 'pending' },
+      billedSeconds: 0,
+      durationSeconds: null,
+      result: null,
+      updatedAt: at,
+      finishedAt: null,
+    },
+  },
+  getTranscription: { job: transcriptionJob },
+  cancelTranscode: { job: transcodeJob('canceled', 1) },
+  retryTranscode: { job: transcodeJob('pending', 2) },
+  synthesizeSpeech: {
+    ...file('speech/01jd3xq0g1j3l5n7p9r1t3v5x7.mp3'),
+    size: 18432,
+    format: 'mp3',
+    durationSeconds: 1.7,
+    characters: 23,
+    meter: 'speech_characters',
+  },
+  listSpeechVoices: {
+    voices: [
+      {
+        id: 'en-US-female',
+        name: 'Joanna',
+        language: 'en-US',
+        gender: 'female',
+        engine: 'neural',
+        meter: 'speech_characters',
+        default: true,
+      },
+    ],
+  },
+  rewriteSpokenText: {
+    text: 'Release notes. First, Faster uploads and 20 percent less memory.',
+    tokens: 14,
+    truncated: false,
+    parts: ['Release notes. First, Faster uploads and 20 percent less memory.'],
+  },
+  listWorkflows: {
+    workflows: [
+      { id: 'welcome', version: 3, name: 'Welcome', description: null, steps: 2, updatedAt: later },
+    ],
+    nextCursor: null,
+  },
+  getWorkflow: {
+    workflow: {
+      id: 'welcome',
+      version: 3,
+      name: 'Welcome',
+      description: null,
+      input: { type: 'object', properties: { name: { type: 'string' } } },
+      steps: [step],
+      return: { token: '{{ steps.token.output.token }}' },
+      createdAt: at,
+      updatedAt: later,
+    },
+  },
+  runWorkflow: runOutcome,
+  getWorkflowRun: {
+    run: {
+      ...runOutcome,
+      workflowId: 'welcome',
+      version: 3,
+      mode: 'sync',
+      createdAt: at,
+      updatedAt: at,
+      finishedAt: at,
+      handedOffAt: null,
+    },
+  },
+  listWebhookEndpoints: { endpoints: [endpoint], nextCursor: null },
+  getWebhookEndpoint: { endpoint },
+  deleteWebhookEndpoint: { deleted: true },
+  testWebhookEndpoint: { event: ping },
+  listEvents: { events: [ping], nextCursor: null, next: null },
+  getEvent: { event: { ...ping, deliveries: [delivered] } },
+};
+
+/** Examples of the other successful answers, by operation and status. */
+export const ALSO_ANSWER_EXAMPLES: Partial<Record<OperationId, Record<number, unknown>>> = {
+  runWorkflow: { 202: { runId: 'wr_01jd3xq0e5g7j9l1n3p5r7t9v1' } },
+};
+
+/** Examples of the answers that are not JSON, by media type. */
+export const MEDIA_EXAMPLES: Readonly<Record<string, string>> = {
+  'text/html':
+    '<!doctype html><html lang="en"><head><title>API reference</title></head><body>…</body></html>',
+  'text/css': '.swagger-ui .topbar { display: none; }',
+  'text/javascript': 'window.onload = () => { /* … */ };',
+};
