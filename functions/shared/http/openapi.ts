@@ -1,7 +1,12 @@
 import { CONTACTS_SCHEMA } from '../domain/dynadata/builtin-types';
 import { ERROR_CATALOG } from '../errors';
 import { ROUTE_DOCS } from '../routes/route-docs';
-import { ALSO_ANSWER_EXAMPLES, MEDIA_EXAMPLES, RESPONSE_EXAMPLES } from '../routes/route-examples';
+import {
+  ALSO_ANSWER_EXAMPLES,
+  MEDIA_EXAMPLES,
+  REQUEST_EXAMPLES,
+  RESPONSE_EXAMPLES,
+} from '../routes/route-examples';
 import { type OperationId, ROUTES, type RouteDefinition } from '../routes/route-table';
 import { MAX_WORKFLOW_HOP, WORKFLOW_HOP_HEADER } from '../workflow-hops';
 import type * as z from '../zod';
@@ -124,7 +129,10 @@ const docsOf = (route: RouteDefinition) => {
   const docs = ROUTE_DOCS[route.operationId as OperationId];
   return {
     description: route.description ?? docs?.description,
-    request: route.examples?.request ?? docs?.examples?.request,
+    request:
+      route.examples?.request ??
+      docs?.examples?.request ??
+      REQUEST_EXAMPLES[route.operationId as OperationId],
     response:
       route.examples?.response ??
       docs?.examples?.response ??

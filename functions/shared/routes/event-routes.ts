@@ -18,19 +18,6 @@ import { nextCursorSchema, pageQuery } from './schemas';
 const endpointId = z.object({ id: z.string().min(1).max(64).describe('Endpoint identifier.') });
 const eventId = z.object({ id: z.string().min(1).max(64).describe('Event identifier.') });
 
-const exampleEndpoint = {
-  id: 'we_01jd8x3m5q2w9r7t4y6u8i0o1p',
-  url: 'https://hooks.example.com/platform',
-  events: ['transcode.done', 'transcode.failed'],
-  description: 'Media pipeline',
-  status: 'enabled',
-  disabledReason: null,
-  disabledAt: null,
-  failingSince: null,
-  createdAt: '2026-11-23T04:00:00.000Z',
-  updatedAt: '2026-11-23T04:00:00.000Z',
-};
-
 export const EVENT_ROUTES = [
   {
     method: 'POST',
@@ -50,10 +37,6 @@ export const EVENT_ROUTES = [
     successStatus: 201,
     idempotency: 'keyed',
     errors: ['webhook_endpoint_limit_reached'],
-    examples: {
-      request: { url: exampleEndpoint.url, events: exampleEndpoint.events, description: 'Media pipeline' },
-      response: { endpoint: exampleEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
-    },
   },
   {
     method: 'GET',

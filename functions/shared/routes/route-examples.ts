@@ -112,7 +112,13 @@ const runOutcome = {
   executionTimeMs: 52,
 };
 
+/** Request examples of the operations whose table entry and `route-docs.ts` carry none. */
+export const REQUEST_EXAMPLES: Partial<Record<OperationId, unknown>> = {
+  createWebhookEndpoint: { url: endpoint.url, events: endpoint.events, description: endpoint.description },
+};
+
 export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
+  createWebhookEndpoint: { endpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
   getOpenApiDocument: {
     openapi: '3.0.3',
     info: { title: 'Messaging and Dynamic Data Service: Public REST API', version: '1.0.0' },
