@@ -63,12 +63,15 @@ export type PageItem<Id extends PagedOperationId> =
 
 type WithoutCursor<T, Cursor extends string> = [T] extends [never] ? never : Omit<T, Cursor>;
 
+type PathInput<Id extends PagedOperationId> = [PathParams<Id>] extends [never]
+  ? { path?: never }
+  : { path: PathParams<Id> };
+
 /**
  * What a paged operation takes, less its cursor (the iterator follows the cursor itself): its path
- * parameters, its query and its JSON body.
+ * parameters (required when the path has any), its query and its JSON body.
  */
-export type PageInput<Id extends PagedOperationId> = {
-  path?: PathParams<Id>;
+export type PageInput<Id extends PagedOperationId> = PathInput<Id> & {
   query?: WithoutCursor<QueryParams<Id>, PageFacts<Id>['cursor']>;
   body?: WithoutCursor<RequestBody<Id>, PageFacts<Id>['cursor']>;
   /** Start from this cursor instead of the first page. */
