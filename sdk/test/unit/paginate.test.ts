@@ -20,7 +20,10 @@ const serve = (pages: Record<string, { body: unknown; status?: number }>) => {
       const url = new URL(request.url);
       const body = await request.text();
       requests.push({ method: request.method, url, body });
-      const cursor = request.method === 'GET' ? url.searchParams.get('after') : JSON.parse(body).cursor;
+      const cursor =
+        request.method === 'GET'
+          ? url.searchParams.get('after')
+          : (JSON.parse(body) as { cursor?: string }).cursor;
       const page = pages[cursor ?? 'first'];
       return new Response(JSON.stringify(page?.body ?? {}), { status: page?.status ?? 200 });
     },
