@@ -42,15 +42,16 @@ describe('the SDK against the local stack', () => {
   });
 
   it('iterates every Dynadata item across several pages', async () => {
-    const created: string[] = [];
-    for (let i = 0; i < 7; i++) {
-      const { data, error } = await client.POST('/v1/dynadata/type/{type}/create', {
-        params: { path: { type: 'contacts' } },
-        body: { name: `Contact ${i}` },
-      });
-      expect(error, JSON.stringify(error)).toBeUndefined();
-      created.push(data?._id ?? '');
-    }
+    const answers = await Promise.all(
+      Array.from({ length: 7 }, (_, i) =>
+        client.POST('/v1/dynadata/type/{type}/create', {
+          params: { path: { type: 'contacts' } },
+          body: { name: `Contact ${i}` },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.error)).toEqual(Array(7).fill(undefined));
+    const created = answers.map((a) => a.data?._id ?? '');
     sent.length = 0;
     const items: DynadataItem[] = await collect(
       client.paginate('listDynadataItems', { path: { type: 'contacts' }, body: { limit: 3 } }),
