@@ -91,6 +91,19 @@ describe('the request layer', () => {
     expect(seen[0]?.key).not.toBe(seen[1]?.key);
   });
 
+  it('finds the operation behind a base URL with a path of its own (a custom domain mapping)', async () => {
+    const keys: (string | null)[] = [];
+    const client = createApiClient({
+      baseUrl: 'https://api.example.test/prod',
+      fetch: async (request) => {
+        keys.push(request.headers.get('idempotency-key'));
+        return json(201, {});
+      },
+    });
+    await createItem(client);
+    expect(keys[0]).toMatch(UUID);
+  });
+
   it('sends no key to an operation that does not declare one, and never repeats it after a 5xx', async () => {
     const { client, seen } = stub([json(502, { code: 'internal' })]);
     const { response } = await client.POST('/v1/transcodes', { body: { fullPath: 'a.wav', preset: 'wav' } });
