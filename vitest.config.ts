@@ -7,7 +7,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
+          // The SDK's own tests (sdk/test) run in the same projects: its scenario shares the one local stack.
+          include: ['test/unit/**/*.test.ts', 'sdk/test/unit/**/*.test.ts'],
           environment: 'node',
           // No network in unit tests: these names only satisfy module-scope configuration.
           env: {
@@ -32,7 +33,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          include: ['test/integration/**/*.test.ts', 'sdk/test/integration/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/integration/global-setup.ts'],
           // Tests that import runtime modules run them outside Lambda, like the local stack.

@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { parseMarkdown } from '../../functions/shared/domain/markdown-parser';
 
 /**
- * The handbook (README.md) and docs/ link to each other by relative paths and `#anchors`; every one must
- * resolve to an existing file and, for an anchor, to a heading of that file (GitHub's heading ids).
+ * The handbook (README.md), the SDK's README and docs/ link to each other by relative paths and `#anchors`;
+ * every one must resolve to an existing file and, for an anchor, to a heading of that file (GitHub's heading
+ * ids).
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 const README_MAX_LINES = 400;
@@ -15,7 +16,7 @@ const markdownFiles = (): string[] => {
   const docs = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
     .filter((path) => path.endsWith('.md'))
     .map((path) => join('docs', path));
-  return ['README.md', ...docs.sort()];
+  return ['README.md', 'sdk/README.md', ...docs.sort()];
 };
 
 const children = (node: Nodes): Nodes[] => ('children' in node ? (node.children as Nodes[]) : []);

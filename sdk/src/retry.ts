@@ -1,0 +1,93 @@
+import { operationOf } from './operation-index.js';
+
+/**
+ * The request layer under every call of the SDK: a `fetch` that adds an `Idempotency-Key` where the document
+ * declares one and retries what is safe to retry.
+ *
+ * - Keys: a POST whose operation declares the `Idempotency-Key` header gets a random UUID unless the caller
+ *   passed one; the key is fixed before the first attempt, so every retry of the call carries the same key and
+ *   the API answers a repeated request with its first answer instead of doing the work twice.
+ * - What is retried: 429 always (the API refuses it before doing any work); 5xx and network errors only when
+ *   repeating the request is harmless: a GET, HEAD, OPTIONS, PUT or DELETE, a request that carries an
+ *   idempotency key, or a paged list (a read). A POST without a key (creating a transcode, say) is not
+ *   repeated on a 5xx, as it may have been carried out; `retryUnsafe` repeats it anyway.
+ * - When: exponential backoff with full jitter (`random × min(maxDelayMs, baseDelayMs × 2^(attempt−1))`), or
+ *   the answer's `Retry-After` (seconds, or an HTTP date) when it has one. A `Retry-After` longer than
+ *   `maxDelayMs` (a monthly quota that resets in days) is returned to the caller at once, not waited out.
+ */
+
+export interface RetryOptions {
+  /** Attempts per call, the first included (default 3; 1 turns retries off). */
+  maxAttempts?: number;
+  /** Backoff of the first retry before jitter, in ms (default 200). */
+  baseDelayMs?: number;
+  /** Longest wait between attempts, in ms (default 10 000); a longer `Retry-After` is not waited out. */
+  maxDelayMs?: number;
+  /** Also repeat requests that may have been carried out (POSTs without an idempotency key) on 5xx. */
+  retryUnsafe?: boolean;
+  /** Waits between attempts (default `setTimeout`); tests replace it. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Random number in [0, 1) for the jitter (default `Math.random`). */
+  random?: () => number;
+}
+
+export type FetchLike = (request: Request) => Promise<Response>;
+
+const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+const REPEATABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `Retry-After` in ms, from seconds or an HTTP date; undefined when absent or unreadable. */
+export const retryAfterMs = (value: string | null, now = Date.now()): number | undefined => {
+  if (value === null || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+};
+
+const withIdempotencyKey = (request: Request): Request => {
+  if (request.method !== 'POST' || request.headers.has(IDEMPOTENCY_HEADER)) return request;
+  if (operationOf(request.method, request.url)?.idempotencyKey !== true) return request;
+  const headers = new Headers(request.headers);
+  headers.set(IDEMPOTENCY_HEADER, crypto.randomUUID());
+  return new Request(request, { headers });
+};
+
+const isRepeatable = (request: Request): boolean =>
+  REPEATABLE_METHODS.has(request.method) ||
+  request.headers.has(IDEMPOTENCY_HEADER) ||
+  (operationOf(request.method, request.url)?.page ?? null) !== null;
+
+/** Wraps `fetch` with idempotency keys and retries (see the module comment). */
+export const retryingFetch = (fetchImpl: FetchLike, options: RetryOptions = {}): FetchLike => {
+  const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 3));
+  const baseDelayMs = options.baseDelayMs ?? 200;
+  const maxDelayMs = options.maxDelayMs ?? 10_000;
+  const sleep = options.sleep ?? defaultSleep;
+  const random = options.random ?? Math.random;
+  const backoff = (attempt: number): number =>
+    Math.floor(random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1)));
+
+  return async (original) => {
+    const request = withIdempotencyKey(original);
+    const repeatable = options.retryUnsafe === true || isRepeatable(request);
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= maxAttempts;
+      let response: Response;
+      try {
+        response = await fetchImpl(last ? request : request.clone());
+      } catch (error) {
+        if (last || !repeatable || request.signal.aborted) throw error;
+        await sleep(backoff(attempt));
+        continue;
+      }
+      const retryable = response.status === 429 || (response.status >= 500 && repeatable);
+      if (last || !retryable) return response;
+      const asked = retryAfterMs(response.headers.get('retry-after'));
+      if (asked !== undefined && asked > maxDelayMs) return response;
+      await response.body?.cancel();
+      await sleep(asked ?? backoff(attempt));
+    }
+  };
+};
