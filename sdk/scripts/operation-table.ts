@@ -9,8 +9,8 @@
  *
  * The paging rule: an operation is paged when it takes a cursor (a query parameter, or a property of its
  * JSON body for `POST …/list`) and its success answer holds the next cursor beside exactly one array, the
- * page's elements. The rule's names are `cursor` in and `nextCursor` out; the events list still uses the
- * older `after` in and `next` out, accepted as a second pair until every list follows the one rule.
+ * page's elements. The rule's names are `cursor` in and `nextCursor` out, for every list of the API (the
+ * events list also keeps its deprecated `after` / `next` aliases, which the client never uses).
  */
 
 export interface PageRule {
@@ -31,10 +31,9 @@ export interface OperationFacts {
   page: PageRule | null;
 }
 
-/** Cursor names, in then out: the rule first, then the legacy pair of the events list. */
+/** Cursor names, in then out: the one paging rule. */
 export const CURSOR_PAIRS: readonly { cursor: string; next: string }[] = [
   { cursor: 'cursor', next: 'nextCursor' },
-  { cursor: 'after', next: 'next' },
 ];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;

@@ -28,8 +28,16 @@ export type Workflow = Named<'Workflow', SuccessBody<'getWorkflow'>['workflow']>
 export type WorkflowRun = Named<'WorkflowRun', SuccessBody<'getWorkflowRun'>['run']>;
 
 export type WebhookEndpoint = Named<'WebhookEndpoint', SuccessBody<'getWebhookEndpoint'>['endpoint']>;
-export type Event = Named<'Event', SuccessBody<'getEvent'>['event']>;
+/** An event as delivered to webhook endpoints and listed by `GET /v1/events`: one payload per `type`. */
+export type Event = Named<'Event', SuccessBody<'listEvents'>['events'][number]>;
 export type EventType = Event['type'];
+/** An event with its delivery records, as `GET /v1/events/{id}` answers it. */
+export type EventWithDeliveries = SuccessBody<'getEvent'>['event'];
 
-/** The body of a webhook delivery: the event without its delivery records. */
-export type WebhookEvent = Pick<Event, 'id' | 'type' | 'createdAt' | 'data'>;
+/**
+ * The body of a webhook delivery: an event, or a delivery of the company's message channel, which shares the
+ * envelope (`{id, type, createdAt, data}`) with type `message.send`.
+ */
+export type WebhookEvent =
+  | Event
+  | { id: string; type: 'message.send'; createdAt: string; data: Record<string, unknown> };

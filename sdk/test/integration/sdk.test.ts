@@ -111,7 +111,7 @@ describe('the SDK against the local stack', () => {
     expect(() => verifyWebhook(secret, `${delivery?.body} `, delivery?.headers ?? {})).toThrow();
 
     sent.length = 0;
-    const events = await collect(client.paginate('listEvents', { query: { type: 'ping', limit: '1' } }));
+    const events = await collect(client.paginate('listEvents', { query: { type: 'ping', limit: 1 } }));
     expect(events.map((event) => event.id)).toEqual(ids);
     // One event per page: the second page is the last (its `next` is null), so two requests.
     expect(sent).toEqual(['GET /v1/events', 'GET /v1/events']);

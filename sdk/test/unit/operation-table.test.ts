@@ -30,26 +30,28 @@ describe('the operation table', () => {
     const keyed = Object.entries(table)
       .filter(([, facts]) => facts.idempotencyKey)
       .map(([id]) => id);
-    expect(keyed).toEqual(expect.arrayContaining(['createDynadataItem', 'sendMessage', 'runWorkflow']));
-    expect(keyed).not.toContain('createTranscode');
+    expect(keyed).toEqual(
+      expect.arrayContaining(['createDynadataItem', 'sendMessage', 'runWorkflow', 'createTranscode']),
+    );
+    // A POST that changes nothing, and the MCP route that refuses a key, declare none.
+    expect(keyed).not.toContain('rewriteSpokenText');
+    expect(keyed).not.toContain('mcp');
     expect(keyed).not.toContain('getSelf');
   });
 
-  it('finds the Dynadata list (cursor in the body) and the events list (the legacy after/next pair)', () => {
+  it('finds every list of the one rule: cursor in the body of the Dynadata list, in the query of the others', () => {
     expect(table.listDynadataItems?.page).toEqual({
       cursorIn: 'body',
       cursor: 'cursor',
       next: 'nextCursor',
       items: 'items',
     });
-    expect(table.listEvents?.page).toEqual({
-      cursorIn: 'query',
-      cursor: 'after',
-      next: 'next',
-      items: 'events',
-    });
+    const query = (items: string) => ({ cursorIn: 'query', cursor: 'cursor', next: 'nextCursor', items });
+    expect(table.listEvents?.page).toEqual(query('events'));
+    expect(table.listWebhookEndpoints?.page).toEqual(query('endpoints'));
+    expect(table.listWorkflows?.page).toEqual(query('workflows'));
+    expect(table.listDynadataTypes?.page).toEqual(query('types'));
     expect(table.getSelf?.page).toBeNull();
-    expect(table.listWebhookEndpoints?.page).toBeNull();
   });
 
   it('picks up a list converted to the rule: limit and cursor in the query, nextCursor out', () => {

@@ -22,7 +22,7 @@ const serve = (pages: Record<string, { body: unknown; status?: number }>) => {
       requests.push({ method: request.method, url, body });
       const cursor =
         request.method === 'GET'
-          ? url.searchParams.get('after')
+          ? url.searchParams.get('cursor')
           : (JSON.parse(body) as { cursor?: string }).cursor;
       const page = pages[cursor ?? 'first'];
       return new Response(JSON.stringify(page?.body ?? {}), { status: page?.status ?? 200 });
@@ -64,18 +64,18 @@ describe('the page iterator', () => {
     ]);
   });
 
-  it('yields every event, following the legacy next cursor as ?after=', async () => {
+  it('yields every event, following nextCursor as ?cursor=', async () => {
     const event = (id: string) => ({ id, type: 'ping', createdAt: 'c', data: {} });
     const { client, requests } = serve({
-      first: { body: { events: [event('evt_3'), event('evt_2')], next: 'evt_2' } },
-      evt_2: { body: { events: [event('evt_1')], next: null } },
+      first: { body: { events: [event('evt_3'), event('evt_2')], nextCursor: 'evt_2', next: 'evt_2' } },
+      evt_2: { body: { events: [event('evt_1')], nextCursor: null, next: null } },
     });
-    const events = await collect(client.paginate('listEvents', { query: { type: 'ping', limit: '2' } }));
-    expectTypeOf(events).toEqualTypeOf<Omit<Event, 'deliveries'>[]>();
+    const events = await collect(client.paginate('listEvents', { query: { type: 'ping', limit: 2 } }));
+    expectTypeOf(events).toEqualTypeOf<Event[]>();
     expect(events.map((e) => e.id)).toEqual(['evt_3', 'evt_2', 'evt_1']);
     expect(requests.map((r) => `${r.method} ${r.url.pathname}${r.url.search}`)).toEqual([
       'GET /v1/events?type=ping&limit=2',
-      'GET /v1/events?type=ping&limit=2&after=evt_2',
+      'GET /v1/events?type=ping&limit=2&cursor=evt_2',
     ]);
     expect(requests.every((r) => r.body === '')).toBe(true);
   });

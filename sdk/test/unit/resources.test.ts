@@ -6,6 +6,7 @@ import type {
   DynadataType,
   Event,
   EventType,
+  EventWithDeliveries,
   Plan,
   Problem,
   SpeechVoice,
@@ -36,9 +37,10 @@ describe('the resource types', () => {
     expectTypeOf<Workflow['version']>().toEqualTypeOf<number>();
     expectTypeOf<WorkflowRun['status']>().not.toBeNever();
     expectTypeOf<WebhookEndpoint['url']>().toEqualTypeOf<string>();
-    expectTypeOf<Event['deliveries']>().not.toBeNever();
+    expectTypeOf<EventWithDeliveries['deliveries']>().not.toBeNever();
+    expectTypeOf<Extract<Event, { type: 'transcode.done' }>['data']>().toEqualTypeOf<TranscodeJob>();
     expectTypeOf<'ping'>().toExtend<EventType>();
-    expectTypeOf<WebhookEvent>().toEqualTypeOf<Pick<Event, 'id' | 'type' | 'createdAt' | 'data'>>();
+    expectTypeOf<Event>().toExtend<WebhookEvent>();
     expectTypeOf<Problem['code']>().not.toBeNever();
   });
 

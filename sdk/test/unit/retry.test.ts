@@ -106,7 +106,7 @@ describe('the request layer', () => {
 
   it('sends no key to an operation that does not declare one, and never repeats it after a 5xx', async () => {
     const { client, seen } = stub([json(502, { code: 'internal' })]);
-    const { response } = await client.POST('/v1/transcodes', { body: { fullPath: 'a.wav', preset: 'wav' } });
+    const { response } = await client.POST('/v1/spoken-text', { body: { markdown: '# Hi' } });
     expect(response.status).toBe(502);
     expect(seen).toHaveLength(1);
     expect(seen[0]?.key).toBeNull();
