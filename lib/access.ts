@@ -186,15 +186,16 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // Upload URLs (signed by the role: PUT), upload completion (HEAD), download URLs (signed by the download
   // signer's key, never by the role), and the deletion of an upload that breaks its declared size or type:
   // all under `uploads/`.
+  // Both steps of an upload honour Idempotency-Key.
   storage: {
     table: {
-      GetItem: ['storedObjects'],
-      PutItem: ['storedObjects'],
-      UpdateItem: ['storedObjects', 'usage'],
+      GetItem: ['storedObjects', 'idempotency'],
+      PutItem: ['storedObjects', 'idempotency'],
+      UpdateItem: ['storedObjects', 'usage', 'idempotency'],
+      DeleteItem: ['idempotency'],
     },
     objects: { 's3:GetObject': ['uploads'], 's3:PutObject': ['uploads'], 's3:DeleteObject': ['uploads'] },
     secrets: ['downloadSigner'],
-    neverCalls: { 'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE },
   },
   transcriptions: {
     table: {
@@ -209,16 +210,17 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       'dynamodb:Query': 'the unfinished-jobs index is listed by the operator CLI only',
     },
   },
+  // Creating, canceling and retrying a job honour Idempotency-Key.
   transcodes: {
     table: {
-      GetItem: ['transcodes', 'plans'],
+      GetItem: ['transcodes', 'plans', 'idempotency'],
       BatchGetItem: ['company', 'usage', 'storedObjects', 'transcodes'],
-      PutItem: ['transcodes', 'events'],
-      UpdateItem: ['transcodes', 'usage'],
+      PutItem: ['transcodes', 'events', 'idempotency'],
+      UpdateItem: ['transcodes', 'usage', 'idempotency'],
+      DeleteItem: ['idempotency'],
     },
     stateMachines: { transcode: ['StartExecution', 'StopExecution'] },
     neverCalls: {
-      'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE,
       'dynamodb:Query': 'the unfinished-jobs index is listed by the operator CLI only',
     },
   },

@@ -149,7 +149,9 @@ describe('least privilege on the table', () => {
 
   it('grants idempotency records to exactly the groups with an idempotent route', () => {
     for (const group of ROUTE_GROUPS) {
-      const idempotent = ROUTES.some((r) => r.group === group && 'idempotent' in r && r.idempotent);
+      const idempotent = ROUTES.some(
+        (r) => r.group === group && 'idempotency' in r && r.idempotency === 'keyed',
+      );
       const fn = groupFunction(group);
       for (const action of [
         'dynamodb:GetItem',
