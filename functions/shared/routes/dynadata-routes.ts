@@ -16,7 +16,9 @@ export const DYNADATA_ROUTES = [
     summary: 'List all Dynadata types',
     tag: 'Dynadata',
     scope: 'dynadata:read',
-    response: dd.listTypesResponse,
+    get response() {
+      return dd.listTypesResponse();
+    },
   }),
   route({
     method: 'POST',
@@ -26,9 +28,15 @@ export const DYNADATA_ROUTES = [
     summary: 'List items of a type',
     tag: 'Dynadata',
     scope: 'dynadata:read',
-    params: typeParam,
-    body: dd.listItemsBody,
-    response: dd.listItemsResponse,
+    get params() {
+      return typeParam();
+    },
+    get body() {
+      return dd.listItemsBody();
+    },
+    get response() {
+      return dd.listItemsResponse();
+    },
     errors: ['not_found'],
     examples: {
       request: { filter: { name: { prefix: 'Ada' } }, sort: { field: '_id', order: 'desc' }, limit: 25 },
@@ -42,8 +50,12 @@ export const DYNADATA_ROUTES = [
     summary: 'Retrieve one item',
     tag: 'Dynadata',
     scope: 'dynadata:read',
-    params: itemParams,
-    response: dd.dynadataItemSchema,
+    get params() {
+      return itemParams();
+    },
+    get response() {
+      return dd.dynadataItemSchema();
+    },
     errors: ['not_found'],
   }),
   route({
@@ -54,9 +66,15 @@ export const DYNADATA_ROUTES = [
     summary: 'Create an item',
     tag: 'Dynadata',
     scope: 'dynadata:write',
-    params: typeParam,
-    body: dd.itemFieldsBody,
-    response: dd.dynadataItemSchema,
+    get params() {
+      return typeParam();
+    },
+    get body() {
+      return dd.itemFieldsBody();
+    },
+    get response() {
+      return dd.dynadataItemSchema();
+    },
     successStatus: 201,
     idempotent: true,
     writesItemsOfType: true,
@@ -72,9 +90,15 @@ export const DYNADATA_ROUTES = [
     summary: 'Update an existing item',
     tag: 'Dynadata',
     scope: 'dynadata:write',
-    params: typeParam,
-    body: dd.updateItemBody,
-    response: dd.dynadataItemSchema,
+    get params() {
+      return typeParam();
+    },
+    get body() {
+      return dd.updateItemBody();
+    },
+    get response() {
+      return dd.dynadataItemSchema();
+    },
     writesItemsOfType: true,
     errors: ['not_found', 'forbidden', 'payload_too_large', 'invalid_storage_reference', 'conflict'],
   }),
@@ -86,8 +110,12 @@ export const DYNADATA_ROUTES = [
     summary: 'Delete an item',
     tag: 'Dynadata',
     scope: 'dynadata:write',
-    params: itemParams,
-    response: dd.deleteItemResponse,
+    get params() {
+      return itemParams();
+    },
+    get response() {
+      return dd.deleteItemResponse();
+    },
     writesItemsOfType: true,
     errors: ['not_found', 'forbidden', 'conflict'],
   }),
@@ -99,9 +127,15 @@ export const DYNADATA_ROUTES = [
     summary: 'Validate an item without saving it',
     tag: 'Dynadata',
     scope: 'dynadata:read',
-    params: typeParam,
-    body: dd.itemFieldsBody,
-    response: dd.validateItemResponse,
+    get params() {
+      return typeParam();
+    },
+    get body() {
+      return dd.itemFieldsBody();
+    },
+    get response() {
+      return dd.validateItemResponse();
+    },
     errors: ['not_found', 'invalid_storage_reference'],
     documented: { body: 'item-fields' },
   }),
@@ -113,8 +147,12 @@ export const DYNADATA_ROUTES = [
     summary: 'JSON Schema of a type',
     tag: 'Dynadata',
     scope: 'dynadata:read',
-    params: typeParam,
-    response: dd.jsonSchemaResponse,
+    get params() {
+      return typeParam();
+    },
+    get response() {
+      return dd.jsonSchemaResponse();
+    },
     errors: ['not_found'],
   }),
   route({
@@ -125,10 +163,14 @@ export const DYNADATA_ROUTES = [
     summary: 'Schema of a type in a validation-library format',
     tag: 'Dynadata',
     scope: 'dynadata:read',
-    params: typeParam.extend({
-      library: z.string().min(1).max(32).describe('Lowercase name of the validation library, e.g. `zod`.'),
-    }),
-    response: dd.librarySchemaResponse,
+    get params() {
+      return typeParam().extend({
+        library: z.string().min(1).max(32).describe('Lowercase name of the validation library, e.g. `zod`.'),
+      });
+    },
+    get response() {
+      return dd.librarySchemaResponse();
+    },
     errors: ['not_found'],
   }),
   route({
@@ -139,12 +181,20 @@ export const DYNADATA_ROUTES = [
     summary: 'Execute a function on a type',
     tag: 'Dynadata',
     scope: 'dynadata:execute',
-    params: typeParam.extend({ functionName: z.string().min(1).max(64) }),
-    body: dd.executeFunctionBody,
-    response: dd.executeFunctionResponse,
+    get params() {
+      return typeParam().extend({ functionName: z.string().min(1).max(64) });
+    },
+    get body() {
+      return dd.executeFunctionBody();
+    },
+    get response() {
+      return dd.executeFunctionResponse();
+    },
     idempotent: true,
     errors: ['not_found', 'invalid_storage_reference'],
-    documented: dd.executeFunctionDocumented,
+    get documented() {
+      return dd.executeFunctionDocumented();
+    },
     examples: {
       request: { filter: { name: { prefix: 'Ada' } } },
       response: { count: 3, complete: true, cursor: null },
@@ -158,11 +208,19 @@ export const DYNADATA_ROUTES = [
     summary: 'Execute a function on one item',
     tag: 'Dynadata',
     scope: 'dynadata:execute',
-    params: itemParams.extend({ functionName: z.string().min(1).max(64) }),
-    body: dd.executeFunctionBody,
-    response: dd.executeFunctionResponse,
+    get params() {
+      return itemParams().extend({ functionName: z.string().min(1).max(64) });
+    },
+    get body() {
+      return dd.executeFunctionBody();
+    },
+    get response() {
+      return dd.executeFunctionResponse();
+    },
     idempotent: true,
     errors: ['not_found', 'invalid_storage_reference'],
-    documented: dd.executeFunctionDocumented,
+    get documented() {
+      return dd.executeFunctionDocumented();
+    },
   }),
 ] as const;

@@ -1,3 +1,4 @@
+import { lazy } from '../lazy';
 import * as z from '../zod';
 import {
   createdWebhookSchema,
@@ -13,8 +14,12 @@ import {
  * The routes of webhook endpoints and events (group `events`), a section of the route table (`ROUTES`
  * spreads it, and checks each entry against `RouteDefinition`).
  */
-const endpointId = z.object({ id: z.string().min(1).max(64).describe('Endpoint identifier.') });
-const eventId = z.object({ id: z.string().min(1).max(64).describe('Event identifier.') });
+const endpointId = /* @__PURE__ */ lazy(() =>
+  z.object({ id: z.string().min(1).max(64).describe('Endpoint identifier.') }),
+);
+const eventId = /* @__PURE__ */ lazy(() =>
+  z.object({ id: z.string().min(1).max(64).describe('Event identifier.') }),
+);
 
 const exampleEndpoint = {
   id: 'we_01jd8x3m5q2w9r7t4y6u8i0o1p',
@@ -43,8 +48,12 @@ export const EVENT_ROUTES = [
       '`webhook_endpoint_limit_reached`); a refused URL answers 400 `validation_failed` at `/body/url`.',
     tag: 'Webhooks',
     scope: 'webhooks:write',
-    body: createWebhookBodySchema,
-    response: createdWebhookSchema,
+    get body() {
+      return createWebhookBodySchema();
+    },
+    get response() {
+      return createdWebhookSchema();
+    },
     successStatus: 201,
     idempotent: true,
     errors: ['webhook_endpoint_limit_reached'],
@@ -64,7 +73,9 @@ export const EVENT_ROUTES = [
       'with `disabledReason`). Signing secrets are shown only once, when an endpoint is created.',
     tag: 'Webhooks',
     scope: 'webhooks:read',
-    response: z.object({ endpoints: z.array(webhookEndpointSchema) }),
+    get response() {
+      return z.object({ endpoints: z.array(webhookEndpointSchema()) });
+    },
   },
   {
     method: 'GET',
@@ -77,8 +88,12 @@ export const EVENT_ROUTES = [
       "`disabledReason`. Another company's endpoint answers 404 `not_found`.",
     tag: 'Webhooks',
     scope: 'webhooks:read',
-    params: endpointId,
-    response: z.object({ endpoint: webhookEndpointSchema }),
+    get params() {
+      return endpointId();
+    },
+    get response() {
+      return z.object({ endpoint: webhookEndpointSchema() });
+    },
     errors: ['not_found'],
   },
   {
@@ -92,8 +107,12 @@ export const EVENT_ROUTES = [
       '(`endpoint_deleted`). Its events stay readable through GET /v1/events.',
     tag: 'Webhooks',
     scope: 'webhooks:write',
-    params: endpointId,
-    response: z.object({ deleted: z.literal(true) }),
+    get params() {
+      return endpointId();
+    },
+    get response() {
+      return z.object({ deleted: z.literal(true) });
+    },
     errors: ['not_found'],
   },
   {
@@ -107,8 +126,12 @@ export const EVENT_ROUTES = [
       'with `GET /v1/events/{id}`. A disabled endpoint answers 409 `webhook_endpoint_disabled`.',
     tag: 'Webhooks',
     scope: 'webhooks:write',
-    params: endpointId,
-    response: z.object({ event: eventSchema }),
+    get params() {
+      return endpointId();
+    },
+    get response() {
+      return z.object({ event: eventSchema() });
+    },
     successStatus: 202,
     errors: ['not_found', 'webhook_endpoint_disabled'],
   },
@@ -123,8 +146,12 @@ export const EVENT_ROUTES = [
       'A consumer that was down catches up here.',
     tag: 'Events',
     scope: 'webhooks:read',
-    query: listEventsQuerySchema,
-    response: eventPageSchema,
+    get query() {
+      return listEventsQuerySchema();
+    },
+    get response() {
+      return eventPageSchema();
+    },
   },
   {
     method: 'GET',
@@ -137,8 +164,12 @@ export const EVENT_ROUTES = [
       'its status, attempts, last HTTP status and next attempt time. Kept 30 days.',
     tag: 'Events',
     scope: 'webhooks:read',
-    params: eventId,
-    response: z.object({ event: eventSchema.extend({ deliveries: z.array(deliverySchema) }) }),
+    get params() {
+      return eventId();
+    },
+    get response() {
+      return z.object({ event: eventSchema().extend({ deliveries: z.array(deliverySchema()) }) });
+    },
     errors: ['not_found'],
   },
 ] as const;

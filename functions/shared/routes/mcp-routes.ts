@@ -24,8 +24,12 @@ export const MCP_ROUTES = [
       'session to end).',
     tag: 'MCP',
     scope: 'authenticated',
-    body: jsonRpcMessageSchema,
-    response: jsonRpcResponseSchema,
+    get body() {
+      return jsonRpcMessageSchema();
+    },
+    get response() {
+      return jsonRpcResponseSchema();
+    },
     emptyAnswers: { 202: 'The message was a notification: accepted, nothing to answer.' },
     examples: MCP_EXAMPLES,
   }),

@@ -21,8 +21,12 @@ export const TRANSCODE_ROUTES = [
       'cap of unfinished jobs.',
     tag: 'Media transforms',
     scope: 'transcodes:write',
-    body: createTranscodeBodySchema,
-    response: transcodeJobResponseSchema,
+    get body() {
+      return createTranscodeBodySchema();
+    },
+    get response() {
+      return transcodeJobResponseSchema();
+    },
     successStatus: 202,
     errors: [
       'not_found',
@@ -43,8 +47,12 @@ export const TRANSCODE_ROUTES = [
     summary: 'Fetch a media transform job',
     tag: 'Media transforms',
     scope: 'transcodes:read',
-    params: jobId,
-    response: transcodeJobResponseSchema,
+    get params() {
+      return jobId();
+    },
+    get response() {
+      return transcodeJobResponseSchema();
+    },
     errors: ['not_found'],
   }),
   route({
@@ -58,8 +66,12 @@ export const TRANSCODE_ROUTES = [
       'and stops its conversion. A finished job answers 409 `transcode_job_not_cancelable` with its `status`.',
     tag: 'Media transforms',
     scope: 'transcodes:write',
-    params: jobId,
-    response: transcodeJobResponseSchema,
+    get params() {
+      return jobId();
+    },
+    get response() {
+      return transcodeJobResponseSchema();
+    },
     errors: ['not_found', 'transcode_job_not_cancelable', 'conflict'],
   }),
   route({
@@ -74,8 +86,12 @@ export const TRANSCODE_ROUTES = [
       '`transcode_job_not_retryable`.',
     tag: 'Media transforms',
     scope: 'transcodes:write',
-    params: jobId,
-    response: transcodeJobResponseSchema,
+    get params() {
+      return jobId();
+    },
+    get response() {
+      return transcodeJobResponseSchema();
+    },
     successStatus: 202,
     errors: [
       'not_found',
