@@ -141,7 +141,7 @@ const run = async (
       } catch (error) {
         throw new UsageError(`cannot read ${file} as JSON: ${(error as Error).message}`);
       }
-      const parsed = planSchema.strict().safeParse(raw);
+      const parsed = planSchema().strict().safeParse(raw);
       if (!parsed.success) {
         const problems = parsed.error.issues.map((i) => `  /${i.path.join('/')}: ${i.message}`).join('\n');
         throw new UsageError(`${file} is not a valid plan:\n${problems}`);

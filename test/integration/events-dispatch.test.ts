@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventInput } from '../../functions/shared/data/events';
 import { call, createTenant } from './support';
 import { eventually, startReceiver } from './webhook-receiver';
 
@@ -63,7 +64,7 @@ describe('event dispatcher', () => {
     const { ddb } = await import('../../functions/shared/data/client');
     const { eventItem, putEvent } = await import('../../functions/shared/data/events');
     const { handler } = await import('../../functions/workers/event-dispatcher/index');
-    const input = (resourceId: string) => ({
+    const input = (resourceId: string): EventInput => ({
       companyId: t.companyId,
       type: 'transcode.done',
       resourceId,

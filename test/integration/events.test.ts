@@ -54,7 +54,7 @@ const deliveredOnce = async (sub: Sub, type: string, resourceId: string): Promis
   const { deliveries: _d, ...event } = detail.json.event as Record<string, unknown>;
   expect(event).toEqual(first.json);
   // The payload is the one the OpenAPI document declares for its type (`#/components/schemas/<Type>Event`).
-  const declared = EVENT_PAYLOADS[type as keyof typeof EVENT_PAYLOADS].safeParse(first.json);
+  const declared = EVENT_PAYLOADS()[type as keyof ReturnType<typeof EVENT_PAYLOADS>].safeParse(first.json);
   expect(declared.error?.issues ?? [], type).toEqual([]);
   return first;
 };

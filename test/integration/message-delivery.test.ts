@@ -87,7 +87,7 @@ describe('message delivery', () => {
     // The envelope of every webhook: the event shape, its id the webhook-id.
     const envelope = JSON.parse(delivery.body) as Record<string, unknown>;
     expect(Object.keys(envelope).sort()).toEqual(['createdAt', 'data', 'id', 'type']);
-    expect(messageSendPayload.safeParse(envelope).error?.issues ?? []).toEqual([]);
+    expect(messageSendPayload().safeParse(envelope).error?.issues ?? []).toEqual([]);
     expect(envelope).toMatchObject({
       id: `evt_${id}`,
       type: 'message.send',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { McpAnswer } from '../../functions/shared/mcp/server';
 import { RUNTIME_PROVIDED_MODULES } from '../../lib/constructs/app-function';
 import { GROUP_ALIASES, LAZY_MODULES } from '../../lib/constructs/route-group';
 
@@ -16,6 +17,9 @@ const root = join(import.meta.dirname, '..', '..');
 mkdirSync(join(root, 'cdk.out'), { recursive: true });
 const dir = mkdtempSync(join(root, 'cdk.out', 'mcp-bundle-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The `result` of a JSON-RPC answer (none for a notification's 202). */
+const resultOf = (answer: McpAnswer) => (answer.status === 200 ? answer.body.result : undefined);
 
 describe('the MCP server as the group bundles it', () => {
   it('lists every tool with its schemas', { timeout: 60_000 }, async () => {
@@ -59,9 +63,9 @@ describe('the MCP server as the group bundles it', () => {
       { auth, requestId: 'req', now: new Date() },
     );
     expect(answer.status).toBe(200);
-    const { tools } = (answer as { body: { result: { tools: Record<string, unknown>[] } } }).body.result;
+    const { tools } = resultOf(answer) as { tools: Record<string, unknown>[] };
     const { TOOLS } = await import('../../functions/shared/mcp/tools');
-    expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+    expect(tools.map((t) => t.name)).toEqual(TOOLS().map((t) => t.name));
     for (const tool of tools) {
       expect(tool.inputSchema, String(tool.name)).toMatchObject({ type: 'object' });
       expect(tool.outputSchema, String(tool.name)).toMatchObject({ type: 'object' });
@@ -72,8 +76,7 @@ describe('the MCP server as the group bundles it', () => {
       {},
       { auth, requestId: 'req', now: new Date() },
     );
-    const result = (call as { body: { result: { isError: boolean; content: { text: string }[] } } }).body
-      .result;
+    const result = resultOf(call) as { isError: boolean; content: { text: string }[] };
     expect(result.isError).toBe(true);
     expect(JSON.parse(result.content[0]?.text ?? '{}')).toMatchObject({ code: 'insufficient_scope' });
     const invalid = await answerMcpMessage(

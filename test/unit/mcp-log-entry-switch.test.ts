@@ -14,7 +14,7 @@ const context = {
 describe('V1_ALLOW_LOG_ENTRY_WRITES=true (self-hosted) on the MCP server', () => {
   it('lets log_entries writes through the guard, to the scope check, as on /v1', async () => {
     for (const name of ['create_dynadata_item', 'update_dynadata_item', 'delete_dynadata_item']) {
-      const tool = TOOLS.find((t) => t.name === name);
+      const tool = TOOLS().find((t) => t.name === name);
       if (!tool) throw new Error(`no tool ${name}`);
       const result = await callTool(tool, context, { type: 'log_entries', id: 'x', item: { _id: 'x' } });
       expect(result.isError).toBe(true);

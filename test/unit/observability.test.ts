@@ -12,6 +12,7 @@ vi.mock('../../functions/shared/data/usage-meters', async (original) => ({
   addToMeter: vi.fn(async () => 1),
 }));
 
+import { toPublicJob } from '../../functions/shared/data/transcode-jobs';
 import { addToMeter, MeterLimitReachedError } from '../../functions/shared/data/usage-meters';
 import { createApiHandler } from '../../functions/shared/http/middleware';
 import {
@@ -25,6 +26,7 @@ import {
 } from '../../functions/shared/logger';
 import { TRANSCODE_ROUTES } from '../../functions/shared/routes/transcode-routes';
 import { lambdaContext, transcodeProxyEvent } from '../fixtures/api-events';
+import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
 interface EmfLine {
   _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
@@ -148,7 +150,7 @@ const context = lambdaContext;
 const event = (overrides: Partial<APIGatewayProxyEvent> = {}) => transcodeProxyEvent('req-9', overrides);
 
 const handler = createApiHandler('transcodes', TRANSCODE_ROUTES, {
-  createTranscode: async () => ({ body: { ok: true } }),
+  createTranscode: async () => ({ body: { job: toPublicJob(transcodeJobRecord()) } }),
   getTranscode: async () => {
     throw new Error('boom');
   },

@@ -8,17 +8,30 @@ vi.mock('../../functions/shared/data/usage-meters', async (original) => ({
   addToMeter: vi.fn(async () => 1),
 }));
 
+import { toPublicJob } from '../../functions/shared/data/transcode-jobs';
 import { AppError } from '../../functions/shared/errors';
 import { createApiHandler } from '../../functions/shared/http/middleware';
 import { TRANSCODE_ROUTES } from '../../functions/shared/routes/transcode-routes';
 import { lambdaContext, transcodeProxyEvent } from '../fixtures/api-events';
+import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
 const context = lambdaContext;
 
 const event = (overrides: Partial<APIGatewayProxyEvent> = {}) => transcodeProxyEvent('req-123', overrides);
 
+// The handler answers a job of the route's shape that carries what it was given: the parsed body (source
+// path and preset) and the caller (in the job id).
 const handler = createApiHandler('transcodes', TRANSCODE_ROUTES, {
-  createTranscode: async ({ body, auth }) => ({ body: { echo: body, companyId: auth.companyId } }),
+  createTranscode: async ({ body, auth }) => {
+    const source = { bucket: 'unit-bucket', fullPath: body.fullPath, size: 1, etag: 'e' };
+    return {
+      body: {
+        job: toPublicJob(
+          transcodeJobRecord({ jobId: `tc_for_${auth.companyId}`, preset: body.preset, source }),
+        ),
+      },
+    };
+  },
   getTranscode: async () => {
     throw new Error('connection string postgres://secret@db');
   },
@@ -30,9 +43,8 @@ describe('route handler chain', () => {
   it('passes parsed input and the caller to the handler and uses the route success status', async () => {
     const res = await handler(event(), context);
     expect(res.statusCode).toBe(202);
-    expect(parse(res.body)).toEqual({
-      echo: { fullPath: 'companies/co_1/a.wav', preset: 'wav' },
-      companyId: 'co_1',
+    expect(parse(res.body)).toMatchObject({
+      job: { id: 'tc_for_co_1', preset: 'wav', source: { fullPath: 'companies/co_1/a.wav' } },
     });
     expect(res.headers?.['x-request-id']).toBe('req-123');
   });

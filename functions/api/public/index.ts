@@ -1,23 +1,30 @@
 import { listCatalogPlans } from '../../shared/domain/plans';
-import { docsAsset, docsPage } from '../../shared/http/docs-page';
 import { createApiHandler } from '../../shared/http/middleware';
-import { buildOpenApiDocument } from '../../shared/http/openapi';
+import { lazy } from '../../shared/lazy';
 import { PUBLIC_GROUP_ROUTES } from '../../shared/routes/public-routes';
 import { planSchema } from '../../shared/routes/schemas';
 
 /**
  * Routes that need no credential: the plan catalog, the OpenAPI document and the interactive documentation
  * (its page and assets). None is metered.
+ *
+ * The document is generated from the whole route table, every area's schemas included, and the page reads
+ * package files: both are loaded on their route's first request (`import()`), and the document is built once
+ * then, so a cold start of the group builds neither. The plan catalog's schema is built on its first use.
  */
-const openApiDocument = buildOpenApiDocument();
+const openApiDocument = /* @__PURE__ */ lazy(async () =>
+  (await import('../../shared/http/openapi')).buildOpenApiDocument(),
+);
+const docsPageModule = /* @__PURE__ */ lazy(() => import('../../shared/http/docs-page'));
 
 export const handler = createApiHandler('public', PUBLIC_GROUP_ROUTES, {
   listPublicPlans: async ({ query }) => {
     const plans = await listCatalogPlans({ sellableOnly: query.sellableOnly ?? false });
     // The catalog is public: its stored shape is checked on the way out, not assumed.
-    return { body: { plans: plans.map((plan) => planSchema.parse(plan)) } };
+    return { body: { plans: plans.map((plan) => planSchema().parse(plan)) } };
   },
-  getOpenApiDocument: async () => ({ body: openApiDocument }),
-  getDocsPage: async () => docsPage(),
-  getDocsAsset: async ({ params, headers }) => docsAsset(params.asset, headers['accept-encoding']),
+  getOpenApiDocument: async () => ({ body: await openApiDocument() }),
+  getDocsPage: async () => (await docsPageModule()).docsPage(),
+  getDocsAsset: async ({ params, headers }) =>
+    (await docsPageModule()).docsAsset(params.asset, headers['accept-encoding']),
 });

@@ -1,6 +1,12 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicUlid } from '../ids';
-import { EVENT_ENTITY, EVENT_RETENTION_DAYS, type WorkflowRunFinishedData } from '../types/events';
+import {
+  EVENT_ENTITY,
+  EVENT_RETENTION_DAYS,
+  EVENT_TYPES,
+  type EventType,
+  type WorkflowRunFinishedData,
+} from '../types/events';
 
 export { EVENT_ENTITY };
 
@@ -29,7 +35,7 @@ export const eventExpiry = (now: Date): number =>
 export interface EventRecord {
   id: string;
   companyId: string;
-  type: string;
+  type: EventType;
   createdAt: string;
   /** The resource the event is about (job, message, run, meter): deliveries of one resource keep order. */
   resourceId: string;
@@ -40,7 +46,7 @@ export interface EventRecord {
 
 export interface EventInput {
   companyId: string;
-  type: string;
+  type: EventType;
   resourceId: string;
   data: unknown;
   now: Date;
@@ -132,10 +138,19 @@ export const putEventOnce = (marker: string, input: EventInput): Promise<boolean
     0,
   );
 
+const typeOf = (item: Record<string, unknown>): EventType => {
+  if (isEventType(item.type)) return item.type;
+  throw new Error(`the event item ${String(item.pk)} ${String(item.sk)} has an unknown type`);
+};
+
+const isEventType = (value: unknown): value is EventType =>
+  (EVENT_TYPES as readonly unknown[]).includes(value);
+
+/** An event as stored; an item whose type is none of `EVENT_TYPES` is refused as corrupt, with its key. */
 export const toEventRecord = (item: Record<string, unknown>): EventRecord => ({
   id: String(item.id),
   companyId: String(item.companyId),
-  type: String(item.type),
+  type: typeOf(item),
   createdAt: String(item.createdAt),
   resourceId: String(item.resourceId),
   data: typeof item.data === 'string' ? JSON.parse(item.data) : (item.data ?? null),

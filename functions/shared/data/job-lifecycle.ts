@@ -1,6 +1,7 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { countBilledUnits, countJobTransition } from '../logger';
 import type { JobType } from '../metric-names';
+import type { EventType } from '../types/events';
 import type { MeterName } from '../types/meters';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
@@ -66,7 +67,7 @@ export interface JobLifecycleConfig<S extends string, R = unknown> {
    * The event each final state raises (`transcode.done`, ...), and the job's view its data carries (the view
    * of its GET route): the event is written in the transaction of the move.
    */
-  events?: { types: Partial<Record<S, string>>; view: (job: R) => unknown };
+  events?: { types: Partial<Record<S, EventType>>; view: (job: R) => unknown };
   /** The errors a type throws for a refused transition and a full queue (defaults: the generic ones). */
   errors?: { refused?: (jobId: string, to: string) => Error; queueFull?: () => Error };
 }

@@ -1,4 +1,4 @@
-import { getCompany } from '../data/companies';
+import { type CompanyRecord, getCompany } from '../data/companies';
 import { NotFoundError } from '../errors';
 import { subscriptionPeriod } from './subscription';
 
@@ -8,7 +8,11 @@ export interface CompanyProfile {
   status: 'active' | 'suspended';
   planId: string;
   createdAt: string;
-  subscription: { status: string; currentPeriodStart: string; currentPeriodEnd: string };
+  subscription: {
+    status: CompanyRecord['subscriptionStatus'];
+    currentPeriodStart: string;
+    currentPeriodEnd: string;
+  };
 }
 
 /** The profile `GET /v1/self` returns: one read of the company item. */

@@ -1,3 +1,4 @@
+import { lazy } from '../lazy';
 import { SPEECH_FORMATS } from '../types/speech-voices';
 import * as z from '../zod';
 
@@ -38,26 +39,30 @@ export const hasSpeakableCharacter = (text: string): boolean => text.replace(SIL
 export const SPEECH_TEXT_SILENT_MESSAGE =
   'The text has nothing to speak: only white space or invisible characters.';
 
-export const speechRequestSchema = z.strictObject({
-  text: z
-    .string()
-    .min(1)
-    .max(SPEECH_TEXT_MAX_CHARACTERS)
-    .refine(hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE)
-    .describe(
-      `The text to speak: 1 to ${SPEECH_TEXT_MAX_CHARACTERS} characters (Unicode code points: an emoji is ` +
-        'one), not only white space or invisible characters.',
-    ),
-  voiceProfileId: z.string().min(1).max(64).optional().describe('A voice of GET /v1/speech/voices.'),
-  format: z.enum(SPEECH_FORMATS).optional().describe('Audio format; `mp3` by default.'),
-});
+export const speechRequestSchema = /* @__PURE__ */ lazy(() =>
+  z.strictObject({
+    text: z
+      .string()
+      .min(1)
+      .max(SPEECH_TEXT_MAX_CHARACTERS)
+      .refine(hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE)
+      .describe(
+        `The text to speak: 1 to ${SPEECH_TEXT_MAX_CHARACTERS} characters (Unicode code points: an emoji is ` +
+          'one), not only white space or invisible characters.',
+      ),
+    voiceProfileId: z.string().min(1).max(64).optional().describe('A voice of GET /v1/speech/voices.'),
+    format: z.enum(SPEECH_FORMATS).optional().describe('Audio format; `mp3` by default.'),
+  }),
+);
 
-export const spokenTextRequestSchema = z.strictObject({
-  markdown: z
-    .string()
-    .max(SPOKEN_TEXT_MAX_MARKDOWN_CHARACTERS)
-    .describe(
-      `CommonMark with GFM, at most ${SPOKEN_TEXT_MAX_MARKDOWN_CHARACTERS} characters, with block quotes, ` +
-        `lists, footnotes and inline marks nested at most ${MARKDOWN_MAX_NESTING} deep.`,
-    ),
-});
+export const spokenTextRequestSchema = /* @__PURE__ */ lazy(() =>
+  z.strictObject({
+    markdown: z
+      .string()
+      .max(SPOKEN_TEXT_MAX_MARKDOWN_CHARACTERS)
+      .describe(
+        `CommonMark with GFM, at most ${SPOKEN_TEXT_MAX_MARKDOWN_CHARACTERS} characters, with block quotes, ` +
+          `lists, footnotes and inline marks nested at most ${MARKDOWN_MAX_NESTING} deep.`,
+      ),
+  }),
+);

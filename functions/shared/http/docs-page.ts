@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { NotFoundError } from '../errors';
-import type { RouteResult } from './router';
+import type { RawResult } from './router';
 
 /**
  * The interactive documentation (`GET /v1/docs`): Swagger UI from the npm package `swagger-ui-dist`, rendered
@@ -120,7 +120,7 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export const docsPage = (): RouteResult => ({
+export const docsPage = (): RawResult => ({
   body: undefined,
   raw: docs().page,
   headers: {
@@ -139,7 +139,7 @@ const acceptsGzip = (acceptEncoding: string | undefined): boolean =>
     return coding?.trim().toLowerCase() === 'gzip' && (q === undefined || Number(q) > 0);
   });
 
-export const docsAsset = (name: string, acceptEncoding: string | undefined): RouteResult => {
+export const docsAsset = (name: string, acceptEncoding: string | undefined): RawResult => {
   const asset = docs().assets.get(name);
   if (!asset) throw new NotFoundError('No documentation asset has this name.');
   const compress = asset.contentType.startsWith('text/') && acceptsGzip(acceptEncoding);

@@ -14,31 +14,31 @@ import * as z from '../zod';
  * given here, for the time the document is built only (`withDocumentNames`), because the MCP server converts
  * the same schemas for its tools and an MCP client expects each tool's schema inline.
  */
-const DOCUMENT_NAMES: ReadonlyArray<readonly [z.ZodType, string]> = [
-  [shared.companySchema, 'Company'],
-  [shared.subscriptionSchema, 'Subscription'],
-  [shared.planSchema, 'Plan'],
-  [shared.planLimitsSchema, 'PlanLimits'],
-  [shared.usageSnapshotSchema, 'Usage'],
-  [dd.dynadataTypeSummarySchema, 'DynadataType'],
-  [dd.dynadataItemSchema, 'DynadataItem'],
-  [st.storedObjectResponseSchema, 'StoredObject'],
-  [st.uploadUrlResponseSchema, 'UploadReservation'],
-  [tc.transcodeJobSchema, 'TranscodeJob'],
-  [tr.transcriptionJobSchema, 'TranscriptionJob'],
-  [wf.workflowSummarySchema, 'WorkflowSummary'],
-  [wf.workflowSchema, 'Workflow'],
-  [wf.workflowRunSchema, 'WorkflowRun'],
-  [ev.webhookEndpointSchema, 'WebhookEndpoint'],
-  [ev.eventSchema, 'Event'],
-  [ev.deliverySchema, 'EventDelivery'],
+const documentNames = (): ReadonlyArray<readonly [z.ZodType, string]> => [
+  [shared.companySchema(), 'Company'],
+  [shared.subscriptionSchema(), 'Subscription'],
+  [shared.planSchema(), 'Plan'],
+  [shared.planLimitsSchema(), 'PlanLimits'],
+  [shared.usageSnapshotSchema(), 'Usage'],
+  [dd.dynadataTypeSummarySchema(), 'DynadataType'],
+  [dd.dynadataItemSchema(), 'DynadataItem'],
+  [st.storedObjectResponseSchema(), 'StoredObject'],
+  [st.uploadUrlResponseSchema(), 'UploadReservation'],
+  [tc.transcodeJobSchema(), 'TranscodeJob'],
+  [tr.transcriptionJobSchema(), 'TranscriptionJob'],
+  [wf.workflowSummarySchema(), 'WorkflowSummary'],
+  [wf.workflowSchema(), 'Workflow'],
+  [wf.workflowRunSchema(), 'WorkflowRun'],
+  [ev.webhookEndpointSchema(), 'WebhookEndpoint'],
+  [ev.eventSchema(), 'Event'],
+  [ev.deliverySchema(), 'EventDelivery'],
 ];
 
 /** Runs `build` (synchronous) with every named schema carrying its `id` in zod's registry, then removes them. */
 export const withDocumentNames = <T>(build: () => T): T => {
-  const previous = DOCUMENT_NAMES.map(([schema]) => [schema, z.globalRegistry.get(schema)] as const);
-  for (const [schema, id] of DOCUMENT_NAMES)
-    z.globalRegistry.add(schema, { ...z.globalRegistry.get(schema), id });
+  const names = documentNames();
+  const previous = names.map(([schema]) => [schema, z.globalRegistry.get(schema)] as const);
+  for (const [schema, id] of names) z.globalRegistry.add(schema, { ...z.globalRegistry.get(schema), id });
   try {
     return build();
   } finally {
@@ -61,7 +61,7 @@ const payloadName = (type: string): string =>
  * `GET /v1/events` is typed too), and the callback every endpoint created with `POST /v1/webhooks` receives.
  */
 export const webhookComponents = (toSchema: (schema: z.ZodType) => Record<string, unknown>) => {
-  const payloads = Object.entries(EVENT_PAYLOADS).map(
+  const payloads = Object.entries(EVENT_PAYLOADS()).map(
     ([type, schema]) => [type, payloadName(type), schema] as const,
   );
   const schemas: Record<string, Record<string, unknown>> = Object.fromEntries(

@@ -6,7 +6,7 @@ import type { OperationId, RouteOf } from '../routes/route-table';
 import type { AuthContext } from '../types/auth';
 import type * as z from '../zod';
 import { readAuthContext } from './auth-context';
-import { withIdempotency } from './idempotency';
+import { type IdempotentResponse, withIdempotency } from './idempotency';
 import { refuseLogEntryWrites } from './log-entry-guard';
 import { lowercaseHeaders, parseRequest } from './request';
 
@@ -27,15 +27,9 @@ export interface RouteInput<O extends OperationId> {
   headers: Record<string, string>;
 }
 
-export interface RouteResult {
+interface ResultMeta {
   status?: number;
-  body: unknown;
   headers?: Record<string, string>;
-  /**
-   * A body sent as it is instead of `body` as JSON (the documentation page and its assets, an empty answer):
-   * a Buffer goes base64-encoded, and the handler's `headers` name its content type.
-   */
-  raw?: string | Buffer;
   /**
    * What an idempotent replay answers, when `body` holds a secret shown once (a token a sync workflow run
    * minted): the body with that secret redacted. Only this is stored with the idempotency key.
@@ -43,7 +37,41 @@ export interface RouteResult {
   durableBody?: unknown;
 }
 
-export type RouteHandler<O extends OperationId> = (input: RouteInput<O>) => Promise<RouteResult>;
+/**
+ * What a handler answers: a JSON `body` of the shape `B` (its route's response schema), or a `raw` body sent
+ * as it is instead (the documentation page and its assets, an empty answer): a Buffer goes base64-encoded, and
+ * the handler's `headers` name its content type.
+ */
+export type RouteResult<B = unknown> = ResultMeta & ({ body: B; raw?: undefined } | RawBody);
+
+/** A body sent as it is, whatever the route's JSON response schema (see `RouteResult`). */
+export interface RawBody {
+  body?: undefined;
+  raw: string | Buffer;
+}
+
+/** A handler's result that is a raw body. */
+export type RawResult = ResultMeta & RawBody;
+
+/**
+ * The JSON bodies a route may answer: the output of its response schema, or of one of its other successful
+ * answers (`alsoAnswers`). Types only: reading them builds no schema.
+ */
+export type ResponseBody<O extends OperationId> =
+  | z.output<RouteOf<O>['response']>
+  | (RouteOf<O> extends { alsoAnswers: readonly (infer A)[] }
+      ? A extends { response: infer S extends z.ZodType }
+        ? z.output<S>
+        : never
+      : never);
+
+/** A route's handler: its body type comes from the route's schemas, so an answer of another shape does not compile. */
+export type RouteHandler<O extends OperationId> = (
+  input: RouteInput<O>,
+) => Promise<RouteResult<ResponseBody<O>>>;
+
+/** A handler's result with its status settled, as the idempotency store keeps and replays it. */
+type Answer = IdempotentResponse & { raw?: string | Buffer };
 
 /** The handlers a group implements; a declared route without one answers 501 `not_implemented`. */
 export type GroupHandlers = { [O in OperationId]?: RouteHandler<O> };
@@ -72,7 +100,7 @@ export const createRouter =
     if (!handler) throw new NotImplementedError(route.operationId);
     const requestHeaders = lowercaseHeaders(event.headers);
     const { params, query, body } = parseRequest(route, event, requestHeaders);
-    const run = async () => {
+    const run = async (): Promise<Answer> => {
       const result = await handler({
         params,
         query,
@@ -81,7 +109,7 @@ export const createRouter =
         requestId: event.requestContext.requestId,
         headers: requestHeaders,
       } as RouteInput<OperationId>);
-      return { ...result, status: result.status ?? route.successStatus ?? 200 };
+      return { ...result, body: result.body, status: result.status ?? route.successStatus ?? 200 };
     };
     if (route.idempotency === 'refused' && requestHeaders['idempotency-key'] !== undefined) {
       throw new AppError(
@@ -89,7 +117,7 @@ export const createRouter =
         `${route.operationId} cannot honour Idempotency-Key; send the request without it.`,
       );
     }
-    const result: RouteResult & { status: number } =
+    const result: Answer =
       route.idempotency === 'keyed' && auth
         ? await withIdempotency(
             { companyId: auth.companyId, operationId: route.operationId, params, body },

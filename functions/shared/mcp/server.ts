@@ -1,18 +1,20 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { AppError, ValidationError } from '../errors';
 import { refuseLogEntryWrites } from '../http/log-entry-guard';
 import { buildProblem } from '../http/problem';
 import { requireRouteScope } from '../http/router';
+import { lazy } from '../lazy';
 import { logger } from '../logger';
 import { DYNADATA_ROUTES } from '../routes/dynadata-routes';
+import { jsonRpcResponseSchema } from '../routes/mcp-schemas';
 import type { RouteDefinition } from '../routes/route-definition';
 import { TRANSCODE_ROUTES } from '../routes/transcode-routes';
 import { TRANSCRIPTION_ROUTES } from '../routes/transcription-routes';
 import { USAGE_ROUTES } from '../routes/usage-routes';
 import { WORKFLOW_ROUTES } from '../routes/workflow-routes';
+import type * as z from '../zod';
 import { TOOLS, type ToolContext, type ToolDefinition, type ToolEffect } from './tools';
 
 /**
@@ -99,13 +101,16 @@ export const callTool = async (
   }
 };
 
-const createServer = (context: ToolContext): McpServer => {
-  const server = new McpServer(SERVER_INFO, {
+/** The SDK, loaded on the first message (`./sdk`). */
+const sdk = /* @__PURE__ */ lazy(() => import('./sdk'));
+
+const createServer = (Server: typeof McpServer, context: ToolContext): McpServer => {
+  const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: NO_ELICITATION,
   });
-  for (const tool of TOOLS) {
+  for (const tool of TOOLS()) {
     server.registerTool(
       tool.name,
       {
@@ -124,8 +129,15 @@ const createServer = (context: ToolContext): McpServer => {
   return server;
 };
 
+/** The JSON-RPC answer the route declares (`jsonRpcResponseSchema`). */
+type JsonRpcAnswer = z.output<ReturnType<typeof jsonRpcResponseSchema>>;
+
+/** The transport's answer is checked against the route's response schema, not assumed to match it. */
+const isJsonRpcAnswer = (value: unknown): value is JsonRpcAnswer =>
+  jsonRpcResponseSchema().safeParse(value).success;
+
 /** A JSON-RPC answer (200), or an accepted notification (202, no body). */
-export type McpAnswer = { status: 200; body: unknown } | { status: 202 };
+export type McpAnswer = { status: 200; body: JsonRpcAnswer } | { status: 202 };
 
 /**
  * The transport's own refusals (a message it cannot take, an unsupported `MCP-Protocol-Version`) become the
@@ -154,7 +166,8 @@ export const answerMcpMessage = async (
   headers: Record<string, string>,
   context: ToolContext,
 ): Promise<McpAnswer> => {
-  const server = createServer(context);
+  const { McpServer: Server, WebStandardStreamableHTTPServerTransport } = await sdk();
+  const server = createServer(Server, context);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -174,7 +187,12 @@ export const answerMcpMessage = async (
     const response = await transport.handleRequest(request, { parsedBody: message });
     if (response.status === 202) return { status: 202 };
     if (response.status !== 200) throw await refusalOf(response);
-    return { status: 200, body: await response.json() };
+    const body: unknown = await response.json();
+    if (!isJsonRpcAnswer(body)) {
+      logger.error('mcp transport answered something other than a JSON-RPC answer');
+      throw new AppError('internal', 'The request could not be completed.');
+    }
+    return { status: 200, body };
   } finally {
     await server.close();
   }

@@ -6,6 +6,7 @@ import { getTranscode, toPublicJob } from '../domain/transcodes';
 import { getTranscription, toPublicTranscription } from '../domain/transcriptions';
 import { getUsageSnapshot } from '../domain/usage';
 import { getWorkflowRun } from '../domain/workflows/public-run';
+import { lazy } from '../lazy';
 import * as dd from '../routes/dynadata-schemas';
 import type { OperationId } from '../routes/route-table';
 import { usageSnapshotSchema } from '../routes/schemas';
@@ -49,147 +50,149 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
 const tool = <I extends z.ZodObject, O extends z.ZodObject>(t: ToolDefinition<I, O>): ToolDefinition =>
   t as unknown as ToolDefinition;
 
-const jobId = z.string().min(1).max(64).describe('Job identifier (`id` of the job).');
-const typeName = z.string().min(1).max(64).describe('Dynadata type name, e.g. `contacts`.');
-const itemId = z.string().min(1).max(64).describe('Item `_id`.');
-
 /**
  * Every tool of the server, in the order `tools/list` shows them. Adding a tool is one entry here: its route's
- * operationId (for the scope), zod input and output, and the domain call.
+ * operationId (for the scope), zod input and output, and the domain call. Built on first use, schemas
+ * included, so a cold start of the group builds none of them.
  */
-export const TOOLS: readonly ToolDefinition[] = [
-  tool({
-    name: 'get_transcode_job',
-    title: 'Get a media transform job',
-    description:
-      'A media transform (transcode) job exactly as GET /v1/transcodes/{id} shows it under `job`: status ' +
-      '(pending, probing, transcoding, finalizing, done, failed, canceled) and, when done, the output file.',
-    operationId: 'getTranscode',
-    input: z.object({ id: jobId }).strict(),
-    output: transcodeJobSchema,
-    effect: 'read',
-    run: async ({ auth }, { id }) => toPublicJob(await getTranscode(auth.companyId, id)),
-  }),
-  tool({
-    name: 'get_transcription_job',
-    title: 'Get a transcription job',
-    description:
-      'A transcription job exactly as GET /v1/transcriptions/{id} shows it under `job`: status and, when ' +
-      'done, the text, timed words and transcript files.',
-    operationId: 'getTranscription',
-    input: z.object({ id: jobId }).strict(),
-    output: transcriptionJobSchema,
-    effect: 'read',
-    run: async ({ auth }, { id }) => toPublicTranscription(await getTranscription(auth.companyId, id)),
-  }),
-  tool({
-    name: 'get_usage',
-    title: 'Get the usage snapshot',
-    description:
-      'The usage snapshot of GET /v1/usage without its `{success, usage}` wrapper: meters, compute by ' +
-      'category, storage and database bytes, the plan with its limits, the subscription period.',
-    operationId: 'getUsage',
-    input: z
-      .object({
-        granularity: z
-          .enum(['month', 'day'])
-          .optional()
-          .describe('`month` (default): the current UTC month; `day`: today so far (UTC).'),
-      })
-      .strict(),
-    output: usageSnapshotSchema,
-    effect: 'read',
-    run: ({ auth, now }, { granularity }) =>
-      getUsageSnapshot(auth.companyId, granularity ?? 'month', now, auth.planId),
-  }),
-  tool({
-    name: 'get_workflow_run',
-    title: 'Get a workflow run',
-    description:
-      'A workflow run exactly as GET /v1/workflows/{id}/runs/{runId} shows it under `run`: status, ok, ' +
-      'result, files, logs, failedSteps; with `includeStepOutputs`, the persisted output of each step.',
-    operationId: 'getWorkflowRun',
-    input: z
-      .object({
-        workflowId: z.string().min(1).max(64).describe('Workflow identifier.'),
-        runId: z.string().min(1).max(64).describe('Run identifier.'),
-        includeStepOutputs: z.boolean().optional().describe('Include the persisted output of each step.'),
-      })
-      .strict(),
-    output: workflowRunSchema,
-    effect: 'read',
-    run: ({ auth }, { workflowId, runId, includeStepOutputs }) =>
-      getWorkflowRun({ companyId: auth.companyId, workflowId, runId, includeStepOutputs }),
-  }),
-  tool({
-    name: 'list_dynadata_types',
-    title: 'List Dynadata types',
-    description: 'The Dynadata types of the company, built-in and custom, as GET /v1/dynadata/types.',
-    operationId: 'listDynadataTypes',
-    input: z
-      .object({
-        cursor: z.string().min(1).max(2048).optional().describe('The `nextCursor` of the previous page.'),
-      })
-      .strict(),
-    output: dd.listTypesResponse,
-    effect: 'read',
-    run: ({ auth }, { cursor }) => typeSummaryPage(auth.companyId, { cursor }),
-  }),
-  tool({
-    name: 'list_dynadata_items',
-    title: 'List items of a Dynadata type',
-    description:
-      'One page of items of a type, as POST /v1/dynadata/type/{type}/list: optional filter, sort, limit ' +
-      '(1 to 100) and the `nextCursor` of the previous page.',
-    operationId: 'listDynadataItems',
-    input: listRequestSchema.extend({ type: typeName }).strict(),
-    output: dd.listItemsResponse,
-    effect: 'read',
-    run: ({ auth }, { type, ...request }) => listItems(auth.companyId, type, request),
-  }),
-  tool({
-    name: 'get_dynadata_item',
-    title: 'Get a Dynadata item',
-    description: 'One item by `_id`, as GET /v1/dynadata/type/{type}/item/{_id}.',
-    operationId: 'getDynadataItem',
-    input: z.object({ type: typeName, id: itemId }).strict(),
-    output: dd.dynadataItemSchema,
-    effect: 'read',
-    run: ({ auth }, { type, id }) => getItem(auth.companyId, type, id),
-  }),
-  tool({
-    name: 'create_dynadata_item',
-    title: 'Create a Dynadata item',
-    description:
-      'Creates an item from its fields (as the type schema describes them), as POST ' +
-      '/v1/dynadata/type/{type}/create. `log_entries` is read-only.',
-    operationId: 'createDynadataItem',
-    input: z.object({ type: typeName, item: dd.itemFieldsBody }).strict(),
-    output: dd.dynadataItemSchema,
-    effect: 'create',
-    run: ({ auth, now }, { type, item }) => createItem(auth.companyId, type, item, now),
-  }),
-  tool({
-    name: 'update_dynadata_item',
-    title: 'Update a Dynadata item',
-    description:
-      'A JSON merge patch of an item (`item._id` names it; `item._version` detects races), as POST ' +
-      '/v1/dynadata/type/{type}/update. `log_entries` is read-only.',
-    operationId: 'updateDynadataItem',
-    input: z.object({ type: typeName, item: dd.updateItemBody }).strict(),
-    output: dd.dynadataItemSchema,
-    effect: 'update',
-    run: ({ auth, now }, { type, item }) => updateItem(auth.companyId, type, item, now),
-  }),
-  tool({
-    name: 'delete_dynadata_item',
-    title: 'Delete a Dynadata item',
-    description:
-      'Deletes an item, as DELETE /v1/dynadata/type/{type}/item/{_id}. `log_entries` is read-only.',
-    operationId: 'deleteDynadataItem',
-    input: z.object({ type: typeName, id: itemId }).strict(),
-    output: dd.deleteItemResponse,
-    effect: 'delete',
-    run: ({ auth }, { type, id }) => deleteItem(auth.companyId, type, id),
-  }),
-];
+export const TOOLS = /* @__PURE__ */ lazy((): readonly ToolDefinition[] => {
+  const jobId = z.string().min(1).max(64).describe('Job identifier (`id` of the job).');
+  const typeName = z.string().min(1).max(64).describe('Dynadata type name, e.g. `contacts`.');
+  const itemId = z.string().min(1).max(64).describe('Item `_id`.');
+  return [
+    tool({
+      name: 'get_transcode_job',
+      title: 'Get a media transform job',
+      description:
+        'A media transform (transcode) job exactly as GET /v1/transcodes/{id} shows it under `job`: status ' +
+        '(pending, probing, transcoding, finalizing, done, failed, canceled) and, when done, the output file.',
+      operationId: 'getTranscode',
+      input: z.object({ id: jobId }).strict(),
+      output: transcodeJobSchema(),
+      effect: 'read',
+      run: async ({ auth }, { id }) => toPublicJob(await getTranscode(auth.companyId, id)),
+    }),
+    tool({
+      name: 'get_transcription_job',
+      title: 'Get a transcription job',
+      description:
+        'A transcription job exactly as GET /v1/transcriptions/{id} shows it under `job`: status and, when ' +
+        'done, the text, timed words and transcript files.',
+      operationId: 'getTranscription',
+      input: z.object({ id: jobId }).strict(),
+      output: transcriptionJobSchema(),
+      effect: 'read',
+      run: async ({ auth }, { id }) => toPublicTranscription(await getTranscription(auth.companyId, id)),
+    }),
+    tool({
+      name: 'get_usage',
+      title: 'Get the usage snapshot',
+      description:
+        'The usage snapshot of GET /v1/usage without its `{success, usage}` wrapper: meters, compute by ' +
+        'category, storage and database bytes, the plan with its limits, the subscription period.',
+      operationId: 'getUsage',
+      input: z
+        .object({
+          granularity: z
+            .enum(['month', 'day'])
+            .optional()
+            .describe('`month` (default): the current UTC month; `day`: today so far (UTC).'),
+        })
+        .strict(),
+      output: usageSnapshotSchema(),
+      effect: 'read',
+      run: ({ auth, now }, { granularity }) =>
+        getUsageSnapshot(auth.companyId, granularity ?? 'month', now, auth.planId),
+    }),
+    tool({
+      name: 'get_workflow_run',
+      title: 'Get a workflow run',
+      description:
+        'A workflow run exactly as GET /v1/workflows/{id}/runs/{runId} shows it under `run`: status, ok, ' +
+        'result, files, logs, failedSteps; with `includeStepOutputs`, the persisted output of each step.',
+      operationId: 'getWorkflowRun',
+      input: z
+        .object({
+          workflowId: z.string().min(1).max(64).describe('Workflow identifier.'),
+          runId: z.string().min(1).max(64).describe('Run identifier.'),
+          includeStepOutputs: z.boolean().optional().describe('Include the persisted output of each step.'),
+        })
+        .strict(),
+      output: workflowRunSchema(),
+      effect: 'read',
+      run: ({ auth }, { workflowId, runId, includeStepOutputs }) =>
+        getWorkflowRun({ companyId: auth.companyId, workflowId, runId, includeStepOutputs }),
+    }),
+    tool({
+      name: 'list_dynadata_types',
+      title: 'List Dynadata types',
+      description: 'The Dynadata types of the company, built-in and custom, as GET /v1/dynadata/types.',
+      operationId: 'listDynadataTypes',
+      input: z
+        .object({
+          cursor: z.string().min(1).max(2048).optional().describe('The `nextCursor` of the previous page.'),
+        })
+        .strict(),
+      output: dd.listTypesResponse(),
+      effect: 'read',
+      run: ({ auth }, { cursor }) => typeSummaryPage(auth.companyId, { cursor }),
+    }),
+    tool({
+      name: 'list_dynadata_items',
+      title: 'List items of a Dynadata type',
+      description:
+        'One page of items of a type, as POST /v1/dynadata/type/{type}/list: optional filter, sort, limit ' +
+        '(1 to 100) and the `nextCursor` of the previous page.',
+      operationId: 'listDynadataItems',
+      input: listRequestSchema().extend({ type: typeName }).strict(),
+      output: dd.listItemsResponse(),
+      effect: 'read',
+      run: ({ auth }, { type, ...request }) => listItems(auth.companyId, type, request),
+    }),
+    tool({
+      name: 'get_dynadata_item',
+      title: 'Get a Dynadata item',
+      description: 'One item by `_id`, as GET /v1/dynadata/type/{type}/item/{_id}.',
+      operationId: 'getDynadataItem',
+      input: z.object({ type: typeName, id: itemId }).strict(),
+      output: dd.dynadataItemSchema(),
+      effect: 'read',
+      run: ({ auth }, { type, id }) => getItem(auth.companyId, type, id),
+    }),
+    tool({
+      name: 'create_dynadata_item',
+      title: 'Create a Dynadata item',
+      description:
+        'Creates an item from its fields (as the type schema describes them), as POST ' +
+        '/v1/dynadata/type/{type}/create. `log_entries` is read-only.',
+      operationId: 'createDynadataItem',
+      input: z.object({ type: typeName, item: dd.itemFieldsBody() }).strict(),
+      output: dd.dynadataItemSchema(),
+      effect: 'create',
+      run: ({ auth, now }, { type, item }) => createItem(auth.companyId, type, item, now),
+    }),
+    tool({
+      name: 'update_dynadata_item',
+      title: 'Update a Dynadata item',
+      description:
+        'A JSON merge patch of an item (`item._id` names it; `item._version` detects races), as POST ' +
+        '/v1/dynadata/type/{type}/update. `log_entries` is read-only.',
+      operationId: 'updateDynadataItem',
+      input: z.object({ type: typeName, item: dd.updateItemBody() }).strict(),
+      output: dd.dynadataItemSchema(),
+      effect: 'update',
+      run: ({ auth, now }, { type, item }) => updateItem(auth.companyId, type, item, now),
+    }),
+    tool({
+      name: 'delete_dynadata_item',
+      title: 'Delete a Dynadata item',
+      description:
+        'Deletes an item, as DELETE /v1/dynadata/type/{type}/item/{_id}. `log_entries` is read-only.',
+      operationId: 'deleteDynadataItem',
+      input: z.object({ type: typeName, id: itemId }).strict(),
+      output: dd.deleteItemResponse(),
+      effect: 'delete',
+      run: ({ auth }, { type, id }) => deleteItem(auth.companyId, type, id),
+    }),
+  ];
+});

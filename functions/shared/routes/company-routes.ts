@@ -16,7 +16,9 @@ export const COMPANY_ROUTES = [
     summary: "The authenticated company's profile",
     tag: 'Company',
     scope: 'company:read',
-    response: z.object({ company: companySchema }),
+    get response() {
+      return z.object({ company: companySchema() });
+    },
     errors: ['not_found'],
   }),
 ] as const;

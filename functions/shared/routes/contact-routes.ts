@@ -16,9 +16,15 @@ export const CONTACT_ROUTES = [
     summary: 'Send a message to one contact',
     tag: 'Contacts',
     scope: 'messages:send',
-    params: z.object({ contactId: z.string().min(1).max(64).describe('Contact item `_id`.') }),
-    body: dd.sendMessageBody,
-    response: dd.sendMessageResponse,
+    get params() {
+      return z.object({ contactId: z.string().min(1).max(64).describe('Contact item `_id`.') });
+    },
+    get body() {
+      return dd.sendMessageBody();
+    },
+    get response() {
+      return dd.sendMessageResponse();
+    },
     successStatus: 202,
     idempotency: 'keyed',
     errors: ['not_found', 'invalid_storage_reference'],

@@ -18,8 +18,12 @@ export const DYNADATA_ROUTES = [
     summary: 'List all Dynadata types',
     tag: 'Dynadata',
     scope: 'dynadata:read',
-    query: z.object(pageQuery('Types', MAX_LIST_PAGE, MAX_LIST_PAGE)),
-    response: dd.listTypesResponse,
+    get query() {
+      return z.object(pageQuery('Types', MAX_LIST_PAGE, MAX_LIST_PAGE));
+    },
+    get response() {
+      return dd.listTypesResponse();
+    },
   }),
   route({
     method: 'POST',
@@ -30,9 +34,15 @@ export const DYNADATA_ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:read',
     idempotency: 'repeatable',
-    params: typeParam,
-    body: dd.listItemsBody,
-    response: dd.listItemsResponse,
+    get params() {
+      return typeParam();
+    },
+    get body() {
+      return dd.listItemsBody();
+    },
+    get response() {
+      return dd.listItemsResponse();
+    },
     errors: ['not_found'],
     examples: {
       request: { filter: { name: { prefix: 'Ada' } }, sort: { field: '_id', order: 'desc' }, limit: 25 },
@@ -47,8 +57,12 @@ export const DYNADATA_ROUTES = [
     summary: 'Retrieve one item',
     tag: 'Dynadata',
     scope: 'dynadata:read',
-    params: itemParams,
-    response: dd.dynadataItemSchema,
+    get params() {
+      return itemParams();
+    },
+    get response() {
+      return dd.dynadataItemSchema();
+    },
     errors: ['not_found'],
   }),
   route({
@@ -59,9 +73,15 @@ export const DYNADATA_ROUTES = [
     summary: 'Create an item',
     tag: 'Dynadata',
     scope: 'dynadata:write',
-    params: typeParam,
-    body: dd.itemFieldsBody,
-    response: dd.dynadataItemSchema,
+    get params() {
+      return typeParam();
+    },
+    get body() {
+      return dd.itemFieldsBody();
+    },
+    get response() {
+      return dd.dynadataItemSchema();
+    },
     successStatus: 201,
     idempotency: 'keyed',
     writesItemsOfType: true,
@@ -79,9 +99,15 @@ export const DYNADATA_ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:write',
     idempotency: 'keyed',
-    params: typeParam,
-    body: dd.updateItemBody,
-    response: dd.dynadataItemSchema,
+    get params() {
+      return typeParam();
+    },
+    get body() {
+      return dd.updateItemBody();
+    },
+    get response() {
+      return dd.dynadataItemSchema();
+    },
     writesItemsOfType: true,
     errors: ['not_found', 'forbidden', 'payload_too_large', 'invalid_storage_reference', 'conflict'],
   }),
@@ -94,8 +120,12 @@ export const DYNADATA_ROUTES = [
     summary: 'Delete an item',
     tag: 'Dynadata',
     scope: 'dynadata:write',
-    params: itemParams,
-    response: dd.deleteItemResponse,
+    get params() {
+      return itemParams();
+    },
+    get response() {
+      return dd.deleteItemResponse();
+    },
     writesItemsOfType: true,
     errors: ['not_found', 'forbidden', 'conflict'],
   }),
@@ -108,9 +138,15 @@ export const DYNADATA_ROUTES = [
     tag: 'Dynadata',
     scope: 'dynadata:read',
     idempotency: 'repeatable',
-    params: typeParam,
-    body: dd.itemFieldsBody,
-    response: dd.validateItemResponse,
+    get params() {
+      return typeParam();
+    },
+    get body() {
+      return dd.itemFieldsBody();
+    },
+    get response() {
+      return dd.validateItemResponse();
+    },
     errors: ['not_found', 'invalid_storage_reference'],
     documented: { body: 'item-fields' },
   }),
@@ -122,8 +158,12 @@ export const DYNADATA_ROUTES = [
     summary: 'JSON Schema of a type',
     tag: 'Dynadata',
     scope: 'dynadata:read',
-    params: typeParam,
-    response: dd.jsonSchemaResponse,
+    get params() {
+      return typeParam();
+    },
+    get response() {
+      return dd.jsonSchemaResponse();
+    },
     errors: ['not_found'],
   }),
   route({
@@ -134,10 +174,14 @@ export const DYNADATA_ROUTES = [
     summary: 'Schema of a type in a validation-library format',
     tag: 'Dynadata',
     scope: 'dynadata:read',
-    params: typeParam.extend({
-      library: z.string().min(1).max(32).describe('Lowercase name of the validation library, e.g. `zod`.'),
-    }),
-    response: dd.librarySchemaResponse,
+    get params() {
+      return typeParam().extend({
+        library: z.string().min(1).max(32).describe('Lowercase name of the validation library, e.g. `zod`.'),
+      });
+    },
+    get response() {
+      return dd.librarySchemaResponse();
+    },
     errors: ['not_found'],
   }),
   route({
@@ -148,12 +192,21 @@ export const DYNADATA_ROUTES = [
     summary: 'Execute a function on a type',
     tag: 'Dynadata',
     scope: 'dynadata:execute',
-    params: typeParam.extend({ functionName: z.string().min(1).max(64) }),
-    body: dd.executeFunctionBody,
-    response: dd.executeFunctionResponse,
     idempotency: 'keyed',
+    get params() {
+      return typeParam().extend({ functionName: z.string().min(1).max(64) });
+    },
+    get body() {
+      return dd.executeFunctionBody();
+    },
+    get response() {
+      return dd.executeFunctionResponse();
+    },
+    idempotent: true,
     errors: ['not_found', 'invalid_storage_reference'],
-    documented: dd.executeFunctionDocumented,
+    get documented() {
+      return dd.executeFunctionDocumented();
+    },
     examples: {
       request: { filter: { name: { prefix: 'Ada' } } },
       response: { count: 3, complete: true, cursor: null },
@@ -167,11 +220,20 @@ export const DYNADATA_ROUTES = [
     summary: 'Execute a function on one item',
     tag: 'Dynadata',
     scope: 'dynadata:execute',
-    params: itemParams.extend({ functionName: z.string().min(1).max(64) }),
-    body: dd.executeFunctionBody,
-    response: dd.executeFunctionResponse,
     idempotency: 'keyed',
+    get params() {
+      return itemParams().extend({ functionName: z.string().min(1).max(64) });
+    },
+    get body() {
+      return dd.executeFunctionBody();
+    },
+    get response() {
+      return dd.executeFunctionResponse();
+    },
+    idempotent: true,
     errors: ['not_found', 'invalid_storage_reference'],
-    documented: dd.executeFunctionDocumented,
+    get documented() {
+      return dd.executeFunctionDocumented();
+    },
   }),
 ] as const;

@@ -1,5 +1,6 @@
 import { countAnswerSchema, countInputSchema, listRequestSchema } from '../domain/dynadata/list-request';
 import { sendMessageBody } from '../domain/messages/message-body';
+import { lazy } from '../lazy';
 import * as z from '../zod';
 import { nextCursorSchema } from './schemas';
 
@@ -7,108 +8,136 @@ export { sendMessageBody } from '../domain/messages/message-body';
 
 /** Request and response bodies of the Dynadata and messaging routes (they become the OpenAPI document). */
 
-const fieldError = z.object({
-  pointer: z.string().describe('JSON pointer into the request, rooted at `/body`.'),
-  message: z.string(),
-});
+const fieldError = /* @__PURE__ */ lazy(() =>
+  z.object({
+    pointer: z.string().describe('JSON pointer into the request, rooted at `/body`.'),
+    message: z.string(),
+  }),
+);
 
-export const dynadataItemSchema = z
-  .looseObject({
-    _id: z.string().describe('Server-generated id (ULID): sorts by creation time.'),
-    _version: z
-      .number()
-      .int()
-      .describe('1 at creation, +1 per update; send it with an update to detect races.'),
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
-  })
-  .describe('An item: the system fields plus the fields of its type (see the type schema).');
+export const dynadataItemSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .looseObject({
+      _id: z.string().describe('Server-generated id (ULID): sorts by creation time.'),
+      _version: z
+        .number()
+        .int()
+        .describe('1 at creation, +1 per update; send it with an update to detect races.'),
+      createdAt: z.iso.datetime(),
+      updatedAt: z.iso.datetime(),
+    })
+    .describe('An item: the system fields plus the fields of its type (see the type schema).'),
+);
 
-export const dynadataTypeSummarySchema = z.object({
-  name: z.string().describe('Type name: lowercase letters, digits and `_`.'),
-  description: z.string(),
-  builtIn: z.boolean().describe('`contacts`, `messages` and `log_entries` are built in.'),
-  writable: z.boolean().describe('Whether create, update and delete are allowed through the API.'),
-  indexed: z.array(z.string()).describe('Fields the list endpoint can sort by, besides `_id`.'),
-  functions: z.array(z.string()).describe('Functions available through executeFunction.'),
-});
+export const dynadataTypeSummarySchema = /* @__PURE__ */ lazy(() =>
+  z.object({
+    name: z.string().describe('Type name: lowercase letters, digits and `_`.'),
+    description: z.string(),
+    builtIn: z.boolean().describe('`contacts`, `messages` and `log_entries` are built in.'),
+    writable: z.boolean().describe('Whether create, update and delete are allowed through the API.'),
+    indexed: z.array(z.string()).describe('Fields the list endpoint can sort by, besides `_id`.'),
+    functions: z.array(z.string()).describe('Functions available through executeFunction.'),
+  }),
+);
 
-export const listTypesResponse = z.object({
-  types: z.array(dynadataTypeSummarySchema),
-  nextCursor: nextCursorSchema,
-});
+export const listTypesResponse = /* @__PURE__ */ lazy(() =>
+  z.object({ types: z.array(dynadataTypeSummarySchema()), nextCursor: nextCursorSchema() }),
+);
 
-export const itemFieldsBody = z
-  .record(z.string(), z.unknown())
-  .describe('The fields of the item, as the type schema describes them (no system fields).');
+export const itemFieldsBody = /* @__PURE__ */ lazy(() =>
+  z
+    .record(z.string(), z.unknown())
+    .describe('The fields of the item, as the type schema describes them (no system fields).'),
+);
 
-export const updateItemBody = z
-  .looseObject({
-    _id: z.string().min(1).max(64).describe('The item to update.'),
-    _version: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe('Expected current version; a stale one answers 409 `conflict`.'),
-  })
-  .describe(
-    'JSON merge patch (RFC 7396) of the item: fields present replace (objects merge), `null` removes a field. ' +
-      'The merged item is validated as a whole.',
-  );
+export const updateItemBody = /* @__PURE__ */ lazy(() =>
+  z
+    .looseObject({
+      _id: z.string().min(1).max(64).describe('The item to update.'),
+      _version: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe('Expected current version; a stale one answers 409 `conflict`.'),
+    })
+    .describe(
+      'JSON merge patch (RFC 7396) of the item: fields present replace (objects merge), `null` removes a field. ' +
+        'The merged item is validated as a whole.',
+    ),
+);
 
 export const listItemsBody = listRequestSchema;
 
-export const listItemsResponse = z.object({
-  items: z.array(dynadataItemSchema),
-  nextCursor: z.string().nullable().describe('Pass it as `cursor` for the next page; null on the last page.'),
-});
+export const listItemsResponse = /* @__PURE__ */ lazy(() =>
+  z.object({
+    items: z.array(dynadataItemSchema()),
+    nextCursor: z
+      .string()
+      .nullable()
+      .describe('Pass it as `cursor` for the next page; null on the last page.'),
+  }),
+);
 
-export const deleteItemResponse = z.object({ deleted: z.literal(true), _id: z.string() });
+export const deleteItemResponse = /* @__PURE__ */ lazy(() =>
+  z.object({ deleted: z.literal(true), _id: z.string() }),
+);
 
-export const validateItemResponse = z.object({
-  valid: z.boolean(),
-  errors: z.array(fieldError).describe('Every violation, empty when valid.'),
-});
+export const validateItemResponse = /* @__PURE__ */ lazy(() =>
+  z.object({
+    valid: z.boolean(),
+    errors: z.array(fieldError()).describe('Every violation, empty when valid.'),
+  }),
+);
 
-export const jsonSchemaResponse = z
-  .record(z.string(), z.unknown())
-  .describe(
-    'JSON Schema (draft 2020-12) of the fields of the type. Extension `x-document: true` marks a field ' +
-      'holding a storage reference `{bucket?, fullPath}`; `x-indexed` lists sortable fields.',
-  );
+export const jsonSchemaResponse = /* @__PURE__ */ lazy(() =>
+  z
+    .record(z.string(), z.unknown())
+    .describe(
+      'JSON Schema (draft 2020-12) of the fields of the type. Extension `x-document: true` marks a field ' +
+        'holding a storage reference `{bucket?, fullPath}`; `x-indexed` lists sortable fields.',
+    ),
+);
 
-export const librarySchemaResponse = z.object({
-  type: z.string(),
-  library: z.literal('zod').describe('Supported libraries: `zod`.'),
-  source: z.string().describe('A zod 4 module exporting `schema`, equivalent to the JSON Schema.'),
-});
+export const librarySchemaResponse = /* @__PURE__ */ lazy(() =>
+  z.object({
+    type: z.string(),
+    library: z.literal('zod').describe('Supported libraries: `zod`.'),
+    source: z.string().describe('A zod 4 module exporting `schema`, equivalent to the JSON Schema.'),
+  }),
+);
 
-export const executeFunctionBody = z
-  .record(z.string(), z.unknown())
-  .describe(
-    'Input of the function. `count`: `{filter?, cursor?}` (the list filter; the cursor of an incomplete count). `sendMessage`: as send_message.',
-  );
+export const executeFunctionBody = /* @__PURE__ */ lazy(() =>
+  z
+    .record(z.string(), z.unknown())
+    .describe(
+      'Input of the function. `count`: `{filter?, cursor?}` (the list filter; the cursor of an incomplete count). `sendMessage`: as send_message.',
+    ),
+);
 
-export const executeFunctionResponse = z
-  .record(z.string(), z.unknown())
-  .describe(
-    'Output of the function. `count`: `{count, complete, cursor}` (a filtered count examines at most 10 000 items per call; when `complete` is false, call again with `cursor`). `sendMessage`: `{messageId, status}`.',
-  );
+export const executeFunctionResponse = /* @__PURE__ */ lazy(() =>
+  z
+    .record(z.string(), z.unknown())
+    .describe(
+      'Output of the function. `count`: `{count, complete, cursor}` (a filtered count examines at most 10 000 items per call; when `complete` is false, call again with `cursor`). `sendMessage`: `{messageId, status}`.',
+    ),
+);
 
-export const sendMessageResponse = z.object({
-  messageId: z.string().describe('`_id` of the stored message (type `messages`).'),
-  status: z.literal('queued').describe('Delivery runs asynchronously: `queued` → `sent` or `failed`.'),
-});
+export const sendMessageResponse = /* @__PURE__ */ lazy(() =>
+  z.object({
+    messageId: z.string().describe('`_id` of the stored message (type `messages`).'),
+    status: z.literal('queued').describe('Delivery runs asynchronously: `queued` → `sent` or `failed`.'),
+  }),
+);
 
 /** What the built-in functions take and answer, for the document (each function validates its own input). */
-export const executeFunctionDocumented = {
+export const executeFunctionDocumented = /* @__PURE__ */ lazy(() => ({
   body: z.union([
-    countInputSchema,
-    sendMessageBody.describe('`sendMessage` (contacts items): as send_message.'),
+    countInputSchema(),
+    sendMessageBody().describe('`sendMessage` (contacts items): as send_message.'),
   ]),
   response: z.union([
-    countAnswerSchema,
-    sendMessageResponse.describe('`sendMessage` answer: as send_message.'),
+    countAnswerSchema(),
+    sendMessageResponse().describe('`sendMessage` answer: as send_message.'),
   ]),
-};
+}));

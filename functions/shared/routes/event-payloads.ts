@@ -1,3 +1,4 @@
+import { lazy } from '../lazy';
 import { METERS } from '../types/meters';
 import * as z from '../zod';
 import { dynadataItemSchema } from './dynadata-schemas';
@@ -21,21 +22,29 @@ const envelope = <T extends string, D extends z.ZodType>(type: T, data: D, descr
     })
     .describe(description);
 
-export const EVENT_PAYLOADS = {
-  'message.sent': envelope('message.sent', dynadataItemSchema, 'A message left `queued` for `sent`.'),
-  'message.failed': envelope('message.failed', dynadataItemSchema, 'A message left `queued` for `failed`.'),
-  'transcode.done': envelope('transcode.done', transcodeJobSchema, 'A transcode job is `done`.'),
-  'transcode.failed': envelope('transcode.failed', transcodeJobSchema, 'A transcode job `failed`.'),
-  'transcode.canceled': envelope('transcode.canceled', transcodeJobSchema, 'A transcode job was `canceled`.'),
-  'transcription.done': envelope('transcription.done', transcriptionJobSchema, 'A transcription is `done`.'),
+export const EVENT_PAYLOADS = /* @__PURE__ */ lazy(() => ({
+  'message.sent': envelope('message.sent', dynadataItemSchema(), 'A message left `queued` for `sent`.'),
+  'message.failed': envelope('message.failed', dynadataItemSchema(), 'A message left `queued` for `failed`.'),
+  'transcode.done': envelope('transcode.done', transcodeJobSchema(), 'A transcode job is `done`.'),
+  'transcode.failed': envelope('transcode.failed', transcodeJobSchema(), 'A transcode job `failed`.'),
+  'transcode.canceled': envelope(
+    'transcode.canceled',
+    transcodeJobSchema(),
+    'A transcode job was `canceled`.',
+  ),
+  'transcription.done': envelope(
+    'transcription.done',
+    transcriptionJobSchema(),
+    'A transcription is `done`.',
+  ),
   'transcription.failed': envelope(
     'transcription.failed',
-    transcriptionJobSchema,
+    transcriptionJobSchema(),
     'A transcription job `failed`.',
   ),
   'workflow_run.finished': envelope(
     'workflow_run.finished',
-    workflowRunSchema,
+    workflowRunSchema(),
     'A workflow run reached its final status (a minted token in it is redacted).',
   ),
   'usage.threshold_reached': envelope(
@@ -54,20 +63,22 @@ export const EVENT_PAYLOADS = {
     z.object({ endpointId: z.string(), message: z.literal('ping') }),
     'A test delivery (`POST /v1/webhooks/{id}/test`), to that endpoint only.',
   ),
-} as const;
+}));
 
 /**
  * A delivery of the company's message channel (set by the operator, so no route of the document posts it): the
  * envelope of every webhook, asking the company's sender to send a message.
  */
-export const messageSendPayload = envelope(
-  'message.send',
-  z.object({
-    messageId: z.string(),
-    contactId: z.string(),
-    contact: z.record(z.string(), z.unknown()).nullable().describe('The contact (`_id` and its fields).'),
-    message: z.object({ type: z.string(), body: z.record(z.string(), z.unknown()) }),
-    createdAt: z.iso.datetime(),
-  }),
-  'A message to send, posted to the company’s message channel (`channels set`), not to event endpoints.',
+export const messageSendPayload = /* @__PURE__ */ lazy(() =>
+  envelope(
+    'message.send',
+    z.object({
+      messageId: z.string(),
+      contactId: z.string(),
+      contact: z.record(z.string(), z.unknown()).nullable().describe('The contact (`_id` and its fields).'),
+      message: z.object({ type: z.string(), body: z.record(z.string(), z.unknown()) }),
+      createdAt: z.iso.datetime(),
+    }),
+    'A message to send, posted to the company’s message channel (`channels set`), not to event endpoints.',
+  ),
 );

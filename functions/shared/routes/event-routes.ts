@@ -1,4 +1,5 @@
 import { MAX_LIST_PAGE } from '../domain/pages';
+import { lazy } from '../lazy';
 import * as z from '../zod';
 import {
   createdWebhookSchema,
@@ -15,8 +16,12 @@ import { nextCursorSchema, pageQuery } from './schemas';
  * The routes of webhook endpoints and events (group `events`), a section of the route table (`ROUTES`
  * spreads it, and checks each entry against `RouteDefinition`).
  */
-const endpointId = z.object({ id: z.string().min(1).max(64).describe('Endpoint identifier.') });
-const eventId = z.object({ id: z.string().min(1).max(64).describe('Event identifier.') });
+const endpointId = /* @__PURE__ */ lazy(() =>
+  z.object({ id: z.string().min(1).max(64).describe('Endpoint identifier.') }),
+);
+const eventId = /* @__PURE__ */ lazy(() =>
+  z.object({ id: z.string().min(1).max(64).describe('Event identifier.') }),
+);
 
 export const EVENT_ROUTES = [
   {
@@ -32,8 +37,12 @@ export const EVENT_ROUTES = [
       '`webhook_endpoint_limit_reached`); a refused URL answers 400 `validation_failed` at `/body/url`.',
     tag: 'Webhooks',
     scope: 'webhooks:write',
-    body: createWebhookBodySchema,
-    response: createdWebhookSchema,
+    get body() {
+      return createWebhookBodySchema();
+    },
+    get response() {
+      return createdWebhookSchema();
+    },
     successStatus: 201,
     idempotency: 'keyed',
     errors: ['webhook_endpoint_limit_reached'],
@@ -49,8 +58,12 @@ export const EVENT_ROUTES = [
       'with `disabledReason`). Signing secrets are shown only once, when an endpoint is created.',
     tag: 'Webhooks',
     scope: 'webhooks:read',
-    query: z.object(pageQuery('Endpoints', MAX_LIST_PAGE, MAX_LIST_PAGE)),
-    response: z.object({ endpoints: z.array(webhookEndpointSchema), nextCursor: nextCursorSchema }),
+    get query() {
+      return z.object(pageQuery('Endpoints', MAX_LIST_PAGE, MAX_LIST_PAGE));
+    },
+    get response() {
+      return z.object({ endpoints: z.array(webhookEndpointSchema()), nextCursor: nextCursorSchema() });
+    },
   },
   {
     method: 'GET',
@@ -64,8 +77,12 @@ export const EVENT_ROUTES = [
       "`disabledReason`. Another company's endpoint answers 404 `not_found`.",
     tag: 'Webhooks',
     scope: 'webhooks:read',
-    params: endpointId,
-    response: z.object({ endpoint: webhookEndpointSchema }),
+    get params() {
+      return endpointId();
+    },
+    get response() {
+      return z.object({ endpoint: webhookEndpointSchema() });
+    },
     errors: ['not_found'],
   },
   {
@@ -80,8 +97,12 @@ export const EVENT_ROUTES = [
       '(`endpoint_deleted`). Its events stay readable through GET /v1/events.',
     tag: 'Webhooks',
     scope: 'webhooks:write',
-    params: endpointId,
-    response: z.object({ deleted: z.literal(true) }),
+    get params() {
+      return endpointId();
+    },
+    get response() {
+      return z.object({ deleted: z.literal(true) });
+    },
     errors: ['not_found'],
   },
   {
@@ -96,8 +117,12 @@ export const EVENT_ROUTES = [
     tag: 'Webhooks',
     scope: 'webhooks:write',
     idempotency: 'keyed',
-    params: endpointId,
-    response: z.object({ event: eventSchema }),
+    get params() {
+      return endpointId();
+    },
+    get response() {
+      return z.object({ event: eventSchema() });
+    },
     successStatus: 202,
     errors: ['not_found', 'webhook_endpoint_disabled'],
   },
@@ -112,8 +137,12 @@ export const EVENT_ROUTES = [
       'A consumer that was down catches up here.',
     tag: 'Events',
     scope: 'webhooks:read',
-    query: listEventsQuerySchema,
-    response: eventPageSchema,
+    get query() {
+      return listEventsQuerySchema();
+    },
+    get response() {
+      return eventPageSchema();
+    },
   },
   {
     method: 'GET',
@@ -126,8 +155,12 @@ export const EVENT_ROUTES = [
       'its status, attempts, last HTTP status and next attempt time. Kept 30 days.',
     tag: 'Events',
     scope: 'webhooks:read',
-    params: eventId,
-    response: z.object({ event: eventSchema.extend({ deliveries: z.array(deliverySchema) }) }),
+    get params() {
+      return eventId();
+    },
+    get response() {
+      return z.object({ event: eventSchema().extend({ deliveries: z.array(deliverySchema()) }) });
+    },
     errors: ['not_found'],
   },
 ] as const;

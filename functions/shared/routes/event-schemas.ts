@@ -1,99 +1,114 @@
+import { lazy } from '../lazy';
 import { DEFAULT_EVENTS_PAGE, EVENT_TYPES, MAX_EVENTS_PAGE, SUBSCRIBABLE_EVENT_TYPES } from '../types/events';
 import * as z from '../zod';
 import { nextCursorSchema, pageQuery } from './schemas';
 
 /** Request and response shapes of the webhook endpoint and event routes (they become the OpenAPI document). */
 
-export const eventTypeSchema = z.enum(EVENT_TYPES).describe('Event type.');
+export const eventTypeSchema = /* @__PURE__ */ lazy(() => z.enum(EVENT_TYPES).describe('Event type.'));
 
-export const createWebhookBodySchema = z
-  .object({
-    url: z
+export const createWebhookBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      url: z
+        .string()
+        .min(1)
+        .max(2048)
+        .describe(
+          'Where events are POSTed: `https` only; no credentials in the URL; private, link-local, loopback and ' +
+            'reserved addresses are refused.',
+        ),
+      events: z
+        .array(z.enum([...SUBSCRIBABLE_EVENT_TYPES, '*']))
+        .min(1)
+        .max(SUBSCRIBABLE_EVENT_TYPES.length + 1)
+        .describe('Event types to receive; `["*"]` subscribes to all.'),
+      description: z.string().max(256).optional().describe('Free text for your own reference.'),
+    })
+    .strict()
+    .describe('A webhook endpoint to create.'),
+);
+
+export const webhookEndpointSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      id: z.string().describe('Endpoint identifier.'),
+      url: z.string(),
+      events: z.array(z.string()).describe('Subscribed event types (`*`: all).'),
+      description: z.string().nullable(),
+      status: z.enum(['enabled', 'disabled']),
+      disabledReason: z
+        .string()
+        .nullable()
+        .describe('Why deliveries stopped: set when failures lasted past the disable period.'),
+      disabledAt: z.iso.datetime().nullable(),
+      failingSince: z.iso.datetime().nullable().describe('First failed attempt since the last success.'),
+      createdAt: z.iso.datetime(),
+      updatedAt: z.iso.datetime(),
+    })
+    .describe('A webhook endpoint.'),
+);
+
+export const createdWebhookSchema = /* @__PURE__ */ lazy(() =>
+  z.object({
+    endpoint: webhookEndpointSchema(),
+    secret: z
       .string()
-      .min(1)
-      .max(2048)
-      .describe(
-        'Where events are POSTed: `https` only; no credentials in the URL; private, link-local, loopback and ' +
-          'reserved addresses are refused.',
-      ),
-    events: z
-      .array(z.enum([...SUBSCRIBABLE_EVENT_TYPES, '*']))
-      .min(1)
-      .max(SUBSCRIBABLE_EVENT_TYPES.length + 1)
-      .describe('Event types to receive; `["*"]` subscribes to all.'),
-    description: z.string().max(256).optional().describe('Free text for your own reference.'),
-  })
-  .strict()
-  .describe('A webhook endpoint to create.');
+      .describe('Signing secret `whsec_<base64>` (Standard Webhooks). Shown only in this answer: store it.'),
+  }),
+);
 
-export const webhookEndpointSchema = z
-  .object({
-    id: z.string().describe('Endpoint identifier.'),
-    url: z.string(),
-    events: z.array(z.string()).describe('Subscribed event types (`*`: all).'),
-    description: z.string().nullable(),
-    status: z.enum(['enabled', 'disabled']),
-    disabledReason: z
+export const eventSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      id: z.string().describe('Event identifier, also the `webhook-id` header of its deliveries.'),
+      type: eventTypeSchema(),
+      createdAt: z.iso.datetime(),
+      data: z.unknown().describe('The resource as its GET route shows it when the event happened.'),
+    })
+    .describe('An event, exactly as delivered to webhook endpoints.'),
+);
+
+export const deliverySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      endpointId: z.string(),
+      status: z.enum(['pending', 'delivered', 'failed']),
+      attempts: z.number().int(),
+      lastStatus: z
+        .string()
+        .nullable()
+        .describe(
+          'The last answer: an HTTP status (`"200"`, `"503"`), or `network_error`, `refused_address`, ' +
+            '`endpoint_disabled`, `endpoint_deleted`, `event_expired`.',
+        ),
+      lastAttemptAt: z.iso.datetime().nullable(),
+      nextAttemptAt: z.iso.datetime().nullable(),
+    })
+    .describe('The delivery of an event to one endpoint.'),
+);
+
+export const listEventsQuerySchema = /* @__PURE__ */ lazy(() =>
+  z.object({
+    type: eventTypeSchema().optional().describe('Only events of this type.'),
+    ...pageQuery('Events', MAX_EVENTS_PAGE, DEFAULT_EVENTS_PAGE),
+    after: z
+      .string()
+      .regex(/^evt_[0-9a-z]{26}$/)
+      .optional()
+      .meta({ deprecated: true })
+      .describe('Deprecated: `cursor` replaces it (the same value). Only events older than this event id.'),
+  }),
+);
+
+export const eventPageSchema = /* @__PURE__ */ lazy(() =>
+  z.object({
+    events: z.array(eventSchema()).describe('Newest first.'),
+    nextCursor: nextCursorSchema(),
+    next: z
       .string()
       .nullable()
-      .describe('Why deliveries stopped: set when failures lasted past the disable period.'),
-    disabledAt: z.iso.datetime().nullable(),
-    failingSince: z.iso.datetime().nullable().describe('First failed attempt since the last success.'),
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
-  })
-  .describe('A webhook endpoint.');
-
-export const createdWebhookSchema = z.object({
-  endpoint: webhookEndpointSchema,
-  secret: z
-    .string()
-    .describe('Signing secret `whsec_<base64>` (Standard Webhooks). Shown only in this answer: store it.'),
-});
-
-export const eventSchema = z
-  .object({
-    id: z.string().describe('Event identifier, also the `webhook-id` header of its deliveries.'),
-    type: eventTypeSchema,
-    createdAt: z.iso.datetime(),
-    data: z.unknown().describe('The resource as its GET route shows it when the event happened.'),
-  })
-  .describe('An event, exactly as delivered to webhook endpoints.');
-
-export const deliverySchema = z
-  .object({
-    endpointId: z.string(),
-    status: z.enum(['pending', 'delivered', 'failed']),
-    attempts: z.number().int(),
-    lastStatus: z
-      .string()
-      .nullable()
-      .describe(
-        'The last answer: an HTTP status (`"200"`, `"503"`), or `network_error`, `refused_address`, ' +
-          '`endpoint_disabled`, `endpoint_deleted`, `event_expired`.',
-      ),
-    lastAttemptAt: z.iso.datetime().nullable(),
-    nextAttemptAt: z.iso.datetime().nullable(),
-  })
-  .describe('The delivery of an event to one endpoint.');
-
-export const listEventsQuerySchema = z.object({
-  type: eventTypeSchema.optional().describe('Only events of this type.'),
-  ...pageQuery('Events', MAX_EVENTS_PAGE, DEFAULT_EVENTS_PAGE),
-  after: z
-    .string()
-    .regex(/^evt_[0-9a-z]{26}$/)
-    .optional()
-    .meta({ deprecated: true })
-    .describe('Deprecated: `cursor` replaces it (the same value). Only events older than this event id.'),
-});
-
-export const eventPageSchema = z.object({
-  events: z.array(eventSchema).describe('Newest first.'),
-  nextCursor: nextCursorSchema,
-  next: z
-    .string()
-    .nullable()
-    .meta({ deprecated: true })
-    .describe('Deprecated: `nextCursor` replaces it (always the same value).'),
-});
+      .meta({ deprecated: true })
+      .describe('Deprecated: `nextCursor` replaces it (always the same value).'),
+  }),
+);

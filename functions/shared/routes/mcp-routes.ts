@@ -25,8 +25,12 @@ export const MCP_ROUTES = [
     tag: 'MCP',
     scope: 'authenticated',
     idempotency: 'refused',
-    body: jsonRpcMessageSchema,
-    response: jsonRpcResponseSchema,
+    get body() {
+      return jsonRpcMessageSchema();
+    },
+    get response() {
+      return jsonRpcResponseSchema();
+    },
     emptyAnswers: { 202: 'The message was a notification: accepted, nothing to answer.' },
     examples: MCP_EXAMPLES,
   }),

@@ -17,10 +17,14 @@ export const PUBLIC_ROUTES = [
     description: 'Needs no authentication and resolves no company. Not metered.',
     tag: 'Plans',
     scope: 'public',
-    query: z.object({
-      sellableOnly: queryBoolean('When `true`, only plans currently on sale are returned.'),
-    }),
-    response: z.object({ plans: z.array(planSchema) }),
+    get query() {
+      return z.object({
+        sellableOnly: queryBoolean('When `true`, only plans currently on sale are returned.'),
+      });
+    },
+    get response() {
+      return z.object({ plans: z.array(planSchema()) });
+    },
   }),
   route({
     method: 'GET',
@@ -30,7 +34,9 @@ export const PUBLIC_ROUTES = [
     summary: 'This OpenAPI 3.0 document',
     tag: 'Meta',
     scope: 'public',
-    response: z.record(z.string(), z.unknown()).describe('OpenAPI 3.0 document.'),
+    get response() {
+      return z.record(z.string(), z.unknown()).describe('OpenAPI 3.0 document.');
+    },
   }),
 ] as const;
 
@@ -47,7 +53,9 @@ export const DOCS_ROUTES = [
       'key under "Authorize" to try operations against this deployment. Not metered.',
     tag: 'Meta',
     scope: 'public',
-    response: z.string().describe('The HTML page.'),
+    get response() {
+      return z.string().describe('The HTML page.');
+    },
     produces: ['text/html'],
   }),
   route({
@@ -61,10 +69,14 @@ export const DOCS_ROUTES = [
       'client accepts it. An unknown name answers 404 `not_found`. Not metered.',
     tag: 'Meta',
     scope: 'public',
-    params: z.object({
-      asset: z.string().min(1).max(128).describe('Asset file name, as the page links it.'),
-    }),
-    response: z.string().describe('The asset.'),
+    get params() {
+      return z.object({
+        asset: z.string().min(1).max(128).describe('Asset file name, as the page links it.'),
+      });
+    },
+    get response() {
+      return z.string().describe('The asset.');
+    },
     produces: ['text/javascript', 'text/css', 'image/png'],
     errors: ['not_found'],
   }),

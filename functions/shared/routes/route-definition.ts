@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors';
+import { lazy } from '../lazy';
 import type { Scope } from '../types/scopes';
 import * as z from '../zod';
 
@@ -87,11 +88,41 @@ export interface RouteDefinition {
   emptyAnswers?: Readonly<Record<number, string>>;
 }
 
-export const route = <const R extends RouteDefinition>(r: R): R => r;
+/** The members of a route that hold zod schemas: each is declared as a getter (`get response() {...}`). */
+const SCHEMA_MEMBERS = ['params', 'query', 'body', 'response', 'alsoAnswers', 'documented'] as const;
 
-export const typeParam = z.object({ type: z.string().min(1).max(64).describe('Dynadata type name.') });
-export const itemParams = typeParam.extend({ _id: z.string().min(1).max(64).describe('Item identifier.') });
-export const jobId = z.object({ id: z.string().min(1).max(64).describe('Job identifier.') });
+/**
+ * Declares a route. Its schemas are getters, so declaring the route builds none of them: the first read of
+ * each builds it, and it is kept on the route from then on (the same instance at every later read, which the
+ * OpenAPI document relies on to name shared shapes once). A group's cold start thus builds no schema, and the
+ * first request of a route builds only its own.
+ */
+export const route = <const R extends RouteDefinition>(r: R): R => {
+  for (const member of SCHEMA_MEMBERS) {
+    const read = Object.getOwnPropertyDescriptor(r, member)?.get;
+    if (!read) continue;
+    Object.defineProperty(r, member, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const value: unknown = read.call(r);
+        Object.defineProperty(r, member, { value, enumerable: true });
+        return value;
+      },
+    });
+  }
+  return r;
+};
+
+export const typeParam = /* @__PURE__ */ lazy(() =>
+  z.object({ type: z.string().min(1).max(64).describe('Dynadata type name.') }),
+);
+export const itemParams = /* @__PURE__ */ lazy(() =>
+  typeParam().extend({ _id: z.string().min(1).max(64).describe('Item identifier.') }),
+);
+export const jobId = /* @__PURE__ */ lazy(() =>
+  z.object({ id: z.string().min(1).max(64).describe('Job identifier.') }),
+);
 
 /** REST API resource path of a route: the `v1` stage supplies the `/v1` prefix on AWS. */
 export const apiResourcePath = (path: string): string => path.replace(/^\/v1(?=\/)/, '');

@@ -1,145 +1,166 @@
+import { lazy } from '../lazy';
 import type { Plan, PlanLimits } from '../types/plans';
 import * as z from '../zod';
 
 /** Shapes shared by several routes. Every field carries a description: they become the OpenAPI document. */
 
-export const planLimitsSchema = z
-  .object({
-    apiRequestsPerMonth: z.number().int().nonnegative().describe('Authenticated API requests per UTC month.'),
-    requestsPerSecond: z
-      .number()
-      .int()
-      .positive()
-      .describe('Steady request rate per company, per second; above it requests get 429 `throttled`.'),
-    burst: z
-      .number()
-      .int()
-      .positive()
-      .describe('Requests a company may send at once above its steady rate (token-bucket capacity).'),
-    storageBytes: z.number().int().nonnegative().describe('Total bytes of stored files.'),
-    maxObjectBytes: z.number().int().positive().describe('Largest single file accepted for upload.'),
-    databaseBytes: z.number().int().nonnegative().describe('Total bytes of Dynadata items.'),
-    transcodeSecondsPerMonth: z
-      .number()
-      .int()
-      .nonnegative()
-      .describe('Media seconds transcoded per UTC month.'),
-    transcodeQueueCap: z.number().int().nonnegative().describe('Unfinished transcode jobs allowed at once.'),
-    transcodeMaxSourceBytes: z.number().int().positive().describe('Largest transcode source file.'),
-    transcodeMaxDurationSeconds: z
-      .number()
-      .int()
-      .positive()
-      .describe('Longest transcode source, in seconds.'),
-    transcriptionSecondsPerMonth: z
-      .number()
-      .int()
-      .nonnegative()
-      .describe('Audio seconds transcribed per month.'),
-    transcriptionQueueCap: z
-      .number()
-      .int()
-      .nonnegative()
-      .describe('Unfinished transcription jobs allowed at once.'),
-    transcriptionMaxSourceBytes: z.number().int().positive().describe('Largest transcription source file.'),
-    transcriptionMaxDurationSeconds: z
-      .number()
-      .int()
-      .positive()
-      .describe('Longest transcription source, in seconds.'),
-    speechCharactersPerMonth: z.number().int().nonnegative().describe('Characters synthesized per month.'),
-    workflowRunsPerMonth: z.number().int().nonnegative().describe('Workflow runs per UTC month.'),
-    workflowRunComputeMs: z
-      .number()
-      .int()
-      .positive()
-      .describe(
-        'Total step time one workflow run may use, in milliseconds: past it the run fails with ' +
-          '`workflow_compute_exceeded` (the time used is still counted).',
-      ),
-    logRetentionDays: z.number().int().positive().describe('Days the log_entries audit trail is kept.'),
-    webhookEndpoints: z.number().int().nonnegative().describe('Webhook endpoints a company may register.'),
-  })
-  .describe('Numeric limits of a plan. A company may have per-limit overrides on top of its plan.');
+export const planLimitsSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      apiRequestsPerMonth: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe('Authenticated API requests per UTC month.'),
+      requestsPerSecond: z
+        .number()
+        .int()
+        .positive()
+        .describe('Steady request rate per company, per second; above it requests get 429 `throttled`.'),
+      burst: z
+        .number()
+        .int()
+        .positive()
+        .describe('Requests a company may send at once above its steady rate (token-bucket capacity).'),
+      storageBytes: z.number().int().nonnegative().describe('Total bytes of stored files.'),
+      maxObjectBytes: z.number().int().positive().describe('Largest single file accepted for upload.'),
+      databaseBytes: z.number().int().nonnegative().describe('Total bytes of Dynadata items.'),
+      transcodeSecondsPerMonth: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe('Media seconds transcoded per UTC month.'),
+      transcodeQueueCap: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe('Unfinished transcode jobs allowed at once.'),
+      transcodeMaxSourceBytes: z.number().int().positive().describe('Largest transcode source file.'),
+      transcodeMaxDurationSeconds: z
+        .number()
+        .int()
+        .positive()
+        .describe('Longest transcode source, in seconds.'),
+      transcriptionSecondsPerMonth: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe('Audio seconds transcribed per month.'),
+      transcriptionQueueCap: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe('Unfinished transcription jobs allowed at once.'),
+      transcriptionMaxSourceBytes: z.number().int().positive().describe('Largest transcription source file.'),
+      transcriptionMaxDurationSeconds: z
+        .number()
+        .int()
+        .positive()
+        .describe('Longest transcription source, in seconds.'),
+      speechCharactersPerMonth: z.number().int().nonnegative().describe('Characters synthesized per month.'),
+      workflowRunsPerMonth: z.number().int().nonnegative().describe('Workflow runs per UTC month.'),
+      workflowRunComputeMs: z
+        .number()
+        .int()
+        .positive()
+        .describe(
+          'Total step time one workflow run may use, in milliseconds: past it the run fails with ' +
+            '`workflow_compute_exceeded` (the time used is still counted).',
+        ),
+      logRetentionDays: z.number().int().positive().describe('Days the log_entries audit trail is kept.'),
+      webhookEndpoints: z.number().int().nonnegative().describe('Webhook endpoints a company may register.'),
+    })
+    .describe('Numeric limits of a plan. A company may have per-limit overrides on top of its plan.'),
+);
 
-export const planSchema = z
-  .object({
-    id: z.string().describe('Stable plan identifier, for example `starter`.'),
-    name: z.string(),
-    description: z.string(),
-    sellable: z.boolean().describe('Whether the plan is currently on sale.'),
-    price: z.object({
-      amount: z.number().int().nonnegative().describe('Price in minor units of the currency (cents).'),
-      currency: z.string().length(3).describe('ISO 4217 currency code.'),
-      interval: z.enum(['month', 'year']),
-    }),
-    limits: planLimitsSchema,
-  })
-  .describe('An entry of the public plan catalog.');
+export const planSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      id: z.string().describe('Stable plan identifier, for example `starter`.'),
+      name: z.string(),
+      description: z.string(),
+      sellable: z.boolean().describe('Whether the plan is currently on sale.'),
+      price: z.object({
+        amount: z.number().int().nonnegative().describe('Price in minor units of the currency (cents).'),
+        currency: z.string().length(3).describe('ISO 4217 currency code.'),
+        interval: z.enum(['month', 'year']),
+      }),
+      limits: planLimitsSchema(),
+    })
+    .describe('An entry of the public plan catalog.'),
+);
 
 /** The schemas describe exactly the shared plan types (a compile error otherwise). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-export const planSchemaMatchesType: Same<z.infer<typeof planSchema>, Plan> &
-  Same<z.infer<typeof planLimitsSchema>, PlanLimits> = true;
+export const planSchemaMatchesType: Same<z.infer<ReturnType<typeof planSchema>>, Plan> &
+  Same<z.infer<ReturnType<typeof planLimitsSchema>>, PlanLimits> = true;
 
-export const subscriptionSchema = z
-  .object({
-    status: z.enum(['active', 'past_due', 'canceled']),
-    currentPeriodStart: z.iso.datetime().describe('Start of the current subscription period (UTC).'),
-    currentPeriodEnd: z.iso.datetime().describe('End of the current subscription period (UTC, exclusive).'),
-  })
-  .describe('Subscription period of the company. Not necessarily aligned with UTC calendar months.');
+export const subscriptionSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      status: z.enum(['active', 'past_due', 'canceled']),
+      currentPeriodStart: z.iso.datetime().describe('Start of the current subscription period (UTC).'),
+      currentPeriodEnd: z.iso.datetime().describe('End of the current subscription period (UTC, exclusive).'),
+    })
+    .describe('Subscription period of the company. Not necessarily aligned with UTC calendar months.'),
+);
 
-export const companySchema = z
-  .object({
-    id: z.string().describe('Company (tenant) identifier.'),
-    name: z.string(),
-    status: z.enum(['active', 'suspended']),
-    planId: z.string().describe('Plan of the company; its resolved limits are in `GET /v1/usage`.'),
-    createdAt: z.iso.datetime(),
-    subscription: subscriptionSchema,
-  })
-  .describe('The authenticated company.');
+export const companySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      id: z.string().describe('Company (tenant) identifier.'),
+      name: z.string(),
+      status: z.enum(['active', 'suspended']),
+      planId: z.string().describe('Plan of the company; its resolved limits are in `GET /v1/usage`.'),
+      createdAt: z.iso.datetime(),
+      subscription: subscriptionSchema(),
+    })
+    .describe('The authenticated company.'),
+);
 
-export const anyObject = z.record(z.string(), z.unknown());
+export const anyObject = /* @__PURE__ */ lazy(() => z.record(z.string(), z.unknown()));
 
-const meterFigures = z
-  .object({
-    api_requests: z.number().int().describe('Authenticated API requests (all three auth headers).'),
-    transcode_seconds: z.number().describe('Media seconds transcoded (reused outputs bill nothing).'),
-    transcription_seconds: z.number().describe('Audio seconds transcribed.'),
-    speech_characters: z.number().int().describe('Characters synthesized.'),
-    workflow_runs: z.number().int().describe('Workflow runs.'),
-  })
-  .describe('Meter totals for the window.');
+const meterFigures = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      api_requests: z.number().int().describe('Authenticated API requests (all three auth headers).'),
+      transcode_seconds: z.number().describe('Media seconds transcoded (reused outputs bill nothing).'),
+      transcription_seconds: z.number().describe('Audio seconds transcribed.'),
+      speech_characters: z.number().int().describe('Characters synthesized.'),
+      workflow_runs: z.number().int().describe('Workflow runs.'),
+    })
+    .describe('Meter totals for the window.'),
+);
 
-export const usageSnapshotSchema = z
-  .object({
-    window: z
-      .object({
-        granularity: z.enum(['month', 'day']),
-        start: z.iso.datetime().describe('Inclusive UTC start.'),
-        end: z.iso.datetime().describe('Exclusive UTC end.'),
-      })
-      .describe('The UTC calendar window; not necessarily the subscription period.'),
-    asOf: z.iso.datetime().describe('When the snapshot was read.'),
-    meters: meterFigures,
-    computeMs: z
-      .object({
-        api: z.number().describe('Milliseconds of API request handling.'),
-        workers: z.number().describe('Milliseconds of job workers.'),
-        media: z.number().describe('Milliseconds of media engines.'),
-        workflows: z.number().describe('Milliseconds of workflow runs.'),
-      })
-      .describe('Compute time by category for the window, in milliseconds.'),
-    storageBytes: z.number().int().describe('Bytes of stored files now.'),
-    databaseBytes: z.number().int().describe('Bytes of Dynadata items now.'),
-    plan: z
-      .object({ id: z.string(), name: z.string(), limits: planLimitsSchema })
-      .describe('Active plan, resolved limits.'),
-    subscription: subscriptionSchema,
-  })
-  .describe('Tenant usage snapshot (the MCP tool get_usage returns the same object without the wrapper).');
+export const usageSnapshotSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      window: z
+        .object({
+          granularity: z.enum(['month', 'day']),
+          start: z.iso.datetime().describe('Inclusive UTC start.'),
+          end: z.iso.datetime().describe('Exclusive UTC end.'),
+        })
+        .describe('The UTC calendar window; not necessarily the subscription period.'),
+      asOf: z.iso.datetime().describe('When the snapshot was read.'),
+      meters: meterFigures(),
+      computeMs: z
+        .object({
+          api: z.number().describe('Milliseconds of API request handling.'),
+          workers: z.number().describe('Milliseconds of job workers.'),
+          media: z.number().describe('Milliseconds of media engines.'),
+          workflows: z.number().describe('Milliseconds of workflow runs.'),
+        })
+        .describe('Compute time by category for the window, in milliseconds.'),
+      storageBytes: z.number().int().describe('Bytes of stored files now.'),
+      databaseBytes: z.number().int().describe('Bytes of Dynadata items now.'),
+      plan: z
+        .object({ id: z.string(), name: z.string(), limits: planLimitsSchema() })
+        .describe('Active plan, resolved limits.'),
+      subscription: subscriptionSchema(),
+    })
+    .describe('Tenant usage snapshot (the MCP tool get_usage returns the same object without the wrapper).'),
+);
 
 /**
  * A whole number in the query string: sent as text, documented and parsed as an integer, so a generated client
@@ -187,7 +208,6 @@ export const pageQuery = (noun: string, max: number, defaultLimit: number) => ({
     .describe('The `nextCursor` of the previous page; omit it for the first page.'),
 });
 
-export const nextCursorSchema = z
-  .string()
-  .nullable()
-  .describe('Pass it as `cursor` for the next page; null on the last page.');
+export const nextCursorSchema = /* @__PURE__ */ lazy(() =>
+  z.string().nullable().describe('Pass it as `cursor` for the next page; null on the last page.'),
+);

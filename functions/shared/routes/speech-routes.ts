@@ -26,16 +26,20 @@ export const SPEECH_ROUTES = [
       'bills nothing and leaves nothing behind. Honours Idempotency-Key.',
     tag: 'Speech',
     scope: 'speech:write',
-    body: speechRequestSchema,
-    response: z.object({
-      bucket: z.string(),
-      fullPath: z.string().describe('Stored object path under `companies/<companyId>/speech/`.'),
-      size: z.number().int().min(0).describe('Bytes.'),
-      format: z.enum(SPEECH_FORMATS),
-      durationSeconds: z.number().min(0),
-      characters: z.number().int().min(0).describe('Characters billed.'),
-      meter: z.enum(METERS).describe('The meter that was billed.'),
-    }),
+    get body() {
+      return speechRequestSchema();
+    },
+    get response() {
+      return z.object({
+        bucket: z.string(),
+        fullPath: z.string().describe('Stored object path under `companies/<companyId>/speech/`.'),
+        size: z.number().int().min(0).describe('Bytes.'),
+        format: z.enum(SPEECH_FORMATS),
+        durationSeconds: z.number().min(0),
+        characters: z.number().int().min(0).describe('Characters billed.'),
+        meter: z.enum(METERS).describe('The meter that was billed.'),
+      });
+    },
     successStatus: 201,
     idempotency: 'keyed',
     errors: ['speech_quota_exceeded', 'storage_limit_reached', 'service_unavailable'],
@@ -49,19 +53,21 @@ export const SPEECH_ROUTES = [
     summary: 'List the voice profiles',
     tag: 'Speech',
     scope: 'speech:write',
-    response: z.object({
-      voices: z.array(
-        z.object({
-          id: z.string(),
-          name: z.string(),
-          language: z.string(),
-          gender: z.enum(['female', 'male']),
-          engine: z.string(),
-          meter: z.enum(METERS),
-          default: z.boolean(),
-        }),
-      ),
-    }),
+    get response() {
+      return z.object({
+        voices: z.array(
+          z.object({
+            id: z.string(),
+            name: z.string(),
+            language: z.string(),
+            gender: z.enum(['female', 'male']),
+            engine: z.string(),
+            meter: z.enum(METERS),
+            default: z.boolean(),
+          }),
+        ),
+      });
+    },
   }),
   route({
     method: 'POST',
@@ -78,17 +84,21 @@ export const SPEECH_ROUTES = [
     tag: 'Speech',
     scope: 'speech:write',
     idempotency: 'repeatable',
-    body: spokenTextRequestSchema,
-    response: z.object({
-      text: z.string().describe('The spoken form.'),
-      tokens: z.number().int().min(0).describe('Length of `text` in o200k_base tokens (at most 1200).'),
-      truncated: z
-        .boolean()
-        .describe('True when the text was cut at a sentence boundary to fit 1200 tokens.'),
-      parts: z
-        .array(z.string().max(4096))
-        .describe('`text` split at sentence boundaries, each ≤ 4096 characters.'),
-    }),
+    get body() {
+      return spokenTextRequestSchema();
+    },
+    get response() {
+      return z.object({
+        text: z.string().describe('The spoken form.'),
+        tokens: z.number().int().min(0).describe('Length of `text` in o200k_base tokens (at most 1200).'),
+        truncated: z
+          .boolean()
+          .describe('True when the text was cut at a sentence boundary to fit 1200 tokens.'),
+        parts: z
+          .array(z.string().max(4096))
+          .describe('`text` split at sentence boundaries, each ≤ 4096 characters.'),
+      });
+    },
     examples: { request: { markdown: '# Release notes\n\n- **Faster** uploads & 20% less memory' } },
   }),
 ] as const;

@@ -23,8 +23,12 @@ export const STORAGE_ROUTES = [
     tag: 'Storage',
     scope: 'storage:write',
     idempotency: 'keyed',
-    body: uploadUrlBodySchema,
-    response: uploadUrlResponseSchema,
+    get body() {
+      return uploadUrlBodySchema();
+    },
+    get response() {
+      return uploadUrlResponseSchema();
+    },
     errors: ['payload_too_large'],
     examples: { request: { fileName: 'greeting.wav', contentType: 'audio/wav', size: 96044 } },
   }),
@@ -37,8 +41,12 @@ export const STORAGE_ROUTES = [
     tag: 'Storage',
     scope: 'storage:write',
     idempotency: 'keyed',
-    body: storageReferenceBodySchema,
-    response: storedObjectResponseSchema,
+    get body() {
+      return storageReferenceBodySchema();
+    },
+    get response() {
+      return storedObjectResponseSchema();
+    },
     errors: ['not_found', 'invalid_storage_reference', 'upload_mismatch', 'storage_limit_reached'],
     examples: { request: { fullPath: 'companies/co_01jd3xq0a6/uploads/01jd3xq0b2/greeting.wav' } },
   }),
@@ -50,8 +58,12 @@ export const STORAGE_ROUTES = [
     summary: 'Signed download URL, valid for up to 7 days',
     tag: 'Storage',
     scope: 'storage:read',
-    query: downloadUrlQuerySchema,
-    response: downloadUrlResponseSchema,
+    get query() {
+      return downloadUrlQuerySchema();
+    },
+    get response() {
+      return downloadUrlResponseSchema();
+    },
     errors: ['not_found', 'invalid_storage_reference'],
   }),
 ] as const;

@@ -4,101 +4,122 @@ import {
   MAX_FULL_PATH_BYTES,
   MAX_SINGLE_UPLOAD_BYTES,
 } from '../domain/storage-limits';
+import { lazy } from '../lazy';
 import * as z from '../zod';
 
 /** Request and response shapes of the storage routes (they become the OpenAPI document). */
 
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
 
-const bucketField = z
-  .string()
-  .optional()
-  .describe('The platform bucket (`bucket` of an upload answer). Absent means the platform bucket.');
+const bucketField = /* @__PURE__ */ lazy(() =>
+  z
+    .string()
+    .optional()
+    .describe('The platform bucket (`bucket` of an upload answer). Absent means the platform bucket.'),
+);
 /** The document states the path rules the storage-reference validator enforces (it answers 400 or 404). */
 export const fullPathDocumentation = { pattern: FULL_PATH_PATTERN, maxLength: MAX_FULL_PATH_BYTES };
 
-const fullPathField = z
-  .string()
-  .meta(fullPathDocumentation)
-  .describe(
-    'Object path, always under `companies/<companyId>/`, as answered by the upload routes. At most 1024 bytes; ' +
-      'segments of letters, digits and `. _ - ~ + = @ , ( )` between single slashes.',
-  );
+const fullPathField = /* @__PURE__ */ lazy(() =>
+  z
+    .string()
+    .meta(fullPathDocumentation)
+    .describe(
+      'Object path, always under `companies/<companyId>/`, as answered by the upload routes. At most 1024 bytes; ' +
+        'segments of letters, digits and `. _ - ~ + = @ , ( )` between single slashes.',
+    ),
+);
 
-export const uploadUrlBodySchema = z
-  .object({
-    fileName: z
-      .string()
-      .min(1)
-      .max(255)
-      .describe(
-        'Original file name. Sanitised into the stored path: directories dropped, accents removed, other ' +
-          'characters outside `A-Z a-z 0-9 . _ -` replaced by `-`.',
-      ),
-    contentType: z
-      .string()
-      .max(255)
-      .regex(MEDIA_TYPE, 'contentType must be a media type such as image/png (type/subtype, no parameters)')
-      .transform((value) => value.toLowerCase())
-      .describe('Media type of the file (`type/subtype`), sent again as `Content-Type` on upload.'),
-    size: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_SINGLE_UPLOAD_BYTES)
-      .describe("Exact size in bytes; at most the plan's `maxObjectBytes` (413 `payload_too_large` above)."),
-  })
-  .strict()
-  .describe('A file to upload.');
+export const uploadUrlBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      fileName: z
+        .string()
+        .min(1)
+        .max(255)
+        .describe(
+          'Original file name. Sanitised into the stored path: directories dropped, accents removed, other ' +
+            'characters outside `A-Z a-z 0-9 . _ -` replaced by `-`.',
+        ),
+      contentType: z
+        .string()
+        .max(255)
+        .regex(MEDIA_TYPE, 'contentType must be a media type such as image/png (type/subtype, no parameters)')
+        .transform((value) => value.toLowerCase())
+        .describe('Media type of the file (`type/subtype`), sent again as `Content-Type` on upload.'),
+      size: z
+        .number()
+        .int()
+        .min(0)
+        .max(MAX_SINGLE_UPLOAD_BYTES)
+        .describe(
+          "Exact size in bytes; at most the plan's `maxObjectBytes` (413 `payload_too_large` above).",
+        ),
+    })
+    .strict()
+    .describe('A file to upload.'),
+);
 
-export const uploadUrlResponseSchema = z
-  .object({
-    uploadUrl: z.url().describe('Presigned URL; send the file bytes to it with `method` and `headers`.'),
-    method: z.literal('PUT'),
-    headers: z
-      .record(z.string(), z.string())
-      .describe(
-        'Headers to send with the upload, exactly (`Content-Type`, `Content-Length`). They are signed: a ' +
-          'different type or length is refused by storage. Browsers set `Content-Length` themselves.',
-      ),
-    bucket: z.string().describe('The platform bucket.'),
-    fullPath: z.string().describe('Path of the object once uploaded; pass it to upload-complete.'),
-    expiresAt: z.iso.datetime().describe('The upload URL stops working at this time (15 minutes).'),
-  })
-  .describe('A reserved upload: step 2 is `POST /v1/storage/upload-complete` with `{bucket, fullPath}`.');
+export const uploadUrlResponseSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      uploadUrl: z.url().describe('Presigned URL; send the file bytes to it with `method` and `headers`.'),
+      method: z.literal('PUT'),
+      headers: z
+        .record(z.string(), z.string())
+        .describe(
+          'Headers to send with the upload, exactly (`Content-Type`, `Content-Length`). They are signed: a ' +
+            'different type or length is refused by storage. Browsers set `Content-Length` themselves.',
+        ),
+      bucket: z.string().describe('The platform bucket.'),
+      fullPath: z.string().describe('Path of the object once uploaded; pass it to upload-complete.'),
+      expiresAt: z.iso.datetime().describe('The upload URL stops working at this time (15 minutes).'),
+    })
+    .describe('A reserved upload: step 2 is `POST /v1/storage/upload-complete` with `{bucket, fullPath}`.'),
+);
 
-export const storageReferenceBodySchema = z
-  .object({ bucket: bucketField, fullPath: fullPathField })
-  .strict()
-  .describe('A storage reference `{bucket, fullPath}`.');
+export const storageReferenceBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({ bucket: bucketField(), fullPath: fullPathField() })
+    .strict()
+    .describe('A storage reference `{bucket, fullPath}`.'),
+);
 
-export const storedObjectResponseSchema = z
-  .object({
-    bucket: z.string().describe('The platform bucket.'),
-    fullPath: z.string().describe('Path of the stored object.'),
-    size: z.number().int().nonnegative().describe('Size in bytes, counted in the storage usage figure.'),
-    contentType: z.string().describe('Media type of the object.'),
-  })
-  .describe('A stored object: `{bucket, fullPath}` is its storage reference.');
+export const storedObjectResponseSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      bucket: z.string().describe('The platform bucket.'),
+      fullPath: z.string().describe('Path of the stored object.'),
+      size: z.number().int().nonnegative().describe('Size in bytes, counted in the storage usage figure.'),
+      contentType: z.string().describe('Media type of the object.'),
+    })
+    .describe('A stored object: `{bucket, fullPath}` is its storage reference.'),
+);
 
-export const downloadUrlQuerySchema = z
-  .object({
-    bucket: bucketField,
-    fullPath: fullPathField,
-    expiresIn: z
-      .string()
-      .regex(/^[0-9]{1,7}$/, 'expiresIn must be a whole number of seconds')
-      .transform(Number)
-      .pipe(z.number().int().min(1).max(MAX_DOWNLOAD_URL_SECONDS))
-      .optional()
-      .meta({ type: 'integer', minimum: 1, maximum: MAX_DOWNLOAD_URL_SECONDS, default: 3600 })
-      .describe(`Seconds the URL stays valid: 1 to ${MAX_DOWNLOAD_URL_SECONDS} (7 days); default 3600.`),
-  })
-  .describe('The object to download and how long the URL lives.');
+export const downloadUrlQuerySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      bucket: bucketField(),
+      fullPath: fullPathField(),
+      expiresIn: z
+        .string()
+        .regex(/^[0-9]{1,7}$/, 'expiresIn must be a whole number of seconds')
+        .transform(Number)
+        .pipe(z.number().int().min(1).max(MAX_DOWNLOAD_URL_SECONDS))
+        .optional()
+        .meta({ type: 'integer', minimum: 1, maximum: MAX_DOWNLOAD_URL_SECONDS, default: 3600 })
+        .describe(`Seconds the URL stays valid: 1 to ${MAX_DOWNLOAD_URL_SECONDS} (7 days); default 3600.`),
+    })
+    .describe('The object to download and how long the URL lives.'),
+);
 
-export const downloadUrlResponseSchema = z
-  .object({
-    url: z.url().describe('Presigned GET URL of the object; anyone holding it can download until expiresAt.'),
-    expiresAt: z.iso.datetime().describe('The URL stops working at this time.'),
-  })
-  .describe('A signed download URL.');
+export const downloadUrlResponseSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      url: z
+        .url()
+        .describe('Presigned GET URL of the object; anyone holding it can download until expiresAt.'),
+      expiresAt: z.iso.datetime().describe('The URL stops working at this time.'),
+    })
+    .describe('A signed download URL.'),
+);

@@ -22,8 +22,12 @@ export const TRANSCODE_ROUTES = [
     tag: 'Media transforms',
     scope: 'transcodes:write',
     idempotency: 'keyed',
-    body: createTranscodeBodySchema,
-    response: transcodeJobResponseSchema,
+    get body() {
+      return createTranscodeBodySchema();
+    },
+    get response() {
+      return transcodeJobResponseSchema();
+    },
     successStatus: 202,
     errors: [
       'not_found',
@@ -45,8 +49,12 @@ export const TRANSCODE_ROUTES = [
     summary: 'Fetch a media transform job',
     tag: 'Media transforms',
     scope: 'transcodes:read',
-    params: jobId,
-    response: transcodeJobResponseSchema,
+    get params() {
+      return jobId();
+    },
+    get response() {
+      return transcodeJobResponseSchema();
+    },
     errors: ['not_found'],
   }),
   route({
@@ -61,8 +69,12 @@ export const TRANSCODE_ROUTES = [
     tag: 'Media transforms',
     scope: 'transcodes:write',
     idempotency: 'keyed',
-    params: jobId,
-    response: transcodeJobResponseSchema,
+    get params() {
+      return jobId();
+    },
+    get response() {
+      return transcodeJobResponseSchema();
+    },
     errors: ['not_found', 'transcode_job_not_cancelable', 'conflict'],
   }),
   route({
@@ -78,8 +90,12 @@ export const TRANSCODE_ROUTES = [
     tag: 'Media transforms',
     scope: 'transcodes:write',
     idempotency: 'keyed',
-    params: jobId,
-    response: transcodeJobResponseSchema,
+    get params() {
+      return jobId();
+    },
+    get response() {
+      return transcodeJobResponseSchema();
+    },
     successStatus: 202,
     errors: [
       'not_found',

@@ -1,3 +1,4 @@
+import { lazy } from '../lazy';
 import { TRANSCODE_PRESETS } from '../types/transcodes';
 import * as z from '../zod';
 import { fullPathDocumentation } from './storage-schemas';
@@ -5,94 +6,104 @@ import { fullPathDocumentation } from './storage-schemas';
 /** Request and response shapes of the media transform routes (they become the OpenAPI document). */
 const STATUSES = ['pending', 'probing', 'transcoding', 'finalizing', 'done', 'failed', 'canceled'] as const;
 
-export const transcodePresetSchema = z
-  .enum(TRANSCODE_PRESETS)
-  .describe(
-    'Output format: `mp4` (H.264 + AAC in MP4; audio-only sources give AAC in MP4), `ogg_opus` (Opus in Ogg, ' +
-      '48 kHz stereo), `wav` (PCM 16-bit, 48 kHz stereo), `flac_16k_mono` (FLAC, 16 kHz, one channel).',
-  );
+export const transcodePresetSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .enum(TRANSCODE_PRESETS)
+    .describe(
+      'Output format: `mp4` (H.264 + AAC in MP4; audio-only sources give AAC in MP4), `ogg_opus` (Opus in Ogg, ' +
+        '48 kHz stereo), `wav` (PCM 16-bit, 48 kHz stereo), `flac_16k_mono` (FLAC, 16 kHz, one channel).',
+    ),
+);
 
-export const createTranscodeBodySchema = z
-  .object({
-    // Path rules (length, segments, prefix) are those of every storage reference and answer
-    // `invalid_storage_reference` like the storage routes, so the schema checks only the type.
-    fullPath: z
-      .string()
-      .meta(fullPathDocumentation)
-      .describe(
-        'Path of the stored source file (audio or video), under `companies/<companyId>/`; at most 1024 bytes.',
-      ),
-    preset: transcodePresetSchema,
-    bucket: z.string().optional().describe('Defaults to the platform storage bucket.'),
-  })
-  .strict()
-  .describe('A media transform request for one of your stored files.');
+export const createTranscodeBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      // Path rules (length, segments, prefix) are those of every storage reference and answer
+      // `invalid_storage_reference` like the storage routes, so the schema checks only the type.
+      fullPath: z
+        .string()
+        .meta(fullPathDocumentation)
+        .describe(
+          'Path of the stored source file (audio or video), under `companies/<companyId>/`; at most 1024 bytes.',
+        ),
+      preset: transcodePresetSchema(),
+      bucket: z.string().optional().describe('Defaults to the platform storage bucket.'),
+    })
+    .strict()
+    .describe('A media transform request for one of your stored files.'),
+);
 
-const objectRef = z
-  .object({
-    bucket: z.string().describe('Bucket of the file.'),
-    fullPath: z.string().describe('Object path.'),
-  })
-  .describe('A storage reference.');
+const objectRef = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      bucket: z.string().describe('Bucket of the file.'),
+      fullPath: z.string().describe('Object path.'),
+    })
+    .describe('A storage reference.'),
+);
 
-export const transcodeJobSchema = z
-  .object({
-    id: z.string().describe('Job identifier.'),
-    status: z
-      .enum(STATUSES)
-      .describe(
-        '`pending` → `probing` → `transcoding` → `finalizing` → `done`; `failed` and `canceled` are final ' +
-          'too, and both can be retried.',
-      ),
-    preset: transcodePresetSchema,
-    source: objectRef.describe('The stored source file.'),
-    output: objectRef
-      .nullable()
-      .describe(
-        'The converted file, downloadable with GET /v1/storage/url; set only when `status` is `done`.',
-      ),
-    progress: z
-      .object({
-        phase: z.enum(STATUSES).describe('Phase the job was in when progress was recorded.'),
-        percent: z
-          .number()
-          .min(0)
-          .max(100)
-          .optional()
-          .describe('Percent of the media converted, when known.'),
-      })
-      .nullable()
-      .describe('Progress of the current attempt.'),
-    error: z
-      .object({
-        code: z
-          .string()
-          .describe(
-            'Why the attempt failed: `source_unreadable`, `source_too_large`, `source_too_long`, ' +
-              '`source_missing`, `transcode_failed`, `timeout`, `interrupted`, `start_failed`, `internal`.',
-          ),
-        message: z.string().describe('Human-readable explanation.'),
-      })
-      .nullable()
-      .describe('Set only when `status` is `failed`.'),
-    attempt: z.number().int().positive().describe('1 for the first run; each accepted retry adds 1.'),
-    reused: z
-      .boolean()
-      .describe('True when the output of an earlier conversion of the same content and preset was reused.'),
-    billedSeconds: z
-      .number()
-      .int()
-      .nonnegative()
-      .describe('`transcode_seconds` billed for this attempt (0 for reused, failed and canceled attempts).'),
-    durationSeconds: z.number().nullable().describe('Duration of the source, once probed.'),
-    leaseUntil: z
-      .string()
-      .nullable()
-      .describe('Until when a worker holds the job (ISO 8601); null when no worker does.'),
-    createdAt: z.string().describe('When the job was enqueued (ISO 8601).'),
-    updatedAt: z.string().describe('Last change (ISO 8601).'),
-    finishedAt: z.string().nullable().describe('When the current attempt reached a final state.'),
-  })
-  .describe('A media transform job. Read-only: change it only with cancel and retry.');
+export const transcodeJobSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      id: z.string().describe('Job identifier.'),
+      status: z
+        .enum(STATUSES)
+        .describe(
+          '`pending` → `probing` → `transcoding` → `finalizing` → `done`; `failed` and `canceled` are final ' +
+            'too, and both can be retried.',
+        ),
+      preset: transcodePresetSchema(),
+      source: objectRef().describe('The stored source file.'),
+      output: objectRef()
+        .nullable()
+        .describe(
+          'The converted file, downloadable with GET /v1/storage/url; set only when `status` is `done`.',
+        ),
+      progress: z
+        .object({
+          phase: z.enum(STATUSES).describe('Phase the job was in when progress was recorded.'),
+          percent: z
+            .number()
+            .min(0)
+            .max(100)
+            .optional()
+            .describe('Percent of the media converted, when known.'),
+        })
+        .nullable()
+        .describe('Progress of the current attempt.'),
+      error: z
+        .object({
+          code: z
+            .string()
+            .describe(
+              'Why the attempt failed: `source_unreadable`, `source_too_large`, `source_too_long`, ' +
+                '`source_missing`, `transcode_failed`, `timeout`, `interrupted`, `start_failed`, `internal`.',
+            ),
+          message: z.string().describe('Human-readable explanation.'),
+        })
+        .nullable()
+        .describe('Set only when `status` is `failed`.'),
+      attempt: z.number().int().positive().describe('1 for the first run; each accepted retry adds 1.'),
+      reused: z
+        .boolean()
+        .describe('True when the output of an earlier conversion of the same content and preset was reused.'),
+      billedSeconds: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe(
+          '`transcode_seconds` billed for this attempt (0 for reused, failed and canceled attempts).',
+        ),
+      durationSeconds: z.number().nullable().describe('Duration of the source, once probed.'),
+      leaseUntil: z
+        .string()
+        .nullable()
+        .describe('Until when a worker holds the job (ISO 8601); null when no worker does.'),
+      createdAt: z.string().describe('When the job was enqueued (ISO 8601).'),
+      updatedAt: z.string().describe('Last change (ISO 8601).'),
+      finishedAt: z.string().nullable().describe('When the current attempt reached a final state.'),
+    })
+    .describe('A media transform job. Read-only: change it only with cancel and retry.'),
+);
 
-export const transcodeJobResponseSchema = z.object({ job: transcodeJobSchema });
+export const transcodeJobResponseSchema = /* @__PURE__ */ lazy(() => z.object({ job: transcodeJobSchema() }));

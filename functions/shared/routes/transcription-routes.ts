@@ -22,8 +22,12 @@ export const TRANSCRIPTION_ROUTES = [
       "`transcription_queue_full` (Retry-After) at the plan's cap of unfinished jobs.",
     tag: 'Transcriptions',
     scope: 'transcriptions:write',
-    body: createTranscriptionBodySchema,
-    response: transcriptionJobResponseSchema,
+    get body() {
+      return createTranscriptionBodySchema();
+    },
+    get response() {
+      return transcriptionJobResponseSchema();
+    },
     successStatus: 202,
     idempotency: 'keyed',
     errors: [
@@ -46,8 +50,12 @@ export const TRANSCRIPTION_ROUTES = [
     summary: 'Fetch a transcription job',
     tag: 'Transcriptions',
     scope: 'transcriptions:read',
-    params: jobId,
-    response: transcriptionJobResponseSchema,
+    get params() {
+      return jobId();
+    },
+    get response() {
+      return transcriptionJobResponseSchema();
+    },
     errors: ['not_found'],
   }),
 ] as const;

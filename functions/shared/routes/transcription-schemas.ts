@@ -1,3 +1,4 @@
+import { lazy } from '../lazy';
 import { TRANSCRIPTION_LANGUAGES } from '../types/transcriptions';
 import * as z from '../zod';
 import { fullPathDocumentation } from './storage-schemas';
@@ -5,107 +6,121 @@ import { fullPathDocumentation } from './storage-schemas';
 /** Request and response shapes of the transcription routes (they become the OpenAPI document). */
 const STATUSES = ['pending', 'transcribing', 'done', 'failed'] as const;
 
-export const transcriptionLanguageSchema = z
-  .enum([...TRANSCRIPTION_LANGUAGES, 'auto'])
-  .describe(
-    'BCP-47 code of the spoken language, or `auto` to let the engine identify it (Amazon Transcribe). The ' +
-      'local engine transcribes `en-US` only and answers 400 `validation_failed` naming it for any other.',
-  );
+export const transcriptionLanguageSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .enum([...TRANSCRIPTION_LANGUAGES, 'auto'])
+    .describe(
+      'BCP-47 code of the spoken language, or `auto` to let the engine identify it (Amazon Transcribe). The ' +
+        'local engine transcribes `en-US` only and answers 400 `validation_failed` naming it for any other.',
+    ),
+);
 
-export const createTranscriptionBodySchema = z
-  .object({
-    // Path rules answer `invalid_storage_reference` like every storage reference: the schema checks the type.
-    fullPath: z
-      .string()
-      .meta(fullPathDocumentation)
-      .describe('Path of the stored audio (or video with sound), under `companies/<companyId>/`.'),
-    bucket: z.string().optional().describe('Defaults to the platform storage bucket.'),
-    language: transcriptionLanguageSchema.optional().describe('Defaults to `en-US`.'),
-  })
-  .strict()
-  .describe('A speech-to-text request for one of your stored files.');
+export const createTranscriptionBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      // Path rules answer `invalid_storage_reference` like every storage reference: the schema checks the type.
+      fullPath: z
+        .string()
+        .meta(fullPathDocumentation)
+        .describe('Path of the stored audio (or video with sound), under `companies/<companyId>/`.'),
+      bucket: z.string().optional().describe('Defaults to the platform storage bucket.'),
+      language: transcriptionLanguageSchema().optional().describe('Defaults to `en-US`.'),
+    })
+    .strict()
+    .describe('A speech-to-text request for one of your stored files.'),
+);
 
-const fileRef = z
-  .object({
-    bucket: z.string().describe('Bucket of the file.'),
-    fullPath: z.string().describe('Object path; download it with GET /v1/storage/url.'),
-  })
-  .describe('A storage reference.');
+const fileRef = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      bucket: z.string().describe('Bucket of the file.'),
+      fullPath: z.string().describe('Object path; download it with GET /v1/storage/url.'),
+    })
+    .describe('A storage reference.'),
+);
 
-const wordSchema = z
-  .object({
-    text: z.string().describe('The word, with the punctuation that follows it.'),
-    start: z.number().nonnegative().describe('Start, in seconds from the beginning of the audio.'),
-    end: z.number().nonnegative().describe('End, in seconds.'),
-    confidence: z.number().min(0).max(1).describe('Engine confidence from 0 to 1.'),
-  })
-  .describe('One recognised word.');
+const wordSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      text: z.string().describe('The word, with the punctuation that follows it.'),
+      start: z.number().nonnegative().describe('Start, in seconds from the beginning of the audio.'),
+      end: z.number().nonnegative().describe('End, in seconds.'),
+      confidence: z.number().min(0).max(1).describe('Engine confidence from 0 to 1.'),
+    })
+    .describe('One recognised word.'),
+);
 
-export const transcriptionResultSchema = z
-  .object({
-    text: z.string().describe('The whole transcript (its first 80,000 bytes when `textTruncated`).'),
-    textTruncated: z.boolean().describe('True when `text` was cut; the JSON file holds all of it.'),
-    words: z
-      .array(wordSchema)
-      .nullable()
-      .describe('Every word in order; null for very long audio, whose words are only in the JSON file.'),
-    wordsInFile: z
-      .boolean()
-      .describe('True when `words` is null because the words are only in the JSON file (`files.json`).'),
-    wordCount: z.number().int().nonnegative().describe('Number of words recognised.'),
-    language: z.string().describe('Language transcribed (the identified one for `auto`).'),
-    files: z
-      .object({
-        json: fileRef.describe('The transcript as JSON: `{text, language, words}`.'),
-        srt: fileRef.describe('SubRip subtitles.'),
-        vtt: fileRef.describe('WebVTT subtitles.'),
-      })
-      .describe('The result files, stored objects of your company.'),
-  })
-  .describe('Set only when `status` is `done`.');
+export const transcriptionResultSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      text: z.string().describe('The whole transcript (its first 80,000 bytes when `textTruncated`).'),
+      textTruncated: z.boolean().describe('True when `text` was cut; the JSON file holds all of it.'),
+      words: z
+        .array(wordSchema())
+        .nullable()
+        .describe('Every word in order; null for very long audio, whose words are only in the JSON file.'),
+      wordsInFile: z
+        .boolean()
+        .describe('True when `words` is null because the words are only in the JSON file (`files.json`).'),
+      wordCount: z.number().int().nonnegative().describe('Number of words recognised.'),
+      language: z.string().describe('Language transcribed (the identified one for `auto`).'),
+      files: z
+        .object({
+          json: fileRef().describe('The transcript as JSON: `{text, language, words}`.'),
+          srt: fileRef().describe('SubRip subtitles.'),
+          vtt: fileRef().describe('WebVTT subtitles.'),
+        })
+        .describe('The result files, stored objects of your company.'),
+    })
+    .describe('Set only when `status` is `done`.'),
+);
 
-export const transcriptionJobSchema = z
-  .object({
-    id: z.string().describe('Job identifier.'),
-    status: z.enum(STATUSES).describe('`pending` → `transcribing` → `done` or `failed` (both final).'),
-    language: transcriptionLanguageSchema,
-    source: fileRef.describe('The stored source file.'),
-    progress: z
-      .object({
-        phase: z.enum(STATUSES).describe('Phase the job was in when progress was recorded.'),
-        percent: z.number().min(0).max(100).optional().describe('Percent done, when known.'),
-      })
-      .nullable()
-      .describe('Progress of the job.'),
-    error: z
-      .object({
-        code: z
-          .string()
-          .describe(
-            'Why the job failed: `source_unreadable`, `source_no_audio`, `source_too_large`, ' +
-              '`source_too_long`, `source_missing`, `transcription_failed`, `timeout`, `interrupted`, ' +
-              '`start_failed`, `internal`.',
-          ),
-        message: z.string().describe('Human-readable explanation.'),
-      })
-      .nullable()
-      .describe('Set only when `status` is `failed`.'),
-    reused: z
-      .boolean()
-      .describe(
-        'True when the result of an earlier transcription of the same content and language was reused.',
-      ),
-    billedSeconds: z
-      .number()
-      .int()
-      .nonnegative()
-      .describe('`transcription_seconds` billed (0 for reused and failed jobs).'),
-    durationSeconds: z.number().nullable().describe('Duration of the audio, once probed.'),
-    result: transcriptionResultSchema.nullable(),
-    createdAt: z.string().describe('When the job was enqueued (ISO 8601).'),
-    updatedAt: z.string().describe('Last change (ISO 8601).'),
-    finishedAt: z.string().nullable().describe('When the job reached a final state.'),
-  })
-  .describe('A transcription job. Read-only.');
+export const transcriptionJobSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      id: z.string().describe('Job identifier.'),
+      status: z.enum(STATUSES).describe('`pending` → `transcribing` → `done` or `failed` (both final).'),
+      language: transcriptionLanguageSchema(),
+      source: fileRef().describe('The stored source file.'),
+      progress: z
+        .object({
+          phase: z.enum(STATUSES).describe('Phase the job was in when progress was recorded.'),
+          percent: z.number().min(0).max(100).optional().describe('Percent done, when known.'),
+        })
+        .nullable()
+        .describe('Progress of the job.'),
+      error: z
+        .object({
+          code: z
+            .string()
+            .describe(
+              'Why the job failed: `source_unreadable`, `source_no_audio`, `source_too_large`, ' +
+                '`source_too_long`, `source_missing`, `transcription_failed`, `timeout`, `interrupted`, ' +
+                '`start_failed`, `internal`.',
+            ),
+          message: z.string().describe('Human-readable explanation.'),
+        })
+        .nullable()
+        .describe('Set only when `status` is `failed`.'),
+      reused: z
+        .boolean()
+        .describe(
+          'True when the result of an earlier transcription of the same content and language was reused.',
+        ),
+      billedSeconds: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe('`transcription_seconds` billed (0 for reused and failed jobs).'),
+      durationSeconds: z.number().nullable().describe('Duration of the audio, once probed.'),
+      result: transcriptionResultSchema().nullable(),
+      createdAt: z.string().describe('When the job was enqueued (ISO 8601).'),
+      updatedAt: z.string().describe('Last change (ISO 8601).'),
+      finishedAt: z.string().nullable().describe('When the job reached a final state.'),
+    })
+    .describe('A transcription job. Read-only.'),
+);
 
-export const transcriptionJobResponseSchema = z.object({ job: transcriptionJobSchema });
+export const transcriptionJobResponseSchema = /* @__PURE__ */ lazy(() =>
+  z.object({ job: transcriptionJobSchema() }),
+);

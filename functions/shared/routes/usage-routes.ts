@@ -15,10 +15,14 @@ export const USAGE_ROUTES = [
     summary: 'Tenant usage snapshot',
     tag: 'Usage',
     scope: 'usage:read',
-    query: z.object({
-      granularity: z.enum(['month', 'day']).optional().describe('UTC month (default) or UTC day so far.'),
-    }),
-    response: z.object({ success: z.literal(true), usage: usageSnapshotSchema }),
+    get query() {
+      return z.object({
+        granularity: z.enum(['month', 'day']).optional().describe('UTC month (default) or UTC day so far.'),
+      });
+    },
+    get response() {
+      return z.object({ success: z.literal(true), usage: usageSnapshotSchema() });
+    },
     errors: ['not_found'],
   }),
 ] as const;

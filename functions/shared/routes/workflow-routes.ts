@@ -21,8 +21,12 @@ export const WORKFLOW_ROUTES = [
       'current version, name and description. Run one with POST /v1/workflows/{id}/run.',
     tag: 'Workflows',
     scope: 'workflows:read',
-    query: z.object(pageQuery('Workflows', MAX_LIST_PAGE, MAX_LIST_PAGE)),
-    response: z.object({ workflows: z.array(wf.workflowSummarySchema), nextCursor: nextCursorSchema }),
+    get query() {
+      return z.object(pageQuery('Workflows', MAX_LIST_PAGE, MAX_LIST_PAGE));
+    },
+    get response() {
+      return z.object({ workflows: z.array(wf.workflowSummarySchema()), nextCursor: nextCursorSchema() });
+    },
   }),
   route({
     method: 'GET',
@@ -36,8 +40,12 @@ export const WORKFLOW_ROUTES = [
       "`allowFailure`) and `return` object. An unknown id, or another company's, answers 404 `not_found`.",
     tag: 'Workflows',
     scope: 'workflows:read',
-    params: wf.workflowIdParams,
-    response: z.object({ workflow: wf.workflowSchema }),
+    get params() {
+      return wf.workflowIdParams();
+    },
+    get response() {
+      return z.object({ workflow: wf.workflowSchema() });
+    },
     errors: ['not_found'],
   }),
   route({
@@ -57,17 +65,26 @@ export const WORKFLOW_ROUTES = [
       '`{"redacted": true, "jti", "expiresAt"}`; an async run cannot mint one (`jwt_requires_sync_run`).',
     tag: 'Workflows',
     scope: 'workflows:run',
-    params: wf.workflowIdParams,
-    body: wf.runWorkflowBodySchema,
-    response: wf.syncRunResponseSchema,
-    alsoAnswers: [
-      {
-        status: 202,
-        description: 'Accepted: the run continues asynchronously',
-        response: wf.acceptedRunResponseSchema,
-      },
-    ],
     idempotency: 'keyed',
+    get params() {
+      return wf.workflowIdParams();
+    },
+    get body() {
+      return wf.runWorkflowBodySchema();
+    },
+    get response() {
+      return wf.syncRunResponseSchema();
+    },
+    get alsoAnswers() {
+      return [
+        {
+          status: 202,
+          description: 'Accepted: the run continues asynchronously',
+          response: wf.acceptedRunResponseSchema(),
+        },
+      ];
+    },
+    idempotent: true,
     errors: ['not_found', 'workflow_quota_exceeded', 'service_unavailable'],
     examples: { request: { mode: 'sync', input: { contactId: '01jd3xq0b2' } } },
   }),
@@ -84,11 +101,17 @@ export const WORKFLOW_ROUTES = [
       'A secret a step produced (a minted token) is kept as `{"redacted": true, "jti", "expiresAt"}`.',
     tag: 'Workflows',
     scope: 'workflows:read',
-    params: wf.workflowIdParams.extend({ runId: z.string().min(1).max(64).describe('Run identifier.') }),
-    query: z.object({
-      includeStepOutputs: queryBoolean('Include the persisted step outputs.'),
-    }),
-    response: z.object({ run: wf.workflowRunSchema }),
+    get params() {
+      return wf.workflowIdParams().extend({ runId: z.string().min(1).max(64).describe('Run identifier.') });
+    },
+    get query() {
+      return z.object({
+        includeStepOutputs: queryBoolean('Include the persisted step outputs.'),
+      });
+    },
+    get response() {
+      return z.object({ run: wf.workflowRunSchema() });
+    },
     errors: ['not_found'],
   }),
 ] as const;

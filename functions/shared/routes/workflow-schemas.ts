@@ -1,110 +1,133 @@
+import { lazy } from '../lazy';
 import { STEP_STATUSES, WORKFLOW_RUN_STATUSES } from '../types/workflows';
 import * as z from '../zod';
 
 /** Request and response shapes of the workflow routes (they become the OpenAPI document). */
-const storageRef = z.object({ bucket: z.string(), fullPath: z.string() }).describe('A storage reference.');
+const storageRef = /* @__PURE__ */ lazy(() =>
+  z.object({ bucket: z.string(), fullPath: z.string() }).describe('A storage reference.'),
+);
 
-export const workflowIdParams = z.object({
-  id: z.string().min(1).max(64).describe('Workflow identifier (`[a-z0-9_-]{1,64}`).'),
-});
+export const workflowIdParams = /* @__PURE__ */ lazy(() =>
+  z.object({
+    id: z.string().min(1).max(64).describe('Workflow identifier (`[a-z0-9_-]{1,64}`).'),
+  }),
+);
 
-export const workflowSummarySchema = z.object({
-  id: z.string(),
-  version: z.number().int().describe('Latest saved version; runs record the version they ran.'),
-  name: z.string(),
-  description: z.string().nullable(),
-  steps: z.number().int().describe('Number of steps.'),
-  updatedAt: z.string(),
-});
-
-export const workflowSchema = z
-  .object({
+export const workflowSummarySchema = /* @__PURE__ */ lazy(() =>
+  z.object({
     id: z.string(),
-    version: z.number().int(),
+    version: z.number().int().describe('Latest saved version; runs record the version they ran.'),
     name: z.string(),
     description: z.string().nullable(),
-    input: z.record(z.string(), z.unknown()).describe('JSON Schema (the Dynadata subset) of the run input.'),
-    steps: z.array(
-      z.object({
-        id: z.string(),
-        action: z.string().describe('An action of the registry, e.g. `actions/media/transcode`.'),
-        with: z
-          .record(z.string(), z.unknown())
-          .describe('Action input; strings may hold `{{ references }}`.'),
-        allowFailure: z.boolean(),
-      }),
-    ),
-    return: z.unknown().describe('The run result, with `{{ references }}` evaluated.'),
-    createdAt: z.string(),
+    steps: z.number().int().describe('Number of steps.'),
     updatedAt: z.string(),
-  })
-  .describe('A workflow definition (latest version).');
+  }),
+);
 
-export const runWorkflowBodySchema = z
-  .object({
-    mode: z
-      .enum(['sync', 'async'])
-      .optional()
-      .describe('`sync` (default) answers the finished run; `async` 202.'),
-    includeStepOutputs: z.boolean().optional().describe('Persist each step output on the run.'),
-    input: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .describe('Run input, checked against the workflow `input`.'),
-  })
-  .strict();
+export const workflowSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      id: z.string(),
+      version: z.number().int(),
+      name: z.string(),
+      description: z.string().nullable(),
+      input: z
+        .record(z.string(), z.unknown())
+        .describe('JSON Schema (the Dynadata subset) of the run input.'),
+      steps: z.array(
+        z.object({
+          id: z.string(),
+          action: z.string().describe('An action of the registry, e.g. `actions/media/transcode`.'),
+          with: z
+            .record(z.string(), z.unknown())
+            .describe('Action input; strings may hold `{{ references }}`.'),
+          allowFailure: z.boolean(),
+        }),
+      ),
+      return: z.unknown().describe('The run result, with `{{ references }}` evaluated.'),
+      createdAt: z.string(),
+      updatedAt: z.string(),
+    })
+    .describe('A workflow definition (latest version).'),
+);
 
-const failedStepSchema = z.object({
-  step: z.string(),
-  code: z.string(),
-  userMessage: z.string(),
-  handled: z.literal(true).optional().describe('The step was declared `allowFailure`.'),
-});
+export const runWorkflowBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      mode: z
+        .enum(['sync', 'async'])
+        .optional()
+        .describe('`sync` (default) answers the finished run; `async` 202.'),
+      includeStepOutputs: z.boolean().optional().describe('Persist each step output on the run.'),
+      input: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe('Run input, checked against the workflow `input`.'),
+    })
+    .strict(),
+);
 
-const stepLogSchema = z.object({
-  step: z.string(),
-  action: z.string(),
-  status: z.enum(STEP_STATUSES),
-  startedAt: z.string(),
-  durationMs: z.number(),
-  message: z.string().nullable(),
-});
+const failedStepSchema = /* @__PURE__ */ lazy(() =>
+  z.object({
+    step: z.string(),
+    code: z.string(),
+    userMessage: z.string(),
+    handled: z.literal(true).optional().describe('The step was declared `allowFailure`.'),
+  }),
+);
 
-const runFields = {
+const stepLogSchema = /* @__PURE__ */ lazy(() =>
+  z.object({
+    step: z.string(),
+    action: z.string(),
+    status: z.enum(STEP_STATUSES),
+    startedAt: z.string(),
+    durationMs: z.number(),
+    message: z.string().nullable(),
+  }),
+);
+
+const runFields = /* @__PURE__ */ lazy(() => ({
   runId: z.string(),
   status: z.enum(WORKFLOW_RUN_STATUSES),
   ok: z.boolean().describe('True only for `success`: check it, not the HTTP status.'),
   result: z.unknown().describe('The evaluated `return`.'),
-  files: z.array(storageRef).describe('Storage references produced by steps.'),
-  logs: z.array(stepLogSchema),
+  files: z.array(storageRef()).describe('Storage references produced by steps.'),
+  logs: z.array(stepLogSchema()),
   error: z.object({ code: z.string(), message: z.string().optional() }).nullable(),
-  failedSteps: z.array(failedStepSchema),
+  failedSteps: z.array(failedStepSchema()),
   executionTimeMs: z.number(),
-};
+}));
 
-const stepOutputsSchema = z
-  .array(
-    z.object({
-      step: z.string(),
-      output: z.unknown().optional(),
-      object: storageRef.optional().describe('Large outputs: the stored object holding it (JSON).'),
-      bytes: z.number().int().optional(),
-    }),
-  )
-  .optional()
-  .describe('With `includeStepOutputs`: the persisted output of each succeeded step.');
+const stepOutputsSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .array(
+      z.object({
+        step: z.string(),
+        output: z.unknown().optional(),
+        object: storageRef().optional().describe('Large outputs: the stored object holding it (JSON).'),
+        bytes: z.number().int().optional(),
+      }),
+    )
+    .optional()
+    .describe('With `includeStepOutputs`: the persisted output of each succeeded step.'),
+);
 
-export const workflowRunSchema = z.object({
-  ...runFields,
-  workflowId: z.string(),
-  version: z.number().int(),
-  mode: z.enum(['sync', 'async']),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  finishedAt: z.string().nullable(),
-  handedOffAt: z.string().nullable().describe('When a sync run continued asynchronously.'),
-  stepOutputs: stepOutputsSchema,
-});
+export const workflowRunSchema = /* @__PURE__ */ lazy(() =>
+  z.object({
+    ...runFields(),
+    workflowId: z.string(),
+    version: z.number().int(),
+    mode: z.enum(['sync', 'async']),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    finishedAt: z.string().nullable(),
+    handedOffAt: z.string().nullable().describe('When a sync run continued asynchronously.'),
+    stepOutputs: stepOutputsSchema(),
+  }),
+);
 
-export const syncRunResponseSchema = z.object({ ...runFields, stepOutputs: stepOutputsSchema });
-export const acceptedRunResponseSchema = z.object({ runId: z.string() });
+export const syncRunResponseSchema = /* @__PURE__ */ lazy(() =>
+  z.object({ ...runFields(), stepOutputs: stepOutputsSchema() }),
+);
+export const acceptedRunResponseSchema = /* @__PURE__ */ lazy(() => z.object({ runId: z.string() }));

@@ -3,7 +3,7 @@ import { sendMessageBody } from '../messages/message-body';
 import { sendMessageToContact } from '../messages/send-message';
 import { countItems } from './count';
 import { registerDynadataFunction } from './functions';
-import { countInputSchema, type listFilterSchema } from './list-request';
+import { countInputSchema, type ListFilter } from './list-request';
 
 /** The built-in functions of the registry (see `functions.ts`). Importing this module registers them. */
 registerDynadataFunction({
@@ -14,9 +14,12 @@ registerDynadataFunction({
   target: 'type',
   typeNames: '*',
   scope: 'dynadata:execute',
-  input: countInputSchema,
+  // Getters: the schemas are built when a call first reads them, not when the module registers the functions.
+  get input() {
+    return countInputSchema();
+  },
   run: async (input, ctx) => {
-    const { filter, cursor } = input as { filter?: z.infer<typeof listFilterSchema>; cursor?: string };
+    const { filter, cursor } = input as { filter?: ListFilter; cursor?: string };
     return {
       body: { ...(await countItems(ctx.companyId, ctx.typeName, filter, cursor ? { cursor } : {})) },
     };
@@ -31,13 +34,15 @@ registerDynadataFunction({
   scope: 'dynadata:execute',
   // It sends a message, as send_message does: a credential without messages:send cannot send through it.
   alsoRequires: ['messages:send'],
-  input: sendMessageBody,
+  get input() {
+    return sendMessageBody();
+  },
   run: async (input, ctx) => ({
     status: 202,
     body: await sendMessageToContact(
       ctx.companyId,
       ctx.itemId ?? '',
-      input as z.infer<typeof sendMessageBody>,
+      input as z.infer<ReturnType<typeof sendMessageBody>>,
       ctx.now,
     ),
   }),

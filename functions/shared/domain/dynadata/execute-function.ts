@@ -12,7 +12,7 @@ export const executeFunction = async (call: {
   itemId?: string;
   functionName: string;
   input: unknown;
-}): Promise<{ status: number; body: unknown }> => {
+}): Promise<{ status: number; body: Record<string, unknown> }> => {
   const { auth, typeName, itemId, functionName } = call;
   const type = await resolveType(auth.companyId, typeName);
   const fn = findDynadataFunction(

@@ -32,7 +32,8 @@ export interface DynadataFunction {
   /** Further scopes the caller must hold (a function that does what another route does needs its scope too). */
   alsoRequires?: Scope[];
   input: z.ZodType;
-  run: (input: unknown, ctx: FunctionContext) => Promise<{ status?: number; body: unknown }>;
+  /** Answers a JSON object, the shape the function routes declare (`executeFunctionResponse`). */
+  run: (input: unknown, ctx: FunctionContext) => Promise<{ status?: number; body: Record<string, unknown> }>;
 }
 
 const registry = new Map<string, DynadataFunction>();

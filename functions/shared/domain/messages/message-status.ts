@@ -1,6 +1,7 @@
 import { getStoredItem, ItemWriteConflictError, replaceItem } from '../../data/dynadata-items';
 import { eventItem } from '../../data/events';
 import { countWebhookDelivery } from '../../logger';
+import type { EventType } from '../../types/events';
 import { toPublicItem } from '../dynadata/items';
 import { deliveryFailureReason } from './failure-reason';
 
@@ -14,7 +15,10 @@ export interface DeliveryInput {
 }
 
 /** The event each final status of a message raises. */
-const MESSAGE_EVENTS: Record<string, string | undefined> = { sent: 'message.sent', failed: 'message.failed' };
+const MESSAGE_EVENTS: Record<string, EventType | undefined> = {
+  sent: 'message.sent',
+  failed: 'message.failed',
+};
 
 /**
  * Changes a message that is still `queued` (its status, attempts, ...): a transaction conditional on the

@@ -61,6 +61,6 @@ export const dynadataList = defineAction({
   name: 'actions/dynadata/list',
   scope: 'dynadata:read',
   maxDurationMs: 8_000,
-  input: listRequestSchema.extend({ type: typeName }),
+  input: listRequestSchema().extend({ type: typeName }),
   run: ({ type, ...request }, ctx) => listItems(ctx.companyId, type, request),
 });

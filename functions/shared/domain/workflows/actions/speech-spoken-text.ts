@@ -7,6 +7,6 @@ export const speechSpokenText = defineAction({
   name: 'actions/speech/spoken-text',
   scope: 'speech:write',
   maxDurationMs: 5_000,
-  input: spokenTextRequestSchema,
+  input: spokenTextRequestSchema(),
   run: (input) => spokenText(input.markdown),
 });

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import type { GroupHandlers } from '../../functions/shared/http/router';
+
+/**
+ * A handler's body is typed from its route's response schema: these handlers would not compile without the
+ * expectation comments (`npm run typecheck` fails on an expectation that no error meets).
+ */
+describe('route handler bodies', () => {
+  it('refuses at compile time a body of another shape than the route answers', () => {
+    const handlers: GroupHandlers = {
+      // @ts-expect-error `GET /v1/self` answers `{ company }`
+      getSelf: async () => ({ body: { self: true } }),
+      // @ts-expect-error a usage snapshot answers `success: true`
+      getUsage: async () => ({ body: { success: false } }),
+      // A raw body (the documentation page) is not JSON and is not checked against the schema.
+      getDocsPage: async () => ({ raw: '<!doctype html>' }),
+    };
+    expect(Object.keys(handlers)).toEqual(['getSelf', 'getUsage', 'getDocsPage']);
+  });
+});
