@@ -4,6 +4,7 @@ import { newKeyId } from '../ids';
 import type { Scope } from '../types/scopes';
 import { ddb, queryAll, tableName } from './client';
 import { revocationPutItem } from './credentials';
+import { indexPartitions, partitions, sortKeys } from './keys';
 import { TABLE_SHAPE } from './table';
 import { cancellationReasons } from './transactions';
 
@@ -11,9 +12,9 @@ import { cancellationReasons } from './transactions';
  * API keys are looked up by the SHA-256 of the secret, so the lookup item is global (`APIKEY#<hash>`); the
  * company's list of keys is the GSI partition `CO#<companyId>#APIKEYS`. The secret itself is never stored.
  */
-export const apiKeyKey = (hash: string) => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' });
+export const apiKeyKey = (hash: string) => ({ pk: partitions.apiKeys(hash), sk: sortKeys.apiKey });
 export const apiKeyListKey = (companyId: string, createdAt: string, keyId: string) => ({
-  gsi1pk: `CO#${companyId}#APIKEYS`,
+  gsi1pk: indexPartitions.apiKeyList(companyId),
   gsi1sk: `${createdAt}#${keyId}`,
 });
 

@@ -2,8 +2,12 @@ import { GetCommand, PutCommand, paginateScan, UpdateCommand } from '@aws-sdk/li
 import type { PlanLimits } from '../types/plans';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { partitions, sortKeys } from './keys';
 
-export const companyKey = (companyId: string) => ({ pk: `CO#${companyId}`, sk: 'PROFILE' });
+export const companyKey = (companyId: string) => ({
+  pk: partitions.company(companyId),
+  sk: sortKeys.companyProfile,
+});
 
 const ENTITY = 'company';
 
@@ -108,7 +112,7 @@ export async function* allCompanies(): AsyncGenerator<CompanyRecord> {
     {
       TableName: tableName(),
       FilterExpression: 'entity = :entity AND sk = :sk',
-      ExpressionAttributeValues: { ':entity': ENTITY, ':sk': 'PROFILE' },
+      ExpressionAttributeValues: { ':entity': ENTITY, ':sk': sortKeys.companyProfile },
     },
   );
   for await (const page of pages) for (const item of page.Items ?? []) yield toCompany(item);

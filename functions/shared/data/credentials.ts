@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type BatchEntry, getItemsByKey } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { partitions, sortKeys } from './keys';
 
 /**
  * What the platform knows of the credentials derived from its companies' keys, in the partition
@@ -12,14 +13,14 @@ import { ddb, isConditionalCheckFailed, tableName } from './client';
  *   `jti:<root token id>`). The authorizer refuses a token whose `jti` or `src` has such an item; the item is
  *   kept until every token it could refuse has expired (`ttl`).
  */
-export const credentialsPartition = (companyId: string) => `CO#${companyId}#CRED`;
+export const credentialsPartition = partitions.credentials;
 export const mintedTokenKey = (companyId: string, jti: string) => ({
   pk: credentialsPartition(companyId),
-  sk: `TOKEN#${jti}`,
+  sk: sortKeys.mintedToken(jti),
 });
 export const revocationKey = (companyId: string, credentialId: string) => ({
   pk: credentialsPartition(companyId),
-  sk: `REVOKED#${credentialId}`,
+  sk: sortKeys.revocation(credentialId),
 });
 
 export interface MintedTokenRecord {

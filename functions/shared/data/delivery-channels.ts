@@ -1,11 +1,15 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client';
+import { partitions, sortKeys } from './keys';
 
 /**
  * A company's message delivery channel: one webhook endpoint (URL and signing secret) per company, set by
  * operators (`admin channels set`). The secret signs every delivery (Standard Webhooks) and is shown once.
  */
-export const deliveryChannelKey = (companyId: string) => ({ pk: `CO#${companyId}#CHANNEL`, sk: 'webhook' });
+export const deliveryChannelKey = (companyId: string) => ({
+  pk: partitions.deliveryChannel(companyId),
+  sk: sortKeys.deliveryChannel,
+});
 
 export interface DeliveryChannel {
   url: string;

@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { asTenantMap, ddb, tableName } from './client';
 import { dynadataTypeKey } from './dynadata-types';
+import { indexPartitions, partitions } from './keys';
 import { logEntryKey } from './log-entries';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { addDatabaseBytesItem } from './usage-meters';
@@ -22,10 +23,12 @@ import { addDatabaseBytesItem } from './usage-meters';
 export const LOG_ENTRIES_TYPE = 'log_entries';
 
 export const itemPartition = (companyId: string, typeName: string): string =>
-  typeName === LOG_ENTRIES_TYPE ? logEntryKey(companyId, 0, '').pk : `CO#${companyId}#DD#${typeName}`;
+  typeName === LOG_ENTRIES_TYPE
+    ? logEntryKey(companyId, 0, '').pk
+    : partitions.dynadataItems(companyId, typeName);
 
 export const indexPartition = (companyId: string, typeName: string): string =>
-  `CO#${companyId}#DD#${typeName}#IX`;
+  indexPartitions.dynadataIndex(companyId, typeName);
 
 const LOG_ID = /^(\d{15})-(.{1,100})$/;
 

@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
+import { partitions } from './keys';
 
 /**
  * Dynadata type records, one per company and type in the company's `CO#<id>#DDTYPE` partition. A custom
@@ -9,7 +10,7 @@ import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
  * refuse while items exist without reading them.
  */
 export const dynadataTypeKey = (companyId: string, typeName: string) => ({
-  pk: `CO#${companyId}#DDTYPE`,
+  pk: partitions.dynadataTypes(companyId),
   sk: typeName,
 });
 

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicUlid } from '../ids';
 import { EVENT_ENTITY, EVENT_RETENTION_DAYS, type WorkflowRunFinishedData } from '../types/events';
+import { partitions, sortKeys } from './keys';
 
 export { EVENT_ENTITY };
 
@@ -15,10 +16,10 @@ import { transactUnlessFailed } from './transactions';
  * EVENT_RETENTION_DAYS (TTL). The table's stream carries each new event to the dispatcher.
  */
 
-export const eventPartition = (companyId: string) => `CO#${companyId}#EVENT`;
+export const eventPartition = partitions.events;
 export const eventKey = (companyId: string, eventId: string) => ({
   pk: eventPartition(companyId),
-  sk: `EV#${eventId}`,
+  sk: sortKeys.event(eventId),
 });
 
 export const newEventId = (now: Date): string => `evt_${monotonicUlid(now.getTime())}`;
@@ -120,7 +121,7 @@ export const putEventOnce = (marker: string, input: EventInput): Promise<boolean
           TableName: tableName(),
           Item: {
             pk: eventPartition(input.companyId),
-            sk: `ONCE#${marker}`,
+            sk: sortKeys.eventMarker(marker),
             entity: 'event_marker',
             ttl: eventExpiry(input.now) + 31 * 86_400,
           },
@@ -164,7 +165,7 @@ export const listEvents = async (
   const events: EventRecord[] = [];
   const nowSeconds = Math.floor(options.now.getTime() / 1000);
   let startKey: Record<string, unknown> | undefined;
-  const upper = options.after ? `EV#${options.after}` : 'EV$';
+  const upper = options.after ? sortKeys.event(options.after) : sortKeys.afterEvents;
   for (;;) {
     const page = await ddb.send(
       new QueryCommand({
@@ -174,7 +175,7 @@ export const listEvents = async (
         ExpressionAttributeNames: { '#ttl': 'ttl', ...(options.type ? { '#type': 'type' } : {}) },
         ExpressionAttributeValues: {
           ':pk': eventPartition(companyId),
-          ':lo': 'EV#',
+          ':lo': sortKeys.event(''),
           ':hi': upper,
           ':now': nowSeconds,
           ...(options.type ? { ':type': options.type } : {}),

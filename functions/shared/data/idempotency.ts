@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { partitions, sortKeys } from './keys';
 
 /**
  * Idempotency records: one per company, operation and `Idempotency-Key`, in the company's `CO#<id>#IDEM`
@@ -11,8 +12,8 @@ import { ddb, isConditionalCheckFailed, tableName } from './client';
  * its lock a new claim takes it over instead of answering 409 for the rest of the 24 hours.
  */
 export const idempotencyKey = (companyId: string, scope: string, key: string) => ({
-  pk: `CO#${companyId}#IDEM`,
-  sk: `${scope}#${key}`,
+  pk: partitions.idempotency(companyId),
+  sk: sortKeys.idempotency(scope, key),
 });
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;

@@ -6,6 +6,7 @@ import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { eventItem } from './events';
 import { type JobTransition, jobTransitionUpdate } from './job-transition';
+import { sortKeys, unfinishedSortKey } from './keys';
 import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from './sparse-index';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { applyChange, type Change } from './update-expression';
@@ -99,11 +100,17 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
   config: JobLifecycleConfig<S, R>,
 ) => {
   const { jobType, partition, entities, unfinishedIndexPartition } = config;
-  const jobKey = (companyId: string, jobId: string) => ({ pk: partition(companyId), sk: `JOB#${jobId}` });
-  const queueKey = (companyId: string) => ({ pk: partition(companyId), sk: 'QUEUE' });
-  const reuseKey = (companyId: string, key: string) => ({ pk: partition(companyId), sk: `REUSE#${key}` });
+  const jobKey = (companyId: string, jobId: string) => ({
+    pk: partition(companyId),
+    sk: sortKeys.job(jobId),
+  });
+  const queueKey = (companyId: string) => ({ pk: partition(companyId), sk: sortKeys.jobQueue });
+  const reuseKey = (companyId: string, key: string) => ({
+    pk: partition(companyId),
+    sk: sortKeys.reuse(key),
+  });
   const unfinishedIndexKey = (companyId: string, jobId: string) =>
-    sparseIndexKey(unfinishedIndexPartition, `${companyId}#${jobId}`);
+    sparseIndexKey(unfinishedIndexPartition, unfinishedSortKey(companyId, jobId));
 
   const toJob = (item: Record<string, unknown>): R => {
     const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...record } = item;

@@ -1,13 +1,14 @@
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client';
+import { partitions, sortKeys } from './keys';
 
 /**
  * The `log_entries` audit trail: one item per API request in the company's own partition, sorted by time
  * (zero-padded epoch milliseconds, then the request id), expiring by TTL after the plan's retention.
  */
 export const logEntryKey = (companyId: string, timeEpochMs: number, requestId: string) => ({
-  pk: `CO#${companyId}#LOG`,
-  sk: `${String(timeEpochMs).padStart(15, '0')}#${requestId}`,
+  pk: partitions.logEntries(companyId),
+  sk: sortKeys.logEntry(timeEpochMs, requestId),
 });
 
 export interface LogEntry {

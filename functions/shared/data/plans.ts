@@ -2,9 +2,10 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type Plan, type PlanLimits, RATE_OF_PLANS_WITHOUT_ONE } from '../types/plans';
 import type { BatchEntry } from './batch';
 import { ddb, queryAll, tableName } from './client';
+import { partitions } from './keys';
 
 /** Plans are global (not per tenant): one partition holds the whole catalog, which is small. */
-export const planKey = (planId: string) => ({ pk: 'PLAN', sk: planId });
+export const planKey = (planId: string) => ({ pk: partitions.plans(), sk: planId });
 
 const ENTITY = 'plan';
 

@@ -2,6 +2,7 @@ import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import type { MeterName } from '../types/meters';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { partitions, sortKeys } from './keys';
 import { type CancellationReason, cancellationReasons, sendTransaction } from './transactions';
 import { addStorageBytesItem, addToMeterItem } from './usage-meters';
 
@@ -32,8 +33,8 @@ export interface UploadReservation {
 }
 
 export const storedObjectKey = (companyId: string, fullPath: string) => ({
-  pk: `CO#${companyId}#OBJ#${fullPath}`,
-  sk: 'OBJECT',
+  pk: partitions.storedObjects(companyId, fullPath),
+  sk: sortKeys.storedObject,
 });
 
 const ENTITY = 'stored_object';

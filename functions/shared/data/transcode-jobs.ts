@@ -1,6 +1,7 @@
 import type { TranscodeOutput, TranscodePreset, TranscodeSource } from '../types/transcodes';
 import type { BatchEntry } from './batch';
 import { createJobLifecycle, type MoveOptions } from './job-lifecycle';
+import { indexPartitions } from './keys';
 import { transcodePartition } from './transcode-partition';
 import { TranscodeQueueFullError } from './transcode-queue';
 import { putTranscodeReuseItem, type ReuseEntry, type TranscodeContent } from './transcode-reuse';
@@ -24,7 +25,7 @@ import { applyChange, type Change } from './update-expression';
  * The conditional writes, the lease, the queue slot, billing and the unfinished index are the shared job
  * lifecycle (`job-lifecycle.ts`), configured here for transcodes.
  */
-export const UNFINISHED_INDEX_PARTITION = 'TRANSCODE#UNFINISHED';
+export const UNFINISHED_INDEX_PARTITION = indexPartitions.unfinishedTranscodes();
 
 export const UNFINISHED_STATUSES = ['pending', 'probing', 'transcoding', 'finalizing'] as const;
 export const FINISHED_STATUSES = ['done', 'failed', 'canceled'] as const;

@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client';
+import { sortKeys } from './keys';
 import { transcodePartition } from './transcode-partition';
 
 /**
@@ -9,7 +10,10 @@ import { transcodePartition } from './transcode-partition';
  * slot (conditional on the plan's cap), every move to `done|failed|canceled` releases one. The transaction
  * items that take and release a slot are the shared job lifecycle's (`job-lifecycle.ts`).
  */
-export const transcodeQueueKey = (companyId: string) => ({ pk: transcodePartition(companyId), sk: 'QUEUE' });
+export const transcodeQueueKey = (companyId: string) => ({
+  pk: transcodePartition(companyId),
+  sk: sortKeys.jobQueue,
+});
 
 export class TranscodeQueueFullError extends Error {
   constructor() {

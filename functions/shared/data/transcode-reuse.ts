@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TranscodeOutput } from '../types/transcodes';
 import { ddb, tableName } from './client';
+import { sortKeys } from './keys';
 import { transcodePartition } from './transcode-partition';
 
 /**
@@ -18,7 +19,7 @@ export interface TranscodeContent {
 
 export const transcodeReuseKey = (companyId: string, { preset, size, etag }: TranscodeContent) => ({
   pk: transcodePartition(companyId),
-  sk: `REUSE#${preset}#${size}#${etag.replace(/"/g, '')}`,
+  sk: sortKeys.reuse(`${preset}#${size}#${etag.replace(/"/g, '')}`),
 });
 
 export interface ReuseEntry {

@@ -1,5 +1,6 @@
 import type { TranscriptionLanguage, TranscriptionResult } from '../types/transcriptions';
 import { createJobLifecycle, type JobRecordBase, type JobRef } from './job-lifecycle';
+import { indexPartitions, partitions } from './keys';
 
 /**
  * Transcription jobs: the shared job lifecycle (`job-lifecycle.ts`) configured for speech-to-text, in the
@@ -9,7 +10,7 @@ import { createJobLifecycle, type JobRecordBase, type JobRef } from './job-lifec
  * - `QUEUE`: the company's unfinished transcriptions.
  * - `REUSE#<language>#<size>#<etag>`: the result of an earlier transcription of the same content.
  */
-export const transcriptionPartition = (companyId: string) => `CO#${companyId}#TRANSCRIPTION`;
+export const transcriptionPartition = partitions.transcriptions;
 
 export const TRANSCRIPTION_UNFINISHED = ['pending', 'transcribing'] as const;
 export const TRANSCRIPTION_FINISHED = ['done', 'failed'] as const;
@@ -38,7 +39,7 @@ export const transcriptionJobs = createJobLifecycle<TranscriptionStatus, Transcr
   jobType: 'transcription',
   partition: transcriptionPartition,
   entities: { job: 'transcription_job', queue: 'transcription_queue', reuse: 'transcription_reuse' },
-  unfinishedIndexPartition: 'TRANSCRIPTION#UNFINISHED',
+  unfinishedIndexPartition: indexPartitions.unfinishedTranscriptions(),
   unfinished: TRANSCRIPTION_UNFINISHED,
   finished: TRANSCRIPTION_FINISHED,
   meter: 'transcription_seconds',

@@ -2,6 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { COMPUTE_CATEGORIES, type ComputeCategory, METERS, type MeterName } from '../types/meters';
 import { type BatchEntry, getItemsByKey } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { partitions, sortKeys } from './keys';
 
 /**
  * Usage meters: one item per company and UTC month in a partition of its own (never the company profile's),
@@ -14,12 +15,15 @@ import { ddb, isConditionalCheckFailed, tableName } from './client';
  * into it: `addToMeterItem`, `addStorageBytesItem`, `addDatabaseBytesItem`.
  */
 export const usageMonthKey = (companyId: string, month: string) => ({
-  pk: `CO#${companyId}#USAGE`,
-  sk: `M#${month}`,
+  pk: partitions.usage(companyId),
+  sk: sortKeys.usageMonth(month),
 });
 
 /** Running totals that are not per month (bytes stored), kept beside the month items. */
-export const usageTotalsKey = (companyId: string) => ({ pk: `CO#${companyId}#USAGE`, sk: 'TOTALS' });
+export const usageTotalsKey = (companyId: string) => ({
+  pk: partitions.usage(companyId),
+  sk: sortKeys.usageTotals,
+});
 
 export const utcMonth = (now: Date): string => now.toISOString().slice(0, 7);
 export const utcDay = (now: Date): string => now.toISOString().slice(8, 10);

@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { eventExpiry, eventPartition } from './events';
+import { indexPartitions, partitions, sortKeys } from './keys';
 import { listSparsePartition, sparseIndexKey } from './sparse-index';
 import { transactUnlessFailed } from './transactions';
 
@@ -26,11 +27,14 @@ export interface LaneRef {
 }
 
 export const lanePartition = (lane: LaneRef) =>
-  `CO#${lane.companyId}#WHLANE#${lane.endpointId}#${lane.resourceId}`;
-const laneKey = (lane: LaneRef) => ({ pk: lanePartition(lane), sk: 'LANE' });
-const entryKey = (lane: LaneRef, eventId: string) => ({ pk: lanePartition(lane), sk: `Q#${eventId}` });
+  partitions.webhookLanes(lane.companyId, lane.endpointId, lane.resourceId);
+const laneKey = (lane: LaneRef) => ({ pk: lanePartition(lane), sk: sortKeys.webhookLane });
+const entryKey = (lane: LaneRef, eventId: string) => ({
+  pk: lanePartition(lane),
+  sk: sortKeys.laneEntry(eventId),
+});
 /** The sparse `gsi1` partition of lanes with deliveries to send (`sparse-index.ts`). */
-export const UNFINISHED_LANES_PARTITION = 'WHLANE#UNFINISHED';
+export const UNFINISHED_LANES_PARTITION = indexPartitions.unfinishedWebhookLanes();
 export const unfinishedLaneIndexKey = (lane: LaneRef) =>
   sparseIndexKey(UNFINISHED_LANES_PARTITION, lanePartition(lane));
 /** A delivery queued: one more pending, the lane's identity and its place in the unfinished partition. */
@@ -62,7 +66,7 @@ const laneCountItem = (lane: LaneRef, delta: number) => ({
 });
 export const deliveryKey = (companyId: string, eventId: string, endpointId: string) => ({
   pk: eventPartition(companyId),
-  sk: `DL#${eventId}#${endpointId}`,
+  sk: sortKeys.delivery(eventId, endpointId),
 });
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -193,7 +197,7 @@ export const nextInLane = async (lane: LaneRef): Promise<string | undefined> => 
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :q)',
-      ExpressionAttributeValues: { ':pk': lanePartition(lane), ':q': 'Q#' },
+      ExpressionAttributeValues: { ':pk': lanePartition(lane), ':q': sortKeys.laneEntry('') },
       ConsistentRead: true,
       Limit: 1,
     }),
@@ -354,7 +358,7 @@ export const listDeliveries = async (companyId: string, eventId: string): Promis
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :dl)',
-      ExpressionAttributeValues: { ':pk': eventPartition(companyId), ':dl': `DL#${eventId}#` },
+      ExpressionAttributeValues: { ':pk': eventPartition(companyId), ':dl': sortKeys.deliveriesOf(eventId) },
       ConsistentRead: true,
     }),
   );

@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
+import { partitions, sortKeys } from './keys';
 import { transactUnlessFailed } from './transactions';
 
 /**
@@ -13,12 +14,12 @@ import { transactUnlessFailed } from './transactions';
  * (`lastFailedAt`), at most the longest a failing endpoint waits between two tries, so time in which no one
  * tried it (no events, a stopped platform) does not count.
  */
-export const webhookPartition = (companyId: string) => `CO#${companyId}#WEBHOOK`;
+export const webhookPartition = partitions.webhooks;
 export const endpointKey = (companyId: string, endpointId: string) => ({
   pk: webhookPartition(companyId),
-  sk: `EP#${endpointId}`,
+  sk: sortKeys.webhookEndpoint(endpointId),
 });
-const countKey = (companyId: string) => ({ pk: webhookPartition(companyId), sk: 'COUNT' });
+const countKey = (companyId: string) => ({ pk: webhookPartition(companyId), sk: sortKeys.webhookCount });
 
 export interface WebhookEndpointRecord {
   id: string;
@@ -85,7 +86,7 @@ export const listEndpoints = async (companyId: string): Promise<WebhookEndpointR
     await queryAll({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ep)',
-      ExpressionAttributeValues: { ':pk': webhookPartition(companyId), ':ep': 'EP#' },
+      ExpressionAttributeValues: { ':pk': webhookPartition(companyId), ':ep': sortKeys.webhookEndpoint('') },
       ConsistentRead: true,
     })
   ).map(toEndpoint);

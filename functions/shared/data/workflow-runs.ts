@@ -6,6 +6,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { FailedStep, FinalRunStatus, StorageRef, WorkflowRunRecord } from '../types/workflows';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { indexPartitions, partitions, sortKeys, unfinishedSortKey } from './keys';
 import { listSparsePartition, sparseIndexKey } from './sparse-index';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { addComputeMsItem, addToMeterItem } from './usage-meters';
@@ -23,14 +24,14 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
  * move to its final state (which removes it), so what a crash interrupted is found without reading history.
  */
 export const workflowRunKey = (companyId: string, runId: string) => ({
-  pk: `CO#${companyId}#WFRUN#${runId}`,
-  sk: 'RUN',
+  pk: partitions.workflowRuns(companyId, runId),
+  sk: sortKeys.workflowRun,
 });
 
 /** The sparse `gsi1` partition of running runs (`sparse-index.ts`). */
-export const UNFINISHED_RUNS_PARTITION = 'WFRUN#UNFINISHED';
+export const UNFINISHED_RUNS_PARTITION = indexPartitions.unfinishedWorkflowRuns();
 export const unfinishedRunIndexKey = (companyId: string, runId: string) =>
-  sparseIndexKey(UNFINISHED_RUNS_PARTITION, `${companyId}#${runId}`);
+  sparseIndexKey(UNFINISHED_RUNS_PARTITION, unfinishedSortKey(companyId, runId));
 
 /** Runs are kept 90 days. */
 const RUN_TTL_SECONDS = 90 * 24 * 3600;

@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WorkflowDefinition, WorkflowVersion } from '../types/workflows';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { partitions, sortKeys } from './keys';
 import { cancellationReasons } from './transactions';
 
 /**
@@ -8,14 +9,14 @@ import { cancellationReasons } from './transactions';
  * its definition, a tombstone once deleted: the version counter survives so a re-created workflow never
  * reuses a version number) and one immutable item per saved version `WFV#<id>#<version>`, which runs read.
  */
-export const workflowPartition = (companyId: string) => `CO#${companyId}#WF`;
+export const workflowPartition = partitions.workflows;
 const headKey = (companyId: string, workflowId: string) => ({
   pk: workflowPartition(companyId),
-  sk: `WF#${workflowId}`,
+  sk: sortKeys.workflowHead(workflowId),
 });
 const versionKey = (companyId: string, workflowId: string, version: number) => ({
   pk: workflowPartition(companyId),
-  sk: `WFV#${workflowId}#${String(version).padStart(6, '0')}`,
+  sk: sortKeys.workflowVersion(workflowId, version),
 });
 
 export interface WorkflowHead {
@@ -151,7 +152,10 @@ export const listWorkflowHeads = async (companyId: string): Promise<WorkflowHead
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :head)',
-        ExpressionAttributeValues: { ':pk': workflowPartition(companyId), ':head': 'WF#' },
+        ExpressionAttributeValues: {
+          ':pk': workflowPartition(companyId),
+          ':head': sortKeys.workflowHead(''),
+        },
         ExclusiveStartKey: start,
       }),
     );
