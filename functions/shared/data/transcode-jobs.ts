@@ -1,10 +1,22 @@
-import type { TranscodeOutput, TranscodePreset, TranscodeSource } from '../types/transcodes';
+import {
+  TRANSCODE_PRESETS,
+  type TranscodeOutput,
+  type TranscodePreset,
+  type TranscodeSource,
+} from '../types/transcodes';
+import * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
-import { createJobLifecycle, type MoveOptions } from './job-lifecycle';
+import { createJobLifecycle, jobRecordFields, type MoveOptions } from './job-lifecycle';
 import { indexPartitions } from './keys';
 import { transcodePartition } from './transcode-partition';
 import { TranscodeQueueFullError } from './transcode-queue';
-import { putTranscodeReuseItem, type ReuseEntry, type TranscodeContent } from './transcode-reuse';
+import {
+  putTranscodeReuseItem,
+  type ReuseEntry,
+  type TranscodeContent,
+  TranscodeReuse,
+  transcodeOutputSchema,
+} from './transcode-reuse';
 import { applyChange, type Change } from './update-expression';
 
 /**
@@ -70,10 +82,26 @@ export class TranscodeTransitionRefusedError extends Error {
   }
 }
 
-export const transcodeJobs = createJobLifecycle<TranscodeStatus, TranscodeJobRecord>({
+const transcodeJobSchema = zm.object({
+  ...jobRecordFields<TranscodeStatus>([...UNFINISHED_STATUSES, ...FINISHED_STATUSES]),
+  preset: zm.enum(TRANSCODE_PRESETS),
+  source: zm.object({
+    bucket: zm.string(),
+    fullPath: zm.string(),
+    size: zm.number(),
+    etag: zm.string(),
+    contentType: zm.optional(zm.string()),
+  }),
+  output: zm.optional(transcodeOutputSchema),
+  durationSeconds: zm.optional(zm.number()),
+  hasVideo: zm.optional(zm.boolean()),
+}) satisfies zm.ZodMiniType<TranscodeJobRecord>;
+
+export const transcodeJobs = createJobLifecycle<TranscodeStatus, TranscodeJobRecord, ReuseEntry>({
   jobType: 'transcode',
   partition: transcodePartition,
-  entities: { job: 'transcode_job', queue: 'transcode_queue', reuse: 'transcode_reuse' },
+  entities: { job: 'transcode_job', queue: 'transcode_queue', reuse: TranscodeReuse.name },
+  schemas: { job: transcodeJobSchema, reuse: TranscodeReuse.schema },
   unfinishedIndexPartition: UNFINISHED_INDEX_PARTITION,
   unfinished: UNFINISHED_STATUSES,
   finished: FINISHED_STATUSES,

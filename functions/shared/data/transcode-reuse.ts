@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { TranscodeOutput } from '../types/transcodes';
+import * as zm from '../zod-mini';
 import { ddb, tableName } from './client';
+import { defineEntity, type TransactItem } from './entity';
 import { sortKeys } from './keys';
 import { transcodePartition } from './transcode-partition';
 
@@ -22,29 +23,35 @@ export const transcodeReuseKey = (companyId: string, { preset, size, etag }: Tra
   sk: sortKeys.reuse(`${preset}#${size}#${etag.replace(/"/g, '')}`),
 });
 
-export interface ReuseEntry {
-  output: TranscodeOutput;
-  sourceJobId: string;
-  durationSeconds: number;
-  createdAt: string;
-}
-
-const ENTITY = 'transcode_reuse';
-
-export const toReuseEntry = (item: Record<string, unknown>): ReuseEntry => ({
-  output: item.output as TranscodeOutput,
-  sourceJobId: String(item.sourceJobId),
-  durationSeconds: Number(item.durationSeconds),
-  createdAt: String(item.createdAt),
+/** A job's output, recorded as one of the company's stored objects (`TranscodeOutput`). */
+export const transcodeOutputSchema = zm.object({
+  bucket: zm.string(),
+  fullPath: zm.string(),
+  size: zm.number(),
+  contentType: zm.string(),
 });
+
+export const TranscodeReuse = defineEntity({
+  name: 'transcode_reuse',
+  key: transcodeReuseKey,
+  schema: zm.object({
+    output: transcodeOutputSchema,
+    sourceJobId: zm.string(),
+    durationSeconds: zm.number(),
+    createdAt: zm.string(),
+  }),
+});
+
+export type ReuseEntry = zm.output<typeof TranscodeReuse.schema>;
+
+export const toReuseEntry = (item: Record<string, unknown>): ReuseEntry => TranscodeReuse.decode(item);
 
 /** Transaction item writing the reuse entry of `content`. */
-export const putTranscodeReuseItem = (companyId: string, content: TranscodeContent, entry: ReuseEntry) => ({
-  Put: {
-    TableName: tableName(),
-    Item: { ...transcodeReuseKey(companyId, content), entity: ENTITY, ...entry },
-  },
-});
+export const putTranscodeReuseItem = (
+  companyId: string,
+  content: TranscodeContent,
+  entry: ReuseEntry,
+): TransactItem => TranscodeReuse.put(transcodeReuseKey(companyId, content), entry);
 
 export const getTranscodeReuse = async (
   companyId: string,
