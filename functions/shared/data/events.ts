@@ -1,6 +1,8 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicUlid } from '../ids';
 import { EVENT_ENTITY, EVENT_RETENTION_DAYS, type WorkflowRunFinishedData } from '../types/events';
+import * as zm from '../zod-mini';
+import { defineEntity, type TransactItem } from './entity';
 import { partitions, sortKeys } from './keys';
 
 export { EVENT_ENTITY };
@@ -20,6 +22,31 @@ export const eventPartition = partitions.events;
 export const eventKey = (companyId: string, eventId: string) => ({
   pk: eventPartition(companyId),
   sk: sortKeys.event(eventId),
+});
+
+/** The event item: `data` is JSON text (see `eventItem`); items written before that hold it as a map. */
+const Event = defineEntity({
+  name: EVENT_ENTITY,
+  key: eventKey,
+  schema: zm.object({
+    id: zm.string(),
+    companyId: zm.string(),
+    type: zm.string(),
+    createdAt: zm.string(),
+    resourceId: zm.string(),
+    data: zm.optional(zm.unknown()),
+    endpointId: zm.optional(zm.string()),
+  }),
+});
+
+/** The once-only marker of an event (`putEventOnce`): its key is all it holds. */
+const EventMarker = defineEntity({
+  name: 'event_marker',
+  key: (companyId: string, marker: string) => ({
+    pk: eventPartition(companyId),
+    sk: sortKeys.eventMarker(marker),
+  }),
+  schema: zm.object({}),
 });
 
 export const newEventId = (now: Date): string => `evt_${monotonicUlid(now.getTime())}`;
@@ -71,18 +98,16 @@ export const eventItem = (input: EventInput) => {
   return {
     Put: {
       TableName: tableName(),
-      Item: {
-        ...eventKey(input.companyId, record.id),
-        entity: EVENT_ENTITY,
-        ...record,
+      Item: Event.item(
+        eventKey(input.companyId, record.id),
         // JSON text, as workflow results are: a resource may nest deeper than a DynamoDB map allows, or
         // hold empty keys, and the event must keep it exactly as its GET route shows it.
-        data: JSON.stringify(record.data ?? null),
-        ttl: eventExpiry(input.now),
-      },
+        { ...record, data: JSON.stringify(record.data ?? null) },
+        { ttl: eventExpiry(input.now) },
+      ),
       ConditionExpression: 'attribute_not_exists(pk)',
     },
-  };
+  } satisfies TransactItem;
 };
 
 /**
@@ -116,32 +141,27 @@ export const putEvent = async (input: EventInput): Promise<EventRecord> => {
 export const putEventOnce = (marker: string, input: EventInput): Promise<boolean> =>
   transactUnlessFailed(
     [
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            pk: eventPartition(input.companyId),
-            sk: sortKeys.eventMarker(marker),
-            entity: 'event_marker',
-            ttl: eventExpiry(input.now) + 31 * 86_400,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
+      EventMarker.put(
+        EventMarker.key(input.companyId, marker),
+        {},
+        {
+          extra: { ttl: eventExpiry(input.now) + 31 * 86_400 },
+          condition: { expression: 'attribute_not_exists(pk)' },
         },
-      },
+      ),
       eventItem(input),
     ],
     0,
   );
 
-export const toEventRecord = (item: Record<string, unknown>): EventRecord => ({
-  id: String(item.id),
-  companyId: String(item.companyId),
-  type: String(item.type),
-  createdAt: String(item.createdAt),
-  resourceId: String(item.resourceId),
-  data: typeof item.data === 'string' ? JSON.parse(item.data) : (item.data ?? null),
-  ...(typeof item.endpointId === 'string' ? { endpointId: item.endpointId } : {}),
-});
+export const toEventRecord = (item: Record<string, unknown>): EventRecord => {
+  const { data, endpointId, ...event } = Event.decode(item);
+  return {
+    ...event,
+    data: typeof data === 'string' ? JSON.parse(data) : (data ?? null),
+    ...(endpointId === undefined ? {} : { endpointId }),
+  };
+};
 
 const isLive = (item: Record<string, unknown>, nowSeconds: number) =>
   typeof item.ttl !== 'number' || item.ttl > nowSeconds;
