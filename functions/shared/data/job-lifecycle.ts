@@ -2,14 +2,15 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { countBilledUnits, countJobTransition } from '../logger';
 import type { JobType } from '../metric-names';
 import type { MeterName } from '../types/meters';
-import * as zm from '../zod-mini';
+import type * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { decodeItem, type TransactItem } from './entity';
 import { eventItem } from './events';
+import type { JobRecordBase, JobRef } from './job-record';
 import { type JobTransition, jobTransitionUpdate } from './job-transition';
 import { sortKeys, unfinishedSortKey } from './keys';
-import { workError } from './schemas';
+import { jobQueue } from './schemas';
 import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from './sparse-index';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { applyChange, type Change } from './update-expression';
@@ -32,47 +33,7 @@ import { addToMeterItem } from './usage-meters';
  * - the event of a move into a final state (`events`), in the move's transaction: the job's view after the
  *   move, computed from the record the writer observed (no extra read when the writer has it).
  */
-export interface JobRecordBase<S extends string = string> {
-  jobId: string;
-  companyId: string;
-  status: S;
-  attempt: number;
-  reused: boolean;
-  billedSeconds: number;
-  progress?: { phase: S; percent?: number };
-  error?: { code: string; message: string };
-  leaseUntil?: string;
-  executionArn?: string;
-  createdAt: string;
-  updatedAt: string;
-  attemptStartedAt: string;
-  finishedAt?: string;
-}
-
-/** The attributes every job type stores, for a type's statuses (its schema adds its own). */
-export const jobRecordFields = <S extends string>(statuses: readonly [S, ...S[]]) => ({
-  jobId: zm.string(),
-  companyId: zm.string(),
-  status: zm.enum(statuses),
-  attempt: zm.number(),
-  reused: zm.boolean(),
-  billedSeconds: zm.number(),
-  progress: zm.optional(zm.object({ phase: zm.enum(statuses), percent: zm.optional(zm.number()) })),
-  error: zm.optional(workError),
-  leaseUntil: zm.optional(zm.string()),
-  executionArn: zm.optional(zm.string()),
-  createdAt: zm.string(),
-  updatedAt: zm.string(),
-  attemptStartedAt: zm.string(),
-  finishedAt: zm.optional(zm.string()),
-});
-
-/** One attempt of a job: what a worker step knows, and what every transition is conditional on. */
-export interface JobRef {
-  companyId: string;
-  jobId: string;
-  attempt: number;
-}
+export { type JobRecordBase, type JobRef, jobRecordFields } from './job-record';
 
 export interface JobLifecycleConfig<S extends string, R = unknown, E = unknown> {
   jobType: JobType;
@@ -378,7 +339,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     const { Item } = await ddb.send(
       new GetCommand({ TableName: tableName(), Key: queueKey(companyId), ConsistentRead: true }),
     );
-    return Number(Item?.unfinished ?? 0);
+    return Item ? (decodeItem(entities.queue, jobQueue, Item).unfinished ?? 0) : 0;
   };
 
   /** Unfinished jobs of every company, from the sparse index partition (never a request path). */

@@ -21,6 +21,9 @@ export const objectReference = zm.object({ bucket: zm.string(), fullPath: zm.str
 /** The error code and message a failed piece of work records. */
 export const workError = zm.object({ code: zm.string(), message: zm.string() });
 
+/** A job type's queue item: the number of the company's unfinished jobs (absent before the first). */
+export const jobQueue = zm.object({ unfinished: zm.optional(zm.number()) });
+
 /** The names of every plan limit: a plan stored before a limit existed lacks it (`plans.ts` fills it in). */
 export const PLAN_LIMIT_NAMES = [
   'apiRequestsPerMonth',

@@ -1,6 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client';
+import { decodeItem } from './entity';
 import { sortKeys } from './keys';
+import { jobQueue } from './schemas';
 import { transcodePartition } from './transcode-partition';
 
 /**
@@ -27,5 +29,5 @@ export const readTranscodeQueue = async (companyId: string): Promise<number> => 
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName(), Key: transcodeQueueKey(companyId), ConsistentRead: true }),
   );
-  return Number(Item?.unfinished ?? 0);
+  return Item ? (decodeItem('transcode_queue', jobQueue, Item).unfinished ?? 0) : 0;
 };

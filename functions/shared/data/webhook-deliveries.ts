@@ -4,6 +4,7 @@ import { eventExpiry, eventPartition } from './events';
 import { indexPartitions, partitions, sortKeys } from './keys';
 import { listSparsePartition, sparseIndexKey } from './sparse-index';
 import { transactUnlessFailed } from './transactions';
+import { LaneEntry, WebhookDelivery, WebhookLane } from './webhook-delivery-entities';
 
 /**
  * Deliveries of events to webhook endpoints, and the lanes that order them.
@@ -28,11 +29,8 @@ export interface LaneRef {
 
 export const lanePartition = (lane: LaneRef) =>
   partitions.webhookLanes(lane.companyId, lane.endpointId, lane.resourceId);
-const laneKey = (lane: LaneRef) => ({ pk: lanePartition(lane), sk: sortKeys.webhookLane });
-const entryKey = (lane: LaneRef, eventId: string) => ({
-  pk: lanePartition(lane),
-  sk: sortKeys.laneEntry(eventId),
-});
+const laneKey = (lane: LaneRef) => WebhookLane.key(lanePartition(lane));
+const entryKey = (lane: LaneRef, eventId: string) => LaneEntry.key(lanePartition(lane), eventId);
 /** The sparse `gsi1` partition of lanes with deliveries to send (`sparse-index.ts`). */
 export const UNFINISHED_LANES_PARTITION = indexPartitions.unfinishedWebhookLanes();
 export const unfinishedLaneIndexKey = (lane: LaneRef) =>
@@ -47,7 +45,7 @@ const laneEnqueueItem = (lane: LaneRef) => ({
       'gsi1pk = :g1, gsi1sk = :g2',
     ExpressionAttributeValues: {
       ':one': 1,
-      ':entity': 'webhook_lane',
+      ':entity': WebhookLane.name,
       ':co': lane.companyId,
       ':ep': lane.endpointId,
       ':res': lane.resourceId,
@@ -61,13 +59,11 @@ const laneCountItem = (lane: LaneRef, delta: number) => ({
     TableName: tableName(),
     Key: laneKey(lane),
     UpdateExpression: 'ADD pending :delta SET entity = :entity',
-    ExpressionAttributeValues: { ':delta': delta, ':entity': 'webhook_lane' },
+    ExpressionAttributeValues: { ':delta': delta, ':entity': WebhookLane.name },
   },
 });
-export const deliveryKey = (companyId: string, eventId: string, endpointId: string) => ({
-  pk: eventPartition(companyId),
-  sk: sortKeys.delivery(eventId, endpointId),
-});
+export const deliveryKey = (companyId: string, eventId: string, endpointId: string) =>
+  WebhookDelivery.key(eventPartition(companyId), eventId, endpointId);
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -84,17 +80,10 @@ export interface DeliveryRecord {
   finishedAt?: string;
 }
 
-const toDelivery = (item: Record<string, unknown>): DeliveryRecord => ({
-  eventId: String(item.eventId),
-  endpointId: String(item.endpointId),
-  status: item.status as DeliveryStatus,
-  attempts: Number(item.attempts ?? 0),
-  lastStatus: (item.lastStatus as number | string | undefined) ?? null,
-  ...(item.firstAttemptAt ? { firstAttemptAt: String(item.firstAttemptAt) } : {}),
-  ...(item.lastAttemptAt ? { lastAttemptAt: String(item.lastAttemptAt) } : {}),
-  ...(item.nextAttemptAt ? { nextAttemptAt: String(item.nextAttemptAt) } : {}),
-  ...(item.finishedAt ? { finishedAt: String(item.finishedAt) } : {}),
-});
+const toDelivery = (item: Record<string, unknown>): DeliveryRecord => {
+  const { resourceId: _resourceId, attempts, lastStatus, ...delivery } = WebhookDelivery.decode(item);
+  return { ...delivery, attempts: attempts ?? 0, lastStatus: lastStatus ?? null };
+};
 
 /**
  * Creates the delivery of an event to an endpoint and queues it in its lane, in one transaction. Returns
@@ -108,28 +97,15 @@ export const enqueueDelivery = (options: {
   const { lane, eventId } = options;
   return transactUnlessFailed(
     [
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...deliveryKey(lane.companyId, eventId, lane.endpointId),
-            entity: 'webhook_delivery',
-            eventId,
-            endpointId: lane.endpointId,
-            resourceId: lane.resourceId,
-            status: 'pending',
-            attempts: 0,
-            ttl: eventExpiry(options.eventCreatedAt),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
+      WebhookDelivery.put(
+        deliveryKey(lane.companyId, eventId, lane.endpointId),
+        { eventId, endpointId: lane.endpointId, resourceId: lane.resourceId, status: 'pending', attempts: 0 },
+        {
+          extra: { ttl: eventExpiry(options.eventCreatedAt) },
+          condition: { expression: 'attribute_not_exists(pk)' },
         },
-      },
-      {
-        Put: {
-          TableName: tableName(),
-          Item: { ...entryKey(lane, eventId), entity: 'webhook_lane_entry', eventId },
-        },
-      },
+      ),
+      LaneEntry.put(entryKey(lane, eventId), { eventId }),
       laneEnqueueItem(lane),
     ],
     0,
@@ -203,7 +179,7 @@ export const nextInLane = async (lane: LaneRef): Promise<string | undefined> => 
     }),
   );
   const first = Items?.[0];
-  return first ? String(first.eventId) : undefined;
+  return first ? LaneEntry.decode(first).eventId : undefined;
 };
 
 /**
@@ -237,13 +213,16 @@ export interface UnfinishedLane extends LaneRef {
 
 /** Lanes with deliveries to send, of every company (never a request path). */
 export const listUnfinishedLanes = async (): Promise<UnfinishedLane[]> =>
-  (await listSparsePartition(UNFINISHED_LANES_PARTITION)).map((item) => ({
-    companyId: String(item.companyId),
-    endpointId: String(item.endpointId),
-    resourceId: String(item.resourceId),
-    pending: Number(item.pending ?? 0),
-    ...(typeof item.owner === 'string' ? { owner: item.owner } : {}),
-  }));
+  (await listSparsePartition(UNFINISHED_LANES_PARTITION)).map((item) => {
+    const { companyId, endpointId, resourceId, pending, owner } = WebhookLane.decode(item);
+    return {
+      companyId,
+      endpointId,
+      resourceId,
+      pending: pending ?? 0,
+      ...(owner === undefined ? {} : { owner }),
+    };
+  });
 
 /**
  * Takes the lane away from an owner that is gone (its execution did not survive a restart), when that owner

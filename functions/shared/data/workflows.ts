@@ -1,7 +1,10 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WorkflowDefinition, WorkflowVersion } from '../types/workflows';
+import * as zm from '../zod-mini';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { defineEntity } from './entity';
 import { partitions, sortKeys } from './keys';
+import { storedObject } from './schemas';
 import { cancellationReasons } from './transactions';
 
 /**
@@ -32,21 +35,58 @@ export interface WorkflowHead {
  * depth): it is stored as JSON text (`definitionJson`), so no member name or nesting reaches the marshaller.
  * Items written before that hold it as a map (`definition`), still read.
  */
-const definitionOf = (item: Record<string, unknown>): WorkflowDefinition =>
-  (typeof item.definitionJson === 'string'
-    ? JSON.parse(item.definitionJson)
-    : item.definition) as WorkflowDefinition;
+const definitionFields = {
+  definitionJson: zm.optional(zm.string()),
+  definition: zm.optional(storedObject<WorkflowDefinition>()),
+};
 
-const toHead = (item: Record<string, unknown>): WorkflowHead | undefined =>
-  item.deleted === true
+/** The head item: the latest version and its definition, or a tombstone (`deleted`) keeping the counter. */
+const WorkflowHeadItem = defineEntity({
+  name: 'workflow',
+  key: headKey,
+  schema: zm.object({
+    workflowId: zm.string(),
+    version: zm.number(),
+    createdAt: zm.string(),
+    updatedAt: zm.string(),
+    deleted: zm.optional(zm.boolean()),
+    ...definitionFields,
+  }),
+});
+
+/** A saved version: immutable, read by the runs of that version. */
+const WorkflowVersionItem = defineEntity({
+  name: 'workflow_version',
+  key: versionKey,
+  schema: zm.object({
+    workflowId: zm.string(),
+    version: zm.number(),
+    createdAt: zm.string(),
+    ...definitionFields,
+  }),
+});
+
+const definitionOf = (
+  item: { definitionJson?: string | undefined; definition?: WorkflowDefinition | undefined },
+  key: string,
+): WorkflowDefinition => {
+  if (item.definitionJson !== undefined) return JSON.parse(item.definitionJson) as WorkflowDefinition;
+  if (item.definition !== undefined) return item.definition;
+  throw new Error(`stored workflow ${key} has no definition`);
+};
+
+const toHead = (item: Record<string, unknown>): WorkflowHead | undefined => {
+  const head = WorkflowHeadItem.decode(item);
+  return head.deleted === true
     ? undefined
     : {
-        workflowId: String(item.workflowId),
-        version: Number(item.version),
-        definition: definitionOf(item),
-        createdAt: String(item.createdAt),
-        updatedAt: String(item.updatedAt),
+        workflowId: head.workflowId,
+        version: head.version,
+        definition: definitionOf(head, head.workflowId),
+        createdAt: head.createdAt,
+        updatedAt: head.updatedAt,
       };
+};
 
 export class WorkflowVersionConflictError extends Error {
   constructor() {
@@ -64,46 +104,31 @@ export const putWorkflowVersion = async (
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName(), Key: headKey(companyId, definition.id), ConsistentRead: true }),
   );
-  const previous = Item ? Number(Item.version) : 0;
+  const stored = Item ? WorkflowHeadItem.decode(Item) : undefined;
+  const previous = stored ? stored.version : 0;
   const version = previous + 1;
   const stamp = now.toISOString();
-  const createdAt = Item && Item.deleted !== true ? String(Item.createdAt) : stamp;
+  const createdAt = stored && stored.deleted !== true ? stored.createdAt : stamp;
   const head = { workflowId: definition.id, version, definition, createdAt, updatedAt: stamp };
   const definitionJson = JSON.stringify(definition);
   try {
     await ddb.send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...headKey(companyId, definition.id),
-                entity: 'workflow',
-                workflowId: head.workflowId,
-                version,
-                definitionJson,
-                createdAt,
-                updatedAt: stamp,
-              },
-              ConditionExpression: Item ? 'version = :previous' : 'attribute_not_exists(pk)',
-              ...(Item ? { ExpressionAttributeValues: { ':previous': previous } } : {}),
+          WorkflowHeadItem.put(
+            headKey(companyId, definition.id),
+            { workflowId: head.workflowId, version, definitionJson, createdAt, updatedAt: stamp },
+            {
+              condition: stored
+                ? { expression: 'version = :previous', values: { ':previous': previous } }
+                : { expression: 'attribute_not_exists(pk)' },
             },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...versionKey(companyId, definition.id, version),
-                entity: 'workflow_version',
-                workflowId: definition.id,
-                version,
-                definitionJson,
-                createdAt: stamp,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
+          ),
+          WorkflowVersionItem.put(
+            versionKey(companyId, definition.id, version),
+            { workflowId: definition.id, version, definitionJson, createdAt: stamp },
+            { condition: { expression: 'attribute_not_exists(pk)' } },
+          ),
         ],
       }),
     );
@@ -132,15 +157,15 @@ export const getWorkflowVersion = async (
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName(), Key: versionKey(companyId, workflowId, version) }),
   );
-  return Item
-    ? {
-        companyId,
-        workflowId,
-        version,
-        definition: definitionOf(Item),
-        createdAt: String(Item.createdAt),
-      }
-    : undefined;
+  if (!Item) return undefined;
+  const stored = WorkflowVersionItem.decode(Item);
+  return {
+    companyId,
+    workflowId,
+    version,
+    definition: definitionOf(stored, `${workflowId} version ${version}`),
+    createdAt: stored.createdAt,
+  };
 };
 
 /** The company's workflows (at most a few hundred: one page of heads). */
