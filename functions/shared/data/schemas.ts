@@ -18,6 +18,15 @@ export const storedList = <T extends unknown[]>() => zm.custom<T>((value) => Arr
 /** A stored file: the platform bucket and its path. */
 export const objectReference = zm.object({ bucket: zm.string(), fullPath: zm.string() });
 
+/** A job's source as enqueued: the stored object's size, ETag and content type. */
+export const jobSource = zm.object({
+  bucket: zm.string(),
+  fullPath: zm.string(),
+  size: zm.number(),
+  etag: zm.string(),
+  contentType: zm.optional(zm.string()),
+});
+
 /** The error code and message a failed piece of work records. */
 export const workError = zm.object({ code: zm.string(), message: zm.string() });
 

@@ -8,6 +8,7 @@ import * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
 import { createJobLifecycle, jobRecordFields, type MoveOptions } from './job-lifecycle';
 import { indexPartitions } from './keys';
+import { jobSource } from './schemas';
 import { transcodePartition } from './transcode-partition';
 import { TranscodeQueueFullError } from './transcode-queue';
 import {
@@ -85,13 +86,7 @@ export class TranscodeTransitionRefusedError extends Error {
 const transcodeJobSchema = zm.object({
   ...jobRecordFields<TranscodeStatus>([...UNFINISHED_STATUSES, ...FINISHED_STATUSES]),
   preset: zm.enum(TRANSCODE_PRESETS),
-  source: zm.object({
-    bucket: zm.string(),
-    fullPath: zm.string(),
-    size: zm.number(),
-    etag: zm.string(),
-    contentType: zm.optional(zm.string()),
-  }),
+  source: jobSource,
   output: zm.optional(transcodeOutputSchema),
   durationSeconds: zm.optional(zm.number()),
   hasVideo: zm.optional(zm.boolean()),

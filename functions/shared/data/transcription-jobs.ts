@@ -6,7 +6,7 @@ import {
 import * as zm from '../zod-mini';
 import { createJobLifecycle, type JobRecordBase, type JobRef, jobRecordFields } from './job-lifecycle';
 import { indexPartitions, partitions } from './keys';
-import { storedObject } from './schemas';
+import { jobSource, storedObject } from './schemas';
 
 /**
  * Transcription jobs: the shared job lifecycle (`job-lifecycle.ts`) configured for speech-to-text, in the
@@ -47,13 +47,7 @@ const transcriptionResult = storedObject<TranscriptionResult>();
 const transcriptionJobSchema = zm.object({
   ...jobRecordFields<TranscriptionStatus>([...TRANSCRIPTION_UNFINISHED, ...TRANSCRIPTION_FINISHED]),
   language: zm.enum([...TRANSCRIPTION_LANGUAGES, 'auto']),
-  source: zm.object({
-    bucket: zm.string(),
-    fullPath: zm.string(),
-    size: zm.number(),
-    etag: zm.string(),
-    contentType: zm.optional(zm.string()),
-  }),
+  source: jobSource,
   result: zm.optional(transcriptionResult),
   durationSeconds: zm.optional(zm.number()),
 }) satisfies zm.ZodMiniType<TranscriptionJobRecord>;
