@@ -6,8 +6,7 @@
  *
  * It is pure (it imports nothing), so the CDK code derives the IAM partition list from it
  * (`lib/grants/partitions.ts`) and both sides cannot drift. A partition family is a builder whose first
- * argument is the company id for tenant partitions; the IAM pattern of a family is its builder called with
- * a company-id pattern and `*` for every other part.
+ * argument is the company id for tenant partitions.
  */
 
 const TENANT = 'CO#';
@@ -126,34 +125,3 @@ export const monthOfUsageSortKey = (sk: string): string | undefined => {
 
 /** The prefix every usage month's sort key starts with (the stream filter of the event dispatcher). */
 export const USAGE_MONTH_SORT_KEY_PREFIX = sortKeys.usageMonth('');
-
-/**
- * Company ids are `co_` and a 26-character ULID (`newCompanyId`), which `?` (exactly one character) pins, so
- * the profile partition's pattern matches the profile alone and not every partition that starts with it.
- */
-export const COMPANY_ID_PATTERN = `co_${'?'.repeat(26)}`;
-
-type Builder = (...parts: string[]) => string;
-
-/**
- * The IAM `StringLike` pattern of a partition family: its builder with the company-id pattern for a tenant
- * family and `*` for every other part; wildcards separated only by `#` collapse into one `*` (which matches
- * the same keys, since `*` spans `#`).
- */
-const patternOf = (build: Builder): string => {
-  const tenantFamily = build('\u0000', '', '', '').startsWith(`${TENANT}\u0000`);
-  const parts = Array.from({ length: build.length }, (_, i) =>
-    i === 0 && tenantFamily ? COMPANY_ID_PATTERN : '*',
-  );
-  return build(...parts).replace(/\*(#\*)+/g, '*');
-};
-
-const patternsOf = <T extends Record<string, Builder>>(builders: T): { [K in keyof T]: string } =>
-  Object.fromEntries(Object.entries(builders).map(([name, build]) => [name, patternOf(build)])) as {
-    [K in keyof T]: string;
-  };
-
-/** The table's partition families as IAM `dynamodb:LeadingKeys` patterns. */
-export const TABLE_PARTITION_PATTERNS = patternsOf(partitions);
-/** The index partition families (`gsi1pk`) as IAM `dynamodb:LeadingKeys` patterns. */
-export const INDEX_PARTITION_PATTERNS = patternsOf(indexPartitions);
