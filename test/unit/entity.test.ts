@@ -48,7 +48,12 @@ describe('entities', () => {
       size: 3,
     });
     expect(
-      thing.put(key, { id: 't1', size: 3 }, { condition: { expression: 'attribute_not_exists(pk)' } }),
+      entity.putItem(
+        thing,
+        key,
+        { id: 't1', size: 3 },
+        { condition: { expression: 'attribute_not_exists(pk)' } },
+      ),
     ).toEqual({
       Put: {
         TableName: 'unit-test-table',

@@ -72,12 +72,6 @@ export interface Entity<A extends unknown[], S extends zm.ZodMiniType> extends E
   decode: (item: Record<string, unknown>) => zm.output<S>;
   /** The stored item of a record at `key` (with its entity name and any index or `ttl` attributes). */
   item: (key: TableKey, record: zm.output<S>, extra?: Record<string, unknown>) => Record<string, unknown>;
-  /** The transaction item writing `record` at `key`, under `condition` when given. */
-  put: (
-    key: TableKey,
-    record: zm.output<S>,
-    options?: { extra?: Record<string, unknown>; condition?: Condition },
-  ) => TransactItem;
 }
 
 export const defineEntity = <A extends unknown[], S extends zm.ZodMiniType>(
@@ -93,12 +87,23 @@ export const defineEntity = <A extends unknown[], S extends zm.ZodMiniType>(
     ...definition,
     decode: (stored) => decodeItem(definition.name, definition.schema, stored),
     item,
-    put: (key, record, options = {}) => ({
-      Put: {
-        TableName: tableName(),
-        Item: item(key, record, options.extra),
-        ...conditionAttributes(options.condition),
-      },
-    }),
   };
 };
+
+/**
+ * The transaction item writing `record` of `entity` at `key`, under `condition` when given. A function of
+ * its own, not a member of the entity, so a bundle holds a `Put` item only where its code builds one (the
+ * infra test derives a function's grants from the item kinds its bundle builds).
+ */
+export const putItem = <A extends unknown[], S extends zm.ZodMiniType>(
+  entity: Entity<A, S>,
+  key: TableKey,
+  record: zm.output<S>,
+  options: { extra?: Record<string, unknown>; condition?: Condition } = {},
+): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: entity.item(key, record, options.extra),
+    ...conditionAttributes(options.condition),
+  },
+});

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicUlid } from '../ids';
 import { EVENT_ENTITY, EVENT_RETENTION_DAYS, type WorkflowRunFinishedData } from '../types/events';
 import * as zm from '../zod-mini';
-import { defineEntity, type TransactItem } from './entity';
+import { defineEntity, putItem, type TransactItem } from './entity';
 import { partitions, sortKeys } from './keys';
 
 export { EVENT_ENTITY };
@@ -141,7 +141,8 @@ export const putEvent = async (input: EventInput): Promise<EventRecord> => {
 export const putEventOnce = (marker: string, input: EventInput): Promise<boolean> =>
   transactUnlessFailed(
     [
-      EventMarker.put(
+      putItem(
+        EventMarker,
         EventMarker.key(input.companyId, marker),
         {},
         {

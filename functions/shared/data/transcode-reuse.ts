@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as zm from '../zod-mini';
 import { ddb, tableName } from './client';
-import { defineEntity, type TransactItem } from './entity';
+import { defineEntity, putItem, type TransactItem } from './entity';
 import { sortKeys } from './keys';
 import { transcodePartition } from './transcode-partition';
 
@@ -51,7 +51,7 @@ export const putTranscodeReuseItem = (
   companyId: string,
   content: TranscodeContent,
   entry: ReuseEntry,
-): TransactItem => TranscodeReuse.put(transcodeReuseKey(companyId, content), entry);
+): TransactItem => putItem(TranscodeReuse, transcodeReuseKey(companyId, content), entry);
 
 export const getTranscodeReuse = async (
   companyId: string,

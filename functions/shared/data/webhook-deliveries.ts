@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { putItem } from './entity';
 import { eventExpiry, eventPartition } from './events';
 import { indexPartitions, partitions, sortKeys } from './keys';
 import { listSparsePartition, sparseIndexKey } from './sparse-index';
@@ -97,7 +98,8 @@ export const enqueueDelivery = (options: {
   const { lane, eventId } = options;
   return transactUnlessFailed(
     [
-      WebhookDelivery.put(
+      putItem(
+        WebhookDelivery,
         deliveryKey(lane.companyId, eventId, lane.endpointId),
         { eventId, endpointId: lane.endpointId, resourceId: lane.resourceId, status: 'pending', attempts: 0 },
         {
@@ -105,7 +107,7 @@ export const enqueueDelivery = (options: {
           condition: { expression: 'attribute_not_exists(pk)' },
         },
       ),
-      LaneEntry.put(entryKey(lane, eventId), { eventId }),
+      putItem(LaneEntry, entryKey(lane, eventId), { eventId }),
       laneEnqueueItem(lane),
     ],
     0,

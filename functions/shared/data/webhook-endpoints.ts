@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as zm from '../zod-mini';
 import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
-import { defineEntity } from './entity';
+import { defineEntity, putItem } from './entity';
 import { partitions, sortKeys } from './keys';
 import { transactUnlessFailed } from './transactions';
 
@@ -71,7 +71,7 @@ export class EndpointLimitReachedError extends Error {
 }
 
 export const createEndpoint = async (endpoint: WebhookEndpointRecord, cap: number): Promise<void> => {
-  const put = WebhookEndpoint.put(endpointKey(endpoint.companyId, endpoint.id), endpoint, {
+  const put = putItem(WebhookEndpoint, endpointKey(endpoint.companyId, endpoint.id), endpoint, {
     condition: { expression: 'attribute_not_exists(pk)' },
   });
   const count = {

@@ -8,7 +8,7 @@ import {
 } from '../types/workflows';
 import * as zm from '../zod-mini';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
-import { defineEntity, type TransactItem } from './entity';
+import { defineEntity, putItem, type TransactItem } from './entity';
 import { indexPartitions, partitions, sortKeys, unfinishedSortKey } from './keys';
 import { objectReference, storedList } from './schemas';
 import { listSparsePartition, sparseIndexKey } from './sparse-index';
@@ -138,7 +138,8 @@ export const createWorkflowRun = async (run: WorkflowRunRecord, limit: number, n
     await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
-          WorkflowRun.put(
+          putItem(
+            WorkflowRun,
             workflowRunKey(run.companyId, run.runId),
             {
               ...run,

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import type { WorkflowDefinition, WorkflowVersion } from '../types/workflows';
 import * as zm from '../zod-mini';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
-import { defineEntity } from './entity';
+import { defineEntity, putItem } from './entity';
 import { partitions, sortKeys } from './keys';
 import { storedObject } from './schemas';
 import { cancellationReasons } from './transactions';
@@ -115,7 +115,8 @@ export const putWorkflowVersion = async (
     await ddb.send(
       new TransactWriteCommand({
         TransactItems: [
-          WorkflowHeadItem.put(
+          putItem(
+            WorkflowHeadItem,
             headKey(companyId, definition.id),
             { workflowId: head.workflowId, version, definitionJson, createdAt, updatedAt: stamp },
             {
@@ -124,7 +125,8 @@ export const putWorkflowVersion = async (
                 : { expression: 'attribute_not_exists(pk)' },
             },
           ),
-          WorkflowVersionItem.put(
+          putItem(
+            WorkflowVersionItem,
             versionKey(companyId, definition.id, version),
             { workflowId: definition.id, version, definitionJson, createdAt: stamp },
             { condition: { expression: 'attribute_not_exists(pk)' } },
