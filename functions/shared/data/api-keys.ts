@@ -5,7 +5,7 @@ import { SCOPES, type Scope } from '../types/scopes';
 import * as zm from '../zod-mini';
 import { ddb, queryAll, tableName } from './client';
 import { revocationPutItem } from './credentials';
-import { defineEntity } from './entity';
+import { decodeItem, defineEntity } from './entity';
 import { indexPartitions, partitions, sortKeys } from './keys';
 import { TABLE_SHAPE } from './table';
 import { cancellationReasons } from './transactions';
@@ -53,6 +53,9 @@ export const ApiKey = defineEntity({
 export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
 
 const toRecord = (item: Record<string, unknown>): ApiKeyRecord => ApiKey.decode(item);
+
+/** The hash the lookup item is keyed by (revocation writes to that key). */
+const keyHashSchema = zm.object({ keyHash: zm.string() });
 
 /** Creates a key and returns its secret: the only moment the secret exists outside the caller. */
 export const createApiKey = async (
@@ -104,7 +107,10 @@ const queryCompanyKeys = async (companyId: string): Promise<StoredKey[]> =>
       KeyConditionExpression: 'gsi1pk = :pk',
       ExpressionAttributeValues: { ':pk': apiKeyListKey(companyId, '', '').gsi1pk },
     })
-  ).map((item) => ({ record: toRecord(item), keyHash: String(item.keyHash) }));
+  ).map((item) => ({
+    record: toRecord(item),
+    keyHash: decodeItem(ApiKey.name, keyHashSchema, item).keyHash,
+  }));
 
 export const listApiKeys = async (companyId: string): Promise<ApiKeyRecord[]> =>
   (await queryCompanyKeys(companyId)).map((k) => k.record);

@@ -11,13 +11,8 @@ import { indexPartitions } from './keys';
 import { jobSource } from './schemas';
 import { transcodePartition } from './transcode-partition';
 import { TranscodeQueueFullError } from './transcode-queue';
-import {
-  putTranscodeReuseItem,
-  type ReuseEntry,
-  type TranscodeContent,
-  TranscodeReuse,
-  transcodeOutputSchema,
-} from './transcode-reuse';
+import { putTranscodeReuseItem, type TranscodeContent } from './transcode-reuse';
+import { type ReuseEntry, transcodeOutputSchema, transcodeReuseSchema } from './transcode-schemas';
 import { applyChange, type Change } from './update-expression';
 
 /**
@@ -95,8 +90,8 @@ const transcodeJobSchema = zm.object({
 export const transcodeJobs = createJobLifecycle<TranscodeStatus, TranscodeJobRecord, ReuseEntry>({
   jobType: 'transcode',
   partition: transcodePartition,
-  entities: { job: 'transcode_job', queue: 'transcode_queue', reuse: TranscodeReuse.name },
-  schemas: { job: transcodeJobSchema, reuse: TranscodeReuse.schema },
+  entities: { job: 'transcode_job', queue: 'transcode_queue', reuse: 'transcode_reuse' },
+  schemas: { job: transcodeJobSchema, reuse: transcodeReuseSchema },
   unfinishedIndexPartition: UNFINISHED_INDEX_PARTITION,
   unfinished: UNFINISHED_STATUSES,
   finished: FINISHED_STATUSES,

@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import * as zm from '../zod-mini';
 import { ddb, tableName } from './client';
 import { defineEntity, putItem, type TransactItem } from './entity';
 import { sortKeys } from './keys';
 import { transcodePartition } from './transcode-partition';
+import { type ReuseEntry, transcodeReuseSchema } from './transcode-schemas';
 
 /**
  * Reuse entries: the stored output of an earlier conversion of the same content (probed size and ETag) to
@@ -23,26 +23,13 @@ export const transcodeReuseKey = (companyId: string, { preset, size, etag }: Tra
   sk: sortKeys.reuse(`${preset}#${size}#${etag.replace(/"/g, '')}`),
 });
 
-/** A job's output, recorded as one of the company's stored objects (`TranscodeOutput`). */
-export const transcodeOutputSchema = zm.object({
-  bucket: zm.string(),
-  fullPath: zm.string(),
-  size: zm.number(),
-  contentType: zm.string(),
-});
-
 export const TranscodeReuse = defineEntity({
   name: 'transcode_reuse',
   key: transcodeReuseKey,
-  schema: zm.object({
-    output: transcodeOutputSchema,
-    sourceJobId: zm.string(),
-    durationSeconds: zm.number(),
-    createdAt: zm.string(),
-  }),
+  schema: transcodeReuseSchema,
 });
 
-export type ReuseEntry = zm.output<typeof TranscodeReuse.schema>;
+export type { ReuseEntry };
 
 export const toReuseEntry = (item: Record<string, unknown>): ReuseEntry => TranscodeReuse.decode(item);
 
