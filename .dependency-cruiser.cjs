@@ -2,7 +2,8 @@
  * Direction of imports (`npm test` checks it through test/unit/import-direction.test.ts):
  * entries (`api/<group>`, authorizer, workers, log shipper, admin, local) → `shared/http` + `shared/routes`
  * → `shared/domain` (+ `shared/auth`) → `shared/data`, `shared/aws`; `shared/types` and the shared base
- * modules (`shared/*.ts`: errors, env, ids, logger, zod, …) may be imported by all.
+ * modules (`shared/*.ts`: errors, env, ids, logger, zod, …) may be imported by all. The key catalogue
+ * (`shared/data/keys.ts`) imports nothing, so the CDK code may import it.
  */
 const SHARED = '^functions/shared/';
 const layer = (name) => `${SHARED}${name}/`;
@@ -31,6 +32,14 @@ module.exports = {
       severity: 'error',
       from: { path: layer('data') },
       to: { path: [layer('domain'), layer('http'), layer('routes'), layer('aws'), layer('auth')] },
+    },
+    {
+      name: 'key-catalogue-pure',
+      comment:
+        'The key catalogue imports nothing: the CDK code derives the IAM partition list from it (lib/grants).',
+      severity: 'error',
+      from: { path: `${SHARED}data/keys[.]ts$` },
+      to: { path: '.' },
     },
     {
       name: 'aws-adapters-alone',

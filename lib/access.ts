@@ -24,7 +24,7 @@ export {
  * The others give this reason for the idempotency calls their bundle holds but never makes.
  */
 const NO_IDEMPOTENT_ROUTE =
-  'the router stores idempotency records (CO#<id>#IDEM) only for routes marked idempotent, and this group has none';
+  'the router stores idempotency records (the idempotency partition) only for routes marked idempotent, and this group has none';
 
 /** The API-request meter every authenticated request adds to (`functions/shared/http/middleware.ts`). */
 const METER = { UpdateItem: ['usage'] } as const;

@@ -3,6 +3,7 @@ import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-la
 import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { USAGE_MONTH_SORT_KEY_PREFIX } from '../../functions/shared/data/keys';
 import { EVENT_ENTITY } from '../../functions/shared/types/events';
 import { type DataResources, WORKER_ACCESS } from '../access';
 import { AppFunction } from './app-function';
@@ -67,7 +68,7 @@ export class WebhookEvents extends Construct {
           }),
           FilterCriteria.filter({
             eventName: FilterRule.isEqual('MODIFY'),
-            dynamodb: { Keys: { sk: { S: FilterRule.beginsWith('M#') } } },
+            dynamodb: { Keys: { sk: { S: FilterRule.beginsWith(USAGE_MONTH_SORT_KEY_PREFIX) } } },
           }),
         ],
       }),

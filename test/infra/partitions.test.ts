@@ -93,6 +93,14 @@ describe('table partition patterns', () => {
     }
   });
 
+  it('are the partition families of the key catalogue, every one of them and no other', async () => {
+    const { partitions, indexPartitions } = await import('../../functions/shared/data/keys');
+    expect(Object.keys(TABLE_PARTITIONS).sort()).toEqual(Object.keys(partitions).sort());
+    expect(Object.keys(INDEX_PARTITIONS).sort()).toEqual(Object.keys(indexPartitions).sort());
+    expect(Object.keys(tableKeys).sort()).toEqual(Object.keys(partitions).sort());
+    expect(Object.keys(indexKeys).sort()).toEqual(Object.keys(indexPartitions).sort());
+  });
+
   it('reads ? as exactly one character and * as any run', () => {
     expect(stringLikeRegExp('CO#??').test('CO#ab')).toBe(true);
     expect(stringLikeRegExp('CO#??').test('CO#abc')).toBe(false);

@@ -59,12 +59,14 @@ describe('import direction', () => {
     write('functions/shared/ids.ts', "import { g } from '../api/g/index';\nexport const i = g;\n");
     write('functions/workers/w.ts', "import { l } from '../local/l';\nexport const w = l;\n");
     write('functions/local/l.ts', 'export const l = 1;\n');
+    write('functions/shared/data/keys.ts', "import { e } from '../errors';\nexport const k = e;\n");
     const { violations } = await cruise(scratch);
     expect(new Set(violations.map((v) => v.rule.name))).toEqual(
       new Set([
         'types-import-nothing',
         'base-imports-base',
         'data-not-upward',
+        'key-catalogue-pure',
         'domain-not-http',
         'aws-adapters-alone',
         'entries-not-data',

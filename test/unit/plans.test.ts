@@ -16,7 +16,17 @@ describe('stored plans', () => {
     workflowRunsPerMonth: 10,
     logRetentionDays: 30,
   };
-  const item = { pk: 'PLAN', sk: 'old', entity: 'plan', id: 'old', name: 'Old', limits };
+  const item = {
+    pk: 'PLAN',
+    sk: 'old',
+    entity: 'plan',
+    id: 'old',
+    name: 'Old',
+    description: 'A plan stored before the later limits existed',
+    sellable: true,
+    price: { amount: 10, currency: 'EUR', interval: 'month' },
+    limits,
+  };
 
   it('reads the transcription caps of a plan stored before they existed from the transcode caps', () => {
     expect(toPlan(item).limits).toMatchObject({

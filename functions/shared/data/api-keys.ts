@@ -1,9 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { newKeyId } from '../ids';
-import type { Scope } from '../types/scopes';
+import { SCOPES, type Scope } from '../types/scopes';
+import * as zm from '../zod-mini';
 import { ddb, queryAll, tableName } from './client';
 import { revocationPutItem } from './credentials';
+import { decodeItem, defineEntity } from './entity';
+import { indexPartitions, partitions, sortKeys } from './keys';
 import { TABLE_SHAPE } from './table';
 import { cancellationReasons } from './transactions';
 
@@ -11,13 +14,12 @@ import { cancellationReasons } from './transactions';
  * API keys are looked up by the SHA-256 of the secret, so the lookup item is global (`APIKEY#<hash>`); the
  * company's list of keys is the GSI partition `CO#<companyId>#APIKEYS`. The secret itself is never stored.
  */
-export const apiKeyKey = (hash: string) => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' });
+export const apiKeyKey = (hash: string) => ({ pk: partitions.apiKeys(hash), sk: sortKeys.apiKey });
 export const apiKeyListKey = (companyId: string, createdAt: string, keyId: string) => ({
-  gsi1pk: `CO#${companyId}#APIKEYS`,
+  gsi1pk: indexPartitions.apiKeyList(companyId),
   gsi1sk: `${createdAt}#${keyId}`,
 });
 
-const ENTITY = 'api_key';
 export const API_KEY_PREFIX = 'sk-';
 /** `sk-` then 43 base64url characters (32 random bytes). */
 export const API_KEY_PATTERN = /^sk-[A-Za-z0-9_-]{43}$/;
@@ -33,12 +35,27 @@ export interface ApiKeyRecord {
   hint: string;
 }
 
+/** The lookup item of a key (`keyHash` is read only by revocation; the record leaves it out). */
+export const ApiKey = defineEntity({
+  name: 'api_key',
+  key: apiKeyKey,
+  schema: zm.object({
+    keyId: zm.string(),
+    companyId: zm.string(),
+    name: zm.string(),
+    scopes: zm.array(zm.enum(SCOPES)),
+    createdAt: zm.string(),
+    revokedAt: zm.optional(zm.string()),
+    hint: zm.string(),
+  }) satisfies zm.ZodMiniType<ApiKeyRecord>,
+});
+
 export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
 
-const toRecord = (item: Record<string, unknown>): ApiKeyRecord => {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, keyHash: _h, ...record } = item;
-  return record as unknown as ApiKeyRecord;
-};
+const toRecord = (item: Record<string, unknown>): ApiKeyRecord => ApiKey.decode(item);
+
+/** The hash the lookup item is keyed by (revocation writes to that key). */
+const keyHashSchema = zm.object({ keyHash: zm.string() });
 
 /** Creates a key and returns its secret: the only moment the secret exists outside the caller. */
 export const createApiKey = async (
@@ -59,13 +76,10 @@ export const createApiKey = async (
   await ddb.send(
     new PutCommand({
       TableName: tableName(),
-      Item: {
-        ...apiKeyKey(keyHash),
+      Item: ApiKey.item(apiKeyKey(keyHash), record, {
         ...apiKeyListKey(companyId, record.createdAt, record.keyId),
-        entity: ENTITY,
         keyHash,
-        ...record,
-      },
+      }),
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -93,7 +107,10 @@ const queryCompanyKeys = async (companyId: string): Promise<StoredKey[]> =>
       KeyConditionExpression: 'gsi1pk = :pk',
       ExpressionAttributeValues: { ':pk': apiKeyListKey(companyId, '', '').gsi1pk },
     })
-  ).map((item) => ({ record: toRecord(item), keyHash: String(item.keyHash) }));
+  ).map((item) => ({
+    record: toRecord(item),
+    keyHash: decodeItem(ApiKey.name, keyHashSchema, item).keyHash,
+  }));
 
 export const listApiKeys = async (companyId: string): Promise<ApiKeyRecord[]> =>
   (await queryCompanyKeys(companyId)).map((k) => k.record);

@@ -1,11 +1,16 @@
 import { GetCommand, PutCommand, paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlanLimits } from '../types/plans';
+import * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { defineEntity } from './entity';
+import { partitions, sortKeys } from './keys';
+import { partialPlanLimits } from './schemas';
 
-export const companyKey = (companyId: string) => ({ pk: `CO#${companyId}`, sk: 'PROFILE' });
-
-const ENTITY = 'company';
+export const companyKey = (companyId: string) => ({
+  pk: partitions.company(companyId),
+  sk: sortKeys.companyProfile,
+});
 
 export interface CompanyRecord {
   companyId: string;
@@ -25,6 +30,22 @@ export interface CompanyRecord {
   rateKey?: { id: string; value: string };
 }
 
+export const Company = defineEntity({
+  name: 'company',
+  key: companyKey,
+  schema: zm.object({
+    companyId: zm.string(),
+    name: zm.string(),
+    planId: zm.string(),
+    status: zm.enum(['active', 'suspended']),
+    createdAt: zm.string(),
+    subscriptionAnchor: zm.string(),
+    subscriptionStatus: zm.enum(['active', 'past_due', 'canceled']),
+    limitOverrides: zm.optional(partialPlanLimits),
+    rateKey: zm.optional(zm.object({ id: zm.string(), value: zm.string() })),
+  }) satisfies zm.ZodMiniType<CompanyRecord>,
+});
+
 export class CompanyExistsError extends Error {
   constructor(companyId: string) {
     super(`Company ${companyId} already exists`);
@@ -37,7 +58,7 @@ export const createCompany = async (company: CompanyRecord): Promise<void> => {
     await ddb.send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...companyKey(company.companyId), entity: ENTITY, ...company },
+        Item: Company.item(companyKey(company.companyId), company),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -47,10 +68,7 @@ export const createCompany = async (company: CompanyRecord): Promise<void> => {
   }
 };
 
-export const toCompany = (item: Record<string, unknown>): CompanyRecord => {
-  const { pk: _pk, sk: _sk, entity: _entity, ...company } = item;
-  return company as unknown as CompanyRecord;
-};
+export const toCompany = (item: Record<string, unknown>): CompanyRecord => Company.decode(item);
 
 export const getCompany = async (companyId: string): Promise<CompanyRecord | undefined> => {
   const { Item } = await ddb.send(new GetCommand({ TableName: tableName(), Key: companyKey(companyId) }));
@@ -70,21 +88,21 @@ export class UnknownCompanyError extends Error {
   }
 }
 
-const updateCompany = async (companyId: string, set: Record<string, unknown>): Promise<CompanyRecord> => {
-  const names = Object.keys(set);
+const updateCompany = async (companyId: string, set: Partial<CompanyRecord>): Promise<CompanyRecord> => {
+  const entries = Object.entries(set);
   try {
     const { Attributes } = await ddb.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: companyKey(companyId),
-        UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:v${i}`, set[name]])),
+        UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
         ConditionExpression: 'attribute_exists(pk)',
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return toCompany(Attributes ?? {});
+    return toCompany({ ...companyKey(companyId), ...Attributes });
   } catch (error) {
     if (isConditionalCheckFailed(error)) throw new UnknownCompanyError(companyId);
     throw error;
@@ -108,7 +126,7 @@ export async function* allCompanies(): AsyncGenerator<CompanyRecord> {
     {
       TableName: tableName(),
       FilterExpression: 'entity = :entity AND sk = :sk',
-      ExpressionAttributeValues: { ':entity': ENTITY, ':sk': 'PROFILE' },
+      ExpressionAttributeValues: { ':entity': Company.name, ':sk': sortKeys.companyProfile },
     },
   );
   for await (const page of pages) for (const item of page.Items ?? []) yield toCompany(item);

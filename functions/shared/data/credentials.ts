@@ -1,6 +1,9 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as zm from '../zod-mini';
 import { type BatchEntry, getItemsByKey } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { defineEntity, type TransactItem } from './entity';
+import { partitions, sortKeys } from './keys';
 
 /**
  * What the platform knows of the credentials derived from its companies' keys, in the partition
@@ -12,14 +15,14 @@ import { ddb, isConditionalCheckFailed, tableName } from './client';
  *   `jti:<root token id>`). The authorizer refuses a token whose `jti` or `src` has such an item; the item is
  *   kept until every token it could refuse has expired (`ttl`).
  */
-export const credentialsPartition = (companyId: string) => `CO#${companyId}#CRED`;
+export const credentialsPartition = partitions.credentials;
 export const mintedTokenKey = (companyId: string, jti: string) => ({
   pk: credentialsPartition(companyId),
-  sk: `TOKEN#${jti}`,
+  sk: sortKeys.mintedToken(jti),
 });
 export const revocationKey = (companyId: string, credentialId: string) => ({
   pk: credentialsPartition(companyId),
-  sk: `REVOKED#${credentialId}`,
+  sk: sortKeys.revocation(credentialId),
 });
 
 export interface MintedTokenRecord {
@@ -33,12 +36,22 @@ export interface MintedTokenRecord {
   mintedBy: string;
 }
 
-const decodeMinted = (item: Record<string, unknown>): MintedTokenRecord => ({
-  jti: String(item.jti),
-  src: String(item.src),
-  exp: Number(item.exp),
-  issuedAt: String(item.issuedAt),
-  mintedBy: String(item.mintedBy),
+const MintedToken = defineEntity({
+  name: 'minted_token',
+  key: mintedTokenKey,
+  schema: zm.object({
+    jti: zm.string(),
+    src: zm.string(),
+    exp: zm.number(),
+    issuedAt: zm.string(),
+    mintedBy: zm.string(),
+  }) satisfies zm.ZodMiniType<MintedTokenRecord>,
+});
+
+const CredentialRevocation = defineEntity({
+  name: 'credential_revocation',
+  key: revocationKey,
+  schema: zm.object({ credentialId: zm.string(), revokedAt: zm.string() }),
 });
 
 /** Records a minted token (never the token): its record lives until `acceptedUntil` (epoch seconds). */
@@ -50,7 +63,7 @@ export const recordMintedToken = async (
   await ddb.send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...mintedTokenKey(companyId, token.jti), entity: 'minted_token', ...token, ttl: acceptedUntil },
+      Item: MintedToken.item(mintedTokenKey(companyId, token.jti), token, { ttl: acceptedUntil }),
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -63,16 +76,15 @@ export const getMintedToken = async (
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName(), Key: mintedTokenKey(companyId, jti), ConsistentRead: true }),
   );
-  return Item ? decodeMinted(Item) : undefined;
+  return Item ? MintedToken.decode(Item) : undefined;
 };
 
-const revocationItem = (companyId: string, credentialId: string, revokedAt: Date, keepUntil: number) => ({
-  ...revocationKey(companyId, credentialId),
-  entity: 'credential_revocation',
-  credentialId,
-  revokedAt: revokedAt.toISOString(),
-  ttl: keepUntil,
-});
+const revocationItem = (companyId: string, credentialId: string, revokedAt: Date, keepUntil: number) =>
+  CredentialRevocation.item(
+    revocationKey(companyId, credentialId),
+    { credentialId, revokedAt: revokedAt.toISOString() },
+    { ttl: keepUntil },
+  );
 
 /**
  * The transaction item that revokes a credential (the API key module revokes a key and its derived tokens in
@@ -83,7 +95,7 @@ export const revocationPutItem = (
   credentialId: string,
   revokedAt: Date,
   keepUntil: number,
-) => ({
+): TransactItem => ({
   Put: {
     TableName: tableName(),
     Item: revocationItem(companyId, credentialId, revokedAt, keepUntil),
@@ -112,7 +124,7 @@ export const revokeCredential = async (
 
 const revocationEntry = (companyId: string, credentialId: string): BatchEntry<string> => ({
   key: revocationKey(companyId, credentialId),
-  decode: (item) => String(item.credentialId),
+  decode: (item) => CredentialRevocation.decode(item).credentialId,
 });
 
 /** Which of the credential ids are revoked: one `BatchGetItem`, whatever the number of ids (at most 100). */

@@ -1,23 +1,31 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as zm from '../zod-mini';
 import { ddb, tableName } from './client';
+import { defineEntity } from './entity';
+import { partitions, sortKeys } from './keys';
 
 /**
  * A company's message delivery channel: one webhook endpoint (URL and signing secret) per company, set by
  * operators (`admin channels set`). The secret signs every delivery (Standard Webhooks) and is shown once.
  */
-export const deliveryChannelKey = (companyId: string) => ({ pk: `CO#${companyId}#CHANNEL`, sk: 'webhook' });
+export const deliveryChannelKey = (companyId: string) => ({
+  pk: partitions.deliveryChannel(companyId),
+  sk: sortKeys.deliveryChannel,
+});
 
-export interface DeliveryChannel {
-  url: string;
-  secret: string;
-  updatedAt: string;
-}
+const Channel = defineEntity({
+  name: 'delivery_channel',
+  key: deliveryChannelKey,
+  schema: zm.object({ url: zm.string(), secret: zm.string(), updatedAt: zm.string() }),
+});
+
+export type DeliveryChannel = zm.output<typeof Channel.schema>;
 
 export const putDeliveryChannel = async (companyId: string, channel: DeliveryChannel): Promise<void> => {
   await ddb.send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...deliveryChannelKey(companyId), entity: 'delivery_channel', ...channel },
+      Item: Channel.item(deliveryChannelKey(companyId), channel),
     }),
   );
 };
@@ -26,7 +34,5 @@ export const getDeliveryChannel = async (companyId: string): Promise<DeliveryCha
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName(), Key: deliveryChannelKey(companyId) }),
   );
-  return Item
-    ? { url: String(Item.url), secret: String(Item.secret), updatedAt: String(Item.updatedAt) }
-    : undefined;
+  return Item ? Channel.decode(Item) : undefined;
 };

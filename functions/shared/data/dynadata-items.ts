@@ -1,6 +1,9 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import * as zm from '../zod-mini';
 import { asTenantMap, ddb, tableName } from './client';
 import { dynadataTypeKey } from './dynadata-types';
+import { defineEntity, type TransactItem } from './entity';
+import { indexPartitions, partitions } from './keys';
 import { logEntryKey } from './log-entries';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { addDatabaseBytesItem } from './usage-meters';
@@ -22,10 +25,12 @@ import { addDatabaseBytesItem } from './usage-meters';
 export const LOG_ENTRIES_TYPE = 'log_entries';
 
 export const itemPartition = (companyId: string, typeName: string): string =>
-  typeName === LOG_ENTRIES_TYPE ? logEntryKey(companyId, 0, '').pk : `CO#${companyId}#DD#${typeName}`;
+  typeName === LOG_ENTRIES_TYPE
+    ? logEntryKey(companyId, 0, '').pk
+    : partitions.dynadataItems(companyId, typeName);
 
 export const indexPartition = (companyId: string, typeName: string): string =>
-  `CO#${companyId}#DD#${typeName}#IX`;
+  indexPartitions.dynadataIndex(companyId, typeName);
 
 const LOG_ID = /^(\d{15})-(.{1,100})$/;
 
@@ -71,7 +76,22 @@ export interface StoredItem {
   size: number;
 }
 
-const ITEM_ENTITY = 'dd_item';
+/** A Dynadata item of a custom or built-in type (not `log_entries`, whose items are `log-entries.ts`'s). */
+const DynadataItem = defineEntity({
+  name: 'dd_item',
+  key: (companyId: string, typeName: string, id: string) => ({
+    pk: itemPartition(companyId, typeName),
+    sk: id,
+  }),
+  schema: zm.object({
+    _id: zm.string(),
+    _version: zm.number(),
+    createdAt: zm.string(),
+    updatedAt: zm.string(),
+    data: zm.optional(zm.record(zm.string(), zm.unknown())),
+    _size: zm.optional(zm.number()),
+  }),
+});
 const SYSTEM = new Set(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'entity', 'ttl']);
 
 /** Maps a raw table item of a type to the stored item. */
@@ -89,14 +109,8 @@ export const toStoredItem = (typeName: string, raw: Record<string, unknown>): St
       size: 0,
     };
   }
-  return {
-    _id: String(raw._id),
-    _version: Number(raw._version),
-    createdAt: String(raw.createdAt),
-    updatedAt: String(raw.updatedAt),
-    data: (raw.data as Record<string, unknown> | undefined) ?? {},
-    size: Number(raw._size ?? 0),
-  };
+  const { _size, data, ...item } = DynadataItem.decode(raw);
+  return { ...item, data: data ?? {}, size: _size ?? 0 };
 };
 
 export const getStoredItem = async (
@@ -163,20 +177,23 @@ const rawItem = (companyId: string, typeName: string, item: StoredItem, guard: T
     return { ...key, entity: 'log_entry', ...(guard.ttl ? { ttl: guard.ttl } : {}), ...item.data };
   }
   const indexed = guard.indexedField === undefined ? undefined : indexValue(item.data[guard.indexedField]);
-  return {
-    pk: itemPartition(companyId, typeName),
-    sk: item._id,
-    entity: ITEM_ENTITY,
-    _id: item._id,
-    _version: item._version,
-    createdAt: item.createdAt,
-    updatedAt: item.updatedAt,
-    _size: item.size,
-    data: asTenantMap(item.data),
-    ...(indexed === undefined
-      ? {}
-      : { gsi1pk: indexPartition(companyId, typeName), gsi1sk: `${indexed}#${item._id}` }),
-  };
+  return DynadataItem.item(
+    DynadataItem.key(companyId, typeName, item._id),
+    {
+      _id: item._id,
+      _version: item._version,
+      createdAt: item.createdAt,
+      updatedAt: item.updatedAt,
+      _size: item.size,
+    },
+    {
+      // Tenant JSON is stored as a map whatever its member names (`asTenantMap`).
+      data: asTenantMap(item.data),
+      ...(indexed === undefined
+        ? {}
+        : { gsi1pk: indexPartition(companyId, typeName), gsi1sk: `${indexed}#${item._id}` }),
+    },
+  );
 };
 
 /** Maps a cancelled transaction to which condition failed (action 0 is always the item). */
@@ -192,9 +209,9 @@ const conflictOf = (error: unknown): ItemWriteConflictError | undefined => {
  * Every item write (message status changes included) touches the company's hot `databaseBytes` total and
  * the type's `itemCount`, so it goes through `sendTransaction`, which retries conflict-only cancellations.
  */
-const transact = async (items: unknown[]): Promise<void> => {
+const transact = async (items: TransactItem[]): Promise<void> => {
   try {
-    await sendTransaction(new TransactWriteCommand({ TransactItems: items as never }));
+    await sendTransaction(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
     throw conflictOf(error) ?? error;
   }
@@ -228,7 +245,7 @@ export const replaceItem = async (
   next: StoredItem,
   guard: TypeGuard,
   /** More items of the same transaction (the event a status change raises). */
-  also: Record<string, unknown>[] = [],
+  also: TransactItem[] = [],
 ): Promise<void> => {
   const delta = next.size - previous.size;
   await transact([

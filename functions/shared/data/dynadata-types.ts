@@ -1,5 +1,8 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as zm from '../zod-mini';
 import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
+import { decodeItem, defineEntity } from './entity';
+import { partitions } from './keys';
 
 /**
  * Dynadata type records, one per company and type in the company's `CO#<id>#DDTYPE` partition. A custom
@@ -9,7 +12,7 @@ import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
  * refuse while items exist without reading them.
  */
 export const dynadataTypeKey = (companyId: string, typeName: string) => ({
-  pk: `CO#${companyId}#DDTYPE`,
+  pk: partitions.dynadataTypes(companyId),
   sk: typeName,
 });
 
@@ -25,19 +28,48 @@ export interface StoredTypeDefinition {
   updatedAt: string;
 }
 
-const ENTITY = 'dd_type';
-
-const fromItem = (item: Record<string, unknown>): StoredTypeDefinition => ({
-  name: String(item.sk),
-  description: String(item.description ?? ''),
-  schemaJson: String(item.schemaJson),
-  indexed: (item.indexed as string[] | undefined) ?? [],
-  functions: (item.functions as string[] | undefined) ?? [],
-  typeVersion: Number(item.typeVersion),
-  itemCount: Number(item.itemCount ?? 0),
-  createdAt: String(item.createdAt),
-  updatedAt: String(item.updatedAt),
+/** A type record: a custom type's (with its schema), or a built-in type's item count alone. */
+const DynadataType = defineEntity({
+  name: 'dd_type',
+  key: dynadataTypeKey,
+  schema: zm.object({
+    description: zm.optional(zm.string()),
+    schemaJson: zm.optional(zm.string()),
+    indexed: zm.optional(zm.array(zm.string())),
+    functions: zm.optional(zm.array(zm.string())),
+    typeVersion: zm.optional(zm.number()),
+    itemCount: zm.optional(zm.number()),
+    createdAt: zm.optional(zm.string()),
+    updatedAt: zm.optional(zm.string()),
+  }),
 });
+
+/** What a custom type's record always holds besides its schema. */
+const customTypeSchema = zm.object({
+  sk: zm.string(),
+  schemaJson: zm.string(),
+  typeVersion: zm.number(),
+  createdAt: zm.string(),
+  updatedAt: zm.string(),
+});
+
+const isCustomType = (item: Record<string, unknown>) => DynadataType.decode(item).schemaJson !== undefined;
+
+const fromItem = (item: Record<string, unknown>): StoredTypeDefinition => {
+  const record = DynadataType.decode(item);
+  const custom = decodeItem(DynadataType.name, customTypeSchema, item);
+  return {
+    name: custom.sk,
+    description: record.description ?? '',
+    schemaJson: custom.schemaJson,
+    indexed: record.indexed ?? [],
+    functions: record.functions ?? [],
+    typeVersion: custom.typeVersion,
+    itemCount: record.itemCount ?? 0,
+    createdAt: custom.createdAt,
+    updatedAt: custom.updatedAt,
+  };
+};
 
 /** A custom type of the company, or undefined (built-in stat records have no schema and are skipped). */
 export const getCustomType = async (
@@ -51,7 +83,7 @@ export const getCustomType = async (
       ConsistentRead: true,
     }),
   );
-  return Item && typeof Item.schemaJson === 'string' ? fromItem(Item) : undefined;
+  return Item && isCustomType(Item) ? fromItem(Item) : undefined;
 };
 
 export const getTypeItemCount = async (companyId: string, typeName: string): Promise<number> => {
@@ -62,7 +94,7 @@ export const getTypeItemCount = async (companyId: string, typeName: string): Pro
       ConsistentRead: true,
     }),
   );
-  return Number(Item?.itemCount ?? 0);
+  return Item ? (DynadataType.decode(Item).itemCount ?? 0) : 0;
 };
 
 /** Every custom type of the company (one query; a company has few types). */
@@ -74,7 +106,7 @@ export const listCustomTypes = async (companyId: string): Promise<StoredTypeDefi
       ExpressionAttributeValues: { ':pk': dynadataTypeKey(companyId, '').pk },
     })
   )
-    .filter((item) => typeof item.schemaJson === 'string')
+    .filter(isCustomType)
     .map(fromItem);
 
 /**
@@ -93,25 +125,23 @@ export const putCustomType = async (
       ConsistentRead: true,
     }),
   );
-  const previous = current.Item;
-  const previousIndexed = (previous?.indexed as string[] | undefined) ?? [];
-  const itemCount = Number(previous?.itemCount ?? 0);
+  const previous = current.Item ? DynadataType.decode(current.Item) : undefined;
+  const previousIndexed = previous?.indexed ?? [];
+  const itemCount = previous?.itemCount ?? 0;
   // Items written before an index change carry no (or another) index entry: refuse while there are items.
   if (itemCount > 0 && JSON.stringify(previousIndexed) !== JSON.stringify(def.indexed))
     throw new IndexChangeWithItemsError(itemCount, previousIndexed, def.indexed);
-  const typeVersion = Number(previous?.typeVersion ?? 0) + 1;
-  const item = {
-    ...dynadataTypeKey(companyId, def.name),
-    entity: ENTITY,
+  const typeVersion = (previous?.typeVersion ?? 0) + 1;
+  const item = DynadataType.item(dynadataTypeKey(companyId, def.name), {
     description: def.description,
     schemaJson: def.schemaJson,
     indexed: def.indexed,
     functions: def.functions,
     typeVersion,
-    itemCount: Number(previous?.itemCount ?? 0),
-    createdAt: String(previous?.createdAt ?? now.toISOString()),
+    itemCount,
+    createdAt: previous?.createdAt ?? now.toISOString(),
     updatedAt: now.toISOString(),
-  };
+  });
   await ddb.send(
     new PutCommand({
       TableName: tableName(),

@@ -7,6 +7,9 @@ import {
   type EventType,
   type WorkflowRunFinishedData,
 } from '../types/events';
+import * as zm from '../zod-mini';
+import { defineEntity, putItem, type TransactItem } from './entity';
+import { partitions, sortKeys } from './keys';
 
 export { EVENT_ENTITY };
 
@@ -21,10 +24,36 @@ import { transactUnlessFailed } from './transactions';
  * EVENT_RETENTION_DAYS (TTL). The table's stream carries each new event to the dispatcher.
  */
 
-export const eventPartition = (companyId: string) => `CO#${companyId}#EVENT`;
+export const eventPartition = partitions.events;
 export const eventKey = (companyId: string, eventId: string) => ({
   pk: eventPartition(companyId),
-  sk: `EV#${eventId}`,
+  sk: sortKeys.event(eventId),
+});
+
+/** The event item: `data` is JSON text (see `eventItem`); items written before that hold it as a map. */
+const Event = defineEntity({
+  name: EVENT_ENTITY,
+  key: eventKey,
+  schema: zm.object({
+    id: zm.string(),
+    companyId: zm.string(),
+    // A type none of `EVENT_TYPES` makes the item corrupt: decoding refuses it, with its key.
+    type: zm.enum(EVENT_TYPES),
+    createdAt: zm.string(),
+    resourceId: zm.string(),
+    data: zm.optional(zm.unknown()),
+    endpointId: zm.optional(zm.string()),
+  }),
+});
+
+/** The once-only marker of an event (`putEventOnce`): its key is all it holds. */
+const EventMarker = defineEntity({
+  name: 'event_marker',
+  key: (companyId: string, marker: string) => ({
+    pk: eventPartition(companyId),
+    sk: sortKeys.eventMarker(marker),
+  }),
+  schema: zm.object({}),
 });
 
 export const newEventId = (now: Date): string => `evt_${monotonicUlid(now.getTime())}`;
@@ -76,18 +105,16 @@ export const eventItem = (input: EventInput) => {
   return {
     Put: {
       TableName: tableName(),
-      Item: {
-        ...eventKey(input.companyId, record.id),
-        entity: EVENT_ENTITY,
-        ...record,
+      Item: Event.item(
+        eventKey(input.companyId, record.id),
         // JSON text, as workflow results are: a resource may nest deeper than a DynamoDB map allows, or
         // hold empty keys, and the event must keep it exactly as its GET route shows it.
-        data: JSON.stringify(record.data ?? null),
-        ttl: eventExpiry(input.now),
-      },
+        { ...record, data: JSON.stringify(record.data ?? null) },
+        { ttl: eventExpiry(input.now) },
+      ),
       ConditionExpression: 'attribute_not_exists(pk)',
     },
-  };
+  } satisfies TransactItem;
 };
 
 /**
@@ -121,41 +148,28 @@ export const putEvent = async (input: EventInput): Promise<EventRecord> => {
 export const putEventOnce = (marker: string, input: EventInput): Promise<boolean> =>
   transactUnlessFailed(
     [
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            pk: eventPartition(input.companyId),
-            sk: `ONCE#${marker}`,
-            entity: 'event_marker',
-            ttl: eventExpiry(input.now) + 31 * 86_400,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
+      putItem(
+        EventMarker,
+        EventMarker.key(input.companyId, marker),
+        {},
+        {
+          extra: { ttl: eventExpiry(input.now) + 31 * 86_400 },
+          condition: { expression: 'attribute_not_exists(pk)' },
         },
-      },
+      ),
       eventItem(input),
     ],
     0,
   );
 
-const typeOf = (item: Record<string, unknown>): EventType => {
-  if (isEventType(item.type)) return item.type;
-  throw new Error(`the event item ${String(item.pk)} ${String(item.sk)} has an unknown type`);
+export const toEventRecord = (item: Record<string, unknown>): EventRecord => {
+  const { data, endpointId, ...event } = Event.decode(item);
+  return {
+    ...event,
+    data: typeof data === 'string' ? JSON.parse(data) : (data ?? null),
+    ...(endpointId === undefined ? {} : { endpointId }),
+  };
 };
-
-const isEventType = (value: unknown): value is EventType =>
-  (EVENT_TYPES as readonly unknown[]).includes(value);
-
-/** An event as stored; an item whose type is none of `EVENT_TYPES` is refused as corrupt, with its key. */
-export const toEventRecord = (item: Record<string, unknown>): EventRecord => ({
-  id: String(item.id),
-  companyId: String(item.companyId),
-  type: typeOf(item),
-  createdAt: String(item.createdAt),
-  resourceId: String(item.resourceId),
-  data: typeof item.data === 'string' ? JSON.parse(item.data) : (item.data ?? null),
-  ...(typeof item.endpointId === 'string' ? { endpointId: item.endpointId } : {}),
-});
 
 const isLive = (item: Record<string, unknown>, nowSeconds: number) =>
   typeof item.ttl !== 'number' || item.ttl > nowSeconds;
@@ -179,7 +193,7 @@ export const listEvents = async (
   const events: EventRecord[] = [];
   const nowSeconds = Math.floor(options.now.getTime() / 1000);
   let startKey: Record<string, unknown> | undefined;
-  const upper = options.after ? `EV#${options.after}` : 'EV$';
+  const upper = options.after ? sortKeys.event(options.after) : sortKeys.afterEvents;
   for (;;) {
     const page = await ddb.send(
       new QueryCommand({
@@ -189,7 +203,7 @@ export const listEvents = async (
         ExpressionAttributeNames: { '#ttl': 'ttl', ...(options.type ? { '#type': 'type' } : {}) },
         ExpressionAttributeValues: {
           ':pk': eventPartition(companyId),
-          ':lo': 'EV#',
+          ':lo': sortKeys.event(''),
           ':hi': upper,
           ':now': nowSeconds,
           ...(options.type ? { ':type': options.type } : {}),

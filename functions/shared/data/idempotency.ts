@@ -1,5 +1,8 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as zm from '../zod-mini';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { defineEntity } from './entity';
+import { partitions, sortKeys } from './keys';
 
 /**
  * Idempotency records: one per company, operation and `Idempotency-Key`, in the company's `CO#<id>#IDEM`
@@ -11,8 +14,8 @@ import { ddb, isConditionalCheckFailed, tableName } from './client';
  * its lock a new claim takes it over instead of answering 409 for the rest of the 24 hours.
  */
 export const idempotencyKey = (companyId: string, scope: string, key: string) => ({
-  pk: `CO#${companyId}#IDEM`,
-  sk: `${scope}#${key}`,
+  pk: partitions.idempotency(companyId),
+  sk: sortKeys.idempotency(scope, key),
 });
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -24,6 +27,19 @@ export interface IdempotencyRecord {
   response?: { status: number; body: unknown };
   expiresAt: number;
 }
+
+/** The stored record: `response` is JSON text, written when the request completed. */
+const Idempotency = defineEntity({
+  name: 'idempotency',
+  key: idempotencyKey,
+  schema: zm.object({
+    requestHash: zm.string(),
+    status: zm.enum(['in_progress', 'done']),
+    createdAt: zm.string(),
+    lockedUntil: zm.optional(zm.number()),
+    response: zm.optional(zm.string()),
+  }),
+});
 
 /** Claims the key; returns the existing record when the key was already used (and has not expired). */
 export const claimIdempotencyKey = async (
@@ -38,15 +54,16 @@ export const claimIdempotencyKey = async (
     await ddb.send(
       new PutCommand({
         TableName: tableName(),
-        Item: {
-          ...idempotencyKey(companyId, scope, key),
-          entity: 'idempotency',
-          requestHash,
-          status: 'in_progress',
-          createdAt: now.toISOString(),
-          lockedUntil: now.getTime() + IDEMPOTENCY_LOCK_MS,
-          ttl: nowSeconds + IDEMPOTENCY_TTL_SECONDS,
-        },
+        Item: Idempotency.item(
+          idempotencyKey(companyId, scope, key),
+          {
+            requestHash,
+            status: 'in_progress',
+            createdAt: now.toISOString(),
+            lockedUntil: now.getTime() + IDEMPOTENCY_LOCK_MS,
+          },
+          { ttl: nowSeconds + IDEMPOTENCY_TTL_SECONDS },
+        ),
         ConditionExpression:
           'attribute_not_exists(pk) OR #ttl < :now OR (#s = :inProgress AND ' +
           '(attribute_not_exists(lockedUntil) OR lockedUntil < :nowMs))',
@@ -70,12 +87,13 @@ export const claimIdempotencyKey = async (
     }),
   );
   if (!Item) return { requestHash, status: 'in_progress', expiresAt: nowSeconds };
+  const stored = Idempotency.decode(Item);
   return {
-    requestHash: String(Item.requestHash),
-    status: Item.status === 'done' ? 'done' : 'in_progress',
-    ...(typeof Item.response === 'string'
-      ? { response: JSON.parse(Item.response) as IdempotencyRecord['response'] }
-      : {}),
+    requestHash: stored.requestHash,
+    status: stored.status,
+    ...(stored.response === undefined
+      ? {}
+      : { response: JSON.parse(stored.response) as IdempotencyRecord['response'] }),
     expiresAt: Number(Item.ttl),
   };
 };

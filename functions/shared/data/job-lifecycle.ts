@@ -3,10 +3,15 @@ import { countBilledUnits, countJobTransition } from '../logger';
 import type { JobType } from '../metric-names';
 import type { EventType } from '../types/events';
 import type { MeterName } from '../types/meters';
+import type * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { decodeItem, type TransactItem } from './entity';
 import { eventItem } from './events';
+import type { JobRecordBase, JobRef } from './job-record';
 import { type JobTransition, jobTransitionUpdate } from './job-transition';
+import { sortKeys, unfinishedSortKey } from './keys';
+import { jobQueue } from './schemas';
 import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from './sparse-index';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { applyChange, type Change } from './update-expression';
@@ -29,36 +34,16 @@ import { addToMeterItem } from './usage-meters';
  * - the event of a move into a final state (`events`), in the move's transaction: the job's view after the
  *   move, computed from the record the writer observed (no extra read when the writer has it).
  */
-export interface JobRecordBase<S extends string = string> {
-  jobId: string;
-  companyId: string;
-  status: S;
-  attempt: number;
-  reused: boolean;
-  billedSeconds: number;
-  progress?: { phase: S; percent?: number };
-  error?: { code: string; message: string };
-  leaseUntil?: string;
-  executionArn?: string;
-  createdAt: string;
-  updatedAt: string;
-  attemptStartedAt: string;
-  finishedAt?: string;
-}
+export { type JobRecordBase, type JobRef, jobRecordFields } from './job-record';
 
-/** One attempt of a job: what a worker step knows, and what every transition is conditional on. */
-export interface JobRef {
-  companyId: string;
-  jobId: string;
-  attempt: number;
-}
-
-export interface JobLifecycleConfig<S extends string, R = unknown> {
+export interface JobLifecycleConfig<S extends string, R = unknown, E = unknown> {
   jobType: JobType;
   /** The company partition of the type's items, for example `CO#<companyId>#TRANSCRIPTION`. */
   partition: (companyId: string) => string;
   /** The entity names of the job, queue and reuse items. */
   entities: { job: string; queue: string; reuse: string };
+  /** The attributes of the job item and of a reuse entry (reads decode through them). */
+  schemas: { job: zm.ZodMiniType<R>; reuse: zm.ZodMiniType<E> };
   unfinishedIndexPartition: string;
   unfinished: readonly S[];
   finished: readonly S[];
@@ -96,20 +81,23 @@ export interface MoveOptions<S extends string> extends Pick<JobTransition, 'chan
 const cancellationCode = (error: unknown, index: number): string | undefined =>
   cancellationReasons(error)?.[index]?.Code;
 
-export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>(
-  config: JobLifecycleConfig<S, R>,
+export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>, E extends object = object>(
+  config: JobLifecycleConfig<S, R, E>,
 ) => {
   const { jobType, partition, entities, unfinishedIndexPartition } = config;
-  const jobKey = (companyId: string, jobId: string) => ({ pk: partition(companyId), sk: `JOB#${jobId}` });
-  const queueKey = (companyId: string) => ({ pk: partition(companyId), sk: 'QUEUE' });
-  const reuseKey = (companyId: string, key: string) => ({ pk: partition(companyId), sk: `REUSE#${key}` });
+  const jobKey = (companyId: string, jobId: string) => ({
+    pk: partition(companyId),
+    sk: sortKeys.job(jobId),
+  });
+  const queueKey = (companyId: string) => ({ pk: partition(companyId), sk: sortKeys.jobQueue });
+  const reuseKey = (companyId: string, key: string) => ({
+    pk: partition(companyId),
+    sk: sortKeys.reuse(key),
+  });
   const unfinishedIndexKey = (companyId: string, jobId: string) =>
-    sparseIndexKey(unfinishedIndexPartition, `${companyId}#${jobId}`);
+    sparseIndexKey(unfinishedIndexPartition, unfinishedSortKey(companyId, jobId));
 
-  const toJob = (item: Record<string, unknown>): R => {
-    const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, entity: _e, ...record } = item;
-    return record as unknown as R;
-  };
+  const toJob = (item: Record<string, unknown>): R => decodeItem(entities.job, config.schemas.job, item);
 
   const countTransition = (job: JobRef, to: string, code?: string) =>
     countJobTransition(jobType, to, code, { companyId: job.companyId, jobId: job.jobId });
@@ -188,7 +176,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
         new UpdateCommand({ ...jobUpdate(job, options), ReturnValues: 'ALL_NEW' }),
       );
       if (options.change.set.status === to) countTransition(job, to);
-      return toJob(Attributes ?? {});
+      return toJob({ ...jobKey(job.companyId, job.jobId), ...Attributes });
     } catch (error) {
       if (isConditionalCheckFailed(error)) throw refused(job, to);
       throw error;
@@ -221,7 +209,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
     from: readonly S[];
     change: Change;
     now: Date;
-    also?: Record<string, unknown>[];
+    also?: TransactItem[];
     /** The job as the writer read it (this attempt); read here when the move raises an event without it. */
     observed?: R;
   }): Promise<Change> => {
@@ -252,7 +240,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
   };
 
   /** Transaction item writing the reuse entry `REUSE#<key>`. */
-  const putReuseItem = (companyId: string, key: string, entry: Record<string, unknown>) => ({
+  const putReuseItem = (companyId: string, key: string, entry: E): TransactItem => ({
     Put: { TableName: tableName(), Item: { ...reuseKey(companyId, key), entity: entities.reuse, ...entry } },
   });
 
@@ -267,8 +255,8 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
     from: readonly S[];
     change: Change;
     billedSeconds: number;
-    reuse?: { key: string; entry: Record<string, unknown> };
-    also?: Record<string, unknown>[];
+    reuse?: { key: string; entry: E };
+    also?: TransactItem[];
     now: Date;
     observed?: R;
   }): Promise<Change> => {
@@ -340,13 +328,11 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
     return applyChange(job, change);
   };
 
-  const getReuse = async <E>(companyId: string, key: string): Promise<E | undefined> => {
+  const getReuse = async (companyId: string, key: string): Promise<E | undefined> => {
     const { Item } = await ddb.send(
       new GetCommand({ TableName: tableName(), Key: reuseKey(companyId, key) }),
     );
-    if (!Item) return undefined;
-    const { pk: _pk, sk: _sk, entity: _e, ...entry } = Item;
-    return entry as E;
+    return Item ? decodeItem(entities.reuse, config.schemas.reuse, Item) : undefined;
   };
 
   /** Number of unfinished jobs the queue counter holds (0 when it was never written). */
@@ -354,7 +340,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
     const { Item } = await ddb.send(
       new GetCommand({ TableName: tableName(), Key: queueKey(companyId), ConsistentRead: true }),
     );
-    return Number(Item?.unfinished ?? 0);
+    return Item ? (decodeItem(entities.queue, jobQueue, Item).unfinished ?? 0) : 0;
   };
 
   /** Unfinished jobs of every company, from the sparse index partition (never a request path). */
@@ -388,6 +374,8 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
   };
 };
 
-export type JobLifecycle<S extends string, R extends JobRecordBase<S>> = ReturnType<
-  typeof createJobLifecycle<S, R>
->;
+export type JobLifecycle<
+  S extends string,
+  R extends JobRecordBase<S>,
+  E extends object = object,
+> = ReturnType<typeof createJobLifecycle<S, R, E>>;

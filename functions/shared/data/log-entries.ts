@@ -1,13 +1,16 @@
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as zm from '../zod-mini';
 import { ddb, tableName } from './client';
+import { defineEntity } from './entity';
+import { partitions, sortKeys } from './keys';
 
 /**
  * The `log_entries` audit trail: one item per API request in the company's own partition, sorted by time
  * (zero-padded epoch milliseconds, then the request id), expiring by TTL after the plan's retention.
  */
 export const logEntryKey = (companyId: string, timeEpochMs: number, requestId: string) => ({
-  pk: `CO#${companyId}#LOG`,
-  sk: `${String(timeEpochMs).padStart(15, '0')}#${requestId}`,
+  pk: partitions.logEntries(companyId),
+  sk: sortKeys.logEntry(timeEpochMs, requestId),
 });
 
 export interface LogEntry {
@@ -24,7 +27,42 @@ export interface LogEntry {
   userAgent: string | null;
 }
 
-const ENTITY = 'log_entry';
+/**
+ * The shipper writes every member (`null` when unknown); an entry written through Dynadata (the self-hosted
+ * switch) may leave the optional ones out, and reads as `null` there.
+ */
+const optionalNull = <T extends zm.ZodMiniType>(schema: T) => zm.optional(zm.nullable(schema));
+
+export const LogEntryItem = defineEntity({
+  name: 'log_entry',
+  key: logEntryKey,
+  schema: zm.object({
+    requestId: zm.string(),
+    time: zm.string(),
+    method: zm.string(),
+    path: zm.string(),
+    route: optionalNull(zm.string()),
+    status: zm.number(),
+    latencyMs: optionalNull(zm.number()),
+    authMethod: optionalNull(zm.string()),
+    keyId: optionalNull(zm.string()),
+    sourceIp: optionalNull(zm.string()),
+    userAgent: optionalNull(zm.string()),
+  }),
+});
+
+const toLogEntry = (item: Record<string, unknown>): LogEntry => {
+  const entry = LogEntryItem.decode(item);
+  return {
+    ...entry,
+    route: entry.route ?? null,
+    latencyMs: entry.latencyMs ?? null,
+    authMethod: entry.authMethod ?? null,
+    keyId: entry.keyId ?? null,
+    sourceIp: entry.sourceIp ?? null,
+    userAgent: entry.userAgent ?? null,
+  };
+};
 const BATCH = 25;
 
 /** Writes entries in batches of 25, retrying what DynamoDB leaves unprocessed (bounded, with backoff). */
@@ -34,12 +72,9 @@ export const putLogEntries = async (
   for (let i = 0; i < entries.length; i += BATCH) {
     let requests = entries.slice(i, i + BATCH).map(({ companyId, entry, timeEpochMs, expiresAt }) => ({
       PutRequest: {
-        Item: {
-          ...logEntryKey(companyId, timeEpochMs, entry.requestId),
-          entity: ENTITY,
+        Item: LogEntryItem.item(logEntryKey(companyId, timeEpochMs, entry.requestId), entry, {
           ttl: expiresAt,
-          ...entry,
-        },
+        }),
       },
     }));
     for (let attempt = 0; requests.length > 0; attempt++) {
@@ -64,5 +99,5 @@ export const listLogEntries = async (companyId: string, limit = 25): Promise<Log
       Limit: limit,
     }),
   );
-  return (Items ?? []).map(({ pk: _pk, sk: _sk, entity: _e, ttl: _t, ...entry }) => entry as LogEntry);
+  return (Items ?? []).map(toLogEntry);
 };

@@ -1,17 +1,46 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type Plan, type PlanLimits, RATE_OF_PLANS_WITHOUT_ONE } from '../types/plans';
+import * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
 import { ddb, queryAll, tableName } from './client';
+import { decodeItem, defineEntity } from './entity';
+import { partitions } from './keys';
+import { PLAN_LIMIT_NAMES, partialPlanLimits } from './schemas';
 
 /** Plans are global (not per tenant): one partition holds the whole catalog, which is small. */
-export const planKey = (planId: string) => ({ pk: 'PLAN', sk: planId });
-
-const ENTITY = 'plan';
+export const planKey = (planId: string) => ({ pk: partitions.plans(), sk: planId });
 
 /**
  * Plans are validated against `planSchema` when written (`admin plans put`, the seed) and again by the public
- * catalog route on the way out. This module stays free of zod so the authorizer's bundle does not carry it.
+ * catalog route on the way out. The entity schema here is `zod/mini` (`../zod-mini.ts`), which keeps the
+ * authorizer's bundle small.
  */
+const planFields = {
+  id: zm.string(),
+  name: zm.string(),
+  description: zm.string(),
+  sellable: zm.boolean(),
+  price: zm.object({ amount: zm.number(), currency: zm.string(), interval: zm.enum(['month', 'year']) }),
+};
+
+/** A plan as stored: limits added after it was written may be absent (`toPlan` fills them in). */
+export const StoredPlan = defineEntity({
+  name: 'plan',
+  key: (planId: string) => planKey(planId),
+  schema: zm.object({ ...planFields, limits: partialPlanLimits }),
+});
+
+/** A plan with every limit. */
+const planSchema = zm.object({
+  ...planFields,
+  limits: zm.object(
+    Object.fromEntries(PLAN_LIMIT_NAMES.map((name) => [name, zm.number()])) as Record<
+      keyof PlanLimits,
+      zm.ZodMiniNumber
+    >,
+  ),
+}) satisfies zm.ZodMiniType<Plan>;
+
 /**
  * Limits added after plans were first stored, each with the limit a plan stored before it reads instead (a
  * transcription source is capped like a transcode source until the operator sets its own figure).
@@ -28,14 +57,14 @@ export const DEFAULT_WEBHOOK_ENDPOINTS = 10;
 export const DEFAULT_WORKFLOW_RUN_COMPUTE_MS = 30_000;
 
 export const toPlan = (item: Record<string, unknown>): Plan => {
-  const { pk: _pk, sk: _sk, entity: _entity, updatedAt: _updatedAt, ...plan } = item;
-  const limits = { ...RATE_OF_PLANS_WITHOUT_ONE, ...(plan.limits as PlanLimits) };
+  const plan = StoredPlan.decode(item);
+  const limits: Partial<PlanLimits> = { ...RATE_OF_PLANS_WITHOUT_ONE, ...plan.limits };
   for (const [added, from] of Object.entries(LIMITS_ADDED_LATER) as [keyof PlanLimits, keyof PlanLimits][]) {
     if (limits[added] === undefined) limits[added] = limits[from];
   }
   limits.webhookEndpoints ??= DEFAULT_WEBHOOK_ENDPOINTS;
   limits.workflowRunComputeMs ??= DEFAULT_WORKFLOW_RUN_COMPUTE_MS;
-  return { ...plan, limits } as unknown as Plan;
+  return decodeItem(StoredPlan.name, planSchema, { pk: item.pk, sk: item.sk, ...plan, limits });
 };
 
 export const listPlans = async (): Promise<Plan[]> =>
@@ -57,7 +86,7 @@ export const putPlan = async (plan: Plan, now: Date): Promise<void> => {
   await ddb.send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...planKey(plan.id), entity: ENTITY, ...plan, updatedAt: now.toISOString() },
+      Item: StoredPlan.item(planKey(plan.id), plan, { updatedAt: now.toISOString() }),
     }),
   );
 };

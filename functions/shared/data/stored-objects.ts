@@ -1,7 +1,10 @@
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { MeterName } from '../types/meters';
+import * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { defineEntity } from './entity';
+import { partitions, sortKeys } from './keys';
 import { type CancellationReason, cancellationReasons, sendTransaction } from './transactions';
 import { addStorageBytesItem, addToMeterItem } from './usage-meters';
 
@@ -32,26 +35,57 @@ export interface UploadReservation {
 }
 
 export const storedObjectKey = (companyId: string, fullPath: string) => ({
-  pk: `CO#${companyId}#OBJ#${fullPath}`,
-  sk: 'OBJECT',
+  pk: partitions.storedObjects(companyId, fullPath),
+  sk: sortKeys.storedObject,
 });
 
-const ENTITY = 'stored_object';
+/** The item is a stored object or an upload reservation (`status`); the other's members may linger. */
+const StoredObjectItem = defineEntity({
+  name: 'stored_object',
+  key: storedObjectKey,
+  schema: zm.union([
+    zm.object({
+      status: zm.literal('stored'),
+      bucket: zm.string(),
+      fullPath: zm.string(),
+      size: zm.number(),
+      contentType: zm.string(),
+      etag: zm.optional(zm.string()),
+      createdAt: zm.string(),
+    }),
+    zm.object({
+      status: zm.literal('pending'),
+      bucket: zm.string(),
+      fullPath: zm.string(),
+      declaredSize: zm.number(),
+      declaredContentType: zm.string(),
+      fileName: zm.string(),
+      reservedAt: zm.string(),
+      expiresAt: zm.string(),
+    }),
+  ]),
+});
+type StoredObjectItemRecord = zm.output<typeof StoredObjectItem.schema>;
+const ENTITY = StoredObjectItem.name;
 /** An abandoned reservation is removed a day after its upload URL expired. */
 const RESERVATION_GRACE_SECONDS = 86_400;
 
 type Item = Record<string, unknown>;
 
-const toStoredObject = (item: Item): StoredObject => ({
-  bucket: String(item.bucket),
-  fullPath: String(item.fullPath),
-  size: Number(item.size),
-  contentType: String(item.contentType),
-  etag: String(item.etag ?? ''),
-  createdAt: String(item.createdAt),
+const toStoredObject = (record: Extract<StoredObjectItemRecord, { status: 'stored' }>): StoredObject => ({
+  bucket: record.bucket,
+  fullPath: record.fullPath,
+  size: record.size,
+  contentType: record.contentType,
+  etag: record.etag ?? '',
+  createdAt: record.createdAt,
 });
 
-const readItem = async (companyId: string, fullPath: string): Promise<Item | undefined> => {
+/** The stored object of an item, or undefined when the item is only a reservation. */
+const storedObjectOf = (record: StoredObjectItemRecord): StoredObject | undefined =>
+  record.status === 'stored' ? toStoredObject(record) : undefined;
+
+const readItem = async (companyId: string, fullPath: string): Promise<StoredObjectItemRecord | undefined> => {
   const { Item } = await ddb.send(
     new GetCommand({
       TableName: tableName(),
@@ -59,7 +93,7 @@ const readItem = async (companyId: string, fullPath: string): Promise<Item | und
       ConsistentRead: true,
     }),
   );
-  return Item;
+  return Item ? StoredObjectItem.decode(Item) : undefined;
 };
 
 /** The stored object at `fullPath` (undefined for nothing there, or only an unfinished upload), for a batch read. */
@@ -68,7 +102,7 @@ export const storedObjectEntry = (
   fullPath: string,
 ): BatchEntry<StoredObject | undefined> => ({
   key: storedObjectKey(companyId, fullPath),
-  decode: (item) => (item.status === 'stored' ? toStoredObject(item) : undefined),
+  decode: (item) => storedObjectOf(StoredObjectItem.decode(item)),
 });
 
 /** The stored object at `fullPath`, or undefined (nothing there, or only an unfinished upload). */
@@ -77,18 +111,20 @@ export const getStoredObject = async (
   fullPath: string,
 ): Promise<StoredObject | undefined> => {
   const item = await readItem(companyId, fullPath);
-  return item?.status === 'stored' ? toStoredObject(item) : undefined;
+  return item && storedObjectOf(item);
 };
 
 /** Plain decoding of the S and N attribute values this module writes (condition-failure return values). */
-const decode = (raw: Record<string, Record<string, unknown>> | undefined): Item | undefined => {
+const decode = (
+  raw: Record<string, Record<string, unknown>> | undefined,
+): StoredObjectItemRecord | undefined => {
   if (!raw) return undefined;
   const item: Item = {};
   for (const [name, value] of Object.entries(raw)) {
     if (typeof value.S === 'string') item[name] = value.S;
     else if (typeof value.N === 'string') item[name] = Number(value.N);
   }
-  return item;
+  return StoredObjectItem.decode(item);
 };
 
 /** The failed item of a cancelled transaction as it was, from the error or else read again. */
@@ -160,8 +196,9 @@ export const recordStoredObject = async (
     const reasons = cancellationReasons(error);
     if (reasons?.[0]?.Code !== 'ConditionalCheckFailed') throw error;
     const existing = await oldItem(reasons[0], companyId, object.fullPath);
-    if (existing?.status !== 'stored') throw error;
-    return { object: toStoredObject(existing), created: false };
+    const stored = existing && storedObjectOf(existing);
+    if (!stored) throw error;
+    return { object: stored, created: false };
   }
 };
 
@@ -210,19 +247,20 @@ export const reserveUpload = async (
     await ddb.send(
       new PutCommand({
         TableName: tableName(),
-        Item: {
-          ...storedObjectKey(companyId, reservation.fullPath),
-          entity: ENTITY,
-          status: 'pending',
-          bucket: reservation.bucket,
-          fullPath: reservation.fullPath,
-          declaredSize: reservation.size,
-          declaredContentType: reservation.contentType,
-          fileName: reservation.fileName,
-          reservedAt: now.toISOString(),
-          expiresAt: reservation.expiresAt,
-          ttl: expiresEpoch + RESERVATION_GRACE_SECONDS,
-        },
+        Item: StoredObjectItem.item(
+          storedObjectKey(companyId, reservation.fullPath),
+          {
+            status: 'pending',
+            bucket: reservation.bucket,
+            fullPath: reservation.fullPath,
+            declaredSize: reservation.size,
+            declaredContentType: reservation.contentType,
+            fileName: reservation.fileName,
+            reservedAt: now.toISOString(),
+            expiresAt: reservation.expiresAt,
+          },
+          { ttl: expiresEpoch + RESERVATION_GRACE_SECONDS },
+        ),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -258,7 +296,8 @@ export const completeUpload = async (
     // reserved (a job's output, say) is never reported, and never deleted, as a refused upload.
     const item = await readItem(companyId, object.fullPath);
     if (!item) return { kind: 'no_reservation' };
-    if (item.status === 'stored') return { kind: 'existing', object: toStoredObject(item) };
+    const stored = storedObjectOf(item);
+    if (stored) return { kind: 'existing', object: stored };
     return { kind: 'storage_limit_reached' };
   }
   try {
@@ -292,7 +331,7 @@ export const completeUpload = async (
       if (existing.status === 'stored') return { kind: 'existing', object: toStoredObject(existing) };
       return {
         kind: 'mismatch',
-        declared: { size: Number(existing.declaredSize), contentType: String(existing.declaredContentType) },
+        declared: { size: existing.declaredSize, contentType: existing.declaredContentType },
       };
     }
     if (totalsReason?.Code === 'ConditionalCheckFailed') return { kind: 'storage_limit_reached' };

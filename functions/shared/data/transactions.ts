@@ -1,5 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from './client';
+import type { TransactItem } from './entity';
 
 /**
  * Transactions on hot items. DynamoDB cancels a transaction that touches an item another transaction is
@@ -49,12 +50,9 @@ export const sendTransaction = async (command: TransactWriteCommand): Promise<vo
  * Sends the transaction `items` (through `sendTransaction`): true when written, false when it was cancelled
  * because the item at `index` failed its condition (nothing written); anything else is thrown.
  */
-export const transactUnlessFailed = async (
-  items: Record<string, unknown>[],
-  index: number,
-): Promise<boolean> => {
+export const transactUnlessFailed = async (items: TransactItem[], index: number): Promise<boolean> => {
   try {
-    await sendTransaction(new TransactWriteCommand({ TransactItems: items as never }));
+    await sendTransaction(new TransactWriteCommand({ TransactItems: items }));
     return true;
   } catch (error) {
     if (cancellationReasons(error)?.[index]?.Code === 'ConditionalCheckFailed') return false;

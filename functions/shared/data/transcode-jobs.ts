@@ -1,9 +1,18 @@
-import type { TranscodeOutput, TranscodePreset, TranscodeSource } from '../types/transcodes';
+import {
+  TRANSCODE_PRESETS,
+  type TranscodeOutput,
+  type TranscodePreset,
+  type TranscodeSource,
+} from '../types/transcodes';
+import * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
-import { createJobLifecycle, type MoveOptions } from './job-lifecycle';
+import { createJobLifecycle, jobRecordFields, type MoveOptions } from './job-lifecycle';
+import { indexPartitions } from './keys';
+import { jobSource } from './schemas';
 import { transcodePartition } from './transcode-partition';
 import { TranscodeQueueFullError } from './transcode-queue';
-import { putTranscodeReuseItem, type ReuseEntry, type TranscodeContent } from './transcode-reuse';
+import { putTranscodeReuseItem, type TranscodeContent } from './transcode-reuse';
+import { type ReuseEntry, transcodeOutputSchema, transcodeReuseSchema } from './transcode-schemas';
 import { applyChange, type Change } from './update-expression';
 
 /**
@@ -24,7 +33,7 @@ import { applyChange, type Change } from './update-expression';
  * The conditional writes, the lease, the queue slot, billing and the unfinished index are the shared job
  * lifecycle (`job-lifecycle.ts`), configured here for transcodes.
  */
-export const UNFINISHED_INDEX_PARTITION = 'TRANSCODE#UNFINISHED';
+export const UNFINISHED_INDEX_PARTITION = indexPartitions.unfinishedTranscodes();
 
 export const UNFINISHED_STATUSES = ['pending', 'probing', 'transcoding', 'finalizing'] as const;
 export const FINISHED_STATUSES = ['done', 'failed', 'canceled'] as const;
@@ -69,10 +78,20 @@ export class TranscodeTransitionRefusedError extends Error {
   }
 }
 
-export const transcodeJobs = createJobLifecycle<TranscodeStatus, TranscodeJobRecord>({
+const transcodeJobSchema = zm.object({
+  ...jobRecordFields<TranscodeStatus>([...UNFINISHED_STATUSES, ...FINISHED_STATUSES]),
+  preset: zm.enum(TRANSCODE_PRESETS),
+  source: jobSource,
+  output: zm.optional(transcodeOutputSchema),
+  durationSeconds: zm.optional(zm.number()),
+  hasVideo: zm.optional(zm.boolean()),
+}) satisfies zm.ZodMiniType<TranscodeJobRecord>;
+
+export const transcodeJobs = createJobLifecycle<TranscodeStatus, TranscodeJobRecord, ReuseEntry>({
   jobType: 'transcode',
   partition: transcodePartition,
   entities: { job: 'transcode_job', queue: 'transcode_queue', reuse: 'transcode_reuse' },
+  schemas: { job: transcodeJobSchema, reuse: transcodeReuseSchema },
   unfinishedIndexPartition: UNFINISHED_INDEX_PARTITION,
   unfinished: UNFINISHED_STATUSES,
   finished: FINISHED_STATUSES,

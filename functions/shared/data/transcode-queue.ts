@@ -1,5 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client';
+import { decodeItem } from './entity';
+import { sortKeys } from './keys';
+import { jobQueue } from './schemas';
 import { transcodePartition } from './transcode-partition';
 
 /**
@@ -9,7 +12,10 @@ import { transcodePartition } from './transcode-partition';
  * slot (conditional on the plan's cap), every move to `done|failed|canceled` releases one. The transaction
  * items that take and release a slot are the shared job lifecycle's (`job-lifecycle.ts`).
  */
-export const transcodeQueueKey = (companyId: string) => ({ pk: transcodePartition(companyId), sk: 'QUEUE' });
+export const transcodeQueueKey = (companyId: string) => ({
+  pk: transcodePartition(companyId),
+  sk: sortKeys.jobQueue,
+});
 
 export class TranscodeQueueFullError extends Error {
   constructor() {
@@ -23,5 +29,5 @@ export const readTranscodeQueue = async (companyId: string): Promise<number> => 
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName(), Key: transcodeQueueKey(companyId), ConsistentRead: true }),
   );
-  return Number(Item?.unfinished ?? 0);
+  return Item ? (decodeItem('transcode_queue', jobQueue, Item).unfinished ?? 0) : 0;
 };

@@ -1,7 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { TranscodeOutput } from '../types/transcodes';
 import { ddb, tableName } from './client';
+import { defineEntity, putItem, type TransactItem } from './entity';
+import { sortKeys } from './keys';
 import { transcodePartition } from './transcode-partition';
+import { type ReuseEntry, transcodeReuseSchema } from './transcode-schemas';
 
 /**
  * Reuse entries: the stored output of an earlier conversion of the same content (probed size and ETag) to
@@ -18,32 +20,25 @@ export interface TranscodeContent {
 
 export const transcodeReuseKey = (companyId: string, { preset, size, etag }: TranscodeContent) => ({
   pk: transcodePartition(companyId),
-  sk: `REUSE#${preset}#${size}#${etag.replace(/"/g, '')}`,
+  sk: sortKeys.reuse(`${preset}#${size}#${etag.replace(/"/g, '')}`),
 });
 
-export interface ReuseEntry {
-  output: TranscodeOutput;
-  sourceJobId: string;
-  durationSeconds: number;
-  createdAt: string;
-}
-
-const ENTITY = 'transcode_reuse';
-
-export const toReuseEntry = (item: Record<string, unknown>): ReuseEntry => ({
-  output: item.output as TranscodeOutput,
-  sourceJobId: String(item.sourceJobId),
-  durationSeconds: Number(item.durationSeconds),
-  createdAt: String(item.createdAt),
+export const TranscodeReuse = defineEntity({
+  name: 'transcode_reuse',
+  key: transcodeReuseKey,
+  schema: transcodeReuseSchema,
 });
+
+export type { ReuseEntry };
+
+export const toReuseEntry = (item: Record<string, unknown>): ReuseEntry => TranscodeReuse.decode(item);
 
 /** Transaction item writing the reuse entry of `content`. */
-export const putTranscodeReuseItem = (companyId: string, content: TranscodeContent, entry: ReuseEntry) => ({
-  Put: {
-    TableName: tableName(),
-    Item: { ...transcodeReuseKey(companyId, content), entity: ENTITY, ...entry },
-  },
-});
+export const putTranscodeReuseItem = (
+  companyId: string,
+  content: TranscodeContent,
+  entry: ReuseEntry,
+): TransactItem => putItem(TranscodeReuse, transcodeReuseKey(companyId, content), entry);
 
 export const getTranscodeReuse = async (
   companyId: string,

@@ -1,5 +1,12 @@
-import type { TranscriptionLanguage, TranscriptionResult } from '../types/transcriptions';
-import { createJobLifecycle, type JobRecordBase, type JobRef } from './job-lifecycle';
+import {
+  TRANSCRIPTION_LANGUAGES,
+  type TranscriptionLanguage,
+  type TranscriptionResult,
+} from '../types/transcriptions';
+import * as zm from '../zod-mini';
+import { createJobLifecycle, type JobRecordBase, type JobRef, jobRecordFields } from './job-lifecycle';
+import { indexPartitions, partitions } from './keys';
+import { jobSource, storedObject } from './schemas';
 
 /**
  * Transcription jobs: the shared job lifecycle (`job-lifecycle.ts`) configured for speech-to-text, in the
@@ -9,7 +16,7 @@ import { createJobLifecycle, type JobRecordBase, type JobRef } from './job-lifec
  * - `QUEUE`: the company's unfinished transcriptions.
  * - `REUSE#<language>#<size>#<etag>`: the result of an earlier transcription of the same content.
  */
-export const transcriptionPartition = (companyId: string) => `CO#${companyId}#TRANSCRIPTION`;
+export const transcriptionPartition = partitions.transcriptions;
 
 export const TRANSCRIPTION_UNFINISHED = ['pending', 'transcribing'] as const;
 export const TRANSCRIPTION_FINISHED = ['done', 'failed'] as const;
@@ -34,11 +41,34 @@ export interface TranscriptionJobRecord extends JobRecordBase<TranscriptionStatu
 
 export type TranscriptionJobRef = JobRef;
 
-export const transcriptionJobs = createJobLifecycle<TranscriptionStatus, TranscriptionJobRecord>({
+/** The result is the engine adapter's (`types/transcriptions.ts`); the item checks it is an object. */
+const transcriptionResult = storedObject<TranscriptionResult>();
+
+const transcriptionJobSchema = zm.object({
+  ...jobRecordFields<TranscriptionStatus>([...TRANSCRIPTION_UNFINISHED, ...TRANSCRIPTION_FINISHED]),
+  language: zm.enum([...TRANSCRIPTION_LANGUAGES, 'auto']),
+  source: jobSource,
+  result: zm.optional(transcriptionResult),
+  durationSeconds: zm.optional(zm.number()),
+}) satisfies zm.ZodMiniType<TranscriptionJobRecord>;
+
+const transcriptionReuseSchema = zm.object({
+  result: transcriptionResult,
+  sourceJobId: zm.string(),
+  durationSeconds: zm.number(),
+  createdAt: zm.string(),
+}) satisfies zm.ZodMiniType<TranscriptionReuseEntry>;
+
+export const transcriptionJobs = createJobLifecycle<
+  TranscriptionStatus,
+  TranscriptionJobRecord,
+  TranscriptionReuseEntry
+>({
   jobType: 'transcription',
   partition: transcriptionPartition,
   entities: { job: 'transcription_job', queue: 'transcription_queue', reuse: 'transcription_reuse' },
-  unfinishedIndexPartition: 'TRANSCRIPTION#UNFINISHED',
+  schemas: { job: transcriptionJobSchema, reuse: transcriptionReuseSchema },
+  unfinishedIndexPartition: indexPartitions.unfinishedTranscriptions(),
   unfinished: TRANSCRIPTION_UNFINISHED,
   finished: TRANSCRIPTION_FINISHED,
   meter: 'transcription_seconds',
@@ -129,7 +159,7 @@ export const completeTranscriptionJob = (options: {
       ? {
           reuse: {
             key: transcriptionReuseKey(options.reuse.content),
-            entry: options.reuse.entry as unknown as Record<string, unknown>,
+            entry: options.reuse.entry,
           },
         }
       : {}),
@@ -173,7 +203,7 @@ export const failTranscriptionJob = (options: {
 export const getTranscriptionReuse = (
   companyId: string,
   content: { language: string; size: number; etag: string },
-) => transcriptionJobs.getReuse<TranscriptionReuseEntry>(companyId, transcriptionReuseKey(content));
+) => transcriptionJobs.getReuse(companyId, transcriptionReuseKey(content));
 
 /** The job as the tenant sees it: read-only, `result` only when `done`, internals (execution, lease) hidden. */
 export const toPublicTranscription = (job: TranscriptionJobRecord) => ({

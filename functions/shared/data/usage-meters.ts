@@ -1,7 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { COMPUTE_CATEGORIES, type ComputeCategory, METERS, type MeterName } from '../types/meters';
+import * as zm from '../zod-mini';
 import { type BatchEntry, getItemsByKey } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { decodeItem } from './entity';
+import { partitions, sortKeys } from './keys';
 
 /**
  * Usage meters: one item per company and UTC month in a partition of its own (never the company profile's),
@@ -14,12 +17,15 @@ import { ddb, isConditionalCheckFailed, tableName } from './client';
  * into it: `addToMeterItem`, `addStorageBytesItem`, `addDatabaseBytesItem`.
  */
 export const usageMonthKey = (companyId: string, month: string) => ({
-  pk: `CO#${companyId}#USAGE`,
-  sk: `M#${month}`,
+  pk: partitions.usage(companyId),
+  sk: sortKeys.usageMonth(month),
 });
 
 /** Running totals that are not per month (bytes stored), kept beside the month items. */
-export const usageTotalsKey = (companyId: string) => ({ pk: `CO#${companyId}#USAGE`, sk: 'TOTALS' });
+export const usageTotalsKey = (companyId: string) => ({
+  pk: partitions.usage(companyId),
+  sk: sortKeys.usageTotals,
+});
 
 export const utcMonth = (now: Date): string => now.toISOString().slice(0, 7);
 export const utcDay = (now: Date): string => now.toISOString().slice(8, 10);
@@ -35,19 +41,32 @@ export interface UsageMonth {
   figure: (attribute: MonthFigure, day?: string) => number;
 }
 
-export const toUsageMonth = (item: Record<string, unknown>): UsageMonth => ({
-  figure: (attribute, day) => Number(item[day === undefined ? attribute : `${attribute}#d${day}`] ?? 0),
+/** The month item's attributes: its figures are numbers, its key and entity name text. */
+const usageMonthSchema = zm.record(zm.string(), zm.union([zm.number(), zm.string()]));
+const usageTotalsSchema = zm.object({
+  storageBytes: zm.optional(zm.number()),
+  databaseBytes: zm.optional(zm.number()),
 });
+
+export const toUsageMonth = (item: Record<string, unknown>): UsageMonth => {
+  const month = decodeItem('usage_month', usageMonthSchema, item);
+  return {
+    figure: (attribute, day) => {
+      const value = month[day === undefined ? attribute : `${attribute}#d${day}`];
+      return typeof value === 'number' ? value : 0;
+    },
+  };
+};
 
 export interface UsageTotals {
   storageBytes: number;
   databaseBytes: number;
 }
 
-export const toUsageTotals = (item: Record<string, unknown>): UsageTotals => ({
-  storageBytes: Number(item.storageBytes ?? 0),
-  databaseBytes: Number(item.databaseBytes ?? 0),
-});
+export const toUsageTotals = (item: Record<string, unknown>): UsageTotals => {
+  const totals = decodeItem('usage_totals', usageTotalsSchema, item);
+  return { storageBytes: totals.storageBytes ?? 0, databaseBytes: totals.databaseBytes ?? 0 };
+};
 
 const EMPTY_MONTH = toUsageMonth({});
 const EMPTY_TOTALS = toUsageTotals({});

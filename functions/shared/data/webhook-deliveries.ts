@@ -1,8 +1,11 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { putItem } from './entity';
 import { eventExpiry, eventPartition } from './events';
+import { indexPartitions, partitions, sortKeys } from './keys';
 import { listSparsePartition, sparseIndexKey } from './sparse-index';
 import { transactUnlessFailed } from './transactions';
+import { LaneEntry, WebhookDelivery, WebhookLane } from './webhook-delivery-entities';
 
 /**
  * Deliveries of events to webhook endpoints, and the lanes that order them.
@@ -26,11 +29,11 @@ export interface LaneRef {
 }
 
 export const lanePartition = (lane: LaneRef) =>
-  `CO#${lane.companyId}#WHLANE#${lane.endpointId}#${lane.resourceId}`;
-const laneKey = (lane: LaneRef) => ({ pk: lanePartition(lane), sk: 'LANE' });
-const entryKey = (lane: LaneRef, eventId: string) => ({ pk: lanePartition(lane), sk: `Q#${eventId}` });
+  partitions.webhookLanes(lane.companyId, lane.endpointId, lane.resourceId);
+const laneKey = (lane: LaneRef) => WebhookLane.key(lanePartition(lane));
+const entryKey = (lane: LaneRef, eventId: string) => LaneEntry.key(lanePartition(lane), eventId);
 /** The sparse `gsi1` partition of lanes with deliveries to send (`sparse-index.ts`). */
-export const UNFINISHED_LANES_PARTITION = 'WHLANE#UNFINISHED';
+export const UNFINISHED_LANES_PARTITION = indexPartitions.unfinishedWebhookLanes();
 export const unfinishedLaneIndexKey = (lane: LaneRef) =>
   sparseIndexKey(UNFINISHED_LANES_PARTITION, lanePartition(lane));
 /** A delivery queued: one more pending, the lane's identity and its place in the unfinished partition. */
@@ -43,7 +46,7 @@ const laneEnqueueItem = (lane: LaneRef) => ({
       'gsi1pk = :g1, gsi1sk = :g2',
     ExpressionAttributeValues: {
       ':one': 1,
-      ':entity': 'webhook_lane',
+      ':entity': WebhookLane.name,
       ':co': lane.companyId,
       ':ep': lane.endpointId,
       ':res': lane.resourceId,
@@ -57,13 +60,11 @@ const laneCountItem = (lane: LaneRef, delta: number) => ({
     TableName: tableName(),
     Key: laneKey(lane),
     UpdateExpression: 'ADD pending :delta SET entity = :entity',
-    ExpressionAttributeValues: { ':delta': delta, ':entity': 'webhook_lane' },
+    ExpressionAttributeValues: { ':delta': delta, ':entity': WebhookLane.name },
   },
 });
-export const deliveryKey = (companyId: string, eventId: string, endpointId: string) => ({
-  pk: eventPartition(companyId),
-  sk: `DL#${eventId}#${endpointId}`,
-});
+export const deliveryKey = (companyId: string, eventId: string, endpointId: string) =>
+  WebhookDelivery.key(eventPartition(companyId), eventId, endpointId);
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -80,17 +81,10 @@ export interface DeliveryRecord {
   finishedAt?: string;
 }
 
-const toDelivery = (item: Record<string, unknown>): DeliveryRecord => ({
-  eventId: String(item.eventId),
-  endpointId: String(item.endpointId),
-  status: item.status as DeliveryStatus,
-  attempts: Number(item.attempts ?? 0),
-  lastStatus: (item.lastStatus as number | string | undefined) ?? null,
-  ...(item.firstAttemptAt ? { firstAttemptAt: String(item.firstAttemptAt) } : {}),
-  ...(item.lastAttemptAt ? { lastAttemptAt: String(item.lastAttemptAt) } : {}),
-  ...(item.nextAttemptAt ? { nextAttemptAt: String(item.nextAttemptAt) } : {}),
-  ...(item.finishedAt ? { finishedAt: String(item.finishedAt) } : {}),
-});
+const toDelivery = (item: Record<string, unknown>): DeliveryRecord => {
+  const { resourceId: _resourceId, attempts, lastStatus, ...delivery } = WebhookDelivery.decode(item);
+  return { ...delivery, attempts: attempts ?? 0, lastStatus: lastStatus ?? null };
+};
 
 /**
  * Creates the delivery of an event to an endpoint and queues it in its lane, in one transaction. Returns
@@ -104,28 +98,16 @@ export const enqueueDelivery = (options: {
   const { lane, eventId } = options;
   return transactUnlessFailed(
     [
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...deliveryKey(lane.companyId, eventId, lane.endpointId),
-            entity: 'webhook_delivery',
-            eventId,
-            endpointId: lane.endpointId,
-            resourceId: lane.resourceId,
-            status: 'pending',
-            attempts: 0,
-            ttl: eventExpiry(options.eventCreatedAt),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
+      putItem(
+        WebhookDelivery,
+        deliveryKey(lane.companyId, eventId, lane.endpointId),
+        { eventId, endpointId: lane.endpointId, resourceId: lane.resourceId, status: 'pending', attempts: 0 },
+        {
+          extra: { ttl: eventExpiry(options.eventCreatedAt) },
+          condition: { expression: 'attribute_not_exists(pk)' },
         },
-      },
-      {
-        Put: {
-          TableName: tableName(),
-          Item: { ...entryKey(lane, eventId), entity: 'webhook_lane_entry', eventId },
-        },
-      },
+      ),
+      putItem(LaneEntry, entryKey(lane, eventId), { eventId }),
       laneEnqueueItem(lane),
     ],
     0,
@@ -193,13 +175,13 @@ export const nextInLane = async (lane: LaneRef): Promise<string | undefined> => 
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :q)',
-      ExpressionAttributeValues: { ':pk': lanePartition(lane), ':q': 'Q#' },
+      ExpressionAttributeValues: { ':pk': lanePartition(lane), ':q': sortKeys.laneEntry('') },
       ConsistentRead: true,
       Limit: 1,
     }),
   );
   const first = Items?.[0];
-  return first ? String(first.eventId) : undefined;
+  return first ? LaneEntry.decode(first).eventId : undefined;
 };
 
 /**
@@ -233,13 +215,16 @@ export interface UnfinishedLane extends LaneRef {
 
 /** Lanes with deliveries to send, of every company (never a request path). */
 export const listUnfinishedLanes = async (): Promise<UnfinishedLane[]> =>
-  (await listSparsePartition(UNFINISHED_LANES_PARTITION)).map((item) => ({
-    companyId: String(item.companyId),
-    endpointId: String(item.endpointId),
-    resourceId: String(item.resourceId),
-    pending: Number(item.pending ?? 0),
-    ...(typeof item.owner === 'string' ? { owner: item.owner } : {}),
-  }));
+  (await listSparsePartition(UNFINISHED_LANES_PARTITION)).map((item) => {
+    const { companyId, endpointId, resourceId, pending, owner } = WebhookLane.decode(item);
+    return {
+      companyId,
+      endpointId,
+      resourceId,
+      pending: pending ?? 0,
+      ...(owner === undefined ? {} : { owner }),
+    };
+  });
 
 /**
  * Takes the lane away from an owner that is gone (its execution did not survive a restart), when that owner
@@ -354,7 +339,7 @@ export const listDeliveries = async (companyId: string, eventId: string): Promis
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :dl)',
-      ExpressionAttributeValues: { ':pk': eventPartition(companyId), ':dl': `DL#${eventId}#` },
+      ExpressionAttributeValues: { ':pk': eventPartition(companyId), ':dl': sortKeys.deliveriesOf(eventId) },
       ConsistentRead: true,
     }),
   );

@@ -1,5 +1,8 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as zm from '../zod-mini';
 import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
+import { defineEntity, putItem } from './entity';
+import { partitions, sortKeys } from './keys';
 import { transactUnlessFailed } from './transactions';
 
 /**
@@ -13,12 +16,12 @@ import { transactUnlessFailed } from './transactions';
  * (`lastFailedAt`), at most the longest a failing endpoint waits between two tries, so time in which no one
  * tried it (no events, a stopped platform) does not count.
  */
-export const webhookPartition = (companyId: string) => `CO#${companyId}#WEBHOOK`;
+export const webhookPartition = partitions.webhooks;
 export const endpointKey = (companyId: string, endpointId: string) => ({
   pk: webhookPartition(companyId),
-  sk: `EP#${endpointId}`,
+  sk: sortKeys.webhookEndpoint(endpointId),
 });
-const countKey = (companyId: string) => ({ pk: webhookPartition(companyId), sk: 'COUNT' });
+const countKey = (companyId: string) => ({ pk: webhookPartition(companyId), sk: sortKeys.webhookCount });
 
 export interface WebhookEndpointRecord {
   id: string;
@@ -37,10 +40,28 @@ export interface WebhookEndpointRecord {
   updatedAt: string;
 }
 
-const toEndpoint = (item: Record<string, unknown>): WebhookEndpointRecord => {
-  const { pk: _pk, sk: _sk, entity: _e, ...record } = item;
-  return record as unknown as WebhookEndpointRecord;
-};
+export const WebhookEndpoint = defineEntity({
+  name: 'webhook_endpoint',
+  key: endpointKey,
+  schema: zm.object({
+    id: zm.string(),
+    companyId: zm.string(),
+    url: zm.string(),
+    events: zm.array(zm.string()),
+    description: zm.optional(zm.string()),
+    secret: zm.string(),
+    status: zm.enum(['enabled', 'disabled']),
+    disabledReason: zm.optional(zm.string()),
+    disabledAt: zm.optional(zm.string()),
+    failingSince: zm.optional(zm.string()),
+    failingMs: zm.optional(zm.number()),
+    lastFailedAt: zm.optional(zm.string()),
+    createdAt: zm.string(),
+    updatedAt: zm.string(),
+  }) satisfies zm.ZodMiniType<WebhookEndpointRecord>,
+});
+
+const toEndpoint = (item: Record<string, unknown>): WebhookEndpointRecord => WebhookEndpoint.decode(item);
 
 export class EndpointLimitReachedError extends Error {
   constructor() {
@@ -50,13 +71,9 @@ export class EndpointLimitReachedError extends Error {
 }
 
 export const createEndpoint = async (endpoint: WebhookEndpointRecord, cap: number): Promise<void> => {
-  const put = {
-    Put: {
-      TableName: tableName(),
-      Item: { ...endpointKey(endpoint.companyId, endpoint.id), entity: 'webhook_endpoint', ...endpoint },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
+  const put = putItem(WebhookEndpoint, endpointKey(endpoint.companyId, endpoint.id), endpoint, {
+    condition: { expression: 'attribute_not_exists(pk)' },
+  });
   const count = {
     Update: {
       TableName: tableName(),
@@ -85,7 +102,7 @@ export const listEndpoints = async (companyId: string): Promise<WebhookEndpointR
     await queryAll({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ep)',
-      ExpressionAttributeValues: { ':pk': webhookPartition(companyId), ':ep': 'EP#' },
+      ExpressionAttributeValues: { ':pk': webhookPartition(companyId), ':ep': sortKeys.webhookEndpoint('') },
       ConsistentRead: true,
     })
   ).map(toEndpoint);
@@ -165,7 +182,7 @@ export const recordEndpointFailure = async (options: {
         ReturnValues: 'ALL_NEW',
       }),
     );
-    const endpoint = toEndpoint(Attributes ?? {});
+    const endpoint = toEndpoint({ ...key, ...Attributes });
     const failingMs = endpoint.failingMs ?? 0;
     if (endpoint.status === 'enabled' && failingMs >= options.disableAfterMs) {
       const { Attributes: disabled } = await ddb.send(
@@ -185,7 +202,7 @@ export const recordEndpointFailure = async (options: {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return toEndpoint(disabled ?? {});
+      return toEndpoint({ ...key, ...disabled });
     }
     return endpoint;
   } catch (error) {

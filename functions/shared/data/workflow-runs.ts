@@ -1,16 +1,19 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  GetCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import type { FailedStep, FinalRunStatus, StorageRef, WorkflowRunRecord } from '../types/workflows';
+  type FailedStep,
+  type FinalRunStatus,
+  type StepLog,
+  WORKFLOW_RUN_STATUSES,
+  type WorkflowRunRecord,
+} from '../types/workflows';
+import * as zm from '../zod-mini';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { defineEntity, putItem, type TransactItem } from './entity';
+import { indexPartitions, partitions, sortKeys, unfinishedSortKey } from './keys';
+import { objectReference, storedList } from './schemas';
 import { listSparsePartition, sparseIndexKey } from './sparse-index';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { addComputeMsItem, addToMeterItem } from './usage-meters';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /**
  * Workflow runs: one item per run (`CO#<companyId>#WFRUN#<runId>`), the read model of sync and async runs.
@@ -23,14 +26,14 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
  * move to its final state (which removes it), so what a crash interrupted is found without reading history.
  */
 export const workflowRunKey = (companyId: string, runId: string) => ({
-  pk: `CO#${companyId}#WFRUN#${runId}`,
-  sk: 'RUN',
+  pk: partitions.workflowRuns(companyId, runId),
+  sk: sortKeys.workflowRun,
 });
 
 /** The sparse `gsi1` partition of running runs (`sparse-index.ts`). */
-export const UNFINISHED_RUNS_PARTITION = 'WFRUN#UNFINISHED';
+export const UNFINISHED_RUNS_PARTITION = indexPartitions.unfinishedWorkflowRuns();
 export const unfinishedRunIndexKey = (companyId: string, runId: string) =>
-  sparseIndexKey(UNFINISHED_RUNS_PARTITION, `${companyId}#${runId}`);
+  sparseIndexKey(UNFINISHED_RUNS_PARTITION, unfinishedSortKey(companyId, runId));
 
 /** Runs are kept 90 days. */
 const RUN_TTL_SECONDS = 90 * 24 * 3600;
@@ -53,7 +56,55 @@ export class WorkflowRunMovedError extends Error {
  * Tenant JSON (the run input, inline step outputs, the result) is stored as JSON text, so any JSON value
  * fits whatever its nesting depth or key names (DynamoDB maps allow 32 levels).
  */
-type StoredOutputs = Record<string, { json: string } | { object: StorageRef; bytes: number }>;
+const storedOutputs = zm.record(
+  zm.string(),
+  zm.union([zm.object({ json: zm.string() }), zm.object({ object: objectReference, bytes: zm.number() })]),
+);
+type StoredOutputs = zm.output<typeof storedOutputs>;
+
+/**
+ * The run item as stored: `input` and `result` as JSON text, `outputs` encoded (absent once dropped); the
+ * step logs and failed steps are the runner's shapes (`types/workflows.ts`), checked here as lists.
+ */
+const WorkflowRun = defineEntity({
+  name: 'workflow_run',
+  key: workflowRunKey,
+  schema: zm.object({
+    companyId: zm.string(),
+    runId: zm.string(),
+    workflowId: zm.string(),
+    version: zm.number(),
+    mode: zm.enum(['sync', 'async']),
+    status: zm.enum(WORKFLOW_RUN_STATUSES),
+    includeStepOutputs: zm.boolean(),
+    input: zm.optional(zm.string()),
+    callerScopes: zm.array(zm.string()),
+    caller: zm.optional(
+      zm.object({
+        source: zm.string(),
+        tokenId: zm.optional(zm.string()),
+        expiresAt: zm.optional(zm.number()),
+        ips: zm.optional(zm.array(zm.string())),
+        ancestors: zm.optional(zm.array(zm.string())),
+      }),
+    ),
+    hop: zm.optional(zm.number()),
+    computeBudgetMs: zm.optional(zm.number()),
+    cursor: zm.number(),
+    current: zm.optional(zm.object({ index: zm.number(), startedAt: zm.string() })),
+    logs: storedList<StepLog[]>(),
+    outputs: zm.optional(storedOutputs),
+    files: zm.array(objectReference),
+    result: zm.optional(zm.unknown()),
+    error: zm.optional(zm.object({ code: zm.string(), message: zm.optional(zm.string()) })),
+    failedSteps: zm.optional(storedList<FailedStep[]>()),
+    executionTimeMs: zm.number(),
+    createdAt: zm.string(),
+    updatedAt: zm.string(),
+    finishedAt: zm.optional(zm.string()),
+    handedOffAt: zm.optional(zm.string()),
+  }),
+});
 
 const encodeOutputs = (outputs: WorkflowRunRecord['outputs']): StoredOutputs =>
   Object.fromEntries(
@@ -72,22 +123,11 @@ const decodeOutputs = (outputs: StoredOutputs | undefined): WorkflowRunRecord['o
   );
 
 const toRun = (item: Record<string, unknown>): WorkflowRunRecord => {
-  const {
-    pk: _pk,
-    sk: _sk,
-    gsi1pk: _g1,
-    gsi1sk: _g2,
-    entity: _entity,
-    ttl: _ttl,
-    input,
-    outputs,
-    result,
-    ...run
-  } = item;
+  const { input, outputs, result, ...run } = WorkflowRun.decode(item);
   return {
-    ...(run as unknown as WorkflowRunRecord),
-    input: JSON.parse(String(input ?? '{}')) as Record<string, unknown>,
-    outputs: decodeOutputs(outputs as StoredOutputs | undefined),
+    ...run,
+    input: JSON.parse(input ?? '{}') as Record<string, unknown>,
+    outputs: decodeOutputs(outputs),
     ...(typeof result === 'string' ? { result: JSON.parse(result) } : {}),
   };
 };
@@ -98,21 +138,23 @@ export const createWorkflowRun = async (run: WorkflowRunRecord, limit: number, n
     await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...workflowRunKey(run.companyId, run.runId),
-                ...(run.status === 'running' ? unfinishedRunIndexKey(run.companyId, run.runId) : {}),
-                entity: 'workflow_run',
-                ttl: Math.floor(now.getTime() / 1000) + RUN_TTL_SECONDS,
-                ...run,
-                input: JSON.stringify(run.input),
-                outputs: encodeOutputs(run.outputs),
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
+          putItem(
+            WorkflowRun,
+            workflowRunKey(run.companyId, run.runId),
+            {
+              ...run,
+              input: JSON.stringify(run.input),
+              outputs: encodeOutputs(run.outputs),
+              result: run.result === undefined ? undefined : JSON.stringify(run.result),
             },
-          },
+            {
+              extra: {
+                ...(run.status === 'running' ? unfinishedRunIndexKey(run.companyId, run.runId) : {}),
+                ttl: Math.floor(now.getTime() / 1000) + RUN_TTL_SECONDS,
+              },
+              condition: { expression: 'attribute_not_exists(pk)' },
+            },
+          ),
           addToMeterItem(run.companyId, 'workflow_runs', 1, now, { limit }),
         ],
       }),
@@ -233,7 +275,7 @@ export const finishWorkflowRunItems = (
   run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>,
   outcome: WorkflowRunOutcome,
   now: Date,
-) => {
+): TransactItem[] => {
   const stamp = now.toISOString();
   const set: Record<string, unknown> = {
     status: outcome.status,

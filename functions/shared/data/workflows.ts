@@ -1,6 +1,10 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WorkflowDefinition, WorkflowVersion } from '../types/workflows';
+import * as zm from '../zod-mini';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { defineEntity, putItem } from './entity';
+import { partitions, sortKeys } from './keys';
+import { storedObject } from './schemas';
 import { cancellationReasons } from './transactions';
 
 /**
@@ -8,14 +12,14 @@ import { cancellationReasons } from './transactions';
  * its definition, a tombstone once deleted: the version counter survives so a re-created workflow never
  * reuses a version number) and one immutable item per saved version `WFV#<id>#<version>`, which runs read.
  */
-export const workflowPartition = (companyId: string) => `CO#${companyId}#WF`;
+export const workflowPartition = partitions.workflows;
 const headKey = (companyId: string, workflowId: string) => ({
   pk: workflowPartition(companyId),
-  sk: `WF#${workflowId}`,
+  sk: sortKeys.workflowHead(workflowId),
 });
 const versionKey = (companyId: string, workflowId: string, version: number) => ({
   pk: workflowPartition(companyId),
-  sk: `WFV#${workflowId}#${String(version).padStart(6, '0')}`,
+  sk: sortKeys.workflowVersion(workflowId, version),
 });
 
 export interface WorkflowHead {
@@ -31,21 +35,58 @@ export interface WorkflowHead {
  * depth): it is stored as JSON text (`definitionJson`), so no member name or nesting reaches the marshaller.
  * Items written before that hold it as a map (`definition`), still read.
  */
-const definitionOf = (item: Record<string, unknown>): WorkflowDefinition =>
-  (typeof item.definitionJson === 'string'
-    ? JSON.parse(item.definitionJson)
-    : item.definition) as WorkflowDefinition;
+const definitionFields = {
+  definitionJson: zm.optional(zm.string()),
+  definition: zm.optional(storedObject<WorkflowDefinition>()),
+};
 
-const toHead = (item: Record<string, unknown>): WorkflowHead | undefined =>
-  item.deleted === true
+/** The head item: the latest version and its definition, or a tombstone (`deleted`) keeping the counter. */
+const WorkflowHeadItem = defineEntity({
+  name: 'workflow',
+  key: headKey,
+  schema: zm.object({
+    workflowId: zm.string(),
+    version: zm.number(),
+    createdAt: zm.string(),
+    updatedAt: zm.string(),
+    deleted: zm.optional(zm.boolean()),
+    ...definitionFields,
+  }),
+});
+
+/** A saved version: immutable, read by the runs of that version. */
+const WorkflowVersionItem = defineEntity({
+  name: 'workflow_version',
+  key: versionKey,
+  schema: zm.object({
+    workflowId: zm.string(),
+    version: zm.number(),
+    createdAt: zm.string(),
+    ...definitionFields,
+  }),
+});
+
+const definitionOf = (
+  item: { definitionJson?: string | undefined; definition?: WorkflowDefinition | undefined },
+  key: string,
+): WorkflowDefinition => {
+  if (item.definitionJson !== undefined) return JSON.parse(item.definitionJson) as WorkflowDefinition;
+  if (item.definition !== undefined) return item.definition;
+  throw new Error(`stored workflow ${key} has no definition`);
+};
+
+const toHead = (item: Record<string, unknown>): WorkflowHead | undefined => {
+  const head = WorkflowHeadItem.decode(item);
+  return head.deleted === true
     ? undefined
     : {
-        workflowId: String(item.workflowId),
-        version: Number(item.version),
-        definition: definitionOf(item),
-        createdAt: String(item.createdAt),
-        updatedAt: String(item.updatedAt),
+        workflowId: head.workflowId,
+        version: head.version,
+        definition: definitionOf(head, head.workflowId),
+        createdAt: head.createdAt,
+        updatedAt: head.updatedAt,
       };
+};
 
 export class WorkflowVersionConflictError extends Error {
   constructor() {
@@ -63,46 +104,33 @@ export const putWorkflowVersion = async (
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName(), Key: headKey(companyId, definition.id), ConsistentRead: true }),
   );
-  const previous = Item ? Number(Item.version) : 0;
+  const stored = Item ? WorkflowHeadItem.decode(Item) : undefined;
+  const previous = stored ? stored.version : 0;
   const version = previous + 1;
   const stamp = now.toISOString();
-  const createdAt = Item && Item.deleted !== true ? String(Item.createdAt) : stamp;
+  const createdAt = stored && stored.deleted !== true ? stored.createdAt : stamp;
   const head = { workflowId: definition.id, version, definition, createdAt, updatedAt: stamp };
   const definitionJson = JSON.stringify(definition);
   try {
     await ddb.send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...headKey(companyId, definition.id),
-                entity: 'workflow',
-                workflowId: head.workflowId,
-                version,
-                definitionJson,
-                createdAt,
-                updatedAt: stamp,
-              },
-              ConditionExpression: Item ? 'version = :previous' : 'attribute_not_exists(pk)',
-              ...(Item ? { ExpressionAttributeValues: { ':previous': previous } } : {}),
+          putItem(
+            WorkflowHeadItem,
+            headKey(companyId, definition.id),
+            { workflowId: head.workflowId, version, definitionJson, createdAt, updatedAt: stamp },
+            {
+              condition: stored
+                ? { expression: 'version = :previous', values: { ':previous': previous } }
+                : { expression: 'attribute_not_exists(pk)' },
             },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...versionKey(companyId, definition.id, version),
-                entity: 'workflow_version',
-                workflowId: definition.id,
-                version,
-                definitionJson,
-                createdAt: stamp,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
+          ),
+          putItem(
+            WorkflowVersionItem,
+            versionKey(companyId, definition.id, version),
+            { workflowId: definition.id, version, definitionJson, createdAt: stamp },
+            { condition: { expression: 'attribute_not_exists(pk)' } },
+          ),
         ],
       }),
     );
@@ -131,15 +159,15 @@ export const getWorkflowVersion = async (
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName(), Key: versionKey(companyId, workflowId, version) }),
   );
-  return Item
-    ? {
-        companyId,
-        workflowId,
-        version,
-        definition: definitionOf(Item),
-        createdAt: String(Item.createdAt),
-      }
-    : undefined;
+  if (!Item) return undefined;
+  const stored = WorkflowVersionItem.decode(Item);
+  return {
+    companyId,
+    workflowId,
+    version,
+    definition: definitionOf(stored, `${workflowId} version ${version}`),
+    createdAt: stored.createdAt,
+  };
 };
 
 /** The company's workflows (at most a few hundred: one page of heads). */
@@ -151,7 +179,10 @@ export const listWorkflowHeads = async (companyId: string): Promise<WorkflowHead
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :head)',
-        ExpressionAttributeValues: { ':pk': workflowPartition(companyId), ':head': 'WF#' },
+        ExpressionAttributeValues: {
+          ':pk': workflowPartition(companyId),
+          ':head': sortKeys.workflowHead(''),
+        },
         ExclusiveStartKey: start,
       }),
     );

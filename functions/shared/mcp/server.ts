@@ -5,7 +5,6 @@ import { AppError, ValidationError } from '../errors';
 import { refuseLogEntryWrites } from '../http/log-entry-guard';
 import { buildProblem } from '../http/problem';
 import { requireRouteScope } from '../http/router';
-import { lazy } from '../lazy';
 import { logger } from '../logger';
 import { DYNADATA_ROUTES } from '../routes/dynadata-routes';
 import { jsonRpcResponseSchema } from '../routes/mcp-schemas';
@@ -15,6 +14,13 @@ import { TRANSCRIPTION_ROUTES } from '../routes/transcription-routes';
 import { USAGE_ROUTES } from '../routes/usage-routes';
 import { WORKFLOW_ROUTES } from '../routes/workflow-routes';
 import type * as z from '../zod';
+/**
+ * The SDK, imported with the module. Loading it on the first message would save its schema building at cold
+ * start, but the SDK imports `zod/mini`, which the data modules' entity schemas build at load: esbuild then
+ * wraps `zod/mini` in an initializer the eagerly loaded data modules never call, and the bundle fails at
+ * import (`test/unit/mcp-bundle.test.ts`).
+ */
+import * as SDK from './sdk';
 import { TOOLS, type ToolContext, type ToolDefinition, type ToolEffect } from './tools';
 
 /**
@@ -101,9 +107,6 @@ export const callTool = async (
   }
 };
 
-/** The SDK, loaded on the first message (`./sdk`). */
-const sdk = /* @__PURE__ */ lazy(() => import('./sdk'));
-
 const createServer = (Server: typeof McpServer, context: ToolContext): McpServer => {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },
@@ -166,7 +169,7 @@ export const answerMcpMessage = async (
   headers: Record<string, string>,
   context: ToolContext,
 ): Promise<McpAnswer> => {
-  const { McpServer: Server, WebStandardStreamableHTTPServerTransport } = await sdk();
+  const { McpServer: Server, WebStandardStreamableHTTPServerTransport } = SDK;
   const server = createServer(Server, context);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

@@ -1,20 +1,22 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { USAGE_MONTH_SORT_KEY_PREFIX } from '../../shared/data/keys';
 import { dispatchChanges, type StreamChange } from '../../shared/domain/events/dispatch';
 import { logger, withObservability } from '../../shared/logger';
 import { EVENT_ENTITY } from '../../shared/types/events';
 
 /**
  * The records the dispatcher acts on, by their raw attributes: a new event, or a change of a usage month
- * (`sk` `M#…`). The same rule as the event source's filter on AWS (`lib/constructs/webhook-events.ts`); the
+ * (its sort key starts with the usage month prefix). The same rule as the event source's filter on AWS (`lib/constructs/webhook-events.ts`); the
  * local stream poller hands every record over, so the handler applies it too and never decodes the
  * images of other items.
  */
 export const isDispatchable = (record: DynamoDBRecord): boolean => {
   const change = record.dynamodb;
   if (record.eventName === 'INSERT') return change?.NewImage?.entity?.S === EVENT_ENTITY;
-  if (record.eventName === 'MODIFY') return change?.Keys?.sk?.S?.startsWith('M#') === true;
+  if (record.eventName === 'MODIFY')
+    return change?.Keys?.sk?.S?.startsWith(USAGE_MONTH_SORT_KEY_PREFIX) === true;
   return false;
 };
 

@@ -1,4 +1,5 @@
 import { EVENT_ENTITY, type EventRecord, putEventOnce, toEventRecord } from '../../data/events';
+import { companyOfUsagePartition, monthOfUsageSortKey } from '../../data/keys';
 import { enqueueDelivery } from '../../data/webhook-deliveries';
 import { getEndpoint, listEndpoints, type WebhookEndpointRecord } from '../../data/webhook-endpoints';
 import { logger } from '../../logger';
@@ -60,15 +61,12 @@ const ALLOWANCES: Partial<Record<MeterName, keyof PlanLimits>> = {
 
 const limitsCache = createTtlCache<PlanLimits>(60_000, 1000);
 
-const USAGE_MONTH = /^CO#(.+)#USAGE$/;
-
 /** Thresholds a usage month's change passed: `usage.threshold_reached` for each, once. */
 export const raiseUsageThresholds = async (change: StreamChange, now = new Date()): Promise<number> => {
   const { newImage, oldImage = {} } = change;
-  const companyId = USAGE_MONTH.exec(String(newImage?.pk ?? ''))?.[1];
-  const sk = String(newImage?.sk ?? '');
-  if (!newImage || !companyId || !sk.startsWith('M#')) return 0;
-  const month = sk.slice(2);
+  const companyId = companyOfUsagePartition(String(newImage?.pk ?? ''));
+  const month = monthOfUsageSortKey(String(newImage?.sk ?? ''));
+  if (!newImage || !companyId || month === undefined) return 0;
   const grown = (Object.keys(ALLOWANCES) as MeterName[]).filter(
     (m) => Number(newImage[m] ?? 0) > Number(oldImage[m] ?? 0),
   );
@@ -137,7 +135,7 @@ export const dispatchChanges = async (changes: StreamChange[]): Promise<Dispatch
       if (!event) continue;
       const key = `${event.companyId}#${event.resourceId}`;
       byResource.set(key, [...(byResource.get(key) ?? []), { event, position }]);
-    } else if (USAGE_MONTH.test(String(image.pk ?? ''))) usage.push({ ...change, position });
+    } else if (companyOfUsagePartition(String(image.pk ?? ''))) usage.push({ ...change, position });
   }
   const failed: number[] = [];
   const queues = [...byResource.values()];

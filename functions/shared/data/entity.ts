@@ -1,0 +1,109 @@
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import * as zm from '../zod-mini';
+import { tableName } from './client';
+
+/**
+ * What every stored thing declares once: its entity name (the `entity` attribute, permanent once items
+ * exist), its key builder (prefixes from `keys.ts`) and its attributes as a schema. Reads decode through the
+ * schema, so an item that does not match is an error naming the entity and the key, never a silent cast;
+ * writes and transaction items are typed from the schema. `docs/decisions/0005-entity-layer.md` says why this
+ * is our own small module and not ElectroDB or dynamodb-toolbox.
+ *
+ * The system attributes (`pk`, `sk`, `gsi1pk`, `gsi1sk`, `entity`, `ttl`) are not part of a schema: object
+ * schemas drop members they do not declare, so a decoded record holds only its own attributes.
+ */
+
+/** One item of a `TransactWriteItems` call, as the document client takes it. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export interface TableKey {
+  pk: string;
+  sk: string;
+}
+
+/** A condition of a write: the expression and the names and values it refers to. */
+export interface Condition {
+  expression: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
+export class CorruptItemError extends Error {
+  constructor(entity: string, key: string, problems: string) {
+    super(`stored ${entity} item ${key} does not match its schema: ${problems}`);
+    this.name = 'CorruptItemError';
+  }
+}
+
+const keyText = (item: Record<string, unknown>): string => `(pk ${String(item.pk)}, sk ${String(item.sk)})`;
+
+/** Decodes a stored item through `schema`; throws `CorruptItemError` naming the entity and the key. */
+export const decodeItem = <S extends zm.ZodMiniType>(
+  entity: string,
+  schema: S,
+  item: Record<string, unknown>,
+): zm.output<S> => {
+  const result = zm.safeParse(schema, item);
+  if (result.success) return result.data;
+  const problems = result.error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`)
+    .join('; ');
+  throw new CorruptItemError(entity, keyText(item), problems);
+};
+
+/** The expression attributes of a condition, when it has any. */
+export const conditionAttributes = (condition?: Condition) => ({
+  ...(condition ? { ConditionExpression: condition.expression } : {}),
+  ...(condition?.names ? { ExpressionAttributeNames: condition.names } : {}),
+  ...(condition?.values && Object.keys(condition.values).length > 0
+    ? { ExpressionAttributeValues: condition.values }
+    : {}),
+});
+
+export interface EntityDefinition<A extends unknown[], S extends zm.ZodMiniType> {
+  name: string;
+  key: (...args: A) => TableKey;
+  schema: S;
+}
+
+export interface Entity<A extends unknown[], S extends zm.ZodMiniType> extends EntityDefinition<A, S> {
+  /** The record of a stored item (throws `CorruptItemError` when it does not match the schema). */
+  decode: (item: Record<string, unknown>) => zm.output<S>;
+  /** The stored item of a record at `key` (with its entity name and any index or `ttl` attributes). */
+  item: (key: TableKey, record: zm.output<S>, extra?: Record<string, unknown>) => Record<string, unknown>;
+}
+
+export const defineEntity = <A extends unknown[], S extends zm.ZodMiniType>(
+  definition: EntityDefinition<A, S>,
+): Entity<A, S> => {
+  const item = (key: TableKey, record: zm.output<S>, extra: Record<string, unknown> = {}) => ({
+    ...key,
+    ...extra,
+    entity: definition.name,
+    ...(record as Record<string, unknown>),
+  });
+  return {
+    ...definition,
+    decode: (stored) => decodeItem(definition.name, definition.schema, stored),
+    item,
+  };
+};
+
+/**
+ * The transaction item writing `record` of `entity` at `key`, under `condition` when given. A function of
+ * its own, not a member of the entity, so a bundle holds a `Put` item only where its code builds one (the
+ * infra test derives a function's grants from the item kinds its bundle builds).
+ */
+export const putItem = <A extends unknown[], S extends zm.ZodMiniType>(
+  entity: Entity<A, S>,
+  key: TableKey,
+  record: zm.output<S>,
+  options: { extra?: Record<string, unknown>; condition?: Condition } = {},
+): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: entity.item(key, record, options.extra),
+    ...conditionAttributes(options.condition),
+  },
+});

@@ -1,0 +1,48 @@
+import * as zm from '../zod-mini';
+import { workError } from './schemas';
+
+/**
+ * What every job type stores and how a worker names one attempt of a job, shared by the job lifecycle
+ * (`job-lifecycle.ts`) and the job types' own schemas.
+ */
+export interface JobRecordBase<S extends string = string> {
+  jobId: string;
+  companyId: string;
+  status: S;
+  attempt: number;
+  reused: boolean;
+  billedSeconds: number;
+  progress?: { phase: S; percent?: number };
+  error?: { code: string; message: string };
+  leaseUntil?: string;
+  executionArn?: string;
+  createdAt: string;
+  updatedAt: string;
+  attemptStartedAt: string;
+  finishedAt?: string;
+}
+
+/** The attributes every job type stores, for a type's statuses (its schema adds its own). */
+export const jobRecordFields = <S extends string>(statuses: readonly [S, ...S[]]) => ({
+  jobId: zm.string(),
+  companyId: zm.string(),
+  status: zm.enum(statuses),
+  attempt: zm.number(),
+  reused: zm.boolean(),
+  billedSeconds: zm.number(),
+  progress: zm.optional(zm.object({ phase: zm.enum(statuses), percent: zm.optional(zm.number()) })),
+  error: zm.optional(workError),
+  leaseUntil: zm.optional(zm.string()),
+  executionArn: zm.optional(zm.string()),
+  createdAt: zm.string(),
+  updatedAt: zm.string(),
+  attemptStartedAt: zm.string(),
+  finishedAt: zm.optional(zm.string()),
+});
+
+/** One attempt of a job: what a worker step knows, and what every transition is conditional on. */
+export interface JobRef {
+  companyId: string;
+  jobId: string;
+  attempt: number;
+}

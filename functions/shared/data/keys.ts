@@ -1,0 +1,127 @@
+/**
+ * The one catalogue of the single table's keys: every partition key, index partition key and sort-key
+ * prefix is written here and nowhere else (a unit test greps the runtime code for stray prefixes). The
+ * strings are permanent once items exist, so a builder's output must never change: existing tables keep
+ * working only if every key stays byte-identical.
+ *
+ * It is pure (it imports nothing), so the CDK code derives the IAM partition list from it
+ * (`lib/grants/partitions.ts`) and both sides cannot drift. A partition family is a builder whose first
+ * argument is the company id for tenant partitions.
+ */
+
+const TENANT = 'CO#';
+const tenant = (companyId: string, suffix = ''): string => `${TENANT}${companyId}${suffix}`;
+
+/** Partition keys (`pk`) of the table, one builder per partition family. */
+export const partitions = {
+  /** `APIKEY#<sha256>`: one lookup item per API key (holds the key hash). */
+  apiKeys: (keyHash: string) => `APIKEY#${keyHash}`,
+  /** `PLAN`: the plan catalogue. */
+  plans: () => 'PLAN',
+  /** `CO#<companyId>`: the company profile. */
+  company: (companyId: string) => tenant(companyId),
+  /** `CO#<companyId>#USAGE`: usage meters (month figures and totals). */
+  usage: (companyId: string) => tenant(companyId, '#USAGE'),
+  /** `CO#<companyId>#CRED`: minted-token records (never the tokens) and credential revocations. */
+  credentials: (companyId: string) => tenant(companyId, '#CRED'),
+  /** `CO#<companyId>#IDEM`: idempotency records. */
+  idempotency: (companyId: string) => tenant(companyId, '#IDEM'),
+  /** `CO#<companyId>#DD#<type>`: Dynadata items (contacts and messages included). */
+  dynadataItems: (companyId: string, typeName: string) => tenant(companyId, `#DD#${typeName}`),
+  /** `CO#<companyId>#DDTYPE`: custom type records and every type's item count. */
+  dynadataTypes: (companyId: string) => tenant(companyId, '#DDTYPE'),
+  /** `CO#<companyId>#LOG`: log entries (the `log_entries` Dynadata type). */
+  logEntries: (companyId: string) => tenant(companyId, '#LOG'),
+  /** `CO#<companyId>#CHANNEL`: the company's webhook delivery channel. */
+  deliveryChannel: (companyId: string) => tenant(companyId, '#CHANNEL'),
+  /** `CO#<companyId>#OBJ#<fullPath>`: stored object records. */
+  storedObjects: (companyId: string, fullPath: string) => tenant(companyId, `#OBJ#${fullPath}`),
+  /** `CO#<companyId>#TRANSCODE`: transcode jobs, queue and reuse entries. */
+  transcodes: (companyId: string) => tenant(companyId, '#TRANSCODE'),
+  /** `CO#<companyId>#TRANSCRIPTION`: transcription jobs, queue and reuse entries. */
+  transcriptions: (companyId: string) => tenant(companyId, '#TRANSCRIPTION'),
+  /** `CO#<companyId>#WF`: workflow definitions (the head item and one item per saved version). */
+  workflows: (companyId: string) => tenant(companyId, '#WF'),
+  /** `CO#<companyId>#WFRUN#<runId>`: one item per workflow run. */
+  workflowRuns: (companyId: string, runId: string) => tenant(companyId, `#WFRUN#${runId}`),
+  /** `CO#<companyId>#EVENT`: events (the outbox), their webhook deliveries and once-only markers. */
+  events: (companyId: string) => tenant(companyId, '#EVENT'),
+  /** `CO#<companyId>#WEBHOOK`: webhook endpoints and their count. */
+  webhooks: (companyId: string) => tenant(companyId, '#WEBHOOK'),
+  /** `CO#<companyId>#WHLANE#<endpointId>#<resourceId>`: a delivery lane (its lease and queued entries). */
+  webhookLanes: (companyId: string, endpointId: string, resourceId: string) =>
+    tenant(companyId, `#WHLANE#${endpointId}#${resourceId}`),
+} as const;
+
+/** Partition keys (`gsi1pk`) of `gsi1`. */
+export const indexPartitions = {
+  /** `CO#<companyId>#DD#<type>#IX`: the indexed field of a Dynadata type. */
+  dynadataIndex: (companyId: string, typeName: string) =>
+    `${partitions.dynadataItems(companyId, typeName)}#IX`,
+  /** `CO#<companyId>#APIKEYS`: a company's API keys (the items hold key hashes). */
+  apiKeyList: (companyId: string) => tenant(companyId, '#APIKEYS'),
+  /** `TRANSCODE#UNFINISHED`: unfinished transcode jobs of every company. */
+  unfinishedTranscodes: () => 'TRANSCODE#UNFINISHED',
+  /** `TRANSCRIPTION#UNFINISHED`: unfinished transcription jobs of every company. */
+  unfinishedTranscriptions: () => 'TRANSCRIPTION#UNFINISHED',
+  /** `WFRUN#UNFINISHED`: running workflow runs of every company. */
+  unfinishedWorkflowRuns: () => 'WFRUN#UNFINISHED',
+  /** `WHLANE#UNFINISHED`: webhook lanes with deliveries to send, of every company. */
+  unfinishedWebhookLanes: () => 'WHLANE#UNFINISHED',
+} as const;
+
+/**
+ * Sort keys (`sk`) and their prefixes. A builder called with `''` gives the prefix a `begins_with` query
+ * names (`sortKeys.event('')` is `EV#`).
+ */
+export const sortKeys = {
+  companyProfile: 'PROFILE',
+  apiKey: 'APIKEY',
+  usageTotals: 'TOTALS',
+  usageMonth: (month: string) => `M#${month}`,
+  mintedToken: (jti: string) => `TOKEN#${jti}`,
+  revocation: (credentialId: string) => `REVOKED#${credentialId}`,
+  idempotency: (scope: string, key: string) => `${scope}#${key}`,
+  deliveryChannel: 'webhook',
+  logEntry: (timeEpochMs: number, requestId: string) =>
+    `${String(timeEpochMs).padStart(15, '0')}#${requestId}`,
+  storedObject: 'OBJECT',
+  job: (jobId: string) => `JOB#${jobId}`,
+  jobQueue: 'QUEUE',
+  reuse: (key: string) => `REUSE#${key}`,
+  workflowHead: (workflowId: string) => `WF#${workflowId}`,
+  workflowVersion: (workflowId: string, version: number) =>
+    `WFV#${workflowId}#${String(version).padStart(6, '0')}`,
+  workflowRun: 'RUN',
+  event: (eventId: string) => `EV#${eventId}`,
+  /** The first sort key after every event of the partition (`$` follows `#`), the upper bound of a page. */
+  afterEvents: 'EV$',
+  eventMarker: (marker: string) => `ONCE#${marker}`,
+  delivery: (eventId: string, endpointId: string) => `DL#${eventId}#${endpointId}`,
+  /** Every delivery of one event: the prefix of `delivery(eventId, …)`. */
+  deliveriesOf: (eventId: string) => `DL#${eventId}#`,
+  webhookEndpoint: (endpointId: string) => `EP#${endpointId}`,
+  webhookCount: 'COUNT',
+  webhookLane: 'LANE',
+  laneEntry: (eventId: string) => `Q#${eventId}`,
+} as const;
+
+/** The sort key of an item in a sparse index partition of unfinished work: the company, then the item. */
+export const unfinishedSortKey = (companyId: string, id: string): string => `${companyId}#${id}`;
+
+/** The company of a usage partition key, or undefined when `pk` is not one. */
+export const companyOfUsagePartition = (pk: string): string | undefined => {
+  const prefix = partitions.usage('');
+  if (!pk.startsWith(TENANT) || !pk.endsWith(prefix.slice(TENANT.length))) return undefined;
+  const companyId = pk.slice(TENANT.length, pk.length - (prefix.length - TENANT.length));
+  return companyId === '' ? undefined : companyId;
+};
+
+/** The month of a usage month's sort key, or undefined when `sk` is not one. */
+export const monthOfUsageSortKey = (sk: string): string | undefined => {
+  const prefix = sortKeys.usageMonth('');
+  return sk.startsWith(prefix) ? sk.slice(prefix.length) : undefined;
+};
+
+/** The prefix every usage month's sort key starts with (the stream filter of the event dispatcher). */
+export const USAGE_MONTH_SORT_KEY_PREFIX = sortKeys.usageMonth('');

@@ -1,0 +1,51 @@
+import * as zm from '../zod-mini';
+import { defineEntity } from './entity';
+import { sortKeys } from './keys';
+
+/**
+ * The stored things of webhook delivery (`webhook-deliveries.ts` owns every write to them): a delivery in
+ * the event's partition, and a lane's head item and queue entries in the lane's partition. Their schemas
+ * are apart from the access patterns so each module stays small.
+ */
+
+/** A delivery of an event to an endpoint. `lastStatus` is an HTTP status or a short reason. */
+export const WebhookDelivery = defineEntity({
+  name: 'webhook_delivery',
+  key: (eventPartition: string, eventId: string, endpointId: string) => ({
+    pk: eventPartition,
+    sk: sortKeys.delivery(eventId, endpointId),
+  }),
+  schema: zm.object({
+    eventId: zm.string(),
+    endpointId: zm.string(),
+    resourceId: zm.optional(zm.string()),
+    status: zm.enum(['pending', 'delivered', 'failed']),
+    attempts: zm.optional(zm.number()),
+    lastStatus: zm.optional(zm.nullable(zm.union([zm.number(), zm.string()]))),
+    firstAttemptAt: zm.optional(zm.string()),
+    lastAttemptAt: zm.optional(zm.string()),
+    nextAttemptAt: zm.optional(zm.string()),
+    finishedAt: zm.optional(zm.string()),
+  }),
+});
+
+/** A lane's head item: its identity, the number of pending deliveries, and the owner with its lease. */
+export const WebhookLane = defineEntity({
+  name: 'webhook_lane',
+  key: (lanePartition: string) => ({ pk: lanePartition, sk: sortKeys.webhookLane }),
+  schema: zm.object({
+    companyId: zm.string(),
+    endpointId: zm.string(),
+    resourceId: zm.string(),
+    pending: zm.optional(zm.number()),
+    owner: zm.optional(zm.string()),
+    leaseUntil: zm.optional(zm.string()),
+  }),
+});
+
+/** A queued delivery of a lane (its event id), oldest first. */
+export const LaneEntry = defineEntity({
+  name: 'webhook_lane_entry',
+  key: (lanePartition: string, eventId: string) => ({ pk: lanePartition, sk: sortKeys.laneEntry(eventId) }),
+  schema: zm.object({ eventId: zm.string() }),
+});
