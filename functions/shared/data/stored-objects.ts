@@ -3,7 +3,7 @@ import type { MeterName } from '../types/meters';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { type CancellationReason, cancellationReasons, sendTransaction } from './transactions';
-import { addStorageBytesItem, addToMeterItem } from './usage-meters';
+import { addStorageBytesItem, addToMeterItems } from './usage-meters';
 
 /**
  * Stored objects: one item per object path (`CO#<companyId>#OBJ#<fullPath>`, sort key `OBJECT`), so a lookup
@@ -184,7 +184,7 @@ export const recordBilledObject = async (
         TransactItems: [
           recordItem(companyId, object, 'attribute_not_exists(pk)'),
           addStorageBytesItem(companyId, object.size, { headroom }),
-          addToMeterItem(companyId, meter.name, meter.amount, meter.now, {
+          ...addToMeterItems(companyId, meter.name, meter.amount, meter.now, {
             ...(meter.limit === undefined ? {} : { limit: meter.limit }),
           }),
         ],

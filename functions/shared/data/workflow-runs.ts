@@ -8,7 +8,7 @@ import type { FailedStep, FinalRunStatus, StorageRef, WorkflowRunRecord } from '
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { listSparsePartition, sparseIndexKey } from './sparse-index';
 import { cancellationReasons, sendTransaction } from './transactions';
-import { addComputeMsItem, addToMeterItem } from './usage-meters';
+import { addComputeMsItems, addToMeterItems } from './usage-meters';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -113,7 +113,7 @@ export const createWorkflowRun = async (run: WorkflowRunRecord, limit: number, n
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          addToMeterItem(run.companyId, 'workflow_runs', 1, now, { limit }),
+          ...addToMeterItems(run.companyId, 'workflow_runs', 1, now, { limit }),
         ],
       }),
     );
@@ -263,7 +263,7 @@ export const finishWorkflowRunItems = (
         ExpressionAttributeValues: { ...values, ':running': 'running' },
       },
     },
-    addComputeMsItem(run.companyId, 'workflows', Math.max(0, Math.round(outcome.executionTimeMs)), now),
+    ...addComputeMsItems(run.companyId, 'workflows', Math.max(0, Math.round(outcome.executionTimeMs)), now),
   ];
 };
 
