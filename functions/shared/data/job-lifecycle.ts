@@ -1,7 +1,7 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { countBilledUnits, countJobTransition } from '../logger';
 import type { JobType } from '../metric-names';
-import type { ComputeCategory, MeterName } from '../types/meters';
+import type { ComputeMs, MeterName } from '../types/meters';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { eventItem } from './events';
@@ -268,7 +268,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>>
     from: readonly S[];
     change: Change;
     billedSeconds: number;
-    computeMs?: Partial<Record<ComputeCategory, number>>;
+    computeMs?: ComputeMs;
     reuse?: { key: string; entry: Record<string, unknown> };
     also?: Record<string, unknown>[];
     now: Date;

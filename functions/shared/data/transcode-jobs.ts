@@ -1,3 +1,4 @@
+import type { ComputeMs } from '../types/meters';
 import type { TranscodeOutput, TranscodePreset, TranscodeSource } from '../types/transcodes';
 import type { BatchEntry } from './batch';
 import { createJobLifecycle, type MoveOptions } from './job-lifecycle';
@@ -193,6 +194,8 @@ export const completeTranscodeJob = async (options: {
   job: TranscodeJobRef;
   output: TranscodeOutput;
   billedSeconds: number;
+  /** The job's worker and media time, billed with its seconds. */
+  computeMs?: ComputeMs;
   reuse?: ReuseOfConversion;
   now: Date;
   /** The job as the step read it (its event's data is computed from it). */
@@ -208,6 +211,7 @@ export const completeTranscodeJob = async (options: {
       remove: ['error'],
     },
     billedSeconds,
+    ...(options.computeMs ? { computeMs: options.computeMs } : {}),
     also: reuse ? [putTranscodeReuseItem(job.companyId, reuse.content, reuse.entry)] : [],
     now,
     ...(options.observed ? { observed: options.observed } : {}),

@@ -1,3 +1,4 @@
+import type { ComputeMs } from '../types/meters';
 import type { TranscriptionLanguage, TranscriptionResult } from '../types/transcriptions';
 import { createJobLifecycle, type JobRecordBase, type JobRef } from './job-lifecycle';
 
@@ -106,6 +107,8 @@ export const completeTranscriptionJob = (options: {
   job: JobRef;
   result: TranscriptionResult;
   billedSeconds: number;
+  /** The job's worker and media time, billed with its seconds. */
+  computeMs?: ComputeMs;
   reuse?: { content: { language: string; size: number; etag: string }; entry: TranscriptionReuseEntry };
   now: Date;
   observed?: TranscriptionJobRecord;
@@ -125,6 +128,7 @@ export const completeTranscriptionJob = (options: {
       remove: ['error'],
     },
     billedSeconds: options.billedSeconds,
+    ...(options.computeMs ? { computeMs: options.computeMs } : {}),
     ...(options.reuse
       ? {
           reuse: {

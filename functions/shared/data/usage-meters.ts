@@ -1,5 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { COMPUTE_CATEGORIES, type ComputeCategory, METERS, type MeterName } from '../types/meters';
+import {
+  COMPUTE_CATEGORIES,
+  type ComputeCategory,
+  type ComputeMs,
+  METERS,
+  type MeterName,
+} from '../types/meters';
 import { type BatchEntry, getItemsByKey } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 
@@ -126,11 +132,7 @@ export const readUsage = async (
 export type UsageAdditions = Partial<Record<UsageFigure, number>>;
 
 /** The figures of billed work: the meter's amount and compute time by category, in whole milliseconds. */
-export const billedWork = (
-  meter: MeterName,
-  amount: number,
-  computeMs: Partial<Record<ComputeCategory, number>> = {},
-): UsageAdditions => ({
+export const billedWork = (meter: MeterName, amount: number, computeMs: ComputeMs = {}): UsageAdditions => ({
   [meter]: amount,
   ...Object.fromEntries(
     (Object.entries(computeMs) as [ComputeCategory, number][]).map(([category, ms]) => [
