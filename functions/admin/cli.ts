@@ -133,7 +133,7 @@ const run = async (
     }
     case 'plans put': {
       const { planSchema } = await import('../shared/routes/schemas');
-      const { putPlan } = await import('../shared/data/plans');
+      const { storePlan } = await import('../shared/domain/plans');
       const file = need(values, 'file');
       let raw: unknown;
       try {
@@ -146,7 +146,7 @@ const run = async (
         const problems = parsed.error.issues.map((i) => `  /${i.path.join('/')}: ${i.message}`).join('\n');
         throw new UsageError(`${file} is not a valid plan:\n${problems}`);
       }
-      await putPlan(parsed.data, now);
+      await storePlan(parsed.data, now);
       return { json: parsed.data, text: `stored plan ${parsed.data.id}` };
     }
     case 'jwt mint': {
@@ -200,6 +200,11 @@ const run = async (
   }
 };
 
+/** The stable code of a refusal only the operator CLI makes (an error with a string `code`, such as a plan
+ * whose request rate passes the meter ceiling). */
+const operatorCodeOf = (error: unknown): string | undefined =>
+  error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+
 export const runCli = async (argv: string[], io: CliIo, defaultDataDir = '.data'): Promise<number> => {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
@@ -228,7 +233,7 @@ export const runCli = async (argv: string[], io: CliIo, defaultDataDir = '.data'
     return 0;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const code = error instanceof AppError ? error.code : undefined;
+    const code = error instanceof AppError ? error.code : operatorCodeOf(error);
     const errors = error instanceof InvalidWorkflowError ? { errors: error.errors } : {};
     if (values.json) io.err(JSON.stringify({ error: message, ...(code ? { code } : {}), ...errors }));
     else io.err(error instanceof UsageError ? `${message}\n\n${USAGE}` : `error: ${message}`);

@@ -11,7 +11,7 @@ import type { ProxyHandler } from './gateway';
 import { createLogBatcher } from './log-batcher';
 import { ensureBucket, ensureTable } from './provision';
 import { startS3Local } from './s3-local';
-import { startStepFunctionsEmulator } from './step-functions/emulator';
+import { type ExecutionEvent, startStepFunctionsEmulator } from './step-functions/emulator';
 import { aslFiles, loadLocalStateMachines } from './step-functions/machines';
 
 /**
@@ -37,6 +37,8 @@ export interface LocalStackOptions {
   shipLogs?: boolean;
   /** Webhook retry and disable windows; each defaults to `LOCAL_WEBHOOK_TIMING`'s. */
   webhooks?: Partial<WebhookTiming>;
+  /** Told of each Step Functions execution that ended, with its state transitions and Task run times. */
+  onExecutionEnd?: (event: ExecutionEvent) => void;
   /** Told what start-up recovery resumed or settled, by kind of work. */
   onRecovered?: (counts: Record<string, Record<string, number>>) => void;
 }
@@ -259,7 +261,10 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     await ensureBucket(s3.endpoint, REGION, bucketName, s3Credentials);
     // The endpoint first, the machines once the runtime environment is set (their task overrides import
     // the worker handlers, which read it).
-    const stepFunctions = await startStepFunctionsEmulator({ region: REGION });
+    const stepFunctions = await startStepFunctionsEmulator({
+      region: REGION,
+      ...(options.onExecutionEnd ? { onExecutionEnd: options.onExecutionEnd } : {}),
+    });
     started.push(stepFunctions);
     const gatewayPort = await reserveLoopbackPort(options.port ?? 0);
     started.push({ endpoint: 'gateway-port', stop: gatewayPort.release });

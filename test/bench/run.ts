@@ -19,7 +19,8 @@ import { measureImportTime, synthesizeBundles } from './bundles';
  *     own process; `npm run bench -- startup` runs only this part).
  * `npm run bench -- tracing` measures what tracing costs a cold start, and its alternatives (`./tracing.ts`).
  * `npm run bench -- mcp` runs the bundles and the MCP tool calls against their routes, and no more
- * (`-- --skip-bundles mcp`: the tool calls only).
+ * (`-- --skip-bundles mcp`: the tool calls only). `npm run bench -- cost` prints the AWS bill of each
+ * operation and of each plan at its full allowance (`./cost-report.ts`), its own stack, and no more.
  * Everything listens on loopback and stops at the end; request loops are bounded.
  */
 const root = join(import.meta.dirname, '..', '..');
@@ -79,6 +80,11 @@ if (tracingOnly) {
 
 if (startupOnly) {
   await benchStartup();
+  process.exit();
+}
+
+if (process.argv.includes('cost')) {
+  await (await import('./cost-report')).benchCost((line) => process.stdout.write(line));
   process.exit();
 }
 

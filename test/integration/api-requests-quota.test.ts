@@ -4,7 +4,7 @@ import { call, createTenant, expectProblem } from './support';
 const { DEFAULT_PLANS } = await import('../../functions/local/seed');
 const { putPlan } = await import('../../functions/shared/data/plans');
 const { ddb, tableName } = await import('../../functions/shared/data/client');
-const { usageMonthKey, utcMonth, dayAttribute, secondsToNextUtcMonth } = await import(
+const { usageDayKey, usageMonthKey, utcDate, utcMonth, secondsToNextUtcMonth } = await import(
   '../../functions/shared/data/usage-meters'
 );
 const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
@@ -22,12 +22,15 @@ const tinyPlan = async (apiRequestsPerMonth: number) => {
 
 const meterItem = async (companyId: string) => {
   const now = new Date();
-  const { Item } = await ddb.send(
-    new GetCommand({ TableName: tableName(), Key: usageMonthKey(companyId, utcMonth(now)) }),
-  );
+  const get = async (Key: { pk: string; sk: string }) =>
+    (await ddb.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }))).Item;
+  const [month, day] = await Promise.all([
+    get(usageMonthKey(companyId, utcMonth(now))),
+    get(usageDayKey(companyId, utcDate(now))),
+  ]);
   return {
-    month: Item?.api_requests as number | undefined,
-    day: Item?.[dayAttribute('api_requests', now)] as number | undefined,
+    month: month?.api_requests as number | undefined,
+    day: day?.api_requests as number | undefined,
   };
 };
 

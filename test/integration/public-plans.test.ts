@@ -1,5 +1,10 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { call, expectProblem } from './support';
+import { call, expectProblem, runAdmin } from './support';
+
+const { DEFAULT_PLANS } = await import('../../functions/local/seed');
 
 describe('GET /v1/public/plans', () => {
   it('returns the whole catalog without any credential', async () => {
@@ -36,5 +41,18 @@ describe('GET /v1/public/plans', () => {
   it('ignores credentials: a revoked or garbage key still reads the catalog', async () => {
     const res = await call('GET', '/v1/public/plans', { headers: { 'x-api-key': 'sk-garbage' } });
     expect(res.status).toBe(200);
+  });
+
+  it('is not given a plan whose request rate passes the usage meter ceiling (admin plans put)', async () => {
+    const base = DEFAULT_PLANS[0];
+    if (!base) throw new Error('no default plan');
+    const id = `too-fast-${Math.random().toString(36).slice(2, 8)}`;
+    const file = join(tmpdir(), `${id}.json`);
+    writeFileSync(file, JSON.stringify({ ...base, id, limits: { ...base.limits, requestsPerSecond: 1000 } }));
+    const refused = await runAdmin('plans', 'put', '--file', file, '--json');
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.err)).toMatchObject({ code: 'plan_rate_above_meter_ceiling' });
+    const res = await call('GET', '/v1/public/plans');
+    expect((res.json.plans as { id: string }[]).map((p) => p.id)).not.toContain(id);
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ddb } from '../../functions/shared/data/client';
 import { recordBilledObject } from '../../functions/shared/data/stored-objects';
-import { addToMeterItem } from '../../functions/shared/data/usage-meters';
+import { addToMeterItems } from '../../functions/shared/data/usage-meters';
 
 /** A synthesized file is recorded and billed in one transaction whose meter write keeps within the allowance. */
 const now = new Date('2026-01-02T03:04:05Z');
@@ -23,13 +23,18 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('billing a recorded object', () => {
   it('conditions the meter on the total staying within the limit after the addition', () => {
-    const { Update } = addToMeterItem('co_unit', 'speech_characters', 300, now, { limit: 1000 });
-    expect(Update.ConditionExpression).toBe('attribute_not_exists(#month) OR #month < :limit');
+    const [month, day] = addToMeterItems('co_unit', 'speech_characters', 300, now, { limit: 1000 });
+    expect(month?.Update.Key.sk).toBe('M#2026-01');
+    expect(month?.Update.ConditionExpression).toBe('attribute_not_exists(#f0) OR #f0 < :limit');
+    expect(month?.Update.ExpressionAttributeNames['#f0']).toBe('speech_characters');
     // 700 used + 300 = 1000 passes (700 < 701); 701 used would pass the limit and is refused.
-    expect(Update.ExpressionAttributeValues[':limit']).toBe(701);
-    expect(addToMeterItem('co_unit', 'speech_characters', 300, now).Update).not.toHaveProperty(
-      'ConditionExpression',
-    );
+    expect(month?.Update.ExpressionAttributeValues[':limit']).toBe(701);
+    // The day item follows the month item in the same transaction and carries no condition.
+    expect(day?.Update.Key.sk).toBe('D#2026-01-02');
+    expect(day?.Update).not.toHaveProperty('ConditionExpression');
+    for (const item of addToMeterItems('co_unit', 'speech_characters', 300, now)) {
+      expect(item.Update).not.toHaveProperty('ConditionExpression');
+    }
   });
 
   it('sends the limit with the transaction and answers meter_limit_reached when the meter refuses', async () => {

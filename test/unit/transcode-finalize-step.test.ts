@@ -34,8 +34,17 @@ const engineOutput = {
   contentType: 'audio/ogg',
 };
 const head = vi.fn();
+/** The probe's run time and MediaConvert's timing of a 2.5-second conversion (epoch seconds). */
+const billedCompute = {
+  workerMs: 40,
+  engineTiming: { StartTime: 1_772_600_000, FinishTime: 1_772_600_002.5 },
+};
 const run = (
-  extra: { source?: { size: number; etag: string } } = { source: { size: 500, etag: 'probed' } },
+  extra: {
+    source?: { size: number; etag: string };
+    workerMs?: number;
+    engineTiming?: { StartTime: number; FinishTime: number };
+  } = { source: { size: 500, etag: 'probed' }, ...billedCompute },
 ) =>
   finalizeStep(
     { action: 'finalize', ...ref, durationSeconds: 2.2, output: engineOutput, ...extra },
@@ -66,6 +75,8 @@ describe('transcode finalize step', () => {
       job: ref,
       output,
       billedSeconds: 3,
+      // The probe's run time plus this step's; the engine's start to finish.
+      computeMs: { workers: expect.any(Number), media: 2500 },
       reuse: {
         content: { preset: 'ogg_opus', size: 500, etag: 'probed' },
         entry: { output, sourceJobId: 'tc_1', durationSeconds: 2.2, createdAt: now.toISOString() },
@@ -73,6 +84,12 @@ describe('transcode finalize step', () => {
       now,
       observed: expect.objectContaining({ jobId: 'tc_1', status: 'finalizing' }),
     });
+    expect(vi.mocked(completeTranscodeJob).mock.calls[0]?.[0].computeMs?.workers).toBeGreaterThanOrEqual(40);
+  });
+
+  it('bills no media time when the execution passed no engine timing', async () => {
+    await run({ source: { size: 500, etag: 'probed' } });
+    expect(vi.mocked(completeTranscodeJob).mock.calls[0]?.[0].computeMs?.media).toBe(0);
   });
 
   it("keys the reuse entry by the job's source when the execution passed no probed source", async () => {

@@ -99,6 +99,7 @@ describe('transcription probe step', () => {
         LanguageCode: 'en-US',
       },
       pollSeconds: 15,
+      workerMs: expect.any(Number),
     });
   });
 
@@ -185,7 +186,16 @@ describe('transcription finalize step', () => {
   const engineOutput = { bucket: 'b', fullPath: 'companies/co_1/transcriptions/tr_1/a1/engine.json' };
   const runFinalize = () =>
     finalizeStep(
-      { action: 'finalize', ...ref, durationSeconds: 4.2, engineOutput, source: { size: 500, etag: 'e2' } },
+      {
+        action: 'finalize',
+        ...ref,
+        durationSeconds: 4.2,
+        engineOutput,
+        source: { size: 500, etag: 'e2' },
+        workerMs: 30,
+        // GetTranscriptionJob's times of a 3.25-second run, as ISO strings.
+        engineJob: { StartTime: '2026-03-04T05:00:00.000Z', CompletionTime: '2026-03-04T05:00:03.250Z' },
+      },
       { now: () => now },
     );
   const transcribeJson = JSON.stringify({
@@ -264,6 +274,7 @@ describe('transcription finalize step', () => {
       job: ref,
       result,
       billedSeconds: 5,
+      computeMs: { workers: expect.any(Number), media: 3250 },
       reuse: {
         content: { language: 'en-US', size: 500, etag: 'e2' },
         entry: { result, sourceJobId: 'tr_1', durationSeconds: 4.2, createdAt: now.toISOString() },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningService } from '../dynamodb-local';
-import { LOCAL_ACCOUNT, type LocalStateMachine } from './machines';
+import { LOCAL_ACCOUNT, type LocalStateMachine, type TaskOverride } from './machines';
 
 /**
  * A Step Functions endpoint on loopback for the local stack. It speaks the AWS JSON 1.0 protocol the SDK's
@@ -29,6 +29,12 @@ interface ExecutionRecord {
   controller: AbortController;
   abort: () => void;
   done: Promise<void>;
+  /** States entered (Step Functions Standard bills each as a state transition), when observed. */
+  stateTransitions: number;
+  /** Run time of each run of a Task state's local handler, by state name, when observed. */
+  taskMs: Record<string, number[]>;
+  /** Settles when the execution's event log has been read to its end (at once when not observed). */
+  observed: Promise<void>;
 }
 
 export interface ExecutionEvent {
@@ -36,6 +42,9 @@ export interface ExecutionEvent {
   status: ExecutionStatus;
   error?: string;
   cause?: string;
+  /** With `onExecutionEnd`: the states the execution entered, and each Task handler run's time (ms). */
+  stateTransitions?: number;
+  taskMs?: Record<string, number[]>;
 }
 
 export interface StepFunctionsEmulator extends RunningService {
@@ -120,12 +129,20 @@ export const startStepFunctionsEmulator = async (options: {
     Object.assign(record, patch, { stopDate: new Date() });
     finished.push(record.executionArn);
     while (finished.length > MAX_FINISHED) executions.delete(finished.shift() as string);
-    options.onExecutionEnd?.({
-      executionArn: record.executionArn,
-      status: record.status,
-      error: record.error,
-      cause: record.cause,
-    });
+    const { onExecutionEnd } = options;
+    if (!onExecutionEnd) return;
+    // Told once the event log is read (a second at most), so the transition count is whole.
+    const logRead = new Promise<void>((resolve) => setTimeout(resolve, 1000).unref());
+    void Promise.race([record.observed, logRead]).then(() =>
+      onExecutionEnd({
+        stateTransitions: record.stateTransitions,
+        taskMs: record.taskMs,
+        executionArn: record.executionArn,
+        status: record.status,
+        error: record.error,
+        cause: record.cause,
+      }),
+    );
   };
 
   const startExecution = (body: { stateMachineArn?: string; name?: string; input?: string }) => {
@@ -142,8 +159,21 @@ export const startStepFunctionsEmulator = async (options: {
     const input = body.input ?? '{}';
     const controller = new AbortController();
     const context = { signal: controller.signal, executionArn };
+    const taskMs: Record<string, number[]> = {};
+    // Observed (for the cost bench) only when someone listens for execution ends.
+    const timed = (state: string, task: TaskOverride) => async (i: unknown) => {
+      const started = performance.now();
+      try {
+        return await task(i, context);
+      } finally {
+        taskMs[state] = [...(taskMs[state] ?? []), performance.now() - started];
+      }
+    };
     const overrides = Object.fromEntries(
-      Object.entries(entry.tasks).map(([state, task]) => [state, (i: unknown) => task(i, context) as never]),
+      Object.entries(entry.tasks).map(([state, task]) => [
+        state,
+        (options.onExecutionEnd ? timed(state, task) : (i: unknown) => task(i, context)) as never,
+      ]),
     );
     const execution = entry.machine.run(JSON.parse(input), {
       overrides: { taskResourceLocalHandlers: overrides },
@@ -162,7 +192,16 @@ export const startStepFunctionsEmulator = async (options: {
       controller,
       abort: () => execution.abort(),
       done: Promise.resolve(),
+      stateTransitions: 0,
+      taskMs,
+      observed: Promise.resolve(),
     };
+    if (options.onExecutionEnd) {
+      record.observed = (async () => {
+        for await (const event of execution.eventLogs)
+          if (event.type === 'StateEntered') record.stateTransitions++;
+      })().catch(() => undefined);
+    }
     record.done = execution.result.then(
       (output: unknown) => finish(record, { status: 'SUCCEEDED', output: JSON.stringify(output ?? null) }),
       (error: Error & { cause?: unknown; error?: string }) => {

@@ -11,7 +11,8 @@ import type { TaskOverride } from './machines';
 /**
  * Local overrides of the Task states of `statemachines/transcode.asl.json`: the worker steps run the real
  * worker in-process (with ffprobe in place of MediaConvert's Probe API), and `Transcode` runs ffmpeg with the
- * preset's arguments in place of MediaConvert `createJob.sync`, recording progress on the job. Stopping the
+ * preset's arguments in place of MediaConvert `createJob.sync`, recording progress on the job and answering
+ * the job's `Timing` as MediaConvert does (ffmpeg's start and finish). Stopping the
  * execution (cancel) aborts the signal, which kills ffmpeg.
  */
 const worker = createTranscodeWorker({ probe: probeWithFfprobe });
@@ -54,6 +55,8 @@ const transcodeWithFfmpeg: TaskOverride = async (input: CreateJobInput, ctx) => 
     // ffmpeg streams the source over a presigned URL, decoding while it downloads.
     const inFile = await presignRead(source.bucket, source.key);
     const outFile = join(dir, `output.${extension}`);
+    // MediaConvert reports its job's timing in epoch seconds; ffmpeg's run is this conversion's media time.
+    const startTime = Date.now() / 1000;
     let reported = 0;
     let pending: Promise<unknown> = Promise.resolve();
     await runFfmpeg(ffmpegArguments(preset, meta.hasVideo === 'true', inFile, outFile), {
@@ -69,6 +72,7 @@ const transcodeWithFfmpeg: TaskOverride = async (input: CreateJobInput, ctx) => 
           .catch(() => undefined);
       },
     });
+    const finishTime = Date.now() / 1000;
     await pending;
     ctx.signal.throwIfAborted();
     await uploadFile(
@@ -78,7 +82,12 @@ const transcodeWithFfmpeg: TaskOverride = async (input: CreateJobInput, ctx) => 
       presetContentType(preset, meta.hasVideo === 'true'),
     );
     return {
-      Job: { Id: `local-${ctx.executionArn.split(':').pop()}`, Status: 'COMPLETE', UserMetadata: meta },
+      Job: {
+        Id: `local-${ctx.executionArn.split(':').pop()}`,
+        Status: 'COMPLETE',
+        UserMetadata: meta,
+        Timing: { SubmitTime: startTime, StartTime: startTime, FinishTime: finishTime },
+      },
     };
   } finally {
     await rm(dir, { recursive: true, force: true });

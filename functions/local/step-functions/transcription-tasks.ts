@@ -12,7 +12,8 @@ import type { TaskOverride } from './machines';
  * real worker in-process (with ffprobe in place of MediaConvert's Probe API). As Amazon Transcribe does,
  * `StartTranscription` only starts the engine: pocketsphinx runs in the background and writes its words in
  * Transcribe's JSON format where Transcribe would, so the same finalize step reads it. `CheckTranscription`
- * answers like GetTranscriptionJob (`IN_PROGRESS`, `COMPLETED`, `FAILED`), waiting up to CHECK_WAIT_MS
+ * answers like GetTranscriptionJob (`IN_PROGRESS`, `COMPLETED` with the run's `StartTime` and
+ * `CompletionTime`, `FAILED`), waiting up to CHECK_WAIT_MS
  * for the run to end so that a short recording needs one check. Stopping the execution aborts the signal,
  * which kills ffmpeg and pocketsphinx.
  */
@@ -24,7 +25,9 @@ export const CHECK_WAIT_MS = 20_000;
 /** pocketsphinx's own run time of the last transcriptions (the bench subtracts it from a job's time). */
 export const recogniserRuns = new Map<string, number>();
 
-type Outcome = { status: 'COMPLETED' } | { status: 'FAILED'; reason: string };
+/** Start and completion in epoch seconds, as Transcribe reports them: the recogniser's run. */
+type Timing = { StartTime: number; CompletionTime: number };
+type Outcome = ({ status: 'COMPLETED' } & Timing) | { status: 'FAILED'; reason: string };
 
 /** Transcriptions started in this process, by Transcribe job name. */
 const runs = new Map<string, { settled?: Outcome; done: Promise<Outcome> }>();
@@ -36,6 +39,7 @@ const parseS3 = (uri: string) => {
 };
 
 const transcribe = async (input: StartTranscriptionParameters, signal: AbortSignal): Promise<Outcome> => {
+  const startTime = Date.now() / 1000;
   try {
     const source = parseS3(input.Media.MediaFileUri);
     const { stdout, recogniserMs } = await recognise(await presignRead(source.bucket, source.key), signal);
@@ -45,8 +49,9 @@ const transcribe = async (input: StartTranscriptionParameters, signal: AbortSign
       jobName: input.TranscriptionJobName,
       ...transcribeOutputFromPocketsphinx(stdout, input.LanguageCode ?? 'en-US'),
     };
+    const completionTime = Date.now() / 1000;
     await putObject(input.OutputBucketName, input.OutputKey, JSON.stringify(output), 'application/json');
-    return { status: 'COMPLETED' };
+    return { status: 'COMPLETED', StartTime: startTime, CompletionTime: completionTime };
   } catch (error) {
     return { status: 'FAILED', reason: error instanceof Error ? error.message : String(error) };
   }
@@ -81,7 +86,8 @@ const checkTranscription: TaskOverride = async (input: { TranscriptionJobName: s
     ]));
   if (!outcome) return job('IN_PROGRESS');
   runs.delete(name);
-  return outcome.status === 'FAILED' ? job('FAILED', { FailureReason: outcome.reason }) : job('COMPLETED');
+  if (outcome.status === 'FAILED') return job('FAILED', { FailureReason: outcome.reason });
+  return job('COMPLETED', { StartTime: outcome.StartTime, CompletionTime: outcome.CompletionTime });
 };
 
 export const tasks: Record<string, TaskOverride> = {

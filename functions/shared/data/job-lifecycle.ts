@@ -2,7 +2,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { countBilledUnits, countJobTransition } from '../logger';
 import type { JobType } from '../metric-names';
 import type { EventType } from '../types/events';
-import type { MeterName } from '../types/meters';
+import type { ComputeMs, MeterName } from '../types/meters';
 import type * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
@@ -15,7 +15,7 @@ import { jobQueue } from './schemas';
 import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from './sparse-index';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { applyChange, type Change } from './update-expression';
-import { addToMeterItem } from './usage-meters';
+import { billedWork, usageItems } from './usage-meters';
 
 /**
  * The lifecycle every job type shares, configured once per type (`createJobLifecycle`):
@@ -245,9 +245,11 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
   });
 
   /**
-   * The move to `done`: bills `billedSeconds` on the type's meter, and writes the reuse entry (`reuse`, or
-   * the type's own items in `also`), in the same transaction as the job's change (which records
-   * `billedSeconds` itself).
+   * The move to `done`: bills `billedSeconds` on the type's meter with the attempt's compute time
+   * (`computeMs`: worker steps, media engine), and writes the reuse entry (`reuse`, or the type's own items in
+   * `also`), in the same transaction as the job's change (which records `billedSeconds` itself). The move is
+   * conditional on the attempt being unfinished, so a job is billed once; a reused result (0 seconds) bills
+   * no compute either.
    */
   const complete = async (options: {
     job: JobRef;
@@ -255,6 +257,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     from: readonly S[];
     change: Change;
     billedSeconds: number;
+    computeMs?: ComputeMs;
     reuse?: { key: string; entry: E };
     also?: TransactItem[];
     now: Date;
@@ -269,7 +272,9 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
       now,
       ...(options.observed ? { observed: options.observed } : {}),
       also: [
-        ...(billedSeconds > 0 ? [addToMeterItem(job.companyId, config.meter, billedSeconds, now)] : []),
+        ...(billedSeconds > 0
+          ? usageItems(job.companyId, now, billedWork(config.meter, billedSeconds, options.computeMs))
+          : []),
         ...(reuse ? [putReuseItem(job.companyId, reuse.key, reuse.entry)] : []),
         ...(options.also ?? []),
       ],

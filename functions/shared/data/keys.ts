@@ -79,6 +79,8 @@ export const sortKeys = {
   apiKey: 'APIKEY',
   usageTotals: 'TOTALS',
   usageMonth: (month: string) => `M#${month}`,
+  /** A UTC day's figures; not `M#…`, so the stream filter of usage thresholds sees month items only. */
+  usageDay: (date: string) => `D#${date}`,
   mintedToken: (jti: string) => `TOKEN#${jti}`,
   revocation: (credentialId: string) => `REVOKED#${credentialId}`,
   idempotency: (scope: string, key: string) => `${scope}#${key}`,

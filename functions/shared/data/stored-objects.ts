@@ -1,12 +1,12 @@
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { MeterName } from '../types/meters';
+import type { ComputeMs, MeterName } from '../types/meters';
 import * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { defineEntity } from './entity';
 import { partitions, sortKeys } from './keys';
 import { type CancellationReason, cancellationReasons, sendTransaction } from './transactions';
-import { addStorageBytesItem, addToMeterItem } from './usage-meters';
+import { addStorageBytesItem, billedWork, usageItems } from './usage-meters';
 
 /**
  * Stored objects: one item per object path (`CO#<companyId>#OBJ#<fullPath>`, sort key `OBJECT`), so a lookup
@@ -204,14 +204,15 @@ export const recordStoredObject = async (
 
 /**
  * Records an object the platform wrote and bills `meter` for it, in one transaction: the record (a new path),
- * its bytes in `storageBytes` within `storageLimitBytes`, and the meter within its `limit`. Nothing is written
+ * its bytes in `storageBytes` within `storageLimitBytes`, and the meter within its `limit` (with the compute
+ * time of the work that made it, `computeMs`). Nothing is written
  * when either allowance would be passed (`storage_limit_reached`, `meter_limit_reached`).
  */
 export const recordBilledObject = async (
   companyId: string,
   object: StoredObject,
   storageLimitBytes: number | undefined,
-  meter: { name: MeterName; amount: number; now: Date; limit?: number },
+  meter: { name: MeterName; amount: number; now: Date; limit?: number; computeMs?: ComputeMs },
 ): Promise<'created' | 'storage_limit_reached' | 'meter_limit_reached'> => {
   const headroom = storageLimitBytes === undefined ? undefined : storageLimitBytes - object.size;
   if (headroom !== undefined && headroom < 0) return 'storage_limit_reached';
@@ -221,9 +222,12 @@ export const recordBilledObject = async (
         TransactItems: [
           recordItem(companyId, object, 'attribute_not_exists(pk)'),
           addStorageBytesItem(companyId, object.size, { headroom }),
-          addToMeterItem(companyId, meter.name, meter.amount, meter.now, {
-            ...(meter.limit === undefined ? {} : { limit: meter.limit }),
-          }),
+          ...usageItems(
+            companyId,
+            meter.now,
+            billedWork(meter.name, meter.amount, meter.computeMs),
+            meter.limit === undefined ? undefined : { figure: meter.name, limit: meter.limit },
+          ),
         ],
       }),
     );

@@ -1,3 +1,4 @@
+import type { ComputeMs } from '../types/meters';
 import {
   TRANSCODE_PRESETS,
   type TranscodeOutput,
@@ -212,6 +213,8 @@ export const completeTranscodeJob = async (options: {
   job: TranscodeJobRef;
   output: TranscodeOutput;
   billedSeconds: number;
+  /** The job's worker and media time, billed with its seconds. */
+  computeMs?: ComputeMs;
   reuse?: ReuseOfConversion;
   now: Date;
   /** The job as the step read it (its event's data is computed from it). */
@@ -227,6 +230,7 @@ export const completeTranscodeJob = async (options: {
       remove: ['error'],
     },
     billedSeconds,
+    ...(options.computeMs ? { computeMs: options.computeMs } : {}),
     also: reuse ? [putTranscodeReuseItem(job.companyId, reuse.content, reuse.entry)] : [],
     now,
     ...(options.observed ? { observed: options.observed } : {}),

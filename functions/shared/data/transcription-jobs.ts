@@ -1,3 +1,4 @@
+import type { ComputeMs } from '../types/meters';
 import {
   TRANSCRIPTION_LANGUAGES,
   type TranscriptionLanguage,
@@ -136,6 +137,8 @@ export const completeTranscriptionJob = (options: {
   job: JobRef;
   result: TranscriptionResult;
   billedSeconds: number;
+  /** The job's worker and media time, billed with its seconds. */
+  computeMs?: ComputeMs;
   reuse?: { content: { language: string; size: number; etag: string }; entry: TranscriptionReuseEntry };
   now: Date;
   observed?: TranscriptionJobRecord;
@@ -155,6 +158,7 @@ export const completeTranscriptionJob = (options: {
       remove: ['error'],
     },
     billedSeconds: options.billedSeconds,
+    ...(options.computeMs ? { computeMs: options.computeMs } : {}),
     ...(options.reuse
       ? {
           reuse: {

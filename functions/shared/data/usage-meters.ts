@@ -1,5 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { COMPUTE_CATEGORIES, type ComputeCategory, METERS, type MeterName } from '../types/meters';
+import {
+  COMPUTE_CATEGORIES,
+  type ComputeCategory,
+  type ComputeMs,
+  METERS,
+  type MeterName,
+} from '../types/meters';
 import * as zm from '../zod-mini';
 import { type BatchEntry, getItemsByKey } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
@@ -7,18 +13,30 @@ import { decodeItem } from './entity';
 import { partitions, sortKeys } from './keys';
 
 /**
- * Usage meters: one item per company and UTC month in a partition of its own (never the company profile's),
- * holding the month total of each meter and one attribute per UTC day (`<meter>#d<DD>`), so one `UpdateItem`
- * counts a request in both windows and returns the new month total. Beside the month items, the `TOTALS` item
- * holds the running totals that are not per month (`storageBytes`, `databaseBytes`).
+ * Usage meters, in a partition of the company's own (`CO#<id>#USAGE`, never the company profile's):
+ * - the month item `M#<yyyy-mm>`: the month total of every meter and compute category, the figure monthly
+ *   allowances are checked against (its writes carry the condition);
+ * - one day item `D#<yyyy-mm-dd>` per UTC day: the same figures for that day;
+ * - the `TOTALS` item: the running totals that are not per month (`storageBytes`, `databaseBytes`).
+ * Every item holds at most one number per figure (14 attributes, about 300 bytes), so each write of a
+ * metered request stays one write unit on every day of the month (`docs/decisions/0008-usage-meter-items.md`).
+ * Day items do not start with `M#`: the stream filter of usage thresholds sees month items only.
  *
  * This module owns every write to those items. Other modules that must count something inside their own
- * transaction (a billed job, a recorded object, a Dynadata item) put one of the transaction items exported here
- * into it: `addToMeterItem`, `addStorageBytesItem`, `addDatabaseBytesItem`.
+ * transaction (a billed job, a recorded object, a Dynadata item) put the transaction items exported here into
+ * it: `usageItems` (and its shorthands `addToMeterItems`, `addComputeMsItems`), `addStorageBytesItem`,
+ * `addDatabaseBytesItem`.
  */
+
 export const usageMonthKey = (companyId: string, month: string) => ({
   pk: partitions.usage(companyId),
   sk: sortKeys.usageMonth(month),
+});
+
+/** The day item of a UTC date (`yyyy-mm-dd`). */
+export const usageDayKey = (companyId: string, date: string) => ({
+  pk: partitions.usage(companyId),
+  sk: sortKeys.usageDay(date),
 });
 
 /** Running totals that are not per month (bytes stored), kept beside the month items. */
@@ -28,31 +46,29 @@ export const usageTotalsKey = (companyId: string) => ({
 });
 
 export const utcMonth = (now: Date): string => now.toISOString().slice(0, 7);
-export const utcDay = (now: Date): string => now.toISOString().slice(8, 10);
+export const utcDate = (now: Date): string => now.toISOString().slice(0, 10);
 
-/** A counted attribute of the month item: a meter or a compute category. */
-type MonthFigure = MeterName | `compute_ms#${ComputeCategory}`;
-const computeFigure = (category: ComputeCategory): MonthFigure => `compute_ms#${category}`;
-export const dayAttribute = (figure: MonthFigure, now: Date): string => `${figure}#d${utcDay(now)}`;
+/** A counted attribute of the month and day items: a meter or a compute category. */
+export type UsageFigure = MeterName | `compute_ms#${ComputeCategory}`;
+export const computeFigure = (category: ComputeCategory): UsageFigure => `compute_ms#${category}`;
 
-/** The usage month as stored: month totals, and per-day figures of every day counted so far. */
-export interface UsageMonth {
-  /** Month total of an attribute (a meter or `compute_ms#<category>`), or its figure of one UTC day. */
-  figure: (attribute: MonthFigure, day?: string) => number;
+/** The figures of one usage item (a month or a day), zero where nothing was counted. */
+export interface UsagePeriod {
+  figure: (attribute: UsageFigure) => number;
 }
 
-/** The month item's attributes: its figures are numbers, its key and entity name text. */
-const usageMonthSchema = zm.record(zm.string(), zm.union([zm.number(), zm.string()]));
+/** A month or day item's attributes: its figures are numbers, its key and entity name text. */
+const usagePeriodSchema = zm.record(zm.string(), zm.union([zm.number(), zm.string()]));
 const usageTotalsSchema = zm.object({
   storageBytes: zm.optional(zm.number()),
   databaseBytes: zm.optional(zm.number()),
 });
 
-export const toUsageMonth = (item: Record<string, unknown>): UsageMonth => {
-  const month = decodeItem('usage_month', usageMonthSchema, item);
+export const toUsagePeriod = (item: Record<string, unknown>): UsagePeriod => {
+  const period = decodeItem('usage_period', usagePeriodSchema, item);
   return {
-    figure: (attribute, day) => {
-      const value = month[day === undefined ? attribute : `${attribute}#d${day}`];
+    figure: (attribute) => {
+      const value = period[attribute];
       return typeof value === 'number' ? value : 0;
     },
   };
@@ -68,13 +84,24 @@ export const toUsageTotals = (item: Record<string, unknown>): UsageTotals => {
   return { storageBytes: totals.storageBytes ?? 0, databaseBytes: totals.databaseBytes ?? 0 };
 };
 
-const EMPTY_MONTH = toUsageMonth({});
+const EMPTY_PERIOD = toUsagePeriod({});
 const EMPTY_TOTALS = toUsageTotals({});
 
-/** The usage month of `now`, for a batch read. */
-export const usageMonthEntry = (companyId: string, now: Date): BatchEntry<UsageMonth> => ({
+/** The usage month of `now` (what allowances are checked against), for a batch read. */
+export const usageMonthEntry = (companyId: string, now: Date): BatchEntry<UsagePeriod> => ({
   key: usageMonthKey(companyId, utcMonth(now)),
-  decode: toUsageMonth,
+  decode: toUsagePeriod,
+});
+
+/** The usage item of the UTC month or day of `now`, for a batch read. */
+export const usagePeriodEntry = (
+  companyId: string,
+  now: Date,
+  granularity: 'month' | 'day',
+): BatchEntry<UsagePeriod> => ({
+  key:
+    granularity === 'month' ? usageMonthKey(companyId, utcMonth(now)) : usageDayKey(companyId, utcDate(now)),
+  decode: toUsagePeriod,
 });
 
 /** The running totals, for a batch read. */
@@ -90,20 +117,18 @@ export interface UsageWindowFigures {
   databaseBytes: number;
 }
 
-/** Picks the month or day figures out of the month item and the running totals (absent items count 0). */
+/** The figures of a window's usage item and the running totals (absent items count 0). */
 export const usageFigures = (
-  month: UsageMonth | undefined,
+  period: UsagePeriod | undefined,
   totals: UsageTotals | undefined,
-  now: Date,
-  granularity: 'month' | 'day',
 ): UsageWindowFigures => {
-  const day = granularity === 'day' ? utcDay(now) : undefined;
-  const { figure } = month ?? EMPTY_MONTH;
+  const { figure } = period ?? EMPTY_PERIOD;
   return {
-    meters: Object.fromEntries(METERS.map((m) => [m, figure(m, day)])) as Record<MeterName, number>,
-    computeMs: Object.fromEntries(
-      COMPUTE_CATEGORIES.map((c) => [c, figure(computeFigure(c), day)]),
-    ) as Record<ComputeCategory, number>,
+    meters: Object.fromEntries(METERS.map((m) => [m, figure(m)])) as Record<MeterName, number>,
+    computeMs: Object.fromEntries(COMPUTE_CATEGORIES.map((c) => [c, figure(computeFigure(c))])) as Record<
+      ComputeCategory,
+      number
+    >,
     ...(totals ?? EMPTY_TOTALS),
   };
 };
@@ -114,54 +139,118 @@ export const readUsage = async (
   now: Date,
   granularity: 'month' | 'day',
 ): Promise<UsageWindowFigures> => {
-  const [month, totals] = await getItemsByKey([usageMonthEntry(companyId, now), usageTotalsEntry(companyId)]);
-  return usageFigures(month, totals, now, granularity);
+  const [period, totals] = await getItemsByKey([
+    usagePeriodEntry(companyId, now, granularity),
+    usageTotalsEntry(companyId),
+  ]);
+  return usageFigures(period, totals);
+};
+
+/** Amounts to add, by figure; zero and absent figures are left out of the write. */
+export type UsageAdditions = Partial<Record<UsageFigure, number>>;
+
+/** The figures of billed work: the meter's amount and compute time by category, in whole milliseconds. */
+export const billedWork = (meter: MeterName, amount: number, computeMs: ComputeMs = {}): UsageAdditions => ({
+  [meter]: amount,
+  ...Object.fromEntries(
+    (Object.entries(computeMs) as [ComputeCategory, number][]).map(([category, ms]) => [
+      computeFigure(category),
+      Math.max(0, Math.round(ms)),
+    ]),
+  ),
+});
+
+/** A month total that must stay within an allowance after the addition. */
+export interface UsageLimit {
+  figure: MeterName;
+  limit: number;
+}
+
+/**
+ * The update of one usage item: ADDs every figure; with a `limit` (month item only), only while that
+ * figure's total stays within it after the addition (`#f0 < limit - amount + 1` is `#f0 + amount <= limit`
+ * for the whole units meters count).
+ */
+interface UsageUpdate {
+  TableName: string;
+  Key: { pk: string; sk: string };
+  UpdateExpression: string;
+  ConditionExpression?: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+}
+
+const usageUpdate = (
+  key: { pk: string; sk: string },
+  entity: 'usage_month' | 'usage_day',
+  additions: [UsageFigure, number][],
+  limit?: UsageLimit,
+): UsageUpdate => {
+  const names = Object.fromEntries(additions.map(([figure], i) => [`#f${i}`, figure]));
+  const values = Object.fromEntries(additions.map(([, amount], i) => [`:a${i}`, amount]));
+  const limited = limit === undefined ? -1 : additions.findIndex(([figure]) => figure === limit.figure);
+  const amount = additions[limited]?.[1];
+  const condition =
+    limit === undefined || amount === undefined
+      ? {}
+      : {
+          ConditionExpression: `attribute_not_exists(#f${limited}) OR #f${limited} < :limit`,
+          ExpressionAttributeValues: { ...values, ':entity': entity, ':limit': limit.limit - amount + 1 },
+        };
+  return {
+    TableName: tableName(),
+    Key: key,
+    UpdateExpression: `ADD ${additions.map((_, i) => `#f${i} :a${i}`).join(', ')} SET entity = :entity`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: { ...values, ':entity': entity },
+    ...condition,
+  };
+};
+
+const additionsOf = (additions: UsageAdditions): [UsageFigure, number][] =>
+  (Object.entries(additions) as [UsageFigure, number | undefined][]).filter(
+    (entry): entry is [UsageFigure, number] => entry[1] !== undefined && entry[1] !== 0,
+  );
+
+/** The month update (conditional with a limit) and the day update of one addition. */
+const usageUpdates = (companyId: string, now: Date, additions: UsageAdditions, limit?: UsageLimit) => {
+  const figures = additionsOf(additions);
+  if (figures.length === 0) return undefined;
+  return {
+    month: usageUpdate(usageMonthKey(companyId, utcMonth(now)), 'usage_month', figures, limit),
+    day: usageUpdate(usageDayKey(companyId, utcDate(now)), 'usage_day', figures),
+  };
 };
 
 /**
- * The one update of a month figure: adds `amount` to the month total and to the day's attribute; with a
- * `limit`, only while the month total is below it.
+ * Transaction items adding figures to the UTC month and day of `now`: the month item first (its index in
+ * the transaction is where a refused limit shows), then the day item. With `limit`, the month item's update
+ * is conditional, so concurrent writes can never bill past an allowance. One call per transaction: a
+ * transaction may write an item once, so figures billed together go in one call. Nothing to add, no items.
  */
-const monthFigureUpdate = (
-  companyId: string,
-  figure: MonthFigure,
-  amount: number,
-  now: Date,
-  limit?: number,
-) => ({
-  TableName: tableName(),
-  Key: usageMonthKey(companyId, utcMonth(now)),
-  UpdateExpression: 'ADD #month :amount, #day :amount SET entity = :entity',
-  ...(limit === undefined ? {} : { ConditionExpression: 'attribute_not_exists(#month) OR #month < :limit' }),
-  ExpressionAttributeNames: { '#month': figure, '#day': dayAttribute(figure, now) },
-  ExpressionAttributeValues: {
-    ':amount': amount,
-    ':entity': 'usage_month',
-    ...(limit === undefined ? {} : { ':limit': limit }),
-  },
-});
+export const usageItems = (companyId: string, now: Date, additions: UsageAdditions, limit?: UsageLimit) => {
+  const updates = usageUpdates(companyId, now, additions, limit);
+  return updates ? [{ Update: updates.month }, { Update: updates.day }] : [];
+};
 
-/**
- * Transaction item: adds `amount` to a meter for the UTC month and day of `now` (billing inside a write). With
- * `limit`, only while the month total stays within it after the addition: the transaction is cancelled
- * otherwise, so concurrent writes can never bill past an allowance.
- */
-export const addToMeterItem = (
+/** Transaction items adding `amount` to a meter (billing inside a write), within `limit` when given. */
+export const addToMeterItems = (
   companyId: string,
   meter: MeterName,
   amount: number,
   now: Date,
   options: { limit?: number } = {},
-) => ({
-  // `#month < limit - amount + 1` is `#month + amount <= limit` for the whole units meters count.
-  Update: monthFigureUpdate(
+) =>
+  usageItems(
     companyId,
-    meter,
-    amount,
     now,
-    options.limit === undefined ? undefined : options.limit - amount + 1,
-  ),
-});
+    { [meter]: amount },
+    options.limit === undefined ? undefined : { figure: meter, limit: options.limit },
+  );
+
+/** Transaction items adding compute milliseconds of one category (compute billed inside a write). */
+export const addComputeMsItems = (companyId: string, category: ComputeCategory, ms: number, now: Date) =>
+  usageItems(companyId, now, { [computeFigure(category)]: ms });
 
 export class MeterLimitReachedError extends Error {
   constructor(meter: MeterName) {
@@ -171,9 +260,10 @@ export class MeterLimitReachedError extends Error {
 }
 
 /**
- * Adds `amount` to the meter for the current UTC month and day and returns the new month total. With a
- * `limit`, the write is conditional: a month total already at the limit is left unchanged and
- * `MeterLimitReachedError` is thrown, so refused requests are not counted.
+ * Adds `amount` to the meter for the current UTC month and day and returns the new month total. Two writes
+ * of one unit each rather than a transaction of four: first the month item, conditional with a `limit` (a
+ * total that would pass the limit is left unchanged and `MeterLimitReachedError` is thrown, so refused
+ * requests are counted nowhere), then the day item, only once the month write succeeded.
  */
 export const addToMeter = async (
   companyId: string,
@@ -182,33 +272,37 @@ export const addToMeter = async (
   now: Date,
   limit?: number,
 ): Promise<number> => {
+  const updates = usageUpdates(
+    companyId,
+    now,
+    { [meter]: amount },
+    limit === undefined ? undefined : { figure: meter, limit },
+  );
+  if (!updates) return 0;
+  let total: number;
   try {
     const { Attributes } = await ddb.send(
-      new UpdateCommand({
-        ...monthFigureUpdate(companyId, meter, amount, now, limit),
-        ReturnValues: 'UPDATED_NEW',
-      }),
+      new UpdateCommand({ ...updates.month, ReturnValues: 'UPDATED_NEW' }),
     );
-    return Number(Attributes?.[meter] ?? amount);
+    total = Number(Attributes?.[meter] ?? amount);
   } catch (error) {
     if (isConditionalCheckFailed(error)) throw new MeterLimitReachedError(meter);
     throw error;
   }
+  await ddb.send(new UpdateCommand(updates.day));
+  return total;
 };
 
-/** Transaction item: adds compute milliseconds of one category (compute billed inside a write). */
-export const addComputeMsItem = (companyId: string, category: ComputeCategory, ms: number, now: Date) => ({
-  Update: monthFigureUpdate(companyId, computeFigure(category), ms, now),
-});
-
-/** Adds compute milliseconds of one category to the company's month and day figures. */
+/** Adds compute milliseconds of one category to the company's month and day figures (two writes). */
 export const addComputeMs = async (
   companyId: string,
   category: ComputeCategory,
   ms: number,
   now: Date,
 ): Promise<void> => {
-  await ddb.send(new UpdateCommand(monthFigureUpdate(companyId, computeFigure(category), ms, now)));
+  const updates = usageUpdates(companyId, now, { [computeFigure(category)]: ms });
+  if (!updates) return;
+  await Promise.all([ddb.send(new UpdateCommand(updates.month)), ddb.send(new UpdateCommand(updates.day))]);
 };
 
 const totalsUpdate = (companyId: string, total: keyof UsageTotals, delta: number, headroom?: number) => ({

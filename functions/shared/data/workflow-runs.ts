@@ -13,7 +13,7 @@ import { indexPartitions, partitions, sortKeys, unfinishedSortKey } from './keys
 import { objectReference, storedList } from './schemas';
 import { listSparsePartition, sparseIndexKey } from './sparse-index';
 import { cancellationReasons, sendTransaction } from './transactions';
-import { addComputeMsItem, addToMeterItem } from './usage-meters';
+import { addComputeMsItems, addToMeterItems } from './usage-meters';
 
 /**
  * Workflow runs: one item per run (`CO#<companyId>#WFRUN#<runId>`), the read model of sync and async runs.
@@ -155,7 +155,7 @@ export const createWorkflowRun = async (run: WorkflowRunRecord, limit: number, n
               condition: { expression: 'attribute_not_exists(pk)' },
             },
           ),
-          addToMeterItem(run.companyId, 'workflow_runs', 1, now, { limit }),
+          ...addToMeterItems(run.companyId, 'workflow_runs', 1, now, { limit }),
         ],
       }),
     );
@@ -305,7 +305,7 @@ export const finishWorkflowRunItems = (
         ExpressionAttributeValues: { ...values, ':running': 'running' },
       },
     },
-    addComputeMsItem(run.companyId, 'workflows', Math.max(0, Math.round(outcome.executionTimeMs)), now),
+    ...addComputeMsItems(run.companyId, 'workflows', Math.max(0, Math.round(outcome.executionTimeMs)), now),
   ];
 };
 

@@ -20,6 +20,7 @@ import {
   type VoiceProfile,
 } from '../types/speech-voices';
 import { limitsOf } from './company-limits';
+import { startStepClock } from './compute-time';
 import { splitIntoParts } from './sentences';
 import { characterCount, hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE } from './speech-request';
 
@@ -108,7 +109,10 @@ export const synthesizeSpeech = async (
   if (used + characters > limits.speechCharactersPerMonth) throw quotaExceeded(used);
   const dir = await mkdtemp(join(tmpdir(), 'speech-'));
   try {
+    // The engine's run (Polly's calls, or espeak-ng and ffmpeg locally) is billed as `computeMs.media`.
+    const synthesisMs = startStepClock();
     const { file, durationSeconds } = await (await engine()).synthesize({ parts, voice, format, dir });
+    const mediaMs = synthesisMs();
     const { extension, contentType } = SPEECH_FORMAT_FILES[format];
     const bucket = env().bucketName;
     const fullPath = speechPath(companyId, extension, now);
@@ -121,6 +125,7 @@ export const synthesizeSpeech = async (
         amount: characters,
         now,
         limit: limits.speechCharactersPerMonth,
+        computeMs: { media: mediaMs },
       });
     } catch (error) {
       await deleteObject(bucket, fullPath);

@@ -1,7 +1,7 @@
 import { getItemsByKey } from '../data/batch';
 import { companyEntry } from '../data/companies';
 import { getPlan, planEntry } from '../data/plans';
-import { usageFigures, usageMonthEntry, usageTotalsEntry } from '../data/usage-meters';
+import { usageFigures, usagePeriodEntry, usageTotalsEntry } from '../data/usage-meters';
 import { NotFoundError } from '../errors';
 import { resolveLimits } from './limits';
 import { subscriptionPeriod } from './subscription';
@@ -21,8 +21,9 @@ export const usageWindow = (now: Date, granularity: 'month' | 'day') => {
 
 /**
  * The usage snapshot shared by `GET /v1/usage` and the MCP tool `get_usage`. With the company's plan id
- * known (the authorizer passes it), the company, its plan and its usage items are read in one round trip;
- * a plan changed since then costs one more read.
+ * known (the authorizer passes it), the company, its plan, the usage item of the window (the month item, or
+ * the day item with `day`) and the running totals are read in one round trip; a plan changed since then
+ * costs one more read.
  */
 export const getUsageSnapshot = async (
   companyId: string,
@@ -30,14 +31,14 @@ export const getUsageSnapshot = async (
   now: Date,
   planIdHint?: string,
 ) => {
-  const [company, month, totals, hinted] = await getItemsByKey([
+  const [company, used, totals, hinted] = await getItemsByKey([
     companyEntry(companyId),
-    usageMonthEntry(companyId, now),
+    usagePeriodEntry(companyId, now, granularity),
     usageTotalsEntry(companyId),
     ...(planIdHint ? [planEntry(planIdHint)] : []),
   ]);
   if (!company) throw new NotFoundError('The company of this credential no longer exists.');
-  const figures = usageFigures(month, totals, now, granularity);
+  const figures = usageFigures(used, totals);
   const plan = hinted && company.planId === planIdHint ? hinted : await getPlan(company.planId);
   if (!plan) throw new Error(`Company ${companyId} is on unknown plan ${company.planId}`);
   const period = subscriptionPeriod(company.subscriptionAnchor, now);

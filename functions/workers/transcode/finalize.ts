@@ -1,6 +1,7 @@
 import { headObject } from '../../shared/aws/s3-objects';
 import { recordStoredObject } from '../../shared/data/stored-objects';
 import { completeTranscodeJob, startFinalizing } from '../../shared/data/transcode-jobs';
+import { engineRunMs, startStepClock } from '../../shared/domain/compute-time';
 import { stepError } from './errors';
 import { advance, finishOrGone, LEASE_SECONDS, leaseFrom } from './transitions';
 import type { FinalizeInput, JobRef, WorkerDeps } from './types';
@@ -10,10 +11,12 @@ export const billableSeconds = (durationSeconds: number) => Math.max(1, Math.cei
 
 /**
  * Finalize step: `transcoding` → `finalizing`, records the engine's output as a stored object of the
- * company, then `finalizing` → `done`, billing the conversion and writing its reuse entry. Error:
+ * company, then `finalizing` → `done`, billing the conversion with its compute time (the probe's and this
+ * step's run time, the engine's conversion time) and writing its reuse entry. Error:
  * `OutputMissing` when the engine wrote no output file.
  */
 export const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Promise<JobRef> => {
+  const elapsed = startStepClock();
   const now = deps.now?.() ?? new Date();
   const ref = { companyId: input.companyId, jobId: input.jobId, attempt: input.attempt };
   const job = await advance(ref, 'finalizing', () =>
@@ -36,6 +39,10 @@ export const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Prom
       job: ref,
       output,
       billedSeconds: billableSeconds(input.durationSeconds),
+      computeMs: {
+        workers: (input.workerMs ?? 0) + elapsed(),
+        media: engineRunMs(input.engineTiming?.StartTime, input.engineTiming?.FinishTime),
+      },
       reuse: {
         content: { preset: job.preset, size: source.size, etag: source.etag },
         entry: {

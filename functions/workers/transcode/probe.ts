@@ -6,6 +6,7 @@ import {
   type TranscodeJobRecord,
 } from '../../shared/data/transcode-jobs';
 import { getTranscodeReuse } from '../../shared/data/transcode-reuse';
+import { startStepClock } from '../../shared/domain/compute-time';
 import {
   mediaConvertSettings,
   presetContentType,
@@ -37,6 +38,7 @@ const stateMachineOf = (executionArn: string | undefined): { stateMachine?: stri
  * `SourceTooLong`, and `SourceUnreadable` from the prober.
  */
 export const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> => {
+  const elapsed = startStepClock();
   const now = deps.now?.() ?? new Date();
   const ref = { companyId: input.companyId, jobId: input.jobId, attempt: input.attempt };
   const { companyId, jobId, attempt } = ref;
@@ -106,5 +108,6 @@ export const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<Pr
       hasVideo: String(media.hasVideo),
       durationSeconds: String(media.durationSeconds),
     },
+    workerMs: elapsed(),
   };
 };

@@ -23,6 +23,15 @@ export interface ProbeOutput extends JobRef {
   settings?: Record<string, unknown>;
   /** Strings only, as MediaConvert's UserMetadata requires; the local engine reads the preset from it. */
   userMetadata?: Record<string, string>;
+  /** How long this step ran, in milliseconds (billed as `computeMs.workers` when the job is done). */
+  workerMs?: number;
+}
+
+/** MediaConvert's `Job.Timing` of the finished job (the `Transcode` state's selected result). */
+export interface EngineTiming {
+  SubmitTime?: unknown;
+  StartTime?: unknown;
+  FinishTime?: unknown;
 }
 
 export interface FinalizeInput extends JobRef {
@@ -31,6 +40,10 @@ export interface FinalizeInput extends JobRef {
   output: { bucket: string; fullPath: string; contentType: string };
   /** The probed source size and ETag (absent only for executions started before they were passed on). */
   source?: { size: number; etag: string };
+  /** The probe step's run time (absent for executions started before it was passed on). */
+  workerMs?: number;
+  /** The engine's timing of the conversion: its start to finish is the job's media time. */
+  engineTiming?: EngineTiming;
 }
 
 export interface FailInput extends JobRef {

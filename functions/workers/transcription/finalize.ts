@@ -2,6 +2,7 @@ import { deleteObject, putObject } from '../../shared/aws/s3';
 import { readObjectText } from '../../shared/aws/s3-objects';
 import { recordStoredObject } from '../../shared/data/stored-objects';
 import { completeTranscriptionJob, getTranscriptionJob } from '../../shared/data/transcription-jobs';
+import { engineRunMs, startStepClock } from '../../shared/domain/compute-time';
 import {
   cuesFromWords,
   inlineResult,
@@ -36,11 +37,13 @@ const parseEngineOutput = (text: string | undefined): TranscribeOutput => {
 /**
  * Finalize step: reads the engine's JSON (Transcribe's format, from either engine), converts it into our
  * text and words, writes the transcript as JSON, SRT and WebVTT files recorded as the company's stored
- * objects, then moves the job `transcribing` → `done`, billing the audio seconds and writing the reuse entry
+ * objects, then moves the job `transcribing` → `done`, billing the audio seconds with the compute time (the
+ * probe's and this step's run time, the engine's start to completion) and writing the reuse entry
  * in the same transaction, and deletes the engine's JSON. Error: `OutputMissing` when the engine wrote no
  * readable output.
  */
 export const finalizeStep = async (input: FinalizeInput, deps: { now?: () => Date }): Promise<JobRef> => {
+  const elapsed = startStepClock();
   const now = deps.now?.() ?? new Date();
   const ref = { companyId: input.companyId, jobId: input.jobId, attempt: input.attempt };
   const job = await getTranscriptionJob(ref.companyId, ref.jobId);
@@ -77,6 +80,10 @@ export const finalizeStep = async (input: FinalizeInput, deps: { now?: () => Dat
       job: ref,
       result,
       billedSeconds: billableSeconds(input.durationSeconds),
+      computeMs: {
+        workers: (input.workerMs ?? 0) + elapsed(),
+        media: engineRunMs(input.engineJob?.StartTime, input.engineJob?.CompletionTime),
+      },
       reuse: {
         content: { language: job.language, size: input.source.size, etag: input.source.etag },
         entry: {

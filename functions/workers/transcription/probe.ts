@@ -6,6 +6,7 @@ import {
   startTranscribing,
   type TranscriptionJobRecord,
 } from '../../shared/data/transcription-jobs';
+import { startStepClock } from '../../shared/domain/compute-time';
 import { transcriptionExecutionName, transcriptionLimits } from '../../shared/domain/transcriptions';
 import { env } from '../../shared/env';
 import { logger } from '../../shared/logger';
@@ -32,6 +33,7 @@ export const resultFolder = (job: Pick<TranscriptionJobRecord, 'companyId' | 'jo
  * `SourceUnreadable` from the prober.
  */
 export const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> => {
+  const elapsed = startStepClock();
   const now = deps.now?.() ?? new Date();
   const ref = { companyId: input.companyId, jobId: input.jobId, attempt: input.attempt };
   const job = await advance(ref, () =>
@@ -101,5 +103,6 @@ export const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<Pr
       ...(language === 'auto' ? { IdentifyLanguage: true } : { LanguageCode: language }),
     },
     pollSeconds: POLL_SECONDS[env().transcriptionEngine],
+    workerMs: elapsed(),
   };
 };

@@ -32,6 +32,14 @@ export interface ProbeOutput extends JobRef {
   transcribe?: StartTranscriptionParameters;
   /** Seconds between two checks of the engine's job (the Wait state of the machine). */
   pollSeconds?: number;
+  /** How long this step ran, in milliseconds (billed as `computeMs.workers` when the job is done). */
+  workerMs?: number;
+}
+
+/** The engine's job as GetTranscriptionJob reports it (the fields the billing of compute time reads). */
+export interface EngineJob {
+  StartTime?: unknown;
+  CompletionTime?: unknown;
 }
 
 export interface FinalizeInput extends JobRef {
@@ -39,6 +47,10 @@ export interface FinalizeInput extends JobRef {
   durationSeconds: number;
   engineOutput: { bucket: string; fullPath: string };
   source: { size: number; etag: string };
+  /** The probe step's run time (absent for executions started before it was passed on). */
+  workerMs?: number;
+  /** The engine's job as last checked: its start and completion times are the job's media time. */
+  engineJob?: EngineJob;
 }
 
 export interface FailInput extends JobRef {

@@ -1,0 +1,127 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { DEFAULT_PLANS } from '../../functions/shared/domain/plan-catalog';
+import { measureOperations } from './cost';
+import { type CostLine, dominant, LINES, priceOperation, total } from './cost-model';
+import { PRICES, PRICES_RECORDED_ON } from './prices';
+
+/**
+ * `npm run bench -- cost`: the AWS bill per million of each operation, split by service, and the bill of one
+ * company of each plan at its full monthly allowance beside the plan's price. Lambda memory is read from the
+ * synthesized CDK stacks (`function-memory.ts`); the figures of use come from `cost.ts`.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const usd = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 1 ? n.toFixed(2) : n.toFixed(4));
+const SHORT: Record<CostLine, string> = {
+  'API Gateway': 'APIGW',
+  'Lambda requests': 'λ req',
+  'Lambda GB-s': 'λ GB-s',
+  'DynamoDB writes': 'DDB W',
+  'DynamoDB reads': 'DDB R',
+  'Step Functions': 'SFN',
+  'S3 requests': 'S3',
+  Polly: 'Polly',
+  Transcribe: 'Transcr',
+  MediaConvert: 'MConv',
+  'CloudWatch Logs': 'Logs',
+};
+
+const GIB = 1024 ** 3;
+/** Storage a plan allows, billed per GB-month (S3 Standard; DynamoDB Standard), recorded with the prices. */
+const S3_PER_GB_MONTH = 0.023;
+const DYNAMODB_PER_GB_MONTH = 0.25;
+
+export const benchCost = async (write: (line: string) => void) => {
+  const memory = JSON.parse(
+    execFileSync(process.execPath, ['--import', 'tsx', join(root, 'test', 'bench', 'function-memory.ts')], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .trim()
+      .split('\n')
+      .pop() ?? '{}',
+  ) as Record<string, number>;
+  const memoryMb = (fn: string) => {
+    const mb = memory[fn];
+    if (mb === undefined) throw new Error(`no function ${fn} in the synthesized stacks`);
+    return mb;
+  };
+  const operations = await measureOperations(write);
+  // After the stack set the environment the data modules read at import.
+  const { METER_RATE_CEILING, METER_WRITE_UNITS_PER_REQUEST, PARTITION_WRITE_UNITS_PER_SECOND } =
+    await import('../../functions/shared/domain/plans');
+  const priced = operations.map((op) => ({ ...op, lines: priceOperation(op.usage, memoryMb) }));
+
+  write(
+    `\n== AWS cost per million operations, USD (us-east-1 on-demand list prices of ${PRICES_RECORDED_ON}; test/bench/prices.ts)\n`,
+  );
+  write(
+    `${'operation'.padEnd(34)}${LINES.map((l) => SHORT[l].padStart(9)).join('')}${'total'.padStart(10)}  dominant\n`,
+  );
+  for (const { name, lines } of priced) {
+    const perMillion = (n: number) => usd(n * 1_000_000);
+    const top = dominant(lines);
+    write(
+      `${name.padEnd(34)}${LINES.map((l) => perMillion(lines[l]).padStart(9)).join('')}${perMillion(total(lines)).padStart(10)}  ${top.line} ${(100 * top.share).toFixed(0)}%\n`,
+    );
+  }
+  write(
+    '\nmeasured, per operation (mean of its runs): API requests; Lambda invocations x mean ms by function; DynamoDB RRU / WRU; state transitions; S3 PUT / GET\n',
+  );
+  const label = (fn: string) =>
+    fn
+      .split('/')
+      .filter((s) => !['Function', 'Worker', 'PublicApiV1', 'PublicApiV1Jobs'].includes(s))
+      .pop() ?? fn;
+  for (const { name, usage } of operations) {
+    const byFn = new Map<string, number[]>();
+    for (const i of usage.invocations) byFn.set(label(i.fn), [...(byFn.get(label(i.fn)) ?? []), i.ms]);
+    const lambda = [...byFn]
+      .map(([fn, ms]) => {
+        const mean = Math.ceil(ms.reduce((a, b) => a + b, 0) / ms.length);
+        return `${fn} ${(ms.length / usage.runs).toFixed(1)}x${mean} ms`;
+      })
+      .join(', ');
+    const per = (n: number) => Number((n / usage.runs).toFixed(2));
+    write(
+      `${name.padEnd(34)} ${per(usage.apiRequests)}; ${lambda}; ${per(usage.readUnits)} / ${per(usage.writeUnits)}; ${per(usage.stateTransitions)}; ${per(usage.s3Puts)} / ${per(usage.s3Gets)}\n`,
+    );
+  }
+
+  const self = priced.find((p) => p.name.startsWith('GET /v1/self'));
+  const meterUnits = self ? self.usage.writeUnits / self.usage.runs : 0;
+  write(
+    `\nusage meter: a metered read writes ${meterUnits} units (the meter's ${METER_WRITE_UNITS_PER_REQUEST}); ` +
+      `a usage partition takes ${PARTITION_WRITE_UNITS_PER_SECOND}/s, so one company's ceiling is ` +
+      `${METER_RATE_CEILING.requestsPerSecond} req/s steady, burst ${METER_RATE_CEILING.burst} (half the partition left to other writes)\n`,
+  );
+
+  const cost = (prefix: string) => {
+    const op = priced.find((p) => p.name.startsWith(prefix));
+    if (!op) throw new Error(`no operation ${prefix}`);
+    return total(op.lines);
+  };
+  write(`\n== One company at its plan's full monthly allowance, USD a month\n`);
+  write(
+    `${'plan'.padEnd(14)}${'requests'.padStart(10)}${'transcode'.padStart(11)}${'transcr.'.padStart(10)}${'speech'.padStart(9)}${'workflows'.padStart(11)}${'storage'.padStart(9)}${'total'.padStart(9)}${'price'.padStart(9)}\n`,
+  );
+  for (const plan of DEFAULT_PLANS) {
+    const l = plan.limits;
+    const figures = [
+      l.apiRequestsPerMonth * cost('GET /v1/self'),
+      (l.transcodeSecondsPerMonth / 60) * cost('60 s transcode'),
+      (l.transcriptionSecondsPerMonth / 60) * cost('60 s transcription'),
+      (l.speechCharactersPerMonth / 1000) * cost('speech'),
+      l.workflowRunsPerMonth * cost('workflow run, 5 steps, async'),
+      (l.storageBytes / GIB) * S3_PER_GB_MONTH + (l.databaseBytes / GIB) * DYNAMODB_PER_GB_MONTH,
+    ];
+    const sum = figures.reduce((a, b) => a + b, 0);
+    write(
+      `${plan.id.padEnd(14)}${figures.map((f, i) => usd(f).padStart(i === 0 ? 10 : i === 1 ? 11 : i === 4 ? 11 : i === 2 ? 10 : 9)).join('')}${usd(sum).padStart(9)}${usd(plan.price.amount / 100).padStart(9)}\n`,
+    );
+  }
+  write(
+    `(allowances at the cost of the operations above: API requests as metered reads, transcode and transcription seconds as 60 s jobs, speech in 1,000-character calls, workflow runs as 5-step async runs; storage and database bytes full all month at $${S3_PER_GB_MONTH} and $${DYNAMODB_PER_GB_MONTH} per GB-month. Lambda arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s.)\n`,
+  );
+};

@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { createTenant } from './support';
+
+const { dynamodbClient, ddb, tableName } = await import('../../functions/shared/data/client');
+const { QueryCommand, TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+const meters = await import('../../functions/shared/data/usage-meters');
+const { sendTransaction } = await import('../../functions/shared/data/transactions');
+const { getUsageSnapshot } = await import('../../functions/shared/domain/usage');
+const { installCapacityMeter } = await import('../bench/consumed-capacity');
+const { COMPUTE_CATEGORIES, METERS } = await import('../../functions/shared/types/meters');
+
+type Figures = { meters: Record<string, number>; computeMs: Record<string, number> };
+
+/**
+ * The size DynamoDB bills an item at: each attribute's name in UTF-8 plus its value (a string in UTF-8, a
+ * number at one byte per two significant digits plus one).
+ */
+const itemSize = (item: Record<string, unknown>): number =>
+  Object.entries(item).reduce((size, [name, value]) => {
+    const digits = (v: number) =>
+      String(Math.abs(v))
+        .replace(/[.-]|e.*$/g, '')
+        .replace(/^0+/, '').length;
+    const valueSize =
+      typeof value === 'number' ? Math.ceil(digits(value) / 2) + 1 : Buffer.byteLength(String(value));
+    return size + Buffer.byteLength(name) + valueSize;
+  }, 0);
+
+const partitionItems = async (companyId: string) =>
+  (
+    await ddb.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': meters.usageMonthKey(companyId, '').pk },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items ?? [];
+
+const empty = (): Figures => ({
+  meters: Object.fromEntries(METERS.map((m) => [m, 0])),
+  computeMs: Object.fromEntries(COMPUTE_CATEGORIES.map((c) => [c, 0])),
+});
+
+describe('usage meters over a whole month (injected clock)', () => {
+  it('keeps every item a metered write touches within 1 KB on each of 31 days, with exact month and day figures', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const { companyId } = tenant;
+    const capacity = installCapacityMeter(dynamodbClient);
+    const month = empty();
+    const sizes: { day: number; largest: number }[] = [];
+    for (let day = 1; day <= 31; day++) {
+      const now = new Date(Date.UTC(2031, 0, day, 12, 0, 0));
+      const today = empty();
+      const add = (figures: Figures, kind: 'meters' | 'computeMs', name: string, amount: number) => {
+        figures[kind][name] = (figures[kind][name] ?? 0) + amount;
+      };
+      const count = (kind: 'meters' | 'computeMs', name: string, amount: number) => {
+        add(today, kind, name, amount);
+        add(month, kind, name, amount);
+      };
+      // Metered requests: one write unit each for the month item and for the day item.
+      for (let i = 0; i < 1 + (day % 3); i++) {
+        const { units } = await capacity.measure(() =>
+          meters.addToMeter(companyId, 'api_requests', 1, now, 500_000),
+        );
+        expect(units).toEqual({ readUnits: 0, writeUnits: 2, requests: 2 });
+        count('meters', 'api_requests', 1);
+      }
+      // The log shipper's api compute time: two unconditional writes, one unit each.
+      const api = await capacity.measure(() => meters.addComputeMs(companyId, 'api', 1_234_567 + day, now));
+      expect(api.units.writeUnits).toBe(2);
+      count('computeMs', 'api', 1_234_567 + day);
+      // Jobs finishing: the meter with the job's compute time in the transaction of the move to `done`.
+      for (const [meter, seconds] of [
+        ['transcode_seconds', 3_600 + day],
+        ['transcription_seconds', 1_800 + day],
+      ] as const) {
+        const computeMs = { workers: 98_765 + day, media: 3_456_789 + day };
+        await sendTransaction(
+          new TransactWriteCommand({
+            TransactItems: meters.usageItems(companyId, now, meters.billedWork(meter, seconds, computeMs), {
+              figure: meter,
+              limit: 10_000_000,
+            }),
+          }),
+        );
+        count('meters', meter, seconds);
+        count('computeMs', 'workers', computeMs.workers);
+        count('computeMs', 'media', computeMs.media);
+      }
+      await sendTransaction(
+        new TransactWriteCommand({
+          TransactItems: meters.addToMeterItems(companyId, 'speech_characters', 4_096, now, {
+            limit: 1_000_000,
+          }),
+        }),
+      );
+      count('meters', 'speech_characters', 4_096);
+      await sendTransaction(
+        new TransactWriteCommand({
+          TransactItems: meters.addToMeterItems(companyId, 'workflow_runs', 1, now, { limit: 10_000 }),
+        }),
+      );
+      count('meters', 'workflow_runs', 1);
+      await sendTransaction(
+        new TransactWriteCommand({
+          TransactItems: meters.addComputeMsItems(companyId, 'workflows', 29_999, now),
+        }),
+      );
+      count('computeMs', 'workflows', 29_999);
+
+      const items = await partitionItems(companyId);
+      const written = items.filter(
+        (item) => item.sk === `M#2031-01` || item.sk === `D#2031-01-${String(day).padStart(2, '0')}`,
+      );
+      expect(written).toHaveLength(2);
+      const largest = Math.max(...items.map(itemSize));
+      expect(largest).toBeLessThanOrEqual(1024);
+      sizes.push({ day, largest });
+
+      const daySnapshot = await getUsageSnapshot(companyId, 'day', now);
+      expect({ meters: daySnapshot.meters, computeMs: daySnapshot.computeMs }).toEqual(today);
+      const monthSnapshot = await getUsageSnapshot(companyId, 'month', now);
+      expect({ meters: monthSnapshot.meters, computeMs: monthSnapshot.computeMs }).toEqual(month);
+    }
+    // The month item does not grow with the days: its size on day 31 is its size on day 1 give or take the
+    // digits of its totals.
+    const first = sizes[0]?.largest ?? 0;
+    const last = sizes[30]?.largest ?? 0;
+    expect(last - first).toBeLessThan(16);
+    // One month item and 31 day items, nothing else (the totals item is written by byte-changing writes only).
+    const items = await partitionItems(companyId);
+    expect(items.map((i) => i.sk).sort()).toEqual([
+      ...Array.from({ length: 31 }, (_, i) => `D#2031-01-${String(i + 1).padStart(2, '0')}`),
+      'M#2031-01',
+    ]);
+    // The allowance stays exact: an allowance of one more than the month used admits exactly one request.
+    const lastDay = new Date(Date.UTC(2031, 0, 31, 23, 0, 0));
+    const used = month.meters.api_requests ?? 0;
+    await expect(meters.addToMeter(companyId, 'api_requests', 1, lastDay, used + 1)).resolves.toBe(used + 1);
+    await expect(meters.addToMeter(companyId, 'api_requests', 1, lastDay, used + 1)).rejects.toThrow(
+      meters.MeterLimitReachedError,
+    );
+    const refusedDay = await getUsageSnapshot(companyId, 'day', lastDay);
+    expect(refusedDay.meters.api_requests).toBe(1 + (31 % 3) + 1);
+    process.stdout.write(`usage item sizes: day 1 ${first} B, day 31 ${last} B\n`);
+  });
+});

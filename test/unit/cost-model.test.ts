@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { dominant, priceOperation, total } from '../bench/cost-model';
+import { PRICES } from '../bench/prices';
+
+const none = {
+  runs: 1,
+  apiRequests: 0,
+  invocations: [],
+  readUnits: 0,
+  writeUnits: 0,
+  stateTransitions: 0,
+  s3Puts: 0,
+  s3Gets: 0,
+  pollyCharacters: 0,
+  transcribeSeconds: 0,
+  mediaConvertSeconds: 0,
+  logBytes: 0,
+};
+
+describe('the AWS bill of a measured operation', () => {
+  it('bills Lambda by configured memory and duration rounded up to the millisecond, per run', () => {
+    const lines = priceOperation(
+      {
+        ...none,
+        runs: 2,
+        invocations: [
+          { fn: 'f', ms: 99.2 },
+          { fn: 'f', ms: 99.9 },
+        ],
+      },
+      () => 1024,
+    );
+    // Two 100 ms invocations at 1 GB over two runs: 0.1 GB-s a run.
+    expect(lines['Lambda GB-s']).toBeCloseTo(0.1 * PRICES.lambdaArmPerGbSecond, 12);
+    expect(lines['Lambda requests']).toBeCloseTo(PRICES.lambdaPerMillionRequests / 1_000_000, 12);
+  });
+
+  it('bills Transcribe at least 15 seconds and MediaConvert at least 10 a job', () => {
+    const short = priceOperation({ ...none, transcribeSeconds: 5, mediaConvertSeconds: 5 }, () => 128);
+    expect(short.Transcribe).toBeCloseTo((15 / 60) * PRICES.transcribePerMinute, 12);
+    expect(short.MediaConvert).toBeCloseTo((10 / 60) * PRICES.mediaConvertBasicPerMinute, 12);
+  });
+
+  it('names the line that dominates an operation', () => {
+    const lines = priceOperation({ ...none, apiRequests: 1, stateTransitions: 9 }, () => 128);
+    expect(dominant(lines).line).toBe('Step Functions');
+    expect(total(lines)).toBeCloseTo(
+      PRICES.apiGatewayRestPerMillionRequests / 1_000_000 +
+        (9 * PRICES.stepFunctionsPerThousandTransitions) / 1000,
+      12,
+    );
+  });
+});
