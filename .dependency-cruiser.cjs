@@ -2,7 +2,8 @@
  * Direction of imports (`npm test` checks it through test/unit/import-direction.test.ts):
  * entries (`api/<group>`, authorizer, workers, log shipper, admin, local) → `shared/http` + `shared/routes`
  * → `shared/domain` (+ `shared/auth`) → `shared/data`, `shared/aws`; `shared/types` and the shared base
- * modules (`shared/*.ts`: errors, env, ids, logger, zod, …) may be imported by all.
+ * modules (`shared/*.ts`: errors, env, ids, logger, zod, …) may be imported by all. `shared/pipeline` (the
+ * middy chain every function runs) is for entries and the HTTP chain only.
  */
 const SHARED = '^functions/shared/';
 const layer = (name) => `${SHARED}${name}/`;
@@ -52,6 +53,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^functions/api/' },
       to: { path: [layer('data'), layer('aws')] },
+    },
+    {
+      name: 'pipeline-for-entries',
+      comment:
+        'The handler pipeline (middy, Powertools middlewares, batch processing) wraps entries: code below the ' +
+        'HTTP chain is called by it and never imports it, so domain and data stay plain functions.',
+      severity: 'error',
+      from: { path: [layer('domain'), layer('auth'), layer('data'), layer('aws'), layer('routes')] },
+      to: { path: layer('pipeline') },
     },
     {
       name: 'shared-not-entries',
