@@ -12,7 +12,8 @@ export const secretsManager = tracer.captureAWSv3Client(new SecretsManagerClient
  * and a failed read is not kept, so the next call tries again. Each reader decides its own age: the JWT key
  * sets 60 s, the download signer's keys an hour, the list-cursor key the life of the process.
  */
-const secrets = new SecretsProvider({ awsSdkV3Client: secretsManager });
+// Pure: a bundle that reaches no reader (it imports this module for the client alone) leaves it out.
+const secrets = /* @__PURE__ */ new SecretsProvider({ awsSdkV3Client: secretsManager });
 
 export interface SecretReadOptions {
   maxAgeSeconds: number;
