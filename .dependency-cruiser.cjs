@@ -3,7 +3,8 @@
  * entries (`api/<group>`, authorizer, workers, log shipper, admin, local) → `shared/http` + `shared/routes`
  * → `shared/domain` (+ `shared/auth`) → `shared/data`, `shared/aws`; `shared/types` and the shared base
  * modules (`shared/*.ts`: errors, env, ids, logger, zod, …) may be imported by all. The key catalogue
- * (`shared/data/keys.ts`) imports nothing, so the CDK code may import it.
+ * (`shared/data/keys.ts`) imports nothing, so the CDK code may import it. `shared/pipeline` (the middy chain
+ * every function runs) is for entries and the HTTP chain only.
  */
 const SHARED = '^functions/shared/';
 const layer = (name) => `${SHARED}${name}/`;
@@ -61,6 +62,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^functions/api/' },
       to: { path: [layer('data'), layer('aws')] },
+    },
+    {
+      name: 'pipeline-for-entries',
+      comment:
+        'The handler pipeline (middy, Powertools middlewares, batch processing) wraps entries: code below the ' +
+        'HTTP chain is called by it and never imports it, so domain and data stay plain functions.',
+      severity: 'error',
+      from: { path: [layer('domain'), layer('auth'), layer('data'), layer('aws'), layer('routes')] },
+      to: { path: layer('pipeline') },
     },
     {
       name: 'shared-not-entries',

@@ -54,7 +54,7 @@ const KEY_RELOAD_INTERVAL_MS = 60_000;
  */
 const resolveJwtKey = async (kid: string, now: number) => {
   // The set is read again once it is `KEY_SET_MAX_AGE_MS` old, so a key dropped from it stops verifying.
-  const set = await loadPublicKeySet(now);
+  const set = await loadPublicKeySet();
   if (!jwtKeys || set !== resolvedFrom) {
     jwtKeys = await verificationKeys(set.keys);
     resolvedFrom = set;
@@ -63,7 +63,7 @@ const resolveJwtKey = async (kid: string, now: number) => {
   if (key || now - keysLoadedAt <= KEY_RELOAD_INTERVAL_MS) return key;
   keysLoadedAt = now;
   forgetPublicKeySet();
-  const reloaded = await loadPublicKeySet(now);
+  const reloaded = await loadPublicKeySet();
   jwtKeys = await verificationKeys(reloaded.keys);
   resolvedFrom = reloaded;
   return jwtKeys(kid);

@@ -1,6 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { toAuthorizerContext } from '../shared/http/auth-context';
-import { logger, withLambdaContext } from '../shared/logger';
+import { logger } from '../shared/logger';
+import { createHandler } from '../shared/pipeline/handler';
 import { type AuthOutcome, authenticate } from './authenticate';
 import { companyAccess } from './company-access';
 import { ambiguousCredentialHeader, BEARER_RESOURCES, presentedCredential } from './credentials';
@@ -56,6 +57,6 @@ const authorize = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
 };
 
 /** Every log line of the decision carries the gateway's `requestId`, the one the access log and API use. */
-export const handler = withLambdaContext(authorize, (event: APIGatewayRequestAuthorizerEvent) => ({
+export const handler = createHandler(authorize, (event: APIGatewayRequestAuthorizerEvent) => ({
   requestId: event.requestContext.requestId,
 }));

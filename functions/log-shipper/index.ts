@@ -1,11 +1,17 @@
 import { gunzipSync } from 'node:zlib';
 import type { CloudWatchLogsEvent } from 'aws-lambda';
 import type { AccessLogRecord } from '../shared/http/access-log';
-import { logger, withLambdaContext } from '../shared/logger';
+import { logger } from '../shared/logger';
+import { createHandler } from '../shared/pipeline/handler';
 import { shipAccessLogRecords } from './ship';
 
-/** CloudWatch Logs subscription on the API's access-log group: one invocation per delivered batch. */
-export const handler = withLambdaContext(async (event: CloudWatchLogsEvent): Promise<void> => {
+/**
+ * CloudWatch Logs subscription on the API's access-log group: one invocation per delivered batch. The batch
+ * is one gzipped payload, not a list of records Lambda could retry one by one (a subscription has no partial
+ * batch response): a line that is not JSON is skipped, and a failed write fails the invocation, which
+ * CloudWatch Logs delivers again.
+ */
+export const handler = createHandler(async (event: CloudWatchLogsEvent): Promise<void> => {
   const payload = JSON.parse(gunzipSync(Buffer.from(event.awslogs.data, 'base64')).toString('utf8')) as {
     logEvents: { message: string }[];
   };

@@ -1,7 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
-import type { Context } from 'aws-lambda';
 import {
   type JobType,
   METRIC,
@@ -28,6 +27,10 @@ import type { MeterName } from './types/meters';
  *   with `POWERTOOLS_TRACE_ENABLED=false`), so the local stack and tests send nothing and wrap nothing.
  *   Outgoing HTTP other than AWS calls are tenants' webhooks, which are not patched: a trace header of ours
  *   has no business in a tenant's endpoint.
+ *
+ * These three instances are the only ones: every function's middy chain (`pipeline/powertools-chain.ts`)
+ * injects the Lambda context into `logger`, opens the handler's subsegment on `tracer` and flushes
+ * `metrics`, so how an instance is made is decided here alone.
  */
 export const logger = new Logger({ serviceName: SERVICE_NAME });
 
@@ -100,34 +103,3 @@ export const countWebhookDelivery = (
 export const flushMetrics = (): void => {
   if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
 };
-
-/**
- * Entry of a function that is not an API route group (authorizer, log shipper, Step Functions task
- * workers): the Lambda context and the unit of work's correlation keys on every log line, reset afterwards.
- * The Lambda service opens the invocation's trace segment itself (active tracing); the function's AWS calls
- * are its subsegments.
- */
-export const withLambdaContext =
-  <E, R>(work: (event: E) => Promise<R>, keysOf: (event: E) => Record<string, unknown> = () => ({})) =>
-  async (event: E, context?: Context): Promise<R> => {
-    if (context) logger.addContext(context);
-    logger.appendKeys(keysOf(event));
-    try {
-      return await work(event);
-    } finally {
-      logger.resetKeys();
-    }
-  };
-
-/** `withLambdaContext` for a worker that counts figures: the metrics buffer is flushed once at the end. */
-export const withObservability = <E, R>(
-  work: (event: E) => Promise<R>,
-  keysOf?: (event: E) => Record<string, unknown>,
-) =>
-  withLambdaContext(async (event: E) => {
-    try {
-      return await work(event);
-    } finally {
-      flushMetrics();
-    }
-  }, keysOf);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
-import { Match } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_LOG_FIELDS } from '../../functions/shared/http/access-log';
 import { DOCS_PACKAGE, DOCS_PACKAGE_FILES } from '../../functions/shared/http/docs-page';
@@ -20,6 +20,7 @@ import {
   powertoolsLayerParameter,
 } from '../../lib/constructs/app-function';
 import { LAZY_MODULES } from '../../lib/constructs/route-group';
+import { WebhookEvents } from '../../lib/constructs/webhook-events';
 import { type CfnResource, methods, resourcesOfType } from './rest-api';
 import { logicalIdOf, type SynthesizedApp, synthesizeApp } from './synth';
 
@@ -366,6 +367,36 @@ describe('functions', () => {
 });
 
 describe('Powertools layer', () => {
+  /** The bundle of a function, by its logical id in a stack's template. */
+  const bundleOf = (template: Template, logicalId: string): string => {
+    const fn = resourcesOfType(template, 'AWS::Lambda::Function')[logicalId];
+    const asset = String(fn?.Metadata?.['aws:asset:path']);
+    return readFileSync(join(synth.assembly.directory, asset, 'index.mjs'), 'utf8');
+  };
+  const importsOf = (code: string) =>
+    [
+      ...code.matchAll(/(?:^|[;}\n])import\s*(?:[^"'`;]*?from\s*)?["'](@aws-lambda-powertools\/[^"']*)["']/g),
+    ].map((m) => m[1]);
+
+  it('takes Batch and Parameters from the layer too: imported by name, none of their code bundled', () => {
+    const [authorizerId] = Object.keys(functions()).filter((id) => id.startsWith('AuthorizerFunction'));
+    const authorizer = bundleOf(synth.apiTemplate, String(authorizerId));
+    expect(importsOf(authorizer)).toEqual(
+      expect.arrayContaining([
+        '@aws-lambda-powertools/logger/middleware',
+        '@aws-lambda-powertools/tracer/middleware',
+        '@aws-lambda-powertools/parameters/secrets',
+        '@aws-lambda-powertools/parameters/base',
+      ]),
+    );
+    expect(authorizer).not.toContain('GetParameterError');
+    const events = synth.jobs.node.findAll().find((c): c is WebhookEvents => c instanceof WebhookEvents);
+    if (!events) throw new Error('the jobs stack has no WebhookEvents construct');
+    const dispatcher = bundleOf(Template.fromStack(synth.jobs), logicalIdOf(events.dispatcher));
+    expect(importsOf(dispatcher)).toContain('@aws-lambda-powertools/batch');
+    expect(dispatcher).not.toContain('FullBatchFailureError');
+  });
+
   it('gives every function the Powertools layer of exactly the version package.json pins', () => {
     const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;

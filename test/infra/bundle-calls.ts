@@ -29,13 +29,36 @@ export interface BundleCalls {
 const MARKER = /"@sdk:([\w.-]+)#([\w$]+)"/g;
 
 /**
+ * Powertools modules (from the layer, outside the bundle) that send AWS requests for the code that uses them:
+ * each such export with the SDK command it sends. They are stubbed like the SDK, with that command's marker,
+ * so a reachable `new SecretsProvider()` counts as the `GetSecretValue` calls it makes.
+ */
+const LAYER_CALLS: Record<string, Record<string, string>> = {
+  '@aws-lambda-powertools/parameters/secrets': {
+    SecretsProvider: 'client-secrets-manager#GetSecretValueCommand',
+  },
+};
+
+/**
  * Replaces each `@aws-sdk/*` module by a stub whose every export the file imports is a marker string
- * (`"@sdk:<package>#<Export>"`), so the printed bundle holds a marker exactly where a reachable use remains.
- * Other bare imports (Node built-ins, the Powertools layer, modules built beside the bundle) stay external.
+ * (`"@sdk:<package>#<Export>"`), so the printed bundle holds a marker exactly where a reachable use remains;
+ * the calling exports of `LAYER_CALLS` get the marker of the command they send. Other bare imports (Node
+ * built-ins, the rest of the Powertools layer, modules built beside the bundle) stay external.
  */
 const sdkStub = (imported: Map<string, Set<string>>): Plugin => ({
   name: 'aws-sdk-stub',
   setup(builder) {
+    const layerModules = Object.keys(LAYER_CALLS).map((m) => m.replace(/[/.-]/g, '\\$&'));
+    builder.onResolve({ filter: new RegExp(`^(?:${layerModules.join('|')})$`) }, (args) => ({
+      path: args.path,
+      namespace: 'layer-calls',
+    }));
+    builder.onLoad({ filter: /.*/, namespace: 'layer-calls' }, (args) => ({
+      contents: Object.entries(LAYER_CALLS[args.path] ?? {})
+        .map(([name, call]) => `export const ${name} = "@sdk:${call}";`)
+        .join('\n'),
+      loader: 'js',
+    }));
     builder.onResolve({ filter: /^@aws-sdk\// }, (args) => ({ path: args.path, namespace: 'aws-sdk' }));
     builder.onLoad({ filter: /.*/, namespace: 'aws-sdk' }, (args) => ({
       contents: [...(imported.get(args.path) ?? [])]

@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 /**
  * The direction of imports (`.dependency-cruiser.cjs`): entries → http/routes → domain → data/aws, with
- * shared types importing nothing of ours. dependency-cruiser reads the real import graph (swc parser).
+ * shared types importing nothing of ours and the handler pipeline imported by entries and the HTTP chain
+ * only. dependency-cruiser reads the real import graph (swc parser).
  */
 const root = resolve(import.meta.dirname, '../..');
 const cli = join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
@@ -60,6 +61,8 @@ describe('import direction', () => {
     write('functions/workers/w.ts', "import { l } from '../local/l';\nexport const w = l;\n");
     write('functions/local/l.ts', 'export const l = 1;\n');
     write('functions/shared/data/keys.ts', "import { e } from '../errors';\nexport const k = e;\n");
+    write('functions/shared/pipeline/p.ts', 'export const p = 1;\n');
+    write('functions/shared/auth/u.ts', "import { p } from '../pipeline/p';\nexport const u = p;\n");
     const { violations } = await cruise(scratch);
     expect(new Set(violations.map((v) => v.rule.name))).toEqual(
       new Set([
@@ -71,6 +74,7 @@ describe('import direction', () => {
         'aws-adapters-alone',
         'entries-not-data',
         'shared-not-entries',
+        'pipeline-for-entries',
         'only-local-knows-local',
         'no-circular',
       ]),

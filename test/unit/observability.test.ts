@@ -22,8 +22,8 @@ import {
   countWebhookDelivery,
   flushMetrics,
   metrics,
-  withObservability,
 } from '../../functions/shared/logger';
+import { createHandler } from '../../functions/shared/pipeline/handler';
 import { TRANSCODE_ROUTES } from '../../functions/shared/routes/transcode-routes';
 import { lambdaContext, transcodeProxyEvent } from '../fixtures/api-events';
 import { transcodeJobRecord } from '../fixtures/transcode-jobs';
@@ -135,7 +135,7 @@ describe('business metrics', () => {
   });
 
   it('flushes what a worker buffered once its work is done, even when it throws', async () => {
-    const worker = withObservability(async (_event: { jobId: string }) => {
+    const worker = createHandler(async (_event: { jobId: string }) => {
       countRequest('GET /v1/self', 200);
       throw new Error('step failed');
     });

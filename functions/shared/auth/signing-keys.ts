@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { env } from '../env';
 import type { SigningKey } from './jwt';
 
@@ -105,12 +105,23 @@ const verificationStore = (): KeySetStore => ({
 const unconfigured = (store: KeySetStore): Error =>
   new Error(`No JWT key set is configured (${store.variables})`);
 
-const readStore = async (store: KeySetStore): Promise<string> => {
+/**
+ * How long a process keeps a key set it read: a rotation (or a key dropped after a compromise) reaches every
+ * warm instance within this, whether or not it meets a new `kid`.
+ */
+export const KEY_SET_MAX_AGE_MS = 60_000;
+
+/** A set's text, kept `KEY_SET_MAX_AGE_MS` by Powertools Parameters (the secret on AWS, the file locally). */
+const readStore = async (store: KeySetStore, fresh: boolean): Promise<string> => {
+  const options = { maxAgeSeconds: KEY_SET_MAX_AGE_MS / 1000, fresh };
   if (store.secretArn) {
     const { readSecretString } = await import('../aws/secrets-manager');
-    return readSecretString(store.secretArn);
+    return readSecretString(store.secretArn, options);
   }
-  if (store.file) return readFileSync(store.file, 'utf8');
+  if (store.file) {
+    const { readKeySetFile } = await import('./key-set-files');
+    return readKeySetFile(store.file, options);
+  }
   throw unconfigured(store);
 };
 
@@ -126,40 +137,28 @@ const writeStore = async (store: KeySetStore, text: string): Promise<void> => {
 };
 
 /**
- * How long a process keeps a key set it read: a rotation (or a key dropped after a compromise) reaches every
- * warm instance within this, whether or not it meets a new `kid`.
+ * A set read on first use (never at module initialisation), through `readStore`'s cache. The parsed set is
+ * kept with the text it came from, so the same text gives the same object (the authorizer imports a set's
+ * keys once per object). `forget` has the next load read the store again at once; a failed read is retried.
  */
-export const KEY_SET_MAX_AGE_MS = 60_000;
-
-/**
- * A set read on first use (never at module initialisation) and again once it is older than
- * `KEY_SET_MAX_AGE_MS`; a failed read is retried.
- */
-const loadedOnce = <T>(read: () => Promise<T>) => {
-  let loaded: Promise<T> | undefined;
-  let loadedAt = 0;
+const keySetLoader = <T>(store: () => KeySetStore, parse: (text: string) => T) => {
+  let fresh = false;
+  let parsed: { text: string; set: T } | undefined;
   return {
-    load: (now: number = Date.now()): Promise<T> => {
-      if (loaded && now - loadedAt > KEY_SET_MAX_AGE_MS) loaded = undefined;
-      if (!loaded) {
-        loadedAt = now;
-        loaded = read().catch((error: unknown) => {
-          loaded = undefined;
-          throw error;
-        });
-      }
-      return loaded;
+    load: async (): Promise<T> => {
+      const text = await readStore(store(), fresh);
+      fresh = false;
+      if (parsed?.text !== text) parsed = { text, set: parse(text) };
+      return parsed.set;
     },
     forget: (): void => {
-      loaded = undefined;
+      fresh = true;
     },
   };
 };
 
-const signingSet = /* @__PURE__ */ loadedOnce(async () => parseKeySet(await readStore(signingStore())));
-const verificationSet = /* @__PURE__ */ loadedOnce(async () =>
-  parsePublicKeySet(await readStore(verificationStore())),
-);
+const signingSet = /* @__PURE__ */ keySetLoader(signingStore, parseKeySet);
+const verificationSet = /* @__PURE__ */ keySetLoader(verificationStore, parsePublicKeySet);
 
 /** Loads the signing key set once per process (minting code only: it holds the private keys). */
 export const loadKeySet = signingSet.load;

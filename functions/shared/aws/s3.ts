@@ -108,33 +108,28 @@ export const presignUpload = async (
   return { url, headers: { 'Content-Type': contentType, 'Content-Length': String(size) } };
 };
 
-let downloadSigner: { client: Promise<S3Client>; loadedAt: number } | undefined;
+let downloadSigner: { secret: string; client: S3Client } | undefined;
 
 /**
  * Download URLs may live 7 days, longer than any role session: on AWS they are signed with a long-lived access
  * key of a read-only IAM user, kept in Secrets Manager (`DOWNLOAD_SIGNER_SECRET_ARN`, a key set rotated by
- * `functions/download-signer-rotation`). The newest key of the set signs; the set is read again every
- * `SIGNER_REREAD_SECONDS`, so a retired key stops signing within the hour, long before it is deleted. Without
+ * `functions/download-signer-rotation`). The newest key of the set signs; the set is kept
+ * `SIGNER_REREAD_SECONDS` (Powertools Parameters, `./secrets-manager`), so a retired key stops signing within
+ * the hour, long before it is deleted; the signing client is made again only when the set changed. Without
  * the secret (local stack) the main client signs.
  */
-const downloadSignerClient = (now = Date.now()): Promise<S3Client> => {
+const downloadSignerClient = async (): Promise<S3Client> => {
   const secretArn = env().downloadSignerSecretArn;
-  if (!secretArn) return Promise.resolve(s3);
-  if (downloadSigner && now - downloadSigner.loadedAt < SIGNER_REREAD_SECONDS * 1000)
-    return downloadSigner.client;
-  const client = readSecretString(secretArn)
-    .then((raw) => {
-      const { accessKeyId, secretAccessKey } = currentSignerKey(parseSignerKeySet(raw));
-      return tracer.captureAWSv3Client(
-        new S3Client({ ...baseConfig, credentials: { accessKeyId, secretAccessKey } }),
-      );
-    })
-    .catch((error: unknown) => {
-      downloadSigner = undefined;
-      throw error;
-    });
-  downloadSigner = { client, loadedAt: now };
-  return client;
+  if (!secretArn) return s3;
+  const secret = await readSecretString(secretArn, { maxAgeSeconds: SIGNER_REREAD_SECONDS });
+  if (downloadSigner?.secret !== secret) {
+    const { accessKeyId, secretAccessKey } = currentSignerKey(parseSignerKeySet(secret));
+    const client = tracer.captureAWSv3Client(
+      new S3Client({ ...baseConfig, credentials: { accessKeyId, secretAccessKey } }),
+    );
+    downloadSigner = { secret, client };
+  }
+  return downloadSigner.client;
 };
 
 /** A presigned GET valid for `expiresIn` seconds (at most 604800, SigV4's own ceiling). */

@@ -2,8 +2,10 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { USAGE_MONTH_SORT_KEY_PREFIX } from '../../shared/data/keys';
-import { dispatchChanges, type StreamChange } from '../../shared/domain/events/dispatch';
-import { logger, withObservability } from '../../shared/logger';
+import { createChangeDispatcher, type StreamChange } from '../../shared/domain/events/dispatch';
+import { logger } from '../../shared/logger';
+import { createHandler } from '../../shared/pipeline/handler';
+import { processStreamBatch } from '../../shared/pipeline/stream-batch';
 import { EVENT_ENTITY } from '../../shared/types/events';
 
 /**
@@ -43,27 +45,24 @@ const readChange = (record: DynamoDBRecord, position: number): StreamChange | un
 };
 
 /**
- * The table's stream → the event dispatcher (`domain/events/dispatch.ts`), a batch at a time, with a partial
- * batch response: the earliest record that failed is reported, so the stream is handled again from there
- * (the records before it are done; the ones after it are handled again, which every step allows: no delivery
- * is created twice, an execution is started once by name). A failure that is not a record's (the function
- * itself breaking) reports the first record.
+ * The table's stream → the event dispatcher (`domain/events/dispatch.ts`), a batch at a time, through
+ * Powertools Batch with a partial batch response (`pipeline/stream-batch.ts`): the earliest record that
+ * failed is reported, so the stream is handled again from there (the records before it are done; the ones
+ * after it are handled again, which every step allows: no delivery is created twice, an execution is
+ * started once by name). A good record is never held back for a bad one of another resource.
  */
-export const handler = withObservability(
-  async (event: DynamoDBStreamEvent): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> => {
-    const retryAt = (position: number) => [
-      { itemIdentifier: event.Records[position]?.dynamodb?.SequenceNumber ?? '' },
-    ];
-    try {
-      const changes = event.Records.flatMap((record, position) =>
-        isDispatchable(record) ? (readChange(record, position) ?? []) : [],
-      );
-      const { retryFrom } = await dispatchChanges(changes);
-      return { batchItemFailures: retryFrom === undefined ? [] : retryAt(retryFrom) };
-    } catch (error) {
-      logger.error('stream batch not dispatched', { error: error as Error });
-      return { batchItemFailures: retryAt(0) };
-    }
+export const handler = createHandler(
+  (event: DynamoDBStreamEvent, context) => {
+    const dispatch = createChangeDispatcher();
+    return processStreamBatch(
+      event,
+      async (record, position) => {
+        if (!isDispatchable(record)) return;
+        const change = readChange(record, position);
+        if (change) await dispatch(change);
+      },
+      context,
+    );
   },
   (event) => ({ records: event.Records.length }),
 );

@@ -1,5 +1,5 @@
 import { type DeliveryInput, deliverMessage, failMessage } from '../../shared/domain/messages/delivery';
-import { withObservability } from '../../shared/logger';
+import { createHandler } from '../../shared/pipeline/handler';
 
 type DeliveryTask = DeliveryInput & {
   action: 'deliver' | 'fail';
@@ -10,7 +10,7 @@ type DeliveryTask = DeliveryInput & {
  * Task worker of the `message-delivery` state machine. `action: deliver` makes one delivery attempt (errors
  * keep their names, `WebhookRetryableError` is retried by the machine); `action: fail` records the failure.
  */
-export const handler = withObservability(
+export const handler = createHandler(
   (event: DeliveryTask): Promise<{ status: string }> =>
     event.action === 'fail' ? failMessage(event) : deliverMessage(event),
   ({ companyId, messageId }) => ({ companyId, messageId }),

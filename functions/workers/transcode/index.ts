@@ -1,7 +1,7 @@
 import { probeWithMediaConvert } from '../../shared/aws/mediaconvert';
-import { withObservability } from '../../shared/logger';
+import { createHandler } from '../../shared/pipeline/handler';
 import { createTranscodeWorker } from './worker';
 
 /** Lambda entry of the transcode worker (probe, finalize, fail steps of the transcode state machine;
  * progress events of its MediaConvert jobs). */
-export const handler = withObservability(createTranscodeWorker({ probe: probeWithMediaConvert }));
+export const handler = createHandler(createTranscodeWorker({ probe: probeWithMediaConvert }));

@@ -1,6 +1,6 @@
 import { probeWithMediaConvert } from '../../shared/aws/mediaconvert';
-import { withObservability } from '../../shared/logger';
+import { createHandler } from '../../shared/pipeline/handler';
 import { createTranscriptionWorker } from './worker';
 
 /** Lambda entry of the transcription worker (probe, finalize, fail steps of the transcription machine). */
-export const handler = withObservability(createTranscriptionWorker({ probe: probeWithMediaConvert }));
+export const handler = createHandler(createTranscriptionWorker({ probe: probeWithMediaConvert }));

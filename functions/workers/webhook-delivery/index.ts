@@ -1,5 +1,5 @@
 import { attemptStep, claimStep, type LaneTask, nextStep } from '../../shared/domain/events/delivery';
-import { withObservability } from '../../shared/logger';
+import { createHandler } from '../../shared/pipeline/handler';
 
 type DeliveryTask =
   | (LaneTask & { action: 'claim' })
@@ -7,7 +7,7 @@ type DeliveryTask =
   | (LaneTask & { action: 'attempt'; eventId: string });
 
 /** Task worker of the `webhook-delivery` state machine: one lane step per invocation (`action`). */
-export const handler = withObservability(
+export const handler = createHandler(
   (task: DeliveryTask): Promise<unknown> => {
     if (task.action === 'claim') return claimStep(task);
     if (task.action === 'next') return nextStep(task);

@@ -1,6 +1,6 @@
 import { advanceWorkflowRun } from '../../shared/domain/workflows/engine';
 import { failRun } from '../../shared/domain/workflows/runs';
-import { withObservability } from '../../shared/logger';
+import { createHandler } from '../../shared/pipeline/handler';
 
 type StepTask = {
   action: 'step' | 'fail';
@@ -13,7 +13,7 @@ type StepTask = {
  * Task worker of the `workflow-run` state machine. `action: step` runs the run's next step and answers
  * `{done}`; `action: fail` (the machine's failure path: a timeout, an engine error) marks the run `failed`.
  */
-export const handler = withObservability(
+export const handler = createHandler(
   async (event: StepTask): Promise<{ done: boolean }> => {
     if (event.action === 'fail') {
       await failRun(

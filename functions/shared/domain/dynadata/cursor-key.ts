@@ -2,7 +2,8 @@ import { env } from '../../env';
 
 /**
  * The HMAC key of list cursors. On AWS it lives in a generated Secrets Manager secret
- * (`DYNADATA_CURSOR_SECRET_ARN`), read once per cold start; the local stack generates a random key under its
+ * (`DYNADATA_CURSOR_SECRET_ARN`), read on first use and kept for the life of the process (Powertools
+ * Parameters, `aws/secrets-manager.ts`); the local stack generates a random key under its
  * data directory and passes it as `DYNADATA_CURSOR_SECRET`. There is no fallback: a function without a key
  * refuses to list (a key derived from public facts such as the table name would let anyone forge cursors).
  */
@@ -13,13 +14,12 @@ export class CursorKeyMissingError extends Error {
   }
 }
 
-let loaded: Promise<string> | undefined;
-
-const readCursorKey = async (): Promise<string> => {
+/** The key: the secret's value (kept by `readSecretString`; a failed read is retried), or the local one. */
+export const loadCursorKey = async (): Promise<string> => {
   const { cursorSecretArn, cursorSecret } = env();
   if (cursorSecretArn) {
     const { readSecretString } = await import('../../aws/secrets-manager');
-    const value = await readSecretString(cursorSecretArn);
+    const value = await readSecretString(cursorSecretArn, { maxAgeSeconds: Number.POSITIVE_INFINITY });
     if (value.length < 16) throw new Error('The list-cursor key secret is too short');
     return value;
   }
@@ -31,13 +31,4 @@ const readCursorKey = async (): Promise<string> => {
 export const assertCursorKeyConfigured = (): void => {
   const { cursorSecretArn, cursorSecret } = env();
   if (!cursorSecretArn && !cursorSecret) throw new CursorKeyMissingError();
-};
-
-/** The key, loaded once per process on first use (a failed read is retried on the next call). */
-export const loadCursorKey = (): Promise<string> => {
-  loaded ??= readCursorKey().catch((error: unknown) => {
-    loaded = undefined;
-    throw error;
-  });
-  return loaded;
 };

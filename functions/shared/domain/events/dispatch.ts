@@ -94,13 +94,33 @@ export const raiseUsageThresholds = async (change: StreamChange, now = new Date(
   return raised;
 };
 
-/** Events of one batch handled at once, across resources (each resource's events stay in order). */
-const PARALLEL_RESOURCES = 16;
+/** Changes of one batch handled at once, across resources (each resource's events stay in order). */
+const PARALLEL_CHANGES = 16;
 
-/** Where a batch must be handled again from: the earliest change that failed, or none. */
-export interface DispatchOutcome {
-  retryFrom?: number;
+/** An event not dispatched because an earlier event of its resource failed: it is handled again with it. */
+export class HeldBackError extends Error {
+  constructor(eventId: string) {
+    super(`event ${eventId} waits for an earlier event of its resource that failed`);
+    this.name = 'HeldBackError';
+  }
 }
+
+/** At most `size` calls of the returned runner at once; the others wait for a free slot, first come first. */
+const slots = (size: number) => {
+  let free = size;
+  const waiting: (() => void)[] = [];
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    if (free > 0) free--;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else free++;
+    }
+  };
+};
 
 /** An event record that cannot be read (its item is malformed): no retry can read it, so it is not retried. */
 const readEvent = (change: StreamChange): EventRecord | undefined => {
@@ -116,52 +136,70 @@ const readEvent = (change: StreamChange): EventRecord | undefined => {
 };
 
 /**
- * Handles a batch of the stream's changes: the events of different resources in parallel, each resource's
- * in order, then the usage months. A change that fails does not fail the others: its resource's later
- * events wait (they are handled again with it, in order), the other resources go on, and the outcome names
- * the earliest failed change, from where the caller has the batch handled again (every step is
- * idempotent: a change handled twice creates nothing twice). A record that cannot be read at all is logged
- * and skipped, so one malformed item never holds the stream back.
+ * The dispatcher of one batch of the stream's changes, called once per change in the stream's order (the
+ * record handler of the batch processor). It resolves when the change is handled and rejects when it must be
+ * handled again. Events of different resources run in parallel (at most `PARALLEL_CHANGES` at once), each
+ * resource's in order: an event whose earlier event of the same resource failed is not dispatched but
+ * rejected too (`HeldBackError`), so it is handled again after it, in order; the other resources go on. A
+ * usage month's change is handled on its own (a threshold is passed by exactly one change, whatever the
+ * order). A record that cannot be read at all is logged and skipped, so one malformed item never holds the
+ * stream back. Every step is idempotent: a change handled twice creates nothing twice.
  */
-export const dispatchChanges = async (changes: StreamChange[]): Promise<DispatchOutcome> => {
-  const byResource = new Map<string, { event: EventRecord; position: number }[]>();
-  const usage: StreamChange[] = [];
-  for (const [index, change] of changes.entries()) {
+export const createChangeDispatcher = () => {
+  const run = slots(PARALLEL_CHANGES);
+  const lanes = new Map<string, Promise<void>>();
+  return (change: StreamChange): Promise<void> => {
     const image = change.newImage;
-    if (!image) continue;
-    const position = change.position ?? index;
+    if (!image) return Promise.resolve();
     if (change.eventName === 'INSERT' && image.entity === EVENT_ENTITY) {
-      const event = readEvent({ ...change, position });
-      if (!event) continue;
-      const key = `${event.companyId}#${event.resourceId}`;
-      byResource.set(key, [...(byResource.get(key) ?? []), { event, position }]);
-    } else if (companyOfUsagePartition(String(image.pk ?? ''))) usage.push({ ...change, position });
-  }
-  const failed: number[] = [];
-  const queues = [...byResource.values()];
-  await Promise.all(
-    Array.from({ length: Math.min(PARALLEL_RESOURCES, queues.length) }, async () => {
-      for (let queue = queues.shift(); queue; queue = queues.shift()) {
-        for (const { event, position } of queue) {
-          try {
-            const count = await dispatchEvent(event);
-            logger.debug('event dispatched', { eventId: event.id, type: event.type, deliveries: count });
-          } catch (error) {
-            logger.error('event not dispatched: handled again', { eventId: event.id, error: error as Error });
-            failed.push(position);
-            break;
-          }
-        }
-      }
-    }),
-  );
-  for (const change of usage) {
-    try {
-      await raiseUsageThresholds(change);
-    } catch (error) {
-      logger.error('usage change not handled: handled again', { error: error as Error });
-      failed.push(change.position ?? 0);
+      const event = readEvent(change);
+      if (!event) return Promise.resolve();
+      const lane = `${event.companyId}#${event.resourceId}`;
+      const previous = lanes.get(lane) ?? Promise.resolve();
+      const handled = previous.then(
+        () =>
+          run(async () => {
+            try {
+              const count = await dispatchEvent(event);
+              logger.debug('event dispatched', { eventId: event.id, type: event.type, deliveries: count });
+            } catch (error) {
+              logger.error('event not dispatched: handled again', {
+                eventId: event.id,
+                error: error as Error,
+              });
+              throw error;
+            }
+          }),
+        () => {
+          throw new HeldBackError(event.id);
+        },
+      );
+      lanes.set(lane, handled);
+      return handled;
     }
-  }
+    if (!companyOfUsagePartition(String(image.pk ?? ''))) return Promise.resolve();
+    return run(async () => {
+      try {
+        await raiseUsageThresholds(change);
+      } catch (error) {
+        logger.error('usage change not handled: handled again', { error: error as Error });
+        throw error;
+      }
+    });
+  };
+};
+
+/** Where a batch must be handled again from: the earliest change that failed, or none. */
+export interface DispatchOutcome {
+  retryFrom?: number;
+}
+
+/** Handles a batch of changes at once (`createChangeDispatcher`), naming the earliest that failed. */
+export const dispatchChanges = async (changes: StreamChange[]): Promise<DispatchOutcome> => {
+  const dispatch = createChangeDispatcher();
+  const settled = await Promise.allSettled(changes.map((change) => dispatch(change)));
+  const failed = settled.flatMap((result, index) =>
+    result.status === 'rejected' ? [changes[index]?.position ?? index] : [],
+  );
   return failed.length === 0 ? {} : { retryFrom: Math.min(...failed) };
 };

@@ -1,0 +1,31 @@
+import { addToMeter, MeterLimitReachedError, secondsToNextUtcMonth } from '../data/usage-meters';
+import { AppError } from '../errors';
+import { countBilledUnits } from '../logger';
+import { type ApiMiddleware, companyIdOf, requestIdOf } from './api-request';
+import { readAuthContext } from './auth-context';
+import type { ApiContext } from './router';
+
+/**
+ * Reads the caller's credential once (the router takes it from the context) and adds 1 to `api_requests`
+ * (UTC month and day) of every authenticated request in one conditional
+ * `UpdateItem`; at the monthly allowance it is refused with 429 `quota_exceeded` before any other work.
+ * Public routes carry no authorizer context and are not metered.
+ */
+export const meterApiRequests = (): ApiMiddleware => ({
+  before: async ({ event, context }) => {
+    if (companyIdOf(event) === undefined) return;
+    const auth = readAuthContext(event);
+    (context as ApiContext).auth = auth;
+    const now = new Date();
+    try {
+      await addToMeter(auth.companyId, 'api_requests', 1, now, auth.apiRequestsPerMonth);
+    } catch (error) {
+      if (!(error instanceof MeterLimitReachedError)) throw error;
+      throw new AppError('quota_exceeded', 'The monthly allowance of API requests of your plan is used up.', {
+        retryAfterSeconds: secondsToNextUtcMonth(now),
+        extensions: { meter: 'api_requests', limit: auth.apiRequestsPerMonth },
+      });
+    }
+    countBilledUnits('api_requests', 1, { companyId: auth.companyId, requestId: requestIdOf(event) });
+  },
+});
