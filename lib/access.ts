@@ -200,29 +200,27 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   transcriptions: {
     table: {
       GetItem: ['transcriptions', 'plans', 'idempotency'],
+      // The job list: one Query of the company's own job partition.
+      Query: ['transcriptions'],
       BatchGetItem: ['company', 'usage', 'storedObjects'],
       PutItem: ['transcriptions', 'idempotency', 'events'],
       UpdateItem: ['transcriptions', 'usage', 'idempotency'],
       DeleteItem: ['idempotency'],
     },
     stateMachines: { transcription: ['StartExecution'] },
-    neverCalls: {
-      'dynamodb:Query': 'the unfinished-jobs index is listed by the operator CLI only',
-    },
   },
   // Creating, canceling and retrying a job honour Idempotency-Key.
   transcodes: {
     table: {
       GetItem: ['transcodes', 'plans', 'idempotency'],
+      // The job list: one Query of the company's own job partition.
+      Query: ['transcodes'],
       BatchGetItem: ['company', 'usage', 'storedObjects', 'transcodes'],
       PutItem: ['transcodes', 'events', 'idempotency'],
       UpdateItem: ['transcodes', 'usage', 'idempotency'],
       DeleteItem: ['idempotency'],
     },
     stateMachines: { transcode: ['StartExecution', 'StopExecution'] },
-    neverCalls: {
-      'dynamodb:Query': 'the unfinished-jobs index is listed by the operator CLI only',
-    },
   },
   speech: {
     table: {

@@ -55,6 +55,17 @@ const LISTS: Record<string, ListCase> = {
     fetch: (limit, cursor) => call('GET', `/v1/events?${query(limit, cursor)}`, { headers: headers() }),
     idOf: (e) => String(e.id),
   },
+  listTranscodes: {
+    member: 'jobs',
+    fetch: (limit, cursor) => call('GET', `/v1/transcodes?${query(limit, cursor)}`, { headers: headers() }),
+    idOf: (j) => String(j.id),
+  },
+  listTranscriptions: {
+    member: 'jobs',
+    fetch: (limit, cursor) =>
+      call('GET', `/v1/transcriptions?${query(limit, cursor)}`, { headers: headers() }),
+    idOf: (j) => String(j.id),
+  },
   listWorkflows: {
     member: 'workflows',
     fetch: (limit, cursor) => call('GET', `/v1/workflows?${query(limit, cursor)}`, { headers: headers() }),
@@ -93,6 +104,10 @@ beforeAll(async () => {
     const id = String((endpoint.json.endpoint as { id: string }).id);
     expect((await call('POST', `/v1/webhooks/${id}/test`, { headers: headers() })).status).toBe(202);
   }
+  const { seedJob } = await import('./transcode-support');
+  for (let i = 0; i < 3; i++) await seedJob(tenant.companyId, 'pending', { queueCap: 10 });
+  const transcriptions = await import('./transcription-support');
+  for (let i = 0; i < 3; i++) await transcriptions.seedJob(tenant.companyId, 'pending');
   for (const id of ['wf-a', 'wf-b', 'wf-c']) {
     await savedWorkflow(tenant.companyId, {
       id,

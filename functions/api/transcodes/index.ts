@@ -1,3 +1,4 @@
+import { listTranscodes } from '../../shared/domain/job-lists';
 import {
   cancelTranscode,
   enqueueTranscode,
@@ -12,6 +13,7 @@ export const handler = createApiHandler('transcodes', TRANSCODE_ROUTES, {
   createTranscode: async ({ auth, body }) => ({
     body: { job: toPublicJob(await enqueueTranscode(auth.companyId, body, new Date())) },
   }),
+  listTranscodes: async ({ auth, query }) => ({ body: await listTranscodes(auth.companyId, query) }),
   getTranscode: async ({ auth, params }) => ({
     body: { job: toPublicJob(await getTranscode(auth.companyId, params.id)) },
   }),

@@ -1,3 +1,4 @@
+import { listTranscriptions } from '../../shared/domain/job-lists';
 import {
   enqueueTranscription,
   getTranscription,
@@ -10,6 +11,7 @@ export const handler = createApiHandler('transcriptions', TRANSCRIPTION_ROUTES, 
   createTranscription: async ({ auth, body }) => ({
     body: { job: toPublicTranscription(await enqueueTranscription(auth.companyId, body, new Date())) },
   }),
+  listTranscriptions: async ({ auth, query }) => ({ body: await listTranscriptions(auth.companyId, query) }),
   getTranscription: async ({ auth, params }) => ({
     body: { job: toPublicTranscription(await getTranscription(auth.companyId, params.id)) },
   }),

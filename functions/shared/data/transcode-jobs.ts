@@ -8,6 +8,7 @@ import {
 import * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
 import { createJobLifecycle, jobRecordFields, type MoveOptions } from './job-lifecycle';
+import { listJobPage } from './job-pages';
 import { indexPartitions } from './keys';
 import { jobSource } from './schemas';
 import { transcodePartition } from './transcode-partition';
@@ -117,6 +118,12 @@ export const transcodeJobEntry = (companyId: string, jobId: string): BatchEntry<
 
 export const getTranscodeJob = (companyId: string, jobId: string): Promise<TranscodeJobRecord | undefined> =>
   transcodeJobs.getJob(companyId, jobId);
+
+/** A page of the company's transcode jobs, newest first (`job-pages.ts`). */
+export const listTranscodeJobs = (
+  companyId: string,
+  request: { limit: number; cursor?: string | undefined },
+) => listJobPage(transcodeJobs, companyId, request);
 
 /**
  * Writes a new `pending` job and takes one slot of the company's queue, in one transaction; a full queue

@@ -6,6 +6,7 @@ import {
 } from '../types/transcriptions';
 import * as zm from '../zod-mini';
 import { createJobLifecycle, type JobRecordBase, type JobRef, jobRecordFields } from './job-lifecycle';
+import { listJobPage } from './job-pages';
 import { indexPartitions, partitions } from './keys';
 import { jobSource, storedObject } from './schemas';
 
@@ -92,6 +93,12 @@ export interface TranscriptionReuseEntry {
 }
 
 export const getTranscriptionJob = transcriptionJobs.getJob;
+
+/** A page of the company's transcription jobs, newest first (`job-pages.ts`). */
+export const listTranscriptionJobs = (
+  companyId: string,
+  request: { limit: number; cursor?: string | undefined },
+) => listJobPage(transcriptionJobs, companyId, request);
 
 /** Probe step: `pending` → `transcribing`, taking the lease and recording the execution and duration. */
 export const startTranscribing = (options: {

@@ -6,6 +6,10 @@
 /** The largest page of these lists, also their default: a client that never pages sees up to this many. */
 export const MAX_LIST_PAGE = 100;
 
+/** Job lists (`GET /v1/transcodes`, `GET /v1/transcriptions`): 20 a page by default, at most 100. */
+export const DEFAULT_JOB_PAGE = 20;
+export const MAX_JOB_PAGE = 100;
+
 export interface PageRequest {
   limit?: number | undefined;
   cursor?: string | undefined;

@@ -166,6 +166,8 @@ export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
     },
   },
   getTranscription: { job: transcriptionJob },
+  listTranscriptions: { jobs: [transcriptionJob], nextCursor: null },
+  listTranscodes: { jobs: [transcodeJob('pending', 1)], nextCursor: 'tc_01jd3xq0c9y7w5u3s1q9n7l5j3' },
   cancelTranscode: { job: transcodeJob('canceled', 1) },
   retryTranscode: { job: transcodeJob('pending', 2) },
   synthesizeSpeech: {

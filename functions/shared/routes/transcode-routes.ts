@@ -1,5 +1,12 @@
+import { DEFAULT_JOB_PAGE, MAX_JOB_PAGE } from '../domain/pages';
+import * as z from '../zod';
 import { jobId, route } from './route-definition';
-import { createTranscodeBodySchema, transcodeJobResponseSchema } from './transcode-schemas';
+import { nextCursorSchema, pageQuery } from './schemas';
+import {
+  createTranscodeBodySchema,
+  transcodeJobResponseSchema,
+  transcodeJobSchema,
+} from './transcode-schemas';
 
 /**
  * The routes of media transforms (group `transcodes`): a section of the route table (`route-table.ts` joins
@@ -38,6 +45,22 @@ export const TRANSCODE_ROUTES = [
     ],
     examples: {
       request: { fullPath: 'companies/co_01jd3xq0a6/uploads/01jd3xq0b2/greeting.wav', preset: 'ogg_opus' },
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/transcodes',
+    group: 'transcodes',
+    operationId: 'listTranscodes',
+    summary: 'List media transform jobs, newest first',
+    description: 'The company’s transform jobs of the last 30 days and more, newest first, `limit` per page.',
+    tag: 'Media transforms',
+    scope: 'transcodes:read',
+    get query() {
+      return z.object(pageQuery('Jobs', MAX_JOB_PAGE, DEFAULT_JOB_PAGE));
+    },
+    get response() {
+      return z.object({ jobs: z.array(transcodeJobSchema()), nextCursor: nextCursorSchema() });
     },
   }),
   route({

@@ -1,5 +1,12 @@
+import { DEFAULT_JOB_PAGE, MAX_JOB_PAGE } from '../domain/pages';
+import * as z from '../zod';
 import { jobId, route } from './route-definition';
-import { createTranscriptionBodySchema, transcriptionJobResponseSchema } from './transcription-schemas';
+import { nextCursorSchema, pageQuery } from './schemas';
+import {
+  createTranscriptionBodySchema,
+  transcriptionJobResponseSchema,
+  transcriptionJobSchema,
+} from './transcription-schemas';
 
 /**
  * The routes of transcriptions (group `transcriptions`): a section of the route table (`route-table.ts` joins
@@ -39,6 +46,22 @@ export const TRANSCRIPTION_ROUTES = [
     ],
     examples: {
       request: { fullPath: 'companies/co_01jd3xq0a6/uploads/01jd3xq0b2/call.wav', language: 'en-US' },
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/transcriptions',
+    group: 'transcriptions',
+    operationId: 'listTranscriptions',
+    summary: 'List transcription jobs, newest first',
+    description: 'The company’s transcription jobs, newest first, `limit` per page.',
+    tag: 'Transcriptions',
+    scope: 'transcriptions:read',
+    get query() {
+      return z.object(pageQuery('Jobs', MAX_JOB_PAGE, DEFAULT_JOB_PAGE));
+    },
+    get response() {
+      return z.object({ jobs: z.array(transcriptionJobSchema()), nextCursor: nextCursorSchema() });
     },
   }),
   route({
