@@ -126,6 +126,7 @@ const WORKFLOW_RUN: FunctionAccess = {
     GetItem: ['workflows', 'workflowRuns', 'storedObjects', 'plans'],
     PutItem: ['events'],
     BatchGetItem: ['company'],
+    // The run and its entry in its workflow's run list (`data/workflow-run-entries.ts`).
     UpdateItem: ['workflowRuns', 'storedObjects', 'usage'],
   },
   objects: { 's3:PutObject': ['workflowRuns'] },
@@ -239,7 +240,8 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   workflows: combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, JWT_MINTING, {
     table: {
       GetItem: ['idempotency'],
-      Query: ['workflows'],
+      // Definitions, and a workflow's run list (`data/workflow-run-entries.ts`).
+      Query: ['workflows', 'workflowRuns'],
       PutItem: ['workflowRuns', 'idempotency'],
       UpdateItem: ['usage', 'idempotency'],
       DeleteItem: ['idempotency'],

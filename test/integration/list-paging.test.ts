@@ -66,6 +66,12 @@ const LISTS: Record<string, ListCase> = {
       call('GET', `/v1/transcriptions?${query(limit, cursor)}`, { headers: headers() }),
     idOf: (j) => String(j.id),
   },
+  listWorkflowRuns: {
+    member: 'runs',
+    fetch: (limit, cursor) =>
+      call('GET', `/v1/workflows/wf-a/runs?${query(limit, cursor)}`, { headers: headers() }),
+    idOf: (r) => String(r.runId),
+  },
   listWorkflows: {
     member: 'workflows',
     fetch: (limit, cursor) => call('GET', `/v1/workflows?${query(limit, cursor)}`, { headers: headers() }),
@@ -115,6 +121,10 @@ beforeAll(async () => {
       steps: [{ id: 's', action: 'actions/dynadata/list', with: { type: 'contacts' } }],
     });
   }
+  for (let i = 0; i < 3; i++) {
+    const run = await call('POST', '/v1/workflows/wf-a/run', { headers: headers(), body: {} });
+    expect(run.status, JSON.stringify(run.json)).toBe(200);
+  }
 });
 afterAll(() => receiver.close());
 
@@ -153,6 +163,14 @@ describe('one paging rule for every list', () => {
       cursor = String(next);
     }
     expect(walked).toEqual(everyone);
+  });
+
+  it("another tenant's workflow has no run list here, and its jobs are not listed", async () => {
+    const other = await createTenant();
+    const runs = await call('GET', '/v1/workflows/wf-a/runs', { headers: { 'x-api-key': other.apiKey } });
+    expect(runs.status).toBe(404);
+    const jobs = await call('GET', '/v1/transcodes', { headers: { 'x-api-key': other.apiKey } });
+    expect(jobs.json).toEqual({ jobs: [], nextCursor: null });
   });
 
   it('a cursor that is not one of the list is refused at its pointer', async () => {

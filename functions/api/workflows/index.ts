@@ -1,4 +1,4 @@
-import { getWorkflow, listWorkflows } from '../../shared/domain/workflows/definitions';
+import { getWorkflow, listWorkflowRuns, listWorkflows } from '../../shared/domain/workflows/definitions';
 import {
   getWorkflowRun,
   runCallerOf,
@@ -47,6 +47,9 @@ export const handler = createApiHandler('workflows', WORKFLOW_ROUTES, {
       ? { status: 202, body: { runId: started.runId } }
       : { status: 200, body: syncBody(started.run), durableBody: syncBody(started.stored) };
   },
+  listWorkflowRuns: async ({ auth, params, query }) => ({
+    body: await listWorkflowRuns(auth.companyId, params.id, query),
+  }),
   getWorkflowRun: async ({ auth, params, query }) => ({
     body: {
       run: await getWorkflowRun({

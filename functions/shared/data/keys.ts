@@ -53,6 +53,13 @@ export const partitions = {
     tenant(companyId, `#WHLANE#${endpointId}#${resourceId}`),
 } as const;
 
+/**
+ * `CO#<companyId>#WFRUN#LIST#<workflowId>`: a workflow's run list, one entry per run. It sits in the runs'
+ * partition family (run ids start `wr_`, so no run is named `LIST#…`): whoever writes runs writes their entries.
+ */
+export const workflowRunList = (companyId: string, workflowId: string) =>
+  partitions.workflowRuns(companyId, `LIST#${workflowId}`);
+
 /** Partition keys (`gsi1pk`) of `gsi1`. */
 export const indexPartitions = {
   /** `CO#<companyId>#DD#<type>#IX`: the indexed field of a Dynadata type. */
@@ -92,6 +99,8 @@ export const sortKeys = {
   jobQueue: 'QUEUE',
   reuse: (key: string) => `REUSE#${key}`,
   workflowHead: (workflowId: string) => `WF#${workflowId}`,
+  /** A run's entry in its workflow's run list (`workflowRunList`); run ids are ULIDs: time order. */
+  workflowRunEntry: (runId: string) => `RUN#${runId}`,
   workflowVersion: (workflowId: string, version: number) =>
     `WFV#${workflowId}#${String(version).padStart(6, '0')}`,
   workflowRun: 'RUN',

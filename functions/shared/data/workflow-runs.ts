@@ -14,6 +14,7 @@ import { objectReference, storedList } from './schemas';
 import { listSparsePartition, sparseIndexKey } from './sparse-index';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { addComputeMsItems, addToMeterItems } from './usage-meters';
+import { runEntryFinish, runEntryPut } from './workflow-run-entries';
 
 /**
  * Workflow runs: one item per run (`CO#<companyId>#WFRUN#<runId>`), the read model of sync and async runs.
@@ -156,6 +157,7 @@ export const createWorkflowRun = async (run: WorkflowRunRecord, limit: number, n
             },
           ),
           ...addToMeterItems(run.companyId, 'workflow_runs', 1, now, { limit }),
+          runEntryPut(run, now),
         ],
       }),
     );
@@ -272,7 +274,7 @@ export interface WorkflowRunOutcome extends WorkflowRunProgress {
  * `workflows` category. Kept as transaction items so other writes of the same move join the transaction.
  */
 export const finishWorkflowRunItems = (
-  run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>,
+  run: Pick<WorkflowRunRecord, 'companyId' | 'runId' | 'workflowId'>,
   outcome: WorkflowRunOutcome,
   now: Date,
 ): TransactItem[] => {
@@ -306,6 +308,7 @@ export const finishWorkflowRunItems = (
       },
     },
     ...addComputeMsItems(run.companyId, 'workflows', Math.max(0, Math.round(outcome.executionTimeMs)), now),
+    runEntryFinish(run, outcome.status, stamp),
   ];
 };
 
@@ -314,7 +317,7 @@ export const finishWorkflowRunItems = (
  * run's `workflow_run.finished` event), so the event exists if and only if the move happened.
  */
 export const finishWorkflowRun = async (
-  run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>,
+  run: Pick<WorkflowRunRecord, 'companyId' | 'runId' | 'workflowId'>,
   outcome: WorkflowRunOutcome,
   now: Date,
   also: readonly TransactItem[] = [],

@@ -229,6 +229,10 @@ export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
       handedOffAt: null,
     },
   },
+  listWorkflowRuns: {
+    runs: [{ runId: runOutcome.runId, status: 'success', trigger: 'api', startedAt: at, finishedAt: at }],
+    nextCursor: null,
+  },
   listWebhookEndpoints: { endpoints: [endpoint], nextCursor: null },
   getWebhookEndpoint: { endpoint },
   deleteWebhookEndpoint: { deleted: true },

@@ -1,4 +1,4 @@
-import { MAX_LIST_PAGE } from '../domain/pages';
+import { DEFAULT_JOB_PAGE, MAX_JOB_PAGE, MAX_LIST_PAGE } from '../domain/pages';
 import * as z from '../zod';
 import { route } from './route-definition';
 import { nextCursorSchema, pageQuery, queryBoolean } from './schemas';
@@ -87,6 +87,39 @@ export const WORKFLOW_ROUTES = [
     idempotent: true,
     errors: ['not_found', 'workflow_quota_exceeded', 'service_unavailable'],
     examples: { request: { mode: 'sync', input: { contactId: '01jd3xq0b2' } } },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/workflows/{id}/runs',
+    group: 'workflows',
+    operationId: 'listWorkflowRuns',
+    summary: "A workflow's runs, newest first",
+    description:
+      'Each run with its `status`, `trigger`, `startedAt` and `finishedAt` (null while running), `limit` per ' +
+      'page; the whole run: GET /v1/workflows/{id}/runs/{runId}. Runs are kept 30 days.',
+    tag: 'Workflows',
+    scope: 'workflows:read',
+    get params() {
+      return wf.workflowIdParams();
+    },
+    get query() {
+      return z.object(pageQuery('Runs', MAX_JOB_PAGE, DEFAULT_JOB_PAGE));
+    },
+    get response() {
+      return z.object({
+        runs: z.array(
+          z.object({
+            runId: z.string(),
+            status: z.enum(['running', 'success', 'partial', 'failed']),
+            trigger: z.enum(['api']).describe('What started the run.'),
+            startedAt: z.string(),
+            finishedAt: z.string().nullable(),
+          }),
+        ),
+        nextCursor: nextCursorSchema(),
+      });
+    },
+    errors: ['not_found'],
   }),
   route({
     method: 'GET',

@@ -1,3 +1,4 @@
+import { listRunEntries } from '../../data/workflow-run-entries';
 import {
   deleteWorkflowHead,
   getWorkflowHead,
@@ -9,7 +10,7 @@ import {
 } from '../../data/workflows';
 import { AppError, NotFoundError, ValidationError } from '../../errors';
 import type { WorkflowDefinition } from '../../types/workflows';
-import { MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
+import { DEFAULT_JOB_PAGE, MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
 import { definitionProblems, normaliseDefinition } from './definition';
 
 /**
@@ -64,6 +65,23 @@ export const toPublicWorkflow = (head: WorkflowHead) => ({
 
 export const getWorkflow = async (companyId: string, workflowId: string) =>
   toPublicWorkflow(await requireWorkflow(companyId, workflowId));
+
+/**
+ * A page of a workflow's runs, newest first (`GET /v1/workflows/{id}/runs`): an unknown workflow is 404; the
+ * cursor is the id of the last run shown.
+ */
+export const listWorkflowRuns = async (companyId: string, workflowId: string, request: PageRequest) => {
+  await requireWorkflow(companyId, workflowId);
+  if (request.cursor !== undefined && !/^wr_[0-9a-z]{1,64}$/.test(request.cursor)) {
+    throw new ValidationError([
+      { pointer: '/query/cursor', message: 'is not a cursor of this list; start again without a cursor' },
+    ]);
+  }
+  return listRunEntries(companyId, workflowId, {
+    limit: request.limit ?? DEFAULT_JOB_PAGE,
+    cursor: request.cursor,
+  });
+};
 
 const summaryOf = (head: WorkflowHead) => ({
   id: head.workflowId,

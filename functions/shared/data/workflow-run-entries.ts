@@ -1,0 +1,86 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { WORKFLOW_RUN_STATUSES, type WorkflowRunRecord } from '../types/workflows';
+import * as zm from '../zod-mini';
+import { ddb, tableName } from './client';
+import { decodeItem, type TransactItem } from './entity';
+import { sortKeys, workflowRunList } from './keys';
+
+/**
+ * The run list of a workflow (`GET /v1/workflows/{id}/runs`): one small entry per run in the workflow's run list
+ * partition (`workflowRunList`), written in the transaction that creates the run and updated in the one
+ * that finishes it, so the list never shows a run that does not exist nor a status the run does not have. Run
+ * ids are ULIDs, so a backwards Query is newest first; a page costs one Query whatever page it is. Entries
+ * expire with their run. Runs created before the list existed have no entry.
+ */
+const RUN_ENTRY_ENTITY = 'workflow_run_entry';
+/** Entries live as long as their run (`RUN_TTL_SECONDS` of `workflow-runs.ts`: 30 days). */
+const ENTRY_TTL_SECONDS = 30 * 24 * 3600;
+
+const entryKey = (companyId: string, workflowId: string, runId: string) => ({
+  pk: workflowRunList(companyId, workflowId),
+  sk: sortKeys.workflowRunEntry(runId),
+});
+
+const entrySchema = zm.object({
+  runId: zm.string(),
+  status: zm.enum(WORKFLOW_RUN_STATUSES),
+  trigger: zm.enum(['api']),
+  startedAt: zm.string(),
+  finishedAt: zm.nullable(zm.string()),
+});
+export type WorkflowRunEntry = zm.output<typeof entrySchema>;
+
+export const runEntryPut = (run: WorkflowRunRecord, now: Date): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: {
+      ...entryKey(run.companyId, run.workflowId, run.runId),
+      entity: RUN_ENTRY_ENTITY,
+      runId: run.runId,
+      status: run.status,
+      trigger: 'api',
+      startedAt: run.createdAt,
+      finishedAt: null,
+      ttl: Math.floor(now.getTime() / 1000) + ENTRY_TTL_SECONDS,
+    },
+  },
+});
+
+export const runEntryFinish = (
+  run: Pick<WorkflowRunRecord, 'companyId' | 'workflowId' | 'runId'>,
+  status: WorkflowRunRecord['status'],
+  finishedAt: string,
+): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: entryKey(run.companyId, run.workflowId, run.runId),
+    UpdateExpression: 'SET #status = :status, finishedAt = :finishedAt',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':status': status, ':finishedAt': finishedAt },
+  },
+});
+
+export const listRunEntries = async (
+  companyId: string,
+  workflowId: string,
+  request: { limit: number; cursor?: string | undefined },
+): Promise<{ runs: WorkflowRunEntry[]; nextCursor: string | null }> => {
+  const { Items = [] } = await ddb.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :runs)',
+      ExpressionAttributeValues: {
+        ':pk': workflowRunList(companyId, workflowId),
+        ':runs': sortKeys.workflowRunEntry(''),
+      },
+      ScanIndexForward: false,
+      Limit: request.limit + 1,
+      ...(request.cursor === undefined
+        ? {}
+        : { ExclusiveStartKey: entryKey(companyId, workflowId, request.cursor) }),
+    }),
+  );
+  const runs = Items.slice(0, request.limit).map((item) => decodeItem(RUN_ENTRY_ENTITY, entrySchema, item));
+  const last = runs.at(-1);
+  return { runs, nextCursor: Items.length > request.limit && last !== undefined ? last.runId : null };
+};
