@@ -4,7 +4,11 @@ import { call, createTenant } from './support';
 const { listLogEntries } = await import('../../functions/shared/data/log-entries');
 const { readUsage } = await import('../../functions/shared/data/usage-meters');
 
-const eventually = async <T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 5000): Promise<T> => {
+const eventually = async <T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  ms = 20_000,
+): Promise<T> => {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await read();
