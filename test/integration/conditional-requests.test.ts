@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTenant, expectProblem } from './support';
+import { call, createContact, createTenant, expectProblem } from './support';
 import { seedJob } from './transcode-support';
 import { startReceiver } from './webhook-receiver';
 
@@ -12,15 +12,6 @@ let tenant: Tenant;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const headers = (extra: Record<string, string> = {}) => ({ 'x-api-key': tenant.apiKey, ...extra });
 
-const createContact = async (name: string) => {
-  const created = await call('POST', '/v1/dynadata/type/contacts/create', {
-    headers: headers(),
-    body: { name },
-  });
-  expect(created.status).toBe(201);
-  return String(created.json._id);
-};
-
 beforeAll(async () => {
   tenant = await createTenant();
   receiver = await startReceiver();
@@ -29,7 +20,7 @@ afterAll(() => receiver.close());
 
 describe('ETag and If-None-Match', () => {
   it('an item read again with its tag is 304 without a body; after a change, 200 with a new tag', async () => {
-    const id = await createContact('Ada');
+    const id = await createContact(headers(), 'Ada');
     const path = `/v1/dynadata/type/contacts/item/${id}`;
     const first = await call('GET', path, { headers: headers() });
     const etag = first.headers.get('etag') ?? '';
@@ -70,7 +61,7 @@ describe('ETag and If-None-Match', () => {
 
 describe('If-Match', () => {
   it('a delete with another tag is 412 and deletes nothing; with the current tag it deletes', async () => {
-    const id = await createContact('Grace');
+    const id = await createContact(headers(), 'Grace');
     const path = `/v1/dynadata/type/contacts/item/${id}`;
     const etag = (await call('GET', path, { headers: headers() })).headers.get('etag') ?? '';
     const refused = await call('DELETE', path, { headers: headers({ 'if-match': '"not-the-tag"' }) });
@@ -84,7 +75,7 @@ describe('If-Match', () => {
   });
 
   it('an update with a stale tag is 412 and changes nothing; with the current tag it applies', async () => {
-    const id = await createContact('Hedy');
+    const id = await createContact(headers(), 'Hedy');
     const path = `/v1/dynadata/type/contacts/item/${id}`;
     const stale = (await call('GET', path, { headers: headers() })).headers.get('etag') ?? '';
     await call('POST', '/v1/dynadata/type/contacts/update', {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { storeObjectRecord } from './stored-object-fixture';
-import { call, createTenant, expectProblem } from './support';
+import { call, createContact, createTenant, expectProblem } from './support';
 
 const { mintJwt } = await import('../../functions/shared/auth/jwt-mint');
 const OPERATOR = { kind: 'operator' } as const;
@@ -13,15 +13,6 @@ const eventually = async <T>(read: () => Promise<T>, done: (value: T) => boolean
     if (done(value) || Date.now() > deadline) return value;
     await new Promise((r) => setTimeout(r, 150));
   }
-};
-
-const createContact = async (headers: Record<string, string>, name = 'Ada') => {
-  const res = await call('POST', '/v1/dynadata/type/contacts/create', {
-    headers,
-    body: { name, phoneNumbers: [{ number: '+14155550100' }] },
-  });
-  expect(res.status, JSON.stringify(res.json)).toBe(201);
-  return res.json._id as string;
 };
 
 describe('log_entries through Dynadata', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDefinition } from '../../functions/shared/routes/route-definition';
 import { ROUTES } from '../../functions/shared/routes/route-table';
-import { call, createTenant, expectProblem } from './support';
+import { call, createContact, createTenant, expectProblem } from './support';
 import { seedJob, storeSource } from './transcode-support';
 import { startReceiver } from './webhook-receiver';
 import { savedWorkflow } from './workflow-support';
@@ -27,19 +27,10 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const headers = () => ({ 'x-api-key': tenant.apiKey });
 const unique = () => `k-${Math.random().toString(36).slice(2)}`;
 
-const createContact = async (name: string) => {
-  const created = await call('POST', '/v1/dynadata/type/contacts/create', {
-    headers: headers(),
-    body: { name },
-  });
-  expect(created.status).toBe(201);
-  return String(created.json._id);
-};
-
 /** One prepared case per `keyed` operation: whatever the request needs exists before it is sent. */
 const KEYED_CASES: Record<string, () => Promise<Case>> = {
   sendMessage: async () => {
-    const contactId = await createContact('Ada');
+    const contactId = await createContact(headers(), 'Ada');
     return {
       path: `/v1/contacts/${contactId}/send_message`,
       body: { type: 'text', body: { text: 'Hello' } },
@@ -52,7 +43,7 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
     other: { body: { name: 'Hedy' } },
   }),
   updateDynadataItem: async () => {
-    const _id = await createContact('Ada');
+    const _id = await createContact(headers(), 'Ada');
     return {
       path: '/v1/dynadata/type/contacts/update',
       body: { _id, name: 'Ada Lovelace' },
@@ -65,7 +56,7 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
     other: { body: { filter: { name: { prefix: 'A' } } } },
   }),
   executeDynadataItemFunction: async () => {
-    const contactId = await createContact('Ada');
+    const contactId = await createContact(headers(), 'Ada');
     return {
       path: `/v1/dynadata/type/contacts/item/${contactId}/executeFunction/sendMessage`,
       body: { type: 'text', body: { text: 'Hello' } },

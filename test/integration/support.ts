@@ -134,3 +134,13 @@ export const expectHostileRefusal = (
     throw new Error(`${hostile.name}: ${(error as Error).message}`);
   }
 };
+
+/** Creates a contact (the built-in `contacts` type) and answers its `_id`. */
+export const createContact = async (headers: Record<string, string>, name = 'Ada') => {
+  const res = await call('POST', '/v1/dynadata/type/contacts/create', {
+    headers,
+    body: { name, phoneNumbers: [{ number: '+14155550100' }] },
+  });
+  if (res.status !== 201) throw new Error(`contact not created: ${res.status} ${JSON.stringify(res.json)}`);
+  return String(res.json._id);
+};

@@ -1,4 +1,8 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+// The SDK is imported with the module, not on the first message: it imports `zod/mini`, which the data modules'
+// entity schemas build at load, and esbuild would wrap `zod/mini` in an initializer those eagerly loaded modules
+// never call, so the bundle would fail at import (`test/unit/mcp-bundle.test.ts`).
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { AppError, ValidationError } from '../errors';
@@ -14,13 +18,6 @@ import { TRANSCRIPTION_ROUTES } from '../routes/transcription-routes';
 import { USAGE_ROUTES } from '../routes/usage-routes';
 import { WORKFLOW_ROUTES } from '../routes/workflow-routes';
 import type * as z from '../zod';
-/**
- * The SDK, imported with the module. Loading it on the first message would save its schema building at cold
- * start, but the SDK imports `zod/mini`, which the data modules' entity schemas build at load: esbuild then
- * wraps `zod/mini` in an initializer the eagerly loaded data modules never call, and the bundle fails at
- * import (`test/unit/mcp-bundle.test.ts`).
- */
-import * as SDK from './sdk';
 import { TOOLS, type ToolContext, type ToolDefinition, type ToolEffect } from './tools';
 
 /**
@@ -107,8 +104,8 @@ export const callTool = async (
   }
 };
 
-const createServer = (Server: typeof McpServer, context: ToolContext): McpServer => {
-  const server = new Server(SERVER_INFO, {
+const createServer = (context: ToolContext): McpServer => {
+  const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: NO_ELICITATION,
@@ -169,8 +166,7 @@ export const answerMcpMessage = async (
   headers: Record<string, string>,
   context: ToolContext,
 ): Promise<McpAnswer> => {
-  const { McpServer: Server, WebStandardStreamableHTTPServerTransport } = SDK;
-  const server = createServer(Server, context);
+  const server = createServer(context);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -1,7 +1,0 @@
-/**
- * The classes of the MCP SDK the server uses, in a module of their own so that the server imports them with
- * `import()` on its first request: the SDK builds its protocol schemas (several hundred zod schemas) when it
- * loads, which a cold start of the group does not pay.
- */
-export { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-export { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
