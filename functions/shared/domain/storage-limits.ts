@@ -10,6 +10,8 @@ export const MAX_SINGLE_UPLOAD_BYTES = 5 * 1024 ** 3;
 
 /** S3's own key limit: the longest `fullPath`, in bytes. */
 export const MAX_FULL_PATH_BYTES = 1024;
+/** The longest S3 bucket name: a request naming a longer bucket is refused before any lookup. */
+export const MAX_BUCKET_NAME_LENGTH = 63;
 
 /**
  * What a well-formed `fullPath` looks like, for documents: segments of letters, digits and `. _ - ~ + = @ , ( )`

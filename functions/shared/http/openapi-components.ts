@@ -151,7 +151,7 @@ export const PARAMETERS = {
       'Set by workflow HTTP actions, never by hand: how many workflow runs deep this request is (absent: ' +
       `0). The run records it, and its HTTP steps send one more; above ${MAX_WORKFLOW_HOP} any request ` +
       'is refused with 400 `hop_limit_exceeded`, so a workflow cannot start itself in a loop.',
-    schema: { type: 'string', pattern: '^[0-3]$' },
+    schema: { type: 'string', maxLength: 1, pattern: '^[0-3]$' },
   },
 };
 

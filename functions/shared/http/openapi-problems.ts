@@ -147,7 +147,11 @@ const problemExamples = (status: number, codes: readonly ErrorCode[]) =>
     ]),
   );
 
-export const errorResponse = (status: number, codes: ErrorCode[]) => ({
+/**
+ * `gated`: the operation needs a credential, so once the company is known the edge meters its rate and sends
+ * the RateLimit fields on every answer but a 401 (where no company is known yet).
+ */
+export const errorResponse = (status: number, codes: ErrorCode[], gated = false) => ({
   description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
   headers: {
     'x-request-id': headerRef('RequestId'),
@@ -155,7 +159,7 @@ export const errorResponse = (status: number, codes: ErrorCode[]) => ({
       ? { 'Retry-After': headerRef('RetryAfter') }
       : {}),
     ...(status === 401 ? { 'WWW-Authenticate': headerRef('WwwAuthenticate') } : {}),
-    ...(status === 429 ? RATE_LIMIT_HEADERS : {}),
+    ...(status === 429 || (gated && status !== 401) ? RATE_LIMIT_HEADERS : {}),
   },
   content: {
     'application/problem+json': {

@@ -37,6 +37,9 @@ import { MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, MAX_NUMBER_MAGNITUDE, MIN_NUMBER_M
  * declares in the route table (`errors`). A method a path lacks answers 405 with `Allow` on every path (that
  * answer belongs to no operation, so it is described in `info.description`).
  */
+/** The keywords of a schema that constrain only strings. */
+const STRING_KEYWORDS = new Set(['minLength', 'maxLength', 'pattern', 'format']);
+
 /**
  * A Dynadata (JSON Schema 2020-12) schema as an OpenAPI 3.0 schema object: a list of types becomes `anyOf`
  * (with `nullable` for `null`), the dialect's root keywords go. Built-in schemas are small and fixed, so the
@@ -57,9 +60,18 @@ const toOpenApi30 = (schema: JsonSchema): JsonSchema => {
   if (!Array.isArray(type)) return type === undefined ? out : { type, ...out };
   const types = (type as string[]).filter((t) => t !== 'null');
   const nullable = types.length < type.length ? { nullable: true } : {};
-  return types.length === 1
-    ? { type: types[0], ...nullable, ...out }
-    : { anyOf: types.map((t, i) => ({ type: t, ...(i === 0 ? nullable : {}) })), ...out };
+  if (types.length === 1) return { type: types[0], ...nullable, ...out };
+  // The keywords that only constrain strings go to the string branch, where they apply.
+  const stringOnly = Object.fromEntries(Object.entries(out).filter(([key]) => STRING_KEYWORDS.has(key)));
+  const shared = Object.fromEntries(Object.entries(out).filter(([key]) => !STRING_KEYWORDS.has(key)));
+  return {
+    anyOf: types.map((t, i) => ({
+      type: t,
+      ...(i === 0 ? nullable : {}),
+      ...(t === 'string' ? stringOnly : {}),
+    })),
+    ...shared,
+  };
 };
 
 const contactFields = toOpenApi30(CONTACTS_SCHEMA);
@@ -184,7 +196,10 @@ const operationOf = (route: RouteDefinition) => {
   const isPublic = route.scope === 'public';
   const success = String(route.successStatus ?? 200);
   const errorResponses = Object.fromEntries(
-    [...codesByStatus(route)].map(([status, codes]) => [String(status), errorResponse(status, codes)]),
+    [...codesByStatus(route)].map(([status, codes]) => [
+      String(status),
+      errorResponse(status, codes, !isPublic),
+    ]),
   );
   const description = [
     docsOf(route).description ?? `${route.summary}.`,
@@ -250,6 +265,7 @@ const operationOf = (route: RouteDefinition) => {
               ...(route.idempotency === 'keyed'
                 ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') }
                 : {}),
+              ...(isPublic ? {} : RATE_LIMIT_HEADERS),
             },
             content: {
               'application/json': {
@@ -263,12 +279,37 @@ const operationOf = (route: RouteDefinition) => {
       ...Object.fromEntries(
         Object.entries(route.emptyAnswers ?? {}).map(([status, description]) => [
           status,
-          { description, headers: { 'x-request-id': headerRef('RequestId') } },
+          {
+            description,
+            headers: { 'x-request-id': headerRef('RequestId'), ...(isPublic ? {} : RATE_LIMIT_HEADERS) },
+          },
         ]),
       ),
       ...errorResponses,
     },
   };
+};
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * Every integer schema with its bounds and its `format`: a bound zod leaves open is the safe-integer bound
+ * JSON numbers keep exact in JavaScript, and the format is `int32` when the bounds fit in 32 bits, else `int64`.
+ * Examples are data, not schemas, and are left as they are.
+ */
+const withIntegerFormats = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(withIntegerFormats);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node))
+    out[key] = key === 'example' || key === 'examples' ? value : withIntegerFormats(value);
+  if (out.type !== 'integer') return out;
+  out.minimum ??= Number.MIN_SAFE_INTEGER;
+  out.maximum ??= Number.MAX_SAFE_INTEGER;
+  out.format ??=
+    (out.minimum as number) >= INT32_MIN && (out.maximum as number) <= INT32_MAX ? 'int32' : 'int64';
+  return out;
 };
 
 /** The OpenAPI 3.0 document of every live route, generated from the route table. */
@@ -315,11 +356,18 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
         contact: { name: 'The operator of this deployment' },
         license: { name: 'Proprietary: use is governed by the terms of the operator of this deployment' },
       },
-      servers: [{ url: serverUrl, description: 'This deployment (paths include the `/v1` stage).' }],
+      // A public API: its server is listed for every client (`x-internal: false`, the inventory's marker).
+      servers: [
+        {
+          url: serverUrl,
+          description: 'This deployment (paths include the `/v1` stage).',
+          'x-internal': false,
+        },
+      ],
       tags: TAGS.filter((t) => usedTags.has(t.name)),
       security: DEFAULT_SECURITY,
-      paths: named.document,
-      components: {
+      paths: withIntegerFormats(named.document),
+      components: withIntegerFormats({
         securitySchemes: SECURITY_SCHEMES,
         headers: HEADERS,
         parameters: PARAMETERS,
@@ -329,6 +377,6 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
           ...named.schemas,
           ...webhooks.schemas,
         },
-      },
+      }),
     };
   });

@@ -94,6 +94,7 @@ export const listEventsQuerySchema = /* @__PURE__ */ lazy(() =>
     ...pageQuery('Events', MAX_EVENTS_PAGE, DEFAULT_EVENTS_PAGE),
     after: z
       .string()
+      .max(30)
       .regex(/^evt_[0-9a-z]{26}$/)
       .optional()
       .meta({ deprecated: true })

@@ -1,5 +1,6 @@
 import {
   FULL_PATH_PATTERN,
+  MAX_BUCKET_NAME_LENGTH,
   MAX_DOWNLOAD_URL_SECONDS,
   MAX_FULL_PATH_BYTES,
   MAX_SINGLE_UPLOAD_BYTES,
@@ -14,6 +15,7 @@ const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0
 const bucketField = /* @__PURE__ */ lazy(() =>
   z
     .string()
+    .max(MAX_BUCKET_NAME_LENGTH)
     .optional()
     .describe('The platform bucket (`bucket` of an upload answer). Absent means the platform bucket.'),
 );

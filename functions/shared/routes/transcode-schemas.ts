@@ -1,3 +1,4 @@
+import { MAX_BUCKET_NAME_LENGTH } from '../domain/storage-limits';
 import { lazy } from '../lazy';
 import { TRANSCODE_PRESETS } from '../types/transcodes';
 import * as z from '../zod';
@@ -27,7 +28,11 @@ export const createTranscodeBodySchema = /* @__PURE__ */ lazy(() =>
           'Path of the stored source file (audio or video), under `companies/<companyId>/`; at most 1024 bytes.',
         ),
       preset: transcodePresetSchema(),
-      bucket: z.string().optional().describe('Defaults to the platform storage bucket.'),
+      bucket: z
+        .string()
+        .max(MAX_BUCKET_NAME_LENGTH)
+        .optional()
+        .describe('Defaults to the platform storage bucket.'),
     })
     .strict()
     .describe('A media transform request for one of your stored files.'),

@@ -1,3 +1,4 @@
+import { MAX_BUCKET_NAME_LENGTH } from '../domain/storage-limits';
 import { lazy } from '../lazy';
 import { TRANSCRIPTION_LANGUAGES } from '../types/transcriptions';
 import * as z from '../zod';
@@ -23,7 +24,11 @@ export const createTranscriptionBodySchema = /* @__PURE__ */ lazy(() =>
         .string()
         .meta(fullPathDocumentation)
         .describe('Path of the stored audio (or video with sound), under `companies/<companyId>/`.'),
-      bucket: z.string().optional().describe('Defaults to the platform storage bucket.'),
+      bucket: z
+        .string()
+        .max(MAX_BUCKET_NAME_LENGTH)
+        .optional()
+        .describe('Defaults to the platform storage bucket.'),
       language: transcriptionLanguageSchema().optional().describe('Defaults to `en-US`.'),
     })
     .strict()

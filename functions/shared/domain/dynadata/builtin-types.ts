@@ -29,6 +29,7 @@ export const CONTACTS_SCHEMA: JsonSchema = {
           label,
           number: {
             type: 'string',
+            maxLength: 16,
             pattern: '^\\+[1-9]\\d{6,14}$',
             description: 'E.164, e.g. +14155550100.',
           },
@@ -57,6 +58,7 @@ export const CONTACTS_SCHEMA: JsonSchema = {
         properties: {
           channel: {
             type: 'string',
+            maxLength: 32,
             pattern: '^[a-z][a-z0-9_]{0,31}$',
             description: 'Channel name, e.g. `whatsapp`, `sms`, `webhook`.',
           },
@@ -68,8 +70,8 @@ export const CONTACTS_SCHEMA: JsonSchema = {
     },
     attributes: {
       type: 'object',
-      description: 'Custom attributes: string, number, boolean or null values.',
-      additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
+      description: 'Custom attributes: string (at most 4096 characters), number, boolean or null values.',
+      additionalProperties: { type: ['string', 'number', 'boolean', 'null'], maxLength: 4096 },
     },
     avatar: {
       'x-document': true,

@@ -12,8 +12,18 @@ export const documentFieldSchema = (description?: string): JsonSchema => ({
   'x-document': true,
   description: description ?? 'A storage reference to a file of the company: `{bucket?, fullPath}`.',
   properties: {
-    bucket: { type: 'string', minLength: 1, description: 'Platform bucket; defaults to it when absent.' },
-    fullPath: { type: 'string', minLength: 1, description: 'Object path under `companies/<companyId>/`.' },
+    bucket: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 63,
+      description: 'Platform bucket; defaults to it when absent.',
+    },
+    fullPath: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1024,
+      description: 'Object path under `companies/<companyId>/`.',
+    },
   },
   required: ['fullPath'],
   additionalProperties: false,

@@ -5,19 +5,22 @@ import * as z from '../../zod';
  * What a list (and a filtered count) asks for: filter, sort, page size and cursor. The domain owns the shape;
  * the list route validates its body with it and publishes it in the OpenAPI document.
  */
-const scalar = /* @__PURE__ */ lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null()]));
+/** The longest string a filter compares with: far above any indexed value, it keeps a filter's size bounded. */
+export const MAX_FILTER_STRING_LENGTH = 1024;
+const filterString = () => z.string().max(MAX_FILTER_STRING_LENGTH);
+const scalar = /* @__PURE__ */ lazy(() => z.union([filterString(), z.number(), z.boolean(), z.null()]));
 const conditionSchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
       eq: scalar().optional(),
       ne: scalar().optional(),
-      gt: z.union([z.string(), z.number()]).optional(),
-      gte: z.union([z.string(), z.number()]).optional(),
-      lt: z.union([z.string(), z.number()]).optional(),
-      lte: z.union([z.string(), z.number()]).optional(),
+      gt: z.union([filterString(), z.number()]).optional(),
+      gte: z.union([filterString(), z.number()]).optional(),
+      lt: z.union([filterString(), z.number()]).optional(),
+      lte: z.union([filterString(), z.number()]).optional(),
       in: z.array(scalar()).min(1).max(100).optional(),
       exists: z.boolean().optional(),
-      prefix: z.string().min(1).optional(),
+      prefix: filterString().min(1).optional(),
     })
     .strict()
     .describe('Operators on one field, ANDed.'),
@@ -35,7 +38,11 @@ export const listRequestSchema = /* @__PURE__ */ lazy(() =>
       filter: listFilterSchema().optional(),
       sort: z
         .object({
-          field: z.string().default('_id').describe('`_id` (creation order) or the type’s indexed field.'),
+          field: z
+            .string()
+            .max(256)
+            .default('_id')
+            .describe('`_id` (creation order) or the type’s indexed field.'),
           order: z.enum(['asc', 'desc']).default('desc'),
         })
         .strict()

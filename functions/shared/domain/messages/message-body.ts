@@ -1,12 +1,21 @@
 import { lazy } from '../../lazy';
 import * as z from '../../zod';
+import { MAX_BUCKET_NAME_LENGTH, MAX_FULL_PATH_BYTES } from '../storage-limits';
 
 /** A message to send: its kind and content. send_message and the contacts `sendMessage` function both take it. */
 const storageReference = /* @__PURE__ */ lazy(() =>
   z
     .object({
-      bucket: z.string().optional().describe('Platform bucket; defaults to it when absent.'),
-      fullPath: z.string().min(1).describe('Path of one of your files, under `companies/<companyId>/`.'),
+      bucket: z
+        .string()
+        .max(MAX_BUCKET_NAME_LENGTH)
+        .optional()
+        .describe('Platform bucket; defaults to it when absent.'),
+      fullPath: z
+        .string()
+        .min(1)
+        .max(MAX_FULL_PATH_BYTES)
+        .describe('Path of one of your files, under `companies/<companyId>/`.'),
     })
     .strict(),
 );
