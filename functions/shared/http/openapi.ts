@@ -1,4 +1,5 @@
 import { CONTACTS_SCHEMA } from '../domain/dynadata/builtin-types';
+import { DOCUMENT_FIELD_MAX_LENGTHS } from '../domain/dynadata/json-schema-shapes';
 import { ERROR_CATALOG } from '../errors';
 import { ROUTE_DOCS } from '../routes/route-docs';
 import {
@@ -50,8 +51,12 @@ const toOpenApi30 = (schema: JsonSchema): JsonSchema => {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(rest)) {
     if (key === 'properties' && value && typeof value === 'object') {
+      const lengths = schema['x-document'] === true ? DOCUMENT_FIELD_MAX_LENGTHS : {};
       out.properties = Object.fromEntries(
-        Object.entries(value as Record<string, JsonSchema>).map(([name, s]) => [name, toOpenApi30(s)]),
+        Object.entries(value as Record<string, JsonSchema>).map(([name, s]) => [
+          name,
+          toOpenApi30(lengths[name] === undefined ? s : { ...s, maxLength: lengths[name] }),
+        ]),
       );
     } else if ((key === 'items' || key === 'additionalProperties') && value && typeof value === 'object') {
       out[key] = toOpenApi30(value as JsonSchema);

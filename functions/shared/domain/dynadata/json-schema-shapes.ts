@@ -12,19 +12,18 @@ export const documentFieldSchema = (description?: string): JsonSchema => ({
   'x-document': true,
   description: description ?? 'A storage reference to a file of the company: `{bucket?, fullPath}`.',
   properties: {
-    bucket: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 63,
-      description: 'Platform bucket; defaults to it when absent.',
-    },
-    fullPath: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 1024,
-      description: 'Object path under `companies/<companyId>/`.',
-    },
+    bucket: { type: 'string', minLength: 1, description: 'Platform bucket; defaults to it when absent.' },
+    fullPath: { type: 'string', minLength: 1, description: 'Object path under `companies/<companyId>/`.' },
   },
   required: ['fullPath'],
   additionalProperties: false,
 });
+
+/**
+ * The longest values of a document field's members, for the OpenAPI document only. The validator leaves
+ * lengths to the storage-reference check, which counts `fullPath` in bytes (S3's limit) and answers
+ * `invalid_storage_reference` for every bad reference alike; a schema `maxLength` counts characters and would
+ * answer some of them first with another code. Any value over these character counts is over the byte limit
+ * too, so the document's bounds are true.
+ */
+export const DOCUMENT_FIELD_MAX_LENGTHS: Readonly<Record<string, number>> = { bucket: 63, fullPath: 1024 };
