@@ -28,6 +28,7 @@ beforeAll(async () => {
   const { newCompanyId } = await import('../../functions/shared/ids');
   const { uploadPath } = await import('../../functions/shared/domain/storage');
   const { speechPath } = await import('../../functions/shared/domain/speech');
+  const { speechJobFolder, speechJobAttemptFolder } = await import('../../functions/shared/domain/speech-jobs');
   const { outputPath } = await import('../../functions/workers/transcode/probe');
   const { resultFolder } = await import('../../functions/workers/transcription/probe');
   const { stepOutputPath } = await import('../../functions/shared/domain/workflows/run-state');
@@ -40,6 +41,10 @@ beforeAll(async () => {
     transcodes: [outputPath({ companyId: co, jobId: 'tc_1', attempt: 1, preset: 'ogg_opus' })],
     transcriptions: [`${transcription}engine.json`, `${transcription}transcript.vtt`],
     speech: [speechPath(co, 'mp3', now)],
+    speechJobs: [
+      `${speechJobFolder({ companyId: co, jobId: 'sj_1' })}input.txt`,
+      `${speechJobAttemptFolder({ companyId: co, jobId: 'sj_1', attempt: 1 })}timings.json`,
+    ],
     workflowRuns: [stepOutputPath({ companyId: co, runId: 'wr_1' }, 'fetch')],
   };
   synth = synthesizeApp({ bundling: false });

@@ -32,6 +32,7 @@ beforeAll(async () => {
     '../../functions/shared/data/transcode-jobs'
   );
   const { transcriptionJobs } = await import('../../functions/shared/data/transcription-jobs');
+  const { speechJobs } = await import('../../functions/shared/data/speech-jobs');
   const { workflowPartition } = await import('../../functions/shared/data/workflows');
   const { workflowRunKey, unfinishedRunIndexKey } = await import('../../functions/shared/data/workflow-runs');
   const { eventKey } = await import('../../functions/shared/data/events');
@@ -55,6 +56,7 @@ beforeAll(async () => {
     storedObjects: storedObjectKey(co, `companies/${co}/a/b.txt`).pk,
     transcodes: transcodeJobKey(co, 'tc_1').pk,
     transcriptions: transcriptionJobs.jobKey(co, 'tr_1').pk,
+    speechJobs: speechJobs.jobKey(co, 'sj_1').pk,
     workflows: workflowPartition(co),
     workflowRuns: workflowRunKey(co, 'wr_1').pk,
     events: eventKey(co, 'evt_1').pk,
@@ -66,6 +68,7 @@ beforeAll(async () => {
     apiKeyList: apiKeyListKey(co, '', '').gsi1pk,
     unfinishedTranscodes: UNFINISHED_INDEX_PARTITION,
     unfinishedTranscriptions: transcriptionJobs.unfinishedIndexKey(co, 'tr_1').gsi1pk,
+    unfinishedSpeechJobs: speechJobs.unfinishedIndexKey(co, 'sj_1').gsi1pk,
     unfinishedWorkflowRuns: unfinishedRunIndexKey(co, 'wr_1').gsi1pk,
     unfinishedWebhookLanes: unfinishedLaneIndexKey({ companyId: co, endpointId: 'we_1', resourceId: 'tc_1' })
       .gsi1pk,

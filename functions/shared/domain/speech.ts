@@ -65,13 +65,13 @@ export const speechVoices = () => ({
   })),
 });
 
-const voiceOf = (id: string | undefined): VoiceProfile => {
+export const voiceOf = (id: string | undefined, pointer = "/body/voiceProfileId"): VoiceProfile => {
   if (id === undefined) return DEFAULT_VOICE_PROFILE;
   const voice = VOICE_PROFILES.find((v) => v.id === id);
   if (voice) return voice;
   throw new AppError('validation_failed', 'Unknown voice profile; list them with GET /v1/speech/voices.', {
     errors: [
-      { pointer: '/body/voiceProfileId', message: `Unknown voice profile ${id}; see GET /v1/speech/voices.` },
+      { pointer, message: `Unknown voice profile ${id}; see GET /v1/speech/voices.` },
     ],
   });
 };
