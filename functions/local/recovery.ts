@@ -1,4 +1,4 @@
-import { JobTransitionRefusedError } from '../shared/data/job-lifecycle';
+import { JobTransitionRefusedError } from '../shared/data/jobs/lifecycle';
 import { failTranscodeJob, TranscodeTransitionRefusedError } from '../shared/data/transcode-jobs';
 import { failTranscriptionJob, transcriptionJobs } from '../shared/data/transcription-jobs';
 import { listUnfinishedTranscodeJobs } from '../shared/data/unfinished-transcode-jobs';
