@@ -1,5 +1,4 @@
-import { JobTransitionRefusedError } from '../shared/data/job-lifecycle';
-import { failSpeechJob, speechJobs } from '../shared/data/speech-jobs';
+import { JobTransitionRefusedError } from '../shared/data/jobs/lifecycle';
 import { failTranscodeJob, TranscodeTransitionRefusedError } from '../shared/data/transcode-jobs';
 import { failTranscriptionJob, transcriptionJobs } from '../shared/data/transcription-jobs';
 import { listUnfinishedTranscodeJobs } from '../shared/data/unfinished-transcode-jobs';
@@ -7,7 +6,6 @@ import { listUnfinishedLanes } from '../shared/data/webhook-deliveries';
 import { listUnfinishedWorkflowRuns } from '../shared/data/workflow-runs';
 import { resumeLane } from '../shared/domain/events/lanes';
 import { failRun, resumeWorkflowRun } from '../shared/domain/workflows/runs';
-import { ERROR_CODES as SPEECH_JOB_ERRORS } from '../workers/speech-job/errors';
 import { ERROR_CODES as TRANSCODE_ERRORS } from '../workers/transcode/errors';
 import { ERROR_CODES as TRANSCRIPTION_ERRORS } from '../workers/transcription/errors';
 
@@ -18,8 +16,8 @@ import { ERROR_CODES as TRANSCRIPTION_ERRORS } from '../workers/transcription/er
  *
  * Each kind of work names where its unfinished items are (a sparse index partition that holds only those:
  * start-up reads no history, so its time does not grow with the table) and what becomes of one:
- * - transcodes, transcriptions and speech jobs: `failed` with code `interrupted` (lease cleared, queue slot
- *   released), retryable (transcodes) or enqueued again by the tenant;
+ * - transcodes and transcriptions: `failed` with code `interrupted` (lease cleared, queue slot released),
+ *   retryable by the tenant;
  * - async workflow runs: resumed from their cursor by a new `workflow-run` execution; sync runs (their
  *   caller's connection is gone) `failed` with `workflow_run_failed` (`docs/decisions/0004-*.md`);
  * - webhook lanes: freed and resumed, so every pending delivery ends delivered or failed with a reason.
@@ -74,12 +72,6 @@ export const UNFINISHED_WORK: readonly UnfinishedWork[] = [
   work('transcriptions', transcriptionJobs.listUnfinished, (job, now) =>
     settle(
       () => failTranscriptionJob({ job, error: TRANSCRIPTION_ERRORS.Interrupted, now }),
-      (e) => e instanceof JobTransitionRefusedError,
-    ),
-  ),
-  work('speech jobs', speechJobs.listUnfinished, (job, now) =>
-    settle(
-      () => failSpeechJob({ job, error: SPEECH_JOB_ERRORS.Interrupted, now }),
       (e) => e instanceof JobTransitionRefusedError,
     ),
   ),

@@ -37,7 +37,7 @@ export const benchEvents = async (write: (line: string) => void) => {
 
   const { createCompanyWithPlan } = await import('../../functions/shared/domain/company-admin');
   const data = await import('../../functions/shared/data/transcode-jobs');
-  const { createJobLifecycle } = await import('../../functions/shared/data/job-lifecycle');
+  const { createJobLifecycle } = await import('../../functions/shared/data/jobs/lifecycle');
   const { putEvent } = await import('../../functions/shared/data/events');
   const { createEndpoint } = await import('../../functions/shared/data/webhook-endpoints');
   const { newWebhookSecret } = await import('../../functions/shared/domain/messages/webhooks');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jobTransitionUpdate } from '../../functions/shared/data/job-transition';
+import { jobTransitionUpdate } from '../../functions/shared/data/jobs/transition';
 import { transcodeJobKey, unfinishedIndexKey } from '../../functions/shared/data/transcode-jobs';
 import { transcodeQueueKey } from '../../functions/shared/data/transcode-queue';
 import { transcodeReuseKey } from '../../functions/shared/data/transcode-reuse';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startExecution } from '../../functions/shared/aws/step-functions';
 import { getItemsByKey } from '../../functions/shared/data/batch';
-import { JobQueueFullError } from '../../functions/shared/data/job-lifecycle';
+import { JobQueueFullError } from '../../functions/shared/data/jobs/lifecycle';
 import { getPlan } from '../../functions/shared/data/plans';
 import { failTranscriptionJob, transcriptionJobs } from '../../functions/shared/data/transcription-jobs';
 import { enqueueTranscription } from '../../functions/shared/domain/transcriptions';

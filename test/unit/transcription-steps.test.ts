@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { deleteObject, putObject } from '../../functions/shared/aws/s3';
 import { headObject, readObjectText } from '../../functions/shared/aws/s3-objects';
-import { JobTransitionRefusedError } from '../../functions/shared/data/job-lifecycle';
+import { JobTransitionRefusedError } from '../../functions/shared/data/jobs/lifecycle';
 import { recordStoredObject } from '../../functions/shared/data/stored-objects';
 import {
   completeReusedTranscriptionJob,

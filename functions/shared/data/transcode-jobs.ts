@@ -7,8 +7,8 @@ import {
 } from '../types/transcodes';
 import * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
-import { createJobLifecycle, jobRecordFields, type MoveOptions } from './job-lifecycle';
-import { listJobPage } from './job-pages';
+import { createJobLifecycle, jobRecordFields, type MoveOptions } from './jobs/lifecycle';
+import { listJobPage } from './jobs/pages';
 import { indexPartitions } from './keys';
 import { jobSource } from './schemas';
 import { transcodePartition } from './transcode-partition';
@@ -119,7 +119,7 @@ export const transcodeJobEntry = (companyId: string, jobId: string): BatchEntry<
 export const getTranscodeJob = (companyId: string, jobId: string): Promise<TranscodeJobRecord | undefined> =>
   transcodeJobs.getJob(companyId, jobId);
 
-/** A page of the company's transcode jobs, newest first (`job-pages.ts`). */
+/** A page of the company's transcode jobs, newest first (`jobs/pages.ts`). */
 export const listTranscodeJobs = (
   companyId: string,
   request: { limit: number; cursor?: string | undefined },

@@ -5,8 +5,8 @@ import {
   type TranscriptionResult,
 } from '../types/transcriptions';
 import * as zm from '../zod-mini';
-import { createJobLifecycle, type JobRecordBase, type JobRef, jobRecordFields } from './job-lifecycle';
-import { listJobPage } from './job-pages';
+import { createJobLifecycle, type JobRecordBase, type JobRef, jobRecordFields } from './jobs/lifecycle';
+import { listJobPage } from './jobs/pages';
 import { indexPartitions, partitions } from './keys';
 import { jobSource, storedObject } from './schemas';
 
@@ -94,7 +94,7 @@ export interface TranscriptionReuseEntry {
 
 export const getTranscriptionJob = transcriptionJobs.getJob;
 
-/** A page of the company's transcription jobs, newest first (`job-pages.ts`). */
+/** A page of the company's transcription jobs, newest first (`jobs/pages.ts`). */
 export const listTranscriptionJobs = (
   companyId: string,
   request: { limit: number; cursor?: string | undefined },

@@ -1,6 +1,6 @@
 import { getItemsByKey } from '../data/batch';
 import { companyEntry } from '../data/companies';
-import { JobQueueFullError } from '../data/job-lifecycle';
+import { JobQueueFullError } from '../data/jobs/lifecycle';
 import { type StoredObject, storedObjectEntry } from '../data/stored-objects';
 import {
   failTranscriptionJob,

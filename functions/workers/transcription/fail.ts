@@ -1,4 +1,4 @@
-import { JobTransitionRefusedError } from '../../shared/data/job-lifecycle';
+import { JobTransitionRefusedError } from '../../shared/data/jobs/lifecycle';
 import { failTranscriptionJob } from '../../shared/data/transcription-jobs';
 import { logger } from '../../shared/logger';
 import { errorFor } from './errors';

@@ -1,5 +1,5 @@
 import type { MediaProber } from '../../shared/aws/mediaconvert';
-import type { JobRef } from '../../shared/data/job-lifecycle';
+import type { JobRef } from '../../shared/data/jobs/lifecycle';
 
 /**
  * What the Lambda tasks of `statemachines/transcription.asl.json` give the transcription worker, and what

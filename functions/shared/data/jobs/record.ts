@@ -1,5 +1,5 @@
-import * as zm from '../zod-mini';
-import { workError } from './schemas';
+import * as zm from '../../zod-mini';
+import { workError } from '../schemas';
 
 /**
  * What every job type stores and how a worker names one attempt of a job, shared by the job lifecycle
