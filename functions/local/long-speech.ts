@@ -94,7 +94,23 @@ export const joinWavs = async (
   await writeFile(list, wavs.map((w) => `file '${w}'`).join('\n'));
   await must(
     FFMPEG,
-    ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', list, '-ac', '1', ...ENCODERS[format], output],
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-loglevel',
+      'error',
+      '-y',
+      '-f',
+      'concat',
+      '-safe',
+      '0',
+      '-i',
+      list,
+      '-ac',
+      '1',
+      ...ENCODERS[format],
+      output,
+    ],
     signal,
   );
 };

@@ -5,6 +5,8 @@ import { listUnfinishedTranscodeJobs } from '../shared/data/unfinished-transcode
 import { listUnfinishedLanes } from '../shared/data/webhook-deliveries';
 import { listUnfinishedWorkflowRuns } from '../shared/data/workflow-runs';
 import { resumeLane } from '../shared/domain/events/lanes';
+import { recoverUnfinishedJobs } from '../shared/domain/jobs/recovery';
+import { SPEECH_JOB_TYPE } from '../shared/domain/speech-jobs';
 import { failRun, resumeWorkflowRun } from '../shared/domain/workflows/runs';
 import { ERROR_CODES as TRANSCODE_ERRORS } from '../workers/transcode/errors';
 import { ERROR_CODES as TRANSCRIPTION_ERRORS } from '../workers/transcription/errors';
@@ -16,7 +18,8 @@ import { ERROR_CODES as TRANSCRIPTION_ERRORS } from '../workers/transcription/er
  *
  * Each kind of work names where its unfinished items are (a sparse index partition that holds only those:
  * start-up reads no history, so its time does not grow with the table) and what becomes of one:
- * - transcodes and transcriptions: `failed` with code `interrupted` (lease cleared, queue slot released),
+ * - transcodes, transcriptions and speech jobs (`recoverUnfinishedJobs` of the job engine): `failed` with
+ *   code `interrupted` (lease cleared, queue slot released),
  *   retryable by the tenant;
  * - async workflow runs: resumed from their cursor by a new `workflow-run` execution; sync runs (their
  *   caller's connection is gone) `failed` with `workflow_run_failed` (`docs/decisions/0004-*.md`);
@@ -75,6 +78,10 @@ export const UNFINISHED_WORK: readonly UnfinishedWork[] = [
       (e) => e instanceof JobTransitionRefusedError,
     ),
   ),
+  {
+    name: 'speech jobs',
+    recover: async (now) => ({ resumed: 0, ...(await recoverUnfinishedJobs(SPEECH_JOB_TYPE, now)) }),
+  },
   work('workflow runs', listUnfinishedWorkflowRuns, async (run, now) => {
     if (run.mode === 'async') {
       await resumeWorkflowRun(run, now);

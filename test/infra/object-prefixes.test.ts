@@ -28,7 +28,8 @@ beforeAll(async () => {
   const { newCompanyId } = await import('../../functions/shared/ids');
   const { uploadPath } = await import('../../functions/shared/domain/storage');
   const { speechPath } = await import('../../functions/shared/domain/speech');
-  const { speechJobFolder, speechJobAttemptFolder } = await import('../../functions/shared/domain/speech-jobs');
+  const { speechJobTextPath } = await import('../../functions/shared/domain/speech-jobs');
+  const { jobFolder } = await import('../../functions/shared/domain/jobs/output-files');
   const { outputPath } = await import('../../functions/workers/transcode/probe');
   const { resultFolder } = await import('../../functions/workers/transcription/probe');
   const { stepOutputPath } = await import('../../functions/shared/domain/workflows/run-state');
@@ -42,8 +43,8 @@ beforeAll(async () => {
     transcriptions: [`${transcription}engine.json`, `${transcription}transcript.vtt`],
     speech: [speechPath(co, 'mp3', now)],
     speechJobs: [
-      `${speechJobFolder({ companyId: co, jobId: 'sj_1' })}input.txt`,
-      `${speechJobAttemptFolder({ companyId: co, jobId: 'sj_1', attempt: 1 })}timings.json`,
+      speechJobTextPath({ companyId: co, textSha256: 'ab12' }),
+      `${jobFolder('speechJobs', { companyId: co, jobId: 'sj_1', attempt: 1 })}timings.json`,
     ],
     workflowRuns: [stepOutputPath({ companyId: co, runId: 'wr_1' }, 'fetch')],
   };

@@ -32,7 +32,8 @@ beforeAll(async () => {
     '../../functions/shared/data/transcode-jobs'
   );
   const { transcriptionJobs } = await import('../../functions/shared/data/transcription-jobs');
-  const { speechJobs } = await import('../../functions/shared/data/speech-jobs');
+  const { SPEECH_JOB_TYPE } = await import('../../functions/shared/domain/speech-jobs');
+  const speechJobs = SPEECH_JOB_TYPE.lifecycle;
   const { workflowPartition } = await import('../../functions/shared/data/workflows');
   const { workflowRunKey, unfinishedRunIndexKey } = await import('../../functions/shared/data/workflow-runs');
   const { eventKey } = await import('../../functions/shared/data/events');

@@ -71,4 +71,3 @@ export const oggOpusSeconds = (streams: readonly Uint8Array[]): number =>
     const preSkip = head >= 0 ? buffer.readUInt16LE(head + 10) : 0;
     return sum + Math.max(0, Number(granule) - preSkip) / 48_000;
   }, 0);
-

@@ -1,5 +1,3 @@
-import { ValidationError } from '../errors';
-
 /**
  * Pages of the lists whose members are few by construction and read in one query (webhook endpoints, at most
  * the plan's `webhookEndpoints`; workflow definitions; Dynadata types): ordered by id, the cursor is the last
@@ -41,12 +39,4 @@ export const pageById = <T>(
   const page = rest.slice(0, limit).map(({ member }) => member);
   const last = page.at(-1);
   return { page, nextCursor: rest.length > limit && last !== undefined ? idOf(last) : null };
-};
-
-/** A job list's cursor: the id of a job of the type (`tc_`, `tr_`, `sj_`), else 400 at its pointer. */
-export const checkedCursor = (cursor: string | undefined, prefix: 'tc_' | 'tr_' | 'sj_'): string | undefined => {
-  if (cursor === undefined || new RegExp(`^${prefix}[0-9a-z]{1,64}$`).test(cursor)) return cursor;
-  throw new ValidationError([
-    { pointer: '/query/cursor', message: 'is not a cursor of this list; start again without a cursor' },
-  ]);
 };

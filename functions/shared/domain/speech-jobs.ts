@@ -1,57 +1,113 @@
 import { createHash } from 'node:crypto';
-import { deleteObject, putObject } from '../aws/s3';
-import { stopExecution } from '../aws/step-functions';
-import { getItemsByKey } from '../data/batch';
-import { companyEntry } from '../data/companies';
-import { JobQueueFullError, JobTransitionRefusedError } from '../data/job-lifecycle';
+import { putObject } from '../aws/s3';
+import { headObject } from '../aws/s3-objects';
 import {
-  cancelSpeechJob,
-  failSpeechJob,
-  getSpeechJob,
-  listSpeechJobs,
+  SPEECH_JOB_STORE,
   type SpeechJobRecord,
-  speechJobReuseEntry,
-  speechJobs,
-  toPublicSpeechJob,
+  type SpeechJobReuseEntry,
+  speechJobReuseKey,
 } from '../data/speech-jobs';
-import { applyChange } from '../data/update-expression';
-import { secondsToNextUtcMonth, usageMonthEntry } from '../data/usage-meters';
 import { env } from '../env';
-import { AppError, NotFoundError, ValidationError } from '../errors';
-import { ulid } from '../ids';
-import { logger } from '../logger';
+import { ValidationError } from '../errors';
 import { companyObjectPrefix } from '../types/object-prefixes';
 import {
-  SPEECH_JOB_FINISHED,
   SPEECH_JOB_MAX_CHARACTERS,
   SPEECH_JOB_MAX_TEXT_BYTES,
+  type SpeechJobResult,
+  type SpeechJobStatus,
 } from '../types/speech-jobs';
 import type { SpeechFormat } from '../types/speech-voices';
-import { limitsOf } from './company-limits';
-import { startJobAttempt } from './job-executions';
-import { checkedCursor, DEFAULT_JOB_PAGE, type PageRequest } from './pages';
+import { cancelJob, getJob, listJobs } from './jobs/commands';
+import { enqueueJob } from './jobs/enqueue';
+import { defineJobType } from './jobs/job-type';
+import { publicFile, publicJobFields } from './jobs/view';
+import type { PageRequest } from './pages';
 import { voiceOf } from './speech';
 import { characterCount, hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE } from './speech-request';
 import { rewriteMarkdown } from './spoken-text';
 
 /**
- * Long-form speech jobs as the routes, the workflow action and the MCP read tool see them. Decisions where the
- * issue is silent:
+ * Long-form speech jobs, a job type of the job engine (`jobs/`): the engine enqueues (quota, queue slot,
+ * reuse of an identical finished job billed 0, Idempotency-Key), reads, lists, cancels, runs the worker shell
+ * and recovers; the type supplies its input (below), its reuse key (spoken text, voice, format), its steps
+ * (`workers/speech-job/`), its meter (`speech_characters`: the characters of the spoken text) and its output
+ * files (the audio and the timing file). Decisions where the issue is silent:
  * - The spoken text is `text` as sent, or the spoken form of `markdown` (the rewrite of POST /v1/spoken-text
  *   without its token cap); either is at most 100,000 characters (code points) after the rewrite, and at most
- *   SPEECH_JOB_MAX_TEXT_BYTES in UTF-8. The text is stored beside the job (`speech-jobs/<jobId>/input.txt`).
- * - Enqueue reads the company, the usage month and the reuse entry of the same request in one batch: when no
- *   earlier result may be reused, 429 `speech_quota_exceeded` (Retry-After: to the next UTC month) if the
- *   characters would pass the month's allowance; 429 `speech_job_queue_full` at `speechJobQueueCap`.
- * - Cancel of a finished job: 409 `speech_job_not_cancelable` with the job's `status`. No retry: a failed or
- *   canceled job is enqueued again (an identical finished one is then reused, billed 0).
+ *   SPEECH_JOB_MAX_TEXT_BYTES in UTF-8 (the text travels in the machine's state to Polly).
+ * - The text is stored once per distinct text (`speech-jobs/texts/<sha256>.txt`): the job item stays small.
+ * - Cancel of a finished job: 409 `speech_job_not_cancelable`. No retry: a failed or canceled job is enqueued
+ *   again (an identical finished one is then reused, billed 0).
  */
-export const QUEUE_RETRY_AFTER_SECONDS = 30;
+export const SPEECH_JOB_TYPE = defineJobType<
+  SpeechJobStatus,
+  SpeechJobRecord,
+  SpeechJobReuseEntry,
+  PublicSpeechJob
+>({
+  idPrefix: 'sj_',
+  noun: 'speech',
+  machine: 'speech-job',
+  store: SPEECH_JOB_STORE,
+  view: (job) => toPublicSpeechJob(job),
+  limits: { quota: (l) => l.speechCharactersPerMonth, queueCap: (l) => l.speechJobQueueCap },
+  codes: {
+    quotaExceeded: 'speech_quota_exceeded',
+    queueFull: 'speech_job_queue_full',
+    notCancelable: 'speech_job_not_cancelable',
+  },
+  activity: 'synthesis',
+  retryHint: 'enqueue it again',
+  errors: {
+    table: {
+      InputMissing: {
+        code: 'internal',
+        message: 'The text of the job is no longer stored; enqueue it again.',
+      },
+      OutputMissing: {
+        code: 'synthesis_failed',
+        message: 'The speech engine produced no audio or speech marks.',
+      },
+      SpeechSynthesisFailed: {
+        code: 'synthesis_failed',
+        message: 'The speech engine could not synthesize the text.',
+      },
+    },
+    enginePrefix: 'Polly.',
+    engineFailed: { code: 'synthesis_failed', message: 'The speech engine could not synthesize the text.' },
+    gone: 'SpeechJobGone',
+  },
+});
 
-export const newSpeechJobId = () => `sj_${ulid()}`;
+/** The job as the tenant sees it: the engine's envelope, the request's figures, `result` only when `done`. */
+export interface PublicSpeechJob extends ReturnType<typeof publicJobFields<SpeechJobStatus>> {
+  voiceProfileId: string;
+  format: SpeechFormat;
+  characters: number;
+  billedCharacters: number;
+  durationSeconds: number | null;
+  result: SpeechJobResult | null;
+}
 
-export { toPublicSpeechJob };
-export type PublicSpeechJob = ReturnType<typeof toPublicSpeechJob>;
+export const toPublicSpeechJob = (job: SpeechJobRecord): PublicSpeechJob => ({
+  ...publicJobFields(job),
+  voiceProfileId: job.voiceProfileId,
+  format: job.format,
+  characters: job.characters,
+  billedCharacters: job.billedSeconds,
+  durationSeconds: job.durationSeconds ?? null,
+  result:
+    job.status === 'done' && job.result
+      ? {
+          audio: {
+            ...publicFile(job.result.audio),
+            size: job.result.audio.size,
+            format: job.result.audio.format,
+          },
+          timings: { ...publicFile(job.result.timings), sentences: job.result.timings.sentences },
+        }
+      : null,
+});
 
 export interface SpeechJobInput {
   text?: string | undefined;
@@ -64,7 +120,8 @@ export interface SpeechJobInput {
 export const spokenTextOf = async (input: SpeechJobInput): Promise<string> => {
   const pointer = input.markdown === undefined ? '/body/text' : '/body/markdown';
   const text = input.markdown === undefined ? (input.text ?? '') : await rewriteMarkdown(input.markdown);
-  if (!hasSpeakableCharacter(text)) throw new ValidationError([{ pointer, message: SPEECH_TEXT_SILENT_MESSAGE }]);
+  if (!hasSpeakableCharacter(text))
+    throw new ValidationError([{ pointer, message: SPEECH_TEXT_SILENT_MESSAGE }]);
   const characters = characterCount(text);
   if (characters > SPEECH_JOB_MAX_CHARACTERS) {
     throw new ValidationError([
@@ -82,21 +139,19 @@ export const spokenTextOf = async (input: SpeechJobInput): Promise<string> => {
   return text;
 };
 
-/** `companies/<companyId>/speech-jobs/<jobId>/`: the job's folder (its text, and one folder per attempt). */
-export const speechJobFolder = (job: Pick<SpeechJobRecord, 'companyId' | 'jobId'>) =>
-  `${companyObjectPrefix(job.companyId, 'speechJobs')}${job.jobId}/`;
+/** `companies/<companyId>/speech-jobs/texts/<sha256>.txt`: the stored text of the company's jobs. */
+export const speechJobTextPath = (job: Pick<SpeechJobRecord, 'companyId' | 'textSha256'>) =>
+  `${companyObjectPrefix(job.companyId, 'speechJobs')}texts/${job.textSha256}.txt`;
 
-/** `…/speech-jobs/<jobId>/a<attempt>/`: where an attempt's audio and timing file are written. */
-export const speechJobAttemptFolder = (job: Pick<SpeechJobRecord, 'companyId' | 'jobId' | 'attempt'>) =>
-  `${speechJobFolder(job)}a${job.attempt}/`;
-
-const startAttempt = (job: SpeechJobRecord, now: Date): Promise<SpeechJobRecord> =>
-  startJobAttempt({
-    machine: 'speech-job',
-    job,
-    fail: (error) => failSpeechJob({ job, error, now }),
-    message: 'The speech job could not be started; enqueue it again.',
-  });
+/** An earlier result is usable while both of its files are still stored. */
+const filesExist = async (entry: SpeechJobReuseEntry) => {
+  const { audio, timings } = entry.result;
+  const [a, t] = await Promise.all([
+    headObject(audio.bucket, audio.fullPath),
+    headObject(timings.bucket, timings.fullPath),
+  ]);
+  return a !== undefined && t !== undefined;
+};
 
 export const enqueueSpeechJob = async (
   companyId: string,
@@ -105,100 +160,40 @@ export const enqueueSpeechJob = async (
 ): Promise<SpeechJobRecord> => {
   const voice = voiceOf(input.voiceProfileId);
   const text = await spokenTextOf(input);
-  const characters = characterCount(text);
-  const iso = now.toISOString();
-  const jobId = newSpeechJobId();
-  const bucket = env().bucketName;
-  const job: SpeechJobRecord = {
-    jobId,
-    companyId,
-    status: 'pending',
+  const request = {
     voiceProfileId: voice.id,
     format: input.format ?? 'mp3',
-    characters,
+    characters: characterCount(text),
     textSha256: createHash('sha256').update(text).digest('hex'),
-    input: { bucket, fullPath: `${speechJobFolder({ companyId, jobId })}input.txt` },
-    progress: { phase: 'pending' },
-    attempt: 1,
-    reused: false,
-    billedSeconds: 0,
-    billedCharacters: 0,
-    createdAt: iso,
-    updatedAt: iso,
-    attemptStartedAt: iso,
-  };
-  const [company, month, reuse] = await getItemsByKey([
-    companyEntry(companyId),
-    usageMonthEntry(companyId, now),
-    speechJobReuseEntry(job),
-  ]);
-  const limits = await limitsOf(companyId, company);
-  const used = month?.figure(voice.meter) ?? 0;
-  if (!reuse && used + characters > limits.speechCharactersPerMonth) {
-    throw new AppError('speech_quota_exceeded', 'The monthly speech characters of your plan are used up.', {
-      retryAfterSeconds: secondsToNextUtcMonth(now),
-      extensions: { meter: voice.meter, limit: limits.speechCharactersPerMonth, used, characters },
-    });
-  }
-  await putObject(bucket, job.input.fullPath, text, 'text/plain; charset=utf-8');
-  try {
-    await speechJobs.createJob(job, limits.speechJobQueueCap);
-  } catch (error) {
-    await deleteObject(bucket, job.input.fullPath).catch(() => undefined);
-    if (error instanceof JobQueueFullError) {
-      throw new AppError('speech_job_queue_full', 'Too many unfinished speech jobs; wait for one to finish.', {
-        retryAfterSeconds: QUEUE_RETRY_AFTER_SECONDS,
-        extensions: { limit: limits.speechJobQueueCap },
-      });
-    }
-    throw error;
-  }
-  return startAttempt(job, now);
+  } as const;
+  await putObject(
+    env().bucketName,
+    speechJobTextPath({ companyId, ...request }),
+    text,
+    'text/plain; charset=utf-8',
+  );
+  return enqueueJob(
+    SPEECH_JOB_TYPE,
+    companyId,
+    {
+      fields: () => request,
+      demand: request.characters,
+      reuse: {
+        key: speechJobReuseKey(request),
+        usable: filesExist,
+        fields: (entry) => ({ result: entry.result, durationSeconds: entry.durationSeconds }),
+      },
+    },
+    now,
+  );
 };
 
-export const getSpeechJobOf = async (companyId: string, jobId: string): Promise<SpeechJobRecord> => {
-  const job = await getSpeechJob(companyId, jobId);
-  if (!job) throw new NotFoundError('No speech job with this id.');
-  return job;
-};
+export const getSpeechJobOf = (companyId: string, jobId: string) => getJob(SPEECH_JOB_TYPE, companyId, jobId);
 
-const isFinished = (status: string) => (SPEECH_JOB_FINISHED as readonly string[]).includes(status);
+export const listSpeechJobsOf = (companyId: string, request: PageRequest) =>
+  listJobs(SPEECH_JOB_TYPE, companyId, request);
 
-/**
- * Cancel: a conditional write from the observed unfinished state to `canceled` (clearing the lease and
- * releasing the queue slot), then StopExecution, which stops the synthesis. A job that moved on between the
- * read and the write is read again, so a race with a worker resolves to exactly one final state.
- */
-export const cancelSpeechJobOf = async (companyId: string, jobId: string, now: Date) => {
-  for (let round = 0; round < 5; round++) {
-    const job = await getSpeechJobOf(companyId, jobId);
-    if (isFinished(job.status)) {
-      throw new AppError('speech_job_not_cancelable', `The job is already ${job.status}.`, {
-        extensions: { jobStatus: job.status },
-      });
-    }
-    let canceled: SpeechJobRecord;
-    try {
-      canceled = applyChange(job, await cancelSpeechJob({ job, now }));
-    } catch (error) {
-      if (error instanceof JobTransitionRefusedError) continue;
-      throw error;
-    }
-    if (job.executionArn) {
-      await stopExecution(job.executionArn, 'canceled by the tenant').catch((error: unknown) =>
-        logger.error('stopping a canceled speech job failed', { jobId, error: error as Error }),
-      );
-    }
-    return canceled;
-  }
-  throw new AppError('conflict', 'The job changed while it was being canceled; try again.');
-};
+export const cancelSpeechJobOf = (companyId: string, jobId: string, now: Date) =>
+  cancelJob(SPEECH_JOB_TYPE, companyId, jobId, now);
 
-/** `GET /v1/speech/jobs`: the company's speech jobs, newest first, by the one paging rule. */
-export const listSpeechJobsOf = async (companyId: string, request: PageRequest) => {
-  const { jobs, nextCursor } = await listSpeechJobs(companyId, {
-    limit: request.limit ?? DEFAULT_JOB_PAGE,
-    cursor: checkedCursor(request.cursor, 'sj_'),
-  });
-  return { jobs: jobs.map(toPublicSpeechJob), nextCursor };
-};
+export { filesExist as speechJobResultExists };

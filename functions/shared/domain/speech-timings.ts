@@ -35,7 +35,9 @@ export const marksFromDurations = (sentences: readonly string[], durationsMs: re
   const lines: string[] = [];
   sentences.forEach((value, i) => {
     const bytes = Buffer.byteLength(value);
-    lines.push(JSON.stringify({ time: Math.round(time), type: 'sentence', start: offset, end: offset + bytes, value }));
+    lines.push(
+      JSON.stringify({ time: Math.round(time), type: 'sentence', start: offset, end: offset + bytes, value }),
+    );
     time += durationsMs[i] ?? 0;
     offset += bytes + 1;
   });

@@ -65,14 +65,12 @@ export const speechVoices = () => ({
   })),
 });
 
-export const voiceOf = (id: string | undefined, pointer = "/body/voiceProfileId"): VoiceProfile => {
+export const voiceOf = (id: string | undefined, pointer = '/body/voiceProfileId'): VoiceProfile => {
   if (id === undefined) return DEFAULT_VOICE_PROFILE;
   const voice = VOICE_PROFILES.find((v) => v.id === id);
   if (voice) return voice;
   throw new AppError('validation_failed', 'Unknown voice profile; list them with GET /v1/speech/voices.', {
-    errors: [
-      { pointer, message: `Unknown voice profile ${id}; see GET /v1/speech/voices.` },
-    ],
+    errors: [{ pointer, message: `Unknown voice profile ${id}; see GET /v1/speech/voices.` }],
   });
 };
 

@@ -1,13 +1,12 @@
-import { headObject, readObjectText } from '../../shared/aws/s3-objects';
-import { completeSpeechJob, getSpeechJobReuse, startSynthesizing } from '../../shared/data/speech-jobs';
-import { startStepClock } from '../../shared/domain/compute-time';
-import { speechJobAttemptFolder } from '../../shared/domain/speech-jobs';
+import { readObjectText } from '../../shared/aws/s3-objects';
+import { speechJobReuseKey } from '../../shared/data/speech-jobs';
+import { jobFolder } from '../../shared/domain/jobs/output-files';
+import { runStep, type StepDeps, stepError } from '../../shared/domain/jobs/worker-shell';
+import { SPEECH_JOB_TYPE, speechJobResultExists, speechJobTextPath } from '../../shared/domain/speech-jobs';
 import { env } from '../../shared/env';
 import { logger } from '../../shared/logger';
 import { DEFAULT_VOICE_PROFILE, VOICE_PROFILES } from '../../shared/types/speech-voices';
-import { stepError } from './errors';
-import { advance, finishOrGone, LEASE_SECONDS, leaseFrom } from './transitions';
-import type { PrepareInput, PrepareOutput, WorkerDeps } from './types';
+import type { PrepareInput, PrepareOutput } from './types';
 
 /**
  * Seconds of the first wait between two GetSpeechSynthesisTask calls (then doubled up to 32 s): Polly takes
@@ -15,63 +14,51 @@ import type { PrepareInput, PrepareOutput, WorkerDeps } from './types';
  */
 export const POLL_SECONDS = { polly: 4, 'espeak-ng': 1 } as const;
 
+/** The lease of a synthesis: the longest one (100,000 characters) with room to spare. */
+export const LEASE_SECONDS = 3 * 3600;
+
 /**
  * Prepare step: claims the job (`pending` → `synthesizing`, with the lease), then either finishes it with the
- * stored result of an identical request whose files still exist (billing nothing), or reads the text and
- * returns the parameters of Polly's two tasks (audio, sentence marks), writing into the attempt's folder.
- * Error: `InputMissing` when the text is gone.
+ * stored result of an identical request finished meanwhile whose files still exist (billing nothing), or
+ * reads the text and returns the parameters of Polly's two tasks (the audio, the sentence speech marks),
+ * writing into the attempt's folder. Error: `InputMissing` when the text is gone.
  */
-export const prepareStep = async (input: PrepareInput, deps: WorkerDeps): Promise<PrepareOutput> => {
-  const elapsed = startStepClock();
-  const now = deps.now?.() ?? new Date();
-  const ref = { companyId: input.companyId, jobId: input.jobId, attempt: input.attempt };
-  const job = await advance(ref, () =>
-    startSynthesizing({
-      job: ref,
-      leaseUntil: leaseFrom(now, LEASE_SECONDS),
+export const prepareStep = (input: PrepareInput, deps: StepDeps): Promise<PrepareOutput> =>
+  runStep(SPEECH_JOB_TYPE, input, deps, async (step) => {
+    const job = await step.advance({
+      from: ['pending'],
+      to: 'synthesizing',
+      leaseSeconds: LEASE_SECONDS,
+      percent: 0,
       ...(input.executionArn ? { executionArn: input.executionArn } : {}),
-      now,
-    }),
-  );
-  const reuse = await getSpeechJobReuse(job);
-  if (reuse) {
-    const { audio, timings } = reuse.result;
-    const [a, t] = await Promise.all([
-      headObject(audio.bucket, audio.fullPath),
-      headObject(timings.bucket, timings.fullPath),
-    ]);
-    if (a && t) {
-      await finishOrGone(ref.jobId, () =>
-        completeSpeechJob({
-          job: ref,
-          result: reuse.result,
-          durationSeconds: reuse.durationSeconds,
-          billedCharacters: 0,
-          reused: true,
-          now,
-          observed: job,
-        }),
-      );
-      logger.info('speech job reused', { jobId: ref.jobId, sourceJobId: reuse.sourceJobId });
-      return { ...ref, reused: true };
+    });
+    const reuse = await SPEECH_JOB_TYPE.lifecycle.getReuse(job.companyId, speechJobReuseKey(job));
+    if (reuse && (await speechJobResultExists(reuse))) {
+      await step.completeReused({
+        from: ['synthesizing'],
+        set: { result: reuse.result, durationSeconds: reuse.durationSeconds },
+        observed: job,
+      });
+      logger.info('speech job reused', { jobId: job.jobId, sourceJobId: reuse.sourceJobId });
+      return { ...step.ref, reused: true };
     }
-  }
-  const text = await readObjectText(job.input.bucket, job.input.fullPath);
-  if (text === undefined) throw stepError('InputMissing', 'The text of the job is no longer stored.');
-  const voice = VOICE_PROFILES.find((v) => v.id === job.voiceProfileId) ?? DEFAULT_VOICE_PROFILE;
-  return {
-    ...ref,
-    reused: false,
-    text,
-    synthesis: {
-      Engine: voice.polly.engine,
-      VoiceId: voice.polly.voiceId,
-      OutputFormat: job.format === 'wav' ? 'pcm' : job.format,
-      SampleRate: job.format === 'wav' ? '16000' : '22050',
-      OutputS3BucketName: job.input.bucket,
-      OutputS3KeyPrefix: speechJobAttemptFolder(job),
-    },
-    pollSeconds: POLL_SECONDS[env().speechEngine],
-    workerMs: elapsed(),
-  };
-};
+    const bucket = env().bucketName;
+    const text = await readObjectText(bucket, speechJobTextPath(job));
+    if (text === undefined) throw stepError('InputMissing', 'The text of the job is no longer stored.');
+    const voice = VOICE_PROFILES.find((v) => v.id === job.voiceProfileId) ?? DEFAULT_VOICE_PROFILE;
+    return {
+      ...step.ref,
+      reused: false,
+      text,
+      synthesis: {
+        Engine: voice.polly.engine,
+        VoiceId: voice.polly.voiceId,
+        OutputFormat: job.format === 'wav' ? 'pcm' : job.format,
+        SampleRate: job.format === 'wav' ? '16000' : '22050',
+        OutputS3BucketName: bucket,
+        OutputS3KeyPrefix: jobFolder('speechJobs', step.ref),
+      },
+      pollSeconds: POLL_SECONDS[env().speechEngine],
+      workerMs: step.elapsed(),
+    };
+  });

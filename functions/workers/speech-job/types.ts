@@ -1,10 +1,11 @@
-import type { JobRef } from '../../shared/data/job-lifecycle';
+import type { JobRef } from '../../shared/data/jobs/record';
+import type { FailInput } from '../../shared/domain/jobs/worker-shell';
 
 /**
  * What the Lambda tasks of `statemachines/speech-job.asl.json` give the speech job worker, and what its steps
  * return to the state machine.
  */
-export type { JobRef };
+export type { FailInput, JobRef };
 
 export interface PrepareInput extends JobRef {
   action: 'prepare';
@@ -45,14 +46,4 @@ export interface FinalizeInput extends JobRef {
   workerMs?: number;
 }
 
-export interface FailInput extends JobRef {
-  action: 'fail';
-  /** The caught error of the failed state (`ResultPath: $.error`). */
-  error?: { Error?: string; Cause?: string };
-}
-
 export type WorkerInput = PrepareInput | FinalizeInput | FailInput;
-
-export interface WorkerDeps {
-  now?: () => Date;
-}

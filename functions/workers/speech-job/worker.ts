@@ -1,26 +1,19 @@
-import { logger } from '../../shared/logger';
-import { failStep } from './fail';
+import { createJobWorker, type StepDeps } from '../../shared/domain/jobs/worker-shell';
+import { SPEECH_JOB_TYPE } from '../../shared/domain/speech-jobs';
 import { finalizeStep } from './finalize';
 import { prepareStep } from './prepare';
-import type { WorkerDeps, WorkerInput } from './types';
+import type { FinalizeInput, PrepareInput, WorkerInput } from './types';
 
-/** The speech job worker: the Lambda tasks of `statemachines/speech-job.asl.json`, dispatched by `action`. */
-export const createSpeechJobWorker =
-  (deps: WorkerDeps = {}) =>
-  async (input: WorkerInput): Promise<unknown> => {
-    logger.appendKeys({ jobId: input.jobId, companyId: input.companyId });
-    try {
-      switch (input.action) {
-        case 'prepare':
-          return await prepareStep(input, deps);
-        case 'finalize':
-          return await finalizeStep(input, deps);
-        case 'fail':
-          return await failStep(input, deps);
-        default:
-          throw new Error(`Unknown speech job worker action ${(input as { action: string }).action}`);
-      }
-    } finally {
-      logger.resetKeys();
-    }
-  };
+/**
+ * The speech job worker: the Lambda tasks of `statemachines/speech-job.asl.json` (prepare, finalize, and the
+ * engine's fail step), in the engine's worker shell.
+ */
+export const createSpeechJobWorker = (deps: StepDeps = {}) =>
+  createJobWorker(
+    SPEECH_JOB_TYPE,
+    {
+      prepare: (input: WorkerInput) => prepareStep(input as PrepareInput, deps),
+      finalize: (input: WorkerInput) => finalizeStep(input as FinalizeInput, deps),
+    },
+    deps,
+  );
