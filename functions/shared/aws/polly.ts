@@ -5,7 +5,7 @@ import {
   SynthesizeSpeechCommand,
   type SynthesizeSpeechCommandInput,
 } from '@aws-sdk/client-polly';
-import { mp3Seconds, oggOpusSeconds, PCM_SAMPLE_RATE, wavHeader } from '../domain/audio-frames';
+import { mp3Seconds, oggOpusSeconds, PCM_SAMPLE_RATE, wavHeader } from '../audio-frames';
 import type { SpeechEngine, SpeechFormat, VoiceProfile } from '../types/speech-voices';
 
 export { mp3Seconds, oggOpusSeconds, wavHeader };

@@ -95,6 +95,9 @@ export const SPEECH_JOB_ROUTES = [
     operationId: 'getSpeechJob',
     etag: true,
     summary: 'Fetch a speech job',
+    description:
+      'The job and, when `done`, its two files: the audio and the JSON timing file of its sentences ' +
+      '(`[{text, start, end}]`, milliseconds, in order, covering the audio). Another company’s id is 404.',
     tag: 'Speech',
     scope: 'speech:write',
     get params() {

@@ -1,12 +1,12 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mp3Seconds, oggOpusSeconds, PCM_SAMPLE_RATE, wavHeader } from '../../shared/audio-frames';
 import { deleteObject } from '../../shared/aws/s3';
 import { downloadObject, readObjectText, uploadFile } from '../../shared/aws/s3-objects';
 import type { SpeechJobRecord } from '../../shared/data/speech-jobs';
 import { speechJobReuseKey } from '../../shared/data/speech-jobs';
 import { recordStoredObject } from '../../shared/data/stored-objects';
-import { mp3Seconds, oggOpusSeconds, PCM_SAMPLE_RATE, wavHeader } from '../../shared/domain/audio-frames';
 import { jobFolder, recordEngineFile, writeJobFile } from '../../shared/domain/jobs/output-files';
 import { runStep, type StepDeps, stepError } from '../../shared/domain/jobs/worker-shell';
 import { SPEECH_JOB_TYPE } from '../../shared/domain/speech-jobs';
