@@ -98,9 +98,13 @@ const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
     PutItem: ['transcodes', 'transcriptions', 'speechJobs', 'dynadataItems', 'events'],
     UpdateItem: ['transcodes', 'transcriptions', 'speechJobs', 'storedObjects', 'dynadataTypes', 'usage'],
   },
-  // Speech writes its audio (and deletes it when the billing write refuses), a speech job its text;
-  // enqueueing reads no object.
-  objects: { 's3:PutObject': ['speech', 'speechJobs'], 's3:DeleteObject': ['speech', 'speechJobs'] },
+  // Speech writes its audio (and deletes it when the billing write refuses), a speech job its text (and
+  // HEADs an earlier result's files before reusing them); enqueueing a transcode reads no object.
+  objects: {
+    's3:GetObject': ['speechJobs'],
+    's3:PutObject': ['speech', 'speechJobs'],
+    's3:DeleteObject': ['speech'],
+  },
   stateMachines: {
     transcode: ['StartExecution'],
     transcription: ['StartExecution'],
@@ -236,7 +240,12 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       UpdateItem: ['storedObjects', 'usage', 'idempotency', 'speechJobs'],
       DeleteItem: ['idempotency'],
     },
-    objects: { 's3:PutObject': ['speech', 'speechJobs'], 's3:DeleteObject': ['speech', 'speechJobs'] },
+    // The audio of a synthesis; a job's text, and a HEAD of an earlier result's files before reusing them.
+    objects: {
+      's3:GetObject': ['speechJobs'],
+      's3:PutObject': ['speech', 'speechJobs'],
+      's3:DeleteObject': ['speech'],
+    },
     stateMachines: { 'speech-job': ['StartExecution', 'StopExecution'] },
     unscoped: [SPEECH_SYNTHESIS],
   },

@@ -6,6 +6,7 @@ import {
   type ObjectPrefix,
   STORED_OBJECT_PREFIXES,
 } from '../../functions/shared/types/object-prefixes';
+import { SpeechJobs } from '../../lib/constructs/speech-jobs';
 import { TranscodeJobs } from '../../lib/constructs/transcode-jobs';
 import { TranscriptionJobs } from '../../lib/constructs/transcription-jobs';
 import { WorkflowRuns } from '../../lib/constructs/workflow-runs';
@@ -147,6 +148,7 @@ describe('object grants', () => {
     const runs = only(WorkflowRuns);
     const transcodes = only(TranscodeJobs);
     const transcriptions = only(TranscriptionJobs);
+    const speechJobs = only(SpeechJobs);
     const expected: [string, IConstruct, Partial<Record<ObjectAction, string[]>>][] = [
       [
         'storage',
@@ -156,20 +158,28 @@ describe('object grants', () => {
       [
         'speech',
         roleOf(api.groups.speech.function),
-        { 's3:PutObject': ['speech'], 's3:DeleteObject': ['speech'] },
+        {
+          's3:GetObject': ['speechJobs'],
+          's3:PutObject': ['speech', 'speechJobs'],
+          's3:DeleteObject': ['speech'],
+        },
       ],
       [
         'workflows',
         roleOf(api.groups.workflows.function),
-        { 's3:PutObject': ['speech', 'workflowRuns'], 's3:DeleteObject': ['speech'] },
+        {
+          's3:GetObject': ['speechJobs'],
+          's3:PutObject': ['speech', 'speechJobs', 'workflowRuns'],
+          's3:DeleteObject': ['speech'],
+        },
       ],
       ['authorizer', roleOf(api.authorizerFunction), {}],
       [
         'workflow step worker',
         roleOf(runs.worker),
         {
-          's3:GetObject': ['workflowRuns'],
-          's3:PutObject': ['speech', 'workflowRuns'],
+          's3:GetObject': ['speechJobs', 'workflowRuns'],
+          's3:PutObject': ['speech', 'speechJobs', 'workflowRuns'],
           's3:DeleteObject': ['speech'],
         },
       ],
@@ -192,6 +202,20 @@ describe('object grants', () => {
         'transcription machine (Transcribe as the caller)',
         transcriptions.stateMachine.role,
         { 's3:GetObject': ALL_STORED, 's3:PutObject': ['transcriptions'] },
+      ],
+      [
+        'speech job worker',
+        roleOf(speechJobs.worker),
+        {
+          's3:GetObject': ['speechJobs'],
+          's3:PutObject': ['speechJobs'],
+          's3:DeleteObject': ['speechJobs'],
+        },
+      ],
+      [
+        'speech job machine (Polly as the caller)',
+        speechJobs.stateMachine.role,
+        { 's3:PutObject': ['speechJobs'] },
       ],
       ['download signer', data.downloadSigner.user, { 's3:GetObject': ALL_STORED }],
     ];

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDefinition } from '../../functions/shared/routes/route-definition';
 import { ROUTES } from '../../functions/shared/routes/route-table';
-import { call, createContact, createTenant, expectProblem } from './support';
 import { seedPendingSpeechJob } from './speech-job-support';
+import { call, createContact, createTenant, expectProblem } from './support';
 import { seedJob, storeSource } from './transcode-support';
 import { startReceiver } from './webhook-receiver';
 import { savedWorkflow } from './workflow-support';

@@ -1,7 +1,7 @@
 import { speechVoices, synthesizeSpeech } from '../../shared/domain/speech';
+import { enqueueSpeechJob } from '../../shared/domain/speech-job-requests';
 import {
   cancelSpeechJobOf,
-  enqueueSpeechJob,
   getSpeechJobOf,
   listSpeechJobsOf,
   toPublicSpeechJob,

@@ -1,30 +1,12 @@
-import { createHash } from 'node:crypto';
-import { putObject } from '../aws/s3';
 import { headObject } from '../aws/s3-objects';
-import {
-  SPEECH_JOB_STORE,
-  type SpeechJobRecord,
-  type SpeechJobReuseEntry,
-  speechJobReuseKey,
-} from '../data/speech-jobs';
-import { env } from '../env';
-import { ValidationError } from '../errors';
+import { SPEECH_JOB_STORE, type SpeechJobRecord, type SpeechJobReuseEntry } from '../data/speech-jobs';
 import { companyObjectPrefix } from '../types/object-prefixes';
-import {
-  SPEECH_JOB_MAX_CHARACTERS,
-  SPEECH_JOB_MAX_TEXT_BYTES,
-  type SpeechJobResult,
-  type SpeechJobStatus,
-} from '../types/speech-jobs';
+import type { SpeechJobResult, SpeechJobStatus } from '../types/speech-jobs';
 import type { SpeechFormat } from '../types/speech-voices';
 import { cancelJob, getJob, listJobs } from './jobs/commands';
-import { enqueueJob } from './jobs/enqueue';
 import { defineJobType } from './jobs/job-type';
 import { publicFile, publicJobFields } from './jobs/view';
 import type { PageRequest } from './pages';
-import { voiceOf } from './speech';
-import { characterCount, hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE } from './speech-request';
-import { rewriteMarkdown } from './spoken-text';
 
 /**
  * Long-form speech jobs, a job type of the job engine (`jobs/`): the engine enqueues (quota, queue slot,
@@ -32,9 +14,7 @@ import { rewriteMarkdown } from './spoken-text';
  * and recovers; the type supplies its input (below), its reuse key (spoken text, voice, format), its steps
  * (`workers/speech-job/`), its meter (`speech_characters`: the characters of the spoken text) and its output
  * files (the audio and the timing file). Decisions where the issue is silent:
- * - The spoken text is `text` as sent, or the spoken form of `markdown` (the rewrite of POST /v1/spoken-text
- *   without its token cap); either is at most 100,000 characters (code points) after the rewrite, and at most
- *   SPEECH_JOB_MAX_TEXT_BYTES in UTF-8 (the text travels in the machine's state to Polly).
+ * - The request (`speech-job-requests.ts`): `text`, or the spoken form of `markdown`, within the job's limits.
  * - The text is stored once per distinct text (`speech-jobs/texts/<sha256>.txt`): the job item stays small.
  * - Cancel of a finished job: 409 `speech_job_not_cancelable`. No retry: a failed or canceled job is enqueued
  *   again (an identical finished one is then reused, billed 0).
@@ -109,83 +89,18 @@ export const toPublicSpeechJob = (job: SpeechJobRecord): PublicSpeechJob => ({
       : null,
 });
 
-export interface SpeechJobInput {
-  text?: string | undefined;
-  markdown?: string | undefined;
-  voiceProfileId?: string | undefined;
-  format?: SpeechFormat | undefined;
-}
-
-/** The text to speak: `text` as sent or the spoken form of `markdown`, within the job's limits. */
-export const spokenTextOf = async (input: SpeechJobInput): Promise<string> => {
-  const pointer = input.markdown === undefined ? '/body/text' : '/body/markdown';
-  const text = input.markdown === undefined ? (input.text ?? '') : await rewriteMarkdown(input.markdown);
-  if (!hasSpeakableCharacter(text))
-    throw new ValidationError([{ pointer, message: SPEECH_TEXT_SILENT_MESSAGE }]);
-  const characters = characterCount(text);
-  if (characters > SPEECH_JOB_MAX_CHARACTERS) {
-    throw new ValidationError([
-      {
-        pointer,
-        message: `The spoken text has ${characters} characters; a speech job takes at most ${SPEECH_JOB_MAX_CHARACTERS}.`,
-      },
-    ]);
-  }
-  if (Buffer.byteLength(text) > SPEECH_JOB_MAX_TEXT_BYTES) {
-    throw new ValidationError([
-      { pointer, message: `The spoken text is over ${SPEECH_JOB_MAX_TEXT_BYTES} bytes in UTF-8.` },
-    ]);
-  }
-  return text;
-};
-
 /** `companies/<companyId>/speech-jobs/texts/<sha256>.txt`: the stored text of the company's jobs. */
 export const speechJobTextPath = (job: Pick<SpeechJobRecord, 'companyId' | 'textSha256'>) =>
   `${companyObjectPrefix(job.companyId, 'speechJobs')}texts/${job.textSha256}.txt`;
 
 /** An earlier result is usable while both of its files are still stored. */
-const filesExist = async (entry: SpeechJobReuseEntry) => {
+export const speechJobResultExists = async (entry: SpeechJobReuseEntry) => {
   const { audio, timings } = entry.result;
   const [a, t] = await Promise.all([
     headObject(audio.bucket, audio.fullPath),
     headObject(timings.bucket, timings.fullPath),
   ]);
   return a !== undefined && t !== undefined;
-};
-
-export const enqueueSpeechJob = async (
-  companyId: string,
-  input: SpeechJobInput,
-  now: Date,
-): Promise<SpeechJobRecord> => {
-  const voice = voiceOf(input.voiceProfileId);
-  const text = await spokenTextOf(input);
-  const request = {
-    voiceProfileId: voice.id,
-    format: input.format ?? 'mp3',
-    characters: characterCount(text),
-    textSha256: createHash('sha256').update(text).digest('hex'),
-  } as const;
-  await putObject(
-    env().bucketName,
-    speechJobTextPath({ companyId, ...request }),
-    text,
-    'text/plain; charset=utf-8',
-  );
-  return enqueueJob(
-    SPEECH_JOB_TYPE,
-    companyId,
-    {
-      fields: () => request,
-      demand: request.characters,
-      reuse: {
-        key: speechJobReuseKey(request),
-        usable: filesExist,
-        fields: (entry) => ({ result: entry.result, durationSeconds: entry.durationSeconds }),
-      },
-    },
-    now,
-  );
 };
 
 export const getSpeechJobOf = (companyId: string, jobId: string) => getJob(SPEECH_JOB_TYPE, companyId, jobId);
@@ -195,5 +110,3 @@ export const listSpeechJobsOf = (companyId: string, request: PageRequest) =>
 
 export const cancelSpeechJobOf = (companyId: string, jobId: string, now: Date) =>
   cancelJob(SPEECH_JOB_TYPE, companyId, jobId, now);
-
-export { filesExist as speechJobResultExists };

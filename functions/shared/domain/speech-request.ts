@@ -1,5 +1,11 @@
+import { AppError } from '../errors';
 import { lazy } from '../lazy';
-import { SPEECH_FORMATS } from '../types/speech-voices';
+import {
+  DEFAULT_VOICE_PROFILE,
+  SPEECH_FORMATS,
+  VOICE_PROFILES,
+  type VoiceProfile,
+} from '../types/speech-voices';
 import * as z from '../zod';
 
 /**
@@ -66,3 +72,13 @@ export const spokenTextRequestSchema = /* @__PURE__ */ lazy(() =>
       ),
   }),
 );
+
+/** The voice profile of `id` (the default when absent); an unknown id is 400 naming GET /v1/speech/voices. */
+export const voiceOf = (id: string | undefined, pointer = '/body/voiceProfileId'): VoiceProfile => {
+  if (id === undefined) return DEFAULT_VOICE_PROFILE;
+  const voice = VOICE_PROFILES.find((v) => v.id === id);
+  if (voice) return voice;
+  throw new AppError('validation_failed', 'Unknown voice profile; list them with GET /v1/speech/voices.', {
+    errors: [{ pointer, message: `Unknown voice profile ${id}; see GET /v1/speech/voices.` }],
+  });
+};

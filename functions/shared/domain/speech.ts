@@ -22,7 +22,9 @@ import {
 import { limitsOf } from './company-limits';
 import { startStepClock } from './compute-time';
 import { splitIntoParts } from './sentences';
-import { characterCount, hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE } from './speech-request';
+import { characterCount, hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE, voiceOf } from './speech-request';
+
+export { voiceOf };
 
 /**
  * Synchronous text-to-speech into storage (`POST /v1/speech`). The text is split into parts of at most
@@ -64,15 +66,6 @@ export const speechVoices = () => ({
     default: isDefault,
   })),
 });
-
-export const voiceOf = (id: string | undefined, pointer = '/body/voiceProfileId'): VoiceProfile => {
-  if (id === undefined) return DEFAULT_VOICE_PROFILE;
-  const voice = VOICE_PROFILES.find((v) => v.id === id);
-  if (voice) return voice;
-  throw new AppError('validation_failed', 'Unknown voice profile; list them with GET /v1/speech/voices.', {
-    errors: [{ pointer, message: `Unknown voice profile ${id}; see GET /v1/speech/voices.` }],
-  });
-};
 
 /** Characters billed: the characters (code points, as the limit counts them) of the parts sent to the engine. */
 export const billedCharacters = (parts: readonly string[]) =>

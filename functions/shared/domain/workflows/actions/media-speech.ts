@@ -1,5 +1,6 @@
 import { createSpeechJobBodySchema } from '../../../routes/speech-job-schemas';
-import { enqueueSpeechJob, toPublicSpeechJob } from '../../speech-jobs';
+import { enqueueSpeechJob } from '../../speech-job-requests';
+import { toPublicSpeechJob } from '../../speech-jobs';
 import { defineAction } from './registry';
 
 /**
@@ -12,5 +13,7 @@ export const mediaSpeech = defineAction({
   scope: 'speech:write',
   maxDurationMs: 10_000,
   input: createSpeechJobBodySchema(),
-  run: async (input, ctx) => ({ job: toPublicSpeechJob(await enqueueSpeechJob(ctx.companyId, input, ctx.now)) }),
+  run: async (input, ctx) => ({
+    job: toPublicSpeechJob(await enqueueSpeechJob(ctx.companyId, input, ctx.now)),
+  }),
 });
