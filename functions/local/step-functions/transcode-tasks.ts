@@ -2,8 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { presignRead, uploadFile } from '../../shared/aws/s3-objects';
-import { recordTranscodeProgress } from '../../shared/data/transcode-jobs';
+import { jobStep } from '../../shared/domain/jobs/worker-shell';
 import { ffmpegArguments, isTranscodePreset, presetContentType } from '../../shared/domain/transcode-presets';
+import { transcodeJobs } from '../../shared/domain/transcodes';
 import { createTranscodeWorker } from '../../workers/transcode/worker';
 import { probeWithFfprobe, runFfmpeg } from '../media-engine';
 import type { TaskOverride } from './machines';
@@ -67,7 +68,10 @@ const transcodeWithFfmpeg: TaskOverride = async (input: CreateJobInput, ctx) => 
         reported = percent;
         pending = pending
           .then(() =>
-            recordTranscodeProgress({ job: { companyId, jobId, attempt }, percent, now: new Date() }),
+            jobStep(transcodeJobs, { companyId, jobId, attempt }, new Date()).progress(
+              'transcoding',
+              percent,
+            ),
           )
           .catch(() => undefined);
       },
