@@ -1,3 +1,4 @@
+import { headObject } from '../../shared/aws/s3-objects';
 import { transcodeReuseKey } from '../../shared/data/transcode-jobs';
 import { engineRunMs } from '../../shared/domain/compute-time';
 import { recordEngineFile } from '../../shared/domain/jobs/output-files';
@@ -18,13 +19,20 @@ export const billableSeconds = (durationSeconds: number) => Math.max(1, Math.cei
 export const finalizeStep = (input: FinalizeInput, deps: WorkerDeps): Promise<JobRef> =>
   runStep(transcodeJobs, input, deps, async (step) => {
     const { ref, now } = step;
-    const job = await step.advance({
-      from: ['transcoding'],
-      to: 'finalizing',
-      leaseSeconds: LEASE_SECONDS.finalize,
-      percent: 100,
-    });
-    const file = await recordEngineFile({ companyId: ref.companyId, ...input.output }, now, deps.head);
+    // The move and the read of the engine's output in parallel; the output is recorded only once the move
+    // holds (a job canceled meanwhile records nothing).
+    const read = deps.head ?? headObject;
+    const [job, head] = await Promise.all([
+      step.advance({
+        from: ['transcoding'],
+        to: 'finalizing',
+        leaseSeconds: LEASE_SECONDS.finalize,
+        percent: 100,
+      }),
+      read(input.output.bucket, input.output.fullPath),
+    ]);
+    const file =
+      head && (await recordEngineFile({ companyId: ref.companyId, ...input.output }, now, async () => head));
     if (!file) throw stepError('OutputMissing', 'The media engine wrote no output file.');
     const output = { ...input.output, size: file.size };
     const source = input.source ?? job.source;

@@ -43,7 +43,11 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
       ...(input.executionArn ? { executionArn: input.executionArn } : {}),
     });
     const { source } = job;
-    const head = await headObject(source.bucket, source.fullPath);
+    // Independent reads in parallel: the source as stored now, and the plan's limits.
+    const [head, limits] = await Promise.all([
+      headObject(source.bucket, source.fullPath),
+      companyLimits(ref.companyId),
+    ]);
     if (!head) throw stepError('SourceMissing', 'The source file no longer exists.');
 
     // Reuse: the same content (ETag and size) already converted to this preset, with its output still stored.
@@ -55,7 +59,6 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
       return { ...ref, reused: true };
     }
 
-    const limits = await companyLimits(ref.companyId);
     if (head.size > limits.transcodeMaxSourceBytes) {
       throw stepError('SourceTooLarge', `The source is larger than ${limits.transcodeMaxSourceBytes} bytes.`);
     }

@@ -36,7 +36,11 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
       ...(input.executionArn ? { executionArn: input.executionArn } : {}),
     });
     const { source, language } = job;
-    const head = await headObject(source.bucket, source.fullPath);
+    // Independent reads in parallel: the source as stored now, and the plan's limits.
+    const [head, limits] = await Promise.all([
+      headObject(source.bucket, source.fullPath),
+      companyLimits(ref.companyId),
+    ]);
     if (!head) throw stepError('SourceMissing', 'The source file no longer exists.');
 
     // Reuse: the same content (ETag and size) transcribed in this language, with its JSON file still stored.
@@ -52,7 +56,6 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
       return { ...ref, reused: true };
     }
 
-    const limits = await companyLimits(ref.companyId);
     if (head.size > limits.transcriptionMaxSourceBytes) {
       throw stepError(
         'SourceTooLarge',
