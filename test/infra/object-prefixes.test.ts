@@ -30,14 +30,13 @@ beforeAll(async () => {
   const { uploadPath } = await import('../../functions/shared/domain/storage');
   const { speechPath } = await import('../../functions/shared/domain/speech');
   const { speechJobTextPath } = await import('../../functions/shared/domain/speech-jobs');
-  const { jobFolder } = await import('../../functions/shared/domain/jobs/output-files');
   const { outputPath } = await import('../../functions/workers/transcode/probe');
-  const { resultFolder } = await import('../../functions/workers/transcription/probe');
+  const { jobFolder } = await import('../../functions/shared/domain/jobs/output-files');
   const { stepOutputPath } = await import('../../functions/shared/domain/workflows/run-state');
   vi.unstubAllEnvs();
   const co = newCompanyId();
   const now = new Date('2026-11-05T10:00:00Z');
-  const transcription = `${resultFolder({ companyId: co, jobId: 'tr_1', attempt: 2 })}`;
+  const transcription = `${jobFolder('transcriptions', { companyId: co, jobId: 'tr_1', attempt: 2 })}`;
   paths = {
     uploads: [uploadPath(co, '../Greeting Ä.wav', now)],
     transcodes: [outputPath({ companyId: co, jobId: 'tc_1', attempt: 1, preset: 'ogg_opus' })],

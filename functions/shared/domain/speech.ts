@@ -12,12 +12,10 @@ import { AppError, ValidationError } from '../errors';
 import { ulid } from '../ids';
 import { companyObjectPrefix } from '../types/object-prefixes';
 import {
-  DEFAULT_VOICE_PROFILE,
   SPEECH_FORMAT_FILES,
   type SpeechEngine,
   type SpeechFormat,
   VOICE_PROFILES,
-  type VoiceProfile,
 } from '../types/speech-voices';
 import { limitsOf } from './company-limits';
 import { startStepClock } from './compute-time';

@@ -1,12 +1,13 @@
 import type { MediaProber } from '../../shared/aws/mediaconvert';
 import type { headObject } from '../../shared/aws/s3-objects';
-import type { TranscodeJobRef } from '../../shared/data/transcode-jobs';
+import type { JobRef } from '../../shared/data/jobs/record';
+import type { FailInput } from '../../shared/domain/jobs/worker-shell';
 
 /**
  * What the Lambda tasks of `statemachines/transcode.asl.json` (and the MediaConvert progress rule) give the
  * transcode worker, and what its steps return to the state machine.
  */
-export type JobRef = TranscodeJobRef;
+export type { JobRef };
 
 export interface ProbeInput extends JobRef {
   action: 'probe';
@@ -44,12 +45,6 @@ export interface FinalizeInput extends JobRef {
   workerMs?: number;
   /** The engine's timing of the conversion: its start to finish is the job's media time. */
   engineTiming?: EngineTiming;
-}
-
-export interface FailInput extends JobRef {
-  action: 'fail';
-  /** The caught error of the failed state (`ResultPath: $.error`). */
-  error?: { Error?: string; Cause?: string };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { MediaProber } from '../../shared/aws/mediaconvert';
-import type { JobRef } from '../../shared/data/jobs/lifecycle';
+import type { JobRef } from '../../shared/data/jobs/record';
+import type { FailInput } from '../../shared/domain/jobs/worker-shell';
 
 /**
  * What the Lambda tasks of `statemachines/transcription.asl.json` give the transcription worker, and what
@@ -51,12 +52,6 @@ export interface FinalizeInput extends JobRef {
   workerMs?: number;
   /** The engine's job as last checked: its start and completion times are the job's media time. */
   engineJob?: EngineJob;
-}
-
-export interface FailInput extends JobRef {
-  action: 'fail';
-  /** The caught error of the failed state (`ResultPath: $.error`). */
-  error?: { Error?: string; Cause?: string };
 }
 
 export type WorkerInput = ProbeInput | FinalizeInput | FailInput;

@@ -55,9 +55,16 @@ export interface JobLifecycleConfig<S extends string, R = unknown, E = unknown> 
   events?: { types: Partial<Record<S, EventType>>; view: (job: R) => unknown };
   /** Attributes of an attempt's result (`output`, `result`): cleared by a retry. */
   resultFields?: readonly string[];
-  /** The errors a type throws for a refused transition and a full queue (defaults: the generic ones). */
-  errors?: { refused?: (jobId: string, to: string) => Error; queueFull?: () => Error };
 }
+
+/**
+ * A job type's store, as its data module declares it: the lifecycle's configuration without the event view
+ * (the type's domain module adds its public view, `domain/jobs/job-type.ts`).
+ */
+export type JobStoreConfig<S extends string, R, E> = Omit<JobLifecycleConfig<S, R, E>, 'events'> & {
+  /** The event each final state raises (`transcode.done`, …). */
+  eventTypes?: Partial<Record<S, EventType>>;
+};
 
 /** The job is not in a state (or attempt) the transition starts from. */
 export class JobTransitionRefusedError extends Error {
@@ -104,9 +111,8 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
   const countTransition = (job: JobRef, to: string, code?: string) =>
     countJobTransition(jobType, to, code, { companyId: job.companyId, jobId: job.jobId });
 
-  const refused = (job: JobRef, to: string) =>
-    config.errors?.refused?.(job.jobId, to) ?? new JobTransitionRefusedError(jobType, job.jobId, to);
-  const queueFull = () => config.errors?.queueFull?.() ?? new JobQueueFullError(jobType);
+  const refused = (job: JobRef, to: string) => new JobTransitionRefusedError(jobType, job.jobId, to);
+  const queueFull = () => new JobQueueFullError(jobType);
 
   const takeQueueSlotItem = (companyId: string, cap: number) => ({
     Update: {

@@ -53,7 +53,8 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
       change: {
         set: {
           ...options.set,
-          status: to,
+          // A move within one state (a renewed lease, what a step found) is no transition.
+          ...(options.from.every((from) => from === to) ? {} : { status: to }),
           ...(options.leaseUntil ? { leaseUntil: options.leaseUntil.toISOString() } : {}),
           ...(options.executionArn ? { executionArn: options.executionArn } : {}),
           progress: { phase: to, ...(options.percent === undefined ? {} : { percent: options.percent }) },

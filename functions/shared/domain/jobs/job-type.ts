@@ -1,8 +1,7 @@
-import { createJobLifecycle, type JobLifecycleConfig } from '../../data/jobs/lifecycle';
+import { createJobLifecycle, type JobStoreConfig } from '../../data/jobs/lifecycle';
 import { jobMoves } from '../../data/jobs/moves';
 import type { JobRecordBase, JobRef } from '../../data/jobs/record';
 import type { ErrorCode } from '../../errors';
-import type { EventType } from '../../types/events';
 import type { PlanLimits } from '../../types/plans';
 import type { StateMachineName } from '../../types/state-machines';
 
@@ -26,11 +25,7 @@ export interface JobError {
   message: string;
 }
 
-/** A type's store: its data module's lifecycle configuration, without the view (the domain adds it). */
-export type JobStoreConfig<S extends string, R, E> = Omit<JobLifecycleConfig<S, R, E>, 'events'> & {
-  /** The event each final state raises (`transcode.done`, …). */
-  eventTypes?: Partial<Record<S, EventType>>;
-};
+export type { JobStoreConfig };
 
 export interface JobTypeOptions<S extends string, R extends JobRecordBase<S>, E extends object, V> {
   /** Job ids of the type start with it (`tc_`); list cursors are checked against it. */

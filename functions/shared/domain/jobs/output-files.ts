@@ -40,8 +40,9 @@ export const writeJobFile = async (
 export const recordEngineFile = async (
   file: JobFile & { companyId: string; contentType: string },
   now: Date,
+  read: typeof headObject = headObject,
 ): Promise<(JobFile & { size: number; etag: string }) | undefined> => {
-  const head = await headObject(file.bucket, file.fullPath);
+  const head = await read(file.bucket, file.fullPath);
   if (!head) return undefined;
   const { bucket, fullPath, contentType } = file;
   await recordStoredObject(

@@ -175,25 +175,34 @@ export const failStep = async <S extends string, R extends JobRecordBase<S>, E e
 const isFailInput = (input: { action: string }): input is FailInput =>
   input.action === 'fail' && 'jobId' in input;
 
+/** A type's steps, one per action, each taking its own input (`fail` is the shell's unless named). */
+export type JobSteps = Record<string, (input: never) => Promise<unknown>>;
+
+/** What a worker takes: the input of any of its steps, or the shell's `fail`. */
+export type WorkerInputOf<T extends JobSteps> = Parameters<T[keyof T]>[0] | FailInput;
+
 /**
  * A type's worker: its Lambda tasks dispatched by `action` to its steps, plus the shell's `fail`. Actions in
  * `unkeyed` are not about one attempt (engine events) and run without the job's log keys.
  */
 export const createJobWorker =
-  <S extends string, R extends JobRecordBase<S>, E extends object, V, I extends { action: string }>(
+  <S extends string, R extends JobRecordBase<S>, E extends object, V, T extends JobSteps>(
     type: JobTypeDefinition<S, R, E, V>,
-    steps: Record<string, (input: I) => Promise<unknown>>,
-    options: StepDeps & { unkeyed?: readonly string[] } = {},
+    steps: T,
+    options: StepDeps & { unkeyed?: readonly (keyof T)[] } = {},
   ) =>
-  async (input: I): Promise<unknown> => {
-    const step = steps[input.action];
-    if (options.unkeyed?.includes(input.action) && step) return step(input);
-    const ref = input as Partial<JobRef>;
-    logger.appendKeys({ jobId: ref.jobId, companyId: ref.companyId });
+  async (input: WorkerInputOf<T>): Promise<unknown> => {
+    const { action } = input as { action: string };
+    const step = Object.hasOwn(steps, action)
+      ? (steps[action] as ((input: unknown) => Promise<unknown>) | undefined)
+      : undefined;
+    if (step && options.unkeyed?.includes(action)) return step(input);
+    const keys = input as Partial<JobRef>;
+    logger.appendKeys({ jobId: keys.jobId, companyId: keys.companyId });
     try {
-      if (!step && isFailInput(input)) return await failStep(type, input, options);
-      if (!step) throw new Error(`Unknown ${type.noun} worker action ${input.action}`);
-      return await step(input);
+      if (step) return await step(input);
+      if (isFailInput(input)) return await failStep(type, input, options);
+      throw new Error(`Unknown ${type.noun} worker action ${action}`);
     } finally {
       logger.resetKeys();
     }
