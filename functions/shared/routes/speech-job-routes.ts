@@ -1,8 +1,7 @@
-import { DEFAULT_JOB_PAGE, MAX_JOB_PAGE } from '../domain/pages';
-import * as z from '../zod';
-import { jobId, route } from './route-definition';
-import { nextCursorSchema, pageQuery } from './schemas';
-import { createSpeechJobBodySchema, speechJobResponseSchema, speechJobSchema } from './speech-job-schemas';
+import { createSpeechJobBodySchema } from '../domain/speech-request';
+import { jobRoute, listJobsRoute } from './job-routes';
+import { route } from './route-definition';
+import { speechJobResponseSchema, speechJobSchema } from './speech-job-schemas';
 
 /**
  * The routes of long-form speech jobs (group `speech`): a section of the route table (`route-table.ts` joins
@@ -41,6 +40,8 @@ const pendingJob = {
   finishedAt: null,
 };
 
+const JOBS = { group: 'speech', path: '/v1/speech/jobs', tag: 'Speech', scope: 'speech:write' } as const;
+
 export const SPEECH_JOB_ROUTES = [
   route({
     method: 'POST',
@@ -71,67 +72,50 @@ export const SPEECH_JOB_ROUTES = [
       response: { job: pendingJob },
     },
   }),
-  route({
-    method: 'GET',
-    path: '/v1/speech/jobs',
-    group: 'speech',
-    operationId: 'listSpeechJobs',
-    summary: 'List speech jobs, newest first',
-    description: 'The company’s speech jobs, newest first, `limit` per page.',
-    tag: 'Speech',
-    scope: 'speech:write',
-    get query() {
-      return z.object(pageQuery('Jobs', MAX_JOB_PAGE, DEFAULT_JOB_PAGE));
-    },
-    get response() {
-      return z.object({ jobs: z.array(speechJobSchema()), nextCursor: nextCursorSchema() });
-    },
-    examples: { response: { jobs: [exampleJob], nextCursor: null } },
-  }),
-  route({
-    method: 'GET',
-    path: '/v1/speech/jobs/{id}',
-    group: 'speech',
-    operationId: 'getSpeechJob',
-    etag: true,
-    summary: 'Fetch a speech job',
-    description:
-      'The job and, when `done`, its two files: the audio and the JSON timing file of its sentences ' +
-      '(`[{text, start, end}]`, milliseconds, in order, covering the audio). Another company’s id is 404.',
-    tag: 'Speech',
-    scope: 'speech:write',
-    get params() {
-      return jobId();
-    },
-    get response() {
-      return speechJobResponseSchema();
-    },
-    errors: ['not_found'],
-    examples: { response: { job: exampleJob } },
-  }),
-  route({
-    method: 'POST',
-    path: '/v1/speech/jobs/{id}/cancel',
-    group: 'speech',
-    operationId: 'cancelSpeechJob',
-    summary: 'Cancel an unfinished speech job',
-    description:
-      'Moves a `pending` or `synthesizing` job to `canceled` and stops its synthesis (nothing is billed). A ' +
-      'finished job answers 409 `speech_job_not_cancelable` with its `status`.',
-    tag: 'Speech',
-    scope: 'speech:write',
-    idempotency: 'keyed',
-    get params() {
-      return jobId();
-    },
-    get response() {
-      return speechJobResponseSchema();
-    },
-    errors: ['not_found', 'speech_job_not_cancelable', 'conflict'],
-    examples: {
-      response: {
-        job: { ...pendingJob, status: 'canceled', progress: null, updatedAt: done, finishedAt: done },
+  Object.assign(
+    listJobsRoute({
+      ...JOBS,
+      operationId: 'listSpeechJobs',
+      summary: 'List speech jobs, newest first',
+      description: 'The company’s speech jobs, newest first, `limit` per page.',
+      view: speechJobSchema,
+    }),
+    { examples: { response: { jobs: [exampleJob], nextCursor: null } } },
+  ),
+  Object.assign(
+    jobRoute({
+      ...JOBS,
+      method: 'GET',
+      path: '/v1/speech/jobs/{id}',
+      operationId: 'getSpeechJob',
+      summary: 'Fetch a speech job',
+      description:
+        'The job and, when `done`, its two files: the audio and the JSON timing file of its sentences ' +
+        '(`[{text, start, end}]`, milliseconds, in order, covering the audio). Another company’s id is 404.',
+      response: speechJobResponseSchema,
+      errors: ['not_found'],
+    }),
+    { examples: { response: { job: exampleJob } } },
+  ),
+  Object.assign(
+    jobRoute({
+      ...JOBS,
+      method: 'POST',
+      path: '/v1/speech/jobs/{id}/cancel',
+      operationId: 'cancelSpeechJob',
+      summary: 'Cancel an unfinished speech job',
+      description:
+        'Moves a `pending` or `synthesizing` job to `canceled` and stops its synthesis (nothing is billed). A ' +
+        'finished job answers 409 `speech_job_not_cancelable` with its `status`.',
+      response: speechJobResponseSchema,
+      errors: ['not_found', 'speech_job_not_cancelable', 'conflict'],
+    }),
+    {
+      examples: {
+        response: {
+          job: { ...pendingJob, status: 'canceled', progress: null, updatedAt: done, finishedAt: done },
+        },
       },
     },
-  }),
+  ),
 ] as const;

@@ -1,6 +1,6 @@
-import { createSpeechJobBodySchema } from '../../../routes/speech-job-schemas';
 import { enqueueSpeechJob } from '../../speech-job-requests';
 import { toPublicSpeechJob } from '../../speech-jobs';
+import { createSpeechJobBodySchema } from '../../speech-request';
 import { defineAction } from './registry';
 
 /**
