@@ -182,6 +182,7 @@ try {
   }
   if (jobsOnly) {
     await (await import('./jobs')).benchJobs(apiUrl, (line) => process.stdout.write(line));
+    await (await import('./speech-jobs')).benchSpeechJob(apiUrl, (line) => process.stdout.write(line));
     await stack.stop();
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);

@@ -2,6 +2,8 @@ import { expect } from 'vitest';
 import type { PublicSpeechJob } from '../../functions/shared/domain/speech-jobs';
 import { call } from './support';
 
+export { markdownDocument } from '../fixtures/long-markdown';
+
 /** Helpers of the speech job tests: enqueue, wait, download, a long markdown document, seeded jobs. */
 export type SpeechJob = PublicSpeechJob;
 
@@ -46,35 +48,6 @@ export const downloadBytes = async (apiKey: string, fullPath: string): Promise<B
   const file = await fetch(String(url.json.url));
   expect(file.status).toBe(200);
   return Buffer.from(await file.arrayBuffer());
-};
-
-const WORDS =
-  'river stone lantern harbor meadow orchard signal window garden thunder copper valley morning ' +
-  'compass willow beacon ferry granite summer planet candle forest timber harvest island bridge';
-
-/**
- * A markdown document of exactly `characters` characters: headings, paragraphs of plain sentences, lists and
- * a quote, different in each call (`seed`) so that no earlier job is reused by accident.
- */
-export const markdownDocument = (characters: number, seed: string): string => {
-  const words = WORDS.split(' ');
-  const blocks: string[] = [`# Chapter ${seed}`];
-  let n = 0;
-  const sentence = () => {
-    const length = 8 + (n % 7);
-    const picked = Array.from({ length }, (_, i) => words[(n * 7 + i * 3) % words.length]);
-    n += 1;
-    const text = picked.join(' ');
-    return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
-  };
-  while (blocks.join('\n\n').length < characters) {
-    const kind = blocks.length % 6;
-    if (kind === 1) blocks.push(`## Part ${blocks.length} of ${seed}`);
-    else if (kind === 3) blocks.push(`- ${sentence()}\n- **${sentence()}**\n- ${sentence()}`);
-    else if (kind === 5) blocks.push(`> ${sentence()} ${sentence()}`);
-    else blocks.push(Array.from({ length: 5 }, sentence).join(' '));
-  }
-  return blocks.join('\n\n').slice(0, characters);
 };
 
 /** A `pending` job written straight through the engine's store (no execution runs it). */
