@@ -11,12 +11,16 @@ import { join } from 'node:path';
  * recognition): what every job pays whatever its media. Each run uses
  * new content (nothing is reused), on a short source so the engine's time stays small; the median of RUNS.
  *
+ * The machine these run on is shared and its load varies, so each job is followed by CALIBRATION DynamoDB
+ * reads (`GetItem` of the job, the cheapest round trip a step makes) and the overhead is also printed in
+ * those round trips (`overhead ÷ round trip`): a figure comparable between runs under different loads.
  * Where the overhead goes is printed too: enqueue (the POST's answer), from the answer to the first Task
  * state, each Task state's handler (the engine's time taken out), the gaps between them (the interpreter's
  * own transitions), and from the last Task's end to the client seeing `done`.
  */
 const RUNS = Number(process.env.BENCH_JOB_RUNS ?? 7);
 const POLL_MS = 5;
+const CALIBRATION = 5;
 const FFMPEG = '/usr/bin/ffmpeg';
 const SPEECH = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav';
 
@@ -37,6 +41,25 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
   const { env } = await import('../../functions/shared/env');
   const transcode = await import('../../functions/local/step-functions/transcode-tasks');
   const transcription = await import('../../functions/local/step-functions/transcription-tasks');
+  const { ddb, tableName } = await import('../../functions/shared/data/client');
+  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { partitions, sortKeys } = await import('../../functions/shared/data/keys');
+  /** Median time of one strongly consistent GetItem, now. */
+  const roundTrip = async (jobId: string) => {
+    const times: number[] = [];
+    for (let i = 0; i < CALIBRATION; i++) {
+      const started = performance.now();
+      await ddb.send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: { pk: partitions.transcodes(companyId), sk: sortKeys.job(jobId) },
+          ConsistentRead: true,
+        }),
+      );
+      times.push(performance.now() - started);
+    }
+    return median(times);
+  };
 
   // Every Task state's handler is timed, by execution (the override objects are the ones the stack runs).
   const spans = new Map<string, Span[]>();
@@ -118,6 +141,7 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
         if (status !== 'done') await new Promise((r) => setTimeout(r, POLL_MS));
       }
       const done = performance.now();
+      const rt = await roundTrip(job.id);
       const execution = `${job.id}-a1`;
       const engine = type.engineMs(execution) ?? Number.NaN;
       const list = (spans.get(execution) ?? []).sort((a, b) => a.start - b.start);
@@ -125,6 +149,8 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
         total: done - started,
         engine,
         overhead: done - started - engine,
+        'round trip (GetItem)': rt,
+        'overhead ÷ round trip': (done - started - engine) / rt,
         enqueue: answered - started,
         'answer → first task': (list[0]?.start ?? done) - answered,
       };
@@ -139,9 +165,12 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
       row['last task → done seen'] = done - (list.at(-1)?.end ?? done);
       rows.push(row);
     }
-    const keys = Object.keys(rows[0] ?? {});
+    const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
     write(`\n${type.name}\n`);
-    for (const key of keys) write(`  ${key.padEnd(28)} ${ms(median(rows.map((r) => r[key] ?? 0)))}\n`);
+    for (const key of keys) {
+      const value = median(rows.map((r) => r[key] ?? 0));
+      write(`  ${key.padEnd(28)} ${key.includes('÷') ? `${value.toFixed(1).padStart(6)} ×` : ms(value)}\n`);
+    }
   }
   rmSync(dir, { recursive: true, force: true });
 };

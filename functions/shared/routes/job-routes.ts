@@ -5,6 +5,7 @@ import type { Scope } from '../types/scopes';
 import * as z from '../zod';
 import { jobId, type RouteGroup, route } from './route-definition';
 import { nextCursorSchema, pageQuery } from './schemas';
+import { fullPathDocumentation } from './storage-schemas';
 
 /**
  * The routes and view fields every job type shares (the job engine's HTTP side): a type's route module
@@ -21,6 +22,19 @@ export const jobFileSchema = /* @__PURE__ */ lazy(() =>
     })
     .describe('A storage reference.'),
 );
+
+/**
+ * The source fields of an enqueue body for a type that reads a stored file. Path rules (length, segments,
+ * prefix) are those of every storage reference and answer `invalid_storage_reference` like the storage
+ * routes, so the schema checks only the type.
+ */
+export const jobSourceFields = (what: string) => ({
+  fullPath: z
+    .string()
+    .meta(fullPathDocumentation)
+    .describe(`Path of the stored ${what}, under \`companies/<companyId>/\`.`),
+  bucket: z.string().optional().describe('Defaults to the platform storage bucket.'),
+});
 
 /**
  * The fields of every job's public view (`domain/jobs/view.ts`), for a type's statuses: its schema spreads

@@ -1,8 +1,7 @@
 import { lazy } from '../lazy';
 import { TRANSCODE_PRESETS } from '../types/transcodes';
 import * as z from '../zod';
-import { COMMON_JOB_ERRORS, jobFileSchema, jobViewFields } from './job-routes';
-import { fullPathDocumentation } from './storage-schemas';
+import { COMMON_JOB_ERRORS, jobFileSchema, jobSourceFields, jobViewFields } from './job-routes';
 
 /** Request and response shapes of the media transform routes (they become the OpenAPI document). */
 const STATUSES = ['pending', 'probing', 'transcoding', 'finalizing', 'done', 'failed', 'canceled'] as const;
@@ -19,16 +18,8 @@ export const transcodePresetSchema = /* @__PURE__ */ lazy(() =>
 export const createTranscodeBodySchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
-      // Path rules (length, segments, prefix) are those of every storage reference and answer
-      // `invalid_storage_reference` like the storage routes, so the schema checks only the type.
-      fullPath: z
-        .string()
-        .meta(fullPathDocumentation)
-        .describe(
-          'Path of the stored source file (audio or video), under `companies/<companyId>/`; at most 1024 bytes.',
-        ),
+      ...jobSourceFields('source file (audio or video)'),
       preset: transcodePresetSchema(),
-      bucket: z.string().optional().describe('Defaults to the platform storage bucket.'),
     })
     .strict()
     .describe('A media transform request for one of your stored files.'),

@@ -1,8 +1,7 @@
 import { lazy } from '../lazy';
 import { TRANSCRIPTION_LANGUAGES } from '../types/transcriptions';
 import * as z from '../zod';
-import { COMMON_JOB_ERRORS, jobFileSchema, jobViewFields } from './job-routes';
-import { fullPathDocumentation } from './storage-schemas';
+import { COMMON_JOB_ERRORS, jobFileSchema, jobSourceFields, jobViewFields } from './job-routes';
 
 /** Request and response shapes of the transcription routes (they become the OpenAPI document). */
 const STATUSES = ['pending', 'transcribing', 'done', 'failed'] as const;
@@ -19,12 +18,7 @@ export const transcriptionLanguageSchema = /* @__PURE__ */ lazy(() =>
 export const createTranscriptionBodySchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
-      // Path rules answer `invalid_storage_reference` like every storage reference: the schema checks the type.
-      fullPath: z
-        .string()
-        .meta(fullPathDocumentation)
-        .describe('Path of the stored audio (or video with sound), under `companies/<companyId>/`.'),
-      bucket: z.string().optional().describe('Defaults to the platform storage bucket.'),
+      ...jobSourceFields('audio (or video with sound)'),
       language: transcriptionLanguageSchema().optional().describe('Defaults to `en-US`.'),
     })
     .strict()

@@ -1,15 +1,14 @@
-import { headObject } from '../../shared/aws/s3-objects';
-import { type TranscodeJobRecord, transcodeReuseKey } from '../../shared/data/transcode-jobs';
-import { companyLimits } from '../../shared/domain/company-limits';
+import type { TranscodeJobRecord } from '../../shared/data/transcode-jobs';
+import { transcodeReuseKey } from '../../shared/data/transcode-jobs';
 import { jobFolder } from '../../shared/domain/jobs/output-files';
-import { runStep, stepError } from '../../shared/domain/jobs/worker-shell';
+import { claimAndProbeSource } from '../../shared/domain/jobs/source-step';
+import { runStep } from '../../shared/domain/jobs/worker-shell';
 import {
   mediaConvertSettings,
   presetContentType,
   presetExtension,
 } from '../../shared/domain/transcode-presets';
 import { transcodeJobs } from '../../shared/domain/transcodes';
-import { logger } from '../../shared/logger';
 import type { ProbeInput, ProbeOutput, WorkerDeps } from './types';
 
 /** Seconds a step holds the job: the probe, the conversion (its machine's timeout), the finalize. */
@@ -28,47 +27,30 @@ const stateMachineOf = (executionArn: string | undefined): { stateMachine?: stri
 };
 
 /**
- * Probe step: claims the job (`pending` → `probing`), then either finishes it with the stored output of the
- * same content converted before (billing nothing), or checks the plan's size and duration limits, moves it
- * to `transcoding` and returns the media engine's input. Errors: `SourceMissing`, `SourceTooLarge`,
- * `SourceTooLong`, and `SourceUnreadable` from the prober.
+ * Probe step: the engine's source step (`pending` → `probing`, reuse of the same content converted to the
+ * same preset, size and duration limits), then `probing` → `transcoding` with the media engine's input.
  */
 export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> =>
   runStep(transcodeJobs, input, deps, async (step) => {
     const { ref } = step;
-    const job = await step.advance({
-      from: ['pending'],
-      to: 'probing',
-      leaseSeconds: LEASE_SECONDS.probe,
-      ...(input.executionArn ? { executionArn: input.executionArn } : {}),
+    const probed = await claimAndProbeSource(step, {
+      claim: {
+        from: ['pending'],
+        to: 'probing',
+        leaseSeconds: LEASE_SECONDS.probe,
+        ...(input.executionArn ? { executionArn: input.executionArn } : {}),
+      },
+      reuse: {
+        key: (content, job) => transcodeReuseKey({ preset: job.preset, ...content }),
+        file: (entry) => entry.output,
+        set: (entry) => ({ output: entry.output }),
+      },
+      limits: (l) => ({ bytes: l.transcodeMaxSourceBytes, seconds: l.transcodeMaxDurationSeconds }),
+      probe: deps.probe,
     });
+    if (probed.reused) return { ...ref, reused: true };
+    const { job, head, media } = probed;
     const { source } = job;
-    // Independent reads in parallel: the source as stored now, and the plan's limits.
-    const [head, limits] = await Promise.all([
-      headObject(source.bucket, source.fullPath),
-      companyLimits(ref.companyId),
-    ]);
-    if (!head) throw stepError('SourceMissing', 'The source file no longer exists.');
-
-    // Reuse: the same content (ETag and size) already converted to this preset, with its output still stored.
-    const reuseKey = transcodeReuseKey({ preset: job.preset, size: head.size, etag: head.etag });
-    const reuse = await transcodeJobs.lifecycle.getReuse(ref.companyId, reuseKey);
-    if (reuse && (await headObject(reuse.output.bucket, reuse.output.fullPath))) {
-      await step.completeReused({ from: ['probing'], set: { output: reuse.output }, observed: job });
-      logger.info('transcode reused', { jobId: ref.jobId, sourceJobId: reuse.sourceJobId });
-      return { ...ref, reused: true };
-    }
-
-    if (head.size > limits.transcodeMaxSourceBytes) {
-      throw stepError('SourceTooLarge', `The source is larger than ${limits.transcodeMaxSourceBytes} bytes.`);
-    }
-    const media = await deps.probe(source);
-    if (media.durationSeconds > limits.transcodeMaxDurationSeconds) {
-      throw stepError(
-        'SourceTooLong',
-        `The source is longer than ${limits.transcodeMaxDurationSeconds} seconds.`,
-      );
-    }
     await step.advance({
       from: ['probing'],
       to: 'transcoding',

@@ -3,7 +3,7 @@ import { workError } from '../schemas';
 
 /**
  * What every job type stores and how a worker names one attempt of a job, shared by the job lifecycle
- * (`job-lifecycle.ts`) and the job types' own schemas.
+ * (`lifecycle.ts`) and the job types' own schemas.
  */
 export interface JobRecordBase<S extends string = string> {
   jobId: string;

@@ -38,7 +38,7 @@ export const stepError = (name: string, message: string): Error => named(name, m
 /** The lease of a step: until `seconds` from now. */
 export const leaseFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
 
-type AdvanceOptions<S extends string, R> = {
+export type AdvanceOptions<S extends string, R> = {
   from: readonly S[];
   to: S;
   /** Seconds the step holds the job from now. */
@@ -75,6 +75,7 @@ export const jobStep = <S extends string, R extends JobRecordBase<S>, E extends 
   };
 
   return {
+    type,
     ref,
     now,
     elapsed: startStepClock(),
