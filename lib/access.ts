@@ -94,15 +94,21 @@ const USAGE_SNAPSHOT: FunctionAccess = {
 const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
   table: {
     GetItem: ['plans', 'dynadataItems', 'storedObjects'],
-    BatchGetItem: ['company', 'usage', 'storedObjects'],
-    PutItem: ['transcodes', 'transcriptions', 'dynadataItems', 'events'],
-    UpdateItem: ['transcodes', 'transcriptions', 'storedObjects', 'dynadataTypes', 'usage'],
+    BatchGetItem: ['company', 'usage', 'storedObjects', 'speechJobs'],
+    PutItem: ['transcodes', 'transcriptions', 'speechJobs', 'dynadataItems', 'events'],
+    UpdateItem: ['transcodes', 'transcriptions', 'speechJobs', 'storedObjects', 'dynadataTypes', 'usage'],
   },
-  // Speech writes its audio (and deletes it when the billing write refuses); enqueueing reads no object.
-  objects: { 's3:PutObject': ['speech'], 's3:DeleteObject': ['speech'] },
+  // Speech writes its audio (and deletes it when the billing write refuses), a speech job its text (and
+  // HEADs an earlier result's files before reusing them); enqueueing a transcode reads no object.
+  objects: {
+    's3:GetObject': ['speechJobs'],
+    's3:PutObject': ['speech', 'speechJobs'],
+    's3:DeleteObject': ['speech'],
+  },
   stateMachines: {
     transcode: ['StartExecution'],
     transcription: ['StartExecution'],
+    'speech-job': ['StartExecution'],
     'message-delivery': ['StartExecution'],
   },
   unscoped: [SPEECH_SYNTHESIS],
@@ -223,15 +229,24 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     },
     stateMachines: { transcode: ['StartExecution', 'StopExecution'] },
   },
+  // Synchronous speech, and long-form speech jobs: enqueue (company, month and reuse entry in one batch, the
+  // job's text beside it, the job and its queue slot, its execution), read, list, cancel (StopExecution).
   speech: {
     table: {
-      GetItem: ['plans', 'idempotency'],
-      BatchGetItem: ['company', 'usage'],
-      PutItem: ['idempotency'],
-      UpdateItem: ['storedObjects', 'usage', 'idempotency'],
+      GetItem: ['plans', 'idempotency', 'speechJobs'],
+      BatchGetItem: ['company', 'usage', 'speechJobs'],
+      Query: ['speechJobs'],
+      PutItem: ['idempotency', 'speechJobs'],
+      UpdateItem: ['storedObjects', 'usage', 'idempotency', 'speechJobs'],
       DeleteItem: ['idempotency'],
     },
-    objects: { 's3:PutObject': ['speech'], 's3:DeleteObject': ['speech'] },
+    // The audio of a synthesis; a job's text, and a HEAD of an earlier result's files before reusing them.
+    objects: {
+      's3:GetObject': ['speechJobs'],
+      's3:PutObject': ['speech', 'speechJobs'],
+      's3:DeleteObject': ['speech'],
+    },
+    stateMachines: { 'speech-job': ['StartExecution', 'StopExecution'] },
     unscoped: [SPEECH_SYNTHESIS],
   },
   // Lists and reads definitions and runs, creates a run (with its `workflow_runs` meter, after the company's
@@ -260,11 +275,11 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       DeleteItem: ['webhooks', 'idempotency'],
     },
   },
-  // The union of what its tools call (`functions/shared/mcp/tools.ts`): a transcode, transcription or
-  // workflow run read by id, the usage snapshot, and the Dynadata item calls. POST /v1/mcp is not idempotent.
+  // The union of what its tools call (`functions/shared/mcp/tools.ts`): a transcode, transcription, speech
+  // job or workflow run read by id, the usage snapshot, and the Dynadata item calls. POST /v1/mcp is not idempotent.
   mcp: {
     ...combineAccess(DYNADATA_ITEMS, USAGE_SNAPSHOT, {
-      table: { GetItem: ['transcodes', 'transcriptions', 'workflowRuns'], ...METER },
+      table: { GetItem: ['transcodes', 'transcriptions', 'speechJobs', 'workflowRuns'], ...METER },
     }),
     neverCalls: {
       'states:StartExecution':
@@ -353,6 +368,24 @@ export const WORKER_ACCESS = {
       's3:DeleteObject': ['transcriptions'],
     },
     unscoped: [MEDIA_PROBE],
+    neverCalls: { 'dynamodb:Query': UNFINISHED_LIST },
+  },
+  /**
+   * Prepare (lease, reuse entry and its files, the text), finalize (reads Polly's audio and marks, writes the
+   * timing file and a WAV's header, records both files, the done transaction with meter and reuse entry,
+   * deletes the intermediate files), fail. Reads, writes and deletes only under `speech-jobs/`.
+   */
+  speechJob: {
+    table: {
+      GetItem: ['speechJobs'],
+      PutItem: ['speechJobs', 'events'],
+      UpdateItem: ['speechJobs', 'storedObjects', 'usage'],
+    },
+    objects: {
+      's3:GetObject': ['speechJobs'],
+      's3:PutObject': ['speechJobs'],
+      's3:DeleteObject': ['speechJobs'],
+    },
     neverCalls: { 'dynamodb:Query': UNFINISHED_LIST },
   },
 } satisfies Record<string, FunctionAccess>;

@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import type { StateMachineName } from '../functions/shared/types/state-machines';
 import type { DataResources } from './access';
 import { MessageDelivery } from './constructs/message-delivery';
+import { SpeechJobs } from './constructs/speech-jobs';
 import { TranscodeJobs } from './constructs/transcode-jobs';
 import { TranscriptionJobs } from './constructs/transcription-jobs';
 import { WebhookEvents } from './constructs/webhook-events';
@@ -31,6 +32,7 @@ export class JobsStack extends Stack {
     this.stateMachines.transcription = new TranscriptionJobs(this, 'Transcriptions', {
       data: this.data,
     }).stateMachine;
+    this.stateMachines['speech-job'] = new SpeechJobs(this, 'SpeechJobs', { data: this.data }).stateMachine;
     this.stateMachines['message-delivery'] = new MessageDelivery(this, 'MessageDelivery', props).stateMachine;
     // Workflow steps start the machines above: the worker is granted them, so it comes last.
     this.stateMachines['workflow-run'] = new WorkflowRuns(this, 'WorkflowRuns', {

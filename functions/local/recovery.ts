@@ -1,13 +1,11 @@
-import { JobTransitionRefusedError } from '../shared/data/job-lifecycle';
-import { failTranscodeJob, TranscodeTransitionRefusedError } from '../shared/data/transcode-jobs';
-import { failTranscriptionJob, transcriptionJobs } from '../shared/data/transcription-jobs';
-import { listUnfinishedTranscodeJobs } from '../shared/data/unfinished-transcode-jobs';
 import { listUnfinishedLanes } from '../shared/data/webhook-deliveries';
 import { listUnfinishedWorkflowRuns } from '../shared/data/workflow-runs';
 import { resumeLane } from '../shared/domain/events/lanes';
+import { type RecoveryCounts, recoverUnfinishedJobs } from '../shared/domain/jobs/recovery';
+import { SPEECH_JOB_TYPE } from '../shared/domain/speech-jobs';
+import { transcodeJobs } from '../shared/domain/transcodes';
+import { transcriptionJobs } from '../shared/domain/transcriptions';
 import { failRun, resumeWorkflowRun } from '../shared/domain/workflows/runs';
-import { ERROR_CODES as TRANSCODE_ERRORS } from '../workers/transcode/errors';
-import { ERROR_CODES as TRANSCRIPTION_ERRORS } from '../workers/transcription/errors';
 
 /**
  * Start-up recovery of the local stack. No execution survives the previous run (a crash, or a stop that
@@ -16,13 +14,14 @@ import { ERROR_CODES as TRANSCRIPTION_ERRORS } from '../workers/transcription/er
  *
  * Each kind of work names where its unfinished items are (a sparse index partition that holds only those:
  * start-up reads no history, so its time does not grow with the table) and what becomes of one:
- * - transcodes and transcriptions: `failed` with code `interrupted` (lease cleared, queue slot released),
- *   retryable by the tenant;
+ * - jobs of every job engine type (transcodes, transcriptions, speech jobs): settled by the engine's recovery
+ *   (`domain/jobs/recovery.ts`), `failed` with code `interrupted` (lease cleared, queue slot released, the
+ *   `failed` event raised), retryable by the tenant where the type has retry;
  * - async workflow runs: resumed from their cursor by a new `workflow-run` execution; sync runs (their
  *   caller's connection is gone) `failed` with `workflow_run_failed` (`docs/decisions/0004-*.md`);
  * - webhook lanes: freed and resumed, so every pending delivery ends delivered or failed with a reason.
  *
- * A new job type adds its entry to `UNFINISHED_WORK`. Events the table's stream had not handed over yet are
+ * A new job type adds its `jobs(…)` entry to `UNFINISHED_WORK`. Events the table's stream had not handed over yet are
  * not replayed here: the stream goes on from its checkpoint (`event-stream.ts`).
  */
 type Outcome = 'resumed' | 'failed' | 'moved';
@@ -46,35 +45,18 @@ const work = <T>(
   },
 });
 
-/** Runs `write`; a transition refused (the item moved on meanwhile) is `moved`. */
-const settle = async (
-  write: () => Promise<unknown>,
-  refused: (error: unknown) => boolean,
-): Promise<Outcome> => {
-  try {
-    await write();
-    return 'failed';
-  } catch (error) {
-    if (refused(error)) return 'moved';
-    throw error;
-  }
-};
+/** The jobs of one type of the job engine, settled by its recovery (`domain/jobs/recovery.ts`). */
+const jobs = (name: string, recover: (now: Date) => Promise<RecoveryCounts>): UnfinishedWork => ({
+  name,
+  recover: async (now) => ({ resumed: 0, ...(await recover(now)) }),
+});
 
 const INTERRUPTED_SYNC_RUN = 'The run was interrupted by a restart of the platform; run the workflow again.';
 
 export const UNFINISHED_WORK: readonly UnfinishedWork[] = [
-  work('transcodes', listUnfinishedTranscodeJobs, (job, now) =>
-    settle(
-      () => failTranscodeJob({ job, error: TRANSCODE_ERRORS.Interrupted, now }),
-      (e) => e instanceof TranscodeTransitionRefusedError,
-    ),
-  ),
-  work('transcriptions', transcriptionJobs.listUnfinished, (job, now) =>
-    settle(
-      () => failTranscriptionJob({ job, error: TRANSCRIPTION_ERRORS.Interrupted, now }),
-      (e) => e instanceof JobTransitionRefusedError,
-    ),
-  ),
+  jobs('transcodes', (now) => recoverUnfinishedJobs(transcodeJobs, now)),
+  jobs('transcriptions', (now) => recoverUnfinishedJobs(transcriptionJobs, now)),
+  jobs('speech jobs', (now) => recoverUnfinishedJobs(SPEECH_JOB_TYPE, now)),
   work('workflow runs', listUnfinishedWorkflowRuns, async (run, now) => {
     if (run.mode === 'async') {
       await resumeWorkflowRun(run, now);

@@ -38,6 +38,8 @@ export const ERROR_CATALOG = {
   transcode_queue_full: { status: 429, title: 'Too many unfinished transcode jobs' },
   // Speech
   speech_quota_exceeded: { status: 429, title: 'Monthly speech characters used up' },
+  speech_job_queue_full: { status: 429, title: 'Too many unfinished speech jobs' },
+  speech_job_not_cancelable: { status: 409, title: 'Speech job is already finished' },
   // Transcriptions
   transcription_quota_exceeded: { status: 429, title: 'Monthly transcription seconds used up' },
   transcription_queue_full: { status: 429, title: 'Too many unfinished transcription jobs' },

@@ -57,7 +57,7 @@ export const FAILED_WEBHOOK_ATTEMPTS = [
 ] as const satisfies readonly WebhookDeliveryOutcome[];
 
 /** Job types whose transitions are counted. */
-export const JOB_TYPES = ['transcode', 'transcription'] as const;
+export const JOB_TYPES = ['transcode', 'transcription', 'speech_job'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 
 /** `2xx`, `4xx`, `5xx`, ... of an HTTP status. */

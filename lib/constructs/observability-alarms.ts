@@ -45,6 +45,7 @@ export interface Observed {
 export const PLATFORM_JOB_FAILURE_CODES: Record<JobType, readonly string[]> = {
   transcode: ['internal', 'start_failed', 'timeout'],
   transcription: ['internal', 'start_failed', 'timeout'],
+  speech_job: ['internal', 'start_failed', 'timeout'],
 };
 
 const AT_LEAST = ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;

@@ -250,8 +250,10 @@ export const measureOperations = async (write: (line: string) => void): Promise<
     );
 
     const { storeMedia } = await import('./cost-media');
-    const { getTranscodeJob } = await import('../../functions/shared/data/transcode-jobs');
-    const { getTranscriptionJob } = await import('../../functions/shared/data/transcription-jobs');
+    const getTranscodeJob = (await import('../../functions/shared/domain/transcodes')).transcodeJobs.lifecycle
+      .getJob;
+    const getTranscriptionJob = (await import('../../functions/shared/domain/transcriptions'))
+      .transcriptionJobs.lifecycle.getJob;
     /** Resolves when one more execution of `machine` has ended than when it was called. */
     const ended = async (machine: string) => {
       const count = () => executions.filter((e) => e.executionArn.split(':')[6] === machine).length;

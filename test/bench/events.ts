@@ -36,8 +36,9 @@ export const benchEvents = async (write: (line: string) => void) => {
   const counted = <T>(name: string, fn: () => Promise<T>) => label.run(name, fn);
 
   const { createCompanyWithPlan } = await import('../../functions/shared/domain/company-admin');
-  const data = await import('../../functions/shared/data/transcode-jobs');
-  const { createJobLifecycle } = await import('../../functions/shared/data/job-lifecycle');
+  const { transcodeJobs } = await import('../../functions/shared/domain/transcodes');
+  const { transcodeStore } = await import('../../functions/shared/data/transcode-jobs');
+  const { createJobLifecycle } = await import('../../functions/shared/data/jobs/lifecycle');
   const { putEvent } = await import('../../functions/shared/data/events');
   const { createEndpoint } = await import('../../functions/shared/data/webhook-endpoints');
   const { newWebhookSecret } = await import('../../functions/shared/domain/messages/webhooks');
@@ -47,11 +48,11 @@ export const benchEvents = async (write: (line: string) => void) => {
   const companyId = company.companyId;
 
   // 1. The move to done, with and without its event.
-  const { events: _events, ...withoutEventsConfig } = data.transcodeJobs.config;
+  const { eventTypes: _events, ...withoutEventsConfig } = transcodeStore;
   const withoutEvents = createJobLifecycle<TranscodeStatus, TranscodeJobRecord>(withoutEventsConfig);
   const finalizing = async (jobId: string) => {
     const job = transcodeJobRecord({ jobId, companyId, status: 'finalizing' }, now);
-    await data.createTranscodeJob(job, 100);
+    await transcodeJobs.lifecycle.createJob(job, 100);
     return job;
   };
   const output = { bucket: 'b', fullPath: `companies/${companyId}/o.wav`, size: 1, contentType: 'audio/wav' };
@@ -63,12 +64,12 @@ export const benchEvents = async (write: (line: string) => void) => {
     now,
   };
   const a = await finalizing('tc_bench_event');
-  await counted('with event', () => data.transcodeJobs.complete({ ...move, job: a, observed: a }));
+  await counted('with event', () => transcodeJobs.lifecycle.complete({ ...move, job: a, observed: a }));
   const b = await finalizing('tc_bench_plain');
   await counted('without event', () => withoutEvents.complete({ ...move, job: b, observed: b }));
   const c = await finalizing('tc_bench_fail');
   await counted('fail (no record in hand)', () =>
-    data.failTranscodeJob({ job: c, error: { code: 'x', message: 'x' }, now }),
+    transcodeJobs.moves.fail({ job: c, error: { code: 'x', message: 'x' }, now }),
   );
   write('\n== Events: DynamoDB requests of a transcode job move (counted at the SDK client)\n');
   for (const [name, { requests, items }] of counts)

@@ -15,7 +15,8 @@ export const benchMcpRequests = async (options: {
   write: (line: string) => void;
 }) => {
   const { authorizerContext, companyId, context, countDynamoDb, write } = options;
-  const { createTranscodeJob } = await import('../../functions/shared/data/transcode-jobs');
+  const { createJob: createTranscodeJob } = (await import('../../functions/shared/domain/transcodes'))
+    .transcodeJobs.lifecycle;
   const transcodes = (await import('../../functions/api/transcodes/index')).handler;
   const usage = (await import('../../functions/api/usage/index')).handler;
   const mcp = (await import('../../functions/api/mcp/index')).handler;

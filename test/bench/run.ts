@@ -46,6 +46,7 @@ const budgetOf = (functionPath: string): { kind: string; bytes: number } => {
 const skipBundles = process.argv.includes('--skip-bundles');
 const bundlesOnly = process.argv.includes('bundles');
 const transcriptionsOnly = process.argv.includes('transcriptions');
+const jobsOnly = process.argv.includes('jobs');
 const workflowsOnly = process.argv.includes('workflows');
 const mcpOnly = process.argv.includes('mcp');
 const eventsOnly = process.argv.includes('events');
@@ -88,7 +89,7 @@ if (process.argv.includes('cost')) {
   process.exit();
 }
 
-if (!skipBundles && !transcriptionsOnly && !workflowsOnly && !eventsOnly) {
+if (!skipBundles && !transcriptionsOnly && !workflowsOnly && !eventsOnly && !jobsOnly) {
   const { bundles, cleanup } = synthesizeBundles(root);
   try {
     section('Lambda bundles (minified ESM, bytes)');
@@ -175,6 +176,13 @@ try {
   const { apiUrl } = stack.description;
   if (eventsOnly) {
     await (await import('./events')).benchEvents((line) => process.stdout.write(line));
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  }
+  if (jobsOnly) {
+    await (await import('./jobs')).benchJobs(apiUrl, (line) => process.stdout.write(line));
+    await (await import('./speech-jobs')).benchSpeechJob(apiUrl, (line) => process.stdout.write(line));
     await stack.stop();
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);

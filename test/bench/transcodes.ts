@@ -44,7 +44,7 @@ export const benchTranscodes = async (apiUrl: string, write: (line: string) => v
   const { recordStoredObject } = await import('../../functions/shared/data/stored-objects');
   const { env } = await import('../../functions/shared/env');
   const presets = await import('../../functions/shared/domain/transcode-presets');
-  const data = await import('../../functions/shared/data/transcode-jobs');
+  const { transcodeJobs } = await import('../../functions/shared/domain/transcodes');
   const { createTranscodeWorker } = await import('../../functions/workers/transcode/worker');
   const { probeWithFfprobe } = await import('../../functions/local/media-engine');
   const transcodes = (await import('../../functions/api/transcodes/index')).handler;
@@ -188,41 +188,43 @@ export const benchTranscodes = async (apiUrl: string, write: (line: string) => v
     };
     const lease = new Date(Date.now() + 60_000);
     const id = job.jobId;
-    await counted('create (pending)', () => data.createTranscodeJob(job, 1000));
+    const { lifecycle, moves } = transcodeJobs;
+    await counted('create (pending)', () => lifecycle.createJob(job, 1000));
     const ref = { companyId, jobId: id, attempt: 1 };
     await counted('pending → probing', () =>
-      data.claimTranscodeJob({ job: ref, leaseUntil: lease, now: now() }),
+      moves.advance({ job: ref, from: ['pending'], to: 'probing', leaseUntil: lease, now: now() }),
     );
     await counted('probing → transcoding', () =>
-      data.startTranscoding({
+      moves.advance({
         job: ref,
+        from: ['probing'],
+        to: 'transcoding',
         leaseUntil: lease,
-        durationSeconds: 60,
-        hasVideo: false,
+        set: { durationSeconds: 60, hasVideo: false },
         now: now(),
       }),
     );
-    await counted('progress', () => data.recordTranscodeProgress({ job: ref, percent: 50, now: now() }));
+    await counted('progress', () =>
+      moves.progress({ job: ref, phase: 'transcoding', percent: 50, now: now() }),
+    );
     await counted('transcoding → finalizing', () =>
-      data.startFinalizing({ job: ref, leaseUntil: lease, now: now() }),
+      moves.advance({ job: ref, from: ['transcoding'], to: 'finalizing', leaseUntil: lease, now: now() }),
     );
     const output = { bucket, fullPath: source.fullPath, size: 1, contentType: 'audio/wav' };
     await counted('finalizing → done (+ meter)', () =>
-      data.completeTranscodeJob({ job: ref, output, billedSeconds: 60, now: now() }),
+      moves.complete({ job: ref, from: ['finalizing'], set: { output }, billedUnits: 60, now: now() }),
     );
     const second = { ...job, jobId: `${id}b` };
-    await counted('create (pending) ', () => data.createTranscodeJob(second, 1000));
+    await counted('create (pending) ', () => lifecycle.createJob(second, 1000));
     await counted('pending → failed', () =>
-      data.failTranscodeJob({ job: second, error: { code: 'internal', message: 'bench' }, now: now() }),
+      moves.fail({ job: second, error: { code: 'internal', message: 'bench' }, now: now() }),
     );
-    const retried = await counted('failed → pending (retry)', () =>
-      data.retryTranscodeJob({ job: second, queueCap: 1000, now: now() }),
-    );
-    await counted('pending → canceled', () => data.cancelTranscodeJob({ job: retried, now: now() }));
+    const retried = await counted('failed → pending (retry)', () => moves.retry(second, 1000, now()));
+    await counted('pending → canceled', () => moves.cancel(retried, now()));
     // Worker steps in-process on a real source (probe includes S3 and ffprobe; finalize records the output).
     const worker = createTranscodeWorker({ probe: probeWithFfprobe });
     const stepJob = { ...job, jobId: `${id}c`, source: { ...job.source, etag: `bench-c-${Date.now()}` } };
-    await data.createTranscodeJob(stepJob, 1000);
+    await transcodeJobs.lifecycle.createJob(stepJob, 1000);
     const probed = (await counted('worker probe step', () =>
       worker({ action: 'probe', companyId, jobId: stepJob.jobId, attempt: 1 }),
     )) as { output: { bucket: string; fullPath: string; contentType: string } };

@@ -48,12 +48,15 @@ export const benchTranscriptions = async (apiUrl: string, write: (line: string) 
   const { uploadFile } = await import('../../functions/shared/aws/s3-objects');
   const { recordStoredObject } = await import('../../functions/shared/data/stored-objects');
   const { env } = await import('../../functions/shared/env');
-  const data = await import('../../functions/shared/data/transcription-jobs');
+  const { transcriptionJobs } = await import('../../functions/shared/domain/transcriptions');
+  const { lifecycle, moves } = transcriptionJobs;
   const { createTranscriptionWorker } = await import('../../functions/workers/transcription/worker');
   const { probeWithFfprobe } = await import('../../functions/local/media-engine');
   const { recognise } = await import('../../functions/local/speech-engine');
   const { recogniserRuns } = await import('../../functions/local/step-functions/transcription-tasks');
-  const { transcriptionExecutionName } = await import('../../functions/shared/domain/transcriptions');
+  const { jobExecutionName: transcriptionExecutionName } = await import(
+    '../../functions/shared/domain/jobs/enqueue'
+  );
   const transcriptions = (await import('../../functions/api/transcriptions/index')).handler;
   const authorizer = (await import('../../functions/authorizer/index')).handler;
 
@@ -199,10 +202,19 @@ export const benchTranscriptions = async (apiUrl: string, write: (line: string) 
     };
     const lease = new Date(Date.now() + 60_000);
     const ref = { companyId, jobId: job.jobId, attempt: 1 };
-    await counted('create', () => data.transcriptionJobs.createJob(job, 1000));
-    await counted('claim', () => data.startTranscribing({ job: ref, leaseUntil: lease, now: now() }));
+    await counted('create', () => lifecycle.createJob(job, 1000));
+    await counted('claim', () =>
+      moves.advance({ job: ref, from: ['pending'], to: 'transcribing', leaseUntil: lease, now: now() }),
+    );
     await counted('probed', () =>
-      data.recordTranscriptionProbe({ job: ref, leaseUntil: lease, durationSeconds: 60, now: now() }),
+      moves.advance({
+        job: ref,
+        from: ['transcribing'],
+        to: 'transcribing',
+        leaseUntil: lease,
+        set: { durationSeconds: 60 },
+        now: now(),
+      }),
     );
     const files = {
       json: { bucket, fullPath: 'x.json' },
@@ -219,21 +231,22 @@ export const benchTranscriptions = async (apiUrl: string, write: (line: string) 
       files,
     };
     await counted('done', () =>
-      data.completeTranscriptionJob({
+      moves.complete({
         job: ref,
-        result,
-        billedSeconds: 60,
+        from: ['transcribing'],
+        set: { result },
+        billedUnits: 60,
         reuse: {
-          content: { language: 'en-US', size: 1, etag: job.source.etag },
+          key: `en-US#1#${job.source.etag}`,
           entry: { result, sourceJobId: job.jobId, durationSeconds: 60, createdAt: now().toISOString() },
         },
         now: now(),
       }),
     );
     const second = { ...job, jobId: `${job.jobId}b` };
-    await data.transcriptionJobs.createJob(second, 1000);
+    await lifecycle.createJob(second, 1000);
     await counted('failed', () =>
-      data.failTranscriptionJob({ job: second, error: { code: 'internal', message: 'bench' }, now: now() }),
+      moves.fail({ job: second, error: { code: 'internal', message: 'bench' }, now: now() }),
     );
     // Worker steps in-process on a real recording (probe: S3 and ffprobe; finalize: files, records, done).
     const worker = createTranscriptionWorker({ probe: probeWithFfprobe });
@@ -242,7 +255,7 @@ export const benchTranscriptions = async (apiUrl: string, write: (line: string) 
       jobId: `${job.jobId}c`,
       source: { ...job.source, etag: `bench-c-${Date.now()}` },
     };
-    await data.transcriptionJobs.createJob(third, 1000);
+    await lifecycle.createJob(third, 1000);
     const probed = (await counted('probe step', () =>
       worker({ action: 'probe', companyId, jobId: third.jobId, attempt: 1 }),
     )) as { engineOutput: { bucket: string; fullPath: string }; source: { size: number; etag: string } };

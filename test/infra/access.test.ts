@@ -183,7 +183,7 @@ describe('least privilege elsewhere', () => {
       )) {
         expect(actionsOf([statement])).not.toContain('s3:ListBucket');
         expect(JSON.stringify(statement.Resource), group).toMatch(
-          /"\/companies\/\*\/[a-z]+(\/runs)?\/\*"\]\]\}/,
+          /"\/companies\/\*\/[a-z-]+(\/runs)?\/\*"\]\]\}/,
         );
         expect(JSON.stringify(statement.Resource), group).not.toMatch(/"\/companies\/\*"/);
       }

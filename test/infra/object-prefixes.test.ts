@@ -6,6 +6,7 @@ import {
   type ObjectPrefix,
   STORED_OBJECT_PREFIXES,
 } from '../../functions/shared/types/object-prefixes';
+import { SpeechJobs } from '../../lib/constructs/speech-jobs';
 import { TranscodeJobs } from '../../lib/constructs/transcode-jobs';
 import { TranscriptionJobs } from '../../lib/constructs/transcription-jobs';
 import { WorkflowRuns } from '../../lib/constructs/workflow-runs';
@@ -28,18 +29,23 @@ beforeAll(async () => {
   const { newCompanyId } = await import('../../functions/shared/ids');
   const { uploadPath } = await import('../../functions/shared/domain/storage');
   const { speechPath } = await import('../../functions/shared/domain/speech');
+  const { speechJobTextPath } = await import('../../functions/shared/domain/speech-jobs');
   const { outputPath } = await import('../../functions/workers/transcode/probe');
-  const { resultFolder } = await import('../../functions/workers/transcription/probe');
+  const { jobFolder } = await import('../../functions/shared/domain/jobs/output-files');
   const { stepOutputPath } = await import('../../functions/shared/domain/workflows/run-state');
   vi.unstubAllEnvs();
   const co = newCompanyId();
   const now = new Date('2026-11-05T10:00:00Z');
-  const transcription = `${resultFolder({ companyId: co, jobId: 'tr_1', attempt: 2 })}`;
+  const transcription = `${jobFolder('transcriptions', { companyId: co, jobId: 'tr_1', attempt: 2 })}`;
   paths = {
     uploads: [uploadPath(co, '../Greeting Ä.wav', now)],
     transcodes: [outputPath({ companyId: co, jobId: 'tc_1', attempt: 1, preset: 'ogg_opus' })],
     transcriptions: [`${transcription}engine.json`, `${transcription}transcript.vtt`],
     speech: [speechPath(co, 'mp3', now)],
+    speechJobs: [
+      speechJobTextPath({ companyId: co, textSha256: 'ab12' }),
+      `${jobFolder('speechJobs', { companyId: co, jobId: 'sj_1', attempt: 1 })}timings.json`,
+    ],
     workflowRuns: [stepOutputPath({ companyId: co, runId: 'wr_1' }, 'fetch')],
   };
   synth = synthesizeApp({ bundling: false });
@@ -141,6 +147,7 @@ describe('object grants', () => {
     const runs = only(WorkflowRuns);
     const transcodes = only(TranscodeJobs);
     const transcriptions = only(TranscriptionJobs);
+    const speechJobs = only(SpeechJobs);
     const expected: [string, IConstruct, Partial<Record<ObjectAction, string[]>>][] = [
       [
         'storage',
@@ -150,20 +157,28 @@ describe('object grants', () => {
       [
         'speech',
         roleOf(api.groups.speech.function),
-        { 's3:PutObject': ['speech'], 's3:DeleteObject': ['speech'] },
+        {
+          's3:GetObject': ['speechJobs'],
+          's3:PutObject': ['speech', 'speechJobs'],
+          's3:DeleteObject': ['speech'],
+        },
       ],
       [
         'workflows',
         roleOf(api.groups.workflows.function),
-        { 's3:PutObject': ['speech', 'workflowRuns'], 's3:DeleteObject': ['speech'] },
+        {
+          's3:GetObject': ['speechJobs'],
+          's3:PutObject': ['speech', 'speechJobs', 'workflowRuns'],
+          's3:DeleteObject': ['speech'],
+        },
       ],
       ['authorizer', roleOf(api.authorizerFunction), {}],
       [
         'workflow step worker',
         roleOf(runs.worker),
         {
-          's3:GetObject': ['workflowRuns'],
-          's3:PutObject': ['speech', 'workflowRuns'],
+          's3:GetObject': ['speechJobs', 'workflowRuns'],
+          's3:PutObject': ['speech', 'speechJobs', 'workflowRuns'],
           's3:DeleteObject': ['speech'],
         },
       ],
@@ -186,6 +201,20 @@ describe('object grants', () => {
         'transcription machine (Transcribe as the caller)',
         transcriptions.stateMachine.role,
         { 's3:GetObject': ALL_STORED, 's3:PutObject': ['transcriptions'] },
+      ],
+      [
+        'speech job worker',
+        roleOf(speechJobs.worker),
+        {
+          's3:GetObject': ['speechJobs'],
+          's3:PutObject': ['speechJobs'],
+          's3:DeleteObject': ['speechJobs'],
+        },
+      ],
+      [
+        'speech job machine (Polly as the caller)',
+        speechJobs.stateMachine.role,
+        { 's3:PutObject': ['speechJobs'] },
       ],
       ['download signer', data.downloadSigner.user, { 's3:GetObject': ALL_STORED }],
     ];

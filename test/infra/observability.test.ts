@@ -162,7 +162,7 @@ describe('observability', () => {
 
   it('alarms on jobs failed by the platform, one alarm per job type, not on failures caused by the source', () => {
     const onFailures = alarms().filter((a) => businessQueries(a).some((q) => q.metricName === 'JobFailures'));
-    expect(onFailures).toHaveLength(2);
+    expect(onFailures).toHaveLength(3);
     const codesOf = (jobType: string) => {
       const alarm = onFailures.find((a) => businessQueries(a).every((q) => q.dimensions.jobType === jobType));
       return businessQueries(alarm as CfnResource)
@@ -171,6 +171,7 @@ describe('observability', () => {
     };
     expect(codesOf('transcode')).toEqual(['internal', 'start_failed', 'timeout']);
     expect(codesOf('transcription')).toEqual(['internal', 'start_failed', 'timeout']);
+    expect(codesOf('speech_job')).toEqual(['internal', 'start_failed', 'timeout']);
   });
 
   it('graphs requests by status class and problems by code from the Requests metric', () => {

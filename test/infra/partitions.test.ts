@@ -28,10 +28,13 @@ beforeAll(async () => {
   const { logEntryKey } = await import('../../functions/shared/data/log-entries');
   const { deliveryChannelKey } = await import('../../functions/shared/data/delivery-channels');
   const { storedObjectKey } = await import('../../functions/shared/data/stored-objects');
-  const { transcodeJobKey, UNFINISHED_INDEX_PARTITION } = await import(
-    '../../functions/shared/data/transcode-jobs'
-  );
-  const { transcriptionJobs } = await import('../../functions/shared/data/transcription-jobs');
+  const { transcodeStore } = await import('../../functions/shared/data/transcode-jobs');
+  const { transcriptionStore } = await import('../../functions/shared/data/transcription-jobs');
+  const { createJobLifecycle } = await import('../../functions/shared/data/jobs/lifecycle');
+  const transcodeJobs = createJobLifecycle(transcodeStore);
+  const transcriptionJobs = createJobLifecycle(transcriptionStore);
+  const { SPEECH_JOB_STORE } = await import('../../functions/shared/data/speech-jobs');
+  const speechJobs = createJobLifecycle(SPEECH_JOB_STORE);
   const { workflowPartition } = await import('../../functions/shared/data/workflows');
   const { workflowRunKey, unfinishedRunIndexKey } = await import('../../functions/shared/data/workflow-runs');
   const { eventKey } = await import('../../functions/shared/data/events');
@@ -53,8 +56,9 @@ beforeAll(async () => {
     logEntries: logEntryKey(co, 0, 'r').pk,
     deliveryChannel: deliveryChannelKey(co).pk,
     storedObjects: storedObjectKey(co, `companies/${co}/a/b.txt`).pk,
-    transcodes: transcodeJobKey(co, 'tc_1').pk,
+    transcodes: transcodeJobs.jobKey(co, 'tc_1').pk,
     transcriptions: transcriptionJobs.jobKey(co, 'tr_1').pk,
+    speechJobs: speechJobs.jobKey(co, 'sj_1').pk,
     workflows: workflowPartition(co),
     workflowRuns: workflowRunKey(co, 'wr_1').pk,
     events: eventKey(co, 'evt_1').pk,
@@ -64,8 +68,9 @@ beforeAll(async () => {
   indexKeys = {
     dynadataIndex: indexPartition(co, 'contacts'),
     apiKeyList: apiKeyListKey(co, '', '').gsi1pk,
-    unfinishedTranscodes: UNFINISHED_INDEX_PARTITION,
+    unfinishedTranscodes: transcodeJobs.unfinishedIndexKey(co, 'tc_1').gsi1pk,
     unfinishedTranscriptions: transcriptionJobs.unfinishedIndexKey(co, 'tr_1').gsi1pk,
+    unfinishedSpeechJobs: speechJobs.unfinishedIndexKey(co, 'sj_1').gsi1pk,
     unfinishedWorkflowRuns: unfinishedRunIndexKey(co, 'wr_1').gsi1pk,
     unfinishedWebhookLanes: unfinishedLaneIndexKey({ companyId: co, endpointId: 'we_1', resourceId: 'tc_1' })
       .gsi1pk,

@@ -17,9 +17,8 @@ describe('local stack killed between a state change and its delivery', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('delivers the event after the restart', async () => {
-    const { transcodeJobKey, unfinishedIndexKey } = await import(
-      '../../functions/shared/data/transcode-jobs'
-    );
+    const { transcodeJobs } = await import('../../functions/shared/domain/transcodes');
+    const { jobKey: transcodeJobKey, unfinishedIndexKey } = transcodeJobs.lifecycle;
     const receiver = await startReceiver();
     const first = await startStackProcess(dataDir);
     let second: Awaited<ReturnType<typeof startStackProcess>> | undefined;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDefinition } from '../../functions/shared/routes/route-definition';
 import { ROUTES } from '../../functions/shared/routes/route-table';
+import { seedPendingSpeechJob } from './speech-job-support';
 import { call, createContact, createTenant, expectProblem } from './support';
 import { seedJob, storeSource } from './transcode-support';
 import { startReceiver } from './webhook-receiver';
@@ -91,6 +92,20 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
     body: { text: 'Your order has shipped.', format: 'wav' },
     other: { body: { text: 'Your order is late.', format: 'wav' } },
   }),
+  createSpeechJob: async () => ({
+    path: '/v1/speech/jobs',
+    body: { text: 'Your order has shipped.', format: 'wav' },
+    other: { body: { text: 'Your order is late.', format: 'wav' } },
+  }),
+  cancelSpeechJob: async () => {
+    const job = await seedPendingSpeechJob(tenant.companyId);
+    const other = await seedPendingSpeechJob(tenant.companyId);
+    return {
+      path: `/v1/speech/jobs/${job.jobId}/cancel`,
+      body: undefined,
+      other: { path: `/v1/speech/jobs/${other.jobId}/cancel` },
+    };
+  },
   createUploadUrl: async () => ({
     path: '/v1/storage/upload-url',
     body: { fileName: 'a.wav', contentType: 'audio/wav', size: 100 },

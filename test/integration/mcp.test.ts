@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SigningKey } from '../../functions/shared/auth/jwt';
 import type { Scope } from '../../functions/shared/types/scopes';
+import { seedPendingSpeechJob } from './speech-job-support';
 import { apiUrl, call, createTenant, expectProblem } from './support';
 import { seedJob as seedTranscodeJob } from './transcode-support';
 import { seedJob as seedTranscriptionJob } from './transcription-support';
@@ -18,6 +19,7 @@ const MCP_URL = new URL(`${apiUrl}/v1/mcp`);
 const TOOL_NAMES = [
   'get_transcode_job',
   'get_transcription_job',
+  'get_speech_job',
   'get_usage',
   'get_workflow_run',
   'list_dynadata_types',
@@ -118,6 +120,16 @@ describe('POST /v1/mcp: the MCP server', () => {
     });
     expect(route.status).toBe(200);
     const result = await client.callTool({ name: 'get_transcription_job', arguments: { id: job.jobId } });
+    expect(structured(result)).toEqual(route.json.job);
+  });
+
+  it('get_speech_job answers the job exactly as GET /v1/speech/jobs/{id} shows it', async () => {
+    const job = await seedPendingSpeechJob(tenant.companyId);
+    const route = await call('GET', `/v1/speech/jobs/${job.jobId}`, {
+      headers: { 'x-api-key': tenant.apiKey },
+    });
+    expect(route.status).toBe(200);
+    const result = await client.callTool({ name: 'get_speech_job', arguments: { id: job.jobId } });
     expect(structured(result)).toEqual(route.json.job);
   });
 

@@ -13,10 +13,9 @@ describe('local stack restart with unfinished transcode jobs', () => {
 
   it('marks them failed with code interrupted, clears the lease and lets them be retried', async () => {
     // Key builders are pure; the module is loaded after `./support` has set the runtime environment.
-    const { transcodeJobKey, unfinishedIndexKey } = await import(
-      '../../functions/shared/data/transcode-jobs'
-    );
-    const { transcodeQueueKey } = await import('../../functions/shared/data/transcode-queue');
+    const { transcodeJobs } = await import('../../functions/shared/domain/transcodes');
+    const { jobKey: transcodeJobKey, unfinishedIndexKey } = transcodeJobs.lifecycle;
+    const transcodeQueueKey = transcodeJobs.lifecycle.queueKey;
     const first = await startStackProcess(dataDir);
     const { dynamodbEndpoint, tableName, region } = first.description;
     const db = DynamoDBDocumentClient.from(

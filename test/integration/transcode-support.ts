@@ -166,7 +166,8 @@ export const seedJob = async (
     queueCap?: number;
   } = {},
 ): Promise<TranscodeJobRecord> => {
-  const data = await import('../../functions/shared/data/transcode-jobs');
+  const { transcodeJobs } = await import('../../functions/shared/domain/transcodes');
+  const { lifecycle, moves } = transcodeJobs;
   const source = options.source ?? {
     bucket: process.env.BUCKET_NAME ?? '',
     fullPath: `companies/${companyId}/none`,
@@ -175,29 +176,36 @@ export const seedJob = async (
   const now = new Date();
   const lease = new Date(now.getTime() + 600_000);
   const ref = { companyId: job.companyId, jobId: job.jobId, attempt: 1 };
-  await data.createTranscodeJob(job, options.queueCap ?? 100);
+  await lifecycle.createJob(job, options.queueCap ?? 100);
   const steps: Record<TranscodeStatus, () => Promise<unknown>> = {
     pending: async () => undefined,
-    probing: () => data.claimTranscodeJob({ job: ref, leaseUntil: lease, now }),
+    probing: () => moves.advance({ job: ref, from: ['pending'], to: 'probing', leaseUntil: lease, now }),
     transcoding: async () => {
       await steps.probing();
-      await data.startTranscoding({ job: ref, leaseUntil: lease, durationSeconds: 3, hasVideo: false, now });
+      await moves.advance({
+        job: ref,
+        from: ['probing'],
+        to: 'transcoding',
+        leaseUntil: lease,
+        percent: 0,
+        set: { durationSeconds: 3, hasVideo: false },
+        now,
+      });
     },
     finalizing: async () => {
       await steps.transcoding();
-      await data.startFinalizing({ job: ref, leaseUntil: lease, now });
+      await moves.advance({ job: ref, from: ['transcoding'], to: 'finalizing', leaseUntil: lease, now });
     },
     done: async () => {
       await steps.finalizing();
       const output = { ...source, size: 1, contentType: 'audio/wav' };
-      await data.completeTranscodeJob({ job: ref, output, billedSeconds: 3, now });
+      await moves.complete({ job: ref, from: ['finalizing'], set: { output }, billedUnits: 3, now });
     },
-    failed: () =>
-      data.failTranscodeJob({ job: ref, error: { code: 'source_unreadable', message: 'seeded' }, now }),
-    canceled: () => data.cancelTranscodeJob({ job, now }),
+    failed: () => moves.fail({ job: ref, error: { code: 'source_unreadable', message: 'seeded' }, now }),
+    canceled: () => moves.cancel(job, now),
   };
   await steps[status]();
-  const stored = await data.getTranscodeJob(ref.companyId, ref.jobId);
+  const stored = await lifecycle.getJob(ref.companyId, ref.jobId);
   if (stored?.status !== status) throw new Error(`seeding ${status} gave ${stored?.status}`);
   return stored;
 };
@@ -208,12 +216,12 @@ export { setCompanyLimitOverrides as overrideLimits } from './storage-support';
 /** Sets a lease directly on a job: the state the spec says should not normally occur. */
 export const setLease = async (companyId: string, jobId: string, leaseUntil: Date) => {
   const { ddb, tableName } = await import('../../functions/shared/data/client');
-  const { transcodeJobKey } = await import('../../functions/shared/data/transcode-jobs');
+  const { transcodeJobs } = await import('../../functions/shared/domain/transcodes');
   const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
   await ddb.send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: transcodeJobKey(companyId, jobId),
+      Key: transcodeJobs.lifecycle.jobKey(companyId, jobId),
       UpdateExpression: 'SET leaseUntil = :l',
       ExpressionAttributeValues: { ':l': leaseUntil.toISOString() },
     }),
@@ -221,7 +229,7 @@ export const setLease = async (companyId: string, jobId: string, leaseUntil: Dat
 };
 
 export const queueOf = async (companyId: string) =>
-  (await import('../../functions/shared/data/transcode-queue')).readTranscodeQueue(companyId);
+  (await import('../../functions/shared/domain/transcodes')).transcodeJobs.lifecycle.readQueue(companyId);
 
 export const transcodeSecondsOf = async (apiKey: string) => {
   const res = await call('GET', '/v1/usage', { headers: { 'x-api-key': apiKey } });
@@ -231,13 +239,13 @@ export const transcodeSecondsOf = async (apiKey: string) => {
 /** The company's reuse entries (`REUSE#...` items of its transcode partition). */
 export const reuseItemsOf = async (companyId: string) => {
   const { ddb, tableName } = await import('../../functions/shared/data/client');
-  const { transcodePartition } = await import('../../functions/shared/data/transcode-partition');
+  const { partitions } = await import('../../functions/shared/data/keys');
   const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
   const { Items } = await ddb.send(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :p AND begins_with(sk, :r)',
-      ExpressionAttributeValues: { ':p': transcodePartition(companyId), ':r': 'REUSE#' },
+      ExpressionAttributeValues: { ':p': partitions.transcodes(companyId), ':r': 'REUSE#' },
       ConsistentRead: true,
     }),
   );

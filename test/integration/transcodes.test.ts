@@ -443,8 +443,8 @@ describe('Transcode quota and queue cap', () => {
     expect(await queueOf(tenant.companyId)).toBe(0);
 
     // Directly at the data module: 20 racing creates against a cap of 5, then racing cancels and failures.
-    const data = await import('../../functions/shared/data/transcode-jobs');
-    const { readTranscodeQueue } = await import('../../functions/shared/data/transcode-queue');
+    const { transcodeJobs } = await import('../../functions/shared/domain/transcodes');
+    const { lifecycle, moves } = transcodeJobs;
     const other = await createTenant();
     const seeds = Array.from({ length: 20 }, (_, i) => ({
       jobId: `tc_race${i}${Math.random().toString(36).slice(2, 8)}`,
@@ -459,19 +459,19 @@ describe('Transcode quota and queue cap', () => {
       updatedAt: new Date().toISOString(),
       attemptStartedAt: new Date().toISOString(),
     }));
-    const created = await Promise.allSettled(seeds.map((s) => data.createTranscodeJob(s, 5)));
+    const created = await Promise.allSettled(seeds.map((s) => lifecycle.createJob(s, 5)));
     const ok = seeds.filter((_, i) => created[i]?.status === 'fulfilled');
     expect(ok).toHaveLength(5);
-    expect(await readTranscodeQueue(other.companyId)).toBe(5);
+    expect(await lifecycle.readQueue(other.companyId)).toBe(5);
     const now = new Date();
     await Promise.allSettled(
       ok.flatMap((s) => [
-        data.cancelTranscodeJob({ job: s, now }),
-        data.failTranscodeJob({ job: s, error: { code: 'internal', message: 'x' }, now }),
-        data.cancelTranscodeJob({ job: s, now }),
+        moves.cancel(s, now),
+        moves.fail({ job: s, error: { code: 'internal', message: 'x' }, now }),
+        moves.cancel(s, now),
       ]),
     );
-    expect(await readTranscodeQueue(other.companyId)).toBe(0);
+    expect(await lifecycle.readQueue(other.companyId)).toBe(0);
   });
 });
 

@@ -12,7 +12,8 @@ describe('local stack restart with unfinished transcription jobs', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('marks them failed with code interrupted, clears the lease and releases the queue slot', async () => {
-    const { transcriptionJobs } = await import('../../functions/shared/data/transcription-jobs');
+    const { lifecycle: transcriptionJobs } = (await import('../../functions/shared/domain/transcriptions'))
+      .transcriptionJobs;
     const first = await startStackProcess(dataDir);
     const { tableName, region } = first.description;
     const client = (endpoint: string) =>

@@ -179,7 +179,7 @@ export const seedJob = async (
   status: 'pending' | 'transcribing' | 'failed',
   queueCap = 100,
 ): Promise<TranscriptionJobRecord> => {
-  const data = await import('../../functions/shared/data/transcription-jobs');
+  const { transcriptionJobs } = await import('../../functions/shared/domain/transcriptions');
   const now = new Date();
   const iso = now.toISOString();
   const job: TranscriptionJobRecord = {
@@ -200,25 +200,34 @@ export const seedJob = async (
     updatedAt: iso,
     attemptStartedAt: iso,
   };
-  await data.transcriptionJobs.createJob(job, queueCap);
+  await transcriptionJobs.lifecycle.createJob(job, queueCap);
   const ref = { companyId, jobId: job.jobId, attempt: 1 };
   if (status !== 'pending') {
-    await data.startTranscribing({ job: ref, leaseUntil: new Date(now.getTime() + 600_000), now });
+    const leaseUntil = new Date(now.getTime() + 600_000);
+    await transcriptionJobs.moves.advance({
+      job: ref,
+      from: ['pending'],
+      to: 'transcribing',
+      leaseUntil,
+      now,
+    });
   }
   if (status === 'failed') {
-    await data.failTranscriptionJob({
+    await transcriptionJobs.moves.fail({
       job: ref,
       error: { code: 'source_unreadable', message: 'seeded' },
       now,
     });
   }
-  const stored = await data.getTranscriptionJob(companyId, job.jobId);
+  const stored = await transcriptionJobs.lifecycle.getJob(companyId, job.jobId);
   if (stored?.status !== status) throw new Error(`seeding ${status} gave ${stored?.status}`);
   return stored;
 };
 
 export const queueOf = async (companyId: string) =>
-  (await import('../../functions/shared/data/transcription-jobs')).transcriptionJobs.readQueue(companyId);
+  (await import('../../functions/shared/domain/transcriptions')).transcriptionJobs.lifecycle.readQueue(
+    companyId,
+  );
 
 export const transcriptionSecondsOf = async (apiKey: string) => {
   const res = await call('GET', '/v1/usage', { headers: { 'x-api-key': apiKey } });

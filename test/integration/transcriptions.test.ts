@@ -278,8 +278,9 @@ describe('Transcriptions interrupted by a restart', () => {
       const job = await getJob(tenant.apiKey, id);
       expect(job).toMatchObject({ status: 'failed', error: { code: 'interrupted' } });
     }
-    const { getTranscriptionJob } = await import('../../functions/shared/data/transcription-jobs');
-    expect((await getTranscriptionJob(tenant.companyId, running.jobId))?.leaseUntil).toBeUndefined();
+    const { transcriptionJobs } = await import('../../functions/shared/domain/transcriptions');
+    const stored = await transcriptionJobs.lifecycle.getJob(tenant.companyId, running.jobId);
+    expect(stored?.leaseUntil).toBeUndefined();
     expect(await queueOf(tenant.companyId)).toBe(0);
   });
 });

@@ -47,6 +47,7 @@ const everyAction = (url: string) => ({
       with: { fullPath: '{{ input.fullPath }}', preset: 'wav' },
     },
     { id: 'transcribe', action: 'actions/media/transcribe', with: { fullPath: '{{ input.fullPath }}' } },
+    { id: 'speechJob', action: 'actions/media/speech', with: { markdown: '# Hello\n\nRead as a job.' } },
     {
       id: 'remove',
       action: 'actions/dynadata/delete',
@@ -78,6 +79,7 @@ const everyAction = (url: string) => ({
     message: '{{ steps.message.output.status }}',
     transcode: '{{ steps.transcode.output.job.id }}',
     transcription: '{{ steps.transcribe.output.job.id }}',
+    speechJob: '{{ steps.speechJob.output.job.id }}',
     deleted: '{{ steps.remove.output.deleted }}',
     http: '{{ steps.call.output.body.method }}',
   },
@@ -101,6 +103,10 @@ const checkRun = async (apiKey: string, run: RunBody, mode: 'sync' | 'async') =>
     headers: { 'x-api-key': apiKey },
   });
   expect(transcription.status).toBe(200);
+  const speechJob = await call('GET', `/v1/speech/jobs/${run.result?.speechJob}`, {
+    headers: { 'x-api-key': apiKey },
+  });
+  expect(speechJob.status).toBe(200);
 };
 
 describe('workflow actions', () => {

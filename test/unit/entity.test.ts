@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 type EntityModule = typeof import('../../functions/shared/data/entity');
 let entity: EntityModule;
 let toPlan: typeof import('../../functions/shared/data/plans').toPlan;
-let toTranscodeJob: typeof import('../../functions/shared/data/transcode-jobs').toTranscodeJob;
+let toTranscodeJob: (item: Record<string, unknown>) => { status: string };
 let zm: typeof import('../../functions/shared/zod-mini');
 
 beforeAll(async () => {
@@ -12,7 +12,9 @@ beforeAll(async () => {
   vi.stubEnv('BUCKET_NAME', 'unit-test-bucket');
   entity = await import('../../functions/shared/data/entity');
   ({ toPlan } = await import('../../functions/shared/data/plans'));
-  ({ toTranscodeJob } = await import('../../functions/shared/data/transcode-jobs'));
+  const { transcodeStore } = await import('../../functions/shared/data/transcode-jobs');
+  const { createJobLifecycle } = await import('../../functions/shared/data/jobs/lifecycle');
+  toTranscodeJob = createJobLifecycle(transcodeStore).toJob;
   zm = await import('../../functions/shared/zod-mini');
   vi.unstubAllEnvs();
 });

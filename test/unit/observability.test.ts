@@ -12,8 +12,8 @@ vi.mock('../../functions/shared/data/usage-meters', async (original) => ({
   addToMeter: vi.fn(async () => 1),
 }));
 
-import { toPublicJob } from '../../functions/shared/data/transcode-jobs';
 import { addToMeter, MeterLimitReachedError } from '../../functions/shared/data/usage-meters';
+import { toPublicJob } from '../../functions/shared/domain/transcodes';
 import { createApiHandler } from '../../functions/shared/http/middleware';
 import {
   countBilledUnits,

@@ -1,24 +1,23 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  failTranscodeJob,
-  TranscodeTransitionRefusedError,
-} from '../../functions/shared/data/transcode-jobs';
-import { ERROR_CODES, errorFor } from '../../functions/workers/transcode/errors';
-import { failStep } from '../../functions/workers/transcode/fail';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { JobTransitionRefusedError } from '../../functions/shared/data/jobs/lifecycle';
+import { interruptedError, jobErrorFor } from '../../functions/shared/domain/jobs/job-type';
+import { failStep } from '../../functions/shared/domain/jobs/worker-shell';
+import { transcodeJobs } from '../../functions/shared/domain/transcodes';
 
-vi.mock('../../functions/shared/data/transcode-jobs', async (importOriginal) => ({
-  ...(await importOriginal<object>()),
-  failTranscodeJob: vi.fn(),
-}));
+const failTranscodeJob = vi.spyOn(transcodeJobs.moves, 'fail');
+const errorFor = (name: string | undefined) => jobErrorFor(transcodeJobs, name);
 
 const now = new Date('2026-03-04T05:06:07Z');
 const ref = { companyId: 'co_1', jobId: 'tc_1', attempt: 3 };
 const run = (error?: { Error?: string; Cause?: string }) =>
-  failStep({ action: 'fail', ...ref, ...(error ? { error } : {}) }, { now: () => now });
+  failStep(transcodeJobs, { action: 'fail', ...ref, ...(error ? { error } : {}) }, { now: () => now });
 
+beforeEach(() => {
+  failTranscodeJob.mockResolvedValue({ set: {} });
+});
 afterEach(() => vi.resetAllMocks());
 
-describe('transcode fail step', () => {
+describe('the engine fail step, for transcodes', () => {
   it.each([
     ['SourceMissing', 'source_missing'],
     ['SourceUnreadable', 'source_unreadable'],
@@ -56,7 +55,9 @@ describe('transcode fail step', () => {
   });
 
   it('keeps the state of a job canceled or retried meanwhile and reports it as not recorded', async () => {
-    vi.mocked(failTranscodeJob).mockRejectedValue(new TranscodeTransitionRefusedError('tc_1', 'failed'));
+    vi.mocked(failTranscodeJob).mockRejectedValue(
+      new JobTransitionRefusedError('transcode', 'tc_1', 'failed'),
+    );
     await expect(run({ Error: 'SourceMissing' })).resolves.toEqual({ ...ref, recorded: false });
   });
 
@@ -66,7 +67,7 @@ describe('transcode fail step', () => {
   });
 
   it('has a distinct message for the interrupted code that start-up recovery writes', () => {
-    expect(ERROR_CODES.Interrupted).toEqual({
+    expect(interruptedError(transcodeJobs)).toEqual({
       code: 'interrupted',
       message: expect.stringContaining('retry'),
     });

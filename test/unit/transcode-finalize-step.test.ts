@@ -1,21 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { JobTransitionRefusedError } from '../../functions/shared/data/jobs/lifecycle';
 import { recordStoredObject } from '../../functions/shared/data/stored-objects';
-import {
-  completeTranscodeJob,
-  startFinalizing,
-  TranscodeTransitionRefusedError,
-} from '../../functions/shared/data/transcode-jobs';
-import { errorFor } from '../../functions/workers/transcode/errors';
+import { jobErrorFor } from '../../functions/shared/domain/jobs/job-type';
+import { transcodeJobs } from '../../functions/shared/domain/transcodes';
 import { billableSeconds, finalizeStep } from '../../functions/workers/transcode/finalize';
 import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
 vi.mock('../../functions/shared/data/stored-objects', () => ({ recordStoredObject: vi.fn() }));
-vi.mock('../../functions/shared/data/transcode-jobs', async (importOriginal) => ({
-  ...(await importOriginal<object>()),
-  startFinalizing: vi.fn(),
-  completeTranscodeJob: vi.fn(),
-  getTranscodeJob: vi.fn(),
-}));
+
+const startFinalizing = vi.spyOn(transcodeJobs.moves, 'advance');
+const completeTranscodeJob = vi.spyOn(transcodeJobs.moves, 'complete');
+const errorFor = (name: string | undefined) => jobErrorFor(transcodeJobs, name);
 
 const now = new Date('2026-03-04T05:06:07Z');
 const ref = { companyId: 'co_1', jobId: 'tc_1', attempt: 1 };
@@ -52,7 +47,8 @@ const run = (
   );
 
 beforeEach(() => {
-  vi.mocked(startFinalizing).mockResolvedValue(job);
+  startFinalizing.mockResolvedValue(job);
+  completeTranscodeJob.mockResolvedValue({ set: {} });
   head.mockResolvedValue({ size: 77, etag: 'out-etag' });
 });
 afterEach(() => vi.resetAllMocks());
@@ -62,7 +58,10 @@ describe('transcode finalize step', () => {
     await expect(run()).resolves.toEqual(ref);
     expect(startFinalizing).toHaveBeenCalledWith({
       job: ref,
+      from: ['transcoding'],
+      to: 'finalizing',
       leaseUntil: new Date(now.getTime() + 300_000),
+      percent: 100,
       now,
     });
     expect(recordStoredObject).toHaveBeenCalledWith(
@@ -73,32 +72,29 @@ describe('transcode finalize step', () => {
     const output = { ...engineOutput, size: 77 };
     expect(completeTranscodeJob).toHaveBeenCalledWith({
       job: ref,
-      output,
-      billedSeconds: 3,
+      from: ['finalizing'],
+      set: { output },
+      billedUnits: 3,
       // The probe's run time plus this step's; the engine's start to finish.
       computeMs: { workers: expect.any(Number), media: 2500 },
       reuse: {
-        content: { preset: 'ogg_opus', size: 500, etag: 'probed' },
+        key: 'ogg_opus#500#probed',
         entry: { output, sourceJobId: 'tc_1', durationSeconds: 2.2, createdAt: now.toISOString() },
       },
       now,
       observed: expect.objectContaining({ jobId: 'tc_1', status: 'finalizing' }),
     });
-    expect(vi.mocked(completeTranscodeJob).mock.calls[0]?.[0].computeMs?.workers).toBeGreaterThanOrEqual(40);
+    expect(completeTranscodeJob.mock.calls[0]?.[0].computeMs?.workers).toBeGreaterThanOrEqual(40);
   });
 
   it('bills no media time when the execution passed no engine timing', async () => {
     await run({ source: { size: 500, etag: 'probed' } });
-    expect(vi.mocked(completeTranscodeJob).mock.calls[0]?.[0].computeMs?.media).toBe(0);
+    expect(completeTranscodeJob.mock.calls[0]?.[0].computeMs?.media).toBe(0);
   });
 
   it("keys the reuse entry by the job's source when the execution passed no probed source", async () => {
     await run({});
-    expect(vi.mocked(completeTranscodeJob).mock.calls[0]?.[0].reuse?.content).toEqual({
-      preset: 'ogg_opus',
-      size: 10,
-      etag: 'job-etag',
-    });
+    expect(completeTranscodeJob.mock.calls[0]?.[0].reuse?.key).toBe('ogg_opus#10#job-etag');
   });
 
   it('fails with transcode_failed when the engine wrote no output, completing nothing', async () => {
@@ -110,7 +106,7 @@ describe('transcode finalize step', () => {
   });
 
   it('ends as TranscodeJobGone when the job was canceled before it could complete', async () => {
-    vi.mocked(completeTranscodeJob).mockRejectedValue(new TranscodeTransitionRefusedError('tc_1', 'done'));
+    completeTranscodeJob.mockRejectedValue(new JobTransitionRefusedError('transcode', 'tc_1', 'done'));
     await expect(run()).rejects.toMatchObject({ name: 'TranscodeJobGone' });
   });
 

@@ -1,21 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { jobTransitionUpdate } from '../../functions/shared/data/job-transition';
-import { transcodeJobKey, unfinishedIndexKey } from '../../functions/shared/data/transcode-jobs';
-import { transcodeQueueKey } from '../../functions/shared/data/transcode-queue';
-import { transcodeReuseKey } from '../../functions/shared/data/transcode-reuse';
+import { createJobLifecycle } from '../../functions/shared/data/jobs/lifecycle';
+import { jobTransitionUpdate } from '../../functions/shared/data/jobs/transition';
+import { transcodeReuseKey, transcodeStore } from '../../functions/shared/data/transcode-jobs';
+
+const transcodeJobs = createJobLifecycle(transcodeStore);
 
 describe('transcode keys (permanent: items exist under them)', () => {
   it('keeps job, queue and reuse items in the company transcode partition', () => {
-    expect(transcodeJobKey('co_1', 'tc_1')).toEqual({ pk: 'CO#co_1#TRANSCODE', sk: 'JOB#tc_1' });
-    expect(transcodeQueueKey('co_1')).toEqual({ pk: 'CO#co_1#TRANSCODE', sk: 'QUEUE' });
-    expect(transcodeReuseKey('co_1', { preset: 'wav', size: 42, etag: '"abc-2"' })).toEqual({
+    expect(transcodeJobs.jobKey('co_1', 'tc_1')).toEqual({ pk: 'CO#co_1#TRANSCODE', sk: 'JOB#tc_1' });
+    expect(transcodeJobs.queueKey('co_1')).toEqual({ pk: 'CO#co_1#TRANSCODE', sk: 'QUEUE' });
+    expect(
+      transcodeJobs.reuseKey('co_1', transcodeReuseKey({ preset: 'wav', size: 42, etag: '"abc-2"' })),
+    ).toEqual({
       pk: 'CO#co_1#TRANSCODE',
       sk: 'REUSE#wav#42#abc-2',
     });
   });
 
   it('indexes unfinished jobs of every company in one sparse partition', () => {
-    expect(unfinishedIndexKey('co_1', 'tc_1')).toEqual({
+    expect(transcodeJobs.unfinishedIndexKey('co_1', 'tc_1')).toEqual({
       gsi1pk: 'TRANSCODE#UNFINISHED',
       gsi1sk: 'co_1#tc_1',
     });

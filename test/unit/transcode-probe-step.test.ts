@@ -1,29 +1,31 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SourceUnreadableError } from '../../functions/shared/aws/mediaconvert';
 import { headObject } from '../../functions/shared/aws/s3-objects';
-import {
-  claimTranscodeJob,
-  completeReusedTranscodeJob,
-  getTranscodeJob,
-  startTranscoding,
-  TranscodeTransitionRefusedError,
-} from '../../functions/shared/data/transcode-jobs';
-import { getTranscodeReuse } from '../../functions/shared/data/transcode-reuse';
-import { transcodeLimits } from '../../functions/shared/domain/transcodes';
-import { errorFor } from '../../functions/workers/transcode/errors';
+import { JobTransitionRefusedError } from '../../functions/shared/data/jobs/lifecycle';
+import type { TranscodeJobRecord } from '../../functions/shared/data/transcode-jobs';
+import { companyLimits } from '../../functions/shared/domain/company-limits';
+import { jobErrorFor } from '../../functions/shared/domain/jobs/job-type';
+import { transcodeJobs } from '../../functions/shared/domain/transcodes';
 import { probeStep } from '../../functions/workers/transcode/probe';
 import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
 vi.mock('../../functions/shared/aws/s3-objects', () => ({ headObject: vi.fn() }));
-vi.mock('../../functions/shared/data/transcode-reuse', () => ({ getTranscodeReuse: vi.fn() }));
-vi.mock('../../functions/shared/domain/transcodes', () => ({ transcodeLimits: vi.fn() }));
-vi.mock('../../functions/shared/data/transcode-jobs', async (importOriginal) => ({
+vi.mock('../../functions/shared/domain/company-limits', async (importOriginal) => ({
   ...(await importOriginal<object>()),
-  claimTranscodeJob: vi.fn(),
-  startTranscoding: vi.fn(),
-  completeReusedTranscodeJob: vi.fn(),
-  getTranscodeJob: vi.fn(),
+  companyLimits: vi.fn(),
 }));
+
+const { lifecycle, moves } = transcodeJobs;
+/** The step's moves: its claim (to `probing`) and its move to `transcoding`, each a mock of its own. */
+const claimTranscodeJob = vi.fn<(options: object) => Promise<TranscodeJobRecord>>();
+const startTranscoding = vi.fn<(options: object) => Promise<TranscodeJobRecord>>();
+const advance = vi.spyOn(moves, 'advance');
+const completeReusedTranscodeJob = vi.spyOn(moves, 'completeReused');
+const getTranscodeJob = vi.spyOn(lifecycle, 'getJob');
+const getTranscodeReuse = vi.spyOn(lifecycle, 'getReuse');
+const transcodeLimits = vi.mocked(companyLimits);
+const refused = (to: string) => new JobTransitionRefusedError('transcode', 'tc_1', to);
+const errorFor = (name: string | undefined) => jobErrorFor(transcodeJobs, name);
 
 const now = new Date('2026-03-04T05:06:07Z');
 const ref = { companyId: 'co_1', jobId: 'tc_1', attempt: 2 };
@@ -50,6 +52,10 @@ const codeOf = async (step: Promise<unknown>) => {
 };
 
 beforeEach(() => {
+  advance.mockImplementation(({ to, ...options }) =>
+    to === 'probing' ? claimTranscodeJob(options) : startTranscoding(options),
+  );
+  completeReusedTranscodeJob.mockResolvedValue({ set: {} });
   vi.mocked(claimTranscodeJob).mockResolvedValue(job);
   vi.mocked(startTranscoding).mockResolvedValue({ ...job, status: 'transcoding' });
   vi.mocked(headObject).mockResolvedValue({ size: 500, etag: 'e2' } as never);
@@ -64,18 +70,20 @@ describe('transcode probe step', () => {
     const result = await run();
     expect(claimTranscodeJob).toHaveBeenCalledWith({
       job: ref,
+      from: ['pending'],
       leaseUntil: new Date(now.getTime() + 300_000),
       executionArn,
       now,
     });
     expect(startTranscoding).toHaveBeenCalledWith({
       job: ref,
+      from: ['probing'],
       leaseUntil: new Date(now.getTime() + 7_800_000),
-      durationSeconds: 12.5,
-      hasVideo: false,
+      percent: 0,
+      set: { durationSeconds: 12.5, hasVideo: false },
       now,
     });
-    expect(getTranscodeReuse).toHaveBeenCalledWith('co_1', { preset: 'wav', size: 500, etag: 'e2' });
+    expect(getTranscodeReuse).toHaveBeenCalledWith('co_1', 'wav#500#e2');
     expect(result).toMatchObject({
       ...ref,
       reused: false,
@@ -115,7 +123,8 @@ describe('transcode probe step', () => {
     await expect(run()).resolves.toEqual({ ...ref, reused: true });
     expect(completeReusedTranscodeJob).toHaveBeenCalledWith({
       job: ref,
-      output,
+      from: ['probing'],
+      set: { output },
       now,
       observed: expect.anything(),
     });
@@ -163,15 +172,15 @@ describe('transcode probe step', () => {
   });
 
   it('ends as TranscodeJobGone without writing when the job was canceled', async () => {
-    vi.mocked(claimTranscodeJob).mockRejectedValue(new TranscodeTransitionRefusedError('tc_1', 'probing'));
+    vi.mocked(claimTranscodeJob).mockRejectedValue(refused('probing'));
     vi.mocked(getTranscodeJob).mockResolvedValue({ ...job, status: 'canceled' });
     await expect(run()).rejects.toMatchObject({ name: 'TranscodeJobGone' });
     expect(headObject).not.toHaveBeenCalled();
   });
 
   it('continues when a repeated invocation finds its own attempt already transcoding', async () => {
-    vi.mocked(claimTranscodeJob).mockRejectedValue(new TranscodeTransitionRefusedError('tc_1', 'probing'));
-    vi.mocked(startTranscoding).mockRejectedValue(new TranscodeTransitionRefusedError('tc_1', 'transcoding'));
+    vi.mocked(claimTranscodeJob).mockRejectedValue(refused('probing'));
+    vi.mocked(startTranscoding).mockRejectedValue(refused('transcoding'));
     vi.mocked(getTranscodeJob).mockResolvedValue({ ...job, status: 'transcoding' });
     await expect(run()).resolves.toMatchObject({ reused: false, durationSeconds: 12.5 });
   });

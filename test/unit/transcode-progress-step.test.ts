@@ -1,14 +1,10 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  recordTranscodeProgress,
-  TranscodeTransitionRefusedError,
-} from '../../functions/shared/data/transcode-jobs';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { JobTransitionRefusedError } from '../../functions/shared/data/jobs/lifecycle';
+import { transcodeJobs } from '../../functions/shared/domain/transcodes';
 import { progressStep } from '../../functions/workers/transcode/progress';
+import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
-vi.mock('../../functions/shared/data/transcode-jobs', async (importOriginal) => ({
-  ...(await importOriginal<object>()),
-  recordTranscodeProgress: vi.fn(),
-}));
+const recordTranscodeProgress = vi.spyOn(transcodeJobs.moves, 'progress');
 
 const now = new Date('2026-03-04T05:06:07Z');
 const meta = { stateMachine: 'transcode', companyId: 'co_1', jobId: 'tc_1', attempt: '2', preset: 'wav' };
@@ -20,6 +16,9 @@ const update = (percent: unknown, userMetadata: Record<string, string> = meta) =
   jobProgress: { jobPercentComplete: percent },
 });
 
+beforeEach(() => {
+  recordTranscodeProgress.mockResolvedValue(transcodeJobRecord({}, now));
+});
 afterEach(() => vi.resetAllMocks());
 
 describe('transcode progress step', () => {
@@ -32,6 +31,7 @@ describe('transcode progress step', () => {
     await expect(run(update(percent))).resolves.toEqual({ recorded: true, percent: recorded });
     expect(recordTranscodeProgress).toHaveBeenCalledWith({
       job: { companyId: 'co_1', jobId: 'tc_1', attempt: 2 },
+      phase: 'transcoding',
       percent: recorded,
       now,
     });
@@ -49,8 +49,8 @@ describe('transcode progress step', () => {
   });
 
   it('ignores a late event for a job that left transcoding', async () => {
-    vi.mocked(recordTranscodeProgress).mockRejectedValue(
-      new TranscodeTransitionRefusedError('tc_1', 'transcoding'),
+    recordTranscodeProgress.mockRejectedValue(
+      new JobTransitionRefusedError('transcode', 'tc_1', 'transcoding'),
     );
     await expect(run(update(50))).resolves.toEqual({ recorded: false });
   });

@@ -2,12 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startExecution } from '../../functions/shared/aws/step-functions';
 import { getItemsByKey } from '../../functions/shared/data/batch';
 import { getPlan } from '../../functions/shared/data/plans';
-import {
-  createTranscodeJob,
-  failTranscodeJob,
-  retryTranscodeJob,
-} from '../../functions/shared/data/transcode-jobs';
-import { enqueueTranscode, retryTranscode } from '../../functions/shared/domain/transcodes';
+import { enqueueTranscode, retryTranscode, transcodeJobs } from '../../functions/shared/domain/transcodes';
 import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
 vi.mock('../../functions/shared/aws/step-functions', () => ({
@@ -16,12 +11,6 @@ vi.mock('../../functions/shared/aws/step-functions', () => ({
 }));
 vi.mock('../../functions/shared/data/batch', () => ({ getItemsByKey: vi.fn() }));
 vi.mock('../../functions/shared/data/plans', () => ({ getPlan: vi.fn() }));
-vi.mock('../../functions/shared/data/transcode-jobs', async (importOriginal) => ({
-  ...(await importOriginal<object>()),
-  createTranscodeJob: vi.fn(),
-  retryTranscodeJob: vi.fn(),
-  failTranscodeJob: vi.fn(),
-}));
 
 const now = new Date('2026-03-04T05:06:07Z');
 const company = { planId: 'plan_start_failed', limitOverrides: {} };
@@ -37,9 +26,14 @@ const stored = {
 const failed = transcodeJobRecord({ jobId: 'tc_1', companyId: 'co_1', status: 'failed' }, now);
 const startFailed = { code: 'start_failed', message: 'The conversion could not be started; retry the job.' };
 
+const createTranscodeJob = vi.spyOn(transcodeJobs.lifecycle, 'createJob');
+const retryTranscodeJob = vi.spyOn(transcodeJobs.moves, 'retry');
+const failTranscodeJob = vi.spyOn(transcodeJobs.moves, 'fail');
+
 beforeEach(() => {
   vi.mocked(getPlan).mockResolvedValue(plan as never);
-  vi.mocked(failTranscodeJob).mockResolvedValue();
+  createTranscodeJob.mockResolvedValue();
+  failTranscodeJob.mockResolvedValue({ set: {} });
   vi.mocked(startExecution).mockRejectedValue(
     Object.assign(new Error('throttled'), { name: 'ThrottlingException' }),
   );
@@ -48,11 +42,11 @@ afterEach(() => vi.resetAllMocks());
 
 describe('a transcode attempt whose execution does not start', () => {
   it('marks a new job failed with start_failed and answers 503 service_unavailable', async () => {
-    vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, stored] as never);
+    vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, { stored }] as never);
     await expect(
       enqueueTranscode('co_1', { fullPath: stored.fullPath, preset: 'wav' }, now),
     ).rejects.toMatchObject({ name: 'AppError', code: 'service_unavailable' });
-    const job = vi.mocked(createTranscodeJob).mock.calls[0]?.[0];
+    const job = createTranscodeJob.mock.calls[0]?.[0];
     expect(job).toMatchObject({ companyId: 'co_1', status: 'pending', attempt: 1 });
     expect(failTranscodeJob).toHaveBeenCalledWith({ job, error: startFailed, now });
   });
@@ -60,15 +54,15 @@ describe('a transcode attempt whose execution does not start', () => {
   it('marks the retried attempt failed with start_failed', async () => {
     const retried = { ...failed, status: 'pending' as const, attempt: 2 };
     vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, failed] as never);
-    vi.mocked(retryTranscodeJob).mockResolvedValue(retried);
+    retryTranscodeJob.mockResolvedValue(retried);
     await expect(retryTranscode('co_1', 'tc_1', now)).rejects.toMatchObject({ code: 'service_unavailable' });
-    expect(retryTranscodeJob).toHaveBeenCalledWith({ job: failed, queueCap: 5, now });
+    expect(retryTranscodeJob).toHaveBeenCalledWith(failed, 5, now);
     expect(failTranscodeJob).toHaveBeenCalledWith({ job: retried, error: startFailed, now });
   });
 
   it('still answers 503 when recording the failure fails too', async () => {
-    vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, stored] as never);
-    vi.mocked(failTranscodeJob).mockRejectedValue(new Error('table unavailable'));
+    vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, { stored }] as never);
+    failTranscodeJob.mockRejectedValue(new Error('table unavailable'));
     await expect(
       enqueueTranscode('co_1', { fullPath: stored.fullPath, preset: 'wav' }, now),
     ).rejects.toMatchObject({ code: 'service_unavailable' });
@@ -78,7 +72,7 @@ describe('a transcode attempt whose execution does not start', () => {
     vi.mocked(startExecution).mockRejectedValue(
       Object.assign(new Error('exists'), { name: 'ExecutionAlreadyExistsError' }),
     );
-    vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, stored] as never);
+    vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, { stored }] as never);
     await expect(
       enqueueTranscode('co_1', { fullPath: stored.fullPath, preset: 'wav' }, now),
     ).resolves.toMatchObject({

@@ -1,13 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ddb } from '../../functions/shared/data/client';
+import { JobQueueFullError } from '../../functions/shared/data/jobs/lifecycle';
 import { CONFLICT_RETRIES } from '../../functions/shared/data/transactions';
-import {
-  cancelTranscodeJob,
-  completeTranscodeJob,
-  createTranscodeJob,
-  retryTranscodeJob,
-} from '../../functions/shared/data/transcode-jobs';
-import { TranscodeQueueFullError } from '../../functions/shared/data/transcode-queue';
+import { transcodeJobs } from '../../functions/shared/domain/transcodes';
 import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
 /**
@@ -40,20 +35,31 @@ const conflictThenPass = (conflicts: number, codes = ['None', 'TransactionConfli
   }) as never);
 };
 
+const { lifecycle, moves } = transcodeJobs;
+
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
 describe('transcode job transactions retry TransactionConflict', () => {
   it.each([
-    ['create', () => createTranscodeJob(job, 5), undefined],
+    ['create', () => lifecycle.createJob(job, 5), undefined],
     [
       'finish (billed done)',
-      () => completeTranscodeJob({ job, output, billedSeconds: 3, now, observed: job }),
+      async () => {
+        await moves.complete({
+          job,
+          from: ['finalizing'],
+          set: { output },
+          billedUnits: 3,
+          now,
+          observed: job,
+        });
+      },
       undefined,
     ],
-    ['finish (cancel)', () => cancelTranscodeJob({ job, now }), { status: 'canceled', attempt: 1 }],
-    ['retry', () => retryTranscodeJob({ job, queueCap: 5, now }), { status: 'pending', attempt: 2 }],
+    ['finish (cancel)', () => moves.cancel(job, now), { status: 'canceled', attempt: 1 }],
+    ['retry', () => moves.retry(job, 5, now), { status: 'pending', attempt: 2 }],
   ])('%s succeeds after conflicts on the queue or usage item', async (_name, write, after) => {
     const send = conflictThenPass(2);
     const result = await write();
@@ -64,13 +70,13 @@ describe('transcode job transactions retry TransactionConflict', () => {
 
   it('gives up after the first try and CONFLICT_RETRIES retries, and surfaces the cancellation', async () => {
     const send = conflictThenPass(100);
-    await expect(createTranscodeJob(job, 5)).rejects.toMatchObject({ name: 'TransactionCanceledException' });
+    await expect(lifecycle.createJob(job, 5)).rejects.toMatchObject({ name: 'TransactionCanceledException' });
     expect(send).toHaveBeenCalledTimes(CONFLICT_RETRIES + 1);
   });
 
   it('does not retry a cancellation that is a failed condition (a full queue)', async () => {
     const send = conflictThenPass(100, ['None', 'ConditionalCheckFailed']);
-    await expect(createTranscodeJob(job, 5)).rejects.toBeInstanceOf(TranscodeQueueFullError);
+    await expect(lifecycle.createJob(job, 5)).rejects.toBeInstanceOf(JobQueueFullError);
     expect(send).toHaveBeenCalledTimes(1);
   });
 });

@@ -7,12 +7,7 @@ vi.mock('../../functions/shared/logger', async (original) => ({
 }));
 
 import { ddb } from '../../functions/shared/data/client';
-import {
-  completeTranscodeJob,
-  createTranscodeJob,
-  failTranscodeJob,
-  startFinalizing,
-} from '../../functions/shared/data/transcode-jobs';
+import { transcodeJobs } from '../../functions/shared/domain/transcodes';
 import { countBilledUnits, countJobTransition } from '../../functions/shared/logger';
 import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
@@ -22,15 +17,25 @@ const job = transcodeJobRecord({}, now);
 const ref = { companyId: job.companyId, jobId: job.jobId, attempt: job.attempt };
 const properties = { companyId: job.companyId, jobId: job.jobId };
 
+const { lifecycle, moves } = transcodeJobs;
+const failTranscodeJob = moves.fail;
+
 afterEach(() => vi.restoreAllMocks());
 
 describe('transcode transition metrics', () => {
   it('counts enqueue, each move and the billed seconds of done', async () => {
     vi.spyOn(ddb, 'send').mockImplementation((async () => ({ Attributes: job })) as never);
-    await createTranscodeJob(job, 3);
-    await startFinalizing({ job: ref, leaseUntil: now, now });
+    await lifecycle.createJob(job, 3);
+    await moves.advance({ job: ref, from: ['transcoding'], to: 'finalizing', leaseUntil: now, now });
     const output = { bucket: 'b', fullPath: 'companies/co/o.wav', size: 1, contentType: 'audio/wav' };
-    await completeTranscodeJob({ job: ref, output, billedSeconds: 61, now, observed: job });
+    await moves.complete({
+      job: ref,
+      from: ['finalizing'],
+      set: { output },
+      billedUnits: 61,
+      now,
+      observed: job,
+    });
     expect(vi.mocked(countJobTransition).mock.calls).toEqual([
       ['transcode', 'pending', undefined, properties],
       ['transcode', 'finalizing', undefined, properties],

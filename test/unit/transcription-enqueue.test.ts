@@ -1,22 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startExecution } from '../../functions/shared/aws/step-functions';
 import { getItemsByKey } from '../../functions/shared/data/batch';
-import { JobQueueFullError } from '../../functions/shared/data/job-lifecycle';
+import { JobQueueFullError } from '../../functions/shared/data/jobs/lifecycle';
 import { getPlan } from '../../functions/shared/data/plans';
-import { failTranscriptionJob, transcriptionJobs } from '../../functions/shared/data/transcription-jobs';
-import { enqueueTranscription } from '../../functions/shared/domain/transcriptions';
+import { enqueueTranscription, transcriptionJobs } from '../../functions/shared/domain/transcriptions';
 
 vi.mock('../../functions/shared/aws/step-functions', () => ({ startExecution: vi.fn() }));
 vi.mock('../../functions/shared/data/batch', () => ({ getItemsByKey: vi.fn() }));
 vi.mock('../../functions/shared/data/plans', () => ({ getPlan: vi.fn() }));
-vi.mock('../../functions/shared/data/transcription-jobs', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../functions/shared/data/transcription-jobs')>();
-  return {
-    ...original,
-    transcriptionJobs: { ...original.transcriptionJobs, createJob: vi.fn() },
-    failTranscriptionJob: vi.fn(),
-  };
-});
+const createJob = vi.spyOn(transcriptionJobs.lifecycle, 'createJob');
+const failTranscriptionJob = vi.spyOn(transcriptionJobs.moves, 'fail');
 
 const now = new Date('2026-03-04T05:06:07Z');
 const company = { planId: 'plan_transcription_enqueue', limitOverrides: {} };
@@ -37,9 +30,10 @@ const enqueue = (language?: 'en-US' | 'auto') =>
 
 beforeEach(() => {
   vi.mocked(getPlan).mockResolvedValue(plan as never);
-  vi.mocked(getItemsByKey).mockResolvedValue([company, month(99), stored] as never);
+  vi.mocked(getItemsByKey).mockResolvedValue([company, month(99), { stored }] as never);
   vi.mocked(startExecution).mockResolvedValue('arn');
-  vi.mocked(failTranscriptionJob).mockResolvedValue({ set: {} });
+  createJob.mockResolvedValue();
+  failTranscriptionJob.mockResolvedValue({ set: {} });
 });
 afterEach(() => vi.resetAllMocks());
 
@@ -54,7 +48,7 @@ describe('enqueueing a transcription', () => {
       source: { bucket: 'unit-bucket', fullPath: stored.fullPath, size: 10, etag: 'e' },
     });
     expect(job.jobId).toMatch(/^tr_/);
-    expect(transcriptionJobs.createJob).toHaveBeenCalledWith(job, 3);
+    expect(createJob).toHaveBeenCalledWith(job, 3);
     expect(startExecution).toHaveBeenCalledWith('transcription', `${job.jobId}-a1`, {
       companyId: 'co_1',
       jobId: job.jobId,
@@ -67,16 +61,16 @@ describe('enqueueing a transcription', () => {
   });
 
   it('answers 429 transcription_quota_exceeded with Retry-After once the month is used up', async () => {
-    vi.mocked(getItemsByKey).mockResolvedValue([company, month(100), stored] as never);
+    vi.mocked(getItemsByKey).mockResolvedValue([company, month(100), { stored }] as never);
     await expect(enqueue()).rejects.toMatchObject({
       code: 'transcription_quota_exceeded',
       retryAfterSeconds: expect.any(Number),
     });
-    expect(transcriptionJobs.createJob).not.toHaveBeenCalled();
+    expect(createJob).not.toHaveBeenCalled();
   });
 
   it('answers 429 transcription_queue_full at the cap', async () => {
-    vi.mocked(transcriptionJobs.createJob).mockRejectedValue(new JobQueueFullError('transcription'));
+    createJob.mockRejectedValue(new JobQueueFullError('transcription'));
     await expect(enqueue()).rejects.toMatchObject({
       code: 'transcription_queue_full',
       retryAfterSeconds: 30,
@@ -85,7 +79,7 @@ describe('enqueueing a transcription', () => {
   });
 
   it('answers 404 for a source that is not a stored object of the company', async () => {
-    vi.mocked(getItemsByKey).mockResolvedValue([company, month(0), undefined] as never);
+    vi.mocked(getItemsByKey).mockResolvedValue([company, month(0)] as never);
     await expect(enqueue()).rejects.toMatchObject({ code: 'not_found' });
   });
 
@@ -94,7 +88,7 @@ describe('enqueueing a transcription', () => {
       Object.assign(new Error('throttled'), { name: 'Throttling' }),
     );
     await expect(enqueue()).rejects.toMatchObject({ code: 'service_unavailable' });
-    const job = vi.mocked(transcriptionJobs.createJob).mock.calls[0]?.[0];
+    const job = createJob.mock.calls[0]?.[0];
     expect(failTranscriptionJob).toHaveBeenCalledWith({
       job,
       error: { code: 'start_failed', message: 'The transcription could not be started; enqueue it again.' },

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { transcodeJobs } from '../../functions/shared/data/transcode-jobs';
-import { transcodeQueueKey } from '../../functions/shared/data/transcode-queue';
-import { transcodeReuseKey } from '../../functions/shared/data/transcode-reuse';
-import { transcriptionJobs, transcriptionReuseKey } from '../../functions/shared/data/transcription-jobs';
+import { createJobLifecycle } from '../../functions/shared/data/jobs/lifecycle';
+import { transcriptionReuseKey, transcriptionStore } from '../../functions/shared/data/transcription-jobs';
+
+const transcriptionJobs = createJobLifecycle(transcriptionStore);
 
 describe('transcription keys (permanent: items exist under them)', () => {
   it('keeps job, queue and reuse items in the company transcription partition', () => {
@@ -20,14 +20,5 @@ describe('transcription keys (permanent: items exist under them)', () => {
       gsi1pk: 'TRANSCRIPTION#UNFINISHED',
       gsi1sk: 'co_1#tr_1',
     });
-  });
-});
-
-describe('the shared job lifecycle configured for transcodes', () => {
-  it('writes the same queue and reuse items the transcode modules read', () => {
-    expect(transcodeJobs.queueKey('co_1')).toEqual(transcodeQueueKey('co_1'));
-    expect(transcodeJobs.reuseKey('co_1', 'wav#42#abc-2')).toEqual(
-      transcodeReuseKey('co_1', { preset: 'wav', size: 42, etag: '"abc-2"' }),
-    );
   });
 });

@@ -1,41 +1,38 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { deleteObject, putObject } from '../../functions/shared/aws/s3';
 import { headObject, readObjectText } from '../../functions/shared/aws/s3-objects';
-import { JobTransitionRefusedError } from '../../functions/shared/data/job-lifecycle';
+import { JobTransitionRefusedError } from '../../functions/shared/data/jobs/lifecycle';
 import { recordStoredObject } from '../../functions/shared/data/stored-objects';
-import {
-  completeReusedTranscriptionJob,
-  completeTranscriptionJob,
-  failTranscriptionJob,
-  getTranscriptionJob,
-  getTranscriptionReuse,
-  recordTranscriptionProbe,
-  startTranscribing,
-  type TranscriptionJobRecord,
-} from '../../functions/shared/data/transcription-jobs';
-import { transcriptionLimits } from '../../functions/shared/domain/transcriptions';
-import { errorFor } from '../../functions/workers/transcription/errors';
-import { failStep } from '../../functions/workers/transcription/fail';
+import type { TranscriptionJobRecord } from '../../functions/shared/data/transcription-jobs';
+import { companyLimits } from '../../functions/shared/domain/company-limits';
+import { jobErrorFor } from '../../functions/shared/domain/jobs/job-type';
+import { failStep as engineFailStep, type FailInput } from '../../functions/shared/domain/jobs/worker-shell';
+import { transcriptionJobs } from '../../functions/shared/domain/transcriptions';
 import { finalizeStep } from '../../functions/workers/transcription/finalize';
 import { probeStep } from '../../functions/workers/transcription/probe';
 
 vi.mock('../../functions/shared/aws/s3-objects', () => ({ headObject: vi.fn(), readObjectText: vi.fn() }));
 vi.mock('../../functions/shared/aws/s3', () => ({ putObject: vi.fn(), deleteObject: vi.fn() }));
 vi.mock('../../functions/shared/data/stored-objects', () => ({ recordStoredObject: vi.fn() }));
-vi.mock('../../functions/shared/domain/transcriptions', async (importOriginal) => ({
+vi.mock('../../functions/shared/domain/company-limits', async (importOriginal) => ({
   ...(await importOriginal<object>()),
-  transcriptionLimits: vi.fn(),
+  companyLimits: vi.fn(),
 }));
-vi.mock('../../functions/shared/data/transcription-jobs', async (importOriginal) => ({
-  ...(await importOriginal<object>()),
-  startTranscribing: vi.fn(),
-  recordTranscriptionProbe: vi.fn(),
-  completeReusedTranscriptionJob: vi.fn(),
-  completeTranscriptionJob: vi.fn(),
-  failTranscriptionJob: vi.fn(),
-  getTranscriptionJob: vi.fn(),
-  getTranscriptionReuse: vi.fn(),
-}));
+
+const { lifecycle, moves } = transcriptionJobs;
+/** The probe's two moves: its claim (from `pending`) and what it found (within `transcribing`). */
+const startTranscribing = vi.fn<(options: object) => Promise<TranscriptionJobRecord>>();
+const recordTranscriptionProbe = vi.fn<(options: object) => Promise<TranscriptionJobRecord>>();
+const advance = vi.spyOn(moves, 'advance');
+const completeReusedTranscriptionJob = vi.spyOn(moves, 'completeReused');
+const completeTranscriptionJob = vi.spyOn(moves, 'complete');
+const failTranscriptionJob = vi.spyOn(moves, 'fail');
+const getTranscriptionJob = vi.spyOn(lifecycle, 'getJob');
+const getTranscriptionReuse = vi.spyOn(lifecycle, 'getReuse');
+const transcriptionLimits = vi.mocked(companyLimits);
+const errorFor = (name: string | undefined) => jobErrorFor(transcriptionJobs, name);
+const failStep = (input: FailInput, deps: { now?: () => Date }) =>
+  engineFailStep(transcriptionJobs, input, deps);
 
 const now = new Date('2026-03-04T05:06:07Z');
 const ref = { companyId: 'co_1', jobId: 'tr_1', attempt: 1 };
@@ -62,6 +59,12 @@ const codeOf = async (step: Promise<unknown>) =>
   ).code;
 
 beforeEach(() => {
+  advance.mockImplementation(({ from, ...options }) =>
+    from[0] === 'pending' ? startTranscribing(options) : recordTranscriptionProbe(options),
+  );
+  completeReusedTranscriptionJob.mockResolvedValue({ set: {} });
+  completeTranscriptionJob.mockResolvedValue({ set: {} });
+  failTranscriptionJob.mockResolvedValue({ set: {} });
   vi.mocked(startTranscribing).mockResolvedValue(job);
   vi.mocked(recordTranscriptionProbe).mockResolvedValue(job);
   vi.mocked(headObject).mockResolvedValue({ size: 500, etag: 'e2', contentType: 'audio/wav' });
@@ -76,13 +79,17 @@ describe('transcription probe step', () => {
     const result = await runProbe();
     expect(startTranscribing).toHaveBeenCalledWith({
       job: ref,
+      to: 'transcribing',
       leaseUntil: new Date(now.getTime() + 300_000),
+      percent: 0,
       now,
     });
     expect(recordTranscriptionProbe).toHaveBeenCalledWith({
       job: ref,
+      to: 'transcribing',
       leaseUntil: new Date(now.getTime() + (4 * 3600 + 900) * 1000),
-      durationSeconds: 12.5,
+      percent: 10,
+      set: { durationSeconds: 12.5 },
       now,
     });
     expect(result).toEqual({
@@ -132,11 +139,11 @@ describe('transcription probe step', () => {
       createdAt: now.toISOString(),
     });
     expect(await runProbe()).toEqual({ ...ref, reused: true });
-    expect(getTranscriptionReuse).toHaveBeenCalledWith('co_1', { language: 'en-US', size: 500, etag: 'e2' });
+    expect(getTranscriptionReuse).toHaveBeenCalledWith('co_1', 'en-US#500#e2');
     expect(completeReusedTranscriptionJob).toHaveBeenCalledWith({
       job: ref,
-      result,
-      durationSeconds: 7,
+      from: ['transcribing'],
+      set: { result, durationSeconds: 7 },
       now,
       observed: expect.objectContaining({ jobId: 'tr_1' }),
     });
@@ -272,11 +279,12 @@ describe('transcription finalize step', () => {
     };
     expect(completeTranscriptionJob).toHaveBeenCalledWith({
       job: ref,
-      result,
-      billedSeconds: 5,
+      from: ['transcribing'],
+      set: { result },
+      billedUnits: 5,
       computeMs: { workers: expect.any(Number), media: 3250 },
       reuse: {
-        content: { language: 'en-US', size: 500, etag: 'e2' },
+        key: 'en-US#500#e2',
         entry: { result, sourceJobId: 'tr_1', durationSeconds: 4.2, createdAt: now.toISOString() },
       },
       now,
@@ -310,7 +318,7 @@ describe('transcription fail step', () => {
   ])('records %s as %s and clears the lease', async (name, code) => {
     const out = await failStep({ action: 'fail', ...ref, error: { Error: name } }, { now: () => now });
     expect(out).toEqual({ ...ref, recorded: true });
-    expect(vi.mocked(failTranscriptionJob).mock.calls[0]?.[0]).toMatchObject({
+    expect(failTranscriptionJob.mock.calls[0]?.[0]).toMatchObject({
       job: ref,
       error: { code },
       now,
@@ -318,9 +326,7 @@ describe('transcription fail step', () => {
   });
 
   it('reports recorded: false for a job that finished meanwhile', async () => {
-    vi.mocked(failTranscriptionJob).mockRejectedValue(
-      new JobTransitionRefusedError('transcription', 'tr_1', 'failed'),
-    );
+    failTranscriptionJob.mockRejectedValue(new JobTransitionRefusedError('transcription', 'tr_1', 'failed'));
     expect(await failStep({ action: 'fail', ...ref }, {})).toEqual({ ...ref, recorded: false });
   });
 });

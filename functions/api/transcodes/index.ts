@@ -1,8 +1,8 @@
-import { listTranscodes } from '../../shared/domain/job-lists';
 import {
   cancelTranscode,
   enqueueTranscode,
   getTranscode,
+  listTranscodes,
   retryTranscode,
   toPublicJob,
 } from '../../shared/domain/transcodes';

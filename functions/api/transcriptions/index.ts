@@ -1,7 +1,7 @@
-import { listTranscriptions } from '../../shared/domain/job-lists';
 import {
   enqueueTranscription,
   getTranscription,
+  listTranscriptions,
   toPublicTranscription,
 } from '../../shared/domain/transcriptions';
 import { createApiHandler } from '../../shared/http/middleware';

@@ -2,8 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { presignRead, uploadFile } from '../../shared/aws/s3-objects';
-import { recordTranscodeProgress } from '../../shared/data/transcode-jobs';
+import { jobStep } from '../../shared/domain/jobs/worker-shell';
 import { ffmpegArguments, isTranscodePreset, presetContentType } from '../../shared/domain/transcode-presets';
+import { transcodeJobs } from '../../shared/domain/transcodes';
 import { createTranscodeWorker } from '../../workers/transcode/worker';
 import { probeWithFfprobe, runFfmpeg } from '../media-engine';
 import type { TaskOverride } from './machines';
@@ -34,8 +35,12 @@ interface CreateJobInput {
   UserMetadata: Record<string, string>;
 }
 
-/** Progress is written at most every PROGRESS_STEP percent. */
+/** ffmpeg's own run time of the last conversions, by execution name (the bench subtracts it from a job's). */
+export const ffmpegRuns = new Map<string, number>();
+
+/** Progress is written at most every PROGRESS_STEP percent, and at most once per PROGRESS_MS. */
 const PROGRESS_STEP = 10;
+const PROGRESS_MS = 1000;
 
 const transcodeWithFfmpeg: TaskOverride = async (input: CreateJobInput, ctx) => {
   const meta = input.UserMetadata;
@@ -58,21 +63,27 @@ const transcodeWithFfmpeg: TaskOverride = async (input: CreateJobInput, ctx) => 
     // MediaConvert reports its job's timing in epoch seconds; ffmpeg's run is this conversion's media time.
     const startTime = Date.now() / 1000;
     let reported = 0;
+    let reportedAt = performance.now();
     let pending: Promise<unknown> = Promise.resolve();
     await runFfmpeg(ffmpegArguments(preset, meta.hasVideo === 'true', inFile, outFile), {
       signal: ctx.signal,
       durationSeconds,
       onProgress: (percent) => {
-        if (percent < reported + PROGRESS_STEP) return;
+        if (percent < reported + PROGRESS_STEP || performance.now() - reportedAt < PROGRESS_MS) return;
         reported = percent;
+        reportedAt = performance.now();
         pending = pending
           .then(() =>
-            recordTranscodeProgress({ job: { companyId, jobId, attempt }, percent, now: new Date() }),
+            jobStep(transcodeJobs, { companyId, jobId, attempt }, new Date()).progress(
+              'transcoding',
+              percent,
+            ),
           )
           .catch(() => undefined);
       },
     });
     const finishTime = Date.now() / 1000;
+    ffmpegRuns.set(`${jobId}-a${attempt}`, (finishTime - startTime) * 1000);
     await pending;
     ctx.signal.throwIfAborted();
     await uploadFile(

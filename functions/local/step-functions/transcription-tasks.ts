@@ -24,6 +24,8 @@ export const CHECK_WAIT_MS = 20_000;
 
 /** pocketsphinx's own run time of the last transcriptions (the bench subtracts it from a job's time). */
 export const recogniserRuns = new Map<string, number>();
+/** The engine's whole run (conversion and recognition: the job's media time), by Transcribe job name. */
+export const engineRuns = new Map<string, number>();
 
 /** Start and completion in epoch seconds, as Transcribe reports them: the recogniser's run. */
 type Timing = { StartTime: number; CompletionTime: number };
@@ -50,6 +52,7 @@ const transcribe = async (input: StartTranscriptionParameters, signal: AbortSign
       ...transcribeOutputFromPocketsphinx(stdout, input.LanguageCode ?? 'en-US'),
     };
     const completionTime = Date.now() / 1000;
+    engineRuns.set(input.TranscriptionJobName, (completionTime - startTime) * 1000);
     await putObject(input.OutputBucketName, input.OutputKey, JSON.stringify(output), 'application/json');
     return { status: 'COMPLETED', StartTime: startTime, CompletionTime: completionTime };
   } catch (error) {

@@ -40,6 +40,8 @@ export const partitions = {
   transcodes: (companyId: string) => tenant(companyId, '#TRANSCODE'),
   /** `CO#<companyId>#TRANSCRIPTION`: transcription jobs, queue and reuse entries. */
   transcriptions: (companyId: string) => tenant(companyId, '#TRANSCRIPTION'),
+  /** `CO#<companyId>#SPEECHJOB`: long-form speech jobs, queue and reuse entries. */
+  speechJobs: (companyId: string) => tenant(companyId, '#SPEECHJOB'),
   /** `CO#<companyId>#WF`: workflow definitions (the head item and one item per saved version). */
   workflows: (companyId: string) => tenant(companyId, '#WF'),
   /** `CO#<companyId>#WFRUN#<runId>`: one item per workflow run. */
@@ -71,6 +73,8 @@ export const indexPartitions = {
   unfinishedTranscodes: () => 'TRANSCODE#UNFINISHED',
   /** `TRANSCRIPTION#UNFINISHED`: unfinished transcription jobs of every company. */
   unfinishedTranscriptions: () => 'TRANSCRIPTION#UNFINISHED',
+  /** `SPEECHJOB#UNFINISHED`: unfinished speech jobs of every company. */
+  unfinishedSpeechJobs: () => 'SPEECHJOB#UNFINISHED',
   /** `WFRUN#UNFINISHED`: running workflow runs of every company. */
   unfinishedWorkflowRuns: () => 'WFRUN#UNFINISHED',
   /** `WHLANE#UNFINISHED`: webhook lanes with deliveries to send, of every company. */

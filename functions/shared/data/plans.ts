@@ -49,6 +49,7 @@ const LIMITS_ADDED_LATER = {
   transcriptionQueueCap: 'transcodeQueueCap',
   transcriptionMaxSourceBytes: 'transcodeMaxSourceBytes',
   transcriptionMaxDurationSeconds: 'transcodeMaxDurationSeconds',
+  speechJobQueueCap: 'transcodeQueueCap',
 } as const satisfies Partial<Record<keyof PlanLimits, keyof PlanLimits>>;
 
 /** Webhook endpoints of a plan stored before the limit existed. */

@@ -50,6 +50,7 @@ export const PLAN_LIMIT_NAMES = [
   'transcriptionMaxSourceBytes',
   'transcriptionMaxDurationSeconds',
   'speechCharactersPerMonth',
+  'speechJobQueueCap',
   'workflowRunsPerMonth',
   'workflowRunComputeMs',
   'logRetentionDays',

@@ -1,5 +1,5 @@
 import { startExecution } from '../aws/step-functions';
-import type { JobRef } from '../data/job-lifecycle';
+import type { JobRef } from '../data/jobs/lifecycle';
 import { AppError } from '../errors';
 import { logger } from '../logger';
 import type { StateMachineName } from '../types/state-machines';

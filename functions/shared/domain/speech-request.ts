@@ -1,5 +1,12 @@
+import { AppError } from '../errors';
 import { lazy } from '../lazy';
-import { SPEECH_FORMATS } from '../types/speech-voices';
+import { SPEECH_JOB_MAX_CHARACTERS } from '../types/speech-jobs';
+import {
+  DEFAULT_VOICE_PROFILE,
+  SPEECH_FORMATS,
+  VOICE_PROFILES,
+  type VoiceProfile,
+} from '../types/speech-voices';
 import * as z from '../zod';
 
 /**
@@ -65,4 +72,49 @@ export const spokenTextRequestSchema = /* @__PURE__ */ lazy(() =>
           `lists, footnotes and inline marks nested at most ${MARKDOWN_MAX_NESTING} deep.`,
       ),
   }),
+);
+
+/** The voice profile of `id` (the default when absent); an unknown id is 400 naming GET /v1/speech/voices. */
+export const voiceOf = (id: string | undefined, pointer = '/body/voiceProfileId'): VoiceProfile => {
+  if (id === undefined) return DEFAULT_VOICE_PROFILE;
+  const voice = VOICE_PROFILES.find((v) => v.id === id);
+  if (voice) return voice;
+  throw new AppError('validation_failed', 'Unknown voice profile; list them with GET /v1/speech/voices.', {
+    errors: [{ pointer, message: `Unknown voice profile ${id}; see GET /v1/speech/voices.` }],
+  });
+};
+
+/** `POST /v1/speech/jobs` and `actions/media/speech`: exactly one of `text` and `markdown`. */
+const ONE_OF_MESSAGE = 'Send exactly one of `text` and `markdown`.';
+
+export const createSpeechJobBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .strictObject({
+      text: z
+        .string()
+        .min(1)
+        .max(SPEECH_JOB_MAX_CHARACTERS)
+        .optional()
+        .describe(
+          `Plain text to speak, 1 to ${SPEECH_JOB_MAX_CHARACTERS} characters (Unicode code points). ` +
+            'Exactly one of `text` and `markdown`.',
+        ),
+      markdown: z
+        .string()
+        .min(1)
+        .max(SPEECH_JOB_MAX_CHARACTERS)
+        .optional()
+        .describe(
+          `CommonMark with GFM, at most ${SPEECH_JOB_MAX_CHARACTERS} characters: spoken in the form ` +
+            'POST /v1/spoken-text answers, without its token cap (its spoken form must also fit ' +
+            `${SPEECH_JOB_MAX_CHARACTERS} characters).`,
+        ),
+      voiceProfileId: z.string().min(1).max(64).optional().describe('A voice of GET /v1/speech/voices.'),
+      format: z.enum(SPEECH_FORMATS).optional().describe('Audio format; `mp3` by default.'),
+    })
+    .superRefine((body, ctx) => {
+      if ((body.text === undefined) === (body.markdown === undefined))
+        ctx.addIssue({ code: 'custom', path: ['text'], message: ONE_OF_MESSAGE });
+    })
+    .describe('A long-form speech request: the text (or markdown), the voice and the format.'),
 );

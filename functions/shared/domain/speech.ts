@@ -12,17 +12,17 @@ import { AppError, ValidationError } from '../errors';
 import { ulid } from '../ids';
 import { companyObjectPrefix } from '../types/object-prefixes';
 import {
-  DEFAULT_VOICE_PROFILE,
   SPEECH_FORMAT_FILES,
   type SpeechEngine,
   type SpeechFormat,
   VOICE_PROFILES,
-  type VoiceProfile,
 } from '../types/speech-voices';
 import { limitsOf } from './company-limits';
 import { startStepClock } from './compute-time';
 import { splitIntoParts } from './sentences';
-import { characterCount, hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE } from './speech-request';
+import { characterCount, hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE, voiceOf } from './speech-request';
+
+export { voiceOf };
 
 /**
  * Synchronous text-to-speech into storage (`POST /v1/speech`). The text is split into parts of at most
@@ -64,17 +64,6 @@ export const speechVoices = () => ({
     default: isDefault,
   })),
 });
-
-const voiceOf = (id: string | undefined): VoiceProfile => {
-  if (id === undefined) return DEFAULT_VOICE_PROFILE;
-  const voice = VOICE_PROFILES.find((v) => v.id === id);
-  if (voice) return voice;
-  throw new AppError('validation_failed', 'Unknown voice profile; list them with GET /v1/speech/voices.', {
-    errors: [
-      { pointer: '/body/voiceProfileId', message: `Unknown voice profile ${id}; see GET /v1/speech/voices.` },
-    ],
-  });
-};
 
 /** Characters billed: the characters (code points, as the limit counts them) of the parts sent to the engine. */
 export const billedCharacters = (parts: readonly string[]) =>

@@ -2,6 +2,7 @@ import * as dd from '../routes/dynadata-schemas';
 import { EVENT_PAYLOADS } from '../routes/event-payloads';
 import * as ev from '../routes/event-schemas';
 import * as shared from '../routes/schemas';
+import * as sj from '../routes/speech-job-schemas';
 import * as st from '../routes/storage-schemas';
 import * as tc from '../routes/transcode-schemas';
 import * as tr from '../routes/transcription-schemas';
@@ -26,6 +27,7 @@ const documentNames = (): ReadonlyArray<readonly [z.ZodType, string]> => [
   [st.uploadUrlResponseSchema(), 'UploadReservation'],
   [tc.transcodeJobSchema(), 'TranscodeJob'],
   [tr.transcriptionJobSchema(), 'TranscriptionJob'],
+  [sj.speechJobSchema(), 'SpeechJob'],
   [wf.workflowSummarySchema(), 'WorkflowSummary'],
   [wf.workflowSchema(), 'Workflow'],
   [wf.workflowRunSchema(), 'WorkflowRun'],

@@ -13,6 +13,7 @@ import { logger } from '../logger';
 import { DYNADATA_ROUTES } from '../routes/dynadata-routes';
 import { jsonRpcResponseSchema } from '../routes/mcp-schemas';
 import type { RouteDefinition } from '../routes/route-definition';
+import { SPEECH_JOB_ROUTES } from '../routes/speech-job-routes';
 import { TRANSCODE_ROUTES } from '../routes/transcode-routes';
 import { TRANSCRIPTION_ROUTES } from '../routes/transcription-routes';
 import { USAGE_ROUTES } from '../routes/usage-routes';
@@ -38,7 +39,7 @@ export const SERVER_INFO = {
 };
 
 const INSTRUCTIONS =
-  'Tools act for the company of the credential. Read transform and transcription jobs and the usage ' +
+  'Tools act for the company of the credential. Read transform, transcription and speech jobs and the usage ' +
   'snapshot; read and write Dynadata items (log_entries is read-only). A refused call answers isError with ' +
   'a problem JSON carrying a stable `code`.';
 
@@ -58,6 +59,7 @@ const MIRRORED_ROUTES: readonly RouteDefinition[] = [
   ...DYNADATA_ROUTES,
   ...TRANSCODE_ROUTES,
   ...TRANSCRIPTION_ROUTES,
+  ...SPEECH_JOB_ROUTES,
   ...USAGE_ROUTES,
   ...WORKFLOW_ROUTES,
 ];

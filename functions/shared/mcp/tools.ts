@@ -2,6 +2,7 @@ import { createItem, deleteItem, getItem, updateItem } from '../domain/dynadata/
 import { listItems } from '../domain/dynadata/list';
 import { listRequestSchema } from '../domain/dynadata/list-request';
 import { typeSummaryPage } from '../domain/dynadata/types';
+import { getSpeechJobOf, toPublicSpeechJob } from '../domain/speech-jobs';
 import { getTranscode, toPublicJob } from '../domain/transcodes';
 import { getTranscription, toPublicTranscription } from '../domain/transcriptions';
 import { getUsageSnapshot } from '../domain/usage';
@@ -10,6 +11,7 @@ import { lazy } from '../lazy';
 import * as dd from '../routes/dynadata-schemas';
 import type { OperationId } from '../routes/route-table';
 import { usageSnapshotSchema } from '../routes/schemas';
+import { speechJobSchema } from '../routes/speech-job-schemas';
 import { transcodeJobSchema } from '../routes/transcode-schemas';
 import { transcriptionJobSchema } from '../routes/transcription-schemas';
 import { workflowRunSchema } from '../routes/workflow-schemas';
@@ -83,6 +85,18 @@ export const TOOLS = /* @__PURE__ */ lazy((): readonly ToolDefinition[] => {
       output: transcriptionJobSchema(),
       effect: 'read',
       run: async ({ auth }, { id }) => toPublicTranscription(await getTranscription(auth.companyId, id)),
+    }),
+    tool({
+      name: 'get_speech_job',
+      title: 'Get a speech job',
+      description:
+        'A long-form speech job exactly as GET /v1/speech/jobs/{id} shows it under `job`: status and, when ' +
+        'done, the audio file and the JSON timing file of its sentences.',
+      operationId: 'getSpeechJob',
+      input: z.object({ id: jobId }).strict(),
+      output: speechJobSchema(),
+      effect: 'read',
+      run: async ({ auth }, { id }) => toPublicSpeechJob(await getSpeechJobOf(auth.companyId, id)),
     }),
     tool({
       name: 'get_usage',

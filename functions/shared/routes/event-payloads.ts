@@ -2,6 +2,7 @@ import { lazy } from '../lazy';
 import { METERS } from '../types/meters';
 import * as z from '../zod';
 import { dynadataItemSchema } from './dynadata-schemas';
+import { speechJobSchema } from './speech-job-schemas';
 import { transcodeJobSchema } from './transcode-schemas';
 import { transcriptionJobSchema } from './transcription-schemas';
 import { workflowRunSchema } from './workflow-schemas';
@@ -42,6 +43,8 @@ export const EVENT_PAYLOADS = /* @__PURE__ */ lazy(() => ({
     transcriptionJobSchema(),
     'A transcription job `failed`.',
   ),
+  'speech_job.done': envelope('speech_job.done', speechJobSchema(), 'A speech job is `done`.'),
+  'speech_job.failed': envelope('speech_job.failed', speechJobSchema(), 'A speech job `failed`.'),
   'workflow_run.finished': envelope(
     'workflow_run.finished',
     workflowRunSchema(),

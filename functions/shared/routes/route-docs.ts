@@ -35,6 +35,7 @@ const limits = {
   transcriptionMaxSourceBytes: 524288000,
   transcriptionMaxDurationSeconds: 7200,
   speechCharactersPerMonth: 1000000,
+  speechJobQueueCap: 10,
   workflowRunsPerMonth: 10000,
   workflowRunComputeMs: 120000,
   logRetentionDays: 90,

@@ -5,6 +5,7 @@ import { EVENT_ROUTES } from './event-routes';
 import { MCP_ROUTES } from './mcp-routes';
 import { DOCS_ROUTES, PUBLIC_ROUTES } from './public-routes';
 import { findRouteIn, type RouteDefinition } from './route-definition';
+import { SPEECH_JOB_ROUTES } from './speech-job-routes';
 import { SPEECH_ROUTES } from './speech-routes';
 import { STORAGE_ROUTES } from './storage-routes';
 import { TRANSCODE_ROUTES } from './transcode-routes';
@@ -37,6 +38,7 @@ export const ROUTES = [
   ...TRANSCRIPTION_ROUTES,
   ...TRANSCODE_ROUTES,
   ...SPEECH_ROUTES,
+  ...SPEECH_JOB_ROUTES,
   ...USAGE_ROUTES,
   ...WORKFLOW_ROUTES,
   ...MCP_ROUTES,

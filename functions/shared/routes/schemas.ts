@@ -58,6 +58,11 @@ export const planLimitsSchema = /* @__PURE__ */ lazy(() =>
         .positive()
         .describe('Longest transcription source, in seconds.'),
       speechCharactersPerMonth: z.number().int().nonnegative().describe('Characters synthesized per month.'),
+      speechJobQueueCap: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe('Unfinished long-form speech jobs allowed at once.'),
       workflowRunsPerMonth: z.number().int().nonnegative().describe('Workflow runs per UTC month.'),
       workflowRunComputeMs: z
         .number()

@@ -1,12 +1,12 @@
-import { DEFAULT_JOB_PAGE, MAX_JOB_PAGE } from '../domain/pages';
-import * as z from '../zod';
-import { jobId, route } from './route-definition';
-import { nextCursorSchema, pageQuery } from './schemas';
+import { jobRoute, listJobsRoute } from './job-routes';
+import { route } from './route-definition';
 import {
   createTranscodeBodySchema,
   transcodeJobResponseSchema,
   transcodeJobSchema,
 } from './transcode-schemas';
+
+const JOBS = { group: 'transcodes', path: '/v1/transcodes', tag: 'Media transforms' } as const;
 
 /**
  * The routes of media transforms (group `transcodes`): a section of the route table (`route-table.ts` joins
@@ -47,78 +47,49 @@ export const TRANSCODE_ROUTES = [
       request: { fullPath: 'companies/co_01jd3xq0a6/uploads/01jd3xq0b2/greeting.wav', preset: 'ogg_opus' },
     },
   }),
-  route({
-    method: 'GET',
-    path: '/v1/transcodes',
-    group: 'transcodes',
+  listJobsRoute({
+    ...JOBS,
+    scope: 'transcodes:read',
     operationId: 'listTranscodes',
     summary: 'List media transform jobs, newest first',
     description: 'The company’s transform jobs of the last 30 days and more, newest first, `limit` per page.',
-    tag: 'Media transforms',
-    scope: 'transcodes:read',
-    get query() {
-      return z.object(pageQuery('Jobs', MAX_JOB_PAGE, DEFAULT_JOB_PAGE));
-    },
-    get response() {
-      return z.object({ jobs: z.array(transcodeJobSchema()), nextCursor: nextCursorSchema() });
-    },
+    view: transcodeJobSchema,
   }),
-  route({
+  jobRoute({
+    ...JOBS,
     method: 'GET',
     path: '/v1/transcodes/{id}',
-    group: 'transcodes',
-    operationId: 'getTranscode',
-    etag: true,
-    summary: 'Fetch a media transform job',
-    tag: 'Media transforms',
     scope: 'transcodes:read',
-    get params() {
-      return jobId();
-    },
-    get response() {
-      return transcodeJobResponseSchema();
-    },
+    operationId: 'getTranscode',
+    summary: 'Fetch a media transform job',
+    response: transcodeJobResponseSchema,
     errors: ['not_found'],
   }),
-  route({
+  jobRoute({
+    ...JOBS,
     method: 'POST',
     path: '/v1/transcodes/{id}/cancel',
-    group: 'transcodes',
+    scope: 'transcodes:write',
     operationId: 'cancelTranscode',
     summary: 'Cancel an unfinished job',
     description:
       'Moves a `pending`, `probing`, `transcoding` or `finalizing` job to `canceled`, clears its worker lease ' +
       'and stops its conversion. A finished job answers 409 `transcode_job_not_cancelable` with its `status`.',
-    tag: 'Media transforms',
-    scope: 'transcodes:write',
-    idempotency: 'keyed',
-    get params() {
-      return jobId();
-    },
-    get response() {
-      return transcodeJobResponseSchema();
-    },
+    response: transcodeJobResponseSchema,
     errors: ['not_found', 'transcode_job_not_cancelable', 'conflict'],
   }),
-  route({
+  jobRoute({
+    ...JOBS,
     method: 'POST',
     path: '/v1/transcodes/{id}/retry',
-    group: 'transcodes',
+    scope: 'transcodes:write',
     operationId: 'retryTranscode',
     summary: 'Re-run a failed or canceled job',
     description:
       'Re-runs a `failed` or `canceled` job from scratch as the next `attempt`, subject to the same quota and ' +
       'queue checks as enqueueing. Any other state, or a worker lease still in the future, answers 409 ' +
       '`transcode_job_not_retryable`.',
-    tag: 'Media transforms',
-    scope: 'transcodes:write',
-    idempotency: 'keyed',
-    get params() {
-      return jobId();
-    },
-    get response() {
-      return transcodeJobResponseSchema();
-    },
+    response: transcodeJobResponseSchema,
     successStatus: 202,
     errors: [
       'not_found',

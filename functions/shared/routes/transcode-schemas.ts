@@ -1,8 +1,7 @@
-import { MAX_BUCKET_NAME_LENGTH } from '../domain/storage-limits';
 import { lazy } from '../lazy';
 import { TRANSCODE_PRESETS } from '../types/transcodes';
 import * as z from '../zod';
-import { fullPathDocumentation } from './storage-schemas';
+import { COMMON_JOB_ERRORS, jobFileSchema, jobSourceFields, jobViewFields } from './job-routes';
 
 /** Request and response shapes of the media transform routes (they become the OpenAPI document). */
 const STATUSES = ['pending', 'probing', 'transcoding', 'finalizing', 'done', 'failed', 'canceled'] as const;
@@ -19,79 +18,39 @@ export const transcodePresetSchema = /* @__PURE__ */ lazy(() =>
 export const createTranscodeBodySchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
-      // Path rules (length, segments, prefix) are those of every storage reference and answer
-      // `invalid_storage_reference` like the storage routes, so the schema checks only the type.
-      fullPath: z
-        .string()
-        .meta(fullPathDocumentation)
-        .describe(
-          'Path of the stored source file (audio or video), under `companies/<companyId>/`; at most 1024 bytes.',
-        ),
+      ...jobSourceFields('source file (audio or video)'),
       preset: transcodePresetSchema(),
-      bucket: z
-        .string()
-        .max(MAX_BUCKET_NAME_LENGTH)
-        .optional()
-        .describe('Defaults to the platform storage bucket.'),
     })
     .strict()
     .describe('A media transform request for one of your stored files.'),
 );
 
-const objectRef = /* @__PURE__ */ lazy(() =>
-  z
-    .object({
-      bucket: z.string().describe('Bucket of the file.'),
-      fullPath: z.string().describe('Object path.'),
-    })
-    .describe('A storage reference.'),
-);
-
 export const transcodeJobSchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
-      id: z.string().describe('Job identifier.'),
-      status: z
-        .enum(STATUSES)
-        .describe(
+      ...jobViewFields({
+        statuses: STATUSES,
+        lifecycle:
           '`pending` → `probing` → `transcoding` → `finalizing` → `done`; `failed` and `canceled` are final ' +
-            'too, and both can be retried.',
-        ),
+          'too, and both can be retried.',
+        errorCodes: [
+          'source_unreadable',
+          'source_too_large',
+          'source_too_long',
+          'source_missing',
+          'transcode_failed',
+          ...COMMON_JOB_ERRORS,
+        ],
+        reused: 'True when the output of an earlier conversion of the same content and preset was reused.',
+      }),
       preset: transcodePresetSchema(),
-      source: objectRef().describe('The stored source file.'),
-      output: objectRef()
+      source: jobFileSchema().describe('The stored source file.'),
+      output: jobFileSchema()
         .nullable()
         .describe(
           'The converted file, downloadable with GET /v1/storage/url; set only when `status` is `done`.',
         ),
-      progress: z
-        .object({
-          phase: z.enum(STATUSES).describe('Phase the job was in when progress was recorded.'),
-          percent: z
-            .number()
-            .min(0)
-            .max(100)
-            .optional()
-            .describe('Percent of the media converted, when known.'),
-        })
-        .nullable()
-        .describe('Progress of the current attempt.'),
-      error: z
-        .object({
-          code: z
-            .string()
-            .describe(
-              'Why the attempt failed: `source_unreadable`, `source_too_large`, `source_too_long`, ' +
-                '`source_missing`, `transcode_failed`, `timeout`, `interrupted`, `start_failed`, `internal`.',
-            ),
-          message: z.string().describe('Human-readable explanation.'),
-        })
-        .nullable()
-        .describe('Set only when `status` is `failed`.'),
       attempt: z.number().int().positive().describe('1 for the first run; each accepted retry adds 1.'),
-      reused: z
-        .boolean()
-        .describe('True when the output of an earlier conversion of the same content and preset was reused.'),
       billedSeconds: z
         .number()
         .int()
@@ -104,9 +63,6 @@ export const transcodeJobSchema = /* @__PURE__ */ lazy(() =>
         .string()
         .nullable()
         .describe('Until when a worker holds the job (ISO 8601); null when no worker does.'),
-      createdAt: z.string().describe('When the job was enqueued (ISO 8601).'),
-      updatedAt: z.string().describe('Last change (ISO 8601).'),
-      finishedAt: z.string().nullable().describe('When the current attempt reached a final state.'),
     })
     .describe('A media transform job. Read-only: change it only with cancel and retry.'),
 );

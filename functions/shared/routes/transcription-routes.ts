@@ -1,12 +1,12 @@
-import { DEFAULT_JOB_PAGE, MAX_JOB_PAGE } from '../domain/pages';
-import * as z from '../zod';
-import { jobId, route } from './route-definition';
-import { nextCursorSchema, pageQuery } from './schemas';
+import { jobRoute, listJobsRoute } from './job-routes';
+import { route } from './route-definition';
 import {
   createTranscriptionBodySchema,
   transcriptionJobResponseSchema,
   transcriptionJobSchema,
 } from './transcription-schemas';
+
+const JOBS = { group: 'transcriptions', path: '/v1/transcriptions', tag: 'Transcriptions' } as const;
 
 /**
  * The routes of transcriptions (group `transcriptions`): a section of the route table (`route-table.ts` joins
@@ -48,37 +48,22 @@ export const TRANSCRIPTION_ROUTES = [
       request: { fullPath: 'companies/co_01jd3xq0a6/uploads/01jd3xq0b2/call.wav', language: 'en-US' },
     },
   }),
-  route({
-    method: 'GET',
-    path: '/v1/transcriptions',
-    group: 'transcriptions',
+  listJobsRoute({
+    ...JOBS,
+    scope: 'transcriptions:read',
     operationId: 'listTranscriptions',
     summary: 'List transcription jobs, newest first',
     description: 'The company’s transcription jobs, newest first, `limit` per page.',
-    tag: 'Transcriptions',
-    scope: 'transcriptions:read',
-    get query() {
-      return z.object(pageQuery('Jobs', MAX_JOB_PAGE, DEFAULT_JOB_PAGE));
-    },
-    get response() {
-      return z.object({ jobs: z.array(transcriptionJobSchema()), nextCursor: nextCursorSchema() });
-    },
+    view: transcriptionJobSchema,
   }),
-  route({
+  jobRoute({
+    ...JOBS,
     method: 'GET',
     path: '/v1/transcriptions/{id}',
-    group: 'transcriptions',
-    operationId: 'getTranscription',
-    etag: true,
-    summary: 'Fetch a transcription job',
-    tag: 'Transcriptions',
     scope: 'transcriptions:read',
-    get params() {
-      return jobId();
-    },
-    get response() {
-      return transcriptionJobResponseSchema();
-    },
+    operationId: 'getTranscription',
+    summary: 'Fetch a transcription job',
+    response: transcriptionJobResponseSchema,
     errors: ['not_found'],
   }),
 ] as const;

@@ -1,8 +1,7 @@
-import { MAX_BUCKET_NAME_LENGTH } from '../domain/storage-limits';
 import { lazy } from '../lazy';
 import { TRANSCRIPTION_LANGUAGES } from '../types/transcriptions';
 import * as z from '../zod';
-import { fullPathDocumentation } from './storage-schemas';
+import { COMMON_JOB_ERRORS, jobFileSchema, jobSourceFields, jobViewFields } from './job-routes';
 
 /** Request and response shapes of the transcription routes (they become the OpenAPI document). */
 const STATUSES = ['pending', 'transcribing', 'done', 'failed'] as const;
@@ -19,29 +18,11 @@ export const transcriptionLanguageSchema = /* @__PURE__ */ lazy(() =>
 export const createTranscriptionBodySchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
-      // Path rules answer `invalid_storage_reference` like every storage reference: the schema checks the type.
-      fullPath: z
-        .string()
-        .meta(fullPathDocumentation)
-        .describe('Path of the stored audio (or video with sound), under `companies/<companyId>/`.'),
-      bucket: z
-        .string()
-        .max(MAX_BUCKET_NAME_LENGTH)
-        .optional()
-        .describe('Defaults to the platform storage bucket.'),
+      ...jobSourceFields('audio (or video with sound)'),
       language: transcriptionLanguageSchema().optional().describe('Defaults to `en-US`.'),
     })
     .strict()
     .describe('A speech-to-text request for one of your stored files.'),
-);
-
-const fileRef = /* @__PURE__ */ lazy(() =>
-  z
-    .object({
-      bucket: z.string().describe('Bucket of the file.'),
-      fullPath: z.string().describe('Object path; download it with GET /v1/storage/url.'),
-    })
-    .describe('A storage reference.'),
 );
 
 const wordSchema = /* @__PURE__ */ lazy(() =>
@@ -71,9 +52,9 @@ export const transcriptionResultSchema = /* @__PURE__ */ lazy(() =>
       language: z.string().describe('Language transcribed (the identified one for `auto`).'),
       files: z
         .object({
-          json: fileRef().describe('The transcript as JSON: `{text, language, words}`.'),
-          srt: fileRef().describe('SubRip subtitles.'),
-          vtt: fileRef().describe('WebVTT subtitles.'),
+          json: jobFileSchema().describe('The transcript as JSON: `{text, language, words}`.'),
+          srt: jobFileSchema().describe('SubRip subtitles.'),
+          vtt: jobFileSchema().describe('WebVTT subtitles.'),
         })
         .describe('The result files, stored objects of your company.'),
     })
@@ -83,35 +64,23 @@ export const transcriptionResultSchema = /* @__PURE__ */ lazy(() =>
 export const transcriptionJobSchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
-      id: z.string().describe('Job identifier.'),
-      status: z.enum(STATUSES).describe('`pending` → `transcribing` → `done` or `failed` (both final).'),
-      language: transcriptionLanguageSchema(),
-      source: fileRef().describe('The stored source file.'),
-      progress: z
-        .object({
-          phase: z.enum(STATUSES).describe('Phase the job was in when progress was recorded.'),
-          percent: z.number().min(0).max(100).optional().describe('Percent done, when known.'),
-        })
-        .nullable()
-        .describe('Progress of the job.'),
-      error: z
-        .object({
-          code: z
-            .string()
-            .describe(
-              'Why the job failed: `source_unreadable`, `source_no_audio`, `source_too_large`, ' +
-                '`source_too_long`, `source_missing`, `transcription_failed`, `timeout`, `interrupted`, ' +
-                '`start_failed`, `internal`.',
-            ),
-          message: z.string().describe('Human-readable explanation.'),
-        })
-        .nullable()
-        .describe('Set only when `status` is `failed`.'),
-      reused: z
-        .boolean()
-        .describe(
+      ...jobViewFields({
+        statuses: STATUSES,
+        lifecycle: '`pending` → `transcribing` → `done` or `failed` (both final).',
+        errorCodes: [
+          'source_unreadable',
+          'source_no_audio',
+          'source_too_large',
+          'source_too_long',
+          'source_missing',
+          'transcription_failed',
+          ...COMMON_JOB_ERRORS,
+        ],
+        reused:
           'True when the result of an earlier transcription of the same content and language was reused.',
-        ),
+      }),
+      language: transcriptionLanguageSchema(),
+      source: jobFileSchema().describe('The stored source file.'),
       billedSeconds: z
         .number()
         .int()
@@ -119,9 +88,6 @@ export const transcriptionJobSchema = /* @__PURE__ */ lazy(() =>
         .describe('`transcription_seconds` billed (0 for reused and failed jobs).'),
       durationSeconds: z.number().nullable().describe('Duration of the audio, once probed.'),
       result: transcriptionResultSchema().nullable(),
-      createdAt: z.string().describe('When the job was enqueued (ISO 8601).'),
-      updatedAt: z.string().describe('Last change (ISO 8601).'),
-      finishedAt: z.string().nullable().describe('When the job reached a final state.'),
     })
     .describe('A transcription job. Read-only.'),
 );

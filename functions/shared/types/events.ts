@@ -10,6 +10,8 @@ export const EVENT_TYPES = [
   'transcode.canceled',
   'transcription.done',
   'transcription.failed',
+  'speech_job.done',
+  'speech_job.failed',
   'workflow_run.finished',
   'usage.threshold_reached',
   'ping',

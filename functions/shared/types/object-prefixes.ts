@@ -17,6 +17,8 @@ export const OBJECT_PREFIXES = {
   transcriptions: 'transcriptions/',
   /** `speech/<ulid>.<ext>`: synthesized speech. */
   speech: 'speech/',
+  /** `speech-jobs/<jobId>/input.txt`, `speech-jobs/<jobId>/a<attempt>/<file>`: long-form speech jobs. */
+  speechJobs: 'speech-jobs/',
   /** `workflows/runs/<runId>/steps/<stepId>.json`: workflow step outputs over the inline limit. */
   workflowRuns: 'workflows/runs/',
 } as const;
@@ -32,6 +34,7 @@ export const STORED_OBJECT_PREFIXES: readonly ObjectPrefix[] = [
   'transcodes',
   'transcriptions',
   'speech',
+  'speechJobs',
   'workflowRuns',
 ];
 

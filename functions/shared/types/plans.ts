@@ -21,6 +21,8 @@ export interface PlanLimits {
   transcriptionMaxSourceBytes: number;
   transcriptionMaxDurationSeconds: number;
   speechCharactersPerMonth: number;
+  /** Unfinished long-form speech jobs allowed at once. */
+  speechJobQueueCap: number;
   workflowRunsPerMonth: number;
   /** Total step time one workflow run may use, in milliseconds; past it the run fails. */
   workflowRunComputeMs: number;

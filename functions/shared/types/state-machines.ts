@@ -5,6 +5,7 @@
 export const STATE_MACHINE_NAMES = [
   'transcode',
   'transcription',
+  'speech-job',
   'message-delivery',
   'workflow-run',
   'webhook-delivery',

@@ -1,9 +1,10 @@
 import { headObject } from '../../shared/aws/s3-objects';
-import { recordStoredObject } from '../../shared/data/stored-objects';
-import { completeTranscodeJob, startFinalizing } from '../../shared/data/transcode-jobs';
-import { engineRunMs, startStepClock } from '../../shared/domain/compute-time';
-import { stepError } from './errors';
-import { advance, finishOrGone, LEASE_SECONDS, leaseFrom } from './transitions';
+import { transcodeReuseKey } from '../../shared/data/transcode-jobs';
+import { engineRunMs } from '../../shared/domain/compute-time';
+import { recordEngineFile } from '../../shared/domain/jobs/output-files';
+import { runStep, stepError } from '../../shared/domain/jobs/worker-shell';
+import { transcodeJobs } from '../../shared/domain/transcodes';
+import { LEASE_SECONDS } from './probe';
 import type { FinalizeInput, JobRef, WorkerDeps } from './types';
 
 /** Seconds billed for a conversion: the source duration, rounded up to whole seconds. */
@@ -12,39 +13,39 @@ export const billableSeconds = (durationSeconds: number) => Math.max(1, Math.cei
 /**
  * Finalize step: `transcoding` → `finalizing`, records the engine's output as a stored object of the
  * company, then `finalizing` → `done`, billing the conversion with its compute time (the probe's and this
- * step's run time, the engine's conversion time) and writing its reuse entry. Error:
- * `OutputMissing` when the engine wrote no output file.
+ * step's run time, the engine's conversion time) and writing its reuse entry in the same transaction (a job
+ * canceled meanwhile leaves none behind). Error: `OutputMissing` when the engine wrote no output file.
  */
-export const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Promise<JobRef> => {
-  const elapsed = startStepClock();
-  const now = deps.now?.() ?? new Date();
-  const ref = { companyId: input.companyId, jobId: input.jobId, attempt: input.attempt };
-  const job = await advance(ref, 'finalizing', () =>
-    startFinalizing({ job: ref, leaseUntil: leaseFrom(now, LEASE_SECONDS.finalize), now }),
-  );
-  const head = await (deps.head ?? headObject)(input.output.bucket, input.output.fullPath);
-  if (!head) throw stepError('OutputMissing', 'The media engine wrote no output file.');
-  const output = { ...input.output, size: head.size };
-  // Recorded like an upload: downloadable with GET /v1/storage/url, referenceable, counted in storage bytes.
-  await recordStoredObject(
-    ref.companyId,
-    { ...input.output, size: head.size, etag: head.etag, createdAt: now.toISOString() },
-    now,
-  );
-  // The reuse entry is written in the same transaction as the billed move to `done`: a job canceled
-  // meanwhile leaves none behind.
-  const source = input.source ?? job.source;
-  await finishOrGone(ref.jobId, () =>
-    completeTranscodeJob({
-      job: ref,
-      output,
-      billedSeconds: billableSeconds(input.durationSeconds),
+export const finalizeStep = (input: FinalizeInput, deps: WorkerDeps): Promise<JobRef> =>
+  runStep(transcodeJobs, input, deps, async (step) => {
+    const { ref, now } = step;
+    // The move and the read of the engine's output in parallel; the output is recorded only once the move
+    // holds (a job canceled meanwhile records nothing).
+    const read = deps.head ?? headObject;
+    const [job, head] = await Promise.all([
+      step.advance({
+        from: ['transcoding'],
+        to: 'finalizing',
+        leaseSeconds: LEASE_SECONDS.finalize,
+        percent: 100,
+      }),
+      read(input.output.bucket, input.output.fullPath),
+    ]);
+    const file =
+      head && (await recordEngineFile({ companyId: ref.companyId, ...input.output }, now, async () => head));
+    if (!file) throw stepError('OutputMissing', 'The media engine wrote no output file.');
+    const output = { ...input.output, size: file.size };
+    const source = input.source ?? job.source;
+    await step.complete({
+      from: ['finalizing'],
+      set: { output },
+      billedUnits: billableSeconds(input.durationSeconds),
       computeMs: {
-        workers: (input.workerMs ?? 0) + elapsed(),
+        workers: (input.workerMs ?? 0) + step.elapsed(),
         media: engineRunMs(input.engineTiming?.StartTime, input.engineTiming?.FinishTime),
       },
       reuse: {
-        content: { preset: job.preset, size: source.size, etag: source.etag },
+        key: transcodeReuseKey({ preset: job.preset, size: source.size, etag: source.etag }),
         entry: {
           output,
           sourceJobId: ref.jobId,
@@ -52,9 +53,7 @@ export const finalizeStep = async (input: FinalizeInput, deps: WorkerDeps): Prom
           createdAt: now.toISOString(),
         },
       },
-      now,
       observed: job,
-    }),
-  );
-  return ref;
-};
+    });
+    return ref;
+  });

@@ -1,26 +1,21 @@
-import { headObject } from '../../shared/aws/s3-objects';
-import {
-  claimTranscodeJob,
-  completeReusedTranscodeJob,
-  startTranscoding,
-  type TranscodeJobRecord,
-} from '../../shared/data/transcode-jobs';
-import { getTranscodeReuse } from '../../shared/data/transcode-reuse';
-import { startStepClock } from '../../shared/domain/compute-time';
+import type { TranscodeJobRecord } from '../../shared/data/transcode-jobs';
+import { transcodeReuseKey } from '../../shared/data/transcode-jobs';
+import { jobFolder } from '../../shared/domain/jobs/output-files';
+import { claimAndProbeSource } from '../../shared/domain/jobs/source-step';
+import { runStep } from '../../shared/domain/jobs/worker-shell';
 import {
   mediaConvertSettings,
   presetContentType,
   presetExtension,
 } from '../../shared/domain/transcode-presets';
-import { transcodeLimits } from '../../shared/domain/transcodes';
-import { logger } from '../../shared/logger';
-import { companyObjectPrefix } from '../../shared/types/object-prefixes';
-import { stepError } from './errors';
-import { advance, finishOrGone, LEASE_SECONDS, leaseFrom } from './transitions';
+import { transcodeJobs } from '../../shared/domain/transcodes';
 import type { ProbeInput, ProbeOutput, WorkerDeps } from './types';
 
+/** Seconds a step holds the job: the probe, the conversion (its machine's timeout), the finalize. */
+export const LEASE_SECONDS = { probe: 300, transcode: 7200 + 600, finalize: 300 } as const;
+
 export const outputPath = (job: Pick<TranscodeJobRecord, 'companyId' | 'jobId' | 'attempt' | 'preset'>) =>
-  `${companyObjectPrefix(job.companyId, 'transcodes')}${job.jobId}/a${job.attempt}/output.${presetExtension(job.preset)}`;
+  `${jobFolder('transcodes', job)}output.${presetExtension(job.preset)}`;
 
 /**
  * The machine's name from its execution ARN (`arn:...:execution:<machine>:<id>`), given to MediaConvert so
@@ -32,82 +27,60 @@ const stateMachineOf = (executionArn: string | undefined): { stateMachine?: stri
 };
 
 /**
- * Probe step: claims the job (`pending` → `probing`), then either finishes it with the stored output of the
- * same content converted before (billing nothing), or checks the plan's size and duration limits, moves it
- * to `transcoding` and returns the media engine's input. Errors: `SourceMissing`, `SourceTooLarge`,
- * `SourceTooLong`, and `SourceUnreadable` from the prober.
+ * Probe step: the engine's source step (`pending` → `probing`, reuse of the same content converted to the
+ * same preset, size and duration limits), then `probing` → `transcoding` with the media engine's input.
  */
-export const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> => {
-  const elapsed = startStepClock();
-  const now = deps.now?.() ?? new Date();
-  const ref = { companyId: input.companyId, jobId: input.jobId, attempt: input.attempt };
-  const { companyId, jobId, attempt } = ref;
-  const job = await advance(ref, 'probing', () =>
-    claimTranscodeJob({
-      job: ref,
-      leaseUntil: leaseFrom(now, LEASE_SECONDS.probe),
-      ...(input.executionArn ? { executionArn: input.executionArn } : {}),
-      now,
-    }),
-  );
-  const { source } = job;
-
-  const head = await headObject(source.bucket, source.fullPath);
-  if (!head) throw stepError('SourceMissing', 'The source file no longer exists.');
-
-  // Reuse: the same content (ETag and size) already converted to this preset, with its output still stored.
-  const reuse = await getTranscodeReuse(companyId, { preset: job.preset, size: head.size, etag: head.etag });
-  if (reuse && (await headObject(reuse.output.bucket, reuse.output.fullPath))) {
-    await finishOrGone(jobId, () =>
-      completeReusedTranscodeJob({ job: ref, output: reuse.output, now, observed: job }),
-    );
-    logger.info('transcode reused', { jobId, sourceJobId: reuse.sourceJobId });
-    return { ...ref, reused: true };
-  }
-
-  const limits = await transcodeLimits(companyId);
-  if (head.size > limits.transcodeMaxSourceBytes) {
-    throw stepError('SourceTooLarge', `The source is larger than ${limits.transcodeMaxSourceBytes} bytes.`);
-  }
-  const media = await deps.probe(source);
-  if (media.durationSeconds > limits.transcodeMaxDurationSeconds) {
-    throw stepError(
-      'SourceTooLong',
-      `The source is longer than ${limits.transcodeMaxDurationSeconds} seconds.`,
-    );
-  }
-  await advance(ref, 'transcoding', () =>
-    startTranscoding({
-      job: ref,
-      leaseUntil: leaseFrom(now, LEASE_SECONDS.transcode),
+export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> =>
+  runStep(transcodeJobs, input, deps, async (step) => {
+    const { ref } = step;
+    const probed = await claimAndProbeSource(step, {
+      claim: {
+        from: ['pending'],
+        to: 'probing',
+        leaseSeconds: LEASE_SECONDS.probe,
+        ...(input.executionArn ? { executionArn: input.executionArn } : {}),
+      },
+      reuse: {
+        key: (content, job) => transcodeReuseKey({ preset: job.preset, ...content }),
+        file: (entry) => entry.output,
+        set: (entry) => ({ output: entry.output }),
+      },
+      limits: (l) => ({ bytes: l.transcodeMaxSourceBytes, seconds: l.transcodeMaxDurationSeconds }),
+      probe: deps.probe,
+    });
+    if (probed.reused) return { ...ref, reused: true };
+    const { job, head, media } = probed;
+    const { source } = job;
+    await step.advance({
+      from: ['probing'],
+      to: 'transcoding',
+      leaseSeconds: LEASE_SECONDS.transcode,
+      percent: 0,
+      set: { durationSeconds: media.durationSeconds, hasVideo: media.hasVideo },
+    });
+    const fullPath = outputPath(job);
+    const destination = `s3://${source.bucket}/${fullPath.replace(/\.[^.]+$/, '')}`;
+    return {
+      ...ref,
+      reused: false,
+      source: { size: head.size, etag: head.etag },
       durationSeconds: media.durationSeconds,
-      hasVideo: media.hasVideo,
-      now,
-    }),
-  );
-  const fullPath = outputPath(job);
-  const destination = `s3://${source.bucket}/${fullPath.replace(/\.[^.]+$/, '')}`;
-  return {
-    ...ref,
-    reused: false,
-    source: { size: head.size, etag: head.etag },
-    durationSeconds: media.durationSeconds,
-    output: { bucket: source.bucket, fullPath, contentType: presetContentType(job.preset, media.hasVideo) },
-    settings: mediaConvertSettings(
-      job.preset,
-      media.hasVideo,
-      `s3://${source.bucket}/${source.fullPath}`,
-      destination,
-    ),
-    userMetadata: {
-      ...stateMachineOf(input.executionArn),
-      companyId,
-      jobId,
-      attempt: String(attempt),
-      preset: job.preset,
-      hasVideo: String(media.hasVideo),
-      durationSeconds: String(media.durationSeconds),
-    },
-    workerMs: elapsed(),
-  };
-};
+      output: { bucket: source.bucket, fullPath, contentType: presetContentType(job.preset, media.hasVideo) },
+      settings: mediaConvertSettings(
+        job.preset,
+        media.hasVideo,
+        `s3://${source.bucket}/${source.fullPath}`,
+        destination,
+      ),
+      userMetadata: {
+        ...stateMachineOf(input.executionArn),
+        companyId: ref.companyId,
+        jobId: ref.jobId,
+        attempt: String(ref.attempt),
+        preset: job.preset,
+        hasVideo: String(media.hasVideo),
+        durationSeconds: String(media.durationSeconds),
+      },
+      workerMs: step.elapsed(),
+    };
+  });

@@ -1,4 +1,5 @@
-import { recordTranscodeProgress, TranscodeTransitionRefusedError } from '../../shared/data/transcode-jobs';
+import { jobStep } from '../../shared/domain/jobs/worker-shell';
+import { transcodeJobs } from '../../shared/domain/transcodes';
 import type { ProgressInput, WorkerDeps } from './types';
 
 /**
@@ -10,7 +11,6 @@ export const progressStep = async (
   input: ProgressInput,
   deps: Pick<WorkerDeps, 'now'>,
 ): Promise<{ recorded: boolean; percent?: number }> => {
-  const now = deps.now?.() ?? new Date();
   const meta = input.detail?.userMetadata ?? {};
   const percent = Number(input.detail?.jobProgress?.jobPercentComplete);
   const attempt = Number(meta.attempt);
@@ -24,15 +24,12 @@ export const progressStep = async (
     return { recorded: false };
   }
   const clamped = Math.max(0, Math.min(99, Math.floor(percent)));
-  try {
-    await recordTranscodeProgress({
-      job: { companyId: meta.companyId, jobId: meta.jobId, attempt },
-      percent: clamped,
-      now,
-    });
-    return { recorded: true, percent: clamped };
-  } catch (error) {
-    if (error instanceof TranscodeTransitionRefusedError) return { recorded: false };
-    throw error;
-  }
+  const step = jobStep(
+    transcodeJobs,
+    { companyId: meta.companyId, jobId: meta.jobId, attempt },
+    deps.now?.() ?? new Date(),
+  );
+  return (await step.progress('transcoding', clamped))
+    ? { recorded: true, percent: clamped }
+    : { recorded: false };
 };

@@ -1,30 +1,22 @@
-import type { MediaProber } from '../../shared/aws/mediaconvert';
 import type { headObject } from '../../shared/aws/s3-objects';
-import type { TranscodeJobRef } from '../../shared/data/transcode-jobs';
+import type { JobRef } from '../../shared/data/jobs/record';
+import type { SourceStepDeps, SourceStepInput, SourceStepOutput } from '../../shared/domain/jobs/source-step';
+import type { FailInput } from '../../shared/domain/jobs/worker-shell';
 
 /**
  * What the Lambda tasks of `statemachines/transcode.asl.json` (and the MediaConvert progress rule) give the
  * transcode worker, and what its steps return to the state machine.
  */
-export type JobRef = TranscodeJobRef;
+export type { JobRef };
 
-export interface ProbeInput extends JobRef {
-  action: 'probe';
-  executionArn?: string;
-}
+export type ProbeInput = SourceStepInput;
 
-export interface ProbeOutput extends JobRef {
-  reused: boolean;
-  /** The source as probed (HeadObject): the content this conversion reads, the key of its reuse entry. */
-  source?: { size: number; etag: string };
-  durationSeconds?: number;
+export interface ProbeOutput extends SourceStepOutput {
   output?: { bucket: string; fullPath: string; contentType: string };
   /** MediaConvert job settings of the preset (the engine input of the transcode step). */
   settings?: Record<string, unknown>;
   /** Strings only, as MediaConvert's UserMetadata requires; the local engine reads the preset from it. */
   userMetadata?: Record<string, string>;
-  /** How long this step ran, in milliseconds (billed as `computeMs.workers` when the job is done). */
-  workerMs?: number;
 }
 
 /** MediaConvert's `Job.Timing` of the finished job (the `Transcode` state's selected result). */
@@ -46,12 +38,6 @@ export interface FinalizeInput extends JobRef {
   engineTiming?: EngineTiming;
 }
 
-export interface FailInput extends JobRef {
-  action: 'fail';
-  /** The caught error of the failed state (`ResultPath: $.error`). */
-  error?: { Error?: string; Cause?: string };
-}
-
 /**
  * A MediaConvert job state change (EventBridge, `MediaConvert Job State Change`), delivered by the rule of
  * this machine as `{ action: 'progress', detail }`. `STATUS_UPDATE` events carry the percent complete; the
@@ -69,9 +55,7 @@ export interface ProgressInput {
 export type WorkerInput = ProbeInput | FinalizeInput | FailInput | ProgressInput;
 
 /** The engine adapters and clock a step uses; the Lambda entry and the local stack give their own. */
-export interface WorkerDeps {
-  probe: MediaProber;
-  now?: () => Date;
+export interface WorkerDeps extends SourceStepDeps {
   /** Reads an object's size and ETag (S3 HeadObject unless given). */
   head?: typeof headObject;
 }

@@ -1,32 +1,22 @@
-import { logger } from '../../shared/logger';
-import { failStep } from './fail';
+import { createJobWorker } from '../../shared/domain/jobs/worker-shell';
+import { transcodeJobs } from '../../shared/domain/transcodes';
 import { finalizeStep } from './finalize';
 import { probeStep } from './probe';
 import { progressStep } from './progress';
-import type { WorkerDeps, WorkerInput } from './types';
+import type { FinalizeInput, ProbeInput, ProgressInput, WorkerDeps } from './types';
 
 /**
- * The transcode worker: the Lambda tasks of `statemachines/transcode.asl.json` (probe, finalize, fail) and
- * the progress events of its MediaConvert jobs, dispatched by `action` to one module per step. The Lambda
- * entry (`index.ts`) gives it MediaConvert's prober; the local stack gives it ffprobe.
+ * The transcode worker: the Lambda tasks of `statemachines/transcode.asl.json` (probe, finalize, and the
+ * engine's fail) and the progress events of its MediaConvert jobs, dispatched by `action`. The Lambda entry
+ * (`index.ts`) gives it MediaConvert's prober; the local stack gives it ffprobe.
  */
-export const createTranscodeWorker =
-  (deps: WorkerDeps) =>
-  async (input: WorkerInput): Promise<unknown> => {
-    if (input.action === 'progress') return progressStep(input, deps);
-    logger.appendKeys({ jobId: input.jobId, companyId: input.companyId });
-    try {
-      switch (input.action) {
-        case 'probe':
-          return await probeStep(input, deps);
-        case 'finalize':
-          return await finalizeStep(input, deps);
-        case 'fail':
-          return await failStep(input, deps);
-        default:
-          throw new Error(`Unknown transcode worker action ${(input as { action: string }).action}`);
-      }
-    } finally {
-      logger.resetKeys();
-    }
-  };
+export const createTranscodeWorker = (deps: WorkerDeps) =>
+  createJobWorker(
+    transcodeJobs,
+    {
+      probe: (input: ProbeInput) => probeStep(input, deps),
+      finalize: (input: FinalizeInput) => finalizeStep(input, deps),
+      progress: (input: ProgressInput) => progressStep(input, deps),
+    },
+    { ...deps, unkeyed: ['progress'] },
+  );

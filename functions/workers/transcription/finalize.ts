@@ -1,8 +1,10 @@
-import { deleteObject, putObject } from '../../shared/aws/s3';
+import { deleteObject } from '../../shared/aws/s3';
 import { readObjectText } from '../../shared/aws/s3-objects';
-import { recordStoredObject } from '../../shared/data/stored-objects';
-import { completeTranscriptionJob, getTranscriptionJob } from '../../shared/data/transcription-jobs';
-import { engineRunMs, startStepClock } from '../../shared/domain/compute-time';
+import { transcriptionReuseKey } from '../../shared/data/transcription-jobs';
+import { engineRunMs } from '../../shared/domain/compute-time';
+import { jobFolder, writeJobFile } from '../../shared/domain/jobs/output-files';
+import { runStep, stepError } from '../../shared/domain/jobs/worker-shell';
+import { transcriptionJobs } from '../../shared/domain/transcriptions';
 import {
   cuesFromWords,
   inlineResult,
@@ -13,11 +15,7 @@ import {
   wordsFromTranscribe,
 } from '../../shared/domain/transcripts';
 import { logger } from '../../shared/logger';
-import type { TranscriptFile } from '../../shared/types/transcriptions';
-import { jobGone, stepError } from './errors';
-import { resultFolder } from './probe';
-import { finishOrGone } from './transitions';
-import type { FinalizeInput, JobRef } from './types';
+import type { FinalizeInput, JobRef, WorkerDeps } from './types';
 
 /** Seconds billed for a transcription: the audio duration, rounded up to whole seconds. */
 export const billableSeconds = (durationSeconds: number) => Math.max(1, Math.ceil(durationSeconds));
@@ -38,54 +36,49 @@ const parseEngineOutput = (text: string | undefined): TranscribeOutput => {
  * Finalize step: reads the engine's JSON (Transcribe's format, from either engine), converts it into our
  * text and words, writes the transcript as JSON, SRT and WebVTT files recorded as the company's stored
  * objects, then moves the job `transcribing` → `done`, billing the audio seconds with the compute time (the
- * probe's and this step's run time, the engine's start to completion) and writing the reuse entry
- * in the same transaction, and deletes the engine's JSON. Error: `OutputMissing` when the engine wrote no
+ * probe's and this step's run time, the engine's start to completion) and writing the reuse entry in the
+ * same transaction, and deletes the engine's JSON. Error: `OutputMissing` when the engine wrote no
  * readable output.
  */
-export const finalizeStep = async (input: FinalizeInput, deps: { now?: () => Date }): Promise<JobRef> => {
-  const elapsed = startStepClock();
-  const now = deps.now?.() ?? new Date();
-  const ref = { companyId: input.companyId, jobId: input.jobId, attempt: input.attempt };
-  const job = await getTranscriptionJob(ref.companyId, ref.jobId);
-  if (!job || job.attempt !== ref.attempt || job.status !== 'transcribing') throw jobGone(ref.jobId);
-
-  const output = parseEngineOutput(
-    await readObjectText(input.engineOutput.bucket, input.engineOutput.fullPath),
-  );
-  const words = wordsFromTranscribe(output);
-  const text = textFromTranscribe(output, words);
-  const language = output.results.language_code ?? job.language;
-  const cues = cuesFromWords(words);
-  const folder = resultFolder(job);
-  const bucket = input.engineOutput.bucket;
-  const write = async (name: string, body: string, contentType: string): Promise<TranscriptFile> => {
-    const fullPath = `${folder}${name}`;
-    const { etag } = await putObject(bucket, fullPath, body, contentType);
-    // Recorded like an upload: downloadable with GET /v1/storage/url, counted in storage bytes.
-    await recordStoredObject(
-      ref.companyId,
-      { bucket, fullPath, size: Buffer.byteLength(body), contentType, etag, createdAt: now.toISOString() },
-      now,
+export const finalizeStep = (input: FinalizeInput, deps: Pick<WorkerDeps, 'now'>): Promise<JobRef> =>
+  runStep(transcriptionJobs, input, deps, async (step) => {
+    const { ref, now } = step;
+    const job = await step.read(['transcribing']);
+    const output = parseEngineOutput(
+      await readObjectText(input.engineOutput.bucket, input.engineOutput.fullPath),
     );
-    return { bucket, fullPath };
-  };
-  const [json, srt, vtt] = await Promise.all([
-    write('transcript.json', JSON.stringify({ text, language, words }), 'application/json'),
-    write('transcript.srt', toSrt(cues), 'application/x-subrip'),
-    write('transcript.vtt', toVtt(cues), 'text/vtt'),
-  ]);
-  const result = inlineResult({ text, words, language, files: { json, srt, vtt } });
-  await finishOrGone(ref.jobId, () =>
-    completeTranscriptionJob({
-      job: ref,
-      result,
-      billedSeconds: billableSeconds(input.durationSeconds),
+    const words = wordsFromTranscribe(output);
+    const text = textFromTranscribe(output, words);
+    const language = output.results.language_code ?? job.language;
+    const cues = cuesFromWords(words);
+    const folder = jobFolder('transcriptions', ref);
+    const write = (name: string, body: string, contentType: string) =>
+      writeJobFile(
+        {
+          companyId: ref.companyId,
+          bucket: input.engineOutput.bucket,
+          fullPath: `${folder}${name}`,
+          body,
+          contentType,
+        },
+        now,
+      );
+    const [json, srt, vtt] = await Promise.all([
+      write('transcript.json', JSON.stringify({ text, language, words }), 'application/json'),
+      write('transcript.srt', toSrt(cues), 'application/x-subrip'),
+      write('transcript.vtt', toVtt(cues), 'text/vtt'),
+    ]);
+    const result = inlineResult({ text, words, language, files: { json, srt, vtt } });
+    await step.complete({
+      from: ['transcribing'],
+      set: { result },
+      billedUnits: billableSeconds(input.durationSeconds),
       computeMs: {
-        workers: (input.workerMs ?? 0) + elapsed(),
+        workers: (input.workerMs ?? 0) + step.elapsed(),
         media: engineRunMs(input.engineJob?.StartTime, input.engineJob?.CompletionTime),
       },
       reuse: {
-        content: { language: job.language, size: input.source.size, etag: input.source.etag },
+        key: transcriptionReuseKey({ language: job.language, ...input.source }),
         entry: {
           result,
           sourceJobId: ref.jobId,
@@ -93,14 +86,12 @@ export const finalizeStep = async (input: FinalizeInput, deps: { now?: () => Dat
           createdAt: now.toISOString(),
         },
       },
-      now,
       observed: job,
-    }),
-  );
-  // The engine's own JSON is an intermediate file, not one of the company's stored objects: once the job is
-  // `done` nothing reads it again (a repeated finalize finds the job done and ends without reading).
-  await deleteObject(input.engineOutput.bucket, input.engineOutput.fullPath).catch((error: unknown) =>
-    logger.warn('engine output not deleted', { jobId: ref.jobId, error: error as Error }),
-  );
-  return ref;
-};
+    });
+    // The engine's own JSON is an intermediate file, not one of the company's stored objects: once the job
+    // is `done` nothing reads it again (a repeated finalize finds the job done and ends without reading).
+    await deleteObject(input.engineOutput.bucket, input.engineOutput.fullPath).catch((error: unknown) =>
+      logger.warn('engine output not deleted', { jobId: ref.jobId, error: error as Error }),
+    );
+    return ref;
+  });

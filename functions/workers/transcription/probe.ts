@@ -1,18 +1,10 @@
-import { headObject } from '../../shared/aws/s3-objects';
-import {
-  completeReusedTranscriptionJob,
-  getTranscriptionReuse,
-  recordTranscriptionProbe,
-  startTranscribing,
-  type TranscriptionJobRecord,
-} from '../../shared/data/transcription-jobs';
-import { startStepClock } from '../../shared/domain/compute-time';
-import { transcriptionExecutionName, transcriptionLimits } from '../../shared/domain/transcriptions';
+import { transcriptionReuseKey } from '../../shared/data/transcription-jobs';
+import { jobExecutionName } from '../../shared/domain/jobs/enqueue';
+import { jobFolder } from '../../shared/domain/jobs/output-files';
+import { claimAndProbeSource } from '../../shared/domain/jobs/source-step';
+import { runStep, stepError } from '../../shared/domain/jobs/worker-shell';
+import { transcriptionJobs } from '../../shared/domain/transcriptions';
 import { env } from '../../shared/env';
-import { logger } from '../../shared/logger';
-import { companyObjectPrefix } from '../../shared/types/object-prefixes';
-import { stepError } from './errors';
-import { advance, finishOrGone, LEASE_SECONDS, leaseFrom } from './transitions';
 import type { ProbeInput, ProbeOutput, WorkerDeps } from './types';
 
 /**
@@ -21,88 +13,64 @@ import type { ProbeInput, ProbeOutput, WorkerDeps } from './types';
  */
 export const POLL_SECONDS = { transcribe: 15, pocketsphinx: 1 } as const;
 
-/** Folder of an attempt's files: the engine's JSON and the transcript files. */
-export const resultFolder = (job: Pick<TranscriptionJobRecord, 'companyId' | 'jobId' | 'attempt'>) =>
-  `${companyObjectPrefix(job.companyId, 'transcriptions')}${job.jobId}/a${job.attempt}/`;
+/** Seconds a step holds the job: the probe, the engine's run (its machine's timeout), the finalize. */
+export const LEASE_SECONDS = { probe: 300, transcribe: 4 * 3600 + 900, finalize: 300 } as const;
 
 /**
- * Probe step: claims the job (`pending` → `transcribing`, with the lease), then either finishes it with the
- * stored result of the same content transcribed before in the same language (billing nothing), or checks
- * the plan's size and duration limits and that the source has audio, and returns the parameters of the
- * engine's run. Errors: `SourceMissing`, `SourceTooLarge`, `SourceTooLong`, `SourceNoAudio`, and
- * `SourceUnreadable` from the prober.
+ * Probe step: the engine's source step (`pending` → `transcribing`, reuse of the same content transcribed
+ * in the same language, size and duration limits, and a source with audio: else `SourceNoAudio`), then the
+ * duration and the engine's lease on the job, and the parameters of the engine's run.
  */
-export const probeStep = async (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> => {
-  const elapsed = startStepClock();
-  const now = deps.now?.() ?? new Date();
-  const ref = { companyId: input.companyId, jobId: input.jobId, attempt: input.attempt };
-  const job = await advance(ref, () =>
-    startTranscribing({
-      job: ref,
-      leaseUntil: leaseFrom(now, LEASE_SECONDS.probe),
-      ...(input.executionArn ? { executionArn: input.executionArn } : {}),
-      now,
-    }),
-  );
-  const { source, language } = job;
-  const head = await headObject(source.bucket, source.fullPath);
-  if (!head) throw stepError('SourceMissing', 'The source file no longer exists.');
-
-  // Reuse: the same content (ETag and size) transcribed in this language, with its JSON file still stored.
-  const content = { language, size: head.size, etag: head.etag };
-  const reuse = await getTranscriptionReuse(ref.companyId, content);
-  if (reuse && (await headObject(reuse.result.files.json.bucket, reuse.result.files.json.fullPath))) {
-    await finishOrGone(ref.jobId, () =>
-      completeReusedTranscriptionJob({
-        job: ref,
-        result: reuse.result,
-        durationSeconds: reuse.durationSeconds,
-        now,
-        observed: job,
-      }),
-    );
-    logger.info('transcription reused', { jobId: ref.jobId, sourceJobId: reuse.sourceJobId });
-    return { ...ref, reused: true };
-  }
-
-  const limits = await transcriptionLimits(ref.companyId);
-  if (head.size > limits.transcriptionMaxSourceBytes) {
-    throw stepError(
-      'SourceTooLarge',
-      `The source is larger than ${limits.transcriptionMaxSourceBytes} bytes.`,
-    );
-  }
-  const media = await deps.probe(source);
-  if (!media.hasAudio) throw stepError('SourceNoAudio', 'The source has no audio stream.');
-  if (media.durationSeconds > limits.transcriptionMaxDurationSeconds) {
-    throw stepError(
-      'SourceTooLong',
-      `The source is longer than ${limits.transcriptionMaxDurationSeconds} seconds.`,
-    );
-  }
-  await advance(ref, () =>
-    recordTranscriptionProbe({
-      job: ref,
-      leaseUntil: leaseFrom(now, LEASE_SECONDS.transcribe),
+export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> =>
+  runStep(transcriptionJobs, input, deps, async (step) => {
+    const { ref } = step;
+    const probed = await claimAndProbeSource(step, {
+      claim: {
+        from: ['pending'],
+        to: 'transcribing',
+        leaseSeconds: LEASE_SECONDS.probe,
+        percent: 0,
+        ...(input.executionArn ? { executionArn: input.executionArn } : {}),
+      },
+      reuse: {
+        key: (content, job) => transcriptionReuseKey({ language: job.language, ...content }),
+        file: (entry) => entry.result.files.json,
+        set: (entry) => ({ result: entry.result, durationSeconds: entry.durationSeconds }),
+      },
+      limits: (l) => ({ bytes: l.transcriptionMaxSourceBytes, seconds: l.transcriptionMaxDurationSeconds }),
+      probe: deps.probe,
+      accept: (media) => {
+        if (!media.hasAudio) throw stepError('SourceNoAudio', 'The source has no audio stream.');
+      },
+    });
+    if (probed.reused) return { ...ref, reused: true };
+    const { job, head, media } = probed;
+    const { source, language } = job;
+    await step.advance({
+      from: ['transcribing'],
+      to: 'transcribing',
+      leaseSeconds: LEASE_SECONDS.transcribe,
+      percent: 10,
+      set: { durationSeconds: media.durationSeconds },
+    });
+    const engineOutput = {
+      bucket: source.bucket,
+      fullPath: `${jobFolder('transcriptions', ref)}engine.json`,
+    };
+    return {
+      ...ref,
+      reused: false,
+      source: { size: head.size, etag: head.etag },
       durationSeconds: media.durationSeconds,
-      now,
-    }),
-  );
-  const engineOutput = { bucket: source.bucket, fullPath: `${resultFolder(job)}engine.json` };
-  return {
-    ...ref,
-    reused: false,
-    source: { size: head.size, etag: head.etag },
-    durationSeconds: media.durationSeconds,
-    engineOutput,
-    transcribe: {
-      TranscriptionJobName: transcriptionExecutionName(ref.jobId, ref.attempt),
-      Media: { MediaFileUri: `s3://${source.bucket}/${source.fullPath}` },
-      OutputBucketName: engineOutput.bucket,
-      OutputKey: engineOutput.fullPath,
-      ...(language === 'auto' ? { IdentifyLanguage: true } : { LanguageCode: language }),
-    },
-    pollSeconds: POLL_SECONDS[env().transcriptionEngine],
-    workerMs: elapsed(),
-  };
-};
+      engineOutput,
+      transcribe: {
+        TranscriptionJobName: jobExecutionName(ref.jobId, ref.attempt),
+        Media: { MediaFileUri: `s3://${source.bucket}/${source.fullPath}` },
+        OutputBucketName: engineOutput.bucket,
+        OutputKey: engineOutput.fullPath,
+        ...(language === 'auto' ? { IdentifyLanguage: true } : { LanguageCode: language }),
+      },
+      pollSeconds: POLL_SECONDS[env().transcriptionEngine],
+      workerMs: step.elapsed(),
+    };
+  });

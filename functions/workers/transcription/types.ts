@@ -1,5 +1,6 @@
-import type { MediaProber } from '../../shared/aws/mediaconvert';
-import type { JobRef } from '../../shared/data/job-lifecycle';
+import type { JobRef } from '../../shared/data/jobs/record';
+import type { SourceStepDeps, SourceStepInput, SourceStepOutput } from '../../shared/domain/jobs/source-step';
+import type { FailInput } from '../../shared/domain/jobs/worker-shell';
 
 /**
  * What the Lambda tasks of `statemachines/transcription.asl.json` give the transcription worker, and what
@@ -7,10 +8,7 @@ import type { JobRef } from '../../shared/data/job-lifecycle';
  */
 export type { JobRef };
 
-export interface ProbeInput extends JobRef {
-  action: 'probe';
-  executionArn?: string;
-}
+export type ProbeInput = SourceStepInput;
 
 /** Parameters of Transcribe's StartTranscriptionJob (the SDK integration passes them as they are). */
 export interface StartTranscriptionParameters {
@@ -22,18 +20,12 @@ export interface StartTranscriptionParameters {
   IdentifyLanguage?: boolean;
 }
 
-export interface ProbeOutput extends JobRef {
-  reused: boolean;
-  /** The source as probed (HeadObject): the content this transcription reads, the key of its reuse entry. */
-  source?: { size: number; etag: string };
-  durationSeconds?: number;
+export interface ProbeOutput extends SourceStepOutput {
   /** Where the engine writes its JSON (Transcribe's format). */
   engineOutput?: { bucket: string; fullPath: string };
   transcribe?: StartTranscriptionParameters;
   /** Seconds between two checks of the engine's job (the Wait state of the machine). */
   pollSeconds?: number;
-  /** How long this step ran, in milliseconds (billed as `computeMs.workers` when the job is done). */
-  workerMs?: number;
 }
 
 /** The engine's job as GetTranscriptionJob reports it (the fields the billing of compute time reads). */
@@ -53,16 +45,7 @@ export interface FinalizeInput extends JobRef {
   engineJob?: EngineJob;
 }
 
-export interface FailInput extends JobRef {
-  action: 'fail';
-  /** The caught error of the failed state (`ResultPath: $.error`). */
-  error?: { Error?: string; Cause?: string };
-}
-
 export type WorkerInput = ProbeInput | FinalizeInput | FailInput;
 
 /** The engine adapters and clock a step uses; the Lambda entry and the local stack give their own. */
-export interface WorkerDeps {
-  probe: MediaProber;
-  now?: () => Date;
-}
+export type WorkerDeps = SourceStepDeps;

@@ -1,29 +1,20 @@
-import { logger } from '../../shared/logger';
-import { failStep } from './fail';
+import { createJobWorker } from '../../shared/domain/jobs/worker-shell';
+import { transcriptionJobs } from '../../shared/domain/transcriptions';
 import { finalizeStep } from './finalize';
 import { probeStep } from './probe';
-import type { WorkerDeps, WorkerInput } from './types';
+import type { FinalizeInput, ProbeInput, WorkerDeps } from './types';
 
 /**
- * The transcription worker: the Lambda tasks of `statemachines/transcription.asl.json` (probe, finalize,
- * fail), dispatched by `action`. The Lambda entry gives it MediaConvert's prober; the local stack ffprobe.
+ * The transcription worker: the Lambda tasks of `statemachines/transcription.asl.json` (probe, finalize, and
+ * the engine's fail), dispatched by `action`. The Lambda entry gives it MediaConvert's prober; the local
+ * stack ffprobe.
  */
-export const createTranscriptionWorker =
-  (deps: WorkerDeps) =>
-  async (input: WorkerInput): Promise<unknown> => {
-    logger.appendKeys({ jobId: input.jobId, companyId: input.companyId });
-    try {
-      switch (input.action) {
-        case 'probe':
-          return await probeStep(input, deps);
-        case 'finalize':
-          return await finalizeStep(input, deps);
-        case 'fail':
-          return await failStep(input, deps);
-        default:
-          throw new Error(`Unknown transcription worker action ${(input as { action: string }).action}`);
-      }
-    } finally {
-      logger.resetKeys();
-    }
-  };
+export const createTranscriptionWorker = (deps: WorkerDeps) =>
+  createJobWorker(
+    transcriptionJobs,
+    {
+      probe: (input: ProbeInput) => probeStep(input, deps),
+      finalize: (input: FinalizeInput) => finalizeStep(input, deps),
+    },
+    deps,
+  );

@@ -1,6 +1,7 @@
 import { dynadataCreate, dynadataDelete, dynadataGet, dynadataList, dynadataUpdate } from './dynadata';
 import { httpRequestAction } from './http-request';
 import { jwtGenerate } from './jwt-generate';
+import { mediaSpeech } from './media-speech';
 import { mediaTranscode } from './media-transcode';
 import { mediaTranscribe } from './media-transcribe';
 import { messagesSend } from './messages-send';
@@ -16,6 +17,7 @@ export const ACTIONS: ReadonlyMap<string, WorkflowAction> = new Map(
     jwtGenerate,
     mediaTranscode,
     mediaTranscribe,
+    mediaSpeech,
     speechSynthesize,
     speechSpokenText,
     messagesSend,

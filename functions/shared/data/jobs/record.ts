@@ -1,9 +1,9 @@
-import * as zm from '../zod-mini';
-import { workError } from './schemas';
+import * as zm from '../../zod-mini';
+import { workError } from '../schemas';
 
 /**
  * What every job type stores and how a worker names one attempt of a job, shared by the job lifecycle
- * (`job-lifecycle.ts`) and the job types' own schemas.
+ * (`lifecycle.ts`) and the job types' own schemas.
  */
 export interface JobRecordBase<S extends string = string> {
   jobId: string;

@@ -1,26 +1,26 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { countBilledUnits, countJobTransition } from '../logger';
-import type { JobType } from '../metric-names';
-import type { EventType } from '../types/events';
-import type { ComputeMs, MeterName } from '../types/meters';
-import type * as zm from '../zod-mini';
-import type { BatchEntry } from './batch';
-import { ddb, isConditionalCheckFailed, tableName } from './client';
-import { decodeItem, type TransactItem } from './entity';
-import { eventItem } from './events';
-import type { JobRecordBase, JobRef } from './job-record';
-import { type JobTransition, jobTransitionUpdate } from './job-transition';
-import { sortKeys, unfinishedSortKey } from './keys';
-import { jobQueue } from './schemas';
-import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from './sparse-index';
-import { cancellationReasons, sendTransaction } from './transactions';
-import { applyChange, type Change } from './update-expression';
-import { billedWork, usageItems } from './usage-meters';
+import { countBilledUnits, countJobTransition } from '../../logger';
+import type { JobType } from '../../metric-names';
+import type { EventType } from '../../types/events';
+import type { ComputeMs, MeterName } from '../../types/meters';
+import type * as zm from '../../zod-mini';
+import type { BatchEntry } from '../batch';
+import { ddb, isConditionalCheckFailed, tableName } from '../client';
+import { decodeItem, type TransactItem } from '../entity';
+import { eventItem } from '../events';
+import { sortKeys, unfinishedSortKey } from '../keys';
+import { jobQueue } from '../schemas';
+import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from '../sparse-index';
+import { cancellationReasons, sendTransaction } from '../transactions';
+import { applyChange, type Change } from '../update-expression';
+import { billedWork, usageItems } from '../usage-meters';
+import type { JobRecordBase, JobRef } from './record';
+import { type JobTransition, jobTransitionUpdate } from './transition';
 
 /**
  * The lifecycle every job type shares, configured once per type (`createJobLifecycle`):
  * - the job item `JOB#<jobId>` of the company's partition of the type, where every state change is a
- *   conditional write on the current status and attempt (`job-transition.ts`), so races between the tenant
+ *   conditional write on the current status and attempt (`transition.ts`), so races between the tenant
  *   and the workers resolve to exactly one legal transition;
  * - the worker lease (`leaseUntil`), taken by the moves between unfinished states and cleared by every move
  *   into a final state;
@@ -34,7 +34,7 @@ import { billedWork, usageItems } from './usage-meters';
  * - the event of a move into a final state (`events`), in the move's transaction: the job's view after the
  *   move, computed from the record the writer observed (no extra read when the writer has it).
  */
-export { type JobRecordBase, type JobRef, jobRecordFields } from './job-record';
+export { type JobRecordBase, type JobRef, jobRecordFields } from './record';
 
 export interface JobLifecycleConfig<S extends string, R = unknown, E = unknown> {
   jobType: JobType;
@@ -53,9 +53,18 @@ export interface JobLifecycleConfig<S extends string, R = unknown, E = unknown> 
    * of its GET route): the event is written in the transaction of the move.
    */
   events?: { types: Partial<Record<S, EventType>>; view: (job: R) => unknown };
-  /** The errors a type throws for a refused transition and a full queue (defaults: the generic ones). */
-  errors?: { refused?: (jobId: string, to: string) => Error; queueFull?: () => Error };
+  /** Attributes of an attempt's result (`output`, `result`): cleared by a retry. */
+  resultFields?: readonly string[];
 }
+
+/**
+ * A job type's store, as its data module declares it: the lifecycle's configuration without the event view
+ * (the type's domain module adds its public view, `domain/jobs/job-type.ts`).
+ */
+export type JobStoreConfig<S extends string, R, E> = Omit<JobLifecycleConfig<S, R, E>, 'events'> & {
+  /** The event each final state raises (`transcode.done`, …). */
+  eventTypes?: Partial<Record<S, EventType>>;
+};
 
 /** The job is not in a state (or attempt) the transition starts from. */
 export class JobTransitionRefusedError extends Error {
@@ -102,9 +111,8 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
   const countTransition = (job: JobRef, to: string, code?: string) =>
     countJobTransition(jobType, to, code, { companyId: job.companyId, jobId: job.jobId });
 
-  const refused = (job: JobRef, to: string) =>
-    config.errors?.refused?.(job.jobId, to) ?? new JobTransitionRefusedError(jobType, job.jobId, to);
-  const queueFull = () => config.errors?.queueFull?.() ?? new JobQueueFullError(jobType);
+  const refused = (job: JobRef, to: string) => new JobTransitionRefusedError(jobType, job.jobId, to);
+  const queueFull = () => new JobQueueFullError(jobType);
 
   const takeQueueSlotItem = (companyId: string, cap: number) => ({
     Update: {
@@ -166,6 +174,33 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
       if (cancellationCode(error, 1) === 'ConditionalCheckFailed') throw queueFull();
       throw error;
     }
+    countTransition(job, job.status);
+  };
+
+  /**
+   * Writes a job that is final from the start (an identical finished job's result reused at enqueue, billed
+   * 0): no queue slot, no unfinished index, the event of its final state in the same transaction.
+   */
+  const createFinished = async (job: R, now: Date): Promise<void> => {
+    const type = config.events?.types[job.status];
+    const put = {
+      Put: {
+        TableName: tableName(),
+        Item: { ...jobKey(job.companyId, job.jobId), entity: entities.job, ...job },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+    const event =
+      config.events && type
+        ? eventItem({
+            companyId: job.companyId,
+            type,
+            resourceId: job.jobId,
+            data: config.events.view(job),
+            now,
+          })
+        : undefined;
+    await sendTransaction(new TransactWriteCommand({ TransactItems: [put, ...(event ? [event] : [])] }));
     countTransition(job, job.status);
   };
 
@@ -352,6 +387,12 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
   const listUnfinished = async (): Promise<R[]> =>
     (await listSparsePartition(unfinishedIndexPartition)).map(toJob);
 
+  /** The reuse entry of `key`, for a batch read. */
+  const reuseEntry = (companyId: string, key: string): BatchEntry<E> => ({
+    key: reuseKey(companyId, key),
+    decode: (item) => decodeItem(entities.reuse, config.schemas.reuse, item),
+  });
+
   /** The job, for a batch read. */
   const jobEntry = (companyId: string, jobId: string): BatchEntry<R> => ({
     key: jobKey(companyId, jobId),
@@ -366,8 +407,10 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     reuseKey,
     toJob,
     jobEntry,
+    reuseEntry,
     getJob,
     createJob,
+    createFinished,
     move,
     finish,
     complete,

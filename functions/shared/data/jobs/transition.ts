@@ -1,5 +1,5 @@
-import { tableName } from './client';
-import { type Change, updateExpression } from './update-expression';
+import { tableName } from '../client';
+import { type Change, updateExpression } from '../update-expression';
 
 /**
  * The conditional update of a job's state change, the same for every job type: the item must exist, be in

@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from './client';
-import { sortKeys } from './keys';
+import { ddb, tableName } from '../client';
+import { sortKeys } from '../keys';
 
 /**
  * A page of a company's jobs of one type, newest first: one Query of the type's partition over the job items

@@ -1,0 +1,174 @@
+import type { ComputeMs } from '../../types/meters';
+import type { TransactItem } from '../entity';
+import { applyChange, type Change } from '../update-expression';
+import type { JobLifecycle } from './lifecycle';
+import type { JobRecordBase, JobRef } from './record';
+
+/**
+ * The state table every job type shares, as named moves over a type's lifecycle (`lifecycle.ts`):
+ *
+ * | move             | from                          | to                    | also                                   |
+ * | ---------------- | ----------------------------- | --------------------- | -------------------------------------- |
+ * | create           | (none)                        | `pending`             | queue slot taken (cap), unfinished idx |
+ * | createFinished   | (none)                        | `done` (reused)       | event                                  |
+ * | advance          | given unfinished states       | an unfinished state   | lease, execution, progress             |
+ * | progress         | the state itself              | the same state        | progress percent                       |
+ * | complete         | given unfinished states       | `done`                | meter, reuse entry, slot, event        |
+ * | completeReused   | given unfinished states       | `done` (billed 0)     | slot released, event                   |
+ * | fail             | any unfinished state          | `failed`              | slot released, event                   |
+ * | cancel           | the observed unfinished state | `canceled`            | slot released, event                   |
+ * | retry            | `failed`, `canceled`, no lease | `pending`, attempt+1 | queue slot taken (cap), unfinished idx |
+ *
+ * Every move is conditional on the status and on the attempt the writer observed, so of two racing writers
+ * exactly one wins and the other gets `JobTransitionRefusedError`. Moves into a final state clear the lease.
+ * Units are billed in `billedSeconds` (the meter's unit: seconds, characters), named so for stored items.
+ */
+export const DONE = 'done';
+export const FAILED = 'failed';
+export const CANCELED = 'canceled';
+export const PENDING = 'pending';
+
+/** The attributes of a type's own record (what enqueue supplies besides the common ones). */
+export type JobFields<R> = Omit<R, keyof JobRecordBase>;
+
+export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends object>(
+  store: JobLifecycle<S, R, E>,
+) => {
+  const status = (name: string) => name as S;
+
+  /** A move between unfinished states of this attempt; the returned job is as DynamoDB wrote it. */
+  const advance = (options: {
+    job: JobRef;
+    from: readonly S[];
+    to: S;
+    now: Date;
+    leaseUntil?: Date;
+    executionArn?: string;
+    percent?: number;
+    set?: Partial<JobFields<R>>;
+  }): Promise<R> => {
+    const { job, to, now } = options;
+    return store.move(job, to, {
+      from: options.from,
+      change: {
+        set: {
+          ...options.set,
+          // A move within one state (a renewed lease, what a step found) is no transition.
+          ...(options.from.every((from) => from === to) ? {} : { status: to }),
+          ...(options.leaseUntil ? { leaseUntil: options.leaseUntil.toISOString() } : {}),
+          ...(options.executionArn ? { executionArn: options.executionArn } : {}),
+          progress: { phase: to, ...(options.percent === undefined ? {} : { percent: options.percent }) },
+          updatedAt: now.toISOString(),
+        },
+      },
+    });
+  };
+
+  /** Progress of a running state (percent 0..100), only while the job of this attempt is still in it. */
+  const progress = (options: { job: JobRef; phase: S; percent: number; now: Date }): Promise<R> =>
+    store.move(options.job, options.phase, {
+      from: [options.phase],
+      change: {
+        set: {
+          progress: { phase: options.phase, percent: options.percent },
+          updatedAt: options.now.toISOString(),
+        },
+      },
+    });
+
+  const doneSet = (set: Partial<JobFields<R>> | undefined, reused: boolean, billed: number) => ({
+    ...set,
+    reused,
+    billedSeconds: billed,
+    progress: { phase: DONE, percent: 100 },
+  });
+
+  /**
+   * The move to `done` of worked-on job: bills `billedUnits` of the type's meter with the attempt's compute
+   * time, writes the reuse entry and `also`, all in the transaction of the move (so once per attempt).
+   */
+  const complete = (options: {
+    job: JobRef;
+    from: readonly S[];
+    set?: Partial<JobFields<R>>;
+    billedUnits: number;
+    computeMs?: ComputeMs;
+    reuse?: { key: string; entry: E };
+    also?: TransactItem[];
+    now: Date;
+    observed?: R;
+  }): Promise<Change> =>
+    store.complete({
+      job: options.job,
+      done: status(DONE),
+      from: options.from,
+      change: { set: doneSet(options.set, false, options.billedUnits), remove: ['error'] },
+      billedSeconds: options.billedUnits,
+      now: options.now,
+      ...(options.computeMs ? { computeMs: options.computeMs } : {}),
+      ...(options.reuse ? { reuse: options.reuse } : {}),
+      ...(options.also ? { also: options.also } : {}),
+      ...(options.observed ? { observed: options.observed } : {}),
+    });
+
+  /** The move to `done` with an earlier job's result (`set`), billing nothing. */
+  const completeReused = (options: {
+    job: JobRef;
+    from: readonly S[];
+    set: Partial<JobFields<R>>;
+    now: Date;
+    observed?: R;
+  }): Promise<Change> =>
+    store.finish({
+      job: options.job,
+      to: status(DONE),
+      from: options.from,
+      change: { set: doneSet(options.set, true, 0), remove: ['error'] },
+      now: options.now,
+      ...(options.observed ? { observed: options.observed } : {}),
+    });
+
+  /** Any unfinished state of this attempt → `failed` with an error code. */
+  const fail = (options: { job: JobRef; error: { code: string; message: string }; now: Date }) =>
+    store.fail({ ...options, failed: status(FAILED) });
+
+  /** The tenant's cancel: from the observed unfinished state → `canceled`. Returns the job as canceled. */
+  const cancel = async (job: R, now: Date): Promise<R> => {
+    const change = await store.finish({
+      job,
+      to: status(CANCELED),
+      from: [job.status],
+      change: { set: {} },
+      now,
+      observed: job,
+    });
+    return applyChange(job, change);
+  };
+
+  /** The tenant's retry: `failed|canceled` with no live lease → `pending` as attempt + 1, taking a slot. */
+  const retry = (job: R, queueCap: number, now: Date): Promise<R> =>
+    store.restart({
+      job,
+      from: [status(FAILED), status(CANCELED)],
+      change: {
+        set: {
+          status: PENDING,
+          attempt: job.attempt + 1,
+          reused: false,
+          billedSeconds: 0,
+          progress: { phase: PENDING },
+          updatedAt: now.toISOString(),
+          attemptStartedAt: now.toISOString(),
+        },
+        remove: [...(store.config.resultFields ?? []), 'error', 'finishedAt', 'executionArn', 'leaseUntil'],
+      },
+      queueCap,
+      now,
+    });
+
+  return { advance, progress, complete, completeReused, fail, cancel, retry };
+};
+
+export type JobMoves<S extends string, R extends JobRecordBase<S>, E extends object> = ReturnType<
+  typeof jobMoves<S, R, E>
+>;

@@ -1,0 +1,76 @@
+import {
+  SPEECH_JOB_FINISHED,
+  SPEECH_JOB_STATUSES,
+  SPEECH_JOB_UNFINISHED,
+  type SpeechJobResult,
+  type SpeechJobStatus,
+} from '../types/speech-jobs';
+import { SPEECH_FORMATS, type SpeechFormat } from '../types/speech-voices';
+import * as zm from '../zod-mini';
+import { type JobRecordBase, jobRecordFields } from './jobs/lifecycle';
+import { indexPartitions, partitions } from './keys';
+import { storedObject } from './schemas';
+
+/**
+ * The store of long-form speech jobs, a job type of the job engine (`domain/jobs/`), in the company partition
+ * `CO#<companyId>#SPEECHJOB`:
+ * - `JOB#<jobId>`: the job; `pending` → `synthesizing` (prepare step, with the lease) → `done` (finalize
+ *   step, billing `speech_characters` in `billedSeconds` and writing the reuse entry in the same
+ *   transaction), `failed`, or `canceled` by the tenant.
+ * - `QUEUE`: the company's unfinished speech jobs.
+ * - `REUSE#<voice>#<format>#<sha256 of the text>`: the result of an earlier job of the same request.
+ * The text itself (up to 100,000 characters) is a file, never in the item (`textPath`).
+ */
+export interface SpeechJobRecord extends JobRecordBase<SpeechJobStatus> {
+  voiceProfileId: string;
+  format: SpeechFormat;
+  /** Characters of the spoken text (Unicode code points): what a synthesis bills. */
+  characters: number;
+  /** SHA-256 (hex) of the spoken text: with the voice and format, what makes two requests the same. */
+  textSha256: string;
+  durationSeconds?: number;
+  result?: SpeechJobResult;
+}
+
+export interface SpeechJobReuseEntry {
+  result: SpeechJobResult;
+  sourceJobId: string;
+  durationSeconds: number;
+  createdAt: string;
+}
+
+const speechJobResult = storedObject<SpeechJobResult>();
+
+const speechJobSchema = zm.object({
+  ...jobRecordFields<SpeechJobStatus>(SPEECH_JOB_STATUSES),
+  voiceProfileId: zm.string(),
+  format: zm.enum(SPEECH_FORMATS),
+  characters: zm.number(),
+  textSha256: zm.string(),
+  durationSeconds: zm.optional(zm.number()),
+  result: zm.optional(speechJobResult),
+}) satisfies zm.ZodMiniType<SpeechJobRecord>;
+
+const speechJobReuseSchema = zm.object({
+  result: speechJobResult,
+  sourceJobId: zm.string(),
+  durationSeconds: zm.number(),
+  createdAt: zm.string(),
+}) satisfies zm.ZodMiniType<SpeechJobReuseEntry>;
+
+export const SPEECH_JOB_STORE = {
+  jobType: 'speech_job',
+  partition: partitions.speechJobs,
+  entities: { job: 'speech_job', queue: 'speech_job_queue', reuse: 'speech_job_reuse' },
+  schemas: { job: speechJobSchema, reuse: speechJobReuseSchema },
+  unfinishedIndexPartition: indexPartitions.unfinishedSpeechJobs(),
+  unfinished: SPEECH_JOB_UNFINISHED,
+  finished: SPEECH_JOB_FINISHED,
+  meter: 'speech_characters',
+  eventTypes: { done: 'speech_job.done', failed: 'speech_job.failed' },
+  resultFields: ['result', 'durationSeconds'],
+} as const;
+
+/** What makes two speech jobs the same request: the spoken text, the voice and the format. */
+export const speechJobReuseKey = (job: Pick<SpeechJobRecord, 'voiceProfileId' | 'format' | 'textSha256'>) =>
+  `${job.voiceProfileId}#${job.format}#${job.textSha256}`;

@@ -1,0 +1,135 @@
+import { stopExecution } from '../../aws/step-functions';
+import { JobQueueFullError, JobTransitionRefusedError } from '../../data/jobs/lifecycle';
+import { CANCELED, FAILED } from '../../data/jobs/moves';
+import { listJobPage } from '../../data/jobs/pages';
+import type { JobRecordBase } from '../../data/jobs/record';
+import { AppError, NotFoundError, ValidationError } from '../../errors';
+import { logger } from '../../logger';
+import { DEFAULT_JOB_PAGE, type PageRequest } from '../pages';
+import { checkQuota, queueFullError, readForWrite, startAttempt } from './enqueue';
+import type { JobTypeDefinition } from './job-type';
+
+/**
+ * The tenant's commands on a job of any type: read, list, cancel and retry. Decisions where the spec is
+ * silent, the same for every type:
+ * - Cancel of a finished job: 409 with the type's `notCancelable` code and the job's `jobStatus`.
+ * - Retry of anything but `failed`/`canceled`, or of a job a worker still holds (a lease in the future):
+ *   409 with the type's `notRetryable` code, `jobStatus` (and `leaseUntil`). A retry re-runs from scratch
+ *   as attempt + 1 in a new execution, after the same quota and queue checks as enqueue; every attempt is
+ *   billed on its own, once.
+ */
+type Type<S extends string, R extends JobRecordBase<S>, E extends object, V> = JobTypeDefinition<S, R, E, V>;
+
+export const getJob = async <S extends string, R extends JobRecordBase<S>, E extends object, V>(
+  type: Type<S, R, E, V>,
+  companyId: string,
+  jobId: string,
+): Promise<R> => {
+  const job = await type.lifecycle.getJob(companyId, jobId);
+  if (!job) throw new NotFoundError(`No ${type.noun} job with this id.`);
+  return job;
+};
+
+/**
+ * A page of the company's jobs of the type, newest first, by the one paging rule. The cursor is the id of
+ * the last job shown; anything that cannot be a job id of the type is refused at its pointer.
+ */
+export const listJobs = async <S extends string, R extends JobRecordBase<S>, E extends object, V>(
+  type: Type<S, R, E, V>,
+  companyId: string,
+  request: PageRequest,
+): Promise<{ jobs: V[]; nextCursor: string | null }> => {
+  const { cursor } = request;
+  if (cursor !== undefined && !new RegExp(`^${type.idPrefix}[0-9a-z]{1,64}$`).test(cursor)) {
+    throw new ValidationError([
+      { pointer: '/query/cursor', message: 'is not a cursor of this list; start again without a cursor' },
+    ]);
+  }
+  const page = await listJobPage(type.lifecycle, companyId, {
+    limit: request.limit ?? DEFAULT_JOB_PAGE,
+    cursor,
+  });
+  return { jobs: page.jobs.map(type.view), nextCursor: page.nextCursor };
+};
+
+const isFinished = (type: { store: { finished: readonly string[] } }, status: string) =>
+  type.store.finished.includes(status);
+
+/**
+ * Cancel: a conditional write from the observed unfinished state to `canceled` (clearing the lease and
+ * releasing the queue slot), then StopExecution, which stops the engine's work too. A job that moved on
+ * between the read and the write is read again, so a race with a worker resolves to one final state.
+ */
+export const cancelJob = async <S extends string, R extends JobRecordBase<S>, E extends object, V>(
+  type: Type<S, R, E, V>,
+  companyId: string,
+  jobId: string,
+  now: Date,
+): Promise<R> => {
+  const notCancelable = type.codes.notCancelable ?? 'conflict';
+  for (let round = 0; round < 5; round++) {
+    const job = await getJob(type, companyId, jobId);
+    if (isFinished(type, job.status)) {
+      throw new AppError(notCancelable, `The job is already ${job.status}.`, {
+        extensions: { jobStatus: job.status },
+      });
+    }
+    let canceled: R;
+    try {
+      canceled = await type.moves.cancel(job, now);
+    } catch (error) {
+      if (error instanceof JobTransitionRefusedError) continue;
+      throw error;
+    }
+    // Before the first step has recorded its execution the job has none to stop: that step finds the job
+    // canceled and ends the execution without writing.
+    if (job.executionArn) {
+      await stopExecution(job.executionArn, 'canceled by the tenant').catch((error: unknown) =>
+        logger.error(`stopping a canceled ${type.noun} failed`, { jobId, error: error as Error }),
+      );
+    }
+    return canceled;
+  }
+  throw new AppError('conflict', 'The job changed while it was being canceled; try again.');
+};
+
+/**
+ * Retry: `failed` or `canceled` with no lease in the future, after the quota and queue checks, moves to
+ * `pending` as the next attempt (one transaction with the queue slot) and starts a new execution.
+ */
+export const retryJob = async <S extends string, R extends JobRecordBase<S>, E extends object, V>(
+  type: Type<S, R, E, V>,
+  companyId: string,
+  jobId: string,
+  now: Date,
+): Promise<R> => {
+  const code = type.codes.notRetryable ?? 'conflict';
+  const notRetryable = (job: R, detail: string) =>
+    new AppError(code, detail, {
+      extensions: { jobStatus: job.status, ...(job.leaseUntil ? { leaseUntil: job.leaseUntil } : {}) },
+    });
+  const { limits, used, items } = await readForWrite(type, companyId, now, [
+    type.lifecycle.jobEntry(companyId, jobId),
+  ]);
+  const [job] = items;
+  if (!job) throw new NotFoundError(`No ${type.noun} job with this id.`);
+  if (job.status !== FAILED && job.status !== CANCELED) {
+    throw notRetryable(job, `Only failed or canceled jobs can be retried; this one is ${job.status}.`);
+  }
+  if (job.leaseUntil && Date.parse(job.leaseUntil) > now.getTime()) {
+    throw notRetryable(job, 'A worker still holds this job; retry after its lease ends.');
+  }
+  checkQuota(type, limits, used, now);
+  let retried: R;
+  try {
+    retried = await type.moves.retry(job, type.limits.queueCap(limits), now);
+  } catch (error) {
+    if (error instanceof JobQueueFullError) throw queueFullError(type, limits);
+    if (error instanceof JobTransitionRefusedError) {
+      const current = await getJob(type, companyId, jobId);
+      throw notRetryable(current, `The job changed meanwhile; it is ${current.status}.`);
+    }
+    throw error;
+  }
+  return startAttempt(type, retried, now);
+};

@@ -1,0 +1,199 @@
+import { startExecution } from '../../aws/step-functions';
+import { type BatchEntry, getItemsByKey } from '../../data/batch';
+import { companyEntry } from '../../data/companies';
+import { JobQueueFullError } from '../../data/jobs/lifecycle';
+import { DONE, type JobFields, PENDING } from '../../data/jobs/moves';
+import type { JobRecordBase, JobRef } from '../../data/jobs/record';
+import { type StoredObject, storedObjectEntry } from '../../data/stored-objects';
+import { secondsToNextUtcMonth, usageMonthEntry } from '../../data/usage-meters';
+import { AppError, NotFoundError } from '../../errors';
+import { ulid } from '../../ids';
+import { logger } from '../../logger';
+import type { PlanLimits } from '../../types/plans';
+import { limitsOf } from '../company-limits';
+import { parseStorageReference } from '../storage-references';
+import { type JobTypeDefinition, type JobTypeInfo, startFailedError } from './job-type';
+
+/**
+ * Enqueue, the engine's way for every job type: a storage reference is resolved (malformed → 400, another
+ * tenant's or missing → 404), one `BatchGetItem` reads the company (plan, overrides), the usage month, the
+ * source object and the reuse entry, then either an identical finished job's result is reused (a `done`
+ * job billed 0, no queue slot, no execution) or the quota is checked (the month's units, plus what the job
+ * will bill when it says so, against the allowance: 429 with `Retry-After` to the next month) and the job
+ * is written `pending` with a slot of the company's queue in one transaction (a full queue: 429, nothing
+ * written), and its execution is started. The route's `Idempotency-Key` (the `keyed` middleware) makes a
+ * repeated request answer the first job.
+ */
+export const QUEUE_RETRY_AFTER_SECONDS = 30;
+
+/** An attempt's execution: `<jobId>-a<attempt>`, so a repeated start of the same attempt starts nothing new. */
+export const jobExecutionName = (jobId: string, attempt: number) => `${jobId}-a${attempt}`;
+
+/** A job's source as enqueued: the stored object's reference, size, ETag and content type. */
+export interface JobSource {
+  bucket: string;
+  fullPath: string;
+  size: number;
+  etag: string;
+  contentType?: string;
+}
+
+export interface EnqueueRequest<R, E> {
+  /** The stored file the job reads, when it reads one (recorded on the job as `source`). */
+  source?: { fullPath: string; bucket?: string | undefined };
+  /** The type's own attributes of the new job (its input), given the resolved source. */
+  fields: (source: JobSource | undefined) => Omit<JobFields<R>, 'source'>;
+  /** Units of the type's meter the job will bill, when known now (checked against the allowance). */
+  demand?: number;
+  /** Reuse at enqueue: the key of an identical request, and how an entry's result becomes the job's. */
+  reuse?: {
+    key: string;
+    usable: (entry: E) => Promise<boolean>;
+    fields: (entry: E) => Partial<JobFields<R>>;
+  };
+}
+
+/**
+ * One `BatchGetItem` for what enqueue and retry check: the company (plan and overrides), the usage month
+ * and the `extra` entities (the source object, a reuse entry, the job). The plan comes from a cache.
+ */
+export const readForWrite = async <const X extends readonly BatchEntry<unknown>[]>(
+  type: JobTypeInfo,
+  companyId: string,
+  now: Date,
+  extra: X,
+) => {
+  const [company, month, ...items] = await getItemsByKey([
+    companyEntry(companyId),
+    usageMonthEntry(companyId, now),
+    ...extra,
+  ] as const);
+  const limits = await limitsOf(companyId, company);
+  return { limits, used: month?.figure(type.store.meter) ?? 0, items };
+};
+
+/** The month's units of the type's meter against its allowance (and what this job adds, when known). */
+export const checkQuota = (
+  type: JobTypeInfo,
+  limits: PlanLimits,
+  used: number,
+  now: Date,
+  demand = 0,
+): void => {
+  const limit = type.limits.quota(limits);
+  if (used < limit && used + demand <= limit) return;
+  const meter = type.store.meter;
+  throw new AppError(
+    type.codes.quotaExceeded,
+    `The monthly ${meter.replace('_', ' ')} of your plan are used up.`,
+    {
+      retryAfterSeconds: secondsToNextUtcMonth(now),
+      extensions: { meter, limit, used, ...(demand > 0 ? { requested: demand } : {}) },
+    },
+  );
+};
+
+export const queueFullError = (type: JobTypeInfo, limits: PlanLimits) =>
+  new AppError(type.codes.queueFull, `Too many unfinished ${type.noun} jobs; wait for one to finish.`, {
+    retryAfterSeconds: QUEUE_RETRY_AFTER_SECONDS,
+    extensions: { limit: type.limits.queueCap(limits) },
+  });
+
+/**
+ * Starts the execution of a job's attempt (`{companyId, jobId, attempt}` as its input). An execution of that
+ * name that already exists is this attempt's; a start that fails marks the attempt `failed` with
+ * `start_failed` (which releases its queue slot) and answers 503 `service_unavailable`.
+ */
+export const startAttempt = async <J extends JobRef>(type: JobTypeInfo, job: J, now: Date): Promise<J> => {
+  try {
+    await startExecution(type.machine, jobExecutionName(job.jobId, job.attempt), {
+      companyId: job.companyId,
+      jobId: job.jobId,
+      attempt: job.attempt,
+    });
+    return job;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ExecutionAlreadyExistsError') return job;
+    logger.error(`${type.machine} execution did not start`, { jobId: job.jobId, error: error as Error });
+    const failure = startFailedError(type);
+    await type.moves.fail({ job, error: failure, now }).catch(() => undefined);
+    throw new AppError('service_unavailable', failure.message);
+  }
+};
+
+/** An entry of a batch read whose decoded value is tagged, so optional entries can share one read. */
+const tagged = <T, K extends string>(entry: BatchEntry<T>, tag: K): BatchEntry<{ [P in K]: T }> => ({
+  key: entry.key,
+  decode: (item) => ({ [tag]: entry.decode(item) }) as { [P in K]: T },
+});
+
+const newJobId = (type: JobTypeInfo) => `${type.idPrefix}${ulid()}`;
+
+export const enqueueJob = async <S extends string, R extends JobRecordBase<S>, E extends object, V>(
+  type: JobTypeDefinition<S, R, E, V>,
+  companyId: string,
+  request: EnqueueRequest<R, E>,
+  now: Date,
+): Promise<R> => {
+  const reference = request.source
+    ? parseStorageReference(companyId, {
+        fullPath: request.source.fullPath,
+        ...(request.source.bucket === undefined ? {} : { bucket: request.source.bucket }),
+      })
+    : undefined;
+  const extra: BatchEntry<{ stored: StoredObject | undefined } | { reuse: E }>[] = [];
+  if (reference) extra.push(tagged(storedObjectEntry(companyId, reference.fullPath), 'stored'));
+  if (request.reuse) extra.push(tagged(type.lifecycle.reuseEntry(companyId, request.reuse.key), 'reuse'));
+  const { limits, used, items } = await readForWrite(type, companyId, now, extra);
+  let stored: StoredObject | undefined;
+  let reuse: E | undefined;
+  for (const item of items) {
+    if (item && 'stored' in item) stored = item.stored;
+    else if (item) reuse = item.reuse;
+  }
+  if (reference && !stored) throw new NotFoundError('No stored object at this reference.');
+  const source: JobSource | undefined =
+    reference && stored
+      ? {
+          bucket: reference.bucket,
+          fullPath: reference.fullPath,
+          size: stored.size,
+          etag: stored.etag,
+          contentType: stored.contentType,
+        }
+      : undefined;
+  const iso = now.toISOString();
+  const base = {
+    jobId: newJobId(type),
+    companyId,
+    attempt: 1,
+    reused: false,
+    billedSeconds: 0,
+    createdAt: iso,
+    updatedAt: iso,
+    attemptStartedAt: iso,
+    ...(source ? { source } : {}),
+    ...request.fields(source),
+  };
+  if (request.reuse && reuse && (await request.reuse.usable(reuse))) {
+    const job = {
+      ...base,
+      ...request.reuse.fields(reuse),
+      status: DONE,
+      reused: true,
+      progress: { phase: DONE, percent: 100 },
+      finishedAt: iso,
+    } as R;
+    await type.lifecycle.createFinished(job, now);
+    return job;
+  }
+  checkQuota(type, limits, used, now, request.demand);
+  const job = { ...base, status: PENDING, progress: { phase: PENDING } } as R;
+  try {
+    await type.lifecycle.createJob(job, type.limits.queueCap(limits));
+  } catch (error) {
+    if (error instanceof JobQueueFullError) throw queueFullError(type, limits);
+    throw error;
+  }
+  return startAttempt(type, job, now);
+};

@@ -1,0 +1,86 @@
+import type { MediaProbe, MediaProber } from '../../aws/mediaconvert';
+import { headObject } from '../../aws/s3-objects';
+import type { JobFields } from '../../data/jobs/moves';
+import type { JobRecordBase, JobRef } from '../../data/jobs/record';
+import { logger } from '../../logger';
+import type { PlanLimits } from '../../types/plans';
+import { companyLimits } from '../company-limits';
+import type { JobSource } from './enqueue';
+import type { JobFile } from './output-files';
+import { type AdvanceOptions, type JobStep, type StepDeps, type StepInput, stepError } from './worker-shell';
+
+/**
+ * The first step of a job type that reads a stored source (transcodes, transcriptions): claim the job, read
+ * the source as stored now and the plan's limits (in parallel), finish the job with the stored result of the
+ * same content done before (billed 0) when that result still exists, else check the plan's size limit, probe
+ * the media and check its duration limit. Errors: `SourceMissing`, `SourceTooLarge`, `SourceTooLong`, and
+ * `SourceUnreadable` from the prober; the type's `accept` may throw its own.
+ */
+export interface SourceStepDeps extends StepDeps {
+  probe: MediaProber;
+}
+
+export interface SourceStepInput extends StepInput {
+  action: 'probe';
+}
+
+/** What a source step answers the state machine; a type's output adds its engine's input. */
+export interface SourceStepOutput extends JobRef {
+  reused: boolean;
+  /** The source as probed (HeadObject): the content the job reads, the key of its reuse entry. */
+  source?: { size: number; etag: string };
+  durationSeconds?: number;
+  /** How long this step ran, in milliseconds (billed as `computeMs.workers` when the job is done). */
+  workerMs?: number;
+}
+
+export const claimAndProbeSource = async <
+  S extends string,
+  R extends JobRecordBase<S> & { source: JobSource },
+  E extends { sourceJobId: string },
+  V,
+>(
+  step: JobStep<S, R, E, V>,
+  options: {
+    claim: AdvanceOptions<S, R>;
+    reuse: {
+      /** The reuse key of the content as probed. */
+      key: (content: { size: number; etag: string }, job: R) => string;
+      /** The stored file that must still exist for an entry to be reused. */
+      file: (entry: E) => JobFile;
+      /** What the job records of a reused entry. */
+      set: (entry: E) => Partial<JobFields<R>>;
+    };
+    limits: (limits: PlanLimits) => { bytes: number; seconds: number };
+    probe: MediaProber;
+    /** The type's own check of the probed media (throws a step error). */
+    accept?: (media: MediaProbe) => void;
+  },
+): Promise<
+  { reused: true } | { reused: false; job: R; head: { size: number; etag: string }; media: MediaProbe }
+> => {
+  const { ref } = step;
+  const job = await step.advance(options.claim);
+  const { source } = job;
+  const [head, plan] = await Promise.all([
+    headObject(source.bucket, source.fullPath),
+    companyLimits(ref.companyId),
+  ]);
+  if (!head) throw stepError('SourceMissing', 'The source file no longer exists.');
+  const reuse = await step.type.lifecycle.getReuse(ref.companyId, options.reuse.key(head, job));
+  const file = reuse && options.reuse.file(reuse);
+  if (reuse && file && (await headObject(file.bucket, file.fullPath))) {
+    await step.completeReused({ from: [options.claim.to], set: options.reuse.set(reuse), observed: job });
+    logger.info('job reused', { jobId: ref.jobId, sourceJobId: reuse.sourceJobId });
+    return { reused: true };
+  }
+  const limits = options.limits(plan);
+  if (head.size > limits.bytes)
+    throw stepError('SourceTooLarge', `The source is larger than ${limits.bytes} bytes.`);
+  const media = await options.probe(source);
+  options.accept?.(media);
+  if (media.durationSeconds > limits.seconds) {
+    throw stepError('SourceTooLong', `The source is longer than ${limits.seconds} seconds.`);
+  }
+  return { reused: false, job, head, media };
+};

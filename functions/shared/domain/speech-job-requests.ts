@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { putObject } from '../aws/s3';
+import { type SpeechJobRecord, speechJobReuseKey } from '../data/speech-jobs';
+import { env } from '../env';
+import { ValidationError } from '../errors';
+import { SPEECH_JOB_MAX_CHARACTERS, SPEECH_JOB_MAX_TEXT_BYTES } from '../types/speech-jobs';
+import type { SpeechFormat } from '../types/speech-voices';
+import { enqueueJob } from './jobs/enqueue';
+import { SPEECH_JOB_TYPE, speechJobResultExists, speechJobTextPath } from './speech-jobs';
+import { characterCount, hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE, voiceOf } from './speech-request';
+import { rewriteMarkdown } from './spoken-text';
+
+/**
+ * A long-form speech request (`POST /v1/speech/jobs`, `actions/media/speech`): the spoken text is `text` as
+ * sent, or the spoken form of `markdown` (the rewrite of POST /v1/spoken-text without its token cap); either
+ * is at most 100,000 characters (code points) after the rewrite, and at most SPEECH_JOB_MAX_TEXT_BYTES in
+ * UTF-8 (the text travels in the machine's state to Polly). The text is stored before the engine enqueues
+ * the job, which checks the quota with the characters as its demand and reuses an identical finished job.
+ * Kept apart from the job type (`speech-jobs.ts`) so the worker and the MCP group do not load the markdown
+ * rewrite.
+ */
+export interface SpeechJobInput {
+  text?: string | undefined;
+  markdown?: string | undefined;
+  voiceProfileId?: string | undefined;
+  format?: SpeechFormat | undefined;
+}
+
+/** The text to speak: `text` as sent or the spoken form of `markdown`, within the job's limits. */
+export const spokenTextOf = async (input: SpeechJobInput): Promise<string> => {
+  const pointer = input.markdown === undefined ? '/body/text' : '/body/markdown';
+  const text = input.markdown === undefined ? (input.text ?? '') : await rewriteMarkdown(input.markdown);
+  if (!hasSpeakableCharacter(text))
+    throw new ValidationError([{ pointer, message: SPEECH_TEXT_SILENT_MESSAGE }]);
+  const characters = characterCount(text);
+  if (characters > SPEECH_JOB_MAX_CHARACTERS) {
+    throw new ValidationError([
+      {
+        pointer,
+        message: `The spoken text has ${characters} characters; a speech job takes at most ${SPEECH_JOB_MAX_CHARACTERS}.`,
+      },
+    ]);
+  }
+  if (Buffer.byteLength(text) > SPEECH_JOB_MAX_TEXT_BYTES) {
+    throw new ValidationError([
+      { pointer, message: `The spoken text is over ${SPEECH_JOB_MAX_TEXT_BYTES} bytes in UTF-8.` },
+    ]);
+  }
+  return text;
+};
+
+export const enqueueSpeechJob = async (
+  companyId: string,
+  input: SpeechJobInput,
+  now: Date,
+): Promise<SpeechJobRecord> => {
+  const voice = voiceOf(input.voiceProfileId);
+  const text = await spokenTextOf(input);
+  const request = {
+    voiceProfileId: voice.id,
+    format: input.format ?? 'mp3',
+    characters: characterCount(text),
+    textSha256: createHash('sha256').update(text).digest('hex'),
+  } as const;
+  await putObject(
+    env().bucketName,
+    speechJobTextPath({ companyId, ...request }),
+    text,
+    'text/plain; charset=utf-8',
+  );
+  return enqueueJob(
+    SPEECH_JOB_TYPE,
+    companyId,
+    {
+      fields: () => request,
+      demand: request.characters,
+      reuse: {
+        key: speechJobReuseKey(request),
+        usable: speechJobResultExists,
+        fields: (entry) => ({ result: entry.result, durationSeconds: entry.durationSeconds }),
+      },
+    },
+    now,
+  );
+};

@@ -1,0 +1,112 @@
+import { headObject } from '../aws/s3-objects';
+import { SPEECH_JOB_STORE, type SpeechJobRecord, type SpeechJobReuseEntry } from '../data/speech-jobs';
+import { companyObjectPrefix } from '../types/object-prefixes';
+import type { SpeechJobResult, SpeechJobStatus } from '../types/speech-jobs';
+import type { SpeechFormat } from '../types/speech-voices';
+import { cancelJob, getJob, listJobs } from './jobs/commands';
+import { defineJobType } from './jobs/job-type';
+import { publicFile, publicJobFields } from './jobs/view';
+import type { PageRequest } from './pages';
+
+/**
+ * Long-form speech jobs, a job type of the job engine (`jobs/`): the engine enqueues (quota, queue slot,
+ * reuse of an identical finished job billed 0, Idempotency-Key), reads, lists, cancels, runs the worker shell
+ * and recovers; the type supplies its input (below), its reuse key (spoken text, voice, format), its steps
+ * (`workers/speech-job/`), its meter (`speech_characters`: the characters of the spoken text) and its output
+ * files (the audio and the timing file). Decisions where the issue is silent:
+ * - The request (`speech-job-requests.ts`): `text`, or the spoken form of `markdown`, within the job's limits.
+ * - The text is stored once per distinct text (`speech-jobs/texts/<sha256>.txt`): the job item stays small.
+ * - Cancel of a finished job: 409 `speech_job_not_cancelable`. No retry: a failed or canceled job is enqueued
+ *   again (an identical finished one is then reused, billed 0).
+ */
+export const SPEECH_JOB_TYPE = defineJobType<
+  SpeechJobStatus,
+  SpeechJobRecord,
+  SpeechJobReuseEntry,
+  PublicSpeechJob
+>({
+  idPrefix: 'sj_',
+  noun: 'speech',
+  machine: 'speech-job',
+  store: SPEECH_JOB_STORE,
+  view: (job) => toPublicSpeechJob(job),
+  limits: { quota: (l) => l.speechCharactersPerMonth, queueCap: (l) => l.speechJobQueueCap },
+  codes: {
+    quotaExceeded: 'speech_quota_exceeded',
+    queueFull: 'speech_job_queue_full',
+    notCancelable: 'speech_job_not_cancelable',
+  },
+  activity: 'synthesis',
+  retryHint: 'enqueue it again',
+  errors: {
+    table: {
+      InputMissing: {
+        code: 'internal',
+        message: 'The text of the job is no longer stored; enqueue it again.',
+      },
+      OutputMissing: {
+        code: 'synthesis_failed',
+        message: 'The speech engine produced no audio or speech marks.',
+      },
+      SpeechSynthesisFailed: {
+        code: 'synthesis_failed',
+        message: 'The speech engine could not synthesize the text.',
+      },
+    },
+    enginePrefix: 'Polly.',
+    engineFailed: { code: 'synthesis_failed', message: 'The speech engine could not synthesize the text.' },
+    gone: 'SpeechJobGone',
+  },
+});
+
+/** The job as the tenant sees it: the engine's envelope, the request's figures, `result` only when `done`. */
+export interface PublicSpeechJob extends ReturnType<typeof publicJobFields<SpeechJobStatus>> {
+  voiceProfileId: string;
+  format: SpeechFormat;
+  characters: number;
+  billedCharacters: number;
+  durationSeconds: number | null;
+  result: SpeechJobResult | null;
+}
+
+export const toPublicSpeechJob = (job: SpeechJobRecord): PublicSpeechJob => ({
+  ...publicJobFields(job),
+  voiceProfileId: job.voiceProfileId,
+  format: job.format,
+  characters: job.characters,
+  billedCharacters: job.billedSeconds,
+  durationSeconds: job.durationSeconds ?? null,
+  result:
+    job.status === 'done' && job.result
+      ? {
+          audio: {
+            ...publicFile(job.result.audio),
+            size: job.result.audio.size,
+            format: job.result.audio.format,
+          },
+          timings: { ...publicFile(job.result.timings), sentences: job.result.timings.sentences },
+        }
+      : null,
+});
+
+/** `companies/<companyId>/speech-jobs/texts/<sha256>.txt`: the stored text of the company's jobs. */
+export const speechJobTextPath = (job: Pick<SpeechJobRecord, 'companyId' | 'textSha256'>) =>
+  `${companyObjectPrefix(job.companyId, 'speechJobs')}texts/${job.textSha256}.txt`;
+
+/** An earlier result is usable while both of its files are still stored. */
+export const speechJobResultExists = async (entry: SpeechJobReuseEntry) => {
+  const { audio, timings } = entry.result;
+  const [a, t] = await Promise.all([
+    headObject(audio.bucket, audio.fullPath),
+    headObject(timings.bucket, timings.fullPath),
+  ]);
+  return a !== undefined && t !== undefined;
+};
+
+export const getSpeechJobOf = (companyId: string, jobId: string) => getJob(SPEECH_JOB_TYPE, companyId, jobId);
+
+export const listSpeechJobsOf = (companyId: string, request: PageRequest) =>
+  listJobs(SPEECH_JOB_TYPE, companyId, request);
+
+export const cancelSpeechJobOf = (companyId: string, jobId: string, now: Date) =>
+  cancelJob(SPEECH_JOB_TYPE, companyId, jobId, now);

@@ -1,0 +1,159 @@
+import { DEFAULT_JOB_PAGE, MAX_JOB_PAGE } from '../domain/pages';
+import { MAX_BUCKET_NAME_LENGTH } from '../domain/storage-limits';
+import type { ErrorCode } from '../errors';
+import { lazy } from '../lazy';
+import type { Scope } from '../types/scopes';
+import * as z from '../zod';
+import { jobId, type RouteGroup, route } from './route-definition';
+import { nextCursorSchema, pageQuery } from './schemas';
+import { fullPathDocumentation } from './storage-schemas';
+
+/**
+ * The routes and view fields every job type shares (the job engine's HTTP side): a type's route module
+ * declares its enqueue route itself (its input schema) and takes the list, read, cancel and retry routes and
+ * the common fields of its job schema from here, so their shapes and refusals are the same for every type.
+ */
+
+/** A stored file a job reads or wrote. */
+export const jobFileSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      bucket: z.string().describe('Bucket of the file.'),
+      fullPath: z.string().describe('Object path; download it with GET /v1/storage/url.'),
+    })
+    .describe('A storage reference.'),
+);
+
+/**
+ * The source fields of an enqueue body for a type that reads a stored file. Path rules (length, segments,
+ * prefix) are those of every storage reference and answer `invalid_storage_reference` like the storage
+ * routes, so the schema checks only the type.
+ */
+export const jobSourceFields = (what: string) => ({
+  fullPath: z
+    .string()
+    .meta(fullPathDocumentation)
+    .describe(`Path of the stored ${what}, under \`companies/<companyId>/\`.`),
+  bucket: z
+    .string()
+    .max(MAX_BUCKET_NAME_LENGTH)
+    .optional()
+    .describe('Defaults to the platform storage bucket.'),
+});
+
+/**
+ * The fields of every job's public view (`domain/jobs/view.ts`), for a type's statuses: its schema spreads
+ * them and adds its own.
+ */
+export const jobViewFields = <const S extends readonly [string, ...string[]]>(options: {
+  statuses: S;
+  /** How the statuses follow each other. */
+  lifecycle: string;
+  /** The error codes a failed job of the type can carry. */
+  errorCodes: readonly string[];
+  /** What `reused` means for the type. */
+  reused: string;
+}) => ({
+  id: z.string().describe('Job identifier.'),
+  status: z.enum(options.statuses).describe(options.lifecycle),
+  progress: z
+    .object({
+      phase: z.enum(options.statuses).describe('Phase the job was in when progress was recorded.'),
+      percent: z.number().min(0).max(100).optional().describe('Percent done, when known.'),
+    })
+    .nullable()
+    .describe('Progress of the current attempt.'),
+  error: z
+    .object({
+      code: z
+        .string()
+        .describe(`Why the attempt failed: ${options.errorCodes.map((code) => `\`${code}\``).join(', ')}.`),
+      message: z.string().describe('Human-readable explanation.'),
+    })
+    .nullable()
+    .describe('Set only when `status` is `failed`.'),
+  reused: z.boolean().describe(options.reused),
+  createdAt: z.string().describe('When the job was enqueued (ISO 8601).'),
+  updatedAt: z.string().describe('Last change (ISO 8601).'),
+  finishedAt: z.string().nullable().describe('When the current attempt reached a final state.'),
+});
+
+/** The error codes every job's attempt can fail with, besides its type's own. */
+export const COMMON_JOB_ERRORS = ['timeout', 'interrupted', 'start_failed', 'internal'] as const;
+
+interface JobRouteBase<G extends RouteGroup, P extends `/v1/${string}`> {
+  group: G;
+  /** The collection: `/v1/transcodes`. */
+  path: P;
+  tag: string;
+  scope: Scope;
+}
+
+/** `GET <path>`: the company's jobs of the type, newest first, by the one paging rule. */
+export const listJobsRoute = <
+  const O extends string,
+  G extends RouteGroup,
+  P extends `/v1/${string}`,
+  S extends z.ZodType,
+>(
+  options: JobRouteBase<G, P> & { operationId: O; summary: string; description: string; view: () => S },
+) =>
+  route({
+    method: 'GET',
+    path: options.path,
+    group: options.group,
+    operationId: options.operationId,
+    summary: options.summary,
+    description: options.description,
+    tag: options.tag,
+    scope: options.scope,
+    get query() {
+      return z.object(pageQuery('Jobs', MAX_JOB_PAGE, DEFAULT_JOB_PAGE));
+    },
+    get response() {
+      return z.object({ jobs: z.array(options.view()), nextCursor: nextCursorSchema() });
+    },
+  });
+
+/**
+ * `GET|POST <path>/{id}[/<command>]`: one job (`{ job }`), read, or after a command (cancel, retry) with the
+ * problems the command can answer.
+ */
+export const jobRoute = <
+  const O extends string,
+  const M extends 'GET' | 'POST',
+  G extends RouteGroup,
+  const T extends `/v1/${string}/{id}` | `/v1/${string}/{id}/${string}`,
+  S extends z.ZodType,
+>(options: {
+  method: M;
+  group: G;
+  path: T;
+  tag: string;
+  scope: Scope;
+  operationId: O;
+  summary: string;
+  description?: string;
+  response: () => S;
+  errors: readonly ErrorCode[];
+  successStatus?: number;
+}) =>
+  route({
+    method: options.method,
+    path: options.path,
+    group: options.group,
+    operationId: options.operationId,
+    summary: options.summary,
+    ...(options.description ? { description: options.description } : {}),
+    tag: options.tag,
+    scope: options.scope,
+    ...(options.method === 'GET' ? { etag: true as const } : { idempotency: 'keyed' as const }),
+    ...(options.successStatus ? { successStatus: options.successStatus } : {}),
+    get params() {
+      return jobId();
+    },
+    get response() {
+      return options.response();
+    },
+    errors: options.errors,
+  });

@@ -1,0 +1,64 @@
+import { readObjectText } from '../../shared/aws/s3-objects';
+import { speechJobReuseKey } from '../../shared/data/speech-jobs';
+import { jobFolder } from '../../shared/domain/jobs/output-files';
+import { runStep, type StepDeps, stepError } from '../../shared/domain/jobs/worker-shell';
+import { SPEECH_JOB_TYPE, speechJobResultExists, speechJobTextPath } from '../../shared/domain/speech-jobs';
+import { env } from '../../shared/env';
+import { logger } from '../../shared/logger';
+import { DEFAULT_VOICE_PROFILE, VOICE_PROFILES } from '../../shared/types/speech-voices';
+import type { PrepareInput, PrepareOutput } from './types';
+
+/**
+ * Seconds of the first wait between two GetSpeechSynthesisTask calls (then doubled up to 32 s): Polly takes
+ * about a minute for a long text; the local engine answers a check when its run ends, so 1 s there.
+ */
+export const POLL_SECONDS = { polly: 4, 'espeak-ng': 1 } as const;
+
+/** The lease of a synthesis: the longest one (100,000 characters) with room to spare. */
+export const LEASE_SECONDS = 3 * 3600;
+
+/**
+ * Prepare step: claims the job (`pending` → `synthesizing`, with the lease), then either finishes it with the
+ * stored result of an identical request finished meanwhile whose files still exist (billing nothing), or
+ * reads the text and returns the parameters of Polly's two tasks (the audio, the sentence speech marks),
+ * writing into the attempt's folder. Error: `InputMissing` when the text is gone.
+ */
+export const prepareStep = (input: PrepareInput, deps: StepDeps): Promise<PrepareOutput> =>
+  runStep(SPEECH_JOB_TYPE, input, deps, async (step) => {
+    const job = await step.advance({
+      from: ['pending'],
+      to: 'synthesizing',
+      leaseSeconds: LEASE_SECONDS,
+      percent: 0,
+      ...(input.executionArn ? { executionArn: input.executionArn } : {}),
+    });
+    const reuse = await SPEECH_JOB_TYPE.lifecycle.getReuse(job.companyId, speechJobReuseKey(job));
+    if (reuse && (await speechJobResultExists(reuse))) {
+      await step.completeReused({
+        from: ['synthesizing'],
+        set: { result: reuse.result, durationSeconds: reuse.durationSeconds },
+        observed: job,
+      });
+      logger.info('speech job reused', { jobId: job.jobId, sourceJobId: reuse.sourceJobId });
+      return { ...step.ref, reused: true };
+    }
+    const bucket = env().bucketName;
+    const text = await readObjectText(bucket, speechJobTextPath(job));
+    if (text === undefined) throw stepError('InputMissing', 'The text of the job is no longer stored.');
+    const voice = VOICE_PROFILES.find((v) => v.id === job.voiceProfileId) ?? DEFAULT_VOICE_PROFILE;
+    return {
+      ...step.ref,
+      reused: false,
+      text,
+      synthesis: {
+        Engine: voice.polly.engine,
+        VoiceId: voice.polly.voiceId,
+        OutputFormat: job.format === 'wav' ? 'pcm' : job.format,
+        SampleRate: job.format === 'wav' ? '16000' : '22050',
+        OutputS3BucketName: bucket,
+        OutputS3KeyPrefix: jobFolder('speechJobs', step.ref),
+      },
+      pollSeconds: POLL_SECONDS[env().speechEngine],
+      workerMs: step.elapsed(),
+    };
+  });

@@ -1,0 +1,49 @@
+import type { JobRef } from '../../shared/data/jobs/record';
+import type { FailInput } from '../../shared/domain/jobs/worker-shell';
+
+/**
+ * What the Lambda tasks of `statemachines/speech-job.asl.json` give the speech job worker, and what its steps
+ * return to the state machine.
+ */
+export type { FailInput, JobRef };
+
+export interface PrepareInput extends JobRef {
+  action: 'prepare';
+  executionArn?: string;
+}
+
+/**
+ * The parameters both Polly tasks share (`StartSpeechSynthesisTask`, once for the audio and once for the
+ * sentence speech marks): the machine passes them as they are, with its own `OutputFormat` for the marks.
+ */
+export interface SynthesisParameters {
+  Engine: string;
+  VoiceId: string;
+  /** Polly's output format of the audio: `mp3`, `ogg_opus`, or `pcm` (wrapped into WAV by finalize). */
+  OutputFormat: 'mp3' | 'ogg_opus' | 'pcm';
+  SampleRate: string;
+  OutputS3BucketName: string;
+  /** The attempt's folder: Polly names each output `<prefix><TaskId>.<extension>`. */
+  OutputS3KeyPrefix: string;
+}
+
+export interface PrepareOutput extends JobRef {
+  reused: boolean;
+  synthesis?: SynthesisParameters;
+  /** The text to speak (dropped from the execution's state once both tasks have started). */
+  text?: string | null;
+  /** Seconds of the first wait between two checks of a Polly task; each wait doubles it up to 32 s. */
+  pollSeconds?: number;
+  /** How long this step ran, in milliseconds (billed as `computeMs.workers` when the job is done). */
+  workerMs?: number;
+}
+
+export interface FinalizeInput extends JobRef {
+  action: 'finalize';
+  /** `OutputUri` of the audio task and of the speech-marks task, as GetSpeechSynthesisTask reports them. */
+  audioUri: string;
+  marksUri: string;
+  workerMs?: number;
+}
+
+export type WorkerInput = PrepareInput | FinalizeInput | FailInput;

@@ -1,0 +1,176 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * `npm run bench -- jobs`: the fixed overhead of a job of every job type, through the local stack it started.
+ * A job's overhead is its enqueue-to-`done` wall time (HTTP enqueue, the Step Functions emulator, the worker
+ * steps, S3 and DynamoDB, and the client's polling of `GET`, every POLL_MS) minus the engine's own run time
+ * (what the job bills as its media compute time: ffmpeg's conversion; the local Transcribe's run, decoding and
+ * recognition): what every job pays whatever its media. Each run uses
+ * new content (nothing is reused), on a short source so the engine's time stays small; the median of RUNS.
+ *
+ * The machine these run on is shared and its load varies, so each job is followed by CALIBRATION DynamoDB
+ * reads (`GetItem` of the job, the cheapest round trip a step makes) and the overhead is also printed in
+ * those round trips (`overhead ÷ round trip`): a figure comparable between runs under different loads.
+ * Where the overhead goes is printed too: enqueue (the POST's answer), from the answer to the first Task
+ * state, each Task state's handler (the engine's time taken out), the gaps between them (the interpreter's
+ * own transitions), and from the last Task's end to the client seeing `done`.
+ */
+const RUNS = Number(process.env.BENCH_JOB_RUNS ?? 7);
+const POLL_MS = 5;
+const CALIBRATION = 5;
+const FFMPEG = '/usr/bin/ffmpeg';
+const SPEECH = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav';
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+const ms = (n: number) => `${n.toFixed(0).padStart(6)} ms`;
+
+type Span = { state: string; start: number; end: number };
+
+export const benchJobs = async (apiUrl: string, write: (line: string) => void) => {
+  const { createCompanyWithPlan } = await import('../../functions/shared/domain/company-admin');
+  const { createApiKey } = await import('../../functions/shared/data/api-keys');
+  const { SCOPES } = await import('../../functions/shared/types/scopes');
+  const { uploadFile } = await import('../../functions/shared/aws/s3-objects');
+  const { recordStoredObject } = await import('../../functions/shared/data/stored-objects');
+  const { env } = await import('../../functions/shared/env');
+  const transcode = await import('../../functions/local/step-functions/transcode-tasks');
+  const transcription = await import('../../functions/local/step-functions/transcription-tasks');
+  const { ddb, tableName } = await import('../../functions/shared/data/client');
+  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { partitions, sortKeys } = await import('../../functions/shared/data/keys');
+  /** Median time of one strongly consistent GetItem, now. */
+  const roundTrip = async (jobId: string) => {
+    const times: number[] = [];
+    for (let i = 0; i < CALIBRATION; i++) {
+      const started = performance.now();
+      await ddb.send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: { pk: partitions.transcodes(companyId), sk: sortKeys.job(jobId) },
+          ConsistentRead: true,
+        }),
+      );
+      times.push(performance.now() - started);
+    }
+    return median(times);
+  };
+
+  // Every Task state's handler is timed, by execution (the override objects are the ones the stack runs).
+  const spans = new Map<string, Span[]>();
+  for (const tasks of [transcode.tasks, transcription.tasks]) {
+    for (const [state, task] of Object.entries(tasks)) {
+      tasks[state] = async (input, ctx) => {
+        const start = performance.now();
+        try {
+          return await task(input, ctx);
+        } finally {
+          const name = ctx.executionArn.split(':').pop() ?? '';
+          spans.set(name, [...(spans.get(name) ?? []), { state, start, end: performance.now() }]);
+        }
+      };
+    }
+  }
+
+  const now = () => new Date();
+  const company = await createCompanyWithPlan({ name: 'Jobs bench', planId: 'legacy-pro' }, now());
+  const companyId = company.companyId;
+  const apiKey = (await createApiKey(companyId, { name: 'bench', scopes: [...SCOPES] }, now())).key;
+  const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
+  const bucket = env().bucketName;
+  const dir = mkdtempSync(join(tmpdir(), 'bench-jobs-'));
+  let variant = 0;
+  /** New content each time (a different gain), stored for the company. */
+  const newSource = async (input: string[], ext: string) => {
+    variant += 1;
+    const file = join(dir, `source-${variant}.${ext}`);
+    execFileSync(FFMPEG, [
+      ...['-hide_banner', '-loglevel', 'error', '-y', ...input],
+      ...['-af', `volume=${(1 - variant / 200).toFixed(3)}`, file],
+    ]);
+    const fullPath = `companies/${companyId}/bench/source-${variant}.${ext}`;
+    const { size, etag } = await uploadFile(bucket, fullPath, file, 'audio/wav');
+    await recordStoredObject(
+      companyId,
+      { bucket, fullPath, size, etag, contentType: 'audio/wav', createdAt: now().toISOString() },
+      now(),
+    );
+    return fullPath;
+  };
+
+  const types = [
+    {
+      name: 'transcode',
+      path: '/v1/transcodes',
+      body: async () => ({
+        fullPath: await newSource(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=2'], 'wav'),
+        preset: 'wav',
+      }),
+      engineMs: (execution: string) => transcode.ffmpegRuns.get(execution),
+    },
+    {
+      name: 'transcription',
+      path: '/v1/transcriptions',
+      body: async () => ({ fullPath: await newSource(['-i', SPEECH, '-t', '3'], 'wav') }),
+      engineMs: (execution: string) => transcription.engineRuns.get(execution),
+    },
+  ];
+
+  write('\n== Jobs: fixed overhead of a job (enqueue → done, minus the engine’s own run time)\n');
+  write(`(median of ${RUNS} runs per type; the client polls GET every ${POLL_MS} ms)\n`);
+  for (const type of types) {
+    const rows: Record<string, number>[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const body = JSON.stringify(await type.body());
+      const started = performance.now();
+      const res = await fetch(`${apiUrl}${type.path}`, { method: 'POST', headers, body });
+      const answered = performance.now();
+      const { job } = (await res.json()) as { job: { id: string } };
+      let status = '';
+      while (status !== 'done') {
+        const got = (await fetch(`${apiUrl}${type.path}/${job.id}`, { headers }).then((r) => r.json())) as {
+          job: { status: string };
+        };
+        status = got.job.status;
+        if (status === 'failed') throw new Error(`bench job ${job.id} failed`);
+        if (status !== 'done') await new Promise((r) => setTimeout(r, POLL_MS));
+      }
+      const done = performance.now();
+      const rt = await roundTrip(job.id);
+      const execution = `${job.id}-a1`;
+      const engine = type.engineMs(execution) ?? Number.NaN;
+      const list = (spans.get(execution) ?? []).sort((a, b) => a.start - b.start);
+      const row: Record<string, number> = {
+        total: done - started,
+        engine,
+        overhead: done - started - engine,
+        'round trip (GetItem)': rt,
+        'overhead ÷ round trip': (done - started - engine) / rt,
+        enqueue: answered - started,
+        'answer → first task': (list[0]?.start ?? done) - answered,
+      };
+      let gaps = 0;
+      list.forEach((span, i) => {
+        const key = `task ${span.state}`;
+        row[key] = (row[key] ?? 0) + (span.end - span.start);
+        const next = list[i + 1];
+        if (next) gaps += next.start - span.end;
+      });
+      row['gaps between tasks'] = gaps;
+      row['last task → done seen'] = done - (list.at(-1)?.end ?? done);
+      rows.push(row);
+    }
+    const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+    write(`\n${type.name}\n`);
+    for (const key of keys) {
+      const value = median(rows.map((r) => r[key] ?? 0));
+      write(`  ${key.padEnd(28)} ${key.includes('÷') ? `${value.toFixed(1).padStart(6)} ×` : ms(value)}\n`);
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+};

@@ -1,0 +1,165 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { mp3Seconds } from '../../functions/shared/audio-frames';
+import { characterCount } from '../../functions/shared/domain/speech-request';
+import { rewriteMarkdown } from '../../functions/shared/domain/spoken-text';
+import type { SentenceTiming } from '../../functions/shared/types/speech-jobs';
+import {
+  downloadBytes,
+  enqueueSpeechJob,
+  getSpeechJob,
+  headersOf,
+  markdownDocument,
+  type SpeechJob,
+  seedPendingSpeechJob,
+  waitForSpeechJob,
+} from './speech-job-support';
+import { call, createTenant, expectProblem } from './support';
+
+const speechCharactersOf = async (apiKey: string) => {
+  const res = await call('GET', '/v1/usage', { headers: headersOf(apiKey) });
+  return (res.json.usage as { meters: { speech_characters: number } }).meters.speech_characters;
+};
+
+/**
+ * Long-form speech jobs through the local stack (espeak-ng per sentence on every core, ffmpeg joining). One
+ * 12,000-character markdown document is synthesized once and shared by the assertions about it.
+ */
+describe('speech jobs end to end (local engine: espeak-ng + ffmpeg)', () => {
+  let tenant: Awaited<ReturnType<typeof createTenant>>;
+  let markdown: string;
+  let done: SpeechJob;
+
+  beforeAll(async () => {
+    tenant = await createTenant({ limits: { speechCharactersPerMonth: 100_000 } });
+    markdown = markdownDocument(12_000, Math.random().toString(36).slice(2, 8));
+    const res = await enqueueSpeechJob(tenant.apiKey, { markdown, format: 'mp3' });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    const created = res.json.job as SpeechJob;
+    expect(created).toMatchObject({ status: 'pending', reused: false, result: null, billedCharacters: 0 });
+    done = await waitForSpeechJob(tenant.apiKey, created.id);
+  }, 180_000);
+
+  it('turns a 12,000-character markdown document into one mp3 longer than 5 minutes', async () => {
+    expect(markdown.length).toBe(12_000);
+    expect(done).toMatchObject({ status: 'done', reused: false, error: null, format: 'mp3' });
+    const audio = done.result?.audio;
+    if (!audio) throw new Error('no audio');
+    const bytes = await downloadBytes(tenant.apiKey, audio.fullPath);
+    expect(bytes.length).toBe(audio.size);
+    const seconds = mp3Seconds(bytes);
+    expect(seconds).toBeGreaterThan(300);
+    expect(done.durationSeconds).toBeCloseTo(seconds, 1);
+  });
+
+  it('writes a timing file of ordered sentences that covers the audio', async () => {
+    const timings = done.result?.timings;
+    if (!timings || done.durationSeconds === null) throw new Error('no timings');
+    const sentences = JSON.parse(
+      (await downloadBytes(tenant.apiKey, timings.fullPath)).toString(),
+    ) as SentenceTiming[];
+    expect(sentences.length).toBe(timings.sentences);
+    expect(sentences.length).toBeGreaterThan(100);
+    expect(sentences[0]?.start).toBe(0);
+    sentences.forEach((s, i) => {
+      expect(s.end).toBeGreaterThan(s.start);
+      if (i > 0) expect(s.start).toBe(sentences[i - 1]?.end);
+    });
+    expect(sentences.at(-1)?.end).toBe(Math.round(done.durationSeconds * 1000));
+    // The sentences are the spoken text, in order.
+    expect(sentences.map((s) => s.text).join(' ')).toBe(await rewriteMarkdown(markdown));
+  });
+
+  it('bills the characters spoken, once', async () => {
+    const spoken = characterCount(await rewriteMarkdown(markdown));
+    expect(done.characters).toBe(spoken);
+    expect(done.billedCharacters).toBe(spoken);
+    expect(await speechCharactersOf(tenant.apiKey)).toBe(spoken);
+  });
+
+  it('reuses the result of an identical request and bills 0', async () => {
+    const res = await enqueueSpeechJob(tenant.apiKey, { markdown, format: 'mp3' });
+    expect(res.status).toBe(201);
+    const again = res.json.job as SpeechJob;
+    expect(again.id).not.toBe(done.id);
+    expect(again).toMatchObject({ status: 'done', reused: true, billedCharacters: 0, result: done.result });
+    expect(await speechCharactersOf(tenant.apiKey)).toBe(done.characters);
+  });
+
+  it('answers 409 speech_job_not_cancelable for a finished job, 200 for an unfinished one', async () => {
+    const finished = await call('POST', `/v1/speech/jobs/${done.id}/cancel`, {
+      headers: headersOf(tenant.apiKey),
+    });
+    expectProblem(finished, 409, 'speech_job_not_cancelable');
+    expect(finished.json.jobStatus).toBe('done');
+    const pending = await seedPendingSpeechJob(tenant.companyId);
+    const canceled = await call('POST', `/v1/speech/jobs/${pending.jobId}/cancel`, {
+      headers: headersOf(tenant.apiKey),
+    });
+    expect(canceled.status).toBe(200);
+    expect(canceled.json.job).toMatchObject({ id: pending.jobId, status: 'canceled', billedCharacters: 0 });
+  });
+
+  it('lists the company’s jobs newest first, and reads one with an ETag', async () => {
+    const list = await call('GET', '/v1/speech/jobs?limit=2', { headers: headersOf(tenant.apiKey) });
+    expect(list.status).toBe(200);
+    const jobs = list.json.jobs as SpeechJob[];
+    expect(jobs).toHaveLength(2);
+    expect(jobs.map((j) => j.id)).toEqual([...jobs.map((j) => j.id)].sort().reverse());
+    expect(typeof list.json.nextCursor).toBe('string');
+    const read = await call('GET', `/v1/speech/jobs/${done.id}`, { headers: headersOf(tenant.apiKey) });
+    const etag = read.headers.get('etag');
+    expect(etag).toBeTruthy();
+    const unchanged = await call('GET', `/v1/speech/jobs/${done.id}`, {
+      headers: headersOf(tenant.apiKey, { 'if-none-match': String(etag) }),
+    });
+    expect(unchanged.status).toBe(304);
+  });
+
+  it('answers 404 for another company’s job id', async () => {
+    const other = await createTenant();
+    expectProblem(
+      await call('GET', `/v1/speech/jobs/${done.id}`, { headers: headersOf(other.apiKey) }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await call('POST', `/v1/speech/jobs/${done.id}/cancel`, { headers: headersOf(other.apiKey) }),
+      404,
+      'not_found',
+    );
+    expect((await getSpeechJob(tenant.apiKey, done.id)).status).toBe('done');
+  });
+});
+
+describe('POST /v1/speech/jobs refusals', () => {
+  it('refuses 100,001 characters with 400 pointing at the text', async () => {
+    const tenant = await createTenant();
+    const res = await enqueueSpeechJob(tenant.apiKey, { text: 'a'.repeat(100_001) });
+    expectProblem(res, 400, 'validation_failed');
+    expect((res.json.errors as { pointer: string }[]).map((e) => e.pointer)).toContain('/body/text');
+  });
+
+  it('refuses both or neither of text and markdown, and an unknown voice', async () => {
+    const tenant = await createTenant();
+    for (const body of [{}, { text: 'Hi.', markdown: '# Hi' }, { text: 'Hi.', voiceProfileId: 'nobody' }]) {
+      expectProblem(await enqueueSpeechJob(tenant.apiKey, body), 400, 'validation_failed');
+    }
+  });
+
+  it('refuses a job whose characters would pass the month’s allowance with 429, before it starts', async () => {
+    const tenant = await createTenant({ limits: { speechCharactersPerMonth: 50 } });
+    const res = await enqueueSpeechJob(tenant.apiKey, { text: 'This sentence is long enough. '.repeat(3) });
+    expectProblem(res, 429, 'speech_quota_exceeded');
+    expect(res.headers.get('retry-after')).toBeTruthy();
+    const list = await call('GET', '/v1/speech/jobs', { headers: headersOf(tenant.apiKey) });
+    expect(list.json.jobs).toEqual([]);
+  });
+
+  it('refuses a job past the plan’s cap of unfinished jobs with 429 speech_job_queue_full', async () => {
+    const tenant = await createTenant({ limits: { speechJobQueueCap: 1 } });
+    await seedPendingSpeechJob(tenant.companyId);
+    const res = await enqueueSpeechJob(tenant.apiKey, { text: 'Queued too soon.' });
+    expectProblem(res, 429, 'speech_job_queue_full');
+    expect(res.headers.get('retry-after')).toBe('30');
+  });
+});

@@ -1,0 +1,176 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ddb } from '../../functions/shared/data/client';
+import { JobTransitionRefusedError } from '../../functions/shared/data/jobs/lifecycle';
+import { interruptedError, jobErrorFor } from '../../functions/shared/domain/jobs/job-type';
+import { recoverUnfinishedJobs } from '../../functions/shared/domain/jobs/recovery';
+import { createJobWorker, jobStep } from '../../functions/shared/domain/jobs/worker-shell';
+import { transcodeJobs } from '../../functions/shared/domain/transcodes';
+import { transcriptionJobs } from '../../functions/shared/domain/transcriptions';
+import { transcodeJobRecord } from '../fixtures/transcode-jobs';
+
+/**
+ * The job engine's own rules, through the two types configured on it: the state table (what each move is
+ * conditional on and what it writes), the worker shell (dispatch, repeat safety, gone), error mapping and
+ * recovery. The races themselves run against DynamoDB Local (`test/integration/job-engine.test.ts`).
+ */
+const now = new Date('2026-05-06T07:08:09Z');
+const job = transcodeJobRecord({ status: 'transcoding' }, now);
+const ref = { companyId: job.companyId, jobId: job.jobId, attempt: job.attempt };
+
+type Sent = { input: Record<string, unknown> };
+/** Captures what the engine sends, answering every command with `answer`. */
+const capture = (answer: unknown = {}) => {
+  const sent: Sent[] = [];
+  vi.spyOn(ddb, 'send').mockImplementation((async (command: Sent) => {
+    sent.push(command);
+    return answer;
+  }) as never);
+  return sent;
+};
+/** The conditional job update of a command: alone (UpdateItem) or first in a transaction. */
+const jobUpdateOf = (command: Sent | undefined) => {
+  const input = command?.input as {
+    TransactItems?: { Update?: Record<string, unknown> }[];
+    ConditionExpression?: string;
+  };
+  return (input.TransactItems?.[0]?.Update ?? input) as {
+    ConditionExpression: string;
+    ExpressionAttributeValues: Record<string, unknown>;
+    UpdateExpression: string;
+  };
+};
+const fromOf = (update: ReturnType<typeof jobUpdateOf>) =>
+  Object.entries(update.ExpressionAttributeValues)
+    .filter(([name]) => name.startsWith(':from'))
+    .map(([, value]) => value);
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('the state table', () => {
+  it('conditions every move on its from states and the observed attempt', async () => {
+    const { moves } = transcodeJobs;
+    const sent = capture({ Attributes: job, Item: job });
+    await moves.advance({ job: ref, from: ['transcoding'], to: 'finalizing', now });
+    await moves.complete({ job: ref, from: ['finalizing'], billedUnits: 3, now, observed: job });
+    await moves.fail({ job: ref, error: { code: 'internal', message: 'x' }, now });
+    await moves.cancel(job, now);
+    await moves.retry({ ...job, status: 'failed' }, 5, now);
+    const updates = sent.filter((c) => c.input.TransactItems || c.input.UpdateExpression).map(jobUpdateOf);
+    expect(updates.map(fromOf)).toEqual([
+      ['transcoding'],
+      ['finalizing'],
+      ['pending', 'probing', 'transcoding', 'finalizing'],
+      ['transcoding'],
+      ['failed', 'canceled'],
+    ]);
+    for (const update of updates) {
+      expect(update.ConditionExpression).toContain('#attempt = :observedAttempt');
+      expect(update.ExpressionAttributeValues[':observedAttempt']).toBe(1);
+    }
+    // A retry also needs no lease in the future.
+    expect(updates[4]?.ConditionExpression).toContain('leaseUntil <= :now');
+  });
+
+  it('clears the lease and releases the queue slot on every move into a final state, in one transaction', async () => {
+    const { moves } = transcodeJobs;
+    const sent = capture({ Item: job });
+    await moves.fail({ job: ref, error: { code: 'internal', message: 'x' }, now });
+    await moves.cancel(job, now);
+    await moves.completeReused({ job: ref, from: ['probing'], set: {}, now, observed: job });
+    const transactions = sent.filter((c) => c.input.TransactItems) as {
+      input: {
+        TransactItems: { Update?: { UpdateExpression: string; ExpressionAttributeValues: object } }[];
+      };
+    }[];
+    expect(transactions).toHaveLength(3);
+    for (const { input } of transactions) {
+      expect(input.TransactItems[0]?.Update?.UpdateExpression).toMatch(/REMOVE .*#leaseUntil/);
+      expect(input.TransactItems[1]?.Update?.ExpressionAttributeValues).toMatchObject({ ':delta': -1 });
+    }
+  });
+
+  it('bills the meter and writes the reuse entry in the transaction of the move to done, and nothing for a reused result', async () => {
+    const { moves } = transcriptionJobs;
+    const sent = capture({ Item: { ...job, language: 'en-US', status: 'transcribing' } });
+    const entry = { result: {}, sourceJobId: 'tr_0', durationSeconds: 3, createdAt: now.toISOString() };
+    await moves.complete({
+      job: ref,
+      from: ['transcribing'],
+      billedUnits: 7,
+      reuse: { key: 'en-US#1#e', entry: entry as never },
+      now,
+    });
+    const items = JSON.stringify(sent.at(-1)?.input);
+    expect(items).toContain('transcription_seconds');
+    expect(items).toContain('REUSE#en-US#1#e');
+    await moves.completeReused({ job: ref, from: ['transcribing'], set: {}, now });
+    expect(JSON.stringify(sent.at(-1)?.input)).not.toContain('transcription_seconds');
+  });
+
+  it('does not count a move within one state (a renewed lease) as a transition', async () => {
+    const sent = capture({ Attributes: { ...job, status: 'transcribing', language: 'en-US' } });
+    await transcriptionJobs.moves.advance({ job: ref, from: ['transcribing'], to: 'transcribing', now });
+    expect(jobUpdateOf(sent[0]).UpdateExpression).not.toContain('#status');
+  });
+});
+
+describe('the worker shell', () => {
+  it('continues a repeated step whose attempt is already in or past the target, and ends a gone job', async () => {
+    const advance = vi
+      .spyOn(transcodeJobs.moves, 'advance')
+      .mockRejectedValue(new JobTransitionRefusedError('transcode', job.jobId, 'probing'));
+    const getJob = vi.spyOn(transcodeJobs.lifecycle, 'getJob').mockResolvedValue(job);
+    const step = jobStep(transcodeJobs, ref, now);
+    await expect(step.advance({ from: ['pending'], to: 'probing' })).resolves.toBe(job);
+    getJob.mockResolvedValue({ ...job, status: 'canceled' });
+    await expect(step.advance({ from: ['pending'], to: 'probing' })).rejects.toMatchObject({
+      name: 'TranscodeJobGone',
+    });
+    getJob.mockResolvedValue({ ...job, attempt: 2 });
+    await expect(step.advance({ from: ['pending'], to: 'probing' })).rejects.toMatchObject({
+      name: 'TranscodeJobGone',
+    });
+    expect(advance).toHaveBeenCalledTimes(3);
+  });
+
+  it('dispatches by action, gives fail to the shell and refuses an unknown action', async () => {
+    const probe = vi.fn(async (input: { action: 'probe' }) => ({ probed: input.action }));
+    const fail = vi.spyOn(transcodeJobs.moves, 'fail').mockResolvedValue({ set: {} });
+    const worker = createJobWorker(transcodeJobs, { probe }, { now: () => now });
+    await expect(worker({ action: 'probe' })).resolves.toEqual({ probed: 'probe' });
+    await expect(worker({ action: 'fail', ...ref, error: { Error: 'States.Timeout' } })).resolves.toEqual({
+      ...ref,
+      recorded: true,
+    });
+    expect(fail).toHaveBeenCalledWith({
+      job: ref,
+      error: { code: 'timeout', message: 'The conversion took too long.' },
+      now,
+    });
+    await expect(worker({ action: 'nope' } as never)).rejects.toThrow('Unknown transcode worker action nope');
+  });
+
+  it("maps error names through the type's table, the common table and its engine prefix, else internal", () => {
+    expect(jobErrorFor(transcriptionJobs, 'SourceNoAudio').code).toBe('source_no_audio');
+    expect(jobErrorFor(transcodeJobs, 'SourceNoAudio').code).toBe('internal');
+    expect(jobErrorFor(transcodeJobs, 'SourceMissing').code).toBe('source_missing');
+    expect(jobErrorFor(transcriptionJobs, 'Transcribe.LimitExceeded').code).toBe('transcription_failed');
+    expect(jobErrorFor(transcodeJobs, 'Transcribe.LimitExceeded').code).toBe('internal');
+    expect(jobErrorFor(transcodeJobs, '__proto__').code).toBe('internal');
+  });
+});
+
+describe('recovery', () => {
+  it('fails every unfinished job as interrupted and counts the ones that moved on meanwhile', async () => {
+    const jobs = ['tr_1', 'tr_2', 'tr_3'].map((jobId) => ({ ...job, jobId }));
+    vi.spyOn(transcriptionJobs.lifecycle, 'listUnfinished').mockResolvedValue(jobs as never);
+    const fail = vi.spyOn(transcriptionJobs.moves, 'fail').mockImplementation(async ({ job: { jobId } }) => {
+      if (jobId === 'tr_2') throw new JobTransitionRefusedError('transcription', jobId, 'failed');
+      return { set: {} };
+    });
+    await expect(recoverUnfinishedJobs(transcriptionJobs, now)).resolves.toEqual({ failed: 2, moved: 1 });
+    expect(fail).toHaveBeenCalledWith(
+      expect.objectContaining({ error: interruptedError(transcriptionJobs), now }),
+    );
+  });
+});
