@@ -132,6 +132,21 @@ export const lazyModuleCommands = (modules: readonly string[], output: string): 
   return commands;
 };
 
+/**
+ * CDK context key that turns on Node's source-mapped stack traces in every function (`cdk deploy -c
+ * sourceMaps=true`). Off by default: with `--enable-source-maps` Node reads and parses a bundle's source map
+ * when it loads the bundle, on every cold start, and maps every stack it formats. Each asset carries its map
+ * either way (`index.mjs.map`, positions only), so switching it on is a configuration change, not a rebuild
+ * (`docs/decisions/` has the measurement and the decision).
+ */
+export const SOURCE_MAPS_CONTEXT = 'sourceMaps';
+
+/** The `NODE_OPTIONS` of a function: source-mapped stack traces only when the context asks for them. */
+export const nodeOptionsOf = (scope: Construct): Record<string, string> => {
+  const value: unknown = scope.node.tryGetContext(SOURCE_MAPS_CONTEXT);
+  return value === true || value === 'true' ? { NODE_OPTIONS: '--enable-source-maps' } : {};
+};
+
 /** Shell commands that copy `files` of an installed package into the asset's `node_modules/<package>/`. */
 export const packageFileCommands = (
   packageFiles: AppFunctionProps['packageFiles'],
@@ -183,7 +198,7 @@ export class AppFunction extends NodejsFunction {
       environment: {
         ...dataEnvironment(props.access, props.data),
         ...props.environment,
-        NODE_OPTIONS: '--enable-source-maps',
+        ...nodeOptionsOf(scope),
         // The names `functions/shared/logger.ts` also sets: Powertools utilities agree wherever they are built.
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
