@@ -8,17 +8,9 @@
  * (both builds share zod's core; `docs/decisions/0005-entity-layer.md` has the figures). Like `./zod`, this
  * re-exports the members the code uses by name so bundlers keep only those; add a member when a schema needs
  * one.
- *
- * The specifier is `zod/v4-mini`, the one the MCP SDK imports (the same files as `zod/mini`): the MCP group
- * loads the SDK with `import()` on its first message, so esbuild wraps the SDK's modules, zod's among them, in
- * initializers that run on first use. A module that imports a wrapped module calls its initializer first, but
- * esbuild drops that call when it sits in a package module declared free of side effects (zod's
- * `package.json` says so) that is not wrapped itself, as `zod/mini`'s entry would be: the entity schemas,
- * built when the bundle loads, would then meet zod's classes uninitialised. Importing the wrapped entry
- * directly puts the call here, where it stays (`test/unit/mcp-bundle.test.ts` loads the group's bundle).
  */
 
-export type { infer, input, output, ZodMiniNumber, ZodMiniOptional, ZodMiniType } from 'zod/v4-mini';
+export type { infer, input, output, ZodMiniNumber, ZodMiniOptional, ZodMiniType } from 'zod/mini';
 export {
   array,
   boolean,
@@ -34,4 +26,4 @@ export {
   string,
   union,
   unknown,
-} from 'zod/v4-mini';
+} from 'zod/mini';

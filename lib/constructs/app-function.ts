@@ -45,8 +45,11 @@ export interface AppFunctionProps {
    * `node_modules/<package>/`, where `createRequire(import.meta.url).resolve('<package>/…')` finds them.
    */
   packageFiles?: { package: string; files: readonly string[] };
-  /** esbuild aliases: module specifiers bundled from another file (relative to the repository root). */
-  aliases?: Readonly<Record<string, string>>;
+  /**
+   * esbuild aliases of a lazy module, by its specifier: module specifiers it is built with from another file
+   * (relative to the repository root).
+   */
+  lazyModuleAliases?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   timeout?: Duration;
 }
 
@@ -97,9 +100,14 @@ const powertoolsLayer = (scope: Construct): ILayerVersion => {
  *   `package.json`, which is how tsx and the tests resolve it) into `lazy/<name>.mjs`, with a `package.json`
  *   at the asset's root whose `imports` map the specifier to it (Node resolves `#` specifiers from the
  *   nearest `package.json` of the importing file, here the bundle's).
- * Each is bundled on its own (its dependencies inlined), so it must share no module state with the bundle.
+ * Each is bundled on its own (its dependencies inlined, its `aliases` applied), so it must share no module
+ * state with the bundle.
  */
-export const lazyModuleCommands = (modules: readonly string[], output: string): string[] => {
+export const lazyModuleCommands = (
+  modules: readonly string[],
+  output: string,
+  aliases: AppFunctionProps['lazyModuleAliases'] = {},
+): string[] => {
   const byPackage = new Map<string, Record<string, string>>();
   const projectImports: Record<string, string> = {};
   const commands: string[] = [];
@@ -120,7 +128,10 @@ export const lazyModuleCommands = (modules: readonly string[], output: string): 
     }
     commands.push(
       `"${PROJECT_ROOT}node_modules/.bin/esbuild" "${source}" --bundle --platform=node --format=esm ` +
-        `--minify --target=node22 --log-level=error --outfile="${target}"`,
+        `--minify --target=node22 --log-level=error --outfile="${target}"` +
+        Object.entries(aliases[specifier] ?? {})
+          .map(([from, to]) => ` --alias:${from}="${PROJECT_ROOT}${to}"`)
+          .join(''),
     );
   }
   for (const [name, exports] of byPackage)
@@ -216,17 +227,10 @@ export class AppFunction extends NodejsFunction {
           beforeBundling: () => [],
           beforeInstall: () => [],
           afterBundling: (_input: string, output: string) => [
-            ...lazyModuleCommands(props.lazyModules ?? [], output),
+            ...lazyModuleCommands(props.lazyModules ?? [], output, props.lazyModuleAliases),
             ...packageFileCommands(props.packageFiles, output),
           ],
         },
-        ...(props.aliases
-          ? {
-              esbuildArgs: {
-                '--alias': Object.entries(props.aliases).map(([from, to]) => `${from}=${PROJECT_ROOT}${to}`),
-              },
-            }
-          : {}),
         metafile: false,
         logLevel: LogLevel.ERROR,
       },

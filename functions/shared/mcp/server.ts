@@ -162,7 +162,7 @@ export const answerMcpMessage = async (
   headers: Record<string, string>,
   context: ToolContext,
 ): Promise<McpAnswer> => {
-  const { McpServer: Server, WebStandardStreamableHTTPServerTransport } = await import('./sdk');
+  const { McpServer: Server, WebStandardStreamableHTTPServerTransport } = await import('#lazy/mcp-sdk');
   const server = createServer(Server, context);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
