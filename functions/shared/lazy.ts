@@ -13,3 +13,25 @@ export const lazy = <T>(build: () => T): (() => T) => {
     return built.value;
   };
 };
+
+/**
+ * Makes each of `members` that `target` declares as a getter build on its first read and keep what it built:
+ * the getter is replaced by its value, so every later read answers the same instance. How a declaration (a
+ * route, a workflow action) holds zod schemas that loading its module does not build.
+ */
+export const keepGetters = <T extends object>(target: T, members: readonly string[]): T => {
+  for (const member of members) {
+    const read = Object.getOwnPropertyDescriptor(target, member)?.get;
+    if (!read) continue;
+    Object.defineProperty(target, member, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const value: unknown = read.call(target);
+        Object.defineProperty(target, member, { value, enumerable: true });
+        return value;
+      },
+    });
+  }
+  return target;
+};

@@ -45,8 +45,11 @@ export interface AppFunctionProps {
    * `node_modules/<package>/`, where `createRequire(import.meta.url).resolve('<package>/…')` finds them.
    */
   packageFiles?: { package: string; files: readonly string[] };
-  /** esbuild aliases: module specifiers bundled from another file (relative to the repository root). */
-  aliases?: Readonly<Record<string, string>>;
+  /**
+   * esbuild aliases of a lazy module, by its specifier: module specifiers it is built with from another file
+   * (relative to the repository root).
+   */
+  lazyModuleAliases?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   timeout?: Duration;
 }
 
@@ -97,9 +100,14 @@ const powertoolsLayer = (scope: Construct): ILayerVersion => {
  *   `package.json`, which is how tsx and the tests resolve it) into `lazy/<name>.mjs`, with a `package.json`
  *   at the asset's root whose `imports` map the specifier to it (Node resolves `#` specifiers from the
  *   nearest `package.json` of the importing file, here the bundle's).
- * Each is bundled on its own (its dependencies inlined), so it must share no module state with the bundle.
+ * Each is bundled on its own (its dependencies inlined, its `aliases` applied), so it must share no module
+ * state with the bundle.
  */
-export const lazyModuleCommands = (modules: readonly string[], output: string): string[] => {
+export const lazyModuleCommands = (
+  modules: readonly string[],
+  output: string,
+  aliases: AppFunctionProps['lazyModuleAliases'] = {},
+): string[] => {
   const byPackage = new Map<string, Record<string, string>>();
   const projectImports: Record<string, string> = {};
   const commands: string[] = [];
@@ -120,7 +128,10 @@ export const lazyModuleCommands = (modules: readonly string[], output: string): 
     }
     commands.push(
       `"${PROJECT_ROOT}node_modules/.bin/esbuild" "${source}" --bundle --platform=node --format=esm ` +
-        `--minify --target=node22 --log-level=error --outfile="${target}"`,
+        `--minify --target=node22 --log-level=error --outfile="${target}"` +
+        Object.entries(aliases[specifier] ?? {})
+          .map(([from, to]) => ` --alias:${from}="${PROJECT_ROOT}${to}"`)
+          .join(''),
     );
   }
   for (const [name, exports] of byPackage)
@@ -130,6 +141,21 @@ export const lazyModuleCommands = (modules: readonly string[], output: string): 
   if (Object.keys(projectImports).length > 0)
     commands.push(writeJson(`${output}/package.json`, { imports: projectImports }));
   return commands;
+};
+
+/**
+ * CDK context key that turns on Node's source-mapped stack traces in every function (`cdk deploy -c
+ * sourceMaps=true`). Off by default: with `--enable-source-maps` Node reads and parses a bundle's source map
+ * when it loads the bundle, on every cold start, and maps every stack it formats. Each asset carries its map
+ * either way (`index.mjs.map`, positions only), so switching it on is a configuration change, not a rebuild
+ * (`docs/decisions/` has the measurement and the decision).
+ */
+export const SOURCE_MAPS_CONTEXT = 'sourceMaps';
+
+/** The `NODE_OPTIONS` of a function: source-mapped stack traces only when the context asks for them. */
+export const nodeOptionsOf = (scope: Construct): Record<string, string> => {
+  const value: unknown = scope.node.tryGetContext(SOURCE_MAPS_CONTEXT);
+  return value === true || value === 'true' ? { NODE_OPTIONS: '--enable-source-maps' } : {};
 };
 
 /** Shell commands that copy `files` of an installed package into the asset's `node_modules/<package>/`. */
@@ -183,7 +209,7 @@ export class AppFunction extends NodejsFunction {
       environment: {
         ...dataEnvironment(props.access, props.data),
         ...props.environment,
-        NODE_OPTIONS: '--enable-source-maps',
+        ...nodeOptionsOf(scope),
         // The names `functions/shared/logger.ts` also sets: Powertools utilities agree wherever they are built.
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
@@ -201,17 +227,10 @@ export class AppFunction extends NodejsFunction {
           beforeBundling: () => [],
           beforeInstall: () => [],
           afterBundling: (_input: string, output: string) => [
-            ...lazyModuleCommands(props.lazyModules ?? [], output),
+            ...lazyModuleCommands(props.lazyModules ?? [], output, props.lazyModuleAliases),
             ...packageFileCommands(props.packageFiles, output),
           ],
         },
-        ...(props.aliases
-          ? {
-              esbuildArgs: {
-                '--alias': Object.entries(props.aliases).map(([from, to]) => `${from}=${PROJECT_ROOT}${to}`),
-              },
-            }
-          : {}),
         metafile: false,
         logLevel: LogLevel.ERROR,
       },

@@ -13,16 +13,17 @@ export interface RouteGroupProps {
 
 /**
  * Modules a group loads on first use, kept out of its bundle: the o200k_base encoding (about 2.4 MB), the
- * markdown parser (about 110 KB) and ajv (about 100 KB). Without them the speech, dynadata and workflows
- * bundles would exceed the 300 KB budget.
+ * markdown parser (about 110 KB), ajv (about 100 KB) and the MCP SDK (about 85 KB, with its own zod). Without
+ * them the speech, dynadata, workflows and mcp bundles would exceed the 300 KB budget.
  */
 const TOKENIZER = 'gpt-tokenizer/encoding/o200k_base';
 const MARKDOWN = '#lazy/markdown-parser';
 const AJV = '#lazy/json-schema-ajv';
+const MCP_SDK = '#lazy/mcp-sdk';
 export const LAZY_MODULES: Partial<Record<RouteGroup, readonly string[]>> = {
   dynadata: [AJV],
   // The MCP tools that read and write Dynadata items validate them as the dynadata group does.
-  mcp: [AJV],
+  mcp: [AJV, MCP_SDK],
   speech: [TOKENIZER, MARKDOWN],
   workflows: [TOKENIZER, MARKDOWN, AJV],
 };
@@ -35,12 +36,12 @@ const PACKAGE_FILES: Partial<Record<RouteGroup, { package: string; files: readon
 };
 
 /**
- * Modules a group's bundle takes from another file: the MCP SDK's zod 3 support (zod 4 only here) and its
+ * Modules the MCP SDK's lazy module takes from another file: the SDK's zod 3 support (zod 4 only here) and its
  * default JSON Schema validator (the server is given its own), both unused.
  */
 const MCP_SDK_UNUSED = 'functions/shared/mcp/sdk-unused.ts';
-export const GROUP_ALIASES: Partial<Record<RouteGroup, Readonly<Record<string, string>>>> = {
-  mcp: {
+export const LAZY_MODULE_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  [MCP_SDK]: {
     'zod/v3': MCP_SDK_UNUSED,
     'zod-to-json-schema': MCP_SDK_UNUSED,
     ajv: MCP_SDK_UNUSED,
@@ -66,7 +67,7 @@ export class RouteGroupFunction extends Construct {
       lazyModules: LAZY_MODULES[group],
       ...(TIMEOUTS[group] ? { timeout: TIMEOUTS[group] } : {}),
       packageFiles: PACKAGE_FILES[group],
-      aliases: GROUP_ALIASES[group],
+      lazyModuleAliases: LAZY_MODULE_ALIASES,
     });
     // The console's test invocations are not needed: one permission per method, for the v1 stage only.
     this.integration = new LambdaIntegration(this.function, { allowTestInvoke: false });

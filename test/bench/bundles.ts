@@ -146,6 +146,11 @@ export interface ImportTime {
   bare: Sample;
   /** Medians of importing a bare handler that imports the same AWS SDK and Powertools modules. */
   bareWithPowertools: Sample;
+  /**
+   * Median over the rounds of the bundle's CPU time over each bare handler's in the same round: the three
+   * imports of a round run back to back, so a change of the machine's load between rounds moves them together.
+   */
+  ratio: { bare: number; bareWithPowertools: number };
   sdkModules: string[];
 }
 
@@ -153,6 +158,7 @@ export interface ImportTime {
  * Cold-start cost of a bundle: the import of the bundle vs a bare handler beside it that imports only the
  * same AWS SDK modules, each in a fresh Node process with the function's environment (its `NODE_OPTIONS`
  * included), alternated so that both see the same machine load. One warm-up import each, then `runs` each.
+ * The ratios are medians of each round's ratio, not ratios of the medians.
  */
 export const measureImportTime = (bundle: Bundle, runs: number): ImportTime => {
   const code = readFileSync(bundle.file, 'utf8');
@@ -182,10 +188,13 @@ export const measureImportTime = (bundle: Bundle, runs: number): ImportTime => {
     if (i === 0) continue; // warm-up: file system caches
     for (const key of Object.keys(samples) as (keyof typeof samples)[]) samples[key].push(round[key]);
   }
+  const roundRatios = (bare: Sample[]) =>
+    median(samples.bundle.map((s, i) => s.cpuMs / (bare[i]?.cpuMs ?? 1)));
   return {
     bundle: medians(samples.bundle),
     bare: medians(samples.bare),
     bareWithPowertools: medians(samples.bareWithPowertools),
+    ratio: { bare: roundRatios(samples.bare), bareWithPowertools: roundRatios(samples.bareWithPowertools) },
     sdkModules,
   };
 };

@@ -57,7 +57,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
     const capacity = installCapacityMeter(dynamodbClient);
     const { s3 } = await import('../../functions/shared/aws/s3');
     const s3Calls = { puts: 0, gets: 0 };
-    s3.middlewareStack.add(
+    s3().middlewareStack.add(
       (next, context) => async (args) => {
         if (/^(Get|Head)/.test(context.commandName ?? '')) s3Calls.gets += 1;
         else s3Calls.puts += 1;

@@ -13,7 +13,7 @@ export const benchStorageRequests = async (options: {
   const { s3 } = await import('../../functions/shared/aws/s3');
   const storage = (await import('../../functions/api/storage/index')).handler;
   let s3Requests = 0;
-  s3.middlewareStack.add(
+  s3().middlewareStack.add(
     (next) => async (args) => {
       s3Requests += 1;
       return next(args);

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_LOG_FIELDS } from '../../functions/shared/http/access-log';
@@ -15,9 +16,11 @@ import {
 } from '../../functions/shared/routes/route-table';
 import { STAGE_THROTTLING } from '../../lib/api-stack';
 import {
+  nodeOptionsOf,
   POWERTOOLS_VERSION,
   PROJECT_ROOT,
   powertoolsLayerParameter,
+  SOURCE_MAPS_CONTEXT,
 } from '../../lib/constructs/app-function';
 import { LAZY_MODULES } from '../../lib/constructs/route-group';
 import { WebhookEvents } from '../../lib/constructs/webhook-events';
@@ -251,7 +254,7 @@ describe('functions', () => {
     });
   });
 
-  it('runs every function on nodejs22.x, arm64, with active tracing and source maps', () => {
+  it('runs every function on nodejs22.x, arm64, with active tracing and no source-mapped stacks by default', () => {
     for (const [logicalId, fn] of Object.entries(functions())) {
       expect(fn.Properties, logicalId).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -259,13 +262,22 @@ describe('functions', () => {
         TracingConfig: { Mode: 'Active' },
         Handler: 'index.handler',
         MemorySize: 512,
-        Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
       });
+      // Node would read the bundle's source map on every cold start: only `-c sourceMaps=true` asks for it.
+      expect(JSON.stringify(fn.Properties.Environment ?? {}), logicalId).not.toContain('NODE_OPTIONS');
       // Behind API Gateway (29 s integration limit); the log shipper is fed by CloudWatch Logs instead.
       if (logicalId !== logicalIdOf(synth.api.logShipperFunction)) {
         expect(fn.Properties.Timeout as number).toBeLessThanOrEqual(29);
       }
     }
+  });
+
+  it('turns source-mapped stack traces on only when the sourceMaps context is true', () => {
+    const optionsWith = (context: Record<string, unknown>) => nodeOptionsOf(new App({ context }));
+    expect(optionsWith({})).toEqual({});
+    expect(optionsWith({ [SOURCE_MAPS_CONTEXT]: 'false' })).toEqual({});
+    expect(optionsWith({ [SOURCE_MAPS_CONTEXT]: 'true' })).toEqual({ NODE_OPTIONS: '--enable-source-maps' });
+    expect(optionsWith({ [SOURCE_MAPS_CONTEXT]: true })).toEqual({ NODE_OPTIONS: '--enable-source-maps' });
   });
 
   it('tells every function where the table and the bucket are', () => {

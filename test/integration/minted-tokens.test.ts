@@ -40,7 +40,7 @@ const everythingStored = async (companyId: string): Promise<string[]> => {
     start = page.LastEvaluatedKey;
   } while (start);
   const { bucketName } = env();
-  const listed = await s3.send(
+  const listed = await s3().send(
     new ListObjectsV2Command({ Bucket: bucketName, Prefix: `companies/${companyId}/` }),
   );
   for (const object of listed.Contents ?? []) {

@@ -275,12 +275,12 @@ describe("local S3: the platform's own signed requests", () => {
       toMiddleware: 'httpSigningMiddleware',
       name: 'swapBodyAfterSigning',
     });
-    await expect(s3.send(command)).rejects.toMatchObject({
+    await expect(s3().send(command)).rejects.toMatchObject({
       name: 'XAmzContentSHA256Mismatch',
       $metadata: { httpStatusCode: 400 },
     });
     expect(await headObject(env().bucketName, key)).toBeUndefined();
-    await s3.send(new PutObjectCommand({ Bucket: env().bucketName, Key: key, Body: 'good-value' }));
+    await s3().send(new PutObjectCommand({ Bucket: env().bucketName, Key: key, Body: 'good-value' }));
     expect((await headObject(env().bucketName, key))?.size).toBe(10);
   });
 });

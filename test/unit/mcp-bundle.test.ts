@@ -1,17 +1,20 @@
+import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { McpAnswer } from '../../functions/shared/mcp/server';
-import { RUNTIME_PROVIDED_MODULES } from '../../lib/constructs/app-function';
-import { GROUP_ALIASES, LAZY_MODULES } from '../../lib/constructs/route-group';
+import { lazyModuleCommands, RUNTIME_PROVIDED_MODULES } from '../../lib/constructs/app-function';
+import { LAZY_MODULE_ALIASES, LAZY_MODULES } from '../../lib/constructs/route-group';
 
 /**
- * The MCP group is bundled with the SDK's zod 3 support and default JSON Schema validator (ajv) aliased to a
- * module that throws: this bundles the MCP server the same way and answers `tools/list` with it, which
- * converts every tool's zod schemas to JSON Schema, the path that would reach the aliased modules if any
- * schema were zod 3, and calls a tool, which builds the server with its own validator.
+ * The MCP group is bundled with the SDK built beside it as a lazy module (`#lazy/mcp-sdk`, with zod of its
+ * own), and the SDK's zod 3 support and default JSON Schema validator (ajv) aliased to a module that throws:
+ * this bundles the MCP server and builds its lazy modules the same way, answers `tools/list` with them, which
+ * converts every tool's zod schemas (built by the bundle's zod) to JSON Schema with the SDK's zod, the path
+ * that would reach the aliased modules if any schema were zod 3, and must list what the source lists, and
+ * calls a tool, which builds the server with its own validator and checks the arguments.
  */
 const root = join(import.meta.dirname, '..', '..');
 mkdirSync(join(root, 'cdk.out'), { recursive: true });
@@ -41,18 +44,20 @@ describe('the MCP server as the group bundles it', () => {
       mainFields: ['module', 'main'],
       external: [...RUNTIME_PROVIDED_MODULES, ...(LAZY_MODULES.mcp ?? [])],
       metafile: true,
-      alias: Object.fromEntries(
-        Object.entries(GROUP_ALIASES.mcp ?? {}).map(([from, to]) => [from, join(root, to)]),
-      ),
       banner: {
         js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
       },
       logLevel: 'error',
     });
     const inputs = Object.keys(metafile.inputs);
-    expect(
-      inputs.filter((path) => /node_modules\/(ajv|ajv-formats|zod-to-json-schema)\//.test(path)),
-    ).toEqual([]);
+    expect(inputs.filter((path) => /node_modules\/@modelcontextprotocol\//.test(path))).toEqual([]);
+    for (const command of lazyModuleCommands(LAZY_MODULES.mcp ?? [], dir, LAZY_MODULE_ALIASES))
+      execSync(command, { stdio: 'pipe' });
+    const { readFileSync } = await import('node:fs');
+    const sdkModule = readFileSync(join(dir, 'lazy', 'mcp-sdk.mjs'), 'utf8');
+    // The aliased modules' own code is not in the SDK's lazy module (ajv's code generator, zod 3's classes).
+    expect(sdkModule).not.toContain('ajv-formats');
+    expect(sdkModule).not.toContain('ZodEffects');
     const { answerMcpMessage } = (await import(
       pathToFileURL(outfile).href
     )) as typeof import('../../functions/shared/mcp/server');
@@ -66,6 +71,14 @@ describe('the MCP server as the group bundles it', () => {
     const { tools } = resultOf(answer) as { tools: Record<string, unknown>[] };
     const { TOOLS } = await import('../../functions/shared/mcp/tools');
     expect(tools.map((t) => t.name)).toEqual(TOOLS().map((t) => t.name));
+    // The same list, schemas and all, as the source answers with one copy of zod.
+    const source = await import('../../functions/shared/mcp/server');
+    const fromSource = await source.answerMcpMessage(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      {},
+      { auth, requestId: 'req', now: new Date() },
+    );
+    expect(answer).toEqual(fromSource);
     for (const tool of tools) {
       expect(tool.inputSchema, String(tool.name)).toMatchObject({ type: 'object' });
       expect(tool.outputSchema, String(tool.name)).toMatchObject({ type: 'object' });

@@ -5,7 +5,7 @@ import { headObject, s3 } from '../../functions/shared/aws/s3';
 // there, which is how the functions' grants are scoped. Only the SDK client is stubbed.
 const failWith = (status: number, name: string) =>
   vi
-    .spyOn(s3, 'send')
+    .spyOn(s3(), 'send')
     .mockRejectedValue(
       Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } }) as never,
     );

@@ -30,7 +30,7 @@ afterEach(() => {
 describe('secrets read through Powertools Parameters', () => {
   it('keeps a value for its max age, then reads it again; a fresh read skips the kept value', async () => {
     let version = 0;
-    const send = vi.spyOn(secretsManager, 'send').mockImplementation(async (command: unknown) => {
+    const send = vi.spyOn(secretsManager(), 'send').mockImplementation(async (command: unknown) => {
       expect(command).toBeInstanceOf(GetSecretValueCommand);
       version += 1;
       return { SecretString: `value-${version}` };
@@ -47,7 +47,7 @@ describe('secrets read through Powertools Parameters', () => {
 
   it('keeps no failed read: the next call reads again', async () => {
     const send = vi
-      .spyOn(secretsManager, 'send')
+      .spyOn(secretsManager(), 'send')
       .mockImplementationOnce(async () => {
         throw new Error('throttled');
       })

@@ -14,10 +14,10 @@ export { headObject } from './s3';
 
 /** A short-lived presigned GET for a media engine that streams the object (signed by the process role). */
 export const presignRead = (bucket: string, key: string, expiresIn = 900): Promise<string> =>
-  getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn });
+  getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn });
 
 export const downloadObject = async (bucket: string, key: string, file: string): Promise<void> => {
-  const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  const { Body } = await s3().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
   if (!Body) throw new Error(`Object s3://${bucket}/${key} has no body`);
   await pipeline(Body as Readable, createWriteStream(file));
 };
@@ -30,7 +30,7 @@ export const uploadFile = async (
   contentType: string,
 ): Promise<{ size: number; etag: string }> => {
   const { size } = await stat(file);
-  const out = await s3.send(
+  const out = await s3().send(
     new PutObjectCommand({
       Bucket: bucket,
       Key: key,
@@ -45,7 +45,7 @@ export const uploadFile = async (
 /** A small object's body as text (engine output of a few MB at most), or undefined when there is none. */
 export const readObjectText = async (bucket: string, key: string): Promise<string | undefined> => {
   try {
-    const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    const { Body } = await s3().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     return Body ? await Body.transformToString('utf8') : undefined;
   } catch (error) {
     if (error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound')) return undefined;

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { env } from '../env';
+import { lazy } from '../lazy';
 import { tracer } from '../logger';
 import { currentSignerKey, parseSignerKeySet, SIGNER_REREAD_SECONDS } from './download-signer-keys';
 import { readSecretString } from './secrets-manager';
@@ -38,7 +39,8 @@ const baseConfig: S3ClientConfig = {
     : {}),
 };
 
-export const s3 = tracer.captureAWSv3Client(new S3Client(baseConfig));
+/** The process's S3 client, built by the first call that needs it (not every request of a group does). */
+export const s3 = /* @__PURE__ */ lazy(() => tracer.captureAWSv3Client(new S3Client(baseConfig)));
 
 export interface ObjectHead {
   size: number;
@@ -61,7 +63,7 @@ const isMissing = (error: unknown): boolean => {
 /** Size, content type and ETag of an object, or undefined when there is none. */
 export const headObject = async (bucket: string, key: string): Promise<ObjectHead | undefined> => {
   try {
-    const out = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    const out = await s3().send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
     return {
       size: Number(out.ContentLength ?? 0),
       contentType: out.ContentType ?? 'application/octet-stream',
@@ -79,14 +81,14 @@ export const putObject = async (
   body: Uint8Array | string,
   contentType: string,
 ): Promise<{ etag: string }> => {
-  const out = await s3.send(
+  const out = await s3().send(
     new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }),
   );
   return { etag: (out.ETag ?? '').replaceAll('"', '') };
 };
 
 export const deleteObject = async (bucket: string, key: string): Promise<void> => {
-  await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  await s3().send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
 };
 
 /**
@@ -101,7 +103,7 @@ export const presignUpload = async (
   expiresIn: number,
 ): Promise<{ url: string; headers: Record<string, string> }> => {
   const url = await getSignedUrl(
-    s3,
+    s3(),
     new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: contentType, ContentLength: size }),
     { expiresIn, signableHeaders: new Set(['content-type', 'content-length']) },
   );
@@ -120,7 +122,7 @@ let downloadSigner: { secret: string; client: S3Client } | undefined;
  */
 const downloadSignerClient = async (): Promise<S3Client> => {
   const secretArn = env().downloadSignerSecretArn;
-  if (!secretArn) return s3;
+  if (!secretArn) return s3();
   const secret = await readSecretString(secretArn, { maxAgeSeconds: SIGNER_REREAD_SECONDS });
   if (downloadSigner?.secret !== secret) {
     const { accessKeyId, secretAccessKey } = currentSignerKey(parseSignerKeySet(secret));

@@ -20,12 +20,12 @@ export interface SecretVersions {
 
 export const secretVersions = (secretId: string): SecretVersions => ({
   stages: async () => {
-    const out = await secretsManager.send(new DescribeSecretCommand({ SecretId: secretId }));
+    const out = await secretsManager().send(new DescribeSecretCommand({ SecretId: secretId }));
     return { rotationEnabled: out.RotationEnabled === true, versions: out.VersionIdsToStages ?? {} };
   },
   value: async (version) => {
     try {
-      const { SecretString } = await secretsManager.send(
+      const { SecretString } = await secretsManager().send(
         new GetSecretValueCommand(
           version === 'AWSCURRENT'
             ? { SecretId: secretId, VersionStage: 'AWSCURRENT' }
@@ -39,7 +39,7 @@ export const secretVersions = (secretId: string): SecretVersions => ({
     }
   },
   putPending: async (versionId, value) => {
-    await secretsManager.send(
+    await secretsManager().send(
       new PutSecretValueCommand({
         SecretId: secretId,
         ClientRequestToken: versionId,
@@ -49,7 +49,7 @@ export const secretVersions = (secretId: string): SecretVersions => ({
     );
   },
   makeCurrent: async (versionId, previousVersionId) => {
-    await secretsManager.send(
+    await secretsManager().send(
       new UpdateSecretVersionStageCommand({
         SecretId: secretId,
         VersionStage: 'AWSCURRENT',

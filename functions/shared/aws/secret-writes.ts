@@ -6,5 +6,5 @@ import { secretsManager } from './secrets-manager';
  * every export of the module it loads, so a write there would put `PutSecretValue` in every reader's bundle.
  */
 export const writeSecretString = async (secretId: string, value: string): Promise<void> => {
-  await secretsManager.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: value }));
+  await secretsManager().send(new PutSecretValueCommand({ SecretId: secretId, SecretString: value }));
 };

@@ -1,10 +1,16 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { env } from '../env';
+import { lazy } from '../lazy';
 import { tracer } from '../logger';
 
-/** The process's one Secrets Manager client (writes live in `./secret-writes`, kept out of readers' bundles). */
-export const secretsManager = tracer.captureAWSv3Client(new SecretsManagerClient({ region: env().region }));
+/**
+ * The process's one Secrets Manager client (writes live in `./secret-writes`, kept out of readers' bundles),
+ * built by the first read or write: a cold start whose first request reads no secret does not build it.
+ */
+export const secretsManager = /* @__PURE__ */ lazy(() =>
+  tracer.captureAWSv3Client(new SecretsManagerClient({ region: env().region })),
+);
 
 /**
  * Secrets are read through Powertools Parameters, with the traced client above: a value is kept for the
@@ -13,7 +19,7 @@ export const secretsManager = tracer.captureAWSv3Client(new SecretsManagerClient
  * sets 60 s, the download signer's keys an hour, the list-cursor key the life of the process.
  */
 // Pure: a bundle that reaches no reader (it imports this module for the client alone) leaves it out.
-const secrets = /* @__PURE__ */ new SecretsProvider({ awsSdkV3Client: secretsManager });
+const secrets = /* @__PURE__ */ lazy(() => new SecretsProvider({ awsSdkV3Client: secretsManager() }));
 
 export interface SecretReadOptions {
   maxAgeSeconds: number;
@@ -22,7 +28,7 @@ export interface SecretReadOptions {
 }
 
 export const readSecretString = async (secretId: string, options: SecretReadOptions): Promise<string> => {
-  const value = await secrets.get(secretId, { maxAge: options.maxAgeSeconds, forceFetch: options.fresh });
+  const value = await secrets().get(secretId, { maxAge: options.maxAgeSeconds, forceFetch: options.fresh });
   if (typeof value !== 'string') throw new Error(`Secret ${secretId} has no string value`);
   return value;
 };

@@ -6,6 +6,7 @@ import {
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { env } from '../env';
+import { lazy } from '../lazy';
 import { tracer } from '../logger';
 import type { StateMachineName } from '../types/state-machines';
 
@@ -16,16 +17,21 @@ import type { StateMachineName } from '../types/state-machines';
  */
 export type { StateMachineName } from '../types/state-machines';
 
-const { region, stepFunctionsEndpoint } = env();
-
-const client = tracer.captureAWSv3Client(
-  new SFNClient({
-    region,
-    ...(stepFunctionsEndpoint
-      ? { endpoint: stepFunctionsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
-  }),
-);
+/**
+ * The process's one Step Functions client, built by the first call that starts or stops an execution (most
+ * requests of the groups that may start one never do, so their cold starts do not build it).
+ */
+const client = /* @__PURE__ */ lazy(() => {
+  const { region, stepFunctionsEndpoint } = env();
+  return tracer.captureAWSv3Client(
+    new SFNClient({
+      region,
+      ...(stepFunctionsEndpoint
+        ? { endpoint: stepFunctionsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+        : {}),
+    }),
+  );
+});
 
 /** An execution with this name was already started: starts are idempotent by name. */
 export class ExecutionAlreadyExistsError extends Error {
@@ -52,7 +58,7 @@ export const startExecution = async (
 ): Promise<string> => {
   if (!EXECUTION_NAME.test(name)) throw new Error(`Invalid execution name ${name}`);
   try {
-    const { executionArn } = await client.send(
+    const { executionArn } = await client().send(
       new StartExecutionCommand({
         stateMachineArn: stateMachineArn(machine),
         name,
@@ -70,7 +76,7 @@ export const startExecution = async (
 /** Stops a running execution; stopping one that has finished (or never existed) is not an error. */
 export const stopExecution = async (executionArn: string, cause: string): Promise<void> => {
   try {
-    await client.send(new StopExecutionCommand({ executionArn, cause: cause.slice(0, 32_768) }));
+    await client().send(new StopExecutionCommand({ executionArn, cause: cause.slice(0, 32_768) }));
   } catch (error) {
     if (error instanceof ExecutionDoesNotExist) return;
     throw error;

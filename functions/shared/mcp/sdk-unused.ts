@@ -1,6 +1,6 @@
 /**
- * Stands in, in the MCP group's bundle (esbuild aliases, see `lib/constructs/route-group.ts`), for modules the
- * MCP SDK imports but this server never runs:
+ * Stands in, in the MCP SDK's lazy module (esbuild aliases, `LAZY_MODULE_ALIASES` in
+ * `lib/constructs/route-group.ts`), for modules the SDK imports but this server never runs:
  * - `zod/v3` and `zod-to-json-schema`: the SDK reaches them only for zod 3 schemas; every schema of this
  *   project is zod 4 (`functions/shared/zod.ts`) (about 75 KB minified);
  * - `ajv` and `ajv-formats`: the SDK's default JSON Schema validator, which a server uses only to check the

@@ -1,8 +1,4 @@
-// The SDK is imported with the module, not on the first message: it imports `zod/mini`, which the data modules'
-// entity schemas build at load, and esbuild would wrap `zod/mini` in an initializer those eagerly loaded modules
-// never call, so the bundle would fail at import (`test/unit/mcp-bundle.test.ts`).
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { AppError, ValidationError } from '../errors';
@@ -106,8 +102,8 @@ export const callTool = async (
   }
 };
 
-const createServer = (context: ToolContext): McpServer => {
-  const server = new McpServer(SERVER_INFO, {
+const createServer = (Server: typeof McpServer, context: ToolContext): McpServer => {
+  const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: NO_ELICITATION,
@@ -168,7 +164,8 @@ export const answerMcpMessage = async (
   headers: Record<string, string>,
   context: ToolContext,
 ): Promise<McpAnswer> => {
-  const server = createServer(context);
+  const { McpServer: Server, WebStandardStreamableHTTPServerTransport } = await import('#lazy/mcp-sdk');
+  const server = createServer(Server, context);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

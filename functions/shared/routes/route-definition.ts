@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../errors';
-import { lazy } from '../lazy';
+import { keepGetters, lazy } from '../lazy';
 import type { Scope } from '../types/scopes';
 import * as z from '../zod';
 
@@ -97,22 +97,7 @@ const SCHEMA_MEMBERS = ['params', 'query', 'body', 'response', 'alsoAnswers', 'd
  * OpenAPI document relies on to name shared shapes once). A group's cold start thus builds no schema, and the
  * first request of a route builds only its own.
  */
-export const route = <const R extends RouteDefinition>(r: R): R => {
-  for (const member of SCHEMA_MEMBERS) {
-    const read = Object.getOwnPropertyDescriptor(r, member)?.get;
-    if (!read) continue;
-    Object.defineProperty(r, member, {
-      configurable: true,
-      enumerable: true,
-      get() {
-        const value: unknown = read.call(r);
-        Object.defineProperty(r, member, { value, enumerable: true });
-        return value;
-      },
-    });
-  }
-  return r;
-};
+export const route = <const R extends RouteDefinition>(r: R): R => keepGetters(r, SCHEMA_MEMBERS);
 
 export const typeParam = /* @__PURE__ */ lazy(() =>
   z.object({ type: z.string().min(1).max(64).describe('Dynadata type name.') }),

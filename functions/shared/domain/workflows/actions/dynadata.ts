@@ -1,3 +1,4 @@
+import { lazy } from '../../../lazy';
 import * as z from '../../../zod';
 import { createItem, deleteItem, getItem, updateItem } from '../../dynadata/items';
 import { listItems } from '../../dynadata/list';
@@ -9,8 +10,8 @@ import { defineAction } from './registry';
  * `actions/dynadata/{create,update,get,delete,list}`: the Dynadata item routes. Writes to `log_entries` are
  * refused with `log_entry_writes_not_allowed` (the same check as the routes' guard, before any write).
  */
-const typeName = z.string().min(1).max(64);
-const item = z.record(z.string(), z.unknown());
+const typeName = /* @__PURE__ */ lazy(() => z.string().min(1).max(64));
+const item = /* @__PURE__ */ lazy(() => z.record(z.string(), z.unknown()));
 
 const refuseReadOnly = async (companyId: string, type: string) => {
   requireWritable(await resolveType(companyId, type));
@@ -20,7 +21,9 @@ export const dynadataCreate = defineAction({
   name: 'actions/dynadata/create',
   scope: 'dynadata:write',
   maxDurationMs: 5_000,
-  input: z.object({ type: typeName, item }).strict(),
+  get input() {
+    return z.object({ type: typeName(), item: item() }).strict();
+  },
   run: async (input, ctx) => {
     await refuseReadOnly(ctx.companyId, input.type);
     return createItem(ctx.companyId, input.type, input.item, ctx.now);
@@ -31,7 +34,11 @@ export const dynadataUpdate = defineAction({
   name: 'actions/dynadata/update',
   scope: 'dynadata:write',
   maxDurationMs: 5_000,
-  input: z.object({ type: typeName, item: item.and(z.object({ _id: z.string().min(1).max(64) })) }).strict(),
+  get input() {
+    return z
+      .object({ type: typeName(), item: item().and(z.object({ _id: z.string().min(1).max(64) })) })
+      .strict();
+  },
   run: async (input, ctx) => {
     await refuseReadOnly(ctx.companyId, input.type);
     return updateItem(ctx.companyId, input.type, input.item, ctx.now);
@@ -42,7 +49,9 @@ export const dynadataGet = defineAction({
   name: 'actions/dynadata/get',
   scope: 'dynadata:read',
   maxDurationMs: 5_000,
-  input: z.object({ type: typeName, id: z.string().min(1).max(64) }).strict(),
+  get input() {
+    return z.object({ type: typeName(), id: z.string().min(1).max(64) }).strict();
+  },
   run: (input, ctx) => getItem(ctx.companyId, input.type, input.id),
 });
 
@@ -50,7 +59,9 @@ export const dynadataDelete = defineAction({
   name: 'actions/dynadata/delete',
   scope: 'dynadata:write',
   maxDurationMs: 5_000,
-  input: z.object({ type: typeName, id: z.string().min(1).max(64) }).strict(),
+  get input() {
+    return z.object({ type: typeName(), id: z.string().min(1).max(64) }).strict();
+  },
   run: async (input, ctx) => {
     await refuseReadOnly(ctx.companyId, input.type);
     return deleteItem(ctx.companyId, input.type, input.id);
@@ -61,6 +72,8 @@ export const dynadataList = defineAction({
   name: 'actions/dynadata/list',
   scope: 'dynadata:read',
   maxDurationMs: 8_000,
-  input: listRequestSchema().extend({ type: typeName }),
+  get input() {
+    return listRequestSchema().extend({ type: typeName() });
+  },
   run: ({ type, ...request }, ctx) => listItems(ctx.companyId, type, request),
 });

@@ -89,25 +89,27 @@ export const httpRequestAction = defineAction({
   name: 'actions/http/request',
   scope: 'workflows:run',
   maxDurationMs: HTTP_TIMEOUT_MS + 1_000,
-  input: z
-    .object({
-      method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']),
-      url: z.string().min(1).max(2048),
-      headers: z
-        .record(z.string(), z.string().max(8192))
-        .superRefine((headers, issues) => {
-          for (const name of Object.keys(headers))
-            if (name.toLowerCase() === WORKFLOW_HOP_HEADER)
-              issues.addIssue({
-                code: 'custom',
-                path: [name],
-                message: `${WORKFLOW_HOP_HEADER} is set by the platform, not by a step`,
-              });
-        })
-        .optional(),
-      body: z.unknown().optional(),
-    })
-    .strict(),
+  get input() {
+    return z
+      .object({
+        method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']),
+        url: z.string().min(1).max(2048),
+        headers: z
+          .record(z.string(), z.string().max(8192))
+          .superRefine((headers, issues) => {
+            for (const name of Object.keys(headers))
+              if (name.toLowerCase() === WORKFLOW_HOP_HEADER)
+                issues.addIssue({
+                  code: 'custom',
+                  path: [name],
+                  message: `${WORKFLOW_HOP_HEADER} is set by the platform, not by a step`,
+                });
+          })
+          .optional(),
+        body: z.unknown().optional(),
+      })
+      .strict();
+  },
   run: async (input, ctx) => {
     const policy = env().outbound;
     const problem = webhookUrlProblem(input.url, policy);

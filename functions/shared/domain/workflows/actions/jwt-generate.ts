@@ -38,16 +38,18 @@ export const jwtGenerate = defineAction({
   scope: 'workflows:run',
   maxDurationMs: 5_000,
   secretFields: ['token'],
-  input: z
-    .object({
-      ips: z.array(z.string()).optional(),
-      dur: z.number().int().optional(),
-      scopes: z.array(z.string()).optional(),
-      advanced: z.boolean().optional(),
-      // Tokens of other kinds (an OAuth connect redirect, …) are the platform's own business, never a tenant's.
-      kind: z.literal('v1').optional(),
-    })
-    .strict(),
+  get input() {
+    return z
+      .object({
+        ips: z.array(z.string()).optional(),
+        dur: z.number().int().optional(),
+        scopes: z.array(z.string()).optional(),
+        advanced: z.boolean().optional(),
+        // Tokens of other kinds (an OAuth connect redirect, …) are the platform's own business, never a tenant's.
+        kind: z.literal('v1').optional(),
+      })
+      .strict();
+  },
   run: async (input, ctx) => {
     const source = sourceOf(ctx);
     if (!ctx.sync || !source) {

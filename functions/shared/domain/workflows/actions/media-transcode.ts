@@ -8,8 +8,14 @@ export const mediaTranscode = defineAction({
   name: 'actions/media/transcode',
   scope: 'transcodes:write',
   maxDurationMs: 5_000,
-  input: z
-    .object({ fullPath: z.string().min(1), bucket: z.string().optional(), preset: z.enum(TRANSCODE_PRESETS) })
-    .strict(),
+  get input() {
+    return z
+      .object({
+        fullPath: z.string().min(1),
+        bucket: z.string().optional(),
+        preset: z.enum(TRANSCODE_PRESETS),
+      })
+      .strict();
+  },
   run: async (input, ctx) => ({ job: toPublicJob(await enqueueTranscode(ctx.companyId, input, ctx.now)) }),
 });

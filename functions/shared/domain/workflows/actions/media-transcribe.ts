@@ -8,13 +8,15 @@ export const mediaTranscribe = defineAction({
   name: 'actions/media/transcribe',
   scope: 'transcriptions:write',
   maxDurationMs: 5_000,
-  input: z
-    .object({
-      fullPath: z.string().min(1),
-      bucket: z.string().optional(),
-      language: z.enum([...TRANSCRIPTION_LANGUAGES, 'auto']).optional(),
-    })
-    .strict(),
+  get input() {
+    return z
+      .object({
+        fullPath: z.string().min(1),
+        bucket: z.string().optional(),
+        language: z.enum([...TRANSCRIPTION_LANGUAGES, 'auto']).optional(),
+      })
+      .strict();
+  },
   run: async (input, ctx) => ({
     job: toPublicTranscription(await enqueueTranscription(ctx.companyId, input, ctx.now)),
   }),

@@ -8,6 +8,8 @@ export const messagesSend = defineAction({
   name: 'actions/messages/send',
   scope: 'messages:send',
   maxDurationMs: 5_000,
-  input: z.intersection(z.object({ contactId: z.string().min(1).max(64) }), sendMessageBody()),
+  get input() {
+    return z.intersection(z.object({ contactId: z.string().min(1).max(64) }), sendMessageBody());
+  },
   run: ({ contactId, ...message }, ctx) => sendMessageToContact(ctx.companyId, contactId, message, ctx.now),
 });

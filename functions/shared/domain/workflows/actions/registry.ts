@@ -1,3 +1,4 @@
+import { keepGetters } from '../../../lazy';
 import type { PlanLimits } from '../../../types/plans';
 import type { Scope } from '../../../types/scopes';
 import type { RunCaller, StorageRef } from '../../../types/workflows';
@@ -27,6 +28,10 @@ export interface ActionContext {
 export interface WorkflowAction<S extends z.ZodType = z.ZodType, O = unknown> {
   name: string;
   scope: Scope;
+  /**
+   * Declared as a getter (`get input() {...}`): built on its first read, by the first step that runs the
+   * action, and kept (`defineAction`), so loading the registry builds no action's schema.
+   */
   input: S;
   /** The longest one run of the action may take, in milliseconds. */
   maxDurationMs: number;
@@ -41,4 +46,4 @@ export interface WorkflowAction<S extends z.ZodType = z.ZodType, O = unknown> {
 }
 
 export const defineAction = <S extends z.ZodType, O>(action: WorkflowAction<S, O>): WorkflowAction =>
-  action as unknown as WorkflowAction;
+  keepGetters(action, ['input']) as unknown as WorkflowAction;

@@ -7,6 +7,8 @@ export const speechSpokenText = defineAction({
   name: 'actions/speech/spoken-text',
   scope: 'speech:write',
   maxDurationMs: 5_000,
-  input: spokenTextRequestSchema(),
+  get input() {
+    return spokenTextRequestSchema();
+  },
   run: (input) => spokenText(input.markdown),
 });

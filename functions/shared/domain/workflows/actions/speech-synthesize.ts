@@ -10,7 +10,9 @@ export const speechSynthesize = defineAction({
   name: 'actions/speech/synthesize',
   scope: 'speech:write',
   maxDurationMs: 12_000,
-  input: speechRequestSchema(),
+  get input() {
+    return speechRequestSchema();
+  },
   run: async (input, ctx) =>
     synthesizeSpeech(ctx.companyId, input, (await ctx.limits()).storageBytes, ctx.now),
   files: (output) => [{ bucket: output.bucket, fullPath: output.fullPath }],
