@@ -115,13 +115,14 @@ export const enqueueDelivery = (options: {
 };
 
 /**
- * Takes the lane for `owner` until `leaseUntil`: when it has pending deliveries and no owner, or the owner
- * is `owner` already, or the previous owner's lease has ended. False when another owner holds it (that
- * owner sends what this one would have) or nothing is pending.
+ * Takes the lane for the new owner `to` until `leaseUntil`, on behalf of the message that names `from`: when
+ * it has pending deliveries and `from` holds it (the message is the lane's next turn), or nobody does, or
+ * the holder's lease has ended. False when another owner holds it (that owner sends what this message
+ * would have), when the message's turn has passed (a copy of it was handled already), or nothing is pending.
  */
-export const claimLane = async (
+export const takeLane = async (
   lane: LaneRef,
-  owner: string,
+  turn: { from: string; to: string },
   leaseUntil: Date,
   now: Date,
 ): Promise<boolean> => {
@@ -130,16 +131,44 @@ export const claimLane = async (
       new UpdateCommand({
         TableName: tableName(),
         Key: laneKey(lane),
-        UpdateExpression: 'SET #owner = :owner, leaseUntil = :lease',
+        UpdateExpression: 'SET #owner = :to, leaseUntil = :lease',
         ConditionExpression:
-          'pending > :zero AND (attribute_not_exists(#owner) OR #owner = :owner OR leaseUntil < :now)',
+          'pending > :zero AND (attribute_not_exists(#owner) OR #owner = :from OR leaseUntil < :now)',
         ExpressionAttributeNames: { '#owner': 'owner' },
         ExpressionAttributeValues: {
-          ':owner': owner,
+          ':from': turn.from,
+          ':to': turn.to,
           ':lease': leaseUntil.toISOString(),
           ':now': now.toISOString(),
           ':zero': 0,
         },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+};
+
+/**
+ * Hands the lane from its owner `from` to `to` (the message that carries the lane's next turn), leased until
+ * `leaseUntil`; false when `from` no longer holds it.
+ */
+export const passLane = async (
+  lane: LaneRef,
+  turn: { from: string; to: string },
+  leaseUntil: Date,
+): Promise<boolean> => {
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: laneKey(lane),
+        UpdateExpression: 'SET #owner = :to, leaseUntil = :lease',
+        ConditionExpression: '#owner = :from',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':from': turn.from, ':to': turn.to, ':lease': leaseUntil.toISOString() },
       }),
     );
     return true;

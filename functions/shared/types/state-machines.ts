@@ -7,7 +7,6 @@ export const STATE_MACHINE_NAMES = [
   'transcription',
   'message-delivery',
   'workflow-run',
-  'webhook-delivery',
 ] as const;
 export type StateMachineName = (typeof STATE_MACHINE_NAMES)[number];
 
