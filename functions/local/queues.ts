@@ -109,7 +109,10 @@ export const startLocalQueues = async (options: {
     const name = typeof url === 'string' ? url.split('/').pop() : undefined;
     const queue = name ? queues.get(name) : undefined;
     if (!queue)
-      throw new QueueError('AWS.SimpleQueueService.NonExistentQueue', `The queue ${String(url)} does not exist`);
+      throw new QueueError(
+        'AWS.SimpleQueueService.NonExistentQueue',
+        `The queue ${String(url)} does not exist`,
+      );
     return queue;
   };
 

@@ -155,7 +155,9 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
       Object.entries(d.stateMachineArns).map(([name, arn]) => [stateMachineArnVariable(name), arn]),
     ),
     SFN_ENDPOINT: d.stepFunctionsEndpoint,
-    ...Object.fromEntries(Object.entries(d.queueUrls ?? {}).map(([name, url]) => [queueUrlVariable(name), url])),
+    ...Object.fromEntries(
+      Object.entries(d.queueUrls ?? {}).map(([name, url]) => [queueUrlVariable(name), url]),
+    ),
     ...(d.queueEndpoint ? { SQS_ENDPOINT: d.queueEndpoint } : {}),
     JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
     JWT_PUBLIC_KEYS_FILE: jwtPublicKeysFile(d.dataDir),

@@ -20,6 +20,8 @@ export interface OperationUsage {
   readUnits: number;
   writeUnits: number;
   stateTransitions: number;
+  /** SQS requests: messages sent, and the event source's receives and deletes. */
+  sqsRequests: number;
   s3Puts: number;
   s3Gets: number;
   pollyCharacters: number;
@@ -35,6 +37,7 @@ export const LINES = [
   'DynamoDB writes',
   'DynamoDB reads',
   'Step Functions',
+  'SQS requests',
   'S3 requests',
   'Polly',
   'Transcribe',
@@ -65,6 +68,7 @@ export const priceOperation = (
     'DynamoDB writes': perMillion(usage.writeUnits, PRICES.dynamodbPerMillionWriteUnits),
     'DynamoDB reads': perMillion(usage.readUnits, PRICES.dynamodbPerMillionReadUnits),
     'Step Functions': (usage.stateTransitions * PRICES.stepFunctionsPerThousandTransitions) / 1000,
+    'SQS requests': perMillion(usage.sqsRequests, PRICES.sqsStandardPerMillionRequests),
     'S3 requests': (usage.s3Puts * PRICES.s3PerThousandPuts + usage.s3Gets * PRICES.s3PerThousandGets) / 1000,
     Polly: perMillion(usage.pollyCharacters, PRICES.pollyStandardPerMillionCharacters),
     Transcribe:

@@ -19,6 +19,7 @@ const SHORT: Record<CostLine, string> = {
   'DynamoDB writes': 'DDB W',
   'DynamoDB reads': 'DDB R',
   'Step Functions': 'SFN',
+  'SQS requests': 'SQS',
   'S3 requests': 'S3',
   Polly: 'Polly',
   Transcribe: 'Transcr',
@@ -67,7 +68,7 @@ export const benchCost = async (write: (line: string) => void) => {
     );
   }
   write(
-    '\nmeasured, per operation (mean of its runs): API requests; Lambda invocations x mean ms by function; DynamoDB RRU / WRU; state transitions; S3 PUT / GET\n',
+    '\nmeasured, per operation (mean of its runs): API requests; Lambda invocations x mean ms by function; DynamoDB RRU / WRU; state transitions; SQS requests; S3 PUT / GET\n',
   );
   const label = (fn: string) =>
     fn
@@ -85,7 +86,7 @@ export const benchCost = async (write: (line: string) => void) => {
       .join(', ');
     const per = (n: number) => Number((n / usage.runs).toFixed(2));
     write(
-      `${name.padEnd(34)} ${per(usage.apiRequests)}; ${lambda}; ${per(usage.readUnits)} / ${per(usage.writeUnits)}; ${per(usage.stateTransitions)}; ${per(usage.s3Puts)} / ${per(usage.s3Gets)}\n`,
+      `${name.padEnd(34)} ${per(usage.apiRequests)}; ${lambda}; ${per(usage.readUnits)} / ${per(usage.writeUnits)}; ${per(usage.stateTransitions)}; ${per(usage.sqsRequests)}; ${per(usage.s3Puts)} / ${per(usage.s3Gets)}\n`,
     );
   }
 

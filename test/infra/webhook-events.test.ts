@@ -72,7 +72,12 @@ describe('events to webhooks (jobs stack)', () => {
     const actions = actionsOf(statements);
     expect(actions.filter((a) => a.startsWith('states:') || a.startsWith('s3:'))).toEqual([]);
     expect(actions).toEqual(
-      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'sqs:SendMessage']),
+      expect.arrayContaining([
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'sqs:SendMessage',
+      ]),
     );
     const queueArn = { 'Fn::GetAtt': [logicalIdOf(events.queue), 'Arn'] };
     for (const statement of statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('sqs:'))))
@@ -80,9 +85,11 @@ describe('events to webhooks (jobs stack)', () => {
   });
 
   it('drives deliveries by an encrypted queue with a dead-letter queue, longer visibility than the worker runs', () => {
-    expect(jobsTemplate.findResources('AWS::StepFunctions::StateMachine', {
-      Properties: { StateMachineName: Match.stringLikeRegexp('webhook') },
-    })).toEqual({});
+    expect(
+      jobsTemplate.findResources('AWS::StepFunctions::StateMachine', {
+        Properties: { StateMachineName: Match.stringLikeRegexp('webhook') },
+      }),
+    ).toEqual({});
     const queue = jobsTemplate.findResources('AWS::SQS::Queue')[logicalIdOf(events.queue)] as {
       Properties: { VisibilityTimeout: number; SqsManagedSseEnabled: boolean; RedrivePolicy: unknown };
     };

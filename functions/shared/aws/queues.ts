@@ -10,7 +10,8 @@ import { MAX_QUEUE_DELAY_SECONDS, type QueueName } from '../types/queues';
  */
 const { region, queueEndpoint } = env();
 
-const client = tracer.captureAWSv3Client(
+/** The SQS client (exported for the cost bench, which counts its requests). */
+export const sqs = tracer.captureAWSv3Client(
   new SQSClient({
     region,
     ...(queueEndpoint
@@ -31,7 +32,11 @@ export const queueUrl = (queue: QueueName): string => {
  */
 export const sendToQueue = async (queue: QueueName, body: unknown, delaySeconds = 0): Promise<void> => {
   const delay = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.ceil(delaySeconds)));
-  await client.send(
-    new SendMessageCommand({ QueueUrl: queueUrl(queue), MessageBody: JSON.stringify(body), DelaySeconds: delay }),
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: queueUrl(queue),
+      MessageBody: JSON.stringify(body),
+      DelaySeconds: delay,
+    }),
   );
 };
