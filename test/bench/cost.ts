@@ -28,6 +28,8 @@ const WORKER_OF_MACHINE: Record<string, string> = {
   'message-delivery': 'PublicApiV1Jobs/MessageDelivery/Worker',
   'workflow-run': 'PublicApiV1Jobs/WorkflowRuns/Worker',
 };
+/** Machines deployed as Express (`lib/constructs/message-delivery.ts`): billed by request and duration. */
+const EXPRESS_MACHINES = new Set(['message-delivery']);
 /** The Lambda function each local queue's event source invokes. */
 const WORKER_OF_QUEUE: Record<string, string> = {
   'webhook-delivery': 'PublicApiV1Jobs/WebhookEvents/Worker',
@@ -39,6 +41,8 @@ const INTEGRATION_STATES = new Set([
   'StartTranscriptionIdentifyingLanguage',
   'CheckTranscription',
 ]);
+
+const machineOf = (execution: ExecutionEvent) => execution.executionArn.split(':')[6] ?? '';
 
 export interface MeasuredOperation {
   name: string;
@@ -174,7 +178,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
         ];
       });
       for (const execution of executions) {
-        const machine = execution.executionArn.split(':')[6] ?? '';
+        const machine = machineOf(execution);
         const fn = WORKER_OF_MACHINE[machine];
         for (const [state, runsOfState] of Object.entries(execution.taskMs ?? {}))
           if (fn && !INTEGRATION_STATES.has(state))
@@ -196,7 +200,12 @@ export const measureOperations = async (write: (line: string) => void): Promise<
           invocations,
           readUnits: units.readUnits,
           writeUnits: units.writeUnits,
-          stateTransitions: executions.reduce((sum, e) => sum + (e.stateTransitions ?? 0), 0),
+          stateTransitions: executions
+            .filter((e) => !EXPRESS_MACHINES.has(machineOf(e)))
+            .reduce((sum, e) => sum + (e.stateTransitions ?? 0), 0),
+          expressExecutionsMs: executions
+            .filter((e) => EXPRESS_MACHINES.has(machineOf(e)))
+            .map((e) => e.durationMs ?? 0),
           sqsRequests,
           s3Puts: s3Calls.puts - s3Before.puts,
           s3Gets: s3Calls.gets - s3Before.gets,
