@@ -8,7 +8,7 @@ import { EVENT_ENTITY } from '../../functions/shared/types/events';
 import { type DataResources, WORKER_ACCESS } from '../access';
 import { AppFunction } from './app-function';
 
-/** The delivery worker's timeout: a message's work budget (a third of the lease) plus one attempt's 10 s. */
+/** The delivery worker's timeout: a message's work budget (30 s at most) plus one attempt's 10 s, with room. */
 const WORKER_TIMEOUT = Duration.seconds(60);
 /** The lane lease (`WEBHOOK_LEASE_SECONDS`): longer than a worker run, so a live owner never loses its lane. */
 const LEASE_SECONDS = 300;

@@ -41,6 +41,12 @@ const handOn = async (lane: LaneRef, from: string, dueAt: Date, now: Date): Prom
   return passLane(lane, { from, to }, leaseFrom(dueAt, env().webhookDelivery.leaseSeconds));
 };
 
+/**
+ * The work one message does before it hands the lane on: at most a third of the lease and 30 s, so one more
+ * attempt (10 s at most) ends well within the lease and the worker's 60 s timeout.
+ */
+const MAX_WORK_MS = 30_000;
+
 /** A message arriving less than this before its due time is handled as due (SQS delays are whole seconds). */
 const DUE_SLACK_MS = 1000;
 
@@ -58,21 +64,20 @@ export const runLane = async (message: LaneMessage, clock = () => new Date()): P
   const owner = newLaneToken();
   if (!(await takeLane(lane, { from: message.owner, to: owner }, leaseFrom(arrived, leaseSeconds), arrived)))
     return 'not_owner';
-  // A third of the lease: one more attempt (10 s at most) still ends well within it.
-  const budgetMs = (leaseSeconds * 1000) / 3;
+  const budgetMs = Math.min(MAX_WORK_MS, (leaseSeconds * 1000) / 3);
   for (;;) {
     const eventId = await nextInLane(lane);
     if (!eventId) {
       if (await releaseLane(lane, owner)) return 'released';
       // A delivery was queued meanwhile (go on), unless the lane is no longer this owner's.
       if (!(await renewLane(lane, owner, leaseFrom(clock(), leaseSeconds)))) return 'lost';
-      continue;
-    }
-    const now = clock();
-    const result = await attemptStep({ ...lane, eventId }, now);
-    if (result.outcome === 'retry') {
-      const dueAt = leaseFrom(now, result.retryInSeconds);
-      return (await handOn(lane, owner, dueAt, clock())) ? 'waiting' : 'lost';
+    } else {
+      const now = clock();
+      const result = await attemptStep({ ...lane, eventId }, now);
+      if (result.outcome === 'retry') {
+        const dueAt = leaseFrom(now, result.retryInSeconds);
+        return (await handOn(lane, owner, dueAt, clock())) ? 'waiting' : 'lost';
+      }
     }
     const later = clock();
     if (later.getTime() - arrived.getTime() > budgetMs)
