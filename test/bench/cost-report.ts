@@ -62,7 +62,7 @@ const closingNotes = (priced: Priced[], memoryMb: (fn: string) => number, write:
   const hooks = find('webhook delivery');
   if (hooks)
     write(
-      `- webhook delivery ${perMillion(total(hooks.lines))}: SQS-driven lanes (3 requests a delivery); on Step Functions Standard its ~10 transitions a delivery were $239\n`,
+      `- webhook delivery ${perMillion(total(hooks.lines))}: SQS-driven lanes (3 requests a delivery); on Step Functions Standard its nine or so transitions a delivery made it $239\n`,
     );
   const message = find('message sent');
   if (message)
