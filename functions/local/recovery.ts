@@ -10,8 +10,8 @@ import { ERROR_CODES as TRANSCODE_ERRORS } from '../workers/transcode/errors';
 import { ERROR_CODES as TRANSCRIPTION_ERRORS } from '../workers/transcription/errors';
 
 /**
- * Start-up recovery of the local stack. No execution survives the previous run (a crash, or a stop that
- * did not wait for them; on AWS executions are durable), so every piece of work still unfinished at start-up
+ * Start-up recovery of the local stack. No execution nor queue message survives the previous run (a crash,
+ * or a stop that did not wait for them; on AWS both are durable), so every piece of work still unfinished at start-up
  * was interrupted and is resumed or settled here, never left running.
  *
  * Each kind of work names where its unfinished items are (a sparse index partition that holds only those:

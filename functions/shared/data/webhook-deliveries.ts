@@ -14,13 +14,14 @@ import { LaneEntry, WebhookDelivery, WebhookLane } from './webhook-delivery-enti
  *   (conditional put: a stream record handled twice creates no second delivery), with its attempts, last
  *   status and outcome (`pending` → `delivered` | `failed`). Expires with the event.
  * - A lane per endpoint and resource, partition `CO#<companyId>#WHLANE#<endpointId>#<resourceId>`: `LANE`
- *   (the number of `pending` deliveries, and the owner holding the lane with its lease) and one `Q#<eventId>`
+ *   (the number of `pending` deliveries, and the owner token holding the lane with its lease: the queue
+ *   message whose turn it is, `domain/events/lane-run.ts`) and one `Q#<eventId>`
  *   entry per pending delivery. Entries sort by event id, i.e. by creation time. Only the lane's owner sends,
  *   oldest entry first, so at most one delivery is in flight per endpoint and resource and a consumer sees a
  *   resource's events in order.
  * - A lane with deliveries to send is in the sparse index partition `gsi1pk = WHLANE#UNFINISHED` from the
- *   enqueue until its owner releases it empty, so lanes whose execution died are found without reading
- *   history (the local stack's start-up resumes them).
+ *   enqueue until its owner releases it empty, so lanes whose message was lost are found without
+ *   reading history (the local stack's start-up resumes them).
  */
 export interface LaneRef {
   companyId: string;
@@ -256,7 +257,7 @@ export const listUnfinishedLanes = async (): Promise<UnfinishedLane[]> =>
   });
 
 /**
- * Takes the lane away from an owner that is gone (its execution did not survive a restart), when that owner
+ * Takes the lane away from an owner that is gone (its queue message did not survive a restart), when that owner
  * (or none) still holds it: an empty lane leaves the unfinished partition, a lane with deliveries is left
  * free for a new owner. False when the lane moved meanwhile (another owner holds it).
  */
