@@ -295,7 +295,7 @@ const UNFINISHED_LIST = 'the unfinished-jobs index is listed by the operator CLI
 export const WORKER_ACCESS = {
   /**
    * The table stream's dispatcher: for each new event, the subscribed endpoints (or the pinged one), one
-   * delivery per endpoint with its lane entry and count, and the lane's `webhook-delivery` execution; for
+   * delivery per endpoint with its lane entry and count, and the message that wakes the lane; for
    * each changed usage month, the company's limits and a once-only threshold event.
    */
   eventDispatcher: {
@@ -306,12 +306,13 @@ export const WORKER_ACCESS = {
       PutItem: ['events', 'webhookLanes'],
       UpdateItem: ['webhookLanes'],
     },
-    stateMachines: { 'webhook-delivery': ['StartExecution'] },
+    queues: { 'webhook-delivery': ['SendMessage'] },
   },
   /**
-   * A lane's delivery steps: claims, renews and releases the lane, reads its next entry, the event, the
-   * delivery and the endpoint, records the attempt (retry or final state, dropping the entry) and the
-   * endpoint's success or failure.
+   * A lane's delivery steps: takes, hands on, renews and releases the lane, reads its next entry, the event,
+   * the delivery and the endpoint, records the attempt (retry or final state, dropping the entry) and the
+   * endpoint's success or failure; sends the message of the lane's next turn (a retry, a hop of a long
+   * wait, the rest of a busy lane). The event source adds the queue's receive actions.
    */
   webhookDelivery: {
     table: {
@@ -320,6 +321,7 @@ export const WORKER_ACCESS = {
       UpdateItem: ['events', 'webhookLanes', 'webhooks'],
       DeleteItem: ['webhookLanes'],
     },
+    queues: { 'webhook-delivery': ['SendMessage'] },
   },
   /** Reads the message, its contact and the channel; moves the message's status (and database bytes). */
   messageDelivery: {

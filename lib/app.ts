@@ -47,6 +47,7 @@ export const createApp = (props?: AppProps): PublicApiApp => {
     api,
     table: data.table,
     stateMachines: jobs.stateMachines,
+    queues: jobs.queues,
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, data, jobs, api, observability };

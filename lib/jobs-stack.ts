@@ -1,6 +1,8 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
+import type { QueueName } from '../functions/shared/types/queues';
 import type { StateMachineName } from '../functions/shared/types/state-machines';
 import type { DataResources } from './access';
 import { MessageDelivery } from './constructs/message-delivery';
@@ -16,12 +18,14 @@ export interface JobsStackProps extends StackProps {
 
 /**
  * The asynchronous side of the API: one state machine per kind of job (`statemachines/*.asl.json`) with the
- * worker functions its Task states call. Each machine is built by a construct of its own under
+ * worker functions its Task states call, and the webhook events (the table's stream, the delivery queue). Each machine is built by a construct of its own under
  * `lib/constructs/`, and registered here so the API stack can grant its route groups to start and stop it.
  */
 export class JobsStack extends Stack {
   readonly stateMachines: Partial<Record<StateMachineName, StateMachine>> = {};
   readonly data: DataResources;
+  /** The queues that drive work (with the dead-letter queue of each), for the alarms. */
+  readonly queues: Partial<Record<QueueName, { queue: IQueue; deadLetters: IQueue }>> = {};
 
   constructor(scope: Construct, id: string, props: JobsStackProps) {
     super(scope, id, props);
@@ -38,6 +42,7 @@ export class JobsStack extends Stack {
     this.stateMachines['workflow-run'] = new WorkflowRuns(this, 'WorkflowRuns', {
       data: { ...this.data, stateMachines: { ...this.stateMachines } },
     }).stateMachine;
-    this.stateMachines['webhook-delivery'] = new WebhookEvents(this, 'WebhookEvents', props).stateMachine;
+    const events = new WebhookEvents(this, 'WebhookEvents', props);
+    this.queues['webhook-delivery'] = { queue: events.queue, deadLetters: events.deadLetterQueue };
   }
 }

@@ -5,6 +5,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import type { ApiStack } from './api-stack';
@@ -17,6 +18,7 @@ export interface ObservabilityStackProps extends StackProps {
   api: ApiStack;
   table: ITable;
   stateMachines: Partial<Record<string, StateMachine>>;
+  queues: Partial<Record<string, { queue: IQueue; deadLetters: IQueue }>>;
 }
 
 /**
@@ -64,6 +66,9 @@ export class ObservabilityStack extends Stack {
       table,
       machines: Object.entries(props.stateMachines).filter(
         (entry): entry is [string, StateMachine] => entry[1] !== undefined,
+      ),
+      queues: Object.entries(props.queues).filter(
+        (entry): entry is [string, { queue: IQueue; deadLetters: IQueue }] => entry[1] !== undefined,
       ),
     };
     addAlarms(alarm, observed);

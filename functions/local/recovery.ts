@@ -8,8 +8,8 @@ import { transcriptionJobs } from '../shared/domain/transcriptions';
 import { failRun, resumeWorkflowRun } from '../shared/domain/workflows/runs';
 
 /**
- * Start-up recovery of the local stack. No execution survives the previous run (a crash, or a stop that
- * did not wait for them; on AWS executions are durable), so every piece of work still unfinished at start-up
+ * Start-up recovery of the local stack. No execution nor queue message survives the previous run (a crash,
+ * or a stop that did not wait for them; on AWS both are durable), so every piece of work still unfinished at start-up
  * was interrupted and is resumed or settled here, never left running.
  *
  * Each kind of work names where its unfinished items are (a sparse index partition that holds only those:

@@ -5,11 +5,13 @@ import { join, resolve } from 'node:path';
 import { generateSigningKey, keySetText, parseKeySet, publicKeySetOf } from '../shared/auth/signing-keys';
 import type { AccessLogRecord } from '../shared/http/access-log';
 import { ROUTE_GROUPS, type RouteGroup } from '../shared/routes/route-table';
+import { QUEUE_NAMES, queueUrlVariable } from '../shared/types/queues';
 import { stateMachineArnVariable } from '../shared/types/state-machines';
 import { type RunningService, startDynamoDbLocal } from './dynamodb-local';
 import type { ProxyHandler } from './gateway';
 import { createLogBatcher } from './log-batcher';
 import { ensureBucket, ensureTable } from './provision';
+import { type LocalQueueDefinition, type QueueBatchEvent, startLocalQueues } from './queues';
 import { startS3Local } from './s3-local';
 import { type ExecutionEvent, startStepFunctionsEmulator } from './step-functions/emulator';
 import { aslFiles, loadLocalStateMachines } from './step-functions/machines';
@@ -39,6 +41,8 @@ export interface LocalStackOptions {
   webhooks?: Partial<WebhookTiming>;
   /** Told of each Step Functions execution that ended, with its state transitions and Task run times. */
   onExecutionEnd?: (event: ExecutionEvent) => void;
+  /** Told of each batch a local queue handed its worker, with its run time. */
+  onQueueBatch?: (event: QueueBatchEvent) => void;
   /** Told what start-up recovery resumed or settled, by kind of work. */
   onRecovered?: (counts: Record<string, Record<string, number>>) => void;
 }
@@ -70,6 +74,9 @@ export interface StackDescription {
   /** The Step Functions emulator running `statemachines/*.asl.json`, and the ARN of each machine. */
   stepFunctionsEndpoint: string;
   stateMachineArns: Record<string, string>;
+  /** The local SQS endpoint (`queues.ts`), and the URL of each queue. */
+  queueEndpoint: string;
+  queueUrls: Record<string, string>;
   tableName: string;
   bucketName: string;
   region: string;
@@ -89,6 +96,22 @@ export interface LocalStack {
 }
 
 export const REGION = 'us-east-1';
+
+/**
+ * The local queues and their workers, as the jobs stack declares them (`lib/constructs/webhook-events.ts`),
+ * with a visibility timeout that outlasts the local lease (30 s) as the deployed one outlasts the deployed
+ * lease.
+ */
+const LOCAL_QUEUES: LocalQueueDefinition[] = [
+  {
+    name: 'webhook-delivery',
+    handler: async () => (await import('../workers/webhook-delivery/index')).handler,
+    visibilityTimeoutSeconds: 40,
+    maxReceiveCount: 10,
+    batchSize: 10,
+    concurrency: 4,
+  },
+];
 
 /** How long one service may take to stop before the stack stops the next one anyway. */
 const SERVICE_STOP_MS = 5_000;
@@ -132,6 +155,10 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
       Object.entries(d.stateMachineArns).map(([name, arn]) => [stateMachineArnVariable(name), arn]),
     ),
     SFN_ENDPOINT: d.stepFunctionsEndpoint,
+    ...Object.fromEntries(
+      Object.entries(d.queueUrls ?? {}).map(([name, url]) => [queueUrlVariable(name), url]),
+    ),
+    ...(d.queueEndpoint ? { SQS_ENDPOINT: d.queueEndpoint } : {}),
     JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
     JWT_PUBLIC_KEYS_FILE: jwtPublicKeysFile(d.dataDir),
     DYNADATA_CURSOR_SECRET: ensureCursorKey(d.dataDir),
@@ -146,7 +173,9 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
     WEBHOOK_RETRY_CAP_SECONDS: String(webhooks.retryCapSeconds),
     WEBHOOK_RETRY_WINDOW_SECONDS: String(webhooks.retryWindowSeconds),
     WEBHOOK_DISABLE_AFTER_SECONDS: String(webhooks.disableAfterSeconds),
-    WEBHOOK_LEASE_SECONDS: '10',
+    // The lease outlasts a work budget (a third of it) plus one attempt's 10 s; the queue's visibility timeout
+    // (`LOCAL_QUEUES`) outlasts the lease.
+    WEBHOOK_LEASE_SECONDS: '30',
     // Transcriptions run on pocketsphinx (Debian's en-US model) in place of Amazon Transcribe.
     TRANSCRIPTION_ENGINE: 'pocketsphinx',
     // Speech is synthesized by espeak-ng and encoded by ffmpeg in place of Amazon Polly.
@@ -266,9 +295,15 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       ...(options.onExecutionEnd ? { onExecutionEnd: options.onExecutionEnd } : {}),
     });
     started.push(stepFunctions);
+    const queues = await startLocalQueues({
+      region: REGION,
+      queues: LOCAL_QUEUES,
+      ...(options.onQueueBatch ? { onBatch: options.onQueueBatch } : {}),
+    });
+    started.push(queues);
     const gatewayPort = await reserveLoopbackPort(options.port ?? 0);
     started.push({ endpoint: 'gateway-port', stop: gatewayPort.release });
-    const ownPorts = [dynamodb, s3, stepFunctions].flatMap(portsOf);
+    const ownPorts = [dynamodb, s3, stepFunctions, queues].flatMap(portsOf);
     const services = {
       dynamodbEndpoint: dynamodb.endpoint,
       s3Endpoint: s3.endpoint,
@@ -276,6 +311,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       stateMachineArns: Object.fromEntries(
         aslFiles().map(({ name }) => [name, stepFunctions.stateMachineArn(name)]),
       ),
+      queueEndpoint: queues.endpoint,
+      queueUrls: Object.fromEntries(QUEUE_NAMES.map((name) => [name, queues.queueUrl(name)])),
       tableName,
       bucketName,
       region: REGION,

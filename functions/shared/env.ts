@@ -1,4 +1,5 @@
 import type { OutboundPolicy } from './outbound-addresses';
+import { QUEUE_NAMES, type QueueName, queueUrlVariable } from './types/queues';
 import { STATE_MACHINE_NAMES, type StateMachineName, stateMachineArnVariable } from './types/state-machines';
 
 /**
@@ -32,6 +33,10 @@ export interface Env {
   stepFunctionsEndpoint: string | undefined;
   /** State machine ARNs a function may start, by machine name; only those granted are set. */
   stateMachineArns: Partial<Record<StateMachineName, string>>;
+  /** Endpoint override of SQS: set only by the local stack (its local queues). */
+  queueEndpoint: string | undefined;
+  /** URLs of the SQS queues a function may send to, by queue name; only those granted are set. */
+  queueUrls: Partial<Record<QueueName, string>>;
   /** On AWS: the Secrets Manager secret holding the long-lived download-signing access key (storage). */
   downloadSignerSecretArn: string | undefined;
   /** On AWS, for its rotation function only: the IAM user whose access keys sign download URLs. */
@@ -137,6 +142,8 @@ export const env = (): Env => {
     stateMachineArns: Object.freeze(
       Object.fromEntries(STATE_MACHINE_NAMES.map((m) => [m, optional(stateMachineArnVariable(m))])),
     ),
+    queueEndpoint: optional('SQS_ENDPOINT'),
+    queueUrls: Object.freeze(Object.fromEntries(QUEUE_NAMES.map((q) => [q, optional(queueUrlVariable(q))]))),
     downloadSignerSecretArn: optional('DOWNLOAD_SIGNER_SECRET_ARN'),
     downloadSignerUserName: optional('DOWNLOAD_SIGNER_USER_NAME'),
     cursorSecret: optional('DYNADATA_CURSOR_SECRET'),

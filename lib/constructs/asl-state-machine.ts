@@ -18,10 +18,15 @@ export interface AslStateMachineProps {
   timeout?: Duration;
   /** ASL file; defaults to `statemachines/<name>.asl.json`. */
   definitionFile?: string;
+  /**
+   * Express for a short machine whose executions need no name de-duplication nor history beyond the logs
+   * (at most 5 minutes; billed per request and duration instead of per state transition); Standard by default.
+   */
+  express?: boolean;
 }
 
 /**
- * A standard state machine loaded from its ASL file, the same file the local stack runs: definition
+ * A state machine (Standard unless `express`) loaded from its ASL file, the same file the local stack runs: definition
  * substitutions for the functions and values it names, full execution logging (without execution data,
  * which may hold tenant content) to a log group kept for a month, X-Ray tracing, and invoke grants on
  * exactly the substituted functions. Service integrations a machine calls (MediaConvert, ...) are granted by
@@ -42,7 +47,7 @@ export class AslStateMachine extends Construct {
         ...Object.fromEntries(Object.entries(functions).map(([key, fn]) => [key, fn.functionArn])),
         ...props.substitutions,
       },
-      stateMachineType: StateMachineType.STANDARD,
+      stateMachineType: props.express ? StateMachineType.EXPRESS : StateMachineType.STANDARD,
       tracingEnabled: true,
       logs: { destination: logGroup, level: LogLevel.ALL, includeExecutionData: false },
       ...(props.timeout ? { timeout: props.timeout } : {}),

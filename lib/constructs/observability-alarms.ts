@@ -8,6 +8,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { FAILED_WEBHOOK_ATTEMPTS, type JobType, METRIC } from '../../functions/shared/metric-names';
 import {
@@ -36,6 +37,8 @@ export interface Observed {
   workers: [string, IFunction][];
   table: ITable;
   machines: [string, StateMachine][];
+  /** Queues that drive work, with the dead-letter queue of each. */
+  queues: [string, { queue: IQueue; deadLetters: IQueue }][];
 }
 
 /**
@@ -146,6 +149,38 @@ const stateMachineAlarms = (alarm: AddAlarm, machines: [string, StateMachine][])
   }
 };
 
+/**
+ * A message in a dead-letter queue (its handling failed `maxReceiveCount` times: the work it carried waits
+ * for a redrive), and a queue whose oldest message is older than a delay hop plus a few visibility timeouts
+ * (the worker does not keep up, or keeps failing).
+ */
+const queueAlarms = (alarm: AddAlarm, queues: Observed['queues']) => {
+  for (const [name, { queue, deadLetters }] of queues) {
+    alarm(
+      `QueueDeadLetters-${name}`,
+      deadLetters.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }),
+      {
+        alarmDescription:
+          `Messages of the ${name} queue moved to its dead-letter queue: their handling kept failing. ` +
+          'Runbook: docs/operate.md#runbook: the worker log has the error; redrive the messages once fixed.',
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: AT_LEAST,
+      },
+    );
+    alarm(
+      `QueueOldestMessage-${name}`,
+      queue.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: 'Maximum' }),
+      {
+        alarmDescription: `The oldest message of the ${name} queue waits for more than 30 minutes for 15 minutes.`,
+        threshold: 1800,
+        evaluationPeriods: 3,
+        comparisonOperator: ABOVE,
+      },
+    );
+  }
+};
+
 /** Alarms on business figures: internal errors of route handlers, webhook delivery failures, platform job failures. */
 const businessAlarms = (alarm: AddAlarm) => {
   alarm('ApiInternalErrors', requestsOfCode('internal'), {
@@ -213,4 +248,5 @@ export const addAlarms = (alarm: AddAlarm, observed: Observed): void => {
   tableAlarms(alarm, observed.table);
   stateMachineAlarms(alarm, observed.machines);
   businessAlarms(alarm);
+  queueAlarms(alarm, observed.queues);
 };

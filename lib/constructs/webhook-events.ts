@@ -1,56 +1,85 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { USAGE_MONTH_SORT_KEY_PREFIX } from '../../functions/shared/data/keys';
 import { EVENT_ENTITY } from '../../functions/shared/types/events';
 import { type DataResources, WORKER_ACCESS } from '../access';
 import { AppFunction } from './app-function';
-import { AslStateMachine } from './asl-state-machine';
+
+/** The delivery worker's timeout: a message's work budget (30 s at most) plus one attempt's 10 s, with room. */
+const WORKER_TIMEOUT = Duration.seconds(60);
+/** The lane lease (`WEBHOOK_LEASE_SECONDS`): longer than a worker run, so a live owner never loses its lane. */
+const LEASE_SECONDS = 300;
+/** Longer than the lease: a message whose handling failed comes back once its lease has ended. */
+const VISIBILITY_TIMEOUT = Duration.seconds(360);
+/** Receives of a message whose handling keeps failing before it moves to the dead-letter queue. */
+const MAX_RECEIVE_COUNT = 10;
 
 /**
  * Events to webhooks: the table's stream → the dispatcher (`functions/workers/event-dispatcher`), which
- * queues one delivery per subscribed endpoint and starts the lane's `webhook-delivery` execution, whose
- * Task states call the delivery worker (`functions/workers/webhook-delivery`). Each holds exactly its calls
- * (`WORKER_ACCESS.eventDispatcher`, `WORKER_ACCESS.webhookDelivery`); the event source adds the stream read
- * actions on the table's stream to the dispatcher's role.
+ * queues one delivery per subscribed endpoint and sends the message that wakes its lane to the
+ * `webhook-delivery` queue, whose event source feeds the delivery worker (`functions/workers/webhook-delivery`).
+ * Each holds exactly its calls (`WORKER_ACCESS.eventDispatcher`, `WORKER_ACCESS.webhookDelivery`); the event
+ * sources add the stream read actions to the dispatcher's role and the queue's receive actions to the
+ * worker's.
  *
- * Step Functions rather than SQS drives delivery: a lane (endpoint × resource) must have one delivery in
- * flight and wait, between attempts, up to an hour for more than a day. A Wait state holds a lane for hours
- * at no compute cost and keeps the next event of the resource behind it; SQS delays stop at 15 minutes and a
- * FIFO group blocks on visibility timeouts of at most 12 hours, with retries counted by receives. The local
- * stack already runs the same ASL in its Step Functions emulator.
+ * SQS rather than Step Functions Standard drives delivery (`docs/decisions/*-webhook-delivery-queue.md`): a
+ * lane's order and its single delivery in flight are kept in the table (the lane's owner token and lease),
+ * and a message is one turn of the lane: a retry's backoff is a message's delay, a wait longer than SQS's
+ * 15 minutes a chain of hops. A delivery costs a few SQS requests where the machine cost about ten state
+ * transitions. A message whose handling keeps failing moves to the dead-letter queue after
+ * `MAX_RECEIVE_COUNT` receives (alarmed by the observability stack); its lane is taken again by the next
+ * event of the resource once the lease has ended, or by a redrive of the message.
  *
  * The event source filters on the records the dispatcher acts on (new events; changed usage months), so
  * other writes of the table invoke nothing; records of a failed invocation are retried from the failed
  * one (partial batch responses), split in halves on error.
  */
 export class WebhookEvents extends Construct {
-  readonly stateMachine: StateMachine;
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
   readonly worker: AppFunction;
   readonly dispatcher: AppFunction;
 
   constructor(scope: Construct, id: string, props: { data: DataResources }) {
     super(scope, id);
     const { data } = props;
+    this.deadLetterQueue = new Queue(this, 'DeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.queue = new Queue(this, 'Queue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: VISIBILITY_TIMEOUT,
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
+    });
+    const queues = { ...data.queues, 'webhook-delivery': this.queue };
     this.worker = new AppFunction(this, 'Worker', {
       entry: 'functions/workers/webhook-delivery/index.ts',
       description: 'Public API v1, event delivery to webhook endpoints',
       access: WORKER_ACCESS.webhookDelivery,
-      data,
-      timeout: Duration.seconds(30),
+      data: { ...data, queues },
+      environment: { WEBHOOK_LEASE_SECONDS: String(LEASE_SECONDS) },
+      timeout: WORKER_TIMEOUT,
     });
-    this.stateMachine = new AslStateMachine(this, 'Machine', {
-      name: 'webhook-delivery',
-      functions: { WebhookDeliveryWorkerFunctionArn: this.worker },
-    }).stateMachine;
+    this.worker.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: 10,
+        maxBatchingWindow: Duration.seconds(0),
+        reportBatchItemFailures: true,
+      }),
+    );
 
     this.dispatcher = new AppFunction(this, 'Dispatcher', {
       entry: 'functions/workers/event-dispatcher/index.ts',
       description: 'Public API v1, event dispatcher (table stream to webhook deliveries)',
       access: WORKER_ACCESS.eventDispatcher,
-      data: { ...data, stateMachines: { ...data.stateMachines, 'webhook-delivery': this.stateMachine } },
+      data: { ...data, queues },
       timeout: Duration.seconds(60),
     });
     this.dispatcher.addEventSource(

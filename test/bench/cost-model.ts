@@ -19,7 +19,12 @@ export interface OperationUsage {
   invocations: Invocation[];
   readUnits: number;
   writeUnits: number;
+  /** State transitions of Standard executions. */
   stateTransitions: number;
+  /** Express executions: their number and their durations (ms), billed at 64 MB per 100 ms started. */
+  expressExecutionsMs: number[];
+  /** SQS requests: messages sent, and the event source's receives and deletes. */
+  sqsRequests: number;
   s3Puts: number;
   s3Gets: number;
   pollyCharacters: number;
@@ -35,6 +40,7 @@ export const LINES = [
   'DynamoDB writes',
   'DynamoDB reads',
   'Step Functions',
+  'SQS requests',
   'S3 requests',
   'Polly',
   'Transcribe',
@@ -64,7 +70,15 @@ export const priceOperation = (
     'Lambda GB-s': gbSeconds * PRICES.lambdaArmPerGbSecond,
     'DynamoDB writes': perMillion(usage.writeUnits, PRICES.dynamodbPerMillionWriteUnits),
     'DynamoDB reads': perMillion(usage.readUnits, PRICES.dynamodbPerMillionReadUnits),
-    'Step Functions': (usage.stateTransitions * PRICES.stepFunctionsPerThousandTransitions) / 1000,
+    'Step Functions':
+      (usage.stateTransitions * PRICES.stepFunctionsPerThousandTransitions) / 1000 +
+      perMillion(usage.expressExecutionsMs.length, PRICES.stepFunctionsExpressPerMillionRequests) +
+      usage.expressExecutionsMs.reduce(
+        (sum, ms) => sum + (64 / 1024) * (Math.max(1, Math.ceil(ms / 100)) / 10),
+        0,
+      ) *
+        PRICES.stepFunctionsExpressPerGbSecond,
+    'SQS requests': perMillion(usage.sqsRequests, PRICES.sqsStandardPerMillionRequests),
     'S3 requests': (usage.s3Puts * PRICES.s3PerThousandPuts + usage.s3Gets * PRICES.s3PerThousandGets) / 1000,
     Polly: perMillion(usage.pollyCharacters, PRICES.pollyStandardPerMillionCharacters),
     Transcribe:

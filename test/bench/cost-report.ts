@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DEFAULT_PLANS } from '../../functions/shared/domain/plan-catalog';
-import { measureOperations } from './cost';
-import { type CostLine, dominant, LINES, priceOperation, total } from './cost-model';
+import { type MeasuredOperation, measureOperations } from './cost';
+import { type CostLine, dominant, LINES, type OperationUsage, priceOperation, total } from './cost-model';
 import { PRICES, PRICES_RECORDED_ON } from './prices';
 
 /**
@@ -19,6 +19,7 @@ const SHORT: Record<CostLine, string> = {
   'DynamoDB writes': 'DDB W',
   'DynamoDB reads': 'DDB R',
   'Step Functions': 'SFN',
+  'SQS requests': 'SQS',
   'S3 requests': 'S3',
   Polly: 'Polly',
   Transcribe: 'Transcr',
@@ -26,10 +27,67 @@ const SHORT: Record<CostLine, string> = {
   'CloudWatch Logs': 'Logs',
 };
 
+const ZERO_USAGE: OperationUsage = {
+  runs: 1,
+  apiRequests: 0,
+  invocations: [],
+  readUnits: 0,
+  writeUnits: 0,
+  stateTransitions: 0,
+  expressExecutionsMs: [],
+  sqsRequests: 0,
+  s3Puts: 0,
+  s3Gets: 0,
+  pollyCharacters: 0,
+  transcribeSeconds: 0,
+  mediaConvertSeconds: 0,
+  logBytes: 0,
+};
+
 const GIB = 1024 ** 3;
 /** Storage a plan allows, billed per GB-month (S3 Standard; DynamoDB Standard), recorded with the prices. */
 const S3_PER_GB_MONTH = 0.023;
 const DYNAMODB_PER_GB_MONTH = 0.25;
+
+type Priced = MeasuredOperation & { lines: Record<CostLine, number> };
+
+/**
+ * Where one line dominates an operation, the cheaper design and its figure, computed from the same measured
+ * use (`docs/decisions/*-operation-costs.md` records what was changed and why not).
+ */
+const closingNotes = (priced: Priced[], memoryMb: (fn: string) => number, write: (line: string) => void) => {
+  const find = (prefix: string) => priced.find((p) => p.name.startsWith(prefix));
+  const perMillion = (n: number) => `$${usd(n * 1_000_000)}`;
+  write('\nclosing notes (USD per million operations):\n');
+  const hooks = find('webhook delivery');
+  if (hooks)
+    write(
+      `- webhook delivery ${perMillion(total(hooks.lines))}: SQS-driven lanes (3 requests a delivery); on Step Functions Standard its nine or so transitions a delivery made it $239\n`,
+    );
+  const message = find('message sent');
+  if (message)
+    write(
+      `- message sent and delivered ${perMillion(total(message.lines))}: an Express delivery machine (request + duration); Standard's transition alone was $25 of $37\n`,
+    );
+  const run = find('workflow run, 5 steps, async');
+  if (run) {
+    const sfn = run.lines['Step Functions'];
+    const steps = run.usage.invocations.filter((i) => i.fn.includes('WorkflowRuns')).length / run.usage.runs;
+    const queue = (3 * steps * PRICES.sqsStandardPerMillionRequests) / 1_000_000;
+    write(
+      `- workflow run, 5 steps, async ${perMillion(total(run.lines))}: Step Functions Standard ${((100 * sfn) / total(run.lines)).toFixed(0)} %; the step loop driven by SQS (a message per step, 3 requests each) would be ${perMillion(total(run.lines) - sfn + queue)} (not changed here: the run machine is being reworked)\n`,
+    );
+  }
+  const self = find('GET /v1/self');
+  if (self) {
+    const authorizer = self.usage.invocations.filter((i) => i.fn.includes('Authorizer'));
+    const alone = priceOperation({ ...ZERO_USAGE, runs: self.usage.runs, invocations: authorizer }, memoryMb);
+    const cost = alone['Lambda requests'] + alone['Lambda GB-s'];
+    write(
+      `- the authorizer on every request: ${perMillion(cost)} of a metered read's ${perMillion(total(self.lines))} (${((100 * cost) / total(self.lines)).toFixed(0)} %); API Gateway REST is ${perMillion(self.lines['API Gateway'])} (${((100 * self.lines['API Gateway']) / total(self.lines)).toFixed(0)} %)\n`,
+    );
+  }
+};
 
 export const benchCost = async (write: (line: string) => void) => {
   const memory = JSON.parse(
@@ -67,7 +125,7 @@ export const benchCost = async (write: (line: string) => void) => {
     );
   }
   write(
-    '\nmeasured, per operation (mean of its runs): API requests; Lambda invocations x mean ms by function; DynamoDB RRU / WRU; state transitions; S3 PUT / GET\n',
+    '\nmeasured, per operation (mean of its runs): API requests; Lambda invocations x mean ms by function; DynamoDB RRU / WRU; state transitions; SQS requests; S3 PUT / GET\n',
   );
   const label = (fn: string) =>
     fn
@@ -85,9 +143,11 @@ export const benchCost = async (write: (line: string) => void) => {
       .join(', ');
     const per = (n: number) => Number((n / usage.runs).toFixed(2));
     write(
-      `${name.padEnd(34)} ${per(usage.apiRequests)}; ${lambda}; ${per(usage.readUnits)} / ${per(usage.writeUnits)}; ${per(usage.stateTransitions)}; ${per(usage.s3Puts)} / ${per(usage.s3Gets)}\n`,
+      `${name.padEnd(34)} ${per(usage.apiRequests)}; ${lambda}; ${per(usage.readUnits)} / ${per(usage.writeUnits)}; ${per(usage.stateTransitions)}; ${per(usage.sqsRequests)}; ${per(usage.s3Puts)} / ${per(usage.s3Gets)}\n`,
     );
   }
+
+  closingNotes(priced, memoryMb, write);
 
   const self = priced.find((p) => p.name.startsWith('GET /v1/self'));
   const meterUnits = self ? self.usage.writeUnits / self.usage.runs : 0;

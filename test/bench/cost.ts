@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { QueueBatchEvent } from '../../functions/local/queues';
 import type { ExecutionEvent } from '../../functions/local/step-functions/emulator';
 import type { AccessLogRecord } from '../../functions/shared/http/access-log';
 import type { OperationUsage } from './cost-model';
@@ -11,8 +12,10 @@ import type { OperationUsage } from './cost-model';
  * Measures, through a local stack of its own, what each operation of the cost bench consumes
  * (`cost-model.ts` prices it): API requests and each Lambda invocation's run time from the gateway's access
  * log (the group function's integration time; the authorizer's, the rest of the request's latency), the
- * Task states' run times and state transitions of the executions the operation started, DynamoDB units at
- * the SDK client (`consumed-capacity.ts`), S3 calls at the SDK client, and the log bytes written. An
+ * Task states' run times and state transitions of the executions the operation started, the queue workers'
+ * batches (each a Lambda invocation, one receive and one delete request) and the messages sent (at the SQS
+ * client), DynamoDB units at the SDK client (`consumed-capacity.ts`), S3 calls at the SDK client, and the
+ * log bytes written. An
  * operation is done when its asynchronous work is (job `done`, delivery received), plus a settling pause
  * for the stream's dispatcher.
  */
@@ -24,6 +27,11 @@ const WORKER_OF_MACHINE: Record<string, string> = {
   transcription: 'PublicApiV1Jobs/Transcriptions/Worker',
   'message-delivery': 'PublicApiV1Jobs/MessageDelivery/Worker',
   'workflow-run': 'PublicApiV1Jobs/WorkflowRuns/Worker',
+};
+/** Machines deployed as Express (`lib/constructs/message-delivery.ts`): billed by request and duration. */
+const EXPRESS_MACHINES = new Set(['message-delivery']);
+/** The Lambda function each local queue's event source invokes. */
+const WORKER_OF_QUEUE: Record<string, string> = {
   'webhook-delivery': 'PublicApiV1Jobs/WebhookEvents/Worker',
 };
 /** Task states that are service integrations (billed by that service), not Lambda invocations. */
@@ -33,6 +41,8 @@ const INTEGRATION_STATES = new Set([
   'StartTranscriptionIdentifyingLanguage',
   'CheckTranscription',
 ]);
+
+const machineOf = (execution: ExecutionEvent) => execution.executionArn.split(':')[6] ?? '';
 
 export interface MeasuredOperation {
   name: string;
@@ -44,12 +54,14 @@ export const measureOperations = async (write: (line: string) => void): Promise<
   const dataDir = mkdtempSync(join(tmpdir(), 'api-v1-cost-'));
   const accessLog: AccessLogRecord[] = [];
   const executions: ExecutionEvent[] = [];
+  const batches: QueueBatchEvent[] = [];
   const stack = await startLocalStack({
     dataDir,
     shipLogs: false,
     allowLoopbackOutbound: true,
     onAccessLog: (record) => accessLog.push(record),
     onExecutionEnd: (event) => executions.push(event),
+    onQueueBatch: (event) => batches.push(event),
   });
   try {
     const { dynamodbClient } = await import('../../functions/shared/data/client');
@@ -64,6 +76,15 @@ export const measureOperations = async (write: (line: string) => void): Promise<
         return next(args);
       },
       { step: 'initialize', name: 'costS3Counter' },
+    );
+    const { sqs } = await import('../../functions/shared/aws/queues');
+    let sqsSends = 0;
+    sqs.middlewareStack.add(
+      (next) => async (args) => {
+        sqsSends += 1;
+        return next(args);
+      },
+      { step: 'initialize', name: 'costSqsCounter' },
     );
     // Log lines the functions write (Powertools JSON on stdout), counted by bytes.
     let logBytes = 0;
@@ -134,6 +155,8 @@ export const measureOperations = async (write: (line: string) => void): Promise<
     ): Promise<MeasuredOperation> => {
       accessLog.length = 0;
       executions.length = 0;
+      batches.length = 0;
+      const sendsBefore = sqsSends;
       const s3Before = { ...s3Calls };
       logBytes = 0;
       const { result: media, units } = await capacity.measure(async () => {
@@ -155,12 +178,19 @@ export const measureOperations = async (write: (line: string) => void): Promise<
         ];
       });
       for (const execution of executions) {
-        const machine = execution.executionArn.split(':')[6] ?? '';
+        const machine = machineOf(execution);
         const fn = WORKER_OF_MACHINE[machine];
         for (const [state, runsOfState] of Object.entries(execution.taskMs ?? {}))
           if (fn && !INTEGRATION_STATES.has(state))
             for (const ms of runsOfState) invocations.push({ fn, ms });
       }
+      for (const batch of batches) {
+        const fn = WORKER_OF_QUEUE[batch.queue];
+        if (fn) invocations.push({ fn, ms: batch.ms });
+      }
+      // The event source's receive of each batch, and its delete of the messages handled.
+      const sqsRequests =
+        sqsSends - sendsBefore + batches.reduce((sum, b) => sum + 1 + (b.failed < b.messages ? 1 : 0), 0);
       const accessLogBytes = accessLog.reduce((sum, r) => sum + Buffer.byteLength(JSON.stringify(r)), 0);
       return {
         name,
@@ -170,7 +200,13 @@ export const measureOperations = async (write: (line: string) => void): Promise<
           invocations,
           readUnits: units.readUnits,
           writeUnits: units.writeUnits,
-          stateTransitions: executions.reduce((sum, e) => sum + (e.stateTransitions ?? 0), 0),
+          stateTransitions: executions
+            .filter((e) => !EXPRESS_MACHINES.has(machineOf(e)))
+            .reduce((sum, e) => sum + (e.stateTransitions ?? 0), 0),
+          expressExecutionsMs: executions
+            .filter((e) => EXPRESS_MACHINES.has(machineOf(e)))
+            .map((e) => e.durationMs ?? 0),
+          sqsRequests,
           s3Puts: s3Calls.puts - s3Before.puts,
           s3Gets: s3Calls.gets - s3Before.gets,
           pollyCharacters: media.pollyCharacters,

@@ -17,6 +17,11 @@ export const PRICES = {
   dynamodbPerMillionReadUnits: 0.125,
   /** https://aws.amazon.com/step-functions/pricing/ (Standard workflows). */
   stepFunctionsPerThousandTransitions: 0.025,
+  /** https://aws.amazon.com/step-functions/pricing/ (Express workflows: requests; duration, first 1,000 GB-hours, 64 MB per 100 ms). */
+  stepFunctionsExpressPerMillionRequests: 1,
+  stepFunctionsExpressPerGbSecond: 0.00001667,
+  /** https://aws.amazon.com/sqs/pricing/ (standard queues, per 64 KB request, after the first million a month). */
+  sqsStandardPerMillionRequests: 0.4,
   /** https://aws.amazon.com/s3/pricing/ (S3 Standard: PUT, COPY, POST, LIST; GET and the rest). */
   s3PerThousandPuts: 0.005,
   s3PerThousandGets: 0.0004,

@@ -35,6 +35,8 @@ describe('Dynadata and messaging infrastructure', () => {
       JSON.stringify(m.Properties).includes('MessageDeliveryWorkerFunctionArn'),
     );
     expect(delivery).toBeDefined();
+    // Express: billed per request and duration; every execution fits its 5 minutes.
+    expect(delivery?.Properties.StateMachineType).toBe('EXPRESS');
   });
 
   it('gives the contacts, dynadata and workflows groups the delivery machine ARN', () => {

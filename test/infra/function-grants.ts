@@ -36,6 +36,7 @@ const EVENT_SOURCE_ACTIONS = new Set([
   'sqs:DeleteMessage',
   'sqs:GetQueueAttributes',
   'sqs:ChangeMessageVisibility',
+  'sqs:GetQueueUrl', // part of the consume grant CDK's SqsEventSource gives (`grantConsumeMessages`)
 ]);
 
 const logicalIdOf = (construct: IConstruct): string => {

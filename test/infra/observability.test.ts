@@ -130,6 +130,17 @@ describe('observability', () => {
     }
   });
 
+  it('alarms on dead letters and on the age of the oldest message of each queue that drives work', () => {
+    const queues = Object.values(built.jobs.queues);
+    expect(queues.length).toBeGreaterThan(0);
+    for (const q of queues) {
+      const dead = built.observability.resolve(q?.deadLetters.queueName);
+      expect(alarmsOn('ApproximateNumberOfMessagesVisible', dead)).toHaveLength(1);
+      const queue = built.observability.resolve(q?.queue.queueName);
+      expect(alarmsOn('ApproximateAgeOfOldestMessage', queue)).toHaveLength(1);
+    }
+  });
+
   it('has one dashboard', () => {
     expect(Object.keys(resourcesOfType(template, 'AWS::CloudWatch::Dashboard'))).toHaveLength(1);
   });

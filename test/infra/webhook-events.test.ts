@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../lib/constructs/app-function';
 import { WebhookEvents } from '../../lib/constructs/webhook-events';
 import { logicalIdOf, synthesizeApp } from './synth';
 
@@ -54,45 +52,63 @@ describe('events to webhooks (jobs stack)', () => {
     });
   });
 
-  it('lets the dispatcher read the stream and start only webhook-delivery executions', () => {
+  it('lets the dispatcher read the stream and send only to the webhook-delivery queue, no executions', () => {
     const statements = statementsOf(events.dispatcher.role as never);
     const actions = actionsOf(statements);
     expect(actions).toEqual(
       expect.arrayContaining(['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream']),
     );
-    const start = statements.filter((s) => [s.Action].flat().includes('states:StartExecution'));
-    expect(start).toHaveLength(1);
-    expect(start[0]?.Resource).toEqual({ Ref: logicalIdOf(events.stateMachine) });
+    expect(actions.filter((a) => a.startsWith('states:'))).toEqual([]);
+    const send = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('sqs:')));
+    expect(send).toHaveLength(1);
+    expect(send[0]?.Action).toBe('sqs:SendMessage');
+    expect(send[0]?.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(events.queue), 'Arn'] });
     const stream = statements.find((s) => [s.Action].flat().includes('dynamodb:GetRecords'));
     expect(JSON.stringify(stream?.Resource)).toContain('StreamArn');
   });
 
-  it('gives the delivery worker the table only: no executions, no bucket', () => {
-    const actions = actionsOf(statementsOf(events.worker.role as never));
+  it('gives the delivery worker the table and its own queue only: no executions, no bucket, no other queue', () => {
+    const statements = statementsOf(events.worker.role as never);
+    const actions = actionsOf(statements);
     expect(actions.filter((a) => a.startsWith('states:') || a.startsWith('s3:'))).toEqual([]);
     expect(actions).toEqual(
-      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']),
+      expect.arrayContaining([
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'sqs:SendMessage',
+      ]),
     );
+    const queueArn = { 'Fn::GetAtt': [logicalIdOf(events.queue), 'Arn'] };
+    for (const statement of statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('sqs:'))))
+      expect(statement.Resource).toEqual(queueArn);
   });
 
-  it('runs the webhook-delivery ASL with the worker, every Task state with a timeout, retries and a catch', () => {
-    jobsTemplate.hasResourceProperties('AWS::StepFunctions::StateMachine', {
-      DefinitionSubstitutions: Match.objectLike({
-        WebhookDeliveryWorkerFunctionArn: { 'Fn::GetAtt': [logicalIdOf(events.worker), 'Arn'] },
+  it('drives deliveries by an encrypted queue with a dead-letter queue, longer visibility than the worker runs', () => {
+    expect(
+      jobsTemplate.findResources('AWS::StepFunctions::StateMachine', {
+        Properties: { StateMachineName: Match.stringLikeRegexp('webhook') },
       }),
-    });
-    const asl = JSON.parse(
-      readFileSync(`${PROJECT_ROOT}statemachines/webhook-delivery.asl.json`, 'utf8'),
-    ) as {
-      States: Record<string, { Type: string; TimeoutSeconds?: number; Retry?: unknown[]; Catch?: unknown[] }>;
+    ).toEqual({});
+    const queue = jobsTemplate.findResources('AWS::SQS::Queue')[logicalIdOf(events.queue)] as {
+      Properties: { VisibilityTimeout: number; SqsManagedSseEnabled: boolean; RedrivePolicy: unknown };
     };
-    const tasks = Object.entries(asl.States).filter(([, s]) => s.Type === 'Task');
-    expect(tasks.map(([n]) => n).sort()).toEqual(['Attempt', 'Claim', 'TakeNext']);
-    for (const [name, task] of tasks) {
-      expect(task.TimeoutSeconds, name).toBeGreaterThan(0);
-      expect(task.Retry?.length, name).toBeGreaterThan(0);
-      expect(task.Catch?.length, name).toBeGreaterThan(0);
-    }
-    expect(asl.States.Backoff).toMatchObject({ Type: 'Wait', SecondsPath: '$.attempt.retryInSeconds' });
+    expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+    expect(queue.Properties.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [logicalIdOf(events.deadLetterQueue), 'Arn'] },
+      maxReceiveCount: 10,
+    });
+    const worker = jobsTemplate.findResources('AWS::Lambda::Function')[logicalIdOf(events.worker)] as {
+      Properties: { Timeout: number; Environment: { Variables: Record<string, unknown> } };
+    };
+    const lease = Number(worker.Properties.Environment.Variables.WEBHOOK_LEASE_SECONDS);
+    // A live owner keeps its lane for a whole run; a failed message comes back once the lease has ended.
+    expect(lease).toBeGreaterThan(worker.Properties.Timeout);
+    expect(queue.Properties.VisibilityTimeout).toBeGreaterThan(lease);
+    jobsTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalIdOf(events.worker) },
+      EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(events.queue), 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
   });
 });

@@ -5,6 +5,7 @@ import type { TestProject } from 'vitest/node';
 import type { ErrorCode } from '../../functions/shared/errors';
 import { codesByStatus } from '../../functions/shared/http/openapi';
 import { ROUTES } from '../../functions/shared/routes/route-table';
+import { queueUrlVariable } from '../../functions/shared/types/queues';
 import { stateMachineArnVariable } from '../../functions/shared/types/state-machines';
 import { startStackProcess } from './local-stack-process';
 
@@ -51,6 +52,8 @@ export default async function setup(project: TestProject) {
       DYNAMODB_ENDPOINT: d.dynamodbEndpoint,
       S3_ENDPOINT: d.s3Endpoint,
       SFN_ENDPOINT: d.stepFunctionsEndpoint,
+      SQS_ENDPOINT: d.queueEndpoint,
+      ...Object.fromEntries(Object.entries(d.queueUrls).map(([name, url]) => [queueUrlVariable(name), url])),
       ...Object.fromEntries(
         Object.entries(d.stateMachineArns).map(([name, arn]) => [stateMachineArnVariable(name), arn]),
       ),

@@ -26,6 +26,7 @@ const ownEndpoints = () => ({
   dynamodb: stack.dynamodbEndpoint,
   s3: stack.s3Endpoint,
   stepFunctions: stack.stepFunctionsEndpoint,
+  queues: stack.queueEndpoint,
   gateway: stack.apiUrl,
 });
 

@@ -9,6 +9,8 @@ const none = {
   readUnits: 0,
   writeUnits: 0,
   stateTransitions: 0,
+  expressExecutionsMs: [],
+  sqsRequests: 0,
   s3Puts: 0,
   s3Gets: 0,
   pollyCharacters: 0,
@@ -39,6 +41,20 @@ describe('the AWS bill of a measured operation', () => {
     const short = priceOperation({ ...none, transcribeSeconds: 5, mediaConvertSeconds: 5 }, () => 128);
     expect(short.Transcribe).toBeCloseTo((15 / 60) * PRICES.transcribePerMinute, 12);
     expect(short.MediaConvert).toBeCloseTo((10 / 60) * PRICES.mediaConvertBasicPerMinute, 12);
+  });
+
+  it('bills SQS per request: a message sent, received and deleted is three', () => {
+    const lines = priceOperation({ ...none, sqsRequests: 3 }, () => 128);
+    expect(lines['SQS requests']).toBeCloseTo((3 * PRICES.sqsStandardPerMillionRequests) / 1_000_000, 12);
+  });
+
+  it('bills an Express execution per request and per 100 ms started at 64 MB', () => {
+    const lines = priceOperation({ ...none, expressExecutionsMs: [150] }, () => 128);
+    expect(lines['Step Functions']).toBeCloseTo(
+      PRICES.stepFunctionsExpressPerMillionRequests / 1_000_000 +
+        (64 / 1024) * 0.2 * PRICES.stepFunctionsExpressPerGbSecond,
+      12,
+    );
   });
 
   it('names the line that dominates an operation', () => {

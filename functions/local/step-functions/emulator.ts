@@ -45,6 +45,8 @@ export interface ExecutionEvent {
   /** With `onExecutionEnd`: the states the execution entered, and each Task handler run's time (ms). */
   stateTransitions?: number;
   taskMs?: Record<string, number[]>;
+  /** With `onExecutionEnd`: from start to end (Express machines are billed by it). */
+  durationMs?: number;
 }
 
 export interface StepFunctionsEmulator extends RunningService {
@@ -137,6 +139,7 @@ export const startStepFunctionsEmulator = async (options: {
       onExecutionEnd({
         stateTransitions: record.stateTransitions,
         taskMs: record.taskMs,
+        durationMs: (record.stopDate?.getTime() ?? Date.now()) - record.startDate.getTime(),
         executionArn: record.executionArn,
         status: record.status,
         error: record.error,

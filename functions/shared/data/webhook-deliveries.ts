@@ -14,13 +14,14 @@ import { LaneEntry, WebhookDelivery, WebhookLane } from './webhook-delivery-enti
  *   (conditional put: a stream record handled twice creates no second delivery), with its attempts, last
  *   status and outcome (`pending` → `delivered` | `failed`). Expires with the event.
  * - A lane per endpoint and resource, partition `CO#<companyId>#WHLANE#<endpointId>#<resourceId>`: `LANE`
- *   (the number of `pending` deliveries, and the owner holding the lane with its lease) and one `Q#<eventId>`
+ *   (the number of `pending` deliveries, and the owner token holding the lane with its lease: the queue
+ *   message whose turn it is, `domain/events/lane-run.ts`) and one `Q#<eventId>`
  *   entry per pending delivery. Entries sort by event id, i.e. by creation time. Only the lane's owner sends,
  *   oldest entry first, so at most one delivery is in flight per endpoint and resource and a consumer sees a
  *   resource's events in order.
  * - A lane with deliveries to send is in the sparse index partition `gsi1pk = WHLANE#UNFINISHED` from the
- *   enqueue until its owner releases it empty, so lanes whose execution died are found without reading
- *   history (the local stack's start-up resumes them).
+ *   enqueue until its owner releases it empty, so lanes whose message was lost are found without
+ *   reading history (the local stack's start-up resumes them).
  */
 export interface LaneRef {
   companyId: string;
@@ -115,13 +116,14 @@ export const enqueueDelivery = (options: {
 };
 
 /**
- * Takes the lane for `owner` until `leaseUntil`: when it has pending deliveries and no owner, or the owner
- * is `owner` already, or the previous owner's lease has ended. False when another owner holds it (that
- * owner sends what this one would have) or nothing is pending.
+ * Takes the lane for the new owner `to` until `leaseUntil`, on behalf of the message that names `from`: when
+ * it has pending deliveries and `from` holds it (the message is the lane's next turn), or nobody does, or
+ * the holder's lease has ended. False when another owner holds it (that owner sends what this message
+ * would have), when the message's turn has passed (a copy of it was handled already), or nothing is pending.
  */
-export const claimLane = async (
+export const takeLane = async (
   lane: LaneRef,
-  owner: string,
+  turn: { from: string; to: string },
   leaseUntil: Date,
   now: Date,
 ): Promise<boolean> => {
@@ -130,16 +132,44 @@ export const claimLane = async (
       new UpdateCommand({
         TableName: tableName(),
         Key: laneKey(lane),
-        UpdateExpression: 'SET #owner = :owner, leaseUntil = :lease',
+        UpdateExpression: 'SET #owner = :to, leaseUntil = :lease',
         ConditionExpression:
-          'pending > :zero AND (attribute_not_exists(#owner) OR #owner = :owner OR leaseUntil < :now)',
+          'pending > :zero AND (attribute_not_exists(#owner) OR #owner = :from OR leaseUntil < :now)',
         ExpressionAttributeNames: { '#owner': 'owner' },
         ExpressionAttributeValues: {
-          ':owner': owner,
+          ':from': turn.from,
+          ':to': turn.to,
           ':lease': leaseUntil.toISOString(),
           ':now': now.toISOString(),
           ':zero': 0,
         },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+};
+
+/**
+ * Hands the lane from its owner `from` to `to` (the message that carries the lane's next turn), leased until
+ * `leaseUntil`; false when `from` no longer holds it.
+ */
+export const passLane = async (
+  lane: LaneRef,
+  turn: { from: string; to: string },
+  leaseUntil: Date,
+): Promise<boolean> => {
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: laneKey(lane),
+        UpdateExpression: 'SET #owner = :to, leaseUntil = :lease',
+        ConditionExpression: '#owner = :from',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':from': turn.from, ':to': turn.to, ':lease': leaseUntil.toISOString() },
       }),
     );
     return true;
@@ -227,7 +257,7 @@ export const listUnfinishedLanes = async (): Promise<UnfinishedLane[]> =>
   });
 
 /**
- * Takes the lane away from an owner that is gone (its execution did not survive a restart), when that owner
+ * Takes the lane away from an owner that is gone (its queue message did not survive a restart), when that owner
  * (or none) still holds it: an empty lane leaves the unfinished partition, a lane with deliveries is left
  * free for a new owner. False when the lane moved meanwhile (another owner holds it).
  */

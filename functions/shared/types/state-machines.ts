@@ -8,7 +8,6 @@ export const STATE_MACHINE_NAMES = [
   'speech-job',
   'message-delivery',
   'workflow-run',
-  'webhook-delivery',
 ] as const;
 export type StateMachineName = (typeof STATE_MACHINE_NAMES)[number];
 

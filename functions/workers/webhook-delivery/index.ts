@@ -1,17 +1,32 @@
-import { attemptStep, claimStep, type LaneTask, nextStep } from '../../shared/domain/events/delivery';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { runLane } from '../../shared/domain/events/lane-run';
+import { parseLaneMessage } from '../../shared/domain/events/lanes';
+import { logger } from '../../shared/logger';
 import { createHandler } from '../../shared/pipeline/handler';
 
-type DeliveryTask =
-  | (LaneTask & { action: 'claim' })
-  | (LaneTask & { action: 'next' })
-  | (LaneTask & { action: 'attempt'; eventId: string });
+/**
+ * The `webhook-delivery` queue's worker: each message drives one lane (`domain/events/lane-run.ts`), the
+ * messages of a batch at once, through Powertools Batch with a partial batch response (the event source
+ * sets `reportBatchItemFailures`): a message whose handling failed comes back after the visibility timeout,
+ * the others are done. A message that is not a lane message is logged and dropped: no retry could read it.
+ */
+const handleRecord = async (record: SQSRecord): Promise<void> => {
+  const message = parseLaneMessage(record.body);
+  if (!message) {
+    logger.error('queue message dropped: it is not a lane message', { messageId: record.messageId });
+    return;
+  }
+  const outcome = await runLane(message);
+  logger.debug('lane message handled', { messageId: record.messageId, outcome });
+};
 
-/** Task worker of the `webhook-delivery` state machine: one lane step per invocation (`action`). */
 export const handler = createHandler(
-  (task: DeliveryTask): Promise<unknown> => {
-    if (task.action === 'claim') return claimStep(task);
-    if (task.action === 'next') return nextStep(task);
-    return attemptStep(task);
-  },
-  ({ companyId, endpointId, resourceId }) => ({ companyId, endpointId, resourceId }),
+  (event: SQSEvent, context) =>
+    processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), {
+      context,
+      throwOnFullBatchFailure: false,
+      processInParallel: true,
+    }),
+  (event) => ({ records: event.Records.length }),
 );

@@ -1,27 +1,12 @@
-import { createHash } from 'node:crypto';
 import { getEvent } from '../../data/events';
-import {
-  claimLane,
-  finishDelivery,
-  getDelivery,
-  type LaneRef,
-  lanePartition,
-  nextInLane,
-  recordRetry,
-  releaseLane,
-  renewLane,
-} from '../../data/webhook-deliveries';
+import { finishDelivery, getDelivery, type LaneRef, recordRetry } from '../../data/webhook-deliveries';
 import { getEndpoint, recordEndpointFailure, recordEndpointSuccess } from '../../data/webhook-endpoints';
 import { env } from '../../env';
 import { postWebhook, signWebhook, WebhookRejectedError } from '../messages/webhooks';
 import { toPublicEvent } from './events';
 
 /**
- * Delivery of events to webhook endpoints, one lane (endpoint × resource) at a time. The `webhook-delivery`
- * state machine runs these steps: `claim` the lane (an execution that does not get it ends: the owner sends
- * its delivery), then `next` (the lane's oldest pending delivery, or the lane's release when none is left)
- * and `attempt` until the lane is empty. A failed attempt answers how long to wait before the next one; the
- * machine waits (a Wait state: no compute while waiting) and attempts again, so the lane stays in order.
+ * One attempt of a lane's oldest delivery (`lane-run.ts` drives a lane: which delivery, when, by whom).
  *
  * Retries: on 5xx, 408, 429 and network errors, after min(cap, base × 2^(n-1)) seconds with equal jitter
  * (half fixed, half random), for the retry window (27 h by default) from the first attempt; other answers
@@ -30,11 +15,6 @@ import { toPublicEvent } from './events';
  * reason; a pause longer than the retry cap plus one attempt (no events, a stopped platform) counts as that
  * much, never more (`recordEndpointFailure`).
  */
-export interface LaneTask extends LaneRef {
-  /** The execution: the lane's owner while it holds it. */
-  owner: string;
-}
-
 const DELIVERY_TIMEOUT_MS = 10_000;
 
 /** A duration as the disable reason states it: seconds or minutes under an hour, then hours. */
@@ -46,26 +26,7 @@ export const spokenDuration = (ms: number): string => {
   return `${Number.isInteger(hours) || hours >= 10 ? Math.floor(hours) : hours.toFixed(1)} h`;
 };
 
-/** The execution name of a delivery: the lane (hashed) and the event, so a repeated start is the same one. */
-export const deliveryExecutionName = (lane: LaneRef, eventId: string) =>
-  `${createHash('sha256').update(lanePartition(lane)).digest('hex').slice(0, 24)}-${eventId}`;
-
-const leaseFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
-
-export const claimStep = async (task: LaneTask, now = new Date()) => ({
-  owner: await claimLane(task, task.owner, leaseFrom(now, env().webhookDelivery.leaseSeconds), now),
-});
-
-export type NextResult = { kind: 'deliver'; eventId: string } | { kind: 'done' };
-
-/** The oldest pending delivery of the lane; when none is left, the lane is released (or read again). */
-export const nextStep = async (task: LaneTask): Promise<NextResult> => {
-  for (;;) {
-    const eventId = await nextInLane(task);
-    if (eventId) return { kind: 'deliver', eventId };
-    if (await releaseLane(task, task.owner)) return { kind: 'done' };
-  }
-};
+export const leaseFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
 
 /** Seconds to wait after the `attempt`-th failed attempt: exponential, capped, with equal jitter. */
 export const retryDelaySeconds = (attempt: number, random = Math.random()): number => {
@@ -112,7 +73,7 @@ const send = async (
 
 /** One attempt of the lane's oldest delivery. */
 export const attemptStep = async (
-  task: LaneTask & { eventId: string },
+  task: LaneRef & { eventId: string },
   now = new Date(),
 ): Promise<AttemptResult> => {
   const { eventId } = task;
@@ -162,7 +123,6 @@ export const attemptStep = async (
   if (!answer.retryable || windowEnded || after?.status !== 'enabled') return end('failed', answer.status);
   const retryInSeconds = retryDelaySeconds(attempts);
   const next = leaseFrom(now, retryInSeconds);
-  await renewLane(lane, task.owner, leaseFrom(next, settings.leaseSeconds));
   await recordRetry({ lane, eventId, attempts, lastStatus: answer.status, now, nextAttemptAt: next });
   return { outcome: 'retry', retryInSeconds };
 };

@@ -18,8 +18,8 @@ import { startLane } from './lanes';
  * - A new event item: one delivery per enabled endpoint subscribed to its type (the endpoint tested, for a
  *   `ping`) that existed when the event was raised (an endpoint receives only events raised after its
  *   creation, however late the event is handled), each created once (a record handled twice creates no second delivery) and queued in its lane,
- *   then the lane's delivery execution is started (by a name derived from lane and event: a repeated start
- *   is the same execution).
+ *   then the message that wakes the lane is sent to the `webhook-delivery` queue (a repeated message finds
+ *   the lane held or its turn passed, and sends nothing twice).
  * - A changed usage month: a meter that passed 80 % or 100 % of its monthly allowance raises
  *   `usage.threshold_reached`, once per meter, threshold and month (a marker written with the event).
  */

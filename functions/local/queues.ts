@@ -1,0 +1,245 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { MAX_QUEUE_DELAY_SECONDS } from '../shared/types/queues';
+import type { RunningService } from './dynamodb-local';
+
+/**
+ * SQS queues on loopback for the local stack, each with the Lambda event source that feeds it to its worker
+ * on AWS. The endpoint speaks the AWS JSON 1.0 protocol the SDK's `SQSClient` uses (`SendMessage`, with
+ * `DelaySeconds` up to 15 minutes, as SQS refuses more); the event source hands visible messages, a batch at
+ * a time, to the very worker handler Lambda runs (`SQSEvent` in, partial batch response out): a message the
+ * handler reports failing (or every message of a batch whose handler throws) stays hidden for the queue's
+ * visibility timeout and comes back with its receive count raised, and after `maxReceiveCount` receives it
+ * moves to the queue's dead letters, as a redrive policy moves it to the dead-letter queue.
+ *
+ * Messages live in memory: a restart of the local stack loses them, and start-up recovery wakes the work they
+ * carried (`recovery.ts`).
+ */
+type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
+
+export interface LocalQueueDefinition {
+  name: string;
+  /** The worker's handler, loaded on first use (after the runtime environment is set). */
+  handler: () => Promise<QueueHandler>;
+  visibilityTimeoutSeconds: number;
+  maxReceiveCount: number;
+  batchSize: number;
+  /** Batches handed to the handler at once (Lambda's concurrency for the event source). */
+  concurrency: number;
+}
+
+/** One batch handed to a worker, for the cost bench: its messages, run time and SQS requests. */
+export interface QueueBatchEvent {
+  queue: string;
+  messages: number;
+  failed: number;
+  ms: number;
+}
+
+export interface QueueCounts {
+  /** SQS requests: `SendMessage` calls, the event source's receives (one per batch) and deletes. */
+  sends: number;
+  receives: number;
+  deletes: number;
+}
+
+export interface LocalQueues extends RunningService {
+  queueUrl: (name: string) => string;
+  /** Requests made to each queue so far (the cost bench reads them). */
+  counts: (name: string) => QueueCounts;
+  /** Messages moved to a queue's dead letters (received `maxReceiveCount` times without success). */
+  deadLetters: (name: string) => readonly { body: string; receiveCount: number }[];
+}
+
+interface StoredMessage {
+  id: string;
+  body: string;
+  sentAt: number;
+  visibleAt: number;
+  receiveCount: number;
+  firstReceivedAt?: number;
+}
+
+interface Queue {
+  definition: LocalQueueDefinition;
+  messages: StoredMessage[];
+  dead: { body: string; receiveCount: number }[];
+  counts: QueueCounts;
+  running: number;
+}
+
+class QueueError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const POLL_MS = 50;
+const ACCOUNT = '000000000000';
+
+const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
+
+const readBody = (req: IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+
+export const startLocalQueues = async (options: {
+  region: string;
+  queues: readonly LocalQueueDefinition[];
+  onBatch?: (event: QueueBatchEvent) => void;
+}): Promise<LocalQueues> => {
+  const queues = new Map<string, Queue>(
+    options.queues.map((definition) => [
+      definition.name,
+      { definition, messages: [], dead: [], counts: { sends: 0, receives: 0, deletes: 0 }, running: 0 },
+    ]),
+  );
+  let endpoint = '';
+  const arnOf = (name: string) => `arn:aws:sqs:${options.region}:${ACCOUNT}:${name}`;
+  const queueOf = (url: unknown): Queue => {
+    const name = typeof url === 'string' ? url.split('/').pop() : undefined;
+    const queue = name ? queues.get(name) : undefined;
+    if (!queue)
+      throw new QueueError(
+        'AWS.SimpleQueueService.NonExistentQueue',
+        `The queue ${String(url)} does not exist`,
+      );
+    return queue;
+  };
+
+  const sendMessage = (input: Record<string, unknown>) => {
+    const queue = queueOf(input.QueueUrl);
+    const body = input.MessageBody;
+    if (typeof body !== 'string' || body.length === 0)
+      throw new QueueError('InvalidParameterValue', 'MessageBody must be a non-empty string');
+    if (Buffer.byteLength(body) > 256 * 1024)
+      throw new QueueError('InvalidParameterValue', 'MessageBody must be at most 256 KiB');
+    const delay = Number(input.DelaySeconds ?? 0);
+    if (!Number.isInteger(delay) || delay < 0 || delay > MAX_QUEUE_DELAY_SECONDS)
+      throw new QueueError('InvalidParameterValue', `DelaySeconds must be 0 to ${MAX_QUEUE_DELAY_SECONDS}`);
+    const now = Date.now();
+    const id = randomUUID();
+    queue.messages.push({ id, body, sentAt: now, visibleAt: now + delay * 1000, receiveCount: 0 });
+    queue.counts.sends += 1;
+    return { MessageId: id, MD5OfMessageBody: md5(body) };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+      res.end(JSON.stringify(body));
+    };
+    try {
+      const action = String(req.headers['x-amz-target'] ?? '').replace(/^AmazonSQS\./, '');
+      const input = JSON.parse((await readBody(req)) || '{}') as Record<string, unknown>;
+      if (action === 'SendMessage') return send(200, sendMessage(input));
+      throw new QueueError('UnsupportedOperation', `${action || 'this request'} is not served locally`);
+    } catch (error) {
+      if (error instanceof QueueError) return send(400, { __type: error.type, message: error.message });
+      return send(500, { __type: 'InternalFailure', message: String(error) });
+    }
+  };
+
+  const recordOf = (queue: Queue, message: StoredMessage): SQSRecord => ({
+    messageId: message.id,
+    receiptHandle: `${message.id}#${message.receiveCount}`,
+    body: message.body,
+    attributes: {
+      ApproximateReceiveCount: String(message.receiveCount),
+      SentTimestamp: String(message.sentAt),
+      SenderId: ACCOUNT,
+      ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt ?? Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: md5(message.body),
+    eventSource: 'aws:sqs',
+    eventSourceARN: arnOf(queue.definition.name),
+    awsRegion: options.region,
+  });
+
+  /** Hands one batch of visible messages to the worker; answers whether there was one. */
+  const deliverBatch = (queue: Queue): boolean => {
+    const now = Date.now();
+    const { definition } = queue;
+    const batch = queue.messages.filter((m) => m.visibleAt <= now).slice(0, definition.batchSize);
+    if (batch.length === 0) return false;
+    for (const message of batch) {
+      message.receiveCount += 1;
+      message.firstReceivedAt ??= now;
+      message.visibleAt = now + definition.visibilityTimeoutSeconds * 1000;
+    }
+    queue.counts.receives += 1;
+    queue.running += 1;
+    const run = async () => {
+      const started = performance.now();
+      let failed: Set<string>;
+      try {
+        const handler = await definition.handler();
+        const answer = await handler({ Records: batch.map((m) => recordOf(queue, m)) });
+        failed = new Set((answer?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+      } catch (error) {
+        process.stderr.write(`queue ${definition.name}: the batch failed: ${String(error)}\n`);
+        failed = new Set(batch.map((m) => m.id));
+      }
+      const done = batch.filter((m) => !failed.has(m.id));
+      if (done.length > 0) queue.counts.deletes += 1;
+      const dead = batch.filter((m) => failed.has(m.id) && m.receiveCount >= definition.maxReceiveCount);
+      for (const message of dead) queue.dead.push({ body: message.body, receiveCount: message.receiveCount });
+      const gone = new Set([...done, ...dead].map((m) => m.id));
+      queue.messages = queue.messages.filter((m) => !gone.has(m.id));
+      options.onBatch?.({
+        queue: definition.name,
+        messages: batch.length,
+        failed: failed.size,
+        ms: performance.now() - started,
+      });
+    };
+    const running = run().finally(() => {
+      queue.running -= 1;
+      inFlight.delete(running);
+    });
+    inFlight.add(running);
+    return true;
+  };
+
+  const inFlight = new Set<Promise<void>>();
+  let stopped = false;
+  const poll = () => {
+    if (stopped) return;
+    for (const queue of queues.values())
+      while (queue.running < queue.definition.concurrency && deliverBatch(queue));
+  };
+  const timer = setInterval(poll, POLL_MS);
+
+  const server = createServer((req, res) => void handle(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const queueNamed = (name: string): Queue => {
+    const queue = queues.get(name);
+    if (!queue) throw new Error(`no local queue ${name}`);
+    return queue;
+  };
+  return {
+    endpoint,
+    queueUrl: (name) => `${endpoint}/${ACCOUNT}/${queueNamed(name).definition.name}`,
+    counts: (name) => ({ ...queueNamed(name).counts }),
+    deadLetters: (name) => [...queueNamed(name).dead],
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+};

@@ -1,0 +1,42 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { env } from '../env';
+import { tracer } from '../logger';
+import { MAX_QUEUE_DELAY_SECONDS, type QueueName } from '../types/queues';
+
+/**
+ * The SQS adapter: sends messages to the platform's queues. Queues are named by what they carry; their URLs
+ * come from the environment, where only the queues a function was granted are set. Locally the endpoint
+ * points at the local stack's queues (`functions/local/queues.ts`).
+ */
+const { region, queueEndpoint } = env();
+
+/** The SQS client (exported for the cost bench, which counts its requests). */
+export const sqs = tracer.captureAWSv3Client(
+  new SQSClient({
+    region,
+    ...(queueEndpoint
+      ? { endpoint: queueEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+  }),
+);
+
+export const queueUrl = (queue: QueueName): string => {
+  const url = env().queueUrls[queue];
+  if (!url) throw new Error(`No queue URL for ${queue} in this function's environment`);
+  return url;
+};
+
+/**
+ * Sends `body` (as JSON) to `queue`, delivered no sooner than `delaySeconds` from now: rounded up to whole
+ * seconds, at most SQS's 15 minutes (a caller that must wait longer sends again when the message arrives).
+ */
+export const sendToQueue = async (queue: QueueName, body: unknown, delaySeconds = 0): Promise<void> => {
+  const delay = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.ceil(delaySeconds)));
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: queueUrl(queue),
+      MessageBody: JSON.stringify(body),
+      DelaySeconds: delay,
+    }),
+  );
+};
