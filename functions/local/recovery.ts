@@ -75,9 +75,9 @@ export const UNFINISHED_WORK: readonly UnfinishedWork[] = [
       (e) => e instanceof JobTransitionRefusedError,
     ),
   ),
-  work('workflow runs', listUnfinishedWorkflowRuns, async (run, now) => {
+  work('workflow runs', listUnfinishedWorkflowRuns, async (run) => {
     if (run.mode === 'async') {
-      await resumeWorkflowRun(run, now);
+      await resumeWorkflowRun(run);
       return 'resumed';
     }
     await failRun(run.companyId, run.runId, INTERRUPTED_SYNC_RUN);

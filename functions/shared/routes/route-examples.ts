@@ -227,10 +227,20 @@ export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
       updatedAt: at,
       finishedAt: at,
       handedOffAt: null,
+      trigger: { type: 'api' },
     },
   },
   listWorkflowRuns: {
-    runs: [{ runId: runOutcome.runId, status: 'success', trigger: 'api', startedAt: at, finishedAt: at }],
+    runs: [
+      {
+        runId: 'wr_01jd9c2b5r8t1v4x7z0a3c6e9g',
+        status: 'success',
+        trigger: 'event',
+        startedAt: later,
+        finishedAt: later,
+      },
+      { runId: runOutcome.runId, status: 'success', trigger: 'api', startedAt: at, finishedAt: at },
+    ],
     nextCursor: null,
   },
   listWebhookEndpoints: { endpoints: [endpoint], nextCursor: null },

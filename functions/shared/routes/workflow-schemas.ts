@@ -1,4 +1,5 @@
 import { lazy } from '../lazy';
+import { RUN_TRIGGER_TYPES } from '../types/workflow-triggers';
 import { STEP_STATUSES, WORKFLOW_RUN_STATUSES } from '../types/workflows';
 import * as z from '../zod';
 
@@ -113,6 +114,18 @@ const stepOutputsSchema = /* @__PURE__ */ lazy(() =>
     .describe('With `includeStepOutputs`: the persisted output of each succeeded step.'),
 );
 
+/** What started a run: an API call, an event of the company (`on.events`) or its schedule (`on.schedule`). */
+const runTriggerSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      type: z.enum(RUN_TRIGGER_TYPES),
+      eventId: z.string().optional().describe('`event`: the event that started the run.'),
+      eventType: z.string().optional().describe('`event`: its type.'),
+      scheduledAt: z.string().optional().describe('`schedule`: the time the run was due.'),
+    })
+    .describe('What started the run.'),
+);
+
 export const workflowRunSchema = /* @__PURE__ */ lazy(() =>
   z.object({
     ...runFields(),
@@ -123,6 +136,7 @@ export const workflowRunSchema = /* @__PURE__ */ lazy(() =>
     updatedAt: z.string(),
     finishedAt: z.string().nullable(),
     handedOffAt: z.string().nullable().describe('When a sync run continued asynchronously.'),
+    trigger: runTriggerSchema(),
     stepOutputs: stepOutputsSchema(),
   }),
 );
