@@ -8,6 +8,7 @@ import { TranscodeJobs } from './constructs/transcode-jobs';
 import { TranscriptionJobs } from './constructs/transcription-jobs';
 import { WebhookEvents } from './constructs/webhook-events';
 import { WorkflowRuns } from './constructs/workflow-runs';
+import { WorkflowSchedules } from './constructs/workflow-schedules';
 
 export interface JobsStackProps extends StackProps {
   data: DataResources;
@@ -36,6 +37,9 @@ export class JobsStack extends Stack {
     this.stateMachines['workflow-run'] = new WorkflowRuns(this, 'WorkflowRuns', {
       data: { ...this.data, stateMachines: { ...this.stateMachines } },
     }).stateMachine;
-    this.stateMachines['webhook-delivery'] = new WebhookEvents(this, 'WebhookEvents', props).stateMachine;
+    // The dispatcher starts the runs of workflows triggered by events: it is granted `workflow-run`.
+    const withRuns = { data: { ...this.data, stateMachines: { ...this.stateMachines } } };
+    this.stateMachines['webhook-delivery'] = new WebhookEvents(this, 'WebhookEvents', withRuns).stateMachine;
+    new WorkflowSchedules(this, 'WorkflowSchedules', withRuns);
   }
 }
