@@ -212,6 +212,7 @@ export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
       input: { type: 'object', properties: { name: { type: 'string' } } },
       steps: [step],
       return: { token: '{{ steps.token.output.token }}' },
+      on: { events: ['transcode.done'], schedule: 'cron(0 9 ? * MON-FRI *)' },
       createdAt: at,
       updatedAt: later,
     },

@@ -46,6 +46,16 @@ export const workflowSchema = /* @__PURE__ */ lazy(() =>
         }),
       ),
       return: z.unknown().describe('The run result, with `{{ references }}` evaluated.'),
+      on: z
+        .object({
+          events: z
+            .array(z.string())
+            .optional()
+            .describe('Event types of the company that each start a run.'),
+          schedule: z.string().optional().describe('`rate(…)` or `cron(…)` (EventBridge Scheduler, UTC).'),
+        })
+        .nullable()
+        .describe('What starts runs besides an API call (null: nothing).'),
       createdAt: z.string(),
       updatedAt: z.string(),
     })

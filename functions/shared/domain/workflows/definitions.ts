@@ -65,6 +65,7 @@ export const toPublicWorkflow = (head: WorkflowHead) => ({
     allowFailure: s.allowFailure ?? false,
   })),
   return: head.definition.return ?? null,
+  on: head.definition.on ?? null,
   createdAt: head.createdAt,
   updatedAt: head.updatedAt,
 });
