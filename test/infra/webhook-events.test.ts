@@ -3,12 +3,15 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../lib/constructs/app-function';
 import { WebhookEvents } from '../../lib/constructs/webhook-events';
+import { WorkflowRuns } from '../../lib/constructs/workflow-runs';
 import { logicalIdOf, synthesizeApp } from './synth';
 
 const built = synthesizeApp({ bundling: false });
 afterAll(() => built.cleanup());
 const jobsTemplate = Template.fromStack(built.jobs);
 const events = built.jobs.node.findAll().find((c): c is WebhookEvents => c instanceof WebhookEvents);
+const runs = built.jobs.node.findAll().find((c): c is WorkflowRuns => c instanceof WorkflowRuns);
+if (!runs) throw new Error('the jobs stack has no WorkflowRuns construct');
 if (!events) throw new Error('the jobs stack has no WebhookEvents construct');
 
 type Statement = { Action: string | string[]; Resource: unknown; Condition?: unknown };
@@ -54,15 +57,21 @@ describe('events to webhooks (jobs stack)', () => {
     });
   });
 
-  it('lets the dispatcher read the stream and start only webhook-delivery executions', () => {
+  it('lets the dispatcher read the stream and start only webhook-delivery and workflow-run executions', () => {
     const statements = statementsOf(events.dispatcher.role as never);
     const actions = actionsOf(statements);
     expect(actions).toEqual(
       expect.arrayContaining(['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream']),
     );
     const start = statements.filter((s) => [s.Action].flat().includes('states:StartExecution'));
-    expect(start).toHaveLength(1);
-    expect(start[0]?.Resource).toEqual({ Ref: logicalIdOf(events.stateMachine) });
+    // Deliveries, and the runs of workflows the events trigger (`on.events`).
+    expect(start.flatMap((s) => [s.Resource].flat())).toEqual(
+      expect.arrayContaining([
+        { Ref: logicalIdOf(events.stateMachine) },
+        { Ref: logicalIdOf(runs.stateMachine) },
+      ]),
+    );
+    expect(start.flatMap((s) => [s.Resource].flat())).toHaveLength(2);
     const stream = statements.find((s) => [s.Action].flat().includes('dynamodb:GetRecords'));
     expect(JSON.stringify(stream?.Resource)).toContain('StreamArn');
   });
