@@ -8,6 +8,7 @@ import { parseStartOptions } from '../functions/local/start-options';
 // --exit-with-parent: stop when standard input closes (used by tests, so a crashed runner leaves nothing).
 // --webhook-retry-base, --webhook-retry-cap, --webhook-retry-window, --webhook-disable-after <duration>:
 //   webhook timing (1s, 5s, 10m and 2m by default; durations such as 30s, 5m, 2h).
+// --schedule-every <duration>: every workflow schedule is due this often instead of by its expression.
 // The stack stops on SIGINT and SIGTERM, and when the process that started it goes away (a supervisor that
 // is killed, `npm` stopped without passing the signal on): nothing it started outlives it.
 const options = parseStartOptions(process.argv.slice(2));
@@ -16,6 +17,7 @@ const stack = await startLocalStack({
   port: Number(process.env.PORT ?? 3000),
   allowLoopbackOutbound: options.allowLoopbackOutbound,
   webhooks: options.webhooks,
+  ...(options.scheduleEverySeconds ? { scheduleEveryMs: options.scheduleEverySeconds * 1000 } : {}),
   onRecovered: (counts) => {
     const done = Object.entries(counts)
       .map(([kind, c]) => [kind, Object.entries(c).filter(([, n]) => n > 0)] as const)

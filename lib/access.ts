@@ -291,23 +291,42 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
 
 const UNFINISHED_LIST = 'the unfinished-jobs index is listed by the operator CLI only';
 
+/**
+ * Starting a triggered workflow run (`functions/shared/domain/workflows/triggered-runs.ts`): the workflow's
+ * trigger item and head, the company's limits, the run (created with its meter and run list entry; read
+ * back when the trigger is handled again), the `workflow_run.finished` event of a run refused by the
+ * allowance, and the run's `workflow-run` execution.
+ */
+const TRIGGERED_RUNS: FunctionAccess = {
+  table: {
+    GetItem: ['workflows', 'workflowRuns', 'plans'],
+    BatchGetItem: ['company'],
+    PutItem: ['workflowRuns', 'events'],
+    UpdateItem: ['usage'],
+  },
+  stateMachines: { 'workflow-run': ['StartExecution'] },
+};
+
 /** The functions of the jobs stack. */
 export const WORKER_ACCESS = {
   /**
    * The table stream's dispatcher: for each new event, the subscribed endpoints (or the pinged one), one
-   * delivery per endpoint with its lane entry and count, and the message that wakes the lane; for
-   * each changed usage month, the company's limits and a once-only threshold event.
+   * delivery per endpoint with its lane entry and count, and the message that wakes the lane; the runs of
+   * the workflows the event triggers (their trigger items: a Query of the definitions' partition); for each
+   * changed usage month, the company's limits and a once-only threshold event.
    */
-  eventDispatcher: {
+  eventDispatcher: combineAccess(TRIGGERED_RUNS, {
     table: {
       GetItem: ['webhooks', 'plans'],
       BatchGetItem: ['company'],
-      Query: ['webhooks'],
+      Query: ['webhooks', 'workflows'],
       PutItem: ['events', 'webhookLanes'],
       UpdateItem: ['webhookLanes'],
     },
     queues: { 'webhook-delivery': ['SendMessage'] },
-  },
+  }),
+  /** The target of workflow schedules: the workflow's trigger item, then the due run (`TRIGGERED_RUNS`). */
+  workflowSchedule: TRIGGERED_RUNS,
   /**
    * A lane's delivery steps: takes, hands on, renews and releases the lane, reads its next entry, the event,
    * the delivery and the endpoint, records the attempt (retry or final state, dropping the entry) and the

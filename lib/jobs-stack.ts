@@ -11,6 +11,7 @@ import { TranscodeJobs } from './constructs/transcode-jobs';
 import { TranscriptionJobs } from './constructs/transcription-jobs';
 import { WebhookEvents } from './constructs/webhook-events';
 import { WorkflowRuns } from './constructs/workflow-runs';
+import { WorkflowSchedules } from './constructs/workflow-schedules';
 
 export interface JobsStackProps extends StackProps {
   data: DataResources;
@@ -42,7 +43,10 @@ export class JobsStack extends Stack {
     this.stateMachines['workflow-run'] = new WorkflowRuns(this, 'WorkflowRuns', {
       data: { ...this.data, stateMachines: { ...this.stateMachines } },
     }).stateMachine;
-    const events = new WebhookEvents(this, 'WebhookEvents', props);
+    // The dispatcher starts the runs of workflows triggered by events: it is granted `workflow-run`.
+    const withRuns = { data: { ...this.data, stateMachines: { ...this.stateMachines } } };
+    const events = new WebhookEvents(this, 'WebhookEvents', withRuns);
     this.queues['webhook-delivery'] = { queue: events.queue, deadLetters: events.deadLetterQueue };
+    new WorkflowSchedules(this, 'WorkflowSchedules', withRuns);
   }
 }

@@ -28,7 +28,9 @@ ${WORKFLOW_USAGE}
 
 target: the local stack in $DATA_DIR (default .data), or AWS with --table T --bucket B --region R
         [--jwt-keys-secret ARN] (for the jwt commands)
-        [--jwt-public-keys-secret ARN] (for jwt keys rotate) [--rest-api-id A] (for the companies commands)`;
+        [--jwt-public-keys-secret ARN] (for jwt keys rotate) [--rest-api-id A] (for the companies commands)
+        [--schedule-group G --scheduler-role-arn R --schedule-target-arn F] (workflows with on.schedule;
+        the jobs stack's WorkflowSchedules outputs)`;
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -58,6 +60,9 @@ const OPTIONS = {
   url: { type: 'string' },
   // Workflow commands.
   id: { type: 'string' },
+  'schedule-group': { type: 'string' },
+  'scheduler-role-arn': { type: 'string' },
+  'schedule-target-arn': { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -226,6 +231,9 @@ export const runCli = async (argv: string[], io: CliIo, defaultDataDir = '.data'
       region: values.region,
       jwtKeysSecret: values['jwt-keys-secret'],
       jwtPublicKeysSecret: values['jwt-public-keys-secret'],
+      scheduleGroup: values['schedule-group'],
+      schedulerRoleArn: values['scheduler-role-arn'],
+      scheduleTargetArn: values['schedule-target-arn'],
       dataDir: values['data-dir'] ?? defaultDataDir,
     });
     const output = await run(area, command, values, rest);

@@ -19,6 +19,10 @@ export const selectTarget = (options: {
   jwtKeysSecret?: string;
   /** The public verification keys' secret: `jwt keys rotate` writes it before the signing keys. */
   jwtPublicKeysSecret?: string;
+  /** Workflow schedules on AWS (the jobs stack's `WorkflowSchedules` outputs): all three or none. */
+  scheduleGroup?: string | undefined;
+  schedulerRoleArn?: string | undefined;
+  scheduleTargetArn?: string | undefined;
   dataDir: string;
 }) => {
   if (options.table) {
@@ -28,6 +32,9 @@ export const selectTarget = (options: {
       ...(options.region ? { AWS_REGION: options.region } : {}),
       ...(options.jwtKeysSecret ? { JWT_KEYS_SECRET_ARN: options.jwtKeysSecret } : {}),
       ...(options.jwtPublicKeysSecret ? { JWT_PUBLIC_KEYS_SECRET_ARN: options.jwtPublicKeysSecret } : {}),
+      ...(options.scheduleGroup ? { WORKFLOW_SCHEDULE_GROUP: options.scheduleGroup } : {}),
+      ...(options.schedulerRoleArn ? { WORKFLOW_SCHEDULER_ROLE_ARN: options.schedulerRoleArn } : {}),
+      ...(options.scheduleTargetArn ? { WORKFLOW_SCHEDULE_TARGET_ARN: options.scheduleTargetArn } : {}),
     });
     return `aws table ${options.table}`;
   }

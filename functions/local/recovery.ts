@@ -57,9 +57,9 @@ export const UNFINISHED_WORK: readonly UnfinishedWork[] = [
   jobs('transcodes', (now) => recoverUnfinishedJobs(transcodeJobs, now)),
   jobs('transcriptions', (now) => recoverUnfinishedJobs(transcriptionJobs, now)),
   jobs('speech jobs', (now) => recoverUnfinishedJobs(SPEECH_JOB_TYPE, now)),
-  work('workflow runs', listUnfinishedWorkflowRuns, async (run, now) => {
+  work('workflow runs', listUnfinishedWorkflowRuns, async (run) => {
     if (run.mode === 'async') {
-      await resumeWorkflowRun(run, now);
+      await resumeWorkflowRun(run);
       return 'resumed';
     }
     await failRun(run.companyId, run.runId, INTERRUPTED_SYNC_RUN);

@@ -13,8 +13,9 @@ import { createLogBatcher } from './log-batcher';
 import { ensureBucket, ensureTable } from './provision';
 import { type LocalQueueDefinition, type QueueBatchEvent, startLocalQueues } from './queues';
 import { startS3Local } from './s3-local';
+import { startLocalScheduler } from './scheduler';
 import { type ExecutionEvent, startStepFunctionsEmulator } from './step-functions/emulator';
-import { aslFiles, loadLocalStateMachines } from './step-functions/machines';
+import { aslFiles, LOCAL_ACCOUNT, loadLocalStateMachines } from './step-functions/machines';
 
 /**
  * The local stack: DynamoDB Local and s3rver with data on disk under `dataDir`, the table and bucket, seed
@@ -45,6 +46,8 @@ export interface LocalStackOptions {
   onQueueBatch?: (event: QueueBatchEvent) => void;
   /** Told what start-up recovery resumed or settled, by kind of work. */
   onRecovered?: (counts: Record<string, Record<string, number>>) => void;
+  /** Every workflow schedule is due this often (ms) instead of by its expression (`--schedule-every`). */
+  scheduleEveryMs?: number;
 }
 
 /** How webhook deliveries retry and when a failing endpoint is disabled, in seconds. */
@@ -77,6 +80,8 @@ export interface StackDescription {
   /** The local SQS endpoint (`queues.ts`), and the URL of each queue. */
   queueEndpoint: string;
   queueUrls: Record<string, string>;
+  /** The local EventBridge Scheduler (`scheduler.ts`); absent in stack files written before it. */
+  schedulerEndpoint?: string;
   tableName: string;
   bucketName: string;
   region: string;
@@ -96,6 +101,8 @@ export interface LocalStack {
 }
 
 export const REGION = 'us-east-1';
+/** The ARN the local scheduler maps to the schedule target (`functions/workers/workflow-schedule`). */
+const LOCAL_SCHEDULE_TARGET = `arn:aws:lambda:${REGION}:${LOCAL_ACCOUNT}:function:workflow-schedule`;
 
 /**
  * The local queues and their workers, as the jobs stack declares them (`lib/constructs/webhook-events.ts`),
@@ -159,6 +166,14 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
       Object.entries(d.queueUrls ?? {}).map(([name, url]) => [queueUrlVariable(name), url]),
     ),
     ...(d.queueEndpoint ? { SQS_ENDPOINT: d.queueEndpoint } : {}),
+    ...(d.schedulerEndpoint
+      ? {
+          SCHEDULER_ENDPOINT: d.schedulerEndpoint,
+          WORKFLOW_SCHEDULE_GROUP: 'workflows',
+          WORKFLOW_SCHEDULER_ROLE_ARN: `arn:aws:iam::${LOCAL_ACCOUNT}:role/workflow-scheduler`,
+          WORKFLOW_SCHEDULE_TARGET_ARN: LOCAL_SCHEDULE_TARGET,
+        }
+      : {}),
     JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
     JWT_PUBLIC_KEYS_FILE: jwtPublicKeysFile(d.dataDir),
     DYNADATA_CURSOR_SECRET: ensureCursorKey(d.dataDir),
@@ -301,13 +316,24 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       ...(options.onQueueBatch ? { onBatch: options.onQueueBatch } : {}),
     });
     started.push(queues);
+    const scheduler = await startLocalScheduler({
+      file: join(dataDir, 'schedules.json'),
+      ...(options.scheduleEveryMs ? { everyMs: options.scheduleEveryMs } : {}),
+      invoke: async (arn, input) => {
+        if (arn !== LOCAL_SCHEDULE_TARGET) throw new Error(`no local target ${arn}`);
+        await (await import('../workers/workflow-schedule/index')).handler(JSON.parse(input));
+      },
+      onError: (error, s) => process.stderr.write(`schedule ${s.name} failed: ${String(error)}\n`),
+    });
+    started.push(scheduler);
     const gatewayPort = await reserveLoopbackPort(options.port ?? 0);
     started.push({ endpoint: 'gateway-port', stop: gatewayPort.release });
-    const ownPorts = [dynamodb, s3, stepFunctions, queues].flatMap(portsOf);
+    const ownPorts = [dynamodb, s3, stepFunctions, queues, scheduler].flatMap(portsOf);
     const services = {
       dynamodbEndpoint: dynamodb.endpoint,
       s3Endpoint: s3.endpoint,
       stepFunctionsEndpoint: stepFunctions.endpoint,
+      schedulerEndpoint: scheduler.endpoint,
       stateMachineArns: Object.fromEntries(
         aslFiles().map(({ name }) => [name, stepFunctions.stateMachineArn(name)]),
       ),

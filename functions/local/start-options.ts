@@ -7,12 +7,15 @@ import type { WebhookTiming } from './stack';
  * - `--webhook-retry-base`, `--webhook-retry-cap`, `--webhook-retry-window`, `--webhook-disable-after`:
  *   the webhook timing (`LOCAL_WEBHOOK_TIMING` by default), each a duration such as `30`, `30s`, `5m` or
  *   `2h`, given as `--name value` or `--name=value`.
+ * - `--schedule-every`: every workflow schedule is due this often (a duration) instead of by its expression,
+ *   so a schedule is seen firing in seconds.
  * Anything else is refused with the option's name, so a typo never starts a stack with other settings.
  */
 export interface StartOptions {
   allowLoopbackOutbound: boolean;
   exitWithParent: boolean;
   webhooks: Partial<WebhookTiming>;
+  scheduleEverySeconds?: number;
 }
 
 const FLAGS = {
@@ -44,6 +47,10 @@ export const parseStartOptions = (args: readonly string[]): StartOptions => {
     const [name = '', inline] = (args[i] ?? '').split(/=(.*)/s, 2);
     if (name in FLAGS && inline === undefined) {
       options[FLAGS[name as keyof typeof FLAGS]] = true;
+      continue;
+    }
+    if (name === '--schedule-every') {
+      options.scheduleEverySeconds = durationSeconds(name, inline ?? args[++i]);
       continue;
     }
     const field = DURATIONS[name];

@@ -31,6 +31,13 @@ export interface Env {
   jwtPublicKeysSecretArn: string | undefined;
   /** Endpoint override of Step Functions: set only by the local stack (its emulator). */
   stepFunctionsEndpoint: string | undefined;
+  /** Endpoint override of EventBridge Scheduler: set only by the local stack (its scheduler). */
+  schedulerEndpoint: string | undefined;
+  /**
+   * Where workflow schedules live (`on.schedule`): the schedule group, the role EventBridge Scheduler
+   * assumes and the function it invokes. Set for what saves definitions; absent elsewhere.
+   */
+  workflowSchedules: { groupName: string; roleArn: string; targetArn: string } | undefined;
   /** State machine ARNs a function may start, by machine name; only those granted are set. */
   stateMachineArns: Partial<Record<StateMachineName, string>>;
   /** Endpoint override of SQS: set only by the local stack (its local queues). */
@@ -119,6 +126,16 @@ const outboundPolicy = (): OutboundPolicy => {
   };
 };
 
+/** The three schedule settings come together or not at all. */
+const workflowSchedules = (): Env['workflowSchedules'] => {
+  if (optional('WORKFLOW_SCHEDULE_GROUP') === undefined) return undefined;
+  return Object.freeze({
+    groupName: required('WORKFLOW_SCHEDULE_GROUP'),
+    roleArn: required('WORKFLOW_SCHEDULER_ROLE_ARN'),
+    targetArn: required('WORKFLOW_SCHEDULE_TARGET_ARN'),
+  });
+};
+
 let cached: Env | undefined;
 
 const localS3Credentials = (accessKeyId: string | undefined, secretAccessKey: string | undefined) =>
@@ -139,6 +156,8 @@ export const env = (): Env => {
     jwtPublicKeysFile: optional('JWT_PUBLIC_KEYS_FILE'),
     jwtPublicKeysSecretArn: optional('JWT_PUBLIC_KEYS_SECRET_ARN'),
     stepFunctionsEndpoint: optional('SFN_ENDPOINT'),
+    schedulerEndpoint: optional('SCHEDULER_ENDPOINT'),
+    workflowSchedules: workflowSchedules(),
     stateMachineArns: Object.freeze(
       Object.fromEntries(STATE_MACHINE_NAMES.map((m) => [m, optional(stateMachineArnVariable(m))])),
     ),

@@ -1,12 +1,15 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebhookEvents } from '../../lib/constructs/webhook-events';
+import { WorkflowRuns } from '../../lib/constructs/workflow-runs';
 import { logicalIdOf, synthesizeApp } from './synth';
 
 const built = synthesizeApp({ bundling: false });
 afterAll(() => built.cleanup());
 const jobsTemplate = Template.fromStack(built.jobs);
 const events = built.jobs.node.findAll().find((c): c is WebhookEvents => c instanceof WebhookEvents);
+const runs = built.jobs.node.findAll().find((c): c is WorkflowRuns => c instanceof WorkflowRuns);
+if (!runs) throw new Error('the jobs stack has no WorkflowRuns construct');
 if (!events) throw new Error('the jobs stack has no WebhookEvents construct');
 
 type Statement = { Action: string | string[]; Resource: unknown; Condition?: unknown };
@@ -52,13 +55,16 @@ describe('events to webhooks (jobs stack)', () => {
     });
   });
 
-  it('lets the dispatcher read the stream and send only to the webhook-delivery queue, no executions', () => {
+  it('lets the dispatcher read the stream, send only to the webhook-delivery queue and start only workflow-run executions', () => {
     const statements = statementsOf(events.dispatcher.role as never);
     const actions = actionsOf(statements);
     expect(actions).toEqual(
       expect.arrayContaining(['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream']),
     );
-    expect(actions.filter((a) => a.startsWith('states:'))).toEqual([]);
+    const start = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('states:')));
+    // The runs of workflows the events trigger (`on.events`); deliveries go by the queue.
+    expect(start.flatMap((s) => [s.Action].flat())).toEqual(['states:StartExecution']);
+    expect(start.flatMap((s) => [s.Resource].flat())).toEqual([{ Ref: logicalIdOf(runs.stateMachine) }]);
     const send = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('sqs:')));
     expect(send).toHaveLength(1);
     expect(send[0]?.Action).toBe('sqs:SendMessage');

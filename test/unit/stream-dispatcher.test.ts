@@ -23,6 +23,8 @@ vi.mock('../../functions/shared/data/webhook-deliveries', () => ({
   },
 }));
 vi.mock('../../functions/shared/domain/events/lanes', () => ({ startLane: async () => undefined }));
+// Workflows started by events have tests of their own (`test/integration/workflow-triggers*.test.ts`).
+vi.mock('../../functions/shared/domain/workflows/trigger-sources', () => ({ startEventRuns: async () => 0 }));
 
 const { handler } = await import('../../functions/workers/event-dispatcher/index');
 

@@ -103,6 +103,8 @@ export const sortKeys = {
   jobQueue: 'QUEUE',
   reuse: (key: string) => `REUSE#${key}`,
   workflowHead: (workflowId: string) => `WF#${workflowId}`,
+  /** A workflow's triggers (`WFTRIG#<id>`, in the definitions' partition; not `WF#…`, so not a head). */
+  workflowTrigger: (workflowId: string) => `WFTRIG#${workflowId}`,
   /** A run's entry in its workflow's run list (`workflowRunList`); run ids are ULIDs: time order. */
   workflowRunEntry: (runId: string) => `RUN#${runId}`,
   workflowVersion: (workflowId: string, version: number) =>

@@ -1,4 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { RUN_TRIGGER_TYPES } from '../types/workflow-triggers';
 import { WORKFLOW_RUN_STATUSES, type WorkflowRunRecord } from '../types/workflows';
 import * as zm from '../zod-mini';
 import { ddb, tableName } from './client';
@@ -24,7 +25,7 @@ const entryKey = (companyId: string, workflowId: string, runId: string) => ({
 const entrySchema = zm.object({
   runId: zm.string(),
   status: zm.enum(WORKFLOW_RUN_STATUSES),
-  trigger: zm.enum(['api']),
+  trigger: zm.enum(RUN_TRIGGER_TYPES),
   startedAt: zm.string(),
   finishedAt: zm.nullable(zm.string()),
 });
@@ -38,9 +39,9 @@ export const runEntryPut = (run: WorkflowRunRecord, now: Date): TransactItem => 
       entity: RUN_ENTRY_ENTITY,
       runId: run.runId,
       status: run.status,
-      trigger: 'api',
+      trigger: run.trigger?.type ?? 'api',
       startedAt: run.createdAt,
-      finishedAt: null,
+      finishedAt: run.finishedAt ?? null,
       ttl: Math.floor(now.getTime() / 1000) + ENTRY_TTL_SECONDS,
     },
   },

@@ -1,4 +1,5 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RunTrigger } from '../types/workflow-triggers';
 import {
   type FailedStep,
   type FinalRunStatus,
@@ -43,6 +44,13 @@ export class WorkflowRunQuotaError extends Error {
   constructor() {
     super('Monthly allowance of workflow_runs reached');
     this.name = 'WorkflowRunQuotaError';
+  }
+}
+
+export class WorkflowRunExistsError extends Error {
+  constructor(runId: string) {
+    super(`Run ${runId} exists already`);
+    this.name = 'WorkflowRunExistsError';
   }
 }
 
@@ -104,6 +112,8 @@ const WorkflowRun = defineEntity({
     updatedAt: zm.string(),
     finishedAt: zm.optional(zm.string()),
     handedOffAt: zm.optional(zm.string()),
+    /** What started a run not started through the API (`RunTrigger`), as JSON text (an event's data is tenant JSON). */
+    trigger: zm.optional(zm.string()),
   }),
 });
 
@@ -124,45 +134,76 @@ const decodeOutputs = (outputs: StoredOutputs | undefined): WorkflowRunRecord['o
   );
 
 const toRun = (item: Record<string, unknown>): WorkflowRunRecord => {
-  const { input, outputs, result, ...run } = WorkflowRun.decode(item);
+  const { input, outputs, result, trigger, ...run } = WorkflowRun.decode(item);
   return {
     ...run,
+    ...(trigger === undefined ? {} : { trigger: JSON.parse(trigger) as RunTrigger }),
     input: JSON.parse(input ?? '{}') as Record<string, unknown>,
     outputs: decodeOutputs(outputs),
     ...(typeof result === 'string' ? { result: JSON.parse(result) } : {}),
   };
 };
 
-/** Creates the run and counts it in `workflow_runs`, only while the month stays within `limit`. */
+/** The run's item, written once (a second write of the same run id is refused: `WorkflowRunExistsError`). */
+const runPut = (run: WorkflowRunRecord, now: Date): TransactItem =>
+  putItem(
+    WorkflowRun,
+    workflowRunKey(run.companyId, run.runId),
+    {
+      ...run,
+      input: JSON.stringify(run.input),
+      outputs: encodeOutputs(run.outputs),
+      result: run.result === undefined ? undefined : JSON.stringify(run.result),
+      trigger: run.trigger === undefined ? undefined : JSON.stringify(run.trigger),
+    },
+    {
+      extra: {
+        ...(run.status === 'running' ? unfinishedRunIndexKey(run.companyId, run.runId) : {}),
+        ttl: Math.floor(now.getTime() / 1000) + RUN_TTL_SECONDS,
+      },
+      condition: { expression: 'attribute_not_exists(pk)' },
+    },
+  );
+
+/**
+ * Creates the run and counts it in `workflow_runs`, only while the month stays within `limit`. A run id
+ * that exists already (a trigger handled twice names its run the same) is `WorkflowRunExistsError`.
+ */
 export const createWorkflowRun = async (run: WorkflowRunRecord, limit: number, now: Date): Promise<void> => {
   try {
     await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
-          putItem(
-            WorkflowRun,
-            workflowRunKey(run.companyId, run.runId),
-            {
-              ...run,
-              input: JSON.stringify(run.input),
-              outputs: encodeOutputs(run.outputs),
-              result: run.result === undefined ? undefined : JSON.stringify(run.result),
-            },
-            {
-              extra: {
-                ...(run.status === 'running' ? unfinishedRunIndexKey(run.companyId, run.runId) : {}),
-                ttl: Math.floor(now.getTime() / 1000) + RUN_TTL_SECONDS,
-              },
-              condition: { expression: 'attribute_not_exists(pk)' },
-            },
-          ),
+          runPut(run, now),
           ...addToMeterItems(run.companyId, 'workflow_runs', 1, now, { limit }),
           runEntryPut(run, now),
         ],
       }),
     );
   } catch (error) {
-    if (cancellationReasons(error)?.[1]?.Code === 'ConditionalCheckFailed') throw new WorkflowRunQuotaError();
+    const reasons = cancellationReasons(error);
+    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') throw new WorkflowRunExistsError(run.runId);
+    if (reasons?.[1]?.Code === 'ConditionalCheckFailed') throw new WorkflowRunQuotaError();
+    throw error;
+  }
+};
+
+/**
+ * Records a run that was refused before it started (a triggered run over the monthly allowance): final
+ * from the start, not counted, with `also` (its `workflow_run.finished` event) in the same transaction.
+ */
+export const createRefusedWorkflowRun = async (
+  run: WorkflowRunRecord,
+  now: Date,
+  also: readonly TransactItem[] = [],
+): Promise<void> => {
+  try {
+    await sendTransaction(
+      new TransactWriteCommand({ TransactItems: [runPut(run, now), runEntryPut(run, now), ...also] }),
+    );
+  } catch (error) {
+    if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed')
+      throw new WorkflowRunExistsError(run.runId);
     throw error;
   }
 };

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import type { WorkflowDefinition, WorkflowVersion } from '../types/workflows';
 import * as zm from '../zod-mini';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
-import { defineEntity, putItem } from './entity';
+import { defineEntity, putItem, type TransactItem } from './entity';
 import { partitions, sortKeys } from './keys';
 import { storedObject } from './schemas';
 import { cancellationReasons } from './transactions';
@@ -95,11 +95,15 @@ export class WorkflowVersionConflictError extends Error {
   }
 }
 
-/** Saves `definition` as the next version (one transaction: head conditional on the version read, new version). */
+/**
+ * Saves `definition` as the next version (one transaction: head conditional on the version read, new
+ * version, and `alongside`: items of other entities that follow the version, such as its triggers).
+ */
 export const putWorkflowVersion = async (
   companyId: string,
   definition: WorkflowDefinition,
   now: Date,
+  alongside: TransactItem[] = [],
 ): Promise<WorkflowHead> => {
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName(), Key: headKey(companyId, definition.id), ConsistentRead: true }),
@@ -131,6 +135,7 @@ export const putWorkflowVersion = async (
             { workflowId: definition.id, version, definitionJson, createdAt: stamp },
             { condition: { expression: 'attribute_not_exists(pk)' } },
           ),
+          ...alongside,
         ],
       }),
     );

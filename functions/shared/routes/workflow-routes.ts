@@ -1,4 +1,5 @@
 import { DEFAULT_JOB_PAGE, MAX_JOB_PAGE, MAX_LIST_PAGE } from '../domain/pages';
+import { RUN_TRIGGER_TYPES } from '../types/workflow-triggers';
 import * as z from '../zod';
 import { route } from './route-definition';
 import { nextCursorSchema, pageQuery, queryBoolean } from './schemas';
@@ -111,7 +112,7 @@ export const WORKFLOW_ROUTES = [
           z.object({
             runId: z.string(),
             status: z.enum(['running', 'success', 'partial', 'failed']),
-            trigger: z.enum(['api']).describe('What started the run.'),
+            trigger: z.enum(RUN_TRIGGER_TYPES).describe('What started the run.'),
             startedAt: z.string(),
             finishedAt: z.string().nullable(),
           }),

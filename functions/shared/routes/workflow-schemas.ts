@@ -1,4 +1,5 @@
 import { lazy } from '../lazy';
+import { RUN_TRIGGER_TYPES } from '../types/workflow-triggers';
 import { STEP_STATUSES, WORKFLOW_RUN_STATUSES } from '../types/workflows';
 import * as z from '../zod';
 
@@ -45,6 +46,16 @@ export const workflowSchema = /* @__PURE__ */ lazy(() =>
         }),
       ),
       return: z.unknown().describe('The run result, with `{{ references }}` evaluated.'),
+      on: z
+        .object({
+          events: z
+            .array(z.string())
+            .optional()
+            .describe('Event types of the company that each start a run.'),
+          schedule: z.string().optional().describe('`rate(…)` or `cron(…)` (EventBridge Scheduler, UTC).'),
+        })
+        .nullable()
+        .describe('What starts runs besides an API call (null: nothing).'),
       createdAt: z.string(),
       updatedAt: z.string(),
     })
@@ -113,6 +124,18 @@ const stepOutputsSchema = /* @__PURE__ */ lazy(() =>
     .describe('With `includeStepOutputs`: the persisted output of each succeeded step.'),
 );
 
+/** What started a run: an API call, an event of the company (`on.events`) or its schedule (`on.schedule`). */
+const runTriggerSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      type: z.enum(RUN_TRIGGER_TYPES),
+      eventId: z.string().optional().describe('`event`: the event that started the run.'),
+      eventType: z.string().optional().describe('`event`: its type.'),
+      scheduledAt: z.string().optional().describe('`schedule`: the time the run was due.'),
+    })
+    .describe('What started the run.'),
+);
+
 export const workflowRunSchema = /* @__PURE__ */ lazy(() =>
   z.object({
     ...runFields(),
@@ -123,6 +146,7 @@ export const workflowRunSchema = /* @__PURE__ */ lazy(() =>
     updatedAt: z.string(),
     finishedAt: z.string().nullable(),
     handedOffAt: z.string().nullable().describe('When a sync run continued asynchronously.'),
+    trigger: runTriggerSchema(),
     stepOutputs: stepOutputsSchema(),
   }),
 );

@@ -1,3 +1,5 @@
+import type { RunTrigger, WorkflowTriggers } from './workflow-triggers';
+
 /**
  * Shapes of company workflows and their runs, shared by the data modules, the domain and the routes.
  */
@@ -19,6 +21,8 @@ export interface WorkflowDefinition {
   input?: Record<string, unknown>;
   steps: WorkflowStep[];
   return?: unknown;
+  /** Events and schedule that start runs (`workflow-triggers.ts`). */
+  on?: WorkflowTriggers;
 }
 
 /** A saved version of a definition. */
@@ -115,4 +119,6 @@ export interface WorkflowRunRecord {
   updatedAt: string;
   finishedAt?: string;
   handedOffAt?: string;
+  /** What started a run not started through the API (absent: an API call). */
+  trigger?: RunTrigger;
 }

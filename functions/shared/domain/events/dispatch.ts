@@ -8,6 +8,7 @@ import { USAGE_THRESHOLDS } from '../../types/events';
 import type { MeterName } from '../../types/meters';
 import type { PlanLimits } from '../../types/plans';
 import { companyLimits } from '../company-limits';
+import { startEventRuns } from '../workflows/trigger-sources';
 import { subscribes } from './endpoints';
 import { startLane } from './lanes';
 
@@ -20,6 +21,8 @@ import { startLane } from './lanes';
  *   creation, however late the event is handled), each created once (a record handled twice creates no second delivery) and queued in its lane,
  *   then the message that wakes the lane is sent to the `webhook-delivery` queue (a repeated message finds
  *   the lane held or its turn passed, and sends nothing twice).
+ * - A new event item also starts the company's workflows whose `on.events` lists its type, one run per
+ *   event and workflow (`workflows/trigger-sources.ts`), before its deliveries.
  * - A changed usage month: a meter that passed 80 % or 100 % of its monthly allowance raises
  *   `usage.threshold_reached`, once per meter, threshold and month (a marker written with the event).
  */
@@ -38,6 +41,8 @@ const existedAt = (
 ) => endpoint.createdAt <= event.createdAt;
 
 export const dispatchEvent = async (event: EventRecord): Promise<number> => {
+  // Workflows started by the event (`on.events`): once per event and workflow, like a delivery per endpoint.
+  await startEventRuns(event);
   const endpoints = event.endpointId
     ? [await getEndpoint(event.companyId, event.endpointId)].filter((e) => e !== undefined)
     : (await listEndpoints(event.companyId)).filter((e) => subscribes(e, event.type));

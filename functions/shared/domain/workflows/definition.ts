@@ -8,6 +8,7 @@ import {
 import { normaliseTypeSchema } from '../dynadata/json-schema';
 import { findAction } from './actions';
 import { parseReference, referencesIn } from './references';
+import { triggerProblems } from './trigger-definition';
 
 /**
  * Validation of a workflow definition on save: every violation is listed with a JSON pointer into the
@@ -39,7 +40,7 @@ const shapeProblem = (doc: unknown): FieldError | undefined => {
   }
   return undefined;
 };
-const TOP_KEYS = new Set(['id', 'name', 'description', 'input', 'steps', 'return']);
+const TOP_KEYS = new Set(['id', 'name', 'description', 'input', 'steps', 'return', 'on']);
 const STEP_KEYS = new Set(['id', 'action', 'with', 'allowFailure']);
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -121,6 +122,7 @@ export const definitionProblems = async (doc: unknown): Promise<FieldError[]> =>
     if (typeof step.id === 'string') known.add(step.id);
   });
   checkReferences(doc.return, '/return', all, all, add);
+  problems.push(...(await triggerProblems(doc)));
   return problems;
 };
 

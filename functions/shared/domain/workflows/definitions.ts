@@ -12,6 +12,7 @@ import { AppError, NotFoundError, ValidationError } from '../../errors';
 import type { WorkflowDefinition } from '../../types/workflows';
 import { DEFAULT_JOB_PAGE, MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
 import { definitionProblems, normaliseDefinition } from './definition';
+import { removeTriggers, saveWithTriggers } from './workflow-schedules';
 
 /**
  * Company workflow definitions: saved by operators (`admin workflows put`), read by API consumers. Saving
@@ -21,14 +22,19 @@ export const saveWorkflow = async (
   companyId: string,
   doc: unknown,
   now: Date,
+  /** What runs started by the definition's triggers may do (default: every scope, an operator's save). */
+  triggerScopes?: readonly string[],
 ): Promise<{ id: string; version: number }> => {
   const problems = await definitionProblems(doc);
   if (problems.length > 0) throw new ValidationError(problems, 'The workflow definition is not valid.');
   try {
-    const head = await putWorkflowVersion(
+    const definition = await normaliseDefinition(doc as WorkflowDefinition);
+    const head = await saveWithTriggers(
       companyId,
-      await normaliseDefinition(doc as WorkflowDefinition),
+      definition,
       now,
+      (alongside) => putWorkflowVersion(companyId, definition, now, alongside),
+      triggerScopes,
     );
     return { id: head.workflowId, version: head.version };
   } catch (error) {
@@ -59,6 +65,7 @@ export const toPublicWorkflow = (head: WorkflowHead) => ({
     allowFailure: s.allowFailure ?? false,
   })),
   return: head.definition.return ?? null,
+  on: head.definition.on ?? null,
   createdAt: head.createdAt,
   updatedAt: head.updatedAt,
 });
@@ -106,6 +113,7 @@ export const listWorkflows = async (companyId: string, request: PageRequest) => 
 export const deleteWorkflow = async (companyId: string, workflowId: string, now: Date) => {
   if (!(await deleteWorkflowHead(companyId, workflowId, now)))
     throw new NotFoundError('No workflow with this id.');
+  await removeTriggers(companyId, workflowId);
   return { id: workflowId, deleted: true as const };
 };
 

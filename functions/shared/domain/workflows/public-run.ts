@@ -1,6 +1,15 @@
 import { getWorkflowRunRecord } from '../../data/workflow-runs';
 import { NotFoundError } from '../../errors';
+import type { RunTrigger } from '../../types/workflow-triggers';
 import type { WorkflowRunRecord } from '../../types/workflows';
+
+/** What started the run: the API, an event (its id and type) or the schedule (the time it was due). */
+const publicTrigger = (trigger: RunTrigger | undefined) => {
+  if (trigger?.type === 'event')
+    return { type: 'event' as const, eventId: trigger.event.id, eventType: trigger.event.type };
+  if (trigger?.type === 'schedule') return { type: 'schedule' as const, scheduledAt: trigger.scheduledAt };
+  return { type: 'api' as const };
+};
 
 /**
  * A run as `GET /v1/workflows/{id}/runs/{runId}` shows it (and the MCP tool). `ok` is true only for
@@ -33,6 +42,7 @@ export const toPublicRun = (run: WorkflowRunRecord, options: { includeStepOutput
   updatedAt: run.updatedAt,
   finishedAt: run.finishedAt ?? null,
   handedOffAt: run.handedOffAt ?? null,
+  trigger: publicTrigger(run.trigger),
   ...(options.includeStepOutputs && run.includeStepOutputs
     ? {
         stepOutputs: Object.entries(run.outputs ?? {}).map(([step, stored]) =>

@@ -1,6 +1,7 @@
 /**
  * References in workflow definitions: `{{ path }}` inside any string of a step's `with` or of `return`.
  * Paths are data, never code: `input.<path>`, `steps.<id>.output[.<path>]`, `steps.<id>.status`, `run.id`,
+ * `trigger.<path>` (what started the run: `trigger.type`, and `trigger.event.…` of a run started by an event),
  * where `<path>` is dot-separated keys or array indexes. A string that is exactly one reference takes the
  * referenced value with its type; a reference inside a longer string is interpolated as text. A value that
  * is missing (a failed step's output, an absent key) resolves to `undefined` (the key is left out), and to
@@ -15,7 +16,8 @@ export type Reference =
   | { root: 'input'; path: string[] }
   | { root: 'steps'; step: string; field: 'output'; path: string[] }
   | { root: 'steps'; step: string; field: 'status' }
-  | { root: 'run'; field: 'id' };
+  | { root: 'run'; field: 'id' }
+  | { root: 'trigger'; path: string[] };
 
 /** Parses one reference path, or answers why it is not one. */
 export const parseReference = (text: string): Reference | { problem: string } => {
@@ -24,7 +26,7 @@ export const parseReference = (text: string): Reference | { problem: string } =>
     return { problem: `"${text}" is not a path of keys separated by dots` };
   }
   const [root, second, third, ...rest] = segments as [string, ...string[]];
-  if (root === 'input') return { root, path: segments.slice(1) };
+  if (root === 'input' || root === 'trigger') return { root, path: segments.slice(1) };
   if (root === 'run') {
     return second === 'id' && segments.length === 2
       ? { root, field: 'id' }
@@ -35,7 +37,7 @@ export const parseReference = (text: string): Reference | { problem: string } =>
     if (third === 'status' && rest.length === 0) return { root, step: second, field: 'status' };
     return { problem: `steps.${second} has only output and status` };
   }
-  return { problem: `"${text}" must start with input., steps.<id>. or run.id` };
+  return { problem: `"${text}" must start with input., steps.<id>., trigger. or run.id` };
 };
 
 /** Every reference of a value (strings anywhere inside it), with the JSON pointer of the string. */
@@ -60,6 +62,8 @@ export interface ReferenceScope {
   runId: string;
   /** Completed steps: status and (for succeeded steps) output. */
   steps: Record<string, { status: string; output?: unknown }>;
+  /** What started the run (`{ type: 'api' }` for an API call). */
+  trigger?: unknown;
 }
 
 const walk = (value: unknown, path: readonly string[]): unknown => {
@@ -77,6 +81,7 @@ const lookup = (text: string, scope: ReferenceScope): unknown => {
   const ref = parseReference(text);
   if ('problem' in ref) return undefined;
   if (ref.root === 'input') return walk(scope.input, ref.path);
+  if (ref.root === 'trigger') return walk(scope.trigger, ref.path);
   if (ref.root === 'run') return scope.runId;
   const step = Object.hasOwn(scope.steps, ref.step) ? scope.steps[ref.step] : undefined;
   if (!step) return undefined;

@@ -29,6 +29,7 @@ export const scopeOf = (run: WorkflowRunRecord, state: RunState): ReferenceScope
   input: run.input,
   runId: run.runId,
   steps: state.values,
+  trigger: run.trigger ?? { type: 'api' },
 });
 
 /** `companies/<companyId>/workflows/runs/<runId>/steps/<stepId>.json`: a stored step output. */

@@ -1,4 +1,4 @@
-import { startExecution } from '../../aws/step-functions';
+import { ExecutionAlreadyExistsError, startExecution } from '../../aws/step-functions';
 import { workflowRunFinishedEventItem } from '../../data/events';
 import { secondsToNextUtcMonth } from '../../data/usage-meters';
 import {
@@ -223,13 +223,15 @@ const startEngine = async (run: WorkflowRunRecord): Promise<void> => {
 /**
  * Starts the engine again for an async run whose execution is gone (it did not survive a restart): the run
  * goes on from its cursor; a step caught mid-way is recorded as `step_interrupted`, never run twice
- * (`engine.ts`). The execution is named after the run and the resumption.
+ * (`engine.ts`). The execution has the run's own name and input, so a start of the same run by someone
+ * else meanwhile (a trigger handled again after the restart) is this same execution, never a second one.
  */
-export const resumeWorkflowRun = async (run: WorkflowRunRecord, now: Date): Promise<void> => {
-  await startExecution('workflow-run', `${run.runId}-r${now.getTime().toString(36)}`, {
-    companyId: run.companyId,
-    runId: run.runId,
-  });
+export const resumeWorkflowRun = async (run: WorkflowRunRecord): Promise<void> => {
+  try {
+    await startExecution('workflow-run', run.runId, { companyId: run.companyId, runId: run.runId });
+  } catch (error) {
+    if (!(error instanceof ExecutionAlreadyExistsError)) throw error;
+  }
 };
 
 const createRun = async (

@@ -1,0 +1,43 @@
+import type { EventType } from './events';
+
+/**
+ * What starts a workflow besides an API call: `on` of a definition. `events` starts one run per matching
+ * event of the company; `schedule` (EventBridge Scheduler `rate(…)` or `cron(…)`, UTC) starts runs on a
+ * schedule.
+ */
+export interface WorkflowTriggers {
+  events?: EventType[];
+  schedule?: string;
+}
+
+/**
+ * Event types a workflow can be started by. `workflow_run.finished` is not one (a workflow started by runs
+ * finishing would start itself for ever), nor `ping` (sent to one webhook endpoint only).
+ */
+export const TRIGGER_EVENT_TYPES = [
+  'message.sent',
+  'message.failed',
+  'transcode.done',
+  'transcode.failed',
+  'transcode.canceled',
+  'transcription.done',
+  'transcription.failed',
+  'usage.threshold_reached',
+] as const satisfies readonly EventType[];
+
+/** What started a run, as the run list shows it. */
+export const RUN_TRIGGER_TYPES = ['api', 'event', 'schedule'] as const;
+export type RunTriggerType = (typeof RUN_TRIGGER_TYPES)[number];
+
+/** The event a run was started by, as its webhook delivery shows it. */
+export interface TriggerEvent {
+  id: string;
+  type: string;
+  createdAt: string;
+  data: unknown;
+}
+
+/** The trigger of a run not started through the API, kept on the run: `{{ trigger.… }}` reads it. */
+export type RunTrigger =
+  | { type: 'event'; event: TriggerEvent }
+  | { type: 'schedule'; schedule: string; scheduledAt: string };
