@@ -178,16 +178,13 @@ export const measureOperations = async (write: (line: string) => void): Promise<
         ];
       });
       for (const execution of executions) {
-        const machine = machineOf(execution);
-        const fn = WORKER_OF_MACHINE[machine];
+        const fn = WORKER_OF_MACHINE[machineOf(execution)];
         for (const [state, runsOfState] of Object.entries(execution.taskMs ?? {}))
           if (fn && !INTEGRATION_STATES.has(state))
             for (const ms of runsOfState) invocations.push({ fn, ms });
       }
-      for (const batch of batches) {
-        const fn = WORKER_OF_QUEUE[batch.queue];
-        if (fn) invocations.push({ fn, ms: batch.ms });
-      }
+      for (const { queue, ms } of batches)
+        if (WORKER_OF_QUEUE[queue]) invocations.push({ fn: WORKER_OF_QUEUE[queue], ms });
       // The event source's receive of each batch, and its delete of the messages handled.
       const sqsRequests =
         sqsSends - sendsBefore + batches.reduce((sum, b) => sum + 1 + (b.failed < b.messages ? 1 : 0), 0);
