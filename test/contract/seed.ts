@@ -105,8 +105,20 @@ export const seedTenant = async (apiUrl: string, dataDir: string): Promise<Seede
           workflowRunsPerMonth: 1_000_000,
           transcodeSecondsPerMonth: 100_000,
           transcodeQueueCap: 2,
+          speechJobQueueCap: 1,
         },
       },
+    }),
+  );
+  // The tenant's speech job queue is held full, so every enqueue it is fuzzed with is refused (429
+  // speech_job_queue_full): a fuzzed text at the 100,000-character limit (brackets, astral letters) would
+  // otherwise synthesize hours of audio on the test machine. A job's success is covered by the speech job tests.
+  const { SPEECH_JOB_TYPE } = await import('../../functions/shared/domain/speech-jobs');
+  const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+  await ddb.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...SPEECH_JOB_TYPE.lifecycle.queueKey(companyId), entity: 'speech_job_queue', unfinished: 1 },
     }),
   );
   const apiKey = (await createApiKey(companyId, { name: 'contract', scopes: [...SCOPES] }, now)).key;

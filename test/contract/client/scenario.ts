@@ -266,6 +266,16 @@ export const runClientScenario = async ({
     expect(spoken.data?.characters).toBe('Hello from the contract.'.length);
     const unknown = await api.POST('/v1/speech', { body: { text: 'Hi', voiceProfileId: 'nobody' } });
     expect(unknown.error?.code).toBe('validation_failed');
+    // Speech jobs: the seeded tenant's queue is held full (test/contract/seed.ts), so an enqueue is refused
+    // with its typed problem; the list reads the company's jobs.
+    const job = await api.POST('/v1/speech/jobs', { body: { markdown: '# Hello\n\nA long read.' } });
+    expect(job.response.status).toBe(429);
+    expect(job.error?.code).toBe('speech_job_queue_full');
+    const jobs = await api.GET('/v1/speech/jobs', { params: { query: { limit: 5 } } });
+    expect(jobs.error, JSON.stringify(jobs.error)).toBeUndefined();
+    expect(jobs.data?.jobs).toEqual([]);
+    const missing = await api.GET('/v1/speech/jobs/{id}', { params: { path: { id: 'sj_missing' } } });
+    expect(missing.error?.code).toBe('not_found');
     step('speech');
   }
 
