@@ -1,10 +1,18 @@
-import { getWorkflow, listWorkflowRuns, listWorkflows } from '../../shared/domain/workflows/definitions';
+import { cancelWorkflowRun } from '../../shared/domain/workflows/cancel';
+import {
+  deleteWorkflow,
+  getWorkflow,
+  listWorkflowRuns,
+  listWorkflows,
+  saveWorkflow,
+} from '../../shared/domain/workflows/definitions';
 import {
   getWorkflowRun,
   runCallerOf,
   startWorkflowRun,
   toPublicRun,
 } from '../../shared/domain/workflows/runs';
+import { ValidationError } from '../../shared/errors';
 import { createApiHandler } from '../../shared/http/middleware';
 import { WORKFLOW_ROUTES } from '../../shared/routes/workflow-routes';
 import { workflowHopOf } from '../../shared/workflow-hops';
@@ -31,6 +39,21 @@ export const handler = createApiHandler('workflows', WORKFLOW_ROUTES, {
   getWorkflow: async ({ auth, params }) => ({
     body: { workflow: await getWorkflow(auth.companyId, params.id) },
   }),
+  putWorkflow: async ({ auth, params, body, headers }) => {
+    if (body.id !== undefined && body.id !== params.id)
+      throw new ValidationError([
+        { pointer: '/body/id', message: `must be the id of the path, ${params.id}` },
+      ]);
+    const saved = await saveWorkflow(auth.companyId, { ...body, id: params.id }, new Date(), {
+      ifMatch: headers['if-match'],
+      pointerPrefix: '/body',
+    });
+    return { status: saved.created ? 201 : 200, body: { workflow: saved.workflow } };
+  },
+  deleteWorkflow: async ({ auth, params, headers }) => {
+    await deleteWorkflow(auth.companyId, params.id, new Date(), headers['if-match']);
+    return { status: 204, raw: '' };
+  },
   runWorkflow: async ({ auth, params, body, headers }) => {
     const started = await startWorkflowRun({
       companyId: auth.companyId,
@@ -49,6 +72,16 @@ export const handler = createApiHandler('workflows', WORKFLOW_ROUTES, {
   },
   listWorkflowRuns: async ({ auth, params, query }) => ({
     body: await listWorkflowRuns(auth.companyId, params.id, query),
+  }),
+  cancelWorkflowRun: async ({ auth, params }) => ({
+    body: {
+      run: await cancelWorkflowRun({
+        companyId: auth.companyId,
+        workflowId: params.id,
+        runId: params.runId,
+        now: new Date(),
+      }),
+    },
   }),
   getWorkflowRun: async ({ auth, params, query }) => ({
     body: {

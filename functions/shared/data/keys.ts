@@ -99,6 +99,8 @@ export const sortKeys = {
   jobQueue: 'QUEUE',
   reuse: (key: string) => `REUSE#${key}`,
   workflowHead: (workflowId: string) => `WF#${workflowId}`,
+  /** The number of a company's workflows (in its `workflows` partition), kept within its plan's `workflows`. */
+  workflowCount: 'COUNT',
   /** A run's entry in its workflow's run list (`workflowRunList`); run ids are ULIDs: time order. */
   workflowRunEntry: (runId: string) => `RUN#${runId}`,
   workflowVersion: (workflowId: string, version: number) =>

@@ -35,6 +35,7 @@ export const DEFAULT_PLANS: Plan[] = [
       workflowRunComputeMs: 30_000,
       logRetentionDays: 7,
       webhookEndpoints: 3,
+      workflows: 10,
     },
   },
   {
@@ -63,6 +64,7 @@ export const DEFAULT_PLANS: Plan[] = [
       workflowRunComputeMs: 120_000,
       logRetentionDays: 30,
       webhookEndpoints: 10,
+      workflows: 50,
     },
   },
   {
@@ -91,6 +93,7 @@ export const DEFAULT_PLANS: Plan[] = [
       workflowRunComputeMs: 600_000,
       logRetentionDays: 90,
       webhookEndpoints: 50,
+      workflows: 200,
     },
   },
 ];

@@ -6,33 +6,68 @@ import {
   listWorkflowHeads,
   putWorkflowVersion,
   type WorkflowHead,
+  WorkflowLimitReachedError,
   WorkflowVersionConflictError,
 } from '../../data/workflows';
 import { AppError, NotFoundError, ValidationError } from '../../errors';
-import type { WorkflowDefinition } from '../../types/workflows';
+import { etagOf, ifMatchHolds } from '../../etag';
+import type { WorkflowDefinition, WorkflowRunStatus } from '../../types/workflows';
+import { companyLimits } from '../company-limits';
 import { DEFAULT_JOB_PAGE, MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
 import { definitionProblems, normaliseDefinition } from './definition';
 
 /**
- * Company workflow definitions: saved by operators (`admin workflows put`), read by API consumers. Saving
- * validates the whole document (every violation by JSON pointer) and stores it as the next version.
+ * Company workflow definitions, saved by `PUT /v1/workflows/{id}` and the operator CLI (`admin workflows
+ * put`) through `saveWorkflow`: the whole document validated (every violation by JSON pointer), then stored
+ * as the next version; a new workflow takes a place of the plan's `workflows` (403
+ * `workflow_limit_reached`). `ifMatch` (the `If-Match` header) must name the tag of the current workflow
+ * as `GET /v1/workflows/{id}` answers it (412 `precondition_failed`; a missing workflow matches nothing).
  */
+const preconditionFailed = () =>
+  new AppError('precondition_failed', 'The workflow does not match If-Match; read it again.');
+
+const requireMatch = (ifMatch: string | undefined, current: WorkflowHead | undefined) => {
+  if (ifMatch === undefined) return;
+  if (!current || !ifMatchHolds(ifMatch, etagOf({ workflow: toPublicWorkflow(current) })))
+    throw preconditionFailed();
+};
+
 export const saveWorkflow = async (
   companyId: string,
   doc: unknown,
   now: Date,
-): Promise<{ id: string; version: number }> => {
+  options: { ifMatch?: string | undefined; pointerPrefix?: string } = {},
+) => {
   const problems = await definitionProblems(doc);
-  if (problems.length > 0) throw new ValidationError(problems, 'The workflow definition is not valid.');
+  if (problems.length > 0) {
+    const prefix = options.pointerPrefix ?? '';
+    throw new ValidationError(
+      problems.map((p) => ({
+        ...p,
+        pointer: prefix && p.pointer === '/' ? prefix : `${prefix}${p.pointer}`,
+      })),
+      'The workflow definition is not valid.',
+    );
+  }
+  const limits = await companyLimits(companyId);
   try {
-    const head = await putWorkflowVersion(
+    const { head, created } = await putWorkflowVersion(
       companyId,
       await normaliseDefinition(doc as WorkflowDefinition),
       now,
+      { limit: limits.workflows, check: (current) => requireMatch(options.ifMatch, current) },
     );
-    return { id: head.workflowId, version: head.version };
+    return { id: head.workflowId, version: head.version, created, workflow: toPublicWorkflow(head) };
   } catch (error) {
+    if (error instanceof WorkflowLimitReachedError) {
+      throw new AppError(
+        'workflow_limit_reached',
+        `The plan allows ${error.limit} workflows; delete one first.`,
+        { extensions: { limit: error.limit } },
+      );
+    }
     if (error instanceof WorkflowVersionConflictError) {
+      if (options.ifMatch !== undefined) throw preconditionFailed();
       throw new AppError('conflict', 'The workflow was saved at the same moment elsewhere; save it again.');
     }
     throw error;
@@ -57,6 +92,8 @@ export const toPublicWorkflow = (head: WorkflowHead) => ({
     action: s.action,
     with: s.with ?? {},
     allowFailure: s.allowFailure ?? false,
+    ...(s.if === undefined ? {} : { if: s.if }),
+    ...(s.retry === undefined ? {} : { retry: s.retry }),
   })),
   return: head.definition.return ?? null,
   createdAt: head.createdAt,
@@ -70,7 +107,11 @@ export const getWorkflow = async (companyId: string, workflowId: string) =>
  * A page of a workflow's runs, newest first (`GET /v1/workflows/{id}/runs`): an unknown workflow is 404; the
  * cursor is the id of the last run shown.
  */
-export const listWorkflowRuns = async (companyId: string, workflowId: string, request: PageRequest) => {
+export const listWorkflowRuns = async (
+  companyId: string,
+  workflowId: string,
+  request: PageRequest & { status?: WorkflowRunStatus | undefined },
+) => {
   await requireWorkflow(companyId, workflowId);
   if (request.cursor !== undefined && !/^wr_[0-9a-z]{1,64}$/.test(request.cursor)) {
     throw new ValidationError([
@@ -80,6 +121,7 @@ export const listWorkflowRuns = async (companyId: string, workflowId: string, re
   return listRunEntries(companyId, workflowId, {
     limit: request.limit ?? DEFAULT_JOB_PAGE,
     cursor: request.cursor,
+    status: request.status,
   });
 };
 
@@ -103,9 +145,16 @@ export const listWorkflows = async (companyId: string, request: PageRequest) => 
   return { workflows: page.map(summaryOf), nextCursor };
 };
 
-export const deleteWorkflow = async (companyId: string, workflowId: string, now: Date) => {
-  if (!(await deleteWorkflowHead(companyId, workflowId, now)))
-    throw new NotFoundError('No workflow with this id.');
+/** Deletes a workflow; runs in flight finish on the version they started with (versions stay). */
+export const deleteWorkflow = async (companyId: string, workflowId: string, now: Date, ifMatch?: string) => {
+  try {
+    if (!(await deleteWorkflowHead(companyId, workflowId, now, (current) => requireMatch(ifMatch, current))))
+      throw new NotFoundError('No workflow with this id.');
+  } catch (error) {
+    if (!(error instanceof WorkflowVersionConflictError)) throw error;
+    if (ifMatch !== undefined) throw preconditionFailed();
+    throw new AppError('conflict', 'The workflow was changed at the same moment elsewhere; delete it again.');
+  }
   return { id: workflowId, deleted: true as const };
 };
 
