@@ -111,6 +111,7 @@ describe('workflow definitions over the API', () => {
     const pointers = (refused.json.errors as { pointer: string }[]).map((e) => e.pointer);
     expect(pointers).toEqual(
       expect.arrayContaining([
+        '/body/id',
         '/body/name',
         '/body/steps/0/action',
         '/body/steps/0/if/eq',

@@ -12,7 +12,6 @@ import {
   startWorkflowRun,
   toPublicRun,
 } from '../../shared/domain/workflows/runs';
-import { ValidationError } from '../../shared/errors';
 import { createApiHandler } from '../../shared/http/middleware';
 import { WORKFLOW_ROUTES } from '../../shared/routes/workflow-routes';
 import { workflowHopOf } from '../../shared/workflow-hops';
@@ -40,13 +39,13 @@ export const handler = createApiHandler('workflows', WORKFLOW_ROUTES, {
     body: { workflow: await getWorkflow(auth.companyId, params.id) },
   }),
   putWorkflow: async ({ auth, params, body, headers }) => {
-    if (body.id !== undefined && body.id !== params.id)
-      throw new ValidationError([
-        { pointer: '/body/id', message: `must be the id of the path, ${params.id}` },
-      ]);
     const saved = await saveWorkflow(auth.companyId, { ...body, id: params.id }, new Date(), {
       ifMatch: headers['if-match'],
       pointerPrefix: '/body',
+      problems:
+        body.id === undefined || body.id === params.id
+          ? []
+          : [{ pointer: '/body/id', message: `must be the id of the path, ${params.id}` }],
     });
     return { status: saved.created ? 201 : 200, body: { workflow: saved.workflow } };
   },

@@ -9,7 +9,7 @@ import {
   WorkflowLimitReachedError,
   WorkflowVersionConflictError,
 } from '../../data/workflows';
-import { AppError, NotFoundError, ValidationError } from '../../errors';
+import { AppError, type FieldError, NotFoundError, ValidationError } from '../../errors';
 import { etagOf, ifMatchHolds } from '../../etag';
 import type { WorkflowDefinition, WorkflowRunStatus } from '../../types/workflows';
 import { companyLimits } from '../company-limits';
@@ -36,19 +36,23 @@ export const saveWorkflow = async (
   companyId: string,
   doc: unknown,
   now: Date,
-  options: { ifMatch?: string | undefined; pointerPrefix?: string } = {},
+  options: {
+    ifMatch?: string | undefined;
+    /** Prefixed to every pointer (`/body` over the API). */
+    pointerPrefix?: string;
+    /** Violations the caller found in the request itself, listed with the definition's own. */
+    problems?: FieldError[];
+  } = {},
 ) => {
-  const problems = await definitionProblems(doc);
-  if (problems.length > 0) {
-    const prefix = options.pointerPrefix ?? '';
-    throw new ValidationError(
-      problems.map((p) => ({
-        ...p,
-        pointer: prefix && p.pointer === '/' ? prefix : `${prefix}${p.pointer}`,
-      })),
-      'The workflow definition is not valid.',
-    );
-  }
+  const prefix = options.pointerPrefix ?? '';
+  const problems = [
+    ...(options.problems ?? []),
+    ...(await definitionProblems(doc)).map((p) => ({
+      ...p,
+      pointer: prefix && p.pointer === '/' ? prefix : `${prefix}${p.pointer}`,
+    })),
+  ];
+  if (problems.length > 0) throw new ValidationError(problems, 'The workflow definition is not valid.');
   const limits = await companyLimits(companyId);
   try {
     const { head, created } = await putWorkflowVersion(
