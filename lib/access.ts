@@ -273,10 +273,10 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   },
   // The union of what its tools call (`functions/shared/mcp/tools.ts`): a transcode, transcription or
   // workflow run read by id, the usage snapshot, the Dynadata item calls, the workflow and run lists, and a
-  // sync workflow run (as the workflows group runs one: every action, minting, and the hand-off to
-  // `workflow-run`). POST /v1/mcp is not idempotent.
+  // sync workflow run (as the workflows group runs one: every action and the hand-off to `workflow-run`, but
+  // no minting: the signing keys stay with the workflows group). POST /v1/mcp is not idempotent.
   mcp: {
-    ...combineAccess(DYNADATA_ITEMS, USAGE_SNAPSHOT, WORKFLOW_ACTIONS, WORKFLOW_RUN, JWT_MINTING, {
+    ...combineAccess(DYNADATA_ITEMS, USAGE_SNAPSHOT, WORKFLOW_ACTIONS, WORKFLOW_RUN, {
       table: {
         GetItem: ['transcodes', 'transcriptions', 'workflowRuns', 'workflows'],
         Query: ['workflows', 'workflowRuns'],

@@ -157,6 +157,11 @@ describe('object grants', () => {
         roleOf(api.groups.workflows.function),
         { 's3:PutObject': ['speech', 'workflowRuns'], 's3:DeleteObject': ['speech'] },
       ],
+      [
+        'mcp (run_workflow)',
+        roleOf(api.groups.mcp.function),
+        { 's3:PutObject': ['speech', 'workflowRuns'], 's3:DeleteObject': ['speech'] },
+      ],
       ['authorizer', roleOf(api.authorizerFunction), {}],
       [
         'workflow step worker',
@@ -201,7 +206,6 @@ describe('object grants', () => {
       'transcodes',
       'transcriptions',
       'events',
-      'mcp',
     ] as const) {
       expect(objectGrantsOf(roleOf(api.groups[group].function)), group).toEqual({});
     }

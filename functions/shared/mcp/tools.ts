@@ -147,7 +147,8 @@ export const TOOLS = /* @__PURE__ */ lazy((): readonly ToolDefinition[] => {
       description:
         'Runs a workflow synchronously, as POST /v1/workflows/{id}/run with `mode: sync`, and answers the run ' +
         'as GET /v1/workflows/{id}/runs/{runId} shows it (check `ok`). A run that cannot finish before the ' +
-        'deadline continues asynchronously: it is answered `running`; read it later with get_workflow_run.',
+        'deadline continues asynchronously: it is answered `running`; read it later with get_workflow_run. A ' +
+        'step that mints a token fails (`jwt_requires_sync_run`): tokens are minted only by the run route.',
       operationId: 'runWorkflow',
       input: z
         .object({
@@ -167,6 +168,7 @@ export const TOOLS = /* @__PURE__ */ lazy((): readonly ToolDefinition[] => {
           callerScopes: auth.scopes,
           caller: runCallerOf(auth),
           hop: hop ?? 0,
+          mints: false,
         });
         return started.kind === 'finished'
           ? toPublicRun(started.run)

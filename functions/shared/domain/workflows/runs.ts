@@ -39,6 +39,8 @@ export interface StartRunInput {
   caller: RunCaller;
   /** How many workflow runs deep the request that starts this run is (`workflow-hops.ts`). */
   hop: number;
+  /** False where the function holds no signing key (the MCP server): a JWT step fails instead of minting. */
+  mints?: boolean;
 }
 
 /** What a run keeps of the credential that starts it: its root, and a token's expiry and addresses. */
@@ -54,7 +56,7 @@ export const runCallerOf = (auth: AuthContext): RunCaller =>
     : { source: auth.source ?? auth.keyId };
 
 /** The action context of a run: `sync` while it executes in the call that started it. */
-export const contextOfRun = (run: WorkflowRunRecord, sync: boolean): ActionContext => {
+export const contextOfRun = (run: WorkflowRunRecord, sync: boolean, mints = sync): ActionContext => {
   let limits: Promise<PlanLimits> | undefined;
   return {
     companyId: run.companyId,
@@ -62,6 +64,7 @@ export const contextOfRun = (run: WorkflowRunRecord, sync: boolean): ActionConte
     callerScopes: run.callerScopes,
     caller: run.caller,
     sync,
+    mints,
     hop: run.hop ?? 0,
     now: new Date(),
     limits: () => {
@@ -149,7 +152,7 @@ export const startWorkflowRun = async (input: StartRunInput): Promise<StartRunRe
     return { kind: 'accepted', runId: run.runId };
   }
   try {
-    return await runSync(run, head.definition, started, contextOfRun(run, true));
+    return await runSync(run, head.definition, started, contextOfRun(run, true, input.mints ?? true));
   } catch (error) {
     // A sync run that broke (not a step: steps never throw) is not left `running`.
     await failRun(run.companyId, run.runId, 'The run could not complete.').catch(() => undefined);
