@@ -31,6 +31,7 @@ const startServer = async () => {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     held,
+    calls: (path: string) => calls.get(path) ?? 0,
     release: () => release(),
     close: () => {
       server.closeAllConnections();
@@ -192,6 +193,35 @@ describe('steps that decide and retry', () => {
 });
 
 describe('canceling a run', () => {
+  it('hands a sync run off (202) when its next attempt would pass the deadline, and cancels it while it waits', async () => {
+    const t = await createTenant();
+    const doc = {
+      name: 'Patient',
+      steps: [
+        {
+          id: 'call',
+          action: 'actions/http/request',
+          with: { method: 'GET', url: `${target.url}/flaky/patient` },
+          retry: { maxAttempts: 5, backoffSeconds: 300 },
+        },
+      ],
+    };
+    expect((await put(t.apiKey, 'patient', doc)).status).toBe(201);
+    const started = await runWorkflow(t.apiKey, 'patient');
+    expect(started.status).toBe(202);
+    const runId = String(started.json.runId);
+    const canceled = await cancel(t.apiKey, 'patient', runId);
+    expect(canceled.json.run).toMatchObject({
+      status: 'canceled',
+      mode: 'async',
+      handedOffAt: expect.any(String),
+      logs: [{ step: 'call', status: 'failed', attempts: [{ status: 'succeeded', httpStatus: 503 }] }],
+      failedSteps: [{ step: 'call', code: 'step_interrupted' }],
+    });
+    expect((await waitForRun(t.apiKey, 'patient', runId)).status).toBe('canceled');
+    expect(target.calls('/flaky/patient')).toBe(1);
+  });
+
   it('stops a slow async run (its step in flight interrupted), refuses a second cancel, lists it, and keeps it from other companies', async () => {
     const t = await createTenant();
     const other = await createTenant();

@@ -11,16 +11,20 @@ import { finishedEvent } from './run-finish';
 /**
  * `POST /v1/workflows/{id}/runs/{runId}/cancel`: an unfinished run moves to `canceled` in one transaction
  * (conditional on `running`, with its compute time, its run-list entry and its `workflow_run.finished`
- * event), keeping the steps recorded so far; a step in flight (the engine marked it started) is recorded as
- * failed with `step_interrupted`. Its runner stops before its next step: every write of the engine is
+ * event), keeping the steps recorded so far; a step in flight (the engine marked it started, or its `retry`
+ * waits for the next attempt) is recorded as failed with `step_interrupted`, with its attempts. Its runner stops before its next step: every write of the engine is
  * conditional on `running`, and a sync run reads its status before each step. An async run's execution is
  * stopped too (a retry waiting in `Backoff` ends at once). A finished run answers 409
  * `workflow_run_not_cancelable`; another workflow's or company's run 404.
  */
 const CANCELED = { code: 'workflow_run_canceled', message: 'The run was canceled.' };
 
+/** The step at the cursor when it started (the engine's marker) or waits for its next attempt (`retry`). */
 const interruptedStep = async (run: WorkflowRunRecord): Promise<StepLog[]> => {
-  if (run.current?.index !== run.cursor) return [];
+  const pending = run.pendingAttempts?.index === run.cursor ? run.pendingAttempts : undefined;
+  const startedAt =
+    run.current?.index === run.cursor ? run.current.startedAt : pending?.attempts[0]?.startedAt;
+  if (startedAt === undefined) return [];
   const step = (await definitionOfRun(run.companyId, run.workflowId, run.version)).steps[run.cursor];
   if (!step) return [];
   const message = 'The step was running when the run was canceled.';
@@ -29,13 +33,13 @@ const interruptedStep = async (run: WorkflowRunRecord): Promise<StepLog[]> => {
       step: step.id,
       action: step.action,
       status: 'failed',
-      startedAt: run.current.startedAt,
-      durationMs: Math.max(0, Date.now() - Date.parse(run.current.startedAt)),
+      startedAt,
+      durationMs: Math.max(0, Date.now() - Date.parse(startedAt)),
       message,
       code: 'step_interrupted',
       userMessage: message,
       ...(step.allowFailure ? { handled: true } : {}),
-      ...(run.pendingAttempts ? { attempts: run.pendingAttempts.attempts } : {}),
+      ...(pending ? { attempts: pending.attempts } : {}),
     },
   ];
 };
