@@ -43,7 +43,8 @@ export const WORKFLOW_ROUTES = [
     summary: 'A workflow definition',
     description:
       'The current version of a definition: its input schema, ordered steps (action, `with`, ' +
-      "`allowFailure`) and `return` object. An unknown id, or another company's, answers 404 `not_found`.",
+      '`allowFailure`, and `if` and `retry` where set) and `return` object. The `ETag` makes a PUT or DELETE ' +
+      "conditional (If-Match). An unknown id, or another company's, answers 404 `not_found`.",
     tag: 'Workflows',
     scope: 'workflows:read',
     get params() {

@@ -25,12 +25,12 @@ export const advanceWorkflowRun = async (input: {
   const run = await getWorkflowRunRecord(input.companyId, input.runId, { consistent: true });
   if (run?.status !== 'running') return { done: true };
   const definition = await definitionOfRun(run.companyId, run.workflowId, run.version);
-  const state = await stateOfRun(run);
   const step = definition.steps[run.cursor];
   const pending = run.pendingAttempts?.index === run.cursor ? run.pendingAttempts : undefined;
   const waitMs = pending ? Date.parse(pending.notBefore) - started : 0;
   if (step && waitMs > 0 && run.current?.index !== run.cursor)
     return { done: false, waitSeconds: Math.ceil(waitMs / 1000) };
+  const state = await stateOfRun(run);
   try {
     const stopped = step ? computeExceeded(run, definition, state) : undefined;
     if (stopped) {
