@@ -139,6 +139,15 @@ const WORKFLOW_RUN: FunctionAccess = {
 };
 
 /**
+ * Saving and deleting definitions (`functions/shared/data/workflows.ts`): the head, its versions and the
+ * company's workflow count in the `workflows` partition (heads listed to start a count), conditional writes in
+ * one transaction.
+ */
+const WORKFLOW_DEFINITIONS: FunctionAccess = {
+  table: { GetItem: ['workflows'], Query: ['workflows'], PutItem: ['workflows'], UpdateItem: ['workflows'] },
+};
+
+/**
  * The step worker of async runs (`functions/workers/workflow-run`): a run and every action, and it reads the
  * outputs earlier steps stored as objects back (`s3:GetObject`), since each step is its own invocation.
  */
@@ -249,19 +258,21 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     stateMachines: { 'speech-job': ['StartExecution', 'StopExecution'] },
     unscoped: [SPEECH_SYNTHESIS],
   },
-  // Lists and reads definitions and runs, creates a run (with its `workflow_runs` meter, after the company's
-  // limits), runs sync runs in the function (one invocation: step outputs stay in memory) and hands async ones
-  // to `workflow-run`. POST /v1/workflows/{id}/run is idempotent.
-  workflows: combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, JWT_MINTING, {
+  // Saves (head, version and the company's workflow count in one transaction), deletes (a tombstone and the
+  // count), lists and reads definitions and runs, creates a run (with its `workflow_runs` meter, after the
+  // company's limits), runs sync runs in the function (one invocation: step outputs stay in memory) and hands
+  // async ones to `workflow-run`; cancels a run (its final move, and stopping its execution).
+  // POST /v1/workflows/{id}/run is idempotent.
+  workflows: combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, JWT_MINTING, WORKFLOW_DEFINITIONS, {
     table: {
       GetItem: ['idempotency'],
-      // Definitions, and a workflow's run list (`data/workflow-run-entries.ts`).
-      Query: ['workflows', 'workflowRuns'],
+      // A workflow's run list (`data/workflow-run-entries.ts`).
+      Query: ['workflowRuns'],
       PutItem: ['workflowRuns', 'idempotency'],
       UpdateItem: ['usage', 'idempotency'],
       DeleteItem: ['idempotency'],
     },
-    stateMachines: { 'workflow-run': ['StartExecution'] },
+    stateMachines: { 'workflow-run': ['StartExecution', 'StopExecution'] },
   }),
   // Webhook endpoints (registered within the plan's cap, listed, read, deleted, pinged: a `ping` event), and
   // events with their deliveries. Registering an endpoint is idempotent.
@@ -276,16 +287,20 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     },
   },
   // The union of what its tools call (`functions/shared/mcp/tools.ts`): a transcode, transcription, speech
-  // job or workflow run read by id, the usage snapshot, and the Dynadata item calls. POST /v1/mcp is not idempotent.
+  // job or workflow run read by id, the usage snapshot, the Dynadata item calls, the workflow and run lists,
+  // and a sync workflow run (as the workflows group runs one: every action and the hand-off to
+  // `workflow-run`, but no minting: the signing keys stay with the workflows group). POST /v1/mcp is not
+  // idempotent.
   mcp: {
-    ...combineAccess(DYNADATA_ITEMS, USAGE_SNAPSHOT, {
-      table: { GetItem: ['transcodes', 'transcriptions', 'speechJobs', 'workflowRuns'], ...METER },
+    ...combineAccess(DYNADATA_ITEMS, USAGE_SNAPSHOT, WORKFLOW_ACTIONS, WORKFLOW_RUN, {
+      table: {
+        GetItem: ['transcodes', 'transcriptions', 'speechJobs', 'workflowRuns', 'workflows'],
+        Query: ['workflows', 'workflowRuns'],
+        PutItem: ['workflowRuns'],
+        ...METER,
+      },
+      stateMachines: { 'workflow-run': ['StartExecution'] },
     }),
-    neverCalls: {
-      'states:StartExecution':
-        'the built-in Dynadata functions are registered so list_dynadata_types lists them, but no tool ' +
-        'executes a function: sendMessage, which starts a message delivery, never runs here',
-    },
   },
 };
 

@@ -45,8 +45,8 @@ export const runWorkflowCommand = async (
         throw new UsageError(`cannot read ${file} as JSON: ${(error as Error).message}`);
       }
       try {
-        const saved = await workflows.saveWorkflow(companyId, doc, now);
-        return { json: saved, text: `saved workflow ${saved.id} version ${saved.version}` };
+        const { id, version } = await workflows.saveWorkflow(companyId, doc, now);
+        return { json: { id, version }, text: `saved workflow ${id} version ${version}` };
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         const lines = (error.errors ?? []).map((e) => `  ${e.pointer}: ${e.message}`).join('\n');

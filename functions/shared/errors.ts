@@ -46,6 +46,8 @@ export const ERROR_CATALOG = {
   // Workflows: the run quota. The step codes after it are reported in a run's `failedSteps` (status 200 like
   // `workflow_steps_failed`: a run answers 200 whatever its steps did), never as problems.
   workflow_quota_exceeded: { status: 429, title: 'Monthly workflow runs used up' },
+  workflow_limit_reached: { status: 403, title: 'Workflow allowance reached' },
+  workflow_run_not_cancelable: { status: 409, title: 'Workflow run is already finished' },
   jwt_scopes_exceed_caller: {
     status: 200,
     title: 'Scopes wider than those of the credential that started the run',
@@ -63,6 +65,7 @@ export const ERROR_CATALOG = {
   step_interrupted: { status: 200, title: 'The step was interrupted' },
   workflow_run_failed: { status: 200, title: 'The workflow run could not complete' },
   workflow_compute_exceeded: { status: 200, title: 'The workflow run used its compute budget' },
+  workflow_run_canceled: { status: 200, title: 'The workflow run was canceled' },
   // Webhook endpoints
   webhook_endpoint_limit_reached: { status: 403, title: 'Webhook endpoint allowance reached' },
   webhook_endpoint_disabled: { status: 409, title: 'Webhook endpoint is disabled' },

@@ -22,14 +22,18 @@ const AJV = '#lazy/json-schema-ajv';
 const MCP_SDK = '#lazy/mcp-sdk';
 export const LAZY_MODULES: Partial<Record<RouteGroup, readonly string[]>> = {
   dynadata: [AJV],
-  // The MCP tools that read and write Dynadata items validate them as the dynadata group does.
-  mcp: [AJV, MCP_SDK],
+  // The MCP tools that read and write Dynadata items validate them as the dynadata group does; run_workflow
+  // runs any action, as the workflows group does.
+  mcp: [TOKENIZER, MARKDOWN, AJV, MCP_SDK],
   speech: [TOKENIZER, MARKDOWN],
   workflows: [TOKENIZER, MARKDOWN, AJV],
 };
 
-/** Groups that work longer than the default: sync workflow runs end before API Gateway's 29 s. */
-const TIMEOUTS: Partial<Record<RouteGroup, Duration>> = { workflows: Duration.seconds(29) };
+/** Groups that work longer than the default: sync workflow runs (the route, the MCP tool) end before API Gateway's 29 s. */
+const TIMEOUTS: Partial<Record<RouteGroup, Duration>> = {
+  workflows: Duration.seconds(29),
+  mcp: Duration.seconds(29),
+};
 /** Package files a group reads at run time: the public group serves the documentation page's assets. */
 const PACKAGE_FILES: Partial<Record<RouteGroup, { package: string; files: readonly string[] }>> = {
   public: { package: DOCS_PACKAGE, files: DOCS_PACKAGE_FILES },

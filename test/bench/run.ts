@@ -28,10 +28,18 @@ const KB = 1024;
 /**
  * Bundle budgets (ARCHITECTURE.md §10), for what each function carries itself (lazy modules built beside the
  * bundle are not counted: they load on first use). Workers share the route groups' 300 KB: the workflow step
- * worker runs the same actions as the workflows group; the job workers are far below it. A bundle over its
+ * worker runs the same actions as the workflows group; the job workers are far below it. The MCP group has
+ * 450 KB: it carries the MCP SDK and, for `run_workflow`, the run engine with every action. A bundle over its
  * budget fails `npm run bench -- bundles` (exit code 1) after every figure is printed.
  */
-const BUDGET = { api: 300 * KB, authorizer: 150 * KB, worker: 300 * KB, other: 300 * KB, importRatio: 1.3 };
+const BUDGET = {
+  api: 300 * KB,
+  mcp: 450 * KB,
+  authorizer: 150 * KB,
+  worker: 300 * KB,
+  other: 300 * KB,
+  importRatio: 1.3,
+};
 /**
  * Target of a route group's import against the bare handler with the same AWS SDK and Powertools modules: what
  * the group's own code does at load (schemas, the OpenAPI document, the MCP SDK) is deferred to first use.
@@ -39,6 +47,7 @@ const BUDGET = { api: 300 * KB, authorizer: 150 * KB, worker: 300 * KB, other: 3
 const GROUP_IMPORT_TARGET = 1.1;
 const budgetOf = (functionPath: string): { kind: string; bytes: number } => {
   if (/authorizer/i.test(functionPath)) return { kind: 'authorizer', bytes: BUDGET.authorizer };
+  if (/\/Group-mcp\//.test(functionPath)) return { kind: 'MCP group', bytes: BUDGET.mcp };
   if (/\/Group-/.test(functionPath)) return { kind: 'route group', bytes: BUDGET.api };
   if (/\/Worker\//.test(functionPath)) return { kind: 'worker', bytes: BUDGET.worker };
   return { kind: 'function', bytes: BUDGET.other };

@@ -121,7 +121,7 @@ describe('least privilege on the table', () => {
     }
   });
 
-  it('lets workflow runs read definitions but never write them (the operator CLI saves them)', () => {
+  it('lets the workflows group save definitions and workflow runs only read them', () => {
     const worker = synth.jobs.node.findAll().find((c) => c.node.path.endsWith('WorkflowRuns/Worker')) as
       | AppFunction
       | undefined;
@@ -129,9 +129,12 @@ describe('least privilege on the table', () => {
     const group = groupFunction('workflows');
     expect(allows(group, 'dynamodb:Query', 'table', [`CO#${CO}#WF`])).toBe(true);
     expect(allows(group, 'dynamodb:PutItem', 'table', [`CO#${CO}#WFRUN#wr_1`])).toBe(true);
-    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) {
-      expect(allows(group, action, 'table', [`CO#${CO}#WF`]), action).toBe(false);
-    }
+    // PUT and DELETE /v1/workflows/{id}: head, versions and count, never a DeleteItem (a delete is a tombstone).
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem'])
+      expect(allows(group, action, 'table', [`CO#${CO}#WF`]), action).toBe(true);
+    expect(allows(group, 'dynamodb:DeleteItem', 'table', [`CO#${CO}#WF`])).toBe(false);
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
+      expect(allows(groupFunction('mcp'), action, 'table', [`CO#${CO}#WF`]), action).toBe(false);
     const workerAllows = (action: string, key: string) => allows(worker, action, 'table', [key]);
     expect(workerAllows('dynamodb:GetItem', `CO#${CO}#WF`)).toBe(true);
     expect(workerAllows('dynamodb:UpdateItem', `CO#${CO}#WFRUN#wr_1`)).toBe(true);
@@ -176,7 +179,8 @@ describe('least privilege elsewhere', () => {
     const withBucket = ROUTE_GROUPS.filter((group) =>
       actionsOf(statementsOf(groupFunction(group))).some((a) => a.startsWith('s3:')),
     );
-    expect(withBucket.sort()).toEqual(['speech', 'storage', 'workflows']);
+    // The MCP group runs workflows (run_workflow): speech audio and large step outputs.
+    expect(withBucket.sort()).toEqual(['mcp', 'speech', 'storage', 'workflows']);
     for (const group of withBucket) {
       for (const statement of statementsOf(groupFunction(group)).filter((s) =>
         actionsOf([s]).some((a) => a.startsWith('s3:')),
@@ -220,18 +224,20 @@ describe('least privilege elsewhere', () => {
     }
   });
 
-  it('grants polly:SynthesizeSpeech, and no other Polly action, to the speech and workflows groups only', () => {
+  it('grants polly:SynthesizeSpeech, and no other Polly action, to the groups that synthesize speech only', () => {
     // CDK merges statements on the same resource (`*`, shared with the X-Ray actions): compare actions.
     const polly = (group: RouteGroup) =>
       actionsOf(statementsOf(groupFunction(group))).filter((a) => a.startsWith('polly:'));
     expect(polly('speech')).toEqual(['polly:SynthesizeSpeech']);
     // The workflow action actions/speech/synthesize calls the same domain function.
+    // The workflow action actions/speech/synthesize, in runs of the route and of the MCP tool run_workflow.
     expect(polly('workflows')).toEqual(['polly:SynthesizeSpeech']);
+    expect(polly('mcp')).toEqual(['polly:SynthesizeSpeech']);
     for (const group of ROUTE_GROUPS)
-      if (group !== 'speech' && group !== 'workflows') expect(polly(group), group).toEqual([]);
+      if (!['speech', 'workflows', 'mcp'].includes(group)) expect(polly(group), group).toEqual([]);
   });
 
-  it('gives the MCP group exactly what its tools call: reads by id, the usage snapshot, Dynadata items', () => {
+  it('gives the MCP group exactly what its tools call: reads by id, the usage snapshot, Dynadata items, sync workflow runs', () => {
     const fn = groupFunction('mcp');
     const statements = statementsOf(fn);
     expect([...new Set(actionsOf(statements))].sort()).toEqual([
@@ -244,17 +250,22 @@ describe('least privilege elsewhere', () => {
       'dynamodb:UpdateItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
+      'polly:SynthesizeSpeech',
+      's3:DeleteObject',
+      's3:PutObject',
       'secretsmanager:GetSecretValue',
+      'states:StartExecution',
       'xray:PutTelemetryRecords',
       'xray:PutTraceSegments',
     ]);
-    // No bucket and no state machine: no tool stores a file or starts (or stops) an execution.
-    expect(JSON.stringify(statements.map((s) => s.Resource))).not.toMatch(/Bucket|StateMachine|execution/i);
+    // run_workflow starts the machines its actions start and hands a run off to `workflow-run`; no tool
+    // stops an execution, reads an object back or stores an idempotency record.
+    expect(actionsOf(statements)).not.toContain('states:StopExecution');
     for (const key of [`CO#${CO}#TRANSCODE`, `CO#${CO}#TRANSCRIPTION`, `CO#${CO}#WFRUN#wr_1`]) {
       expect(allows(fn, 'dynamodb:GetItem', 'table', [key]), key).toBe(true);
-      expect(allows(fn, 'dynamodb:UpdateItem', 'table', [key]), key).toBe(false);
     }
     expect(allows(fn, 'dynamodb:PutItem', 'table', [`CO#${CO}#IDEM`])).toBe(false);
+    expect(allows(fn, 'dynamodb:PutItem', 'table', [`CO#${CO}#CRED`])).toBe(false);
   });
 
   it('attaches no managed policy to a function role', () => {

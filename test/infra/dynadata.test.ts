@@ -39,10 +39,10 @@ describe('Dynadata and messaging infrastructure', () => {
     expect(delivery?.Properties.StateMachineType).toBe('EXPRESS');
   });
 
-  it('gives the contacts, dynadata and workflows groups the delivery machine ARN', () => {
+  it('gives the contacts, dynadata, workflows and mcp (run_workflow) groups the delivery machine ARN', () => {
     const api = environments(synth.apiTemplate);
     const withArn = api.filter((v) => 'MESSAGE_DELIVERY_STATE_MACHINE_ARN' in v);
-    expect(withArn).toHaveLength(3);
+    expect(withArn).toHaveLength(4);
   });
 
   it('generates the list-cursor key in Secrets Manager, readable by the groups that list (dynadata, workflows, mcp) only', () => {

@@ -172,6 +172,11 @@ describe('object grants', () => {
           's3:DeleteObject': ['speech'],
         },
       ],
+      [
+        'mcp (run_workflow)',
+        roleOf(api.groups.mcp.function),
+        { 's3:PutObject': ['speech', 'workflowRuns'], 's3:DeleteObject': ['speech'] },
+      ],
       ['authorizer', roleOf(api.authorizerFunction), {}],
       [
         'workflow step worker',
@@ -230,7 +235,6 @@ describe('object grants', () => {
       'transcodes',
       'transcriptions',
       'events',
-      'mcp',
     ] as const) {
       expect(objectGrantsOf(roleOf(api.groups[group].function)), group).toEqual({});
     }

@@ -22,6 +22,9 @@ const TOOL_NAMES = [
   'get_speech_job',
   'get_usage',
   'get_workflow_run',
+  'list_workflows',
+  'run_workflow',
+  'list_workflow_runs',
   'list_dynadata_types',
   'list_dynadata_items',
   'get_dynadata_item',
@@ -81,7 +84,7 @@ describe('POST /v1/mcp: the MCP server', () => {
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
-      expect(tool.description).toMatch(/Scope: [a-z]+:(read|write)\./);
+      expect(tool.description).toMatch(/Scope: [a-z]+:(read|write|run)\./);
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName.get_transcode_job?.inputSchema.required).toEqual(['id']);
@@ -156,6 +159,31 @@ describe('POST /v1/mcp: the MCP server', () => {
       arguments: { workflowId: 'x', runId },
     });
     expect(problemOf(elsewhere)).toMatchObject({ code: 'not_found', status: 404 });
+  });
+
+  it('list_workflows, run_workflow and list_workflow_runs answer as their routes do', async () => {
+    await savedWorkflow(tenant.companyId, {
+      id: 'mcp-tools',
+      name: 'Spoken text',
+      steps: [{ id: 'say', action: 'actions/speech/spoken-text', with: { markdown: '# Hi' } }],
+      return: { text: '{{ steps.say.output.text }}' },
+    });
+    const headers = { 'x-api-key': tenant.apiKey };
+    const listed = structured(await client.callTool({ name: 'list_workflows', arguments: {} }));
+    expect(listed).toEqual((await call('GET', '/v1/workflows', { headers })).json);
+    const ran = structured(
+      await client.callTool({ name: 'run_workflow', arguments: { workflowId: 'mcp-tools' } }),
+    );
+    expect(ran).toMatchObject({ workflowId: 'mcp-tools', status: 'success', ok: true });
+    expect(ran).toEqual((await getRun(tenant.apiKey, 'mcp-tools', String(ran.runId))).json.run);
+    const runs = structured(
+      await client.callTool({ name: 'list_workflow_runs', arguments: { workflowId: 'mcp-tools' } }),
+    );
+    expect(runs).toEqual((await call('GET', '/v1/workflows/mcp-tools/runs', { headers })).json);
+    expect(runs.runs).toMatchObject([{ runId: ran.runId, status: 'success', trigger: 'api' }]);
+    const reader = await connect({ authorization: `Bearer ${await scopedToken(['workflows:read'])}` });
+    const refused = await reader.callTool({ name: 'run_workflow', arguments: { workflowId: 'mcp-tools' } });
+    expect(problemOf(refused)).toMatchObject({ code: 'insufficient_scope', status: 403 });
   });
 
   it('get_usage answers the snapshot of GET /v1/usage without its wrapper', async () => {

@@ -3,6 +3,7 @@ import { assertCursorKeyConfigured } from '../../shared/domain/dynadata/cursor-k
 import { createApiHandler } from '../../shared/http/middleware';
 import { answerMcpMessage } from '../../shared/mcp/server';
 import { MCP_ROUTES } from '../../shared/routes/mcp-routes';
+import { workflowHopOf } from '../../shared/workflow-hops';
 
 // `list_dynadata_items` signs its cursors like the list route: without a configured key the function refuses
 // to start. The built-in functions are registered so `list_dynadata_types` lists them as the route does.
@@ -14,7 +15,12 @@ assertCursorKeyConfigured();
  */
 export const handler = createApiHandler('mcp', MCP_ROUTES, {
   mcp: async ({ auth, body, headers, requestId }) => {
-    const answer = await answerMcpMessage(body, headers, { auth, requestId, now: new Date() });
+    const answer = await answerMcpMessage(body, headers, {
+      auth,
+      requestId,
+      now: new Date(),
+      hop: workflowHopOf(headers),
+    });
     return answer.status === 202 ? { status: 202, body: undefined, raw: '' } : answer;
   },
 });

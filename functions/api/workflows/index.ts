@@ -1,4 +1,11 @@
-import { getWorkflow, listWorkflowRuns, listWorkflows } from '../../shared/domain/workflows/definitions';
+import { cancelWorkflowRun } from '../../shared/domain/workflows/cancel';
+import {
+  deleteWorkflow,
+  getWorkflow,
+  listWorkflowRuns,
+  listWorkflows,
+  saveWorkflow,
+} from '../../shared/domain/workflows/definitions';
 import {
   getWorkflowRun,
   runCallerOf,
@@ -31,6 +38,23 @@ export const handler = createApiHandler('workflows', WORKFLOW_ROUTES, {
   getWorkflow: async ({ auth, params }) => ({
     body: { workflow: await getWorkflow(auth.companyId, params.id) },
   }),
+  putWorkflow: async ({ auth, params, body, headers }) => {
+    const saved = await saveWorkflow(auth.companyId, { ...body, id: params.id }, new Date(), {
+      ifMatch: headers['if-match'],
+      pointerPrefix: '/body',
+      // Runs its triggers start act with at most the saving key's scopes, like runs it starts itself.
+      triggerScopes: auth.scopes,
+      problems:
+        body.id === undefined || body.id === params.id
+          ? []
+          : [{ pointer: '/body/id', message: `must be the id of the path, ${params.id}` }],
+    });
+    return { status: saved.created ? 201 : 200, body: { workflow: saved.workflow } };
+  },
+  deleteWorkflow: async ({ auth, params, headers }) => {
+    await deleteWorkflow(auth.companyId, params.id, new Date(), headers['if-match']);
+    return { status: 204, raw: '' };
+  },
   runWorkflow: async ({ auth, params, body, headers }) => {
     const started = await startWorkflowRun({
       companyId: auth.companyId,
@@ -49,6 +73,16 @@ export const handler = createApiHandler('workflows', WORKFLOW_ROUTES, {
   },
   listWorkflowRuns: async ({ auth, params, query }) => ({
     body: await listWorkflowRuns(auth.companyId, params.id, query),
+  }),
+  cancelWorkflowRun: async ({ auth, params }) => ({
+    body: {
+      run: await cancelWorkflowRun({
+        companyId: auth.companyId,
+        workflowId: params.id,
+        runId: params.runId,
+        now: new Date(),
+      }),
+    },
   }),
   getWorkflowRun: async ({ auth, params, query }) => ({
     body: {

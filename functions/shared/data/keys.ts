@@ -105,6 +105,8 @@ export const sortKeys = {
   workflowHead: (workflowId: string) => `WF#${workflowId}`,
   /** A workflow's triggers (`WFTRIG#<id>`, in the definitions' partition; not `WF#…`, so not a head). */
   workflowTrigger: (workflowId: string) => `WFTRIG#${workflowId}`,
+  /** The number of a company's workflows (in its `workflows` partition), kept within its plan's `workflows`. */
+  workflowCount: 'COUNT',
   /** A run's entry in its workflow's run list (`workflowRunList`); run ids are ULIDs: time order. */
   workflowRunEntry: (runId: string) => `RUN#${runId}`,
   workflowVersion: (workflowId: string, version: number) =>

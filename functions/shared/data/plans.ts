@@ -54,6 +54,8 @@ const LIMITS_ADDED_LATER = {
 
 /** Webhook endpoints of a plan stored before the limit existed. */
 export const DEFAULT_WEBHOOK_ENDPOINTS = 10;
+/** Workflows of a plan stored before the limit existed. */
+export const DEFAULT_WORKFLOWS = 25;
 /** The compute budget of a workflow run of a plan stored before the limit existed (the smallest plan's). */
 export const DEFAULT_WORKFLOW_RUN_COMPUTE_MS = 30_000;
 
@@ -64,6 +66,7 @@ export const toPlan = (item: Record<string, unknown>): Plan => {
     if (limits[added] === undefined) limits[added] = limits[from];
   }
   limits.webhookEndpoints ??= DEFAULT_WEBHOOK_ENDPOINTS;
+  limits.workflows ??= DEFAULT_WORKFLOWS;
   limits.workflowRunComputeMs ??= DEFAULT_WORKFLOW_RUN_COMPUTE_MS;
   return decodeItem(StoredPlan.name, planSchema, { pk: item.pk, sk: item.sk, ...plan, limits });
 };

@@ -55,6 +55,7 @@ export const PLAN_LIMIT_NAMES = [
   'workflowRunComputeMs',
   'logRetentionDays',
   'webhookEndpoints',
+  'workflows',
 ] as const satisfies readonly (keyof PlanLimits)[];
 /** Every limit is named above (a limit added to `PlanLimits` and not here does not compile). */
 export const PLAN_LIMIT_NAMES_COMPLETE: [

@@ -61,27 +61,51 @@ export const runEntryFinish = (
   },
 });
 
+/** Entries a filtered page reads at most: a page costs a bounded read whatever the filter matches. */
+const FILTERED_READ_BUDGET = 1000;
+
+/**
+ * A page of entries, newest first; with `status`, only runs with that status (a page may then end early,
+ * with a `nextCursor`, when the read budget is spent: the next page goes on from there).
+ */
 export const listRunEntries = async (
   companyId: string,
   workflowId: string,
-  request: { limit: number; cursor?: string | undefined },
+  request: { limit: number; cursor?: string | undefined; status?: WorkflowRunRecord['status'] | undefined },
 ): Promise<{ runs: WorkflowRunEntry[]; nextCursor: string | null }> => {
-  const { Items = [] } = await ddb.send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :runs)',
-      ExpressionAttributeValues: {
-        ':pk': workflowRunList(companyId, workflowId),
-        ':runs': sortKeys.workflowRunEntry(''),
-      },
-      ScanIndexForward: false,
-      Limit: request.limit + 1,
-      ...(request.cursor === undefined
-        ? {}
-        : { ExclusiveStartKey: entryKey(companyId, workflowId, request.cursor) }),
-    }),
-  );
-  const runs = Items.slice(0, request.limit).map((item) => decodeItem(RUN_ENTRY_ENTITY, entrySchema, item));
-  const last = runs.at(-1);
-  return { runs, nextCursor: Items.length > request.limit && last !== undefined ? last.runId : null };
+  const runs: WorkflowRunEntry[] = [];
+  let start: Record<string, unknown> | undefined =
+    request.cursor === undefined ? undefined : entryKey(companyId, workflowId, request.cursor);
+  let read = 0;
+  for (;;) {
+    const { Items = [], LastEvaluatedKey } = await ddb.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :runs)',
+        ExpressionAttributeValues: {
+          ':pk': workflowRunList(companyId, workflowId),
+          ':runs': sortKeys.workflowRunEntry(''),
+          ...(request.status ? { ':status': request.status } : {}),
+        },
+        ...(request.status
+          ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } }
+          : {}),
+        ScanIndexForward: false,
+        Limit: request.status ? Math.min(FILTERED_READ_BUDGET - read, 100) : request.limit + 1,
+        ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+      }),
+    );
+    read += request.status ? Math.min(FILTERED_READ_BUDGET - read, 100) : 0;
+    for (const item of Items) runs.push(decodeItem(RUN_ENTRY_ENTITY, entrySchema, item));
+    if (runs.length > request.limit) {
+      const page = runs.slice(0, request.limit);
+      return { runs: page, nextCursor: page.at(-1)?.runId ?? null };
+    }
+    if (!LastEvaluatedKey || !request.status) return { runs, nextCursor: null };
+    if (read >= FILTERED_READ_BUDGET) {
+      const last = zm.object({ sk: zm.string() }).parse(LastEvaluatedKey).sk;
+      return { runs, nextCursor: last.slice(sortKeys.workflowRunEntry('').length) };
+    }
+    start = LastEvaluatedKey;
+  }
 };

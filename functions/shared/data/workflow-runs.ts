@@ -3,6 +3,8 @@ import type { RunTrigger } from '../types/workflow-triggers';
 import {
   type FailedStep,
   type FinalRunStatus,
+  type PendingAttempts,
+  type StepAttempt,
   type StepLog,
   WORKFLOW_RUN_STATUSES,
   type WorkflowRunRecord,
@@ -101,6 +103,9 @@ const WorkflowRun = defineEntity({
     computeBudgetMs: zm.optional(zm.number()),
     cursor: zm.number(),
     current: zm.optional(zm.object({ index: zm.number(), startedAt: zm.string() })),
+    pendingAttempts: zm.optional(
+      zm.object({ index: zm.number(), notBefore: zm.string(), attempts: storedList<StepAttempt[]>() }),
+    ),
     logs: storedList<StepLog[]>(),
     outputs: zm.optional(storedOutputs),
     files: zm.array(objectReference),
@@ -223,6 +228,24 @@ export const getWorkflowRunRecord = async (
   return Item ? toRun(Item) : undefined;
 };
 
+/** The run's status alone, read consistently (a sync run looks before each step whether it was canceled). */
+export const getWorkflowRunStatus = async (
+  companyId: string,
+  runId: string,
+): Promise<WorkflowRunRecord['status'] | undefined> => {
+  const { Item } = await ddb.send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: workflowRunKey(companyId, runId),
+      ConsistentRead: true,
+      ProjectionExpression: '#status',
+      ExpressionAttributeNames: { '#status': 'status' },
+    }),
+  );
+  const parsed = zm.enum(WORKFLOW_RUN_STATUSES).safeParse(Item?.status);
+  return parsed.success ? parsed.data : undefined;
+};
+
 /** Running runs of every company, from the sparse index partition (never a request path). */
 export const listUnfinishedWorkflowRuns = async (): Promise<WorkflowRunRecord[]> =>
   (await listSparsePartition(UNFINISHED_RUNS_PARTITION)).map(toRun);
@@ -263,14 +286,15 @@ export type WorkflowRunProgress = Pick<
 
 /**
  * Records progress from cursor `from` (steps ran since then); with `handedOffAt`, the sync run's hand-off to
- * the async engine. Clears the started-step marker.
+ * the async engine; with `pending`, the attempts of the step at the cursor while its retry waits (cleared
+ * otherwise). Clears the started-step marker.
  */
 export const saveWorkflowRunProgress = (
   run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>,
   from: number,
   progress: WorkflowRunProgress,
   now: Date,
-  options: { handedOffAt?: string; mode?: 'async' } = {},
+  options: { handedOffAt?: string; mode?: 'async'; pending?: PendingAttempts } = {},
 ) =>
   conditional(
     run.runId,
@@ -279,7 +303,8 @@ export const saveWorkflowRunProgress = (
       Key: workflowRunKey(run.companyId, run.runId),
       UpdateExpression:
         'SET #cursor = :cursor, logs = :logs, outputs = :outputs, files = :files, executionTimeMs = :ms, ' +
-        `updatedAt = :now${options.handedOffAt ? ', handedOffAt = :handedOffAt, #mode = :mode' : ''} REMOVE #current`,
+        `updatedAt = :now${options.handedOffAt ? ', handedOffAt = :handedOffAt, #mode = :mode' : ''}` +
+        `${options.pending ? ', pendingAttempts = :pending REMOVE #current' : ' REMOVE #current, pendingAttempts'}`,
       ConditionExpression: '#status = :running AND #cursor = :from',
       ExpressionAttributeNames: {
         '#cursor': 'cursor',
@@ -297,6 +322,7 @@ export const saveWorkflowRunProgress = (
         ':from': from,
         ':now': now.toISOString(),
         ...(options.handedOffAt ? { ':handedOffAt': options.handedOffAt, ':mode': 'async' } : {}),
+        ...(options.pending ? { ':pending': options.pending } : {}),
       },
     }),
   );
@@ -342,7 +368,9 @@ export const finishWorkflowRunItems = (
         Key: workflowRunKey(run.companyId, run.runId),
         UpdateExpression: `SET ${Object.keys(names)
           .map((n, i) => `${n} = :s${i}`)
-          .join(', ')} REMOVE #current, gsi1pk, gsi1sk${outcome.dropOutputs ? ', outputs' : ''}`,
+          .join(
+            ', ',
+          )} REMOVE #current, pendingAttempts, gsi1pk, gsi1sk${outcome.dropOutputs ? ', outputs' : ''}`,
         ConditionExpression: '#status = :running',
         ExpressionAttributeNames: { ...names, '#status': 'status', '#current': 'current' },
         ExpressionAttributeValues: { ...values, ':running': 'running' },

@@ -1,11 +1,11 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { WorkflowDefinition, WorkflowVersion } from '../types/workflows';
 import * as zm from '../zod-mini';
-import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { ddb, tableName } from './client';
 import { defineEntity, putItem, type TransactItem } from './entity';
 import { partitions, sortKeys } from './keys';
 import { storedObject } from './schemas';
-import { cancellationReasons } from './transactions';
+import { cancellationReasons, sendTransaction, transactUnlessFailed } from './transactions';
 
 /**
  * Company workflow definitions, in the company's `WF` partition: the head item `WF#<id>` (latest version,
@@ -95,28 +95,86 @@ export class WorkflowVersionConflictError extends Error {
   }
 }
 
+export class WorkflowLimitReachedError extends Error {
+  constructor(readonly limit: number) {
+    super(`The company has its plan's ${limit} workflows`);
+    this.name = 'WorkflowLimitReachedError';
+  }
+}
+
 /**
- * Saves `definition` as the next version (one transaction: head conditional on the version read, new
- * version, and `alongside`: items of other entities that follow the version, such as its triggers).
+ * The company's workflow count (`COUNT` in the `WF` partition), kept in the transactions that create and
+ * delete a workflow. A company whose workflows were saved before the count existed gets it on its next
+ * create, from its heads (the create then conditional on the count still being absent).
+ */
+const countKey = (companyId: string) => ({ pk: workflowPartition(companyId), sk: sortKeys.workflowCount });
+const COUNT_ENTITY = 'workflow_count';
+
+const readCount = async (companyId: string): Promise<number | undefined> => {
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName(), Key: countKey(companyId), ConsistentRead: true }),
+  );
+  const parsed = zm.object({ workflows: zm.number() }).safeParse(Item ?? {});
+  return parsed.success ? parsed.data.workflows : undefined;
+};
+
+/** The transaction item that counts one more workflow, within `limit`. */
+const countOneMore = async (companyId: string, limit: number): Promise<TransactItem> => {
+  const count = await readCount(companyId);
+  if (count === undefined) {
+    const existing = (await listWorkflowHeads(companyId)).length;
+    if (existing + 1 > limit) throw new WorkflowLimitReachedError(limit);
+    return {
+      Put: {
+        TableName: tableName(),
+        Item: { ...countKey(companyId), entity: COUNT_ENTITY, workflows: existing + 1 },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+  }
+  if (count + 1 > limit) throw new WorkflowLimitReachedError(limit);
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: countKey(companyId),
+      UpdateExpression: 'ADD workflows :one',
+      ConditionExpression: 'workflows < :limit',
+      ExpressionAttributeValues: { ':one': 1, ':limit': limit },
+    },
+  };
+};
+
+/**
+ * Saves `definition` as the next version (one transaction: the head conditional on the version read, the new
+ * version, for a new workflow its place in the count, within `limit`, and `alongside`: items of other entities
+ * that follow the version, such as its triggers). `check` sees the current head before anything is written
+ * (the caller's `If-Match`); the head's condition makes it hold at the write.
  */
 export const putWorkflowVersion = async (
   companyId: string,
   definition: WorkflowDefinition,
   now: Date,
-  alongside: TransactItem[] = [],
-): Promise<WorkflowHead> => {
+  options: {
+    limit: number;
+    check?: (current: WorkflowHead | undefined) => void;
+    alongside?: TransactItem[];
+  },
+): Promise<{ head: WorkflowHead; created: boolean }> => {
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName(), Key: headKey(companyId, definition.id), ConsistentRead: true }),
   );
   const stored = Item ? WorkflowHeadItem.decode(Item) : undefined;
+  options.check?.(Item ? toHead(Item) : undefined);
+  const created = stored === undefined || stored.deleted === true;
   const previous = stored ? stored.version : 0;
   const version = previous + 1;
   const stamp = now.toISOString();
-  const createdAt = stored && stored.deleted !== true ? stored.createdAt : stamp;
+  const createdAt = stored && !created ? stored.createdAt : stamp;
   const head = { workflowId: definition.id, version, definition, createdAt, updatedAt: stamp };
   const definitionJson = JSON.stringify(definition);
+  const count = created ? await countOneMore(companyId, options.limit) : undefined;
   try {
-    await ddb.send(
+    await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
           putItem(
@@ -135,15 +193,24 @@ export const putWorkflowVersion = async (
             { workflowId: definition.id, version, definitionJson, createdAt: stamp },
             { condition: { expression: 'attribute_not_exists(pk)' } },
           ),
-          ...alongside,
+          ...(count ? [count] : []),
+          ...(options.alongside ?? []),
         ],
       }),
     );
   } catch (error) {
-    if (cancellationReasons(error)) throw new WorkflowVersionConflictError();
+    const reasons = cancellationReasons(error);
+    // The count refused one more (not a first count racing another: that is a conflict, as for the head).
+    if (
+      count?.Update &&
+      reasons?.[2]?.Code === 'ConditionalCheckFailed' &&
+      reasons[0]?.Code !== 'ConditionalCheckFailed'
+    )
+      throw new WorkflowLimitReachedError(options.limit);
+    if (reasons) throw new WorkflowVersionConflictError();
     throw error;
   }
-  return head;
+  return { head, created };
 };
 
 export const getWorkflowHead = async (
@@ -200,26 +267,49 @@ export const listWorkflowHeads = async (companyId: string): Promise<WorkflowHead
   return heads;
 };
 
-/** Deletes a workflow (a tombstone on its head); false when there is none. Saved versions stay for its runs. */
+/**
+ * Deletes a workflow (a tombstone on its head, and one less in the count, in one transaction); false when
+ * there is none. `check` sees the head first (`If-Match`); the tombstone is conditional on its version.
+ * Saved versions stay for the runs that use them.
+ */
 export const deleteWorkflowHead = async (
   companyId: string,
   workflowId: string,
   now: Date,
+  check?: (current: WorkflowHead) => void,
 ): Promise<boolean> => {
-  try {
-    await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: headKey(companyId, workflowId),
-        UpdateExpression: 'SET #deleted = :true, updatedAt = :now REMOVE #definition, definitionJson',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#deleted) OR #deleted = :false)',
-        ExpressionAttributeNames: { '#deleted': 'deleted', '#definition': 'definition' },
-        ExpressionAttributeValues: { ':true': true, ':false': false, ':now': now.toISOString() },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName(), Key: headKey(companyId, workflowId), ConsistentRead: true }),
+  );
+  const current = Item ? toHead(Item) : undefined;
+  if (!current) return false;
+  check?.(current);
+  const counted = (await readCount(companyId)) !== undefined;
+  const tombstone: TransactItem = {
+    Update: {
+      TableName: tableName(),
+      Key: headKey(companyId, workflowId),
+      UpdateExpression: 'SET #deleted = :true, updatedAt = :now REMOVE #definition, definitionJson',
+      ConditionExpression: 'version = :version AND (attribute_not_exists(#deleted) OR #deleted = :false)',
+      ExpressionAttributeNames: { '#deleted': 'deleted', '#definition': 'definition' },
+      ExpressionAttributeValues: {
+        ':true': true,
+        ':false': false,
+        ':now': now.toISOString(),
+        ':version': current.version,
+      },
+    },
+  };
+  const uncount: TransactItem = {
+    Update: {
+      TableName: tableName(),
+      Key: countKey(companyId),
+      UpdateExpression: 'ADD workflows :minus',
+      ConditionExpression: 'workflows > :zero',
+      ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+    },
+  };
+  if (await transactUnlessFailed(counted ? [tombstone, uncount] : [tombstone], 0)) return true;
+  // Deleted or saved again meanwhile: a repeat decides.
+  throw new WorkflowVersionConflictError();
 };

@@ -36,6 +36,7 @@ export const DEFAULT_PLANS: Plan[] = [
       workflowRunComputeMs: 30_000,
       logRetentionDays: 7,
       webhookEndpoints: 3,
+      workflows: 10,
     },
   },
   {
@@ -65,6 +66,7 @@ export const DEFAULT_PLANS: Plan[] = [
       workflowRunComputeMs: 120_000,
       logRetentionDays: 30,
       webhookEndpoints: 10,
+      workflows: 50,
     },
   },
   {
@@ -94,6 +96,7 @@ export const DEFAULT_PLANS: Plan[] = [
       workflowRunComputeMs: 600_000,
       logRetentionDays: 90,
       webhookEndpoints: 50,
+      workflows: 200,
     },
   },
 ];

@@ -161,6 +161,7 @@ const exampleOf = (example: unknown) => (example === undefined ? {} : { example 
 
 /** The content of a successful answer: JSON by its schema, or the raw media types the route produces. */
 const successContent = (route: RouteDefinition) => {
+  if (route.successStatus === 204) return undefined;
   if (route.produces) {
     return Object.fromEntries(
       route.produces.map((type) => [
@@ -249,7 +250,7 @@ const operationOf = (route: RouteDefinition) => {
           ...(route.etag ? { ETag: headerRef('ETag') } : {}),
           ...(route.scope === 'public' ? {} : RATE_LIMIT_HEADERS),
         },
-        content: successContent(route),
+        ...(route.successStatus === 204 ? {} : { content: successContent(route) }),
       },
       ...(route.etag
         ? {

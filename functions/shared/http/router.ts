@@ -143,6 +143,10 @@ export const createRouter =
     if (result.raw === undefined) {
       return { statusCode: result.status, headers, body: JSON.stringify(result.body) };
     }
+    if (result.status === 204) {
+      const { 'content-type': _none, ...kept } = headers;
+      return { statusCode: 204, headers: kept, body: '' };
+    }
     return typeof result.raw === 'string'
       ? { statusCode: result.status, headers, body: result.raw }
       : { statusCode: result.status, headers, body: result.raw.toString('base64'), isBase64Encoded: true };

@@ -36,8 +36,9 @@ export const SERVER_INFO = {
 
 const INSTRUCTIONS =
   'Tools act for the company of the credential. Read transform, transcription and speech jobs and the usage ' +
-  'snapshot; read and write Dynadata items (log_entries is read-only). A refused call answers isError with ' +
-  'a problem JSON carrying a stable `code`.';
+  'snapshot; read and write Dynadata items (log_entries is read-only); list workflows and their runs, run ' +
+  'one synchronously and read a run. A refused call answers isError with a problem JSON carrying a stable ' +
+  '`code`.';
 
 /**
  * The server's JSON Schema validator. The SDK uses it only to check what a client answers to the server's own

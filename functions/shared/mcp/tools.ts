@@ -6,7 +6,9 @@ import { getSpeechJobOf, toPublicSpeechJob } from '../domain/speech-jobs';
 import { getTranscode, toPublicJob } from '../domain/transcodes';
 import { getTranscription, toPublicTranscription } from '../domain/transcriptions';
 import { getUsageSnapshot } from '../domain/usage';
-import { getWorkflowRun } from '../domain/workflows/public-run';
+import { listWorkflowRuns, listWorkflows } from '../domain/workflows/definitions';
+import { getWorkflowRun, toPublicRun } from '../domain/workflows/public-run';
+import { runCallerOf, startWorkflowRun } from '../domain/workflows/runs';
 import { lazy } from '../lazy';
 import * as dd from '../routes/dynadata-schemas';
 import type { OperationId } from '../routes/route-table';
@@ -14,8 +16,9 @@ import { usageSnapshotSchema } from '../routes/schemas';
 import { speechJobSchema } from '../routes/speech-job-schemas';
 import { transcodeJobSchema } from '../routes/transcode-schemas';
 import { transcriptionJobSchema } from '../routes/transcription-schemas';
-import { workflowRunSchema } from '../routes/workflow-schemas';
+import { workflowRunSchema, workflowSummarySchema } from '../routes/workflow-schemas';
 import type { AuthContext } from '../types/auth';
+import { WORKFLOW_RUN_STATUSES } from '../types/workflows';
 import * as z from '../zod';
 
 /** What a tool knows of its call: the caller's verified credential, the request and its time. */
@@ -23,6 +26,8 @@ export interface ToolContext {
   auth: AuthContext;
   requestId: string;
   now: Date;
+  /** The request's workflow hop (`workflow-hops.ts`): a run the tool starts records it. */
+  hop?: number;
 }
 
 /**
@@ -61,6 +66,9 @@ export const TOOLS = /* @__PURE__ */ lazy((): readonly ToolDefinition[] => {
   const jobId = z.string().min(1).max(64).describe('Job identifier (`id` of the job).');
   const typeName = z.string().min(1).max(64).describe('Dynadata type name, e.g. `contacts`.');
   const itemId = z.string().min(1).max(64).describe('Item `_id`.');
+  const workflowId = () => z.string().min(1).max(64).describe('Workflow identifier.');
+  const cursor = () =>
+    z.string().min(1).max(2048).optional().describe('The `nextCursor` of the previous page.');
   return [
     tool({
       name: 'get_transcode_job',
@@ -136,6 +144,80 @@ export const TOOLS = /* @__PURE__ */ lazy((): readonly ToolDefinition[] => {
       effect: 'read',
       run: ({ auth }, { workflowId, runId, includeStepOutputs }) =>
         getWorkflowRun({ companyId: auth.companyId, workflowId, runId, includeStepOutputs }),
+    }),
+    tool({
+      name: 'list_workflows',
+      title: 'List workflows',
+      description: "The company's workflows as GET /v1/workflows: id, version, name, description, steps.",
+      operationId: 'listWorkflows',
+      input: z.object({ cursor: cursor() }).strict(),
+      output: z.object({ workflows: z.array(workflowSummarySchema()), nextCursor: z.string().nullable() }),
+      effect: 'read',
+      run: ({ auth }, { cursor }) => listWorkflows(auth.companyId, { cursor }),
+    }),
+    tool({
+      name: 'run_workflow',
+      title: 'Run a workflow',
+      description:
+        'Runs a workflow synchronously, as POST /v1/workflows/{id}/run with `mode: sync`, and answers the run ' +
+        'as GET /v1/workflows/{id}/runs/{runId} shows it (check `ok`). A run that cannot finish before the ' +
+        'deadline continues asynchronously: it is answered `running`; read it later with get_workflow_run. A ' +
+        'step that mints a token fails (`jwt_requires_sync_run`): tokens are minted only by the run route.',
+      operationId: 'runWorkflow',
+      input: z
+        .object({
+          workflowId: workflowId(),
+          input: z.record(z.string(), z.unknown()).optional().describe('Run input (the workflow `input`).'),
+        })
+        .strict(),
+      output: workflowRunSchema(),
+      effect: 'create',
+      run: async ({ auth, hop }, { workflowId, input }) => {
+        const started = await startWorkflowRun({
+          companyId: auth.companyId,
+          workflowId,
+          mode: 'sync',
+          includeStepOutputs: false,
+          input: input ?? {},
+          callerScopes: auth.scopes,
+          caller: runCallerOf(auth),
+          hop: hop ?? 0,
+          mints: false,
+        });
+        return started.kind === 'finished'
+          ? toPublicRun(started.run)
+          : getWorkflowRun({ companyId: auth.companyId, workflowId, runId: started.runId });
+      },
+    }),
+    tool({
+      name: 'list_workflow_runs',
+      title: "List a workflow's runs",
+      description:
+        "A workflow's runs, newest first, as GET /v1/workflows/{id}/runs: runId, status, trigger, startedAt, " +
+        'finishedAt; `status` lists only runs with that status.',
+      operationId: 'listWorkflowRuns',
+      input: z
+        .object({
+          workflowId: workflowId(),
+          status: z.enum(WORKFLOW_RUN_STATUSES).optional().describe('Only runs with this status.'),
+          limit: z.number().int().min(1).max(100).optional().describe('Runs per page (default 20).'),
+          cursor: cursor(),
+        })
+        .strict(),
+      output: z.object({
+        runs: z.array(
+          z.object({
+            runId: z.string(),
+            status: z.enum(WORKFLOW_RUN_STATUSES),
+            trigger: z.string(),
+            startedAt: z.string(),
+            finishedAt: z.string().nullable(),
+          }),
+        ),
+        nextCursor: z.string().nullable(),
+      }),
+      effect: 'read',
+      run: ({ auth }, { workflowId, ...request }) => listWorkflowRuns(auth.companyId, workflowId, request),
     }),
     tool({
       name: 'list_dynadata_types',

@@ -23,7 +23,7 @@ export const ROUTE_GROUPS = [
 ] as const;
 
 export type RouteGroup = (typeof ROUTE_GROUPS)[number];
-export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface RouteDefinition {
   method: HttpMethod;

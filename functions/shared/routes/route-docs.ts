@@ -40,6 +40,7 @@ const limits = {
   workflowRunComputeMs: 120000,
   logRetentionDays: 90,
   webhookEndpoints: 10,
+  workflows: 50,
 };
 const contact = {
   _id: '01jd3xq0b2c4e6g8j0m2p4r6t8',

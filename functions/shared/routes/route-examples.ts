@@ -1,4 +1,9 @@
 import type { OperationId } from './route-table';
+import {
+  WORKFLOW_ALSO_ANSWER_EXAMPLES,
+  WORKFLOW_REQUEST_EXAMPLES,
+  WORKFLOW_RESPONSE_EXAMPLES,
+} from './workflow-examples';
 
 /**
  * Success examples of the operations whose table entry and `route-docs.ts` carry none, so every operation of the
@@ -115,9 +120,11 @@ const runOutcome = {
 /** Request examples of the operations whose table entry and `route-docs.ts` carry none. */
 export const REQUEST_EXAMPLES: Partial<Record<OperationId, unknown>> = {
   createWebhookEndpoint: { url: endpoint.url, events: endpoint.events, description: endpoint.description },
+  ...WORKFLOW_REQUEST_EXAMPLES,
 };
 
 export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
+  ...WORKFLOW_RESPONSE_EXAMPLES,
   createWebhookEndpoint: { endpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
   getOpenApiDocument: {
     openapi: '3.0.3',
@@ -241,6 +248,13 @@ export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
         finishedAt: later,
       },
       { runId: runOutcome.runId, status: 'success', trigger: 'api', startedAt: at, finishedAt: at },
+      {
+        runId: 'wr_01jd3xq0e5g7j9l1n3p5r7t9v0',
+        status: 'canceled',
+        trigger: 'api',
+        startedAt: at,
+        finishedAt: at,
+      },
     ],
     nextCursor: null,
   },
@@ -255,6 +269,7 @@ export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
 /** Examples of the other successful answers, by operation and status. */
 export const ALSO_ANSWER_EXAMPLES: Partial<Record<OperationId, Record<number, unknown>>> = {
   runWorkflow: { 202: { runId: 'wr_01jd3xq0e5g7j9l1n3p5r7t9v1' } },
+  ...WORKFLOW_ALSO_ANSWER_EXAMPLES,
 };
 
 /** Examples of the answers that are not JSON, by media type. */

@@ -74,6 +74,11 @@ export const planLimitsSchema = /* @__PURE__ */ lazy(() =>
         ),
       logRetentionDays: z.number().int().positive().describe('Days the log_entries audit trail is kept.'),
       webhookEndpoints: z.number().int().nonnegative().describe('Webhook endpoints a company may register.'),
+      workflows: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe('Workflow definitions a company may have at once (`PUT /v1/workflows/{id}`).'),
     })
     .describe('Numeric limits of a plan. A company may have per-limit overrides on top of its plan.'),
 );

@@ -1,9 +1,15 @@
 import { DEFAULT_JOB_PAGE, MAX_JOB_PAGE, MAX_LIST_PAGE } from '../domain/pages';
+import { lazy } from '../lazy';
 import { RUN_TRIGGER_TYPES } from '../types/workflow-triggers';
+import { WORKFLOW_RUN_STATUSES } from '../types/workflows';
 import * as z from '../zod';
 import { route } from './route-definition';
 import { nextCursorSchema, pageQuery, queryBoolean } from './schemas';
 import * as wf from './workflow-schemas';
+
+const runParams = /* @__PURE__ */ lazy(() =>
+  wf.workflowIdParams().extend({ runId: z.string().min(1).max(64).describe('Run identifier.') }),
+);
 
 /**
  * The routes of workflows and their runs (group `workflows`): a section of the route table (`route-table.ts`
@@ -18,7 +24,7 @@ export const WORKFLOW_ROUTES = [
     operationId: 'listWorkflows',
     summary: "The company's workflows",
     description:
-      'Every workflow the company has saved (operators manage definitions with the admin CLI), with its ' +
+      'Every workflow the company has saved (PUT /v1/workflows/{id}, or the admin CLI), with its ' +
       'current version, name and description. Run one with POST /v1/workflows/{id}/run.',
     tag: 'Workflows',
     scope: 'workflows:read',
@@ -38,7 +44,8 @@ export const WORKFLOW_ROUTES = [
     summary: 'A workflow definition',
     description:
       'The current version of a definition: its input schema, ordered steps (action, `with`, ' +
-      "`allowFailure`) and `return` object. An unknown id, or another company's, answers 404 `not_found`.",
+      '`allowFailure`, and `if` and `retry` where set) and `return` object. The `ETag` makes a PUT or DELETE ' +
+      "conditional (If-Match). An unknown id, or another company's, answers 404 `not_found`.",
     tag: 'Workflows',
     scope: 'workflows:read',
     get params() {
@@ -48,6 +55,66 @@ export const WORKFLOW_ROUTES = [
       return z.object({ workflow: wf.workflowSchema() });
     },
     errors: ['not_found'],
+  }),
+  route({
+    method: 'PUT',
+    path: '/v1/workflows/{id}',
+    group: 'workflows',
+    operationId: 'putWorkflow',
+    ifMatch: true,
+    summary: 'Save a workflow definition',
+    description:
+      'Saves the body (the definition the admin CLI takes; the path gives `id`) as the next version: 201 for ' +
+      'a new workflow, 200 for a new version; runs in flight finish on the version they started with. An ' +
+      'invalid definition answers 400 `validation_failed` listing every violation by JSON pointer (`errors`). ' +
+      "At most the plan's `workflows` per company (403 `workflow_limit_reached`). Honours If-Match with the " +
+      'ETag of GET /v1/workflows/{id}.',
+    tag: 'Workflows',
+    scope: 'workflows:write',
+    get params() {
+      return wf.workflowIdParams();
+    },
+    get body() {
+      return z.record(z.string(), z.unknown());
+    },
+    get documented() {
+      return { body: wf.workflowDefinitionBodySchema() };
+    },
+    get response() {
+      return z.object({ workflow: wf.workflowSchema() });
+    },
+    get alsoAnswers() {
+      return [
+        {
+          status: 201,
+          description: 'Created: the first version of a new workflow',
+          response: z.object({ workflow: wf.workflowSchema() }),
+        },
+      ];
+    },
+    errors: ['workflow_limit_reached', 'conflict'],
+  }),
+  route({
+    method: 'DELETE',
+    path: '/v1/workflows/{id}',
+    group: 'workflows',
+    operationId: 'deleteWorkflow',
+    ifMatch: true,
+    successStatus: 204,
+    summary: 'Delete a workflow',
+    description:
+      'Removes the workflow (its id answers 404 from then on; saving it again starts a new workflow whose ' +
+      'versions go on from the last). Runs in flight finish on the version they started with; runs stay ' +
+      'readable. Honours If-Match with the ETag of GET /v1/workflows/{id}.',
+    tag: 'Workflows',
+    scope: 'workflows:write',
+    get params() {
+      return wf.workflowIdParams();
+    },
+    get response() {
+      return z.object({});
+    },
+    errors: ['not_found', 'conflict'],
   }),
   route({
     method: 'POST',
@@ -97,21 +164,25 @@ export const WORKFLOW_ROUTES = [
     summary: "A workflow's runs, newest first",
     description:
       'Each run with its `status`, `trigger`, `startedAt` and `finishedAt` (null while running), `limit` per ' +
-      'page; the whole run: GET /v1/workflows/{id}/runs/{runId}. Runs are kept 30 days.',
+      'page, `status` to list only runs with that status (a filtered page may be short, or empty, with a ' +
+      '`nextCursor`: follow it); the whole run: GET /v1/workflows/{id}/runs/{runId}. Runs are kept 30 days.',
     tag: 'Workflows',
     scope: 'workflows:read',
     get params() {
       return wf.workflowIdParams();
     },
     get query() {
-      return z.object(pageQuery('Runs', MAX_JOB_PAGE, DEFAULT_JOB_PAGE));
+      return z.object({
+        ...pageQuery('Runs', MAX_JOB_PAGE, DEFAULT_JOB_PAGE),
+        status: z.enum(WORKFLOW_RUN_STATUSES).optional().describe('Only runs with this status.'),
+      });
     },
     get response() {
       return z.object({
         runs: z.array(
           z.object({
             runId: z.string(),
-            status: z.enum(['running', 'success', 'partial', 'failed']),
+            status: z.enum(WORKFLOW_RUN_STATUSES),
             trigger: z.enum(RUN_TRIGGER_TYPES).describe('What started the run.'),
             startedAt: z.string(),
             finishedAt: z.string().nullable(),
@@ -130,13 +201,14 @@ export const WORKFLOW_ROUTES = [
     etag: true,
     summary: "Fetch a run's status and durable outputs",
     description:
-      '`status` is `running`, `success`, `partial` or `failed` (the run itself could not complete). With ' +
+      '`status` is `running`, `success`, `partial`, `failed` (the run itself could not complete) or ' +
+      '`canceled`. A step whose `if` was false is `skipped`; a step with `retry` lists its `attempts`. With ' +
       '`includeStepOutputs=true`, the persisted output of each step of a run started with `includeStepOutputs`. ' +
       'A secret a step produced (a minted token) is kept as `{"redacted": true, "jti", "expiresAt"}`.',
     tag: 'Workflows',
     scope: 'workflows:read',
     get params() {
-      return wf.workflowIdParams().extend({ runId: z.string().min(1).max(64).describe('Run identifier.') });
+      return runParams();
     },
     get query() {
       return z.object({
@@ -147,5 +219,27 @@ export const WORKFLOW_ROUTES = [
       return z.object({ run: wf.workflowRunSchema() });
     },
     errors: ['not_found'],
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/workflows/{id}/runs/{runId}/cancel',
+    group: 'workflows',
+    operationId: 'cancelWorkflowRun',
+    summary: 'Cancel a run',
+    description:
+      'An unfinished run stops before its next step and ends `canceled` (`error.code` ' +
+      '`workflow_run_canceled`); a step in flight is recorded as failed with `step_interrupted`, and the ' +
+      'steps before it keep their results. A finished run answers 409 `workflow_run_not_cancelable`. ' +
+      'Repeating a cancel changes nothing more (the second answers 409).',
+    tag: 'Workflows',
+    scope: 'workflows:run',
+    idempotency: 'repeatable',
+    get params() {
+      return runParams();
+    },
+    get response() {
+      return z.object({ run: wf.workflowRunSchema() });
+    },
+    errors: ['not_found', 'workflow_run_not_cancelable'],
   }),
 ] as const;

@@ -1,6 +1,6 @@
 import { lazy } from '../lazy';
 import { RUN_TRIGGER_TYPES } from '../types/workflow-triggers';
-import { STEP_STATUSES, WORKFLOW_RUN_STATUSES } from '../types/workflows';
+import { RETRY_CLASSES, STEP_STATUSES, WORKFLOW_RUN_STATUSES } from '../types/workflows';
 import * as z from '../zod';
 
 /** Request and response shapes of the workflow routes (they become the OpenAPI document). */
@@ -25,6 +25,76 @@ export const workflowSummarySchema = /* @__PURE__ */ lazy(() =>
   }),
 );
 
+/** A step's `if` (`domain/workflows/conditions.ts`): documented, checked by the definition's own rules. */
+export const stepConditionSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .record(z.string(), z.unknown())
+    .describe(
+      'Run the step only when this holds, else it is `skipped` (output null). One operator per object: ' +
+        '`{"eq": [a, b]}`, `{"ne": [a, b]}`, `{"in": [a, list]}`, `{"exists": a}`, `{"and": [c, …]}`, ' +
+        '`{"or": [c, …]}`, `{"not": c}`; operands are JSON values or `{{ references }}`. No code is evaluated.',
+    ),
+);
+
+export const stepRetrySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      maxAttempts: z.number().int().min(1).max(10).describe('Attempts in all, the first included.'),
+      backoffSeconds: z
+        .number()
+        .int()
+        .min(0)
+        .max(300)
+        .optional()
+        .describe('Wait before the second attempt (default 1), doubled for each next one, jittered.'),
+      on: z
+        .array(z.enum(RETRY_CLASSES))
+        .min(1)
+        .max(RETRY_CLASSES.length)
+        .optional()
+        .describe('What is retried (default `http_5xx`, `timeout`, `network`).'),
+    })
+    .strict()
+    .describe('Try the step again; each attempt is in the step log `attempts`.'),
+);
+
+/** The body of `PUT /v1/workflows/{id}`, as the document shows it (the definition's own rules check it). */
+export const workflowDefinitionBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      id: z.string().optional().describe('The workflow id; the path gives it, so it may be left out.'),
+      name: z.string().min(1).max(200),
+      description: z.string().max(2000).optional(),
+      input: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe('JSON Schema (the Dynadata subset) of the run input; any object by default.'),
+      steps: z
+        .array(
+          z
+            .object({
+              id: z.string().describe('`[A-Za-z0-9_-]{1,64}`, unique in the workflow.'),
+              action: z.string().describe('An action of the registry, e.g. `actions/http/request`.'),
+              with: z
+                .record(z.string(), z.unknown())
+                .optional()
+                .describe(
+                  'Action input; strings may hold `{{ references }}` to the input and earlier steps.',
+                ),
+              allowFailure: z.boolean().optional(),
+              if: stepConditionSchema().optional(),
+              retry: stepRetrySchema().optional(),
+            })
+            .strict(),
+        )
+        .min(1)
+        .max(50),
+      return: z.unknown().optional().describe('The run result, with `{{ references }}` evaluated.'),
+    })
+    .strict()
+    .describe('A workflow definition, as the admin CLI takes it.'),
+);
+
 export const workflowSchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
@@ -43,6 +113,8 @@ export const workflowSchema = /* @__PURE__ */ lazy(() =>
             .record(z.string(), z.unknown())
             .describe('Action input; strings may hold `{{ references }}`.'),
           allowFailure: z.boolean(),
+          if: stepConditionSchema().optional(),
+          retry: stepRetrySchema().optional(),
         }),
       ),
       return: z.unknown().describe('The run result, with `{{ references }}` evaluated.'),
@@ -95,6 +167,18 @@ const stepLogSchema = /* @__PURE__ */ lazy(() =>
     startedAt: z.string(),
     durationMs: z.number(),
     message: z.string().nullable(),
+    attempts: z
+      .array(
+        z.object({
+          startedAt: z.string(),
+          durationMs: z.number(),
+          status: z.enum(['succeeded', 'failed']),
+          code: z.string().optional(),
+          httpStatus: z.number().int().optional().describe('What an HTTP action was answered.'),
+        }),
+      )
+      .optional()
+      .describe('A step with `retry`: each attempt, the last being the step result.'),
   }),
 );
 

@@ -28,6 +28,8 @@ export interface PlanLimits {
   workflowRunComputeMs: number;
   logRetentionDays: number;
   webhookEndpoints: number;
+  /** Workflow definitions a company may have at once. */
+  workflows: number;
 }
 
 export interface Plan {

@@ -15,6 +15,7 @@ export const SCOPES = [
   'usage:read',
   'workflows:run',
   'workflows:read',
+  'workflows:write',
   'webhooks:read',
   'webhooks:write',
 ] as const;

@@ -7,11 +7,37 @@ export const WORKFLOW_ID_PATTERN = /^[a-z0-9_-]{1,64}$/;
 export const WORKFLOW_STEP_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const WORKFLOW_MAX_STEPS = 50;
 
+/**
+ * A step's `if`: a declarative condition over values and `{{ references }}` (`domain/workflows/conditions.ts`);
+ * nothing is evaluated as code.
+ */
+export type StepCondition =
+  | { eq: [unknown, unknown] }
+  | { ne: [unknown, unknown] }
+  | { in: [unknown, unknown] }
+  | { exists: unknown }
+  | { and: StepCondition[] }
+  | { or: StepCondition[] }
+  | { not: StepCondition };
+
+/** What a step's `retry` retries on (`domain/workflows/retry.ts`). */
+export const RETRY_CLASSES = ['http_5xx', 'http_429', 'timeout', 'network', 'error'] as const;
+export type RetryClass = (typeof RETRY_CLASSES)[number];
+
+/** A step's `retry`: attempts in all, the first wait (doubled each time, jittered) and what is retried. */
+export interface StepRetry {
+  maxAttempts: number;
+  backoffSeconds?: number;
+  on?: RetryClass[];
+}
+
 export interface WorkflowStep {
   id: string;
   action: string;
   with?: Record<string, unknown>;
   allowFailure?: boolean;
+  if?: StepCondition;
+  retry?: StepRetry;
 }
 
 export interface WorkflowDefinition {
@@ -34,11 +60,11 @@ export interface WorkflowVersion {
   createdAt: string;
 }
 
-export const WORKFLOW_RUN_STATUSES = ['running', 'success', 'partial', 'failed'] as const;
+export const WORKFLOW_RUN_STATUSES = ['running', 'success', 'partial', 'failed', 'canceled'] as const;
 export type WorkflowRunStatus = (typeof WORKFLOW_RUN_STATUSES)[number];
 export type FinalRunStatus = Exclude<WorkflowRunStatus, 'running'>;
 
-export const STEP_STATUSES = ['succeeded', 'failed'] as const;
+export const STEP_STATUSES = ['succeeded', 'failed', 'skipped'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
 
 /** One step's log line: what ran, how it ended, how long it took. */
@@ -53,6 +79,26 @@ export interface StepLog {
   code?: string;
   userMessage?: string;
   handled?: boolean;
+  /** Steps with a `retry`: every attempt, the last one being the step's result. */
+  attempts?: StepAttempt[];
+}
+
+/** One attempt of a step that has a `retry`. */
+export interface StepAttempt {
+  startedAt: string;
+  durationMs: number;
+  status: 'succeeded' | 'failed';
+  /** The error code of a failed attempt. */
+  code?: string;
+  /** The HTTP status an `actions/http/request` attempt was answered with. */
+  httpStatus?: number;
+}
+
+/** The attempts of the step at `index` so far, and when the next may start (a retry waiting). */
+export interface PendingAttempts {
+  index: number;
+  notBefore: string;
+  attempts: StepAttempt[];
 }
 
 export interface FailedStep {
@@ -108,6 +154,8 @@ export interface WorkflowRunRecord {
   cursor: number;
   /** The step that started and has not been recorded yet (async engine). */
   current?: { index: number; startedAt: string };
+  /** The attempts of the step at the cursor while its `retry` waits for the next. */
+  pendingAttempts?: PendingAttempts;
   logs: StepLog[];
   outputs: Record<string, StoredStepOutput>;
   files: StorageRef[];

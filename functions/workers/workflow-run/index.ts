@@ -14,7 +14,7 @@ type StepTask = {
  * `{done}`; `action: fail` (the machine's failure path: a timeout, an engine error) marks the run `failed`.
  */
 export const handler = createHandler(
-  async (event: StepTask): Promise<{ done: boolean }> => {
+  async (event: StepTask): Promise<{ done: boolean; waitSeconds?: number }> => {
     if (event.action === 'fail') {
       await failRun(
         event.companyId,

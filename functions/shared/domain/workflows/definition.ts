@@ -7,14 +7,16 @@ import {
 } from '../../types/workflows';
 import { normaliseTypeSchema } from '../dynadata/json-schema';
 import { findAction } from './actions';
+import { conditionProblems } from './conditions';
 import { parseReference, referencesIn } from './references';
 import { triggerProblems } from './trigger-definition';
+import { retryProblems } from './retry';
 
 /**
  * Validation of a workflow definition on save: every violation is listed with a JSON pointer into the
  * document (`/steps/1/with/fullPath`). Rules: `id` `[a-z0-9_-]{1,64}`; `name` 1..200 characters; `input` a
  * JSON Schema of the Dynadata subset (an object schema); 1..50 `steps` with unique ids, a known `action`, a
- * `with` object and `allowFailure` boolean; references parse, and a step refers only to earlier steps
+ * `with` object, `allowFailure` boolean, an optional `if` (`conditions.ts`) and `retry` (`retry.ts`); references parse, and a step refers only to earlier steps
  * (`return` may refer to any step). The document stays under `WORKFLOW_MAX_BYTES`.
  */
 export const WORKFLOW_MAX_BYTES = 64 * 1024;
@@ -41,7 +43,7 @@ const shapeProblem = (doc: unknown): FieldError | undefined => {
   return undefined;
 };
 const TOP_KEYS = new Set(['id', 'name', 'description', 'input', 'steps', 'return', 'on']);
-const STEP_KEYS = new Set(['id', 'action', 'with', 'allowFailure']);
+const STEP_KEYS = new Set(['id', 'action', 'with', 'allowFailure', 'if', 'retry']);
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -119,6 +121,9 @@ export const definitionProblems = async (doc: unknown): Promise<FieldError[]> =>
     if (step.allowFailure !== undefined && typeof step.allowFailure !== 'boolean')
       add(`${at}/allowFailure`, 'must be a boolean');
     checkReferences(step.with, `${at}/with`, known, all, add);
+    if (step.if !== undefined)
+      conditionProblems(step.if, `${at}/if`, add, (v, p) => checkReferences(v, p, known, all, add));
+    if (step.retry !== undefined) retryProblems(step.retry, `${at}/retry`, add);
     if (typeof step.id === 'string') known.add(step.id);
   });
   checkReferences(doc.return, '/return', all, all, add);

@@ -6,39 +6,82 @@ import {
   listWorkflowHeads,
   putWorkflowVersion,
   type WorkflowHead,
+  WorkflowLimitReachedError,
   WorkflowVersionConflictError,
 } from '../../data/workflows';
-import { AppError, NotFoundError, ValidationError } from '../../errors';
-import type { WorkflowDefinition } from '../../types/workflows';
+import { AppError, type FieldError, NotFoundError, ValidationError } from '../../errors';
+import { etagOf, ifMatchHolds } from '../../etag';
+import type { WorkflowDefinition, WorkflowRunStatus } from '../../types/workflows';
+import { companyLimits } from '../company-limits';
 import { DEFAULT_JOB_PAGE, MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
 import { definitionProblems, normaliseDefinition } from './definition';
 import { removeTriggers, saveWithTriggers } from './workflow-schedules';
 
 /**
- * Company workflow definitions: saved by operators (`admin workflows put`), read by API consumers. Saving
- * validates the whole document (every violation by JSON pointer) and stores it as the next version.
+ * Company workflow definitions, saved by `PUT /v1/workflows/{id}` and the operator CLI (`admin workflows
+ * put`) through `saveWorkflow`: the whole document validated (every violation by JSON pointer), then stored
+ * as the next version; a new workflow takes a place of the plan's `workflows` (403
+ * `workflow_limit_reached`). `ifMatch` (the `If-Match` header) must name the tag of the current workflow
+ * as `GET /v1/workflows/{id}` answers it (412 `precondition_failed`; a missing workflow matches nothing).
  */
+const preconditionFailed = () =>
+  new AppError('precondition_failed', 'The workflow does not match If-Match; read it again.');
+
+const requireMatch = (ifMatch: string | undefined, current: WorkflowHead | undefined) => {
+  if (ifMatch === undefined) return;
+  if (!current || !ifMatchHolds(ifMatch, etagOf({ workflow: toPublicWorkflow(current) })))
+    throw preconditionFailed();
+};
+
 export const saveWorkflow = async (
   companyId: string,
   doc: unknown,
   now: Date,
-  /** What runs started by the definition's triggers may do (default: every scope, an operator's save). */
-  triggerScopes?: readonly string[],
-): Promise<{ id: string; version: number }> => {
-  const problems = await definitionProblems(doc);
+  options: {
+    ifMatch?: string | undefined;
+    /** Prefixed to every pointer (`/body` over the API). */
+    pointerPrefix?: string;
+    /** Violations the caller found in the request itself, listed with the definition's own. */
+    problems?: FieldError[];
+    /** What runs started by the definition's triggers may do (default: every scope, an operator's save). */
+    triggerScopes?: readonly string[];
+  } = {},
+) => {
+  const prefix = options.pointerPrefix ?? '';
+  const problems = [
+    ...(options.problems ?? []),
+    ...(await definitionProblems(doc)).map((p) => ({
+      ...p,
+      pointer: prefix && p.pointer === '/' ? prefix : `${prefix}${p.pointer}`,
+    })),
+  ];
   if (problems.length > 0) throw new ValidationError(problems, 'The workflow definition is not valid.');
+  const limits = await companyLimits(companyId);
   try {
     const definition = await normaliseDefinition(doc as WorkflowDefinition);
-    const head = await saveWithTriggers(
+    const { head, created } = await saveWithTriggers(
       companyId,
       definition,
       now,
-      (alongside) => putWorkflowVersion(companyId, definition, now, alongside),
-      triggerScopes,
+      (alongside) =>
+        putWorkflowVersion(companyId, definition, now, {
+          limit: limits.workflows,
+          check: (current) => requireMatch(options.ifMatch, current),
+          alongside,
+        }),
+      options.triggerScopes,
     );
-    return { id: head.workflowId, version: head.version };
+    return { id: head.workflowId, version: head.version, created, workflow: toPublicWorkflow(head) };
   } catch (error) {
+    if (error instanceof WorkflowLimitReachedError) {
+      throw new AppError(
+        'workflow_limit_reached',
+        `The plan allows ${error.limit} workflows; delete one first.`,
+        { extensions: { limit: error.limit } },
+      );
+    }
     if (error instanceof WorkflowVersionConflictError) {
+      if (options.ifMatch !== undefined) throw preconditionFailed();
       throw new AppError('conflict', 'The workflow was saved at the same moment elsewhere; save it again.');
     }
     throw error;
@@ -63,6 +106,8 @@ export const toPublicWorkflow = (head: WorkflowHead) => ({
     action: s.action,
     with: s.with ?? {},
     allowFailure: s.allowFailure ?? false,
+    ...(s.if === undefined ? {} : { if: s.if }),
+    ...(s.retry === undefined ? {} : { retry: s.retry }),
   })),
   return: head.definition.return ?? null,
   on: head.definition.on ?? null,
@@ -77,7 +122,11 @@ export const getWorkflow = async (companyId: string, workflowId: string) =>
  * A page of a workflow's runs, newest first (`GET /v1/workflows/{id}/runs`): an unknown workflow is 404; the
  * cursor is the id of the last run shown.
  */
-export const listWorkflowRuns = async (companyId: string, workflowId: string, request: PageRequest) => {
+export const listWorkflowRuns = async (
+  companyId: string,
+  workflowId: string,
+  request: PageRequest & { status?: WorkflowRunStatus | undefined },
+) => {
   await requireWorkflow(companyId, workflowId);
   if (request.cursor !== undefined && !/^wr_[0-9a-z]{1,64}$/.test(request.cursor)) {
     throw new ValidationError([
@@ -87,6 +136,7 @@ export const listWorkflowRuns = async (companyId: string, workflowId: string, re
   return listRunEntries(companyId, workflowId, {
     limit: request.limit ?? DEFAULT_JOB_PAGE,
     cursor: request.cursor,
+    status: request.status,
   });
 };
 
@@ -110,9 +160,19 @@ export const listWorkflows = async (companyId: string, request: PageRequest) => 
   return { workflows: page.map(summaryOf), nextCursor };
 };
 
-export const deleteWorkflow = async (companyId: string, workflowId: string, now: Date) => {
-  if (!(await deleteWorkflowHead(companyId, workflowId, now)))
-    throw new NotFoundError('No workflow with this id.');
+/**
+ * Deletes a workflow, then its trigger item and schedule; runs in flight finish on the version they started
+ * with (versions stay).
+ */
+export const deleteWorkflow = async (companyId: string, workflowId: string, now: Date, ifMatch?: string) => {
+  try {
+    if (!(await deleteWorkflowHead(companyId, workflowId, now, (current) => requireMatch(ifMatch, current))))
+      throw new NotFoundError('No workflow with this id.');
+  } catch (error) {
+    if (!(error instanceof WorkflowVersionConflictError)) throw error;
+    if (ifMatch !== undefined) throw preconditionFailed();
+    throw new AppError('conflict', 'The workflow was changed at the same moment elsewhere; delete it again.');
+  }
   await removeTriggers(companyId, workflowId);
   return { id: workflowId, deleted: true as const };
 };

@@ -32,6 +32,7 @@ export const toPublicRun = (run: WorkflowRunRecord, options: { includeStepOutput
     startedAt: l.startedAt,
     durationMs: l.durationMs,
     message: l.message ?? null,
+    ...(l.attempts ? { attempts: l.attempts } : {}),
   })),
   error: run.error
     ? { code: run.error.code, ...(run.error.message ? { message: run.error.message } : {}) }

@@ -72,6 +72,9 @@ export const applyStepResult = async (run: WorkflowRunRecord, state: RunState, r
     }
     state.values[result.log.step] = { status: 'succeeded', output: result.output };
     state.files.push(...result.files);
+  } else if (result.log.status === 'skipped') {
+    state.outputs[result.log.step] = { inline: null };
+    state.values[result.log.step] = { status: 'skipped', output: null };
   } else {
     state.values[result.log.step] = { status: 'failed' };
   }
@@ -82,6 +85,10 @@ export const stateOfRun = async (run: WorkflowRunRecord): Promise<RunState> => {
   const values: RunState['values'] = {};
   for (const log of run.logs) {
     const stored = run.outputs[log.step];
+    if (log.status === 'skipped') {
+      values[log.step] = { status: 'skipped', output: null };
+      continue;
+    }
     if (log.status !== 'succeeded' || !stored) {
       values[log.step] = { status: log.status };
       continue;

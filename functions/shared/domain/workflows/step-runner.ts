@@ -18,6 +18,8 @@ export interface StepResult {
   files: StorageRef[];
   /** The secrets the output holds (its action's `secretFields`), each with its redacted stand-in. */
   secrets?: [string, Record<string, unknown>][];
+  /** Why a failed step failed, beyond its code (`http_request_failed`: `timeout`, `network`), for `retry`. */
+  reason?: string;
 }
 
 const pointerOf = (path: readonly PropertyKey[]) => `/${path.map(String).join('/')}`;
@@ -84,9 +86,11 @@ export const runStep = async (
   } catch (error) {
     let code = 'internal';
     let userMessage = 'The step failed unexpectedly.';
+    let reason: unknown;
     if (error instanceof StepFailure || error instanceof AppError) {
       code = error.code;
       userMessage = error.message;
+      reason = error instanceof AppError ? error.extensions?.reason : undefined;
     } else {
       const { name, message, stack } = error instanceof Error ? error : new Error(String(error));
       logger.error('workflow step failed', {
@@ -106,6 +110,7 @@ export const runStep = async (
         ...(step.allowFailure ? { handled: true } : {}),
       },
       files: [],
+      ...(typeof reason === 'string' ? { reason } : {}),
     };
   }
 };

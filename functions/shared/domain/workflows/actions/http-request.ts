@@ -21,7 +21,9 @@ export const HTTP_TIMEOUT_MS = 10_000;
 export const HTTP_MAX_RESPONSE_BYTES = 256 * 1024;
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'upgrade']);
 
-const failed = (message: string) => new AppError('http_request_failed', message);
+/** `reason` tells a step's `retry` what failed (`../retry.ts`). */
+const failed = (message: string, reason: 'timeout' | 'network' | 'too_large' = 'network') =>
+  new AppError('http_request_failed', message, { extensions: { reason } });
 
 const responseHeaders = (headers: IncomingHttpHeaders): Record<string, string> =>
   Object.fromEntries(
@@ -56,7 +58,7 @@ const send = (
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (size > HTTP_MAX_RESPONSE_BYTES) {
-            req.destroy(failed(`The response is larger than ${HTTP_MAX_RESPONSE_BYTES} bytes.`));
+            req.destroy(failed(`The response is larger than ${HTTP_MAX_RESPONSE_BYTES} bytes.`, 'too_large'));
             return;
           }
           chunks.push(chunk);
@@ -76,7 +78,7 @@ const send = (
         error instanceof AppError
           ? error
           : signal.aborted
-            ? failed(`No answer within ${HTTP_TIMEOUT_MS} ms.`)
+            ? failed(`No answer within ${HTTP_TIMEOUT_MS} ms.`, 'timeout')
             : error.name === 'WebhookRejectedError'
               ? new AppError('http_target_refused', 'The host resolves to an address that is not allowed.')
               : failed(`The request failed: ${error.message}`),

@@ -58,6 +58,12 @@ export const jwtGenerate = defineAction({
         'A token is shown only to the caller of a synchronous run; this run has nobody to hand it to.',
       );
     }
+    if (ctx.mints === false) {
+      throw new AppError(
+        'jwt_requires_sync_run',
+        'A run started through the MCP server mints no token: run the workflow with POST /v1/workflows/{id}/run.',
+      );
+    }
     const minted = await issueToken(
       { ...input, companyId: ctx.companyId, advanced: input.advanced ?? false, source },
       `workflow_run:${ctx.runId}`,

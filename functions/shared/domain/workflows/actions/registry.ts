@@ -18,6 +18,8 @@ export interface ActionContext {
   caller: RunCaller | undefined;
   /** True while the run executes in the call that started it (its answer reaches the caller). */
   sync: boolean;
+  /** False where the function holds no signing key (a run started through the MCP server): no token is minted. */
+  mints?: boolean;
   /** The run's workflow hop: its HTTP requests carry one more (`workflow-hops.ts`). */
   hop: number;
   now: Date;

@@ -1,0 +1,130 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startExecution } from '../../aws/step-functions';
+import {
+  getWorkflowRunRecord,
+  getWorkflowRunStatus,
+  saveWorkflowRunProgress,
+  WorkflowRunMovedError,
+} from '../../data/workflow-runs';
+import { env } from '../../env';
+import { AppError } from '../../errors';
+import { logger } from '../../logger';
+import type {
+  PendingAttempts,
+  StepAttempt,
+  WorkflowDefinition,
+  WorkflowRunRecord,
+} from '../../types/workflows';
+import { revokeMintedTokens } from '../tokens';
+import type { ActionContext } from './actions';
+import { computeExceeded, failRun, finishRun } from './run-finish';
+import { applyStepResult, newRunState, type RunState, scopeOf } from './run-state';
+import { stepBoundMs } from './step-runner';
+import { takeStepTurn } from './step-turn';
+
+/**
+ * A finished sync run: `run` as its caller sees it (with the secrets its steps produced, shown this once)
+ * and `stored` as it is kept (what an idempotent replay answers).
+ */
+export type StartRunResult =
+  | { kind: 'finished'; run: WorkflowRunRecord; stored: WorkflowRunRecord }
+  | { kind: 'accepted'; runId: string };
+
+/** Revokes the tokens this invocation minted (their stand-ins name them) when no answer will show them. */
+const revokeUndelivered = async (run: WorkflowRunRecord, state: RunState): Promise<void> => {
+  const minted = [...state.secrets.values()].flatMap((standIn) =>
+    typeof standIn.jti === 'string' && typeof standIn.expiresAt === 'string'
+      ? [{ jti: standIn.jti, expiresAt: standIn.expiresAt }]
+      : [],
+  );
+  if (minted.length > 0) await revokeMintedTokens(run.companyId, minted, new Date());
+};
+
+export const startEngine = async (run: WorkflowRunRecord): Promise<void> => {
+  try {
+    await startExecution('workflow-run', run.runId, { companyId: run.companyId, runId: run.runId });
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ExecutionAlreadyExistsError') return;
+    logger.error('workflow-run execution did not start', { runId: run.runId, error: error as Error });
+    await failRun(run.companyId, run.runId, 'The run could not be started.').catch(() => undefined);
+    throw new AppError('service_unavailable', 'The run could not be started; run the workflow again.');
+  }
+};
+
+/** The run as stored once something else moved it (it was canceled): what the caller is answered. */
+const storedRun = async (run: WorkflowRunRecord): Promise<StartRunResult> => {
+  const stored = (await getWorkflowRunRecord(run.companyId, run.runId, { consistent: true })) ?? run;
+  return { kind: 'finished', run: stored, stored };
+};
+
+/**
+ * Runs a sync run in the call that started it. A step (or the next attempt of a step's `retry`, after its
+ * wait) starts only when its action's bound ends before the deadline; otherwise the progress (with the
+ * attempts so far and when the next may start) is saved and the run continues as a `workflow-run`
+ * execution (202). Before each step after the first the run's status is read: a run canceled meanwhile
+ * stops there and its caller gets it as stored. Waiting between attempts is not execution time.
+ */
+export const runSync = async (
+  run: WorkflowRunRecord,
+  definition: WorkflowDefinition,
+  started: number,
+  ctx: ActionContext,
+): Promise<StartRunResult> => {
+  const deadline = started + env().workflowSyncDeadlineMs;
+  const state = newRunState();
+  let waited = 0;
+  let attempts: StepAttempt[] = [];
+  let notBefore = 0;
+  const handOff = async (): Promise<StartRunResult> => {
+    state.executionTimeMs = Date.now() - started - waited;
+    const handedOffAt = new Date().toISOString();
+    const pending: PendingAttempts | undefined =
+      attempts.length > 0
+        ? { index: state.cursor, attempts, notBefore: new Date(notBefore).toISOString() }
+        : undefined;
+    await saveWorkflowRunProgress(run, 0, state, new Date(), {
+      handedOffAt,
+      mode: 'async',
+      ...(pending ? { pending } : {}),
+    });
+    // The caller gets 202, never the answer: a token minted so far reaches nobody, so it is revoked.
+    await revokeUndelivered(run, state);
+    await startEngine(run);
+    logger.info('sync workflow run handed off', { runId: run.runId, cursor: state.cursor });
+    return { kind: 'accepted', runId: run.runId };
+  };
+  try {
+    for (let step = definition.steps[0]; step !== undefined; step = definition.steps[state.cursor]) {
+      state.executionTimeMs = Date.now() - started - waited;
+      const stopped = computeExceeded(run, definition, state);
+      if (stopped) {
+        const { record, answer } = await finishRun(run, definition, state, stopped);
+        return { kind: 'finished', run: answer, stored: record };
+      }
+      if (state.cursor > 0 || attempts.length > 0) {
+        if ((await getWorkflowRunStatus(run.companyId, run.runId)) !== 'running') return await storedRun(run);
+      }
+      const wait = Math.max(0, notBefore - Date.now());
+      if (Date.now() + wait + stepBoundMs(step) > deadline) return await handOff();
+      if (wait > 0) {
+        await sleep(wait);
+        waited += wait;
+      }
+      const turn = await takeStepTurn(step, scopeOf(run, state), ctx, state.secrets, attempts);
+      if (turn.kind === 'retry') {
+        attempts = turn.attempts;
+        notBefore = Date.now() + turn.waitMs;
+        continue;
+      }
+      attempts = [];
+      notBefore = 0;
+      await applyStepResult(run, state, turn.result);
+    }
+    state.executionTimeMs = Date.now() - started - waited;
+    const { record, answer } = await finishRun(run, definition, state);
+    return { kind: 'finished', run: answer, stored: record };
+  } catch (error) {
+    if (error instanceof WorkflowRunMovedError) return storedRun(run);
+    throw error;
+  }
+};

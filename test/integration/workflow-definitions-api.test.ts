@@ -1,0 +1,262 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTenant, expectProblem } from './support';
+import { getRun, type RunBody, runWorkflow, waitForRun } from './workflow-support';
+
+/**
+ * A loopback server: `/flaky/<key>` answers 503 twice per key, then 200 with JSON; `/hold` answers only when
+ * the test releases it (`held` resolves once a request is waiting).
+ */
+const startServer = async () => {
+  const calls = new Map<string, number>();
+  let release: () => void = () => undefined;
+  let arrived: () => void = () => undefined;
+  const held = new Promise<void>((r) => {
+    arrived = r;
+  });
+  const server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    if (path.startsWith('/flaky/')) {
+      const n = (calls.get(path) ?? 0) + 1;
+      calls.set(path, n);
+      if (n <= 2) res.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, n }));
+      return;
+    }
+    release = () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"late":true}');
+    arrived();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    held,
+    calls: (path: string) => calls.get(path) ?? 0,
+    release: () => release(),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+};
+
+let target: Awaited<ReturnType<typeof startServer>>;
+beforeAll(async () => {
+  target = await startServer();
+});
+afterAll(() => target.close());
+
+const put = (apiKey: string, id: string, body: unknown, headers: Record<string, string> = {}) =>
+  call('PUT', `/v1/workflows/${id}`, { headers: { 'x-api-key': apiKey, ...headers }, body });
+const del = (apiKey: string, id: string, headers: Record<string, string> = {}) =>
+  call('DELETE', `/v1/workflows/${id}`, { headers: { 'x-api-key': apiKey, ...headers } });
+const get = (apiKey: string, path: string) => call('GET', path, { headers: { 'x-api-key': apiKey } });
+const cancel = (apiKey: string, id: string, runId: string) =>
+  call('POST', `/v1/workflows/${id}/runs/${runId}/cancel`, { headers: { 'x-api-key': apiKey } });
+
+const spoken = (markdown: string) => ({
+  id: 'say',
+  action: 'actions/speech/spoken-text',
+  with: { markdown },
+});
+
+describe('workflow definitions over the API', () => {
+  it('saves with PUT (201 new, 200 next version), honours If-Match, runs it, and deletes it (204)', async () => {
+    const t = await createTenant();
+    const doc = { name: 'Say hi', steps: [spoken('# Hi')], return: { text: '{{ steps.say.output.text }}' } };
+    const created = await put(t.apiKey, 'hello', doc);
+    expect(created.status).toBe(201);
+    expect(created.json.workflow).toMatchObject({ id: 'hello', version: 1, name: 'Say hi' });
+    const read = await get(t.apiKey, '/v1/workflows/hello');
+    const etag = String(read.headers.get('etag'));
+    expectProblem(await put(t.apiKey, 'hello', doc, { 'if-match': '"stale"' }), 412, 'precondition_failed');
+    const next = await put(
+      t.apiKey,
+      'hello',
+      { ...doc, id: 'hello', name: 'Say hi again' },
+      { 'if-match': etag },
+    );
+    expect(next.status).toBe(200);
+    expect(next.json.workflow).toMatchObject({ id: 'hello', version: 2, name: 'Say hi again' });
+    const run = await runWorkflow(t.apiKey, 'hello');
+    expect(run.json).toMatchObject({ status: 'success', ok: true, result: { text: 'Hi.' } });
+    expectProblem(await del(t.apiKey, 'hello', { 'if-match': etag }), 412, 'precondition_failed');
+    const deleted = await del(t.apiKey, 'hello');
+    expect(deleted.status).toBe(204);
+    expect(deleted.json).toEqual({});
+    expect(deleted.headers.get('content-type')).toBeNull();
+    expectProblem(await get(t.apiKey, '/v1/workflows/hello'), 404, 'not_found');
+    expectProblem(await del(t.apiKey, 'hello'), 404, 'not_found');
+    // The run stays readable on the version it ran.
+    expect((await getRun(t.apiKey, 'hello', String(run.json.runId))).json.run).toMatchObject({ version: 2 });
+  });
+
+  it('refuses an invalid definition with 400 listing every violation by pointer', async () => {
+    const t = await createTenant();
+    const refused = await put(t.apiKey, 'bad', {
+      id: 'other',
+      name: '',
+      steps: [
+        {
+          id: 'a',
+          action: 'actions/nope',
+          if: { eq: ['{{ steps.b.output.x }}'] },
+          retry: { maxAttempts: 11, on: ['http_5xx', 'sometimes'] },
+        },
+        { id: 'b', action: 'actions/speech/spoken-text', if: { maybe: true } },
+      ],
+    });
+    expectProblem(refused, 400, 'validation_failed');
+    const refusedPath = await put(t.apiKey, 'bad', { id: 'other', name: 'x', steps: [spoken('x')] });
+    expect(refusedPath.json.errors).toEqual([{ pointer: '/body/id', message: expect.any(String) }]);
+    const pointers = (refused.json.errors as { pointer: string }[]).map((e) => e.pointer);
+    expect(pointers).toEqual(
+      expect.arrayContaining([
+        '/body/id',
+        '/body/name',
+        '/body/steps/0/action',
+        '/body/steps/0/if/eq',
+        '/body/steps/0/retry/maxAttempts',
+        '/body/steps/0/retry/on/1',
+        '/body/steps/1/if',
+      ]),
+    );
+    expectProblem(await get(t.apiKey, '/v1/workflows/bad'), 404, 'not_found');
+  });
+
+  it("caps a company's workflows at its plan's workflows (403) and frees a place on delete", async () => {
+    const t = await createTenant({ limits: { workflows: 1 } });
+    expect((await put(t.apiKey, 'one', { name: 'One', steps: [spoken('x')] })).status).toBe(201);
+    const refused = await put(t.apiKey, 'two', { name: 'Two', steps: [spoken('x')] });
+    expectProblem(refused, 403, 'workflow_limit_reached');
+    expect(refused.json.limit).toBe(1);
+    // A new version of an existing workflow takes no new place.
+    expect((await put(t.apiKey, 'one', { name: 'One v2', steps: [spoken('x')] })).status).toBe(200);
+    expect((await del(t.apiKey, 'one')).status).toBe(204);
+    expect((await put(t.apiKey, 'two', { name: 'Two', steps: [spoken('x')] })).status).toBe(201);
+  });
+
+  it('needs workflows:write to save', async () => {
+    const t = await createTenant({ scopes: ['workflows:read', 'workflows:run'] });
+    expectProblem(await put(t.apiKey, 'w', { name: 'W', steps: [spoken('x')] }), 403, 'insufficient_scope');
+  });
+});
+
+describe('steps that decide and retry', () => {
+  const flaky = (key: string, backoffSeconds: number) => ({
+    name: 'Flaky',
+    steps: [
+      {
+        id: 'call',
+        action: 'actions/http/request',
+        with: { method: 'GET', url: `${target.url}/flaky/${key}` },
+        retry: { maxAttempts: 3, backoffSeconds, on: ['http_5xx'] },
+      },
+      { ...spoken('not said'), id: 'skipped', if: { ne: ['{{ steps.call.output.status }}', 200] } },
+      {
+        ...spoken('said'),
+        id: 'said',
+        if: { and: [{ exists: '{{ steps.call.output.body.ok }}' }, { in: [3, [1, 3]] }] },
+      },
+    ],
+    return: { status: '{{ steps.call.output.status }}', skipped: '{{ steps.skipped.status }}' },
+  });
+
+  const expectRetried = (run: RunBody) => {
+    expect(run).toMatchObject({ status: 'success', ok: true, result: { status: 200, skipped: 'skipped' } });
+    const logs = run.logs as (RunBody['logs'][number] & { attempts?: { httpStatus?: number }[] })[];
+    expect(logs.map((l) => [l.step, l.status])).toEqual([
+      ['call', 'succeeded'],
+      ['skipped', 'skipped'],
+      ['said', 'succeeded'],
+    ]);
+    expect(logs[0]?.attempts?.map((a) => a.httpStatus)).toEqual([503, 503, 200]);
+  };
+
+  it('a sync run retries a step answered 503 twice, succeeds on the third attempt and skips a false step', async () => {
+    const t = await createTenant();
+    expect((await put(t.apiKey, 'flaky', flaky('sync', 0))).status).toBe(201);
+    const run = await runWorkflow(t.apiKey, 'flaky', { includeStepOutputs: true });
+    expect(run.status).toBe(200);
+    expectRetried(run.json as RunBody);
+    expect((run.json as RunBody).stepOutputs).toContainEqual({ step: 'skipped', output: null });
+    expectRetried((await getRun(t.apiKey, 'flaky', String(run.json.runId))).json.run as RunBody);
+  });
+
+  it('an async run waits between attempts in the machine and ends the same way', async () => {
+    const t = await createTenant();
+    expect((await put(t.apiKey, 'flaky', flaky('async', 1))).status).toBe(201);
+    const started = await runWorkflow(t.apiKey, 'flaky', { mode: 'async' });
+    expect(started.status).toBe(202);
+    expectRetried(await waitForRun(t.apiKey, 'flaky', String(started.json.runId)));
+  });
+});
+
+describe('canceling a run', () => {
+  it('hands a sync run off (202) when its next attempt would pass the deadline, and cancels it while it waits', async () => {
+    const t = await createTenant();
+    const doc = {
+      name: 'Patient',
+      steps: [
+        {
+          id: 'call',
+          action: 'actions/http/request',
+          with: { method: 'GET', url: `${target.url}/flaky/patient` },
+          retry: { maxAttempts: 5, backoffSeconds: 300 },
+        },
+      ],
+    };
+    expect((await put(t.apiKey, 'patient', doc)).status).toBe(201);
+    const started = await runWorkflow(t.apiKey, 'patient');
+    expect(started.status).toBe(202);
+    const runId = String(started.json.runId);
+    const canceled = await cancel(t.apiKey, 'patient', runId);
+    expect(canceled.json.run).toMatchObject({
+      status: 'canceled',
+      mode: 'async',
+      handedOffAt: expect.any(String),
+      logs: [{ step: 'call', status: 'failed', attempts: [{ status: 'succeeded', httpStatus: 503 }] }],
+      failedSteps: [{ step: 'call', code: 'step_interrupted' }],
+    });
+    expect((await waitForRun(t.apiKey, 'patient', runId)).status).toBe('canceled');
+    expect(target.calls('/flaky/patient')).toBe(1);
+  });
+
+  it('stops a slow async run (its step in flight interrupted), refuses a second cancel, lists it, and keeps it from other companies', async () => {
+    const t = await createTenant();
+    const other = await createTenant();
+    const doc = {
+      name: 'Slow',
+      steps: [
+        { id: 'wait', action: 'actions/http/request', with: { method: 'GET', url: `${target.url}/hold` } },
+        spoken('never'),
+      ],
+    };
+    expect((await put(t.apiKey, 'slow', doc)).status).toBe(201);
+    const started = await runWorkflow(t.apiKey, 'slow', { mode: 'async' });
+    const runId = String(started.json.runId);
+    await target.held;
+    expectProblem(await cancel(other.apiKey, 'slow', runId), 404, 'not_found');
+    expectProblem(await get(other.apiKey, `/v1/workflows/slow/runs/${runId}`), 404, 'not_found');
+    expectProblem(await get(other.apiKey, '/v1/workflows/slow'), 404, 'not_found');
+    expectProblem(await get(other.apiKey, '/v1/workflows/slow/runs'), 404, 'not_found');
+    expectProblem(await del(other.apiKey, 'slow'), 404, 'not_found');
+    const canceled = await cancel(t.apiKey, 'slow', runId);
+    expect(canceled.status).toBe(200);
+    expect(canceled.json.run).toMatchObject({
+      status: 'canceled',
+      ok: false,
+      error: { code: 'workflow_run_canceled' },
+      logs: [{ step: 'wait', status: 'failed' }],
+      failedSteps: [{ step: 'wait', code: 'step_interrupted' }],
+    });
+    const again = await cancel(t.apiKey, 'slow', runId);
+    expectProblem(again, 409, 'workflow_run_not_cancelable');
+    target.release();
+    const history = await get(t.apiKey, '/v1/workflows/slow/runs?status=canceled');
+    expect(history.json.runs).toMatchObject([{ runId, status: 'canceled', trigger: 'api' }]);
+    expect((history.json.runs as { finishedAt: unknown }[])[0]?.finishedAt).toEqual(expect.any(String));
+    expect((await get(t.apiKey, '/v1/workflows/slow/runs?status=success')).json.runs).toEqual([]);
+    expect((await getRun(t.apiKey, 'slow', runId)).json.run).toMatchObject({ status: 'canceled' });
+  });
+});

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { conditionHolds, conditionProblems } from '../../functions/shared/domain/workflows/conditions';
+import { definitionProblems } from '../../functions/shared/domain/workflows/definition';
+import type { ReferenceScope } from '../../functions/shared/domain/workflows/references';
+import { retryClassesOf, retryWaitMs, shouldRetry } from '../../functions/shared/domain/workflows/retry';
+import type { StepCondition } from '../../functions/shared/types/workflows';
+
+const scope: ReferenceScope = {
+  input: { tier: 'gold', tags: ['a', 'b'], n: 3 },
+  runId: 'wr_1',
+  steps: {
+    call: { status: 'succeeded', output: { status: 200, body: { ok: true, list: [1, { x: 2 }] } } },
+    gone: { status: 'failed' },
+    skipped: { status: 'skipped', output: null },
+  },
+};
+const holds = (c: unknown) => conditionHolds(c as StepCondition, scope);
+
+describe('step conditions', () => {
+  it('compares referenced values with their types, deeply, and treats missing values as unequal', () => {
+    expect(holds({ eq: ['{{ steps.call.output.status }}', 200] })).toBe(true);
+    expect(holds({ eq: ['{{ steps.call.output.status }}', '200'] })).toBe(false);
+    expect(holds({ eq: ['{{ steps.call.output.body.list }}', [1, { x: 2 }]] })).toBe(true);
+    expect(holds({ ne: ['{{ steps.gone.output.x }}', null] })).toBe(true);
+    expect(holds({ eq: ['{{ steps.skipped.output }}', null] })).toBe(true);
+    expect(holds({ eq: ['tier {{ input.tier }}', 'tier gold'] })).toBe(true);
+  });
+
+  it('answers in, exists, and, or and not', () => {
+    expect(holds({ in: ['{{ input.tier }}', ['gold', 'silver']] })).toBe(true);
+    expect(holds({ in: ['c', '{{ input.tags }}'] })).toBe(false);
+    expect(holds({ in: ['a', 'abc'] })).toBe(false);
+    expect(holds({ exists: '{{ steps.call.output.body.ok }}' })).toBe(true);
+    expect(holds({ exists: '{{ steps.skipped.output }}' })).toBe(false);
+    expect(holds({ and: [{ exists: '{{ input.n }}' }, { not: { eq: ['{{ input.n }}', 4] } }] })).toBe(true);
+    expect(holds({ or: [{ eq: [1, 2] }, { eq: ['{{ steps.gone.status }}', 'failed'] }] })).toBe(true);
+  });
+
+  it('lists every malformed operator by pointer', () => {
+    const problems: string[] = [];
+    const add = (pointer: string) => problems.push(pointer);
+    conditionProblems({ and: [{ eq: [1] }, { what: 1 }, { not: { or: [] } }] }, '/if', add, () => undefined);
+    conditionProblems({ eq: [1, 2], ne: [1, 2] }, '/x', add, () => undefined);
+    expect(problems).toEqual(['/if/and/0/eq', '/if/and/1', '/if/and/2/not/or', '/x']);
+  });
+
+  it('refuses a condition naming a later step where the definition is saved', async () => {
+    const problems = await definitionProblems({
+      id: 'w',
+      name: 'W',
+      steps: [
+        { id: 'a', action: 'actions/speech/spoken-text', if: { exists: '{{ steps.b.output }}' } },
+        { id: 'b', action: 'actions/speech/spoken-text', retry: { maxAttempts: 0, backoffSeconds: 301 } },
+      ],
+    });
+    expect(problems.map((p) => p.pointer)).toEqual([
+      '/steps/0/if/exists',
+      '/steps/1/retry/maxAttempts',
+      '/steps/1/retry/backoffSeconds',
+    ]);
+  });
+});
+
+describe('step retries', () => {
+  it('classes results: 5xx and 429 answers, timeouts, network failures, and never a refused input', () => {
+    expect(retryClassesOf({ status: 'succeeded', httpStatus: 503 })).toEqual(['http_5xx']);
+    expect(retryClassesOf({ status: 'succeeded', httpStatus: 429 })).toEqual(['http_429']);
+    expect(retryClassesOf({ status: 'succeeded', httpStatus: 404 })).toEqual([]);
+    expect(retryClassesOf({ status: 'failed', code: 'step_timeout' })).toEqual(['timeout', 'error']);
+    expect(retryClassesOf({ status: 'failed', code: 'http_request_failed', reason: 'network' })).toEqual([
+      'network',
+      'error',
+    ]);
+    expect(retryClassesOf({ status: 'failed', code: 'validation_failed' })).toEqual([]);
+  });
+
+  it('retries while attempts are left and the class is listed (by default 5xx, timeouts and network)', () => {
+    expect(shouldRetry({ maxAttempts: 3 }, 2, ['http_5xx'])).toBe(true);
+    expect(shouldRetry({ maxAttempts: 3 }, 3, ['http_5xx'])).toBe(false);
+    expect(shouldRetry({ maxAttempts: 3 }, 1, ['error'])).toBe(false);
+    expect(shouldRetry({ maxAttempts: 3, on: ['error'] }, 1, ['timeout', 'error'])).toBe(true);
+  });
+
+  it('waits backoff × 2^(n-1), jittered between half and all of it, at most 900 s', () => {
+    const retry = { maxAttempts: 10, backoffSeconds: 2 };
+    expect(retryWaitMs(retry, 1, () => 0)).toBe(1000);
+    expect(retryWaitMs(retry, 3, () => 0.999_999)).toBe(8000);
+    expect(retryWaitMs({ maxAttempts: 10, backoffSeconds: 300 }, 9, () => 0.999_999)).toBe(900_000);
+    expect(retryWaitMs({ maxAttempts: 2, backoffSeconds: 0 }, 1)).toBe(0);
+  });
+});
