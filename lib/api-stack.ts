@@ -31,11 +31,14 @@ import { ApiWebAcl } from './constructs/api-web-acl';
 import { AppFunction } from './constructs/app-function';
 import { RequestRates } from './constructs/request-rates';
 import { RouteGroupFunction } from './constructs/route-group';
+import type { WorkflowSchedules } from './constructs/workflow-schedules';
 import { addGatewayResponses } from './gateway-responses';
 import { publicRouteReason } from './public-routes';
 
 export interface ApiStackProps extends StackProps {
   data: DataResources;
+  /** Saving and deleting a definition over the API creates, replaces and deletes its schedule. */
+  workflowSchedules?: WorkflowSchedules;
 }
 
 /** Stage-wide default method throttling; per-company monthly quotas are enforced by the API itself. */
@@ -124,6 +127,12 @@ export class ApiStack extends Stack {
     this.groups = Object.fromEntries(
       ROUTE_GROUPS.map((group) => [group, new RouteGroupFunction(this, `Group-${group}`, { group, data })]),
     ) as Record<RouteGroup, RouteGroupFunction>;
+    if (props.workflowSchedules) {
+      const saver = this.groups.workflows.function;
+      props.workflowSchedules.grantManagement(saver);
+      for (const [name, value] of Object.entries(props.workflowSchedules.environment()))
+        saver.addEnvironment(name, value);
+    }
 
     const protectedMethod: MethodOptions = {
       authorizationType: AuthorizationType.CUSTOM,

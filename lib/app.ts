@@ -41,6 +41,7 @@ export const createApp = (props?: AppProps): PublicApiApp => {
       downloadSigner: data.downloadSigner.secret,
       cursorKey: data.cursorKey,
     },
+    workflowSchedules: jobs.workflowSchedules,
   });
   const observability = new ObservabilityStack(app, 'PublicApiV1Observability', {
     description: 'Public API v1: alarms, alarm topic and dashboard',

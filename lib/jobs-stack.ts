@@ -25,6 +25,8 @@ export interface JobsStackProps extends StackProps {
 export class JobsStack extends Stack {
   readonly stateMachines: Partial<Record<StateMachineName, StateMachine>> = {};
   readonly data: DataResources;
+  /** Workflow schedules: the API's workflows group saves definitions, so it manages them. */
+  readonly workflowSchedules: WorkflowSchedules;
   /** The queues that drive work (with the dead-letter queue of each), for the alarms. */
   readonly queues: Partial<Record<QueueName, { queue: IQueue; deadLetters: IQueue }>> = {};
 
@@ -47,6 +49,6 @@ export class JobsStack extends Stack {
     const withRuns = { data: { ...this.data, stateMachines: { ...this.stateMachines } } };
     const events = new WebhookEvents(this, 'WebhookEvents', withRuns);
     this.queues['webhook-delivery'] = { queue: events.queue, deadLetters: events.deadLetterQueue };
-    new WorkflowSchedules(this, 'WorkflowSchedules', withRuns);
+    this.workflowSchedules = new WorkflowSchedules(this, 'WorkflowSchedules', withRuns);
   }
 }

@@ -9,8 +9,8 @@ import { normaliseTypeSchema } from '../dynadata/json-schema';
 import { findAction } from './actions';
 import { conditionProblems } from './conditions';
 import { parseReference, referencesIn } from './references';
-import { triggerProblems } from './trigger-definition';
 import { retryProblems } from './retry';
+import { triggerProblems } from './trigger-definition';
 
 /**
  * Validation of a workflow definition on save: every violation is listed with a JSON pointer into the
