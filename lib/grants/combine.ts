@@ -29,6 +29,7 @@ export const combineAccess = (...parts: FunctionAccess[]): FunctionAccess => {
     objects: unionRecord(...parts.map((p) => p.objects)),
     secrets: union(...parts.map((p) => p.secrets)),
     stateMachines: unionRecord(...parts.map((p) => p.stateMachines)),
+    queues: unionRecord(...parts.map((p) => p.queues)),
     unscoped: [...unscoped.values()],
   };
   if (parts.some((p) => p.rotatesDownloadSigner)) combined.rotatesDownloadSigner = true;

@@ -193,7 +193,8 @@ describe('least privilege elsewhere', () => {
       }
     }
     expect(GROUP_ACCESS.speech.objects).toEqual({
-      's3:PutObject': ['speech'],
+      's3:GetObject': ['speechJobs'],
+      's3:PutObject': ['speech', 'speechJobs'],
       's3:DeleteObject': ['speech'],
     });
   });
@@ -252,6 +253,7 @@ describe('least privilege elsewhere', () => {
       'logs:PutLogEvents',
       'polly:SynthesizeSpeech',
       's3:DeleteObject',
+      's3:GetObject',
       's3:PutObject',
       'secretsmanager:GetSecretValue',
       'states:StartExecution',
@@ -259,7 +261,8 @@ describe('least privilege elsewhere', () => {
       'xray:PutTraceSegments',
     ]);
     // run_workflow starts the machines its actions start and hands a run off to `workflow-run`; no tool
-    // stops an execution, reads an object back or stores an idempotency record.
+    // stops an execution or stores an idempotency record, and the only object read back is a speech job's
+    // text, before an earlier result is reused (`actions/media/speech`).
     expect(actionsOf(statements)).not.toContain('states:StopExecution');
     for (const key of [`CO#${CO}#TRANSCODE`, `CO#${CO}#TRANSCRIPTION`, `CO#${CO}#WFRUN#wr_1`]) {
       expect(allows(fn, 'dynamodb:GetItem', 'table', [key]), key).toBe(true);

@@ -175,7 +175,11 @@ describe('object grants', () => {
       [
         'mcp (run_workflow)',
         roleOf(api.groups.mcp.function),
-        { 's3:PutObject': ['speech', 'workflowRuns'], 's3:DeleteObject': ['speech'] },
+        {
+          's3:GetObject': ['speechJobs'],
+          's3:PutObject': ['speech', 'speechJobs', 'workflowRuns'],
+          's3:DeleteObject': ['speech'],
+        },
       ],
       ['authorizer', roleOf(api.authorizerFunction), {}],
       [

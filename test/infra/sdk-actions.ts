@@ -73,6 +73,9 @@ export const SDK_ACTIONS: Record<string, string[] | typeof TRANSACTION> = {
   'client-lambda#InvokeCommand': ['lambda:InvokeFunction'],
   'client-sqs#SendMessageCommand': ['sqs:SendMessage'],
   'client-sqs#SendMessageBatchCommand': ['sqs:SendMessage'],
+  'client-scheduler#CreateScheduleCommand': ['scheduler:CreateSchedule', 'iam:PassRole'],
+  'client-scheduler#UpdateScheduleCommand': ['scheduler:UpdateSchedule', 'iam:PassRole'],
+  'client-scheduler#DeleteScheduleCommand': ['scheduler:DeleteSchedule'],
   'client-eventbridge#PutEventsCommand': ['events:PutEvents'],
   'client-sns#PublishCommand': ['sns:Publish'],
 };

@@ -1,5 +1,5 @@
 import { lazy } from '../lazy';
-import { RUN_TRIGGER_TYPES } from '../types/workflow-triggers';
+import { RUN_TRIGGER_TYPES, TRIGGER_EVENT_TYPES } from '../types/workflow-triggers';
 import { RETRY_CLASSES, STEP_STATUSES, WORKFLOW_RUN_STATUSES } from '../types/workflows';
 import * as z from '../zod';
 
@@ -58,11 +58,35 @@ export const stepRetrySchema = /* @__PURE__ */ lazy(() =>
     .describe('Try the step again; each attempt is in the step log `attempts`.'),
 );
 
+/** `on` of a definition: what starts its runs besides an API call. */
+const workflowTriggersSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      events: z
+        .array(z.string().max(64))
+        .max(TRIGGER_EVENT_TYPES.length)
+        .optional()
+        .describe(
+          `Event types of the company that each start a run: ${TRIGGER_EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}.`,
+        ),
+      schedule: z
+        .string()
+        .max(256)
+        .optional()
+        .describe('`rate(…)` or `cron(…)` (EventBridge Scheduler, UTC), at least 5 minutes apart.'),
+    })
+    .strict(),
+);
+
 /** The body of `PUT /v1/workflows/{id}`, as the document shows it (the definition's own rules check it). */
 export const workflowDefinitionBodySchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
-      id: z.string().optional().describe('The workflow id; the path gives it, so it may be left out.'),
+      id: z
+        .string()
+        .max(64)
+        .optional()
+        .describe('The workflow id; the path gives it, so it may be left out.'),
       name: z.string().min(1).max(200),
       description: z.string().max(2000).optional(),
       input: z
@@ -73,8 +97,8 @@ export const workflowDefinitionBodySchema = /* @__PURE__ */ lazy(() =>
         .array(
           z
             .object({
-              id: z.string().describe('`[A-Za-z0-9_-]{1,64}`, unique in the workflow.'),
-              action: z.string().describe('An action of the registry, e.g. `actions/http/request`.'),
+              id: z.string().max(64).describe('`[A-Za-z0-9_-]{1,64}`, unique in the workflow.'),
+              action: z.string().max(200).describe('An action of the registry, e.g. `actions/http/request`.'),
               with: z
                 .record(z.string(), z.unknown())
                 .optional()
@@ -90,6 +114,7 @@ export const workflowDefinitionBodySchema = /* @__PURE__ */ lazy(() =>
         .min(1)
         .max(50),
       return: z.unknown().optional().describe('The run result, with `{{ references }}` evaluated.'),
+      on: workflowTriggersSchema().optional(),
     })
     .strict()
     .describe('A workflow definition, as the admin CLI takes it.'),
@@ -118,14 +143,7 @@ export const workflowSchema = /* @__PURE__ */ lazy(() =>
         }),
       ),
       return: z.unknown().describe('The run result, with `{{ references }}` evaluated.'),
-      on: z
-        .object({
-          events: z
-            .array(z.string())
-            .optional()
-            .describe('Event types of the company that each start a run.'),
-          schedule: z.string().optional().describe('`rate(…)` or `cron(…)` (EventBridge Scheduler, UTC).'),
-        })
+      on: workflowTriggersSchema()
         .nullable()
         .describe('What starts runs besides an API call (null: nothing).'),
       createdAt: z.string(),

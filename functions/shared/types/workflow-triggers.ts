@@ -22,6 +22,8 @@ export const TRIGGER_EVENT_TYPES = [
   'transcode.canceled',
   'transcription.done',
   'transcription.failed',
+  'speech_job.done',
+  'speech_job.failed',
   'usage.threshold_reached',
 ] as const satisfies readonly EventType[];
 
