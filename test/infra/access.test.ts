@@ -189,7 +189,8 @@ describe('least privilege elsewhere', () => {
       }
     }
     expect(GROUP_ACCESS.speech.objects).toEqual({
-      's3:PutObject': ['speech'],
+      's3:GetObject': ['speechJobs'],
+      's3:PutObject': ['speech', 'speechJobs'],
       's3:DeleteObject': ['speech'],
     });
   });
