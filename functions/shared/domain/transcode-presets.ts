@@ -26,112 +26,71 @@ export interface PresetExpectation {
   sampleFormat?: string;
 }
 
-interface AudioSpec {
-  sampleRate: number;
-  channels: number;
-}
-
 interface PresetDefinition {
   extension: string;
   contentType: (hasVideo: boolean) => string;
   keepsVideo: boolean;
-  audio: AudioSpec;
+  /** The output's audio, and ffprobe's codec name (and sample format) of a correct output. */
+  audio: { sampleRate: number; channels: number; codec: string; sampleFormat?: string };
+  /** ffprobe `format.format_name` of a correct output contains this. */
+  formatName: string;
   /** ffmpeg output options (between the input and the output file). */
   ffmpegAudio: string[];
-  /** MediaConvert `Outputs[0]` without `VideoDescription`. */
-  mediaConvertOutput: Record<string, unknown>;
-  expect: Omit<PresetExpectation, 'videoCodec'>;
+  /** MediaConvert container settings, audio codec and its settings (`SampleRate` comes from `audio`). */
+  mediaConvert: { container: Record<string, unknown>; codec: string; settings: Record<string, unknown> };
 }
 
 const AUDIO_SELECTOR = 'Audio Selector 1';
+const STEREO_48K = { sampleRate: 48_000, channels: 2 };
 
 const PRESETS: Record<TranscodePreset, PresetDefinition> = {
   mp4: {
     extension: 'mp4',
     contentType: (hasVideo) => (hasVideo ? 'video/mp4' : 'audio/mp4'),
     keepsVideo: true,
-    audio: { sampleRate: 48_000, channels: 2 },
+    audio: { ...STEREO_48K, codec: 'aac' },
+    formatName: 'mp4',
     ffmpegAudio: ['-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart', '-f', 'mp4'],
-    mediaConvertOutput: {
-      Extension: 'mp4',
-      ContainerSettings: { Container: 'MP4', Mp4Settings: { MoovPlacement: 'PROGRESSIVE_DOWNLOAD' } },
-      AudioDescriptions: [
-        {
-          AudioSourceName: AUDIO_SELECTOR,
-          CodecSettings: {
-            Codec: 'AAC',
-            AacSettings: { Bitrate: 128_000, CodingMode: 'CODING_MODE_2_0', SampleRate: 48_000 },
-          },
-        },
-      ],
+    mediaConvert: {
+      container: { Container: 'MP4', Mp4Settings: { MoovPlacement: 'PROGRESSIVE_DOWNLOAD' } },
+      codec: 'AAC',
+      settings: { Bitrate: 128_000, CodingMode: 'CODING_MODE_2_0' },
     },
-    expect: { formatName: 'mp4', audioCodec: 'aac', sampleRate: 48_000, channels: 2 },
   },
   ogg_opus: {
     extension: 'ogg',
     contentType: () => 'audio/ogg',
     keepsVideo: false,
-    audio: { sampleRate: 48_000, channels: 2 },
+    audio: { ...STEREO_48K, codec: 'opus' },
+    formatName: 'ogg',
     ffmpegAudio: ['-c:a', 'libopus', '-b:a', '96k', '-f', 'ogg'],
-    mediaConvertOutput: {
-      Extension: 'ogg',
-      ContainerSettings: { Container: 'OGG' },
-      AudioDescriptions: [
-        {
-          AudioSourceName: AUDIO_SELECTOR,
-          CodecSettings: {
-            Codec: 'OPUS',
-            OpusSettings: { Bitrate: 96_000, Channels: 2, SampleRate: 48_000 },
-          },
-        },
-      ],
+    mediaConvert: {
+      container: { Container: 'OGG' },
+      codec: 'OPUS',
+      settings: { Bitrate: 96_000, Channels: 2 },
     },
-    expect: { formatName: 'ogg', audioCodec: 'opus', sampleRate: 48_000, channels: 2 },
   },
   wav: {
     extension: 'wav',
     contentType: () => 'audio/wav',
     keepsVideo: false,
-    audio: { sampleRate: 48_000, channels: 2 },
+    audio: { ...STEREO_48K, codec: 'pcm_s16le', sampleFormat: 's16' },
+    formatName: 'wav',
     ffmpegAudio: ['-c:a', 'pcm_s16le', '-f', 'wav'],
-    mediaConvertOutput: {
-      Extension: 'wav',
-      ContainerSettings: { Container: 'RAW' },
-      AudioDescriptions: [
-        {
-          AudioSourceName: AUDIO_SELECTOR,
-          CodecSettings: {
-            Codec: 'WAV',
-            WavSettings: { BitDepth: 16, Channels: 2, SampleRate: 48_000, Format: 'RIFF' },
-          },
-        },
-      ],
-    },
-    expect: {
-      formatName: 'wav',
-      audioCodec: 'pcm_s16le',
-      sampleRate: 48_000,
-      channels: 2,
-      sampleFormat: 's16',
+    mediaConvert: {
+      container: { Container: 'RAW' },
+      codec: 'WAV',
+      settings: { BitDepth: 16, Channels: 2, Format: 'RIFF' },
     },
   },
   flac_16k_mono: {
     extension: 'flac',
     contentType: () => 'audio/flac',
     keepsVideo: false,
-    audio: { sampleRate: 16_000, channels: 1 },
+    audio: { sampleRate: 16_000, channels: 1, codec: 'flac', sampleFormat: 's16' },
+    formatName: 'flac',
     ffmpegAudio: ['-c:a', 'flac', '-sample_fmt', 's16', '-f', 'flac'],
-    mediaConvertOutput: {
-      Extension: 'flac',
-      ContainerSettings: { Container: 'RAW' },
-      AudioDescriptions: [
-        {
-          AudioSourceName: AUDIO_SELECTOR,
-          CodecSettings: { Codec: 'FLAC', FlacSettings: { BitDepth: 16, Channels: 1, SampleRate: 16_000 } },
-        },
-      ],
-    },
-    expect: { formatName: 'flac', audioCodec: 'flac', sampleRate: 16_000, channels: 1, sampleFormat: 's16' },
+    mediaConvert: { container: { Container: 'RAW' }, codec: 'FLAC', settings: { BitDepth: 16, Channels: 1 } },
   },
 };
 
@@ -147,10 +106,20 @@ export const outputHasVideo = (preset: TranscodePreset, sourceHasVideo: boolean)
 export const presetContentType = (preset: TranscodePreset, sourceHasVideo: boolean): string =>
   PRESETS[preset].contentType(outputHasVideo(preset, sourceHasVideo));
 
-export const presetExpectation = (preset: TranscodePreset, sourceHasVideo: boolean): PresetExpectation => ({
-  ...PRESETS[preset].expect,
-  ...(outputHasVideo(preset, sourceHasVideo) ? { videoCodec: 'h264' } : {}),
-});
+export const presetExpectation = (preset: TranscodePreset, sourceHasVideo: boolean): PresetExpectation => {
+  const { formatName, audio } = PRESETS[preset];
+  return {
+    formatName,
+    audioCodec: audio.codec,
+    sampleRate: audio.sampleRate,
+    channels: audio.channels,
+    ...(audio.sampleFormat ? { sampleFormat: audio.sampleFormat } : {}),
+    ...(outputHasVideo(preset, sourceHasVideo) ? { videoCodec: 'h264' } : {}),
+  };
+};
+
+/** ffmpeg's H.264 options for a kept video stream. */
+const X264 = ['-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p'];
 
 /** ffmpeg arguments that convert `input` to `output` for `preset`, with machine-readable progress on stdout. */
 export const ffmpegArguments = (
@@ -160,43 +129,35 @@ export const ffmpegArguments = (
   output: string,
 ): string[] => {
   const p = PRESETS[preset];
+  // `0:V:0`: the first video stream that is not an attached picture (cover art).
   const video = outputHasVideo(preset, sourceHasVideo)
-    ? [
-        '-map',
-        // `V`: video streams that are not attached pictures (cover art).
-        '0:V:0',
-        '-map',
-        '0:a:0?',
-        '-c:v',
-        'libx264',
-        '-preset',
-        'veryfast',
-        '-crf',
-        '23',
-        '-pix_fmt',
-        'yuv420p',
-      ]
+    ? [...['-map', '0:V:0', '-map', '0:a:0?', '-c:v', 'libx264'], ...X264]
     : ['-map', '0:a:0', '-vn'];
   return [
-    '-hide_banner',
-    '-nostdin',
-    '-y',
-    '-i',
-    input,
-    ...video,
-    '-ar',
-    String(p.audio.sampleRate),
-    '-ac',
-    String(p.audio.channels),
-    ...p.ffmpegAudio,
-    '-map_metadata',
-    '-1',
-    '-progress',
-    'pipe:1',
-    '-nostats',
-    output,
+    ...['-hide_banner', '-nostdin', '-y', '-i', input, ...video],
+    ...['-ar', String(p.audio.sampleRate), '-ac', String(p.audio.channels), ...p.ffmpegAudio],
+    ...['-map_metadata', '-1', '-progress', 'pipe:1', '-nostats', output],
   ];
 };
+
+/** MediaConvert `Outputs[0]` of a preset, without `VideoDescription`. */
+const mediaConvertOutput = ({ extension, audio, mediaConvert: m }: PresetDefinition) => ({
+  Extension: extension,
+  ContainerSettings: m.container,
+  AudioDescriptions: [
+    {
+      AudioSourceName: AUDIO_SELECTOR,
+      // `AAC` → `AacSettings`, `OPUS` → `OpusSettings`, …
+      CodecSettings: {
+        Codec: m.codec,
+        [`${m.codec[0]}${m.codec.slice(1).toLowerCase()}Settings`]: {
+          ...m.settings,
+          SampleRate: audio.sampleRate,
+        },
+      },
+    },
+  ],
+});
 
 /**
  * MediaConvert `Settings` of a job converting `inputUri` (s3://...) to `destination` (s3://.../output, so
@@ -239,7 +200,7 @@ export const mediaConvertSettings = (
       {
         Name: 'File Group',
         OutputGroupSettings: { Type: 'FILE_GROUP_SETTINGS', FileGroupSettings: { Destination: destination } },
-        Outputs: [{ ...p.mediaConvertOutput, ...video }],
+        Outputs: [{ ...mediaConvertOutput(p), ...video }],
       },
     ],
   };
