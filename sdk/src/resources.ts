@@ -23,6 +23,7 @@ export type TranscodeJob = Named<'TranscodeJob', SuccessBody<'getTranscode'>['jo
 export type TranscriptionJob = Named<'TranscriptionJob', SuccessBody<'getTranscription'>['job']>;
 export type SpeechVoice = Named<'SpeechVoice', SuccessBody<'listSpeechVoices'>['voices'][number]>;
 export type Speech = Named<'Speech', SuccessBody<'synthesizeSpeech'>>;
+export type SpeechJob = Named<'SpeechJob', SuccessBody<'getSpeechJob'>['job']>;
 
 export type Workflow = Named<'Workflow', SuccessBody<'getWorkflow'>['workflow']>;
 export type WorkflowRun = Named<'WorkflowRun', SuccessBody<'getWorkflowRun'>['run']>;

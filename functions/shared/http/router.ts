@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { AppError, InsufficientScopeError, NotImplementedError } from '../errors';
+import { AppError, InsufficientScopeError, NotImplementedError, ValidationError } from '../errors';
 import { etagOf, noneMatchHits } from '../etag';
 import { findRouteIn, type RouteDefinition, type RouteGroup } from '../routes/route-definition';
 import type { OperationId, RouteOf } from '../routes/route-table';
@@ -100,6 +100,13 @@ export const createRouter =
     if (!handler) throw new NotImplementedError(route.operationId);
     const requestHeaders = lowercaseHeaders(event.headers);
     const { params, query, body } = parseRequest(route, event, requestHeaders);
+    const noneMatch = route.etag ? requestHeaders['if-none-match'] : undefined;
+    // The document declares the header at most 1024 printable characters: a longer one is refused, not ignored.
+    if (noneMatch !== undefined && [...noneMatch].length > 1024) {
+      throw new ValidationError([
+        { pointer: '/headers/if-none-match', message: 'must be at most 1024 printable ASCII characters' },
+      ]);
+    }
     const run = async (): Promise<Answer> => {
       const result = await handler({
         params,
