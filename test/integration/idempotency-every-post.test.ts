@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDefinition } from '../../functions/shared/routes/route-definition';
 import { ROUTES } from '../../functions/shared/routes/route-table';
@@ -25,6 +27,19 @@ interface Case {
 
 let tenant: Tenant;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let holding: { url: string; close: () => void };
+/** A loopback server that takes requests and never answers them. */
+const startHolding = async () => {
+  const server = createServer(() => undefined);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hold`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+};
 const headers = () => ({ 'x-api-key': tenant.apiKey });
 const unique = () => `k-${Math.random().toString(36).slice(2)}`;
 
@@ -156,6 +171,29 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
       other: { body: { fullPath: other.fullPath } },
     };
   },
+  cancelWorkflowRun: async () => {
+    const id = `wf-${Math.random().toString(36).slice(2, 8)}`;
+    // An async run whose one step waits on a server that never answers: it stays unfinished until canceled.
+    await savedWorkflow(tenant.companyId, {
+      id,
+      name: 'Held',
+      steps: [{ id: 'wait', action: 'actions/http/request', with: { method: 'GET', url: holding.url } }],
+    });
+    const start = async () => {
+      const res = await call('POST', `/v1/workflows/${id}/run`, {
+        headers: headers(),
+        body: { mode: 'async' },
+      });
+      expect(res.status, JSON.stringify(res.json)).toBe(202);
+      return String(res.json.runId);
+    };
+    const [runId, otherRunId] = [await start(), await start()];
+    return {
+      path: `/v1/workflows/${id}/runs/${runId}/cancel`,
+      body: undefined,
+      other: { path: `/v1/workflows/${id}/runs/${otherRunId}/cancel` },
+    };
+  },
   runWorkflow: async () => {
     const id = `wf-${Math.random().toString(36).slice(2, 8)}`;
     await savedWorkflow(tenant.companyId, {
@@ -194,8 +232,12 @@ const byKind = (kind: string) => posts.filter((r) => r.idempotency === kind).map
 beforeAll(async () => {
   tenant = await createTenant();
   receiver = await startReceiver();
+  holding = await startHolding();
 });
-afterAll(() => receiver.close());
+afterAll(() => {
+  holding.close();
+  return receiver.close();
+});
 
 describe('Idempotency-Key on every POST', () => {
   it('every POST of the route table says what it does with the key, and has a case here', () => {

@@ -55,6 +55,11 @@ const LISTS: Record<string, ListCase> = {
     fetch: (limit, cursor) => call('GET', `/v1/events?${query(limit, cursor)}`, { headers: headers() }),
     idOf: (e) => String(e.id),
   },
+  listSpeechJobs: {
+    member: 'jobs',
+    fetch: (limit, cursor) => call('GET', `/v1/speech/jobs?${query(limit, cursor)}`, { headers: headers() }),
+    idOf: (j) => String(j.id),
+  },
   listTranscodes: {
     member: 'jobs',
     fetch: (limit, cursor) => call('GET', `/v1/transcodes?${query(limit, cursor)}`, { headers: headers() }),
@@ -114,6 +119,8 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i++) await seedJob(tenant.companyId, 'pending', { queueCap: 10 });
   const transcriptions = await import('./transcription-support');
   for (let i = 0; i < 3; i++) await transcriptions.seedJob(tenant.companyId, 'pending');
+  const { seedPendingSpeechJob } = await import('./speech-job-support');
+  for (let i = 0; i < 3; i++) await seedPendingSpeechJob(tenant.companyId);
   for (const id of ['wf-a', 'wf-b', 'wf-c']) {
     await savedWorkflow(tenant.companyId, {
       id,

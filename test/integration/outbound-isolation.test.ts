@@ -27,6 +27,7 @@ const ownEndpoints = () => ({
   s3: stack.s3Endpoint,
   stepFunctions: stack.stepFunctionsEndpoint,
   queues: stack.queueEndpoint,
+  scheduler: String(stack.schedulerEndpoint),
   gateway: stack.apiUrl,
 });
 

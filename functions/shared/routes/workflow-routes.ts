@@ -230,10 +230,11 @@ export const WORKFLOW_ROUTES = [
       'An unfinished run stops before its next step and ends `canceled` (`error.code` ' +
       '`workflow_run_canceled`); a step in flight is recorded as failed with `step_interrupted`, and the ' +
       'steps before it keep their results. A finished run answers 409 `workflow_run_not_cancelable`. ' +
-      'Repeating a cancel changes nothing more (the second answers 409).',
+      'Repeating a cancel changes nothing more (the second answers 409, or with the same ' +
+      '`Idempotency-Key` the first answer again).',
     tag: 'Workflows',
     scope: 'workflows:run',
-    idempotency: 'repeatable',
+    idempotency: 'keyed',
     get params() {
       return runParams();
     },
