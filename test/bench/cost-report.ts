@@ -75,7 +75,7 @@ const closingNotes = (priced: Priced[], memoryMb: (fn: string) => number, write:
     const steps = run.usage.invocations.filter((i) => i.fn.includes('WorkflowRuns')).length / run.usage.runs;
     const queue = (3 * steps * PRICES.sqsStandardPerMillionRequests) / 1_000_000;
     write(
-      `- workflow run, 5 steps, async ${perMillion(total(run.lines))}: Step Functions Standard ${((100 * sfn) / total(run.lines)).toFixed(0)} %; the step loop driven by SQS (a message per step, 3 requests each) would be ${perMillion(total(run.lines) - sfn + queue)} (not changed here: the run machine is being reworked)\n`,
+      `- workflow run, 5 steps, async ${perMillion(total(run.lines))}: Step Functions Standard ${((100 * sfn) / total(run.lines)).toFixed(0)} %; the step loop driven by SQS (a message per step, 3 requests each) would be ${perMillion(total(run.lines) - sfn + queue)} (not changed yet: decision 0014)\n`,
     );
   }
   const self = find('GET /v1/self');
