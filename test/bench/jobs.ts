@@ -6,17 +6,19 @@ import { join } from 'node:path';
 /**
  * `npm run bench -- jobs`: the fixed overhead of a job of every job type, through the local stack it started.
  * A job's overhead is its enqueue-to-`done` wall time (HTTP enqueue, the Step Functions emulator, the worker
- * steps, S3 and DynamoDB, and the client's polling of `GET`, every POLL_MS) minus the engine's own run time
- * (what the job bills as its media compute time: ffmpeg's conversion; the local Transcribe's run, decoding and
- * recognition): what every job pays whatever its media. Each run uses
- * new content (nothing is reused), on a short source so the engine's time stays small; the median of RUNS.
+ * steps, S3 and DynamoDB, and the client's polling of `GET`, every POLL_MS) minus the engine's own run time:
+ * the time during which one of the media engine's processes ran (ffprobe, ffmpeg, pocketsphinx, espeak-ng;
+ * the union of their spans inside the job, `local/engine-processes.ts`). Everything else (requests, table and
+ * S3 round trips, the interpreter's hops, the handlers) is overhead: what every job pays whatever its media.
+ * Each run uses new content (nothing is reused), on a short source so the engine's time stays small; the
+ * median of RUNS.
  *
  * The machine these run on is shared and its load varies, so each job is followed by CALIBRATION DynamoDB
  * reads (`GetItem` of the job, the cheapest round trip a step makes) and the overhead is also printed in
  * those round trips (`overhead ÷ round trip`): a figure comparable between runs under different loads.
  * Where the overhead goes is printed too: enqueue (the POST's answer), from the answer to the first Task
- * state, each Task state's handler (the engine's time taken out), the gaps between them (the interpreter's
- * own transitions), and from the last Task's end to the client seeing `done`.
+ * state, each Task state's handler (the engine's processes inside it taken out), the gaps between them (the
+ * interpreter's own transitions), and from the last Task's end to the client seeing `done`.
  */
 const RUNS = Number(process.env.BENCH_JOB_RUNS ?? 7);
 const POLL_MS = 5;
@@ -41,6 +43,8 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
   const { env } = await import('../../functions/shared/env');
   const transcode = await import('../../functions/local/step-functions/transcode-tasks');
   const transcription = await import('../../functions/local/step-functions/transcription-tasks');
+  const speech = await import('../../functions/local/step-functions/speech-job-tasks');
+  const { engineTimeWithin } = await import('../../functions/local/engine-processes');
   const { ddb, tableName } = await import('../../functions/shared/data/client');
   const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
   const { partitions, sortKeys } = await import('../../functions/shared/data/keys');
@@ -63,7 +67,7 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
 
   // Every Task state's handler is timed, by execution (the override objects are the ones the stack runs).
   const spans = new Map<string, Span[]>();
-  for (const tasks of [transcode.tasks, transcription.tasks]) {
+  for (const tasks of [transcode.tasks, transcription.tasks, speech.tasks]) {
     for (const [state, task] of Object.entries(tasks)) {
       tasks[state] = async (input, ctx) => {
         const start = performance.now();
@@ -111,13 +115,19 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
         fullPath: await newSource(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=2'], 'wav'),
         preset: 'wav',
       }),
-      engineMs: (execution: string) => transcode.ffmpegRuns.get(execution),
     },
     {
       name: 'transcription',
       path: '/v1/transcriptions',
       body: async () => ({ fullPath: await newSource(['-i', SPEECH, '-t', '3'], 'wav') }),
-      engineMs: (execution: string) => transcription.engineRuns.get(execution),
+    },
+    {
+      name: 'speech job',
+      path: '/v1/speech/jobs',
+      body: async () => ({
+        text: `Job number ${++variant} of the bench. It has two short sentences.`,
+        format: 'mp3',
+      }),
     },
   ];
 
@@ -137,13 +147,13 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
           job: { status: string };
         };
         status = got.job.status;
-        if (status === 'failed') throw new Error(`bench job ${job.id} failed`);
+        if (status === 'failed' || status === 'canceled') throw new Error(`bench job ${job.id} failed`);
         if (status !== 'done') await new Promise((r) => setTimeout(r, POLL_MS));
       }
       const done = performance.now();
       const rt = await roundTrip(job.id);
       const execution = `${job.id}-a1`;
-      const engine = type.engineMs(execution) ?? Number.NaN;
+      const engine = engineTimeWithin(started, done);
       const list = (spans.get(execution) ?? []).sort((a, b) => a.start - b.start);
       const row: Record<string, number> = {
         total: done - started,
@@ -157,7 +167,7 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
       let gaps = 0;
       list.forEach((span, i) => {
         const key = `task ${span.state}`;
-        row[key] = (row[key] ?? 0) + (span.end - span.start);
+        row[key] = (row[key] ?? 0) + (span.end - span.start - engineTimeWithin(span.start, span.end));
         const next = list[i + 1];
         if (next) gaps += next.start - span.end;
       });
