@@ -1,7 +1,7 @@
 import { deleteObject } from '../../shared/aws/s3';
 import { readObjectText } from '../../shared/aws/s3-objects';
 import { transcriptionReuseKey } from '../../shared/data/transcription-jobs';
-import { engineRunMs } from '../../shared/domain/compute-time';
+import { billableSeconds, engineRunMs } from '../../shared/domain/compute-time';
 import { jobFolder, writeJobFile } from '../../shared/domain/jobs/output-files';
 import { runStep, stepError } from '../../shared/domain/jobs/worker-shell';
 import { transcriptionJobs } from '../../shared/domain/transcriptions';
@@ -16,9 +16,6 @@ import {
 } from '../../shared/domain/transcripts';
 import { logger } from '../../shared/logger';
 import type { FinalizeInput, JobRef, WorkerDeps } from './types';
-
-/** Seconds billed for a transcription: the audio duration, rounded up to whole seconds. */
-export const billableSeconds = (durationSeconds: number) => Math.max(1, Math.ceil(durationSeconds));
 
 const parseEngineOutput = (text: string | undefined): TranscribeOutput => {
   if (text === undefined) throw stepError('OutputMissing', 'The speech engine wrote no transcript.');

@@ -35,6 +35,15 @@ const named = (name: string, message: string) => Object.assign(new Error(message
 /** An error the fail step records with the code its name maps to. */
 export const stepError = (name: string, message: string): Error => named(name, message);
 
+/**
+ * The machine's name from an execution ARN (`arn:...:execution:<machine>:<id>`), for engines whose events
+ * name the machine that started them.
+ */
+export const stateMachineOf = (executionArn: string | undefined): { stateMachine?: string } => {
+  const parts = executionArn?.split(':') ?? [];
+  return parts[5] === 'execution' && parts[6] ? { stateMachine: parts[6] } : {};
+};
+
 /** The lease of a step: until `seconds` from now. */
 export const leaseFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
 
