@@ -1,17 +1,17 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { mp3Seconds, oggOpusSeconds, PCM_SAMPLE_RATE, wavHeader } from '../../shared/audio-frames';
 import { deleteObject } from '../../shared/aws/s3';
-import { downloadObject, readObjectText, uploadFile } from '../../shared/aws/s3-objects';
+import { readObject, readObjectText } from '../../shared/aws/s3-objects';
 import type { SpeechJobRecord } from '../../shared/data/speech-jobs';
 import { speechJobReuseKey } from '../../shared/data/speech-jobs';
-import { recordStoredObject } from '../../shared/data/stored-objects';
-import { jobFolder, recordEngineFile, writeJobFile } from '../../shared/domain/jobs/output-files';
+import {
+  deleteIntermediateFile,
+  jobFolder,
+  recordJobFile,
+  writeJobFile,
+} from '../../shared/domain/jobs/output-files';
 import { runStep, type StepDeps, stepError } from '../../shared/domain/jobs/worker-shell';
 import { SPEECH_JOB_TYPE } from '../../shared/domain/speech-jobs';
 import { parseSentenceMarks, timingsFromMarks } from '../../shared/domain/speech-timings';
-import { logger } from '../../shared/logger';
 import type { SpeechJobResult } from '../../shared/types/speech-jobs';
 import { SPEECH_FORMAT_FILES } from '../../shared/types/speech-voices';
 import type { FinalizeInput, JobRef } from './types';
@@ -40,36 +40,20 @@ const secondsOf = (format: SpeechJobRecord['format'], data: Buffer) =>
 const storeAudio = async (job: SpeechJobRecord, ref: JobRef, uri: string, now: Date) => {
   const { bucket, key } = objectOfUri(uri);
   const { contentType } = SPEECH_FORMAT_FILES[job.format];
-  const dir = await mkdtemp(join(tmpdir(), 'speech-job-'));
-  try {
-    const file = join(dir, 'audio');
-    await downloadObject(bucket, key, file).catch(() => {
-      throw stepError('OutputMissing', 'The speech engine wrote no audio.');
-    });
-    const data = await readFile(file);
-    const seconds = secondsOf(job.format, data);
-    if (job.format !== 'wav') {
-      const recorded = await recordEngineFile(
-        { companyId: ref.companyId, bucket, fullPath: key, contentType },
-        now,
-      );
-      if (!recorded) throw stepError('OutputMissing', 'The speech engine wrote no audio.');
-      return { ...recorded, seconds };
-    }
-    const wav = join(dir, 'audio.wav');
-    await writeFile(wav, Buffer.concat([wavHeader(data.length), data]));
-    const fullPath = `${jobFolder('speechJobs', ref)}audio.wav`;
-    const { size, etag } = await uploadFile(bucket, fullPath, wav, contentType);
-    await recordStoredObject(
-      ref.companyId,
-      { bucket, fullPath, size, contentType, etag, createdAt: now.toISOString() },
-      now,
-    );
-    await deleteObject(bucket, key);
-    return { bucket, fullPath, size, etag, seconds };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  const audio = await readObject(bucket, key);
+  if (!audio) throw stepError('OutputMissing', 'The speech engine wrote no audio.');
+  const data = Buffer.from(audio.body);
+  const seconds = secondsOf(job.format, data);
+  if (job.format !== 'wav') {
+    const file = { bucket, fullPath: key, size: data.length, etag: audio.etag };
+    await recordJobFile({ ...file, companyId: ref.companyId, contentType }, now);
+    return { ...file, seconds };
   }
+  const body = Buffer.concat([wavHeader(data.length), data]);
+  const fullPath = `${jobFolder('speechJobs', ref)}audio.wav`;
+  const file = await writeJobFile({ companyId: ref.companyId, bucket, fullPath, body, contentType }, now);
+  await deleteObject(bucket, key);
+  return { ...file, size: body.length, seconds };
 };
 
 /**
@@ -113,9 +97,6 @@ export const finalizeStep = (input: FinalizeInput, deps: StepDeps): Promise<JobR
       },
       observed: job,
     });
-    // The marks are an intermediate file: once the job is `done` nothing reads them again.
-    await deleteObject(marks.bucket, marks.key).catch((error: unknown) =>
-      logger.warn('speech marks not deleted', { jobId: job.jobId, error: error as Error }),
-    );
+    await deleteIntermediateFile(marks.bucket, marks.key, job.jobId);
     return step.ref;
   });

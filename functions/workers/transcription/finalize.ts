@@ -1,8 +1,7 @@
-import { deleteObject } from '../../shared/aws/s3';
 import { readObjectText } from '../../shared/aws/s3-objects';
 import { transcriptionReuseKey } from '../../shared/data/transcription-jobs';
 import { billableSeconds, engineRunMs } from '../../shared/domain/compute-time';
-import { jobFolder, writeJobFile } from '../../shared/domain/jobs/output-files';
+import { deleteIntermediateFile, jobFolder, writeJobFile } from '../../shared/domain/jobs/output-files';
 import { runStep, stepError } from '../../shared/domain/jobs/worker-shell';
 import { transcriptionJobs } from '../../shared/domain/transcriptions';
 import {
@@ -14,7 +13,6 @@ import {
   toVtt,
   wordsFromTranscribe,
 } from '../../shared/domain/transcripts';
-import { logger } from '../../shared/logger';
 import type { FinalizeInput, JobRef, WorkerDeps } from './types';
 
 const parseEngineOutput = (text: string | undefined): TranscribeOutput => {
@@ -85,10 +83,7 @@ export const finalizeStep = (input: FinalizeInput, deps: Pick<WorkerDeps, 'now'>
       },
       observed: job,
     });
-    // The engine's own JSON is an intermediate file, not one of the company's stored objects: once the job
-    // is `done` nothing reads it again (a repeated finalize finds the job done and ends without reading).
-    await deleteObject(input.engineOutput.bucket, input.engineOutput.fullPath).catch((error: unknown) =>
-      logger.warn('engine output not deleted', { jobId: ref.jobId, error: error as Error }),
-    );
+    // The engine's own JSON is an intermediate file, not one of the company's stored objects.
+    await deleteIntermediateFile(input.engineOutput.bucket, input.engineOutput.fullPath, ref.jobId);
     return ref;
   });
