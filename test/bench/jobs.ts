@@ -21,6 +21,9 @@ import { join } from 'node:path';
  * interpreter's own transitions), and from the last Task's end to the client seeing `done`.
  */
 const RUNS = Number(process.env.BENCH_JOB_RUNS ?? 7);
+/** `BENCH_JOB_TRACE=1` prints the timeline of the last job of each type: every DynamoDB and S3 request, Task
+ * state and engine process, from the enqueue request's start. */
+const TRACE = process.env.BENCH_JOB_TRACE === '1';
 const POLL_MS = 5;
 const CALIBRATION = 5;
 const FFMPEG = '/usr/bin/ffmpeg';
@@ -44,7 +47,29 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
   const transcode = await import('../../functions/local/step-functions/transcode-tasks');
   const transcription = await import('../../functions/local/step-functions/transcription-tasks');
   const speech = await import('../../functions/local/step-functions/speech-job-tasks');
-  const { engineTimeWithin } = await import('../../functions/local/engine-processes');
+  const { engineSpans, engineTimeWithin } = await import('../../functions/local/engine-processes');
+  const { dynamodbClient } = await import('../../functions/shared/data/client');
+  const { s3 } = await import('../../functions/shared/aws/s3');
+  /** Every request of the clients the stack's handlers share, timed (for the trace). */
+  const requests: { what: string; start: number; end: number }[] = [];
+  for (const [label, client] of [
+    ['ddb', dynamodbClient],
+    ['s3', s3()],
+  ] as const) {
+    const send = client.send.bind(client) as (command: object) => Promise<unknown>;
+    Object.assign(client, {
+      send: async (command: object) => {
+        const start = performance.now();
+        try {
+          return await send(command);
+        } finally {
+          const what = `${label} ${command.constructor.name.replace(/Command$/, '')}`;
+          requests.push({ what, start, end: performance.now() });
+          if (requests.length > 5000) requests.splice(0, 1000);
+        }
+      },
+    });
+  }
   const { ddb, tableName } = await import('../../functions/shared/data/client');
   const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
   const { partitions, sortKeys } = await import('../../functions/shared/data/keys');
@@ -174,6 +199,21 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
       row['gaps between tasks'] = gaps;
       row['last task → done seen'] = done - (list.at(-1)?.end ?? done);
       rows.push(row);
+      if (TRACE && run === RUNS - 1) {
+        const events = [
+          ...requests.map((r) => ({ ...r, what: `  ${r.what}` })),
+          ...list.map((t) => ({ ...t, what: `task ${t.state}` })),
+          ...engineSpans.map((e) => ({ ...e, what: `  engine ${e.command.split('/').pop()}` })),
+          { what: 'enqueue answered', start: answered, end: answered },
+          { what: 'done seen', start: done, end: done },
+        ].filter((e) => e.start >= started && e.start <= done);
+        write(`\n${type.name}: timeline of ${job.id} (start ms, duration ms)\n`);
+        for (const e of events.sort((a, b) => a.start - b.start)) {
+          write(
+            `  ${(e.start - started).toFixed(0).padStart(5)} ${(e.end - e.start).toFixed(0).padStart(5)}  ${e.what}\n`,
+          );
+        }
+      }
     }
     const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
     write(`\n${type.name}\n`);

@@ -1,7 +1,7 @@
 import { TRANSCODE_PRESETS, type TranscodePreset } from '../types/transcodes';
 import * as zm from '../zod-mini';
 import type { JobStoreConfig } from './jobs/lifecycle';
-import { type JobRecordBase, jobRecordFields } from './jobs/record';
+import { type JobRecordBase, jobRecordFields, reuseEntryFields } from './jobs/record';
 import { indexPartitions, partitions } from './keys';
 import { jobOutputFile, jobSource } from './schemas';
 
@@ -25,12 +25,7 @@ export interface TranscodeJobRecord extends JobRecordBase<TranscodeStatus> {
 }
 
 /** The stored output of an earlier conversion of the same content. */
-const transcodeReuseSchema = zm.object({
-  output: jobOutputFile,
-  sourceJobId: zm.string(),
-  durationSeconds: zm.number(),
-  createdAt: zm.string(),
-});
+const transcodeReuseSchema = zm.object({ output: jobOutputFile, ...reuseEntryFields });
 export type TranscodeReuseEntry = zm.output<typeof transcodeReuseSchema>;
 
 export const transcodeStore = {

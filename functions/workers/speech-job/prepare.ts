@@ -1,10 +1,9 @@
 import { readObjectText } from '../../shared/aws/s3-objects';
-import { speechJobReuseKey } from '../../shared/data/speech-jobs';
+import { type SpeechJobReuseEntry, speechJobReuseKey } from '../../shared/data/speech-jobs';
 import { jobFolder } from '../../shared/domain/jobs/output-files';
 import { runStep, type StepDeps, stepError } from '../../shared/domain/jobs/worker-shell';
 import { SPEECH_JOB_TYPE, speechJobResultExists, speechJobTextPath } from '../../shared/domain/speech-jobs';
 import { env } from '../../shared/env';
-import { logger } from '../../shared/logger';
 import { DEFAULT_VOICE_PROFILE, VOICE_PROFILES } from '../../shared/types/speech-voices';
 import type { PrepareInput, PrepareOutput } from './types';
 
@@ -33,13 +32,11 @@ export const prepareStep = (input: PrepareInput, deps: StepDeps): Promise<Prepar
       ...(input.executionArn ? { executionArn: input.executionArn } : {}),
     });
     const reuse = await SPEECH_JOB_TYPE.lifecycle.getReuse(job.companyId, speechJobReuseKey(job));
-    if (reuse && (await speechJobResultExists(reuse))) {
-      await step.completeReused({
-        from: ['synthesizing'],
-        set: { result: reuse.result, durationSeconds: reuse.durationSeconds },
-        observed: job,
-      });
-      logger.info('speech job reused', { jobId: job.jobId, sourceJobId: reuse.sourceJobId });
+    const set = (entry: SpeechJobReuseEntry) => ({
+      result: entry.result,
+      durationSeconds: entry.durationSeconds,
+    });
+    if (await step.reuseStored(reuse, speechJobResultExists, { from: 'synthesizing', observed: job, set })) {
       return { ...step.ref, reused: true };
     }
     const bucket = env().bucketName;

@@ -2,7 +2,6 @@ import type { MediaProbe, MediaProber } from '../../aws/mediaconvert';
 import { headObject } from '../../aws/s3-objects';
 import type { JobFields } from '../../data/jobs/moves';
 import type { JobRecordBase, JobRef } from '../../data/jobs/record';
-import { logger } from '../../logger';
 import type { PlanLimits } from '../../types/plans';
 import { companyLimits } from '../company-limits';
 import type { JobSource } from './enqueue';
@@ -31,6 +30,16 @@ export interface SourceStepOutput extends JobRef {
   source?: { size: number; etag: string };
   durationSeconds?: number;
   /** How long this step ran, in milliseconds (billed as `computeMs.workers` when the job is done). */
+  workerMs?: number;
+}
+
+/** What the finalize step of a source-reading type gets from the machine; a type's input adds its engine's. */
+export interface SourceFinalizeInput extends JobRef {
+  action: 'finalize';
+  durationSeconds: number;
+  /** The probed source size and ETag (absent only for executions started before they were passed on). */
+  source?: { size: number; etag: string };
+  /** The probe step's run time (absent for executions started before it was passed on). */
   workerMs?: number;
 }
 
@@ -68,10 +77,13 @@ export const claimAndProbeSource = async <
   ]);
   if (!head) throw stepError('SourceMissing', 'The source file no longer exists.');
   const reuse = await step.type.lifecycle.getReuse(ref.companyId, options.reuse.key(head, job));
-  const file = reuse && options.reuse.file(reuse);
-  if (reuse && file && (await headObject(file.bucket, file.fullPath))) {
-    await step.completeReused({ from: [options.claim.to], set: options.reuse.set(reuse), observed: job });
-    logger.info('job reused', { jobId: ref.jobId, sourceJobId: reuse.sourceJobId });
+  const stored = async (entry: E) => {
+    const file = options.reuse.file(entry);
+    return (await headObject(file.bucket, file.fullPath)) !== undefined;
+  };
+  if (
+    await step.reuseStored(reuse, stored, { from: options.claim.to, observed: job, set: options.reuse.set })
+  ) {
     return { reused: true };
   }
   const limits = options.limits(plan);
