@@ -12,6 +12,13 @@ import { s3 } from './s3';
  */
 export { headObject } from './s3';
 
+/** Bucket and key of a path-style object URL (`https://s3.<region>.amazonaws.com/<bucket>/<key>`). */
+export const objectOfUrl = (url: string): { bucket: string; key: string } | undefined => {
+  const path = decodeURIComponent(new URL(url).pathname).replace(/^\//, '');
+  const slash = path.indexOf('/');
+  return slash > 0 ? { bucket: path.slice(0, slash), key: path.slice(slash + 1) } : undefined;
+};
+
 /** A short-lived presigned GET for a media engine that streams the object (signed by the process role). */
 export const presignRead = (bucket: string, key: string, expiresIn = 900): Promise<string> =>
   getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn });

@@ -1,6 +1,6 @@
-import { mp3Seconds, oggOpusSeconds, PCM_SAMPLE_RATE, wavHeader } from '../../shared/audio-frames';
+import { audioSeconds, wavHeader } from '../../shared/audio-frames';
 import { deleteObject } from '../../shared/aws/s3';
-import { readObject, readObjectText } from '../../shared/aws/s3-objects';
+import { objectOfUrl, readObject, readObjectText } from '../../shared/aws/s3-objects';
 import type { SpeechJobRecord } from '../../shared/data/speech-jobs';
 import { speechJobReuseKey } from '../../shared/data/speech-jobs';
 import {
@@ -16,44 +16,36 @@ import type { SpeechJobResult } from '../../shared/types/speech-jobs';
 import { SPEECH_FORMAT_FILES } from '../../shared/types/speech-voices';
 import type { FinalizeInput, JobRef } from './types';
 
-/** Bucket and key of a task's `OutputUri` (`https://s3.<region>.amazonaws.com/<bucket>/<key>`, path style). */
-export const objectOfUri = (uri: string): { bucket: string; key: string } => {
-  const path = decodeURIComponent(new URL(uri).pathname).replace(/^\//, '');
-  const slash = path.indexOf('/');
-  if (slash <= 0) throw stepError('OutputMissing', `Not an object URI: ${uri}`);
-  return { bucket: path.slice(0, slash), key: path.slice(slash + 1) };
+/** Bucket and key of a task's `OutputUri` (path style). */
+const objectOfUri = (uri: string) => {
+  const object = objectOfUrl(uri);
+  if (!object) throw stepError('OutputMissing', `Not an object URI: ${uri}`);
+  return object;
 };
 
-/** Seconds of the audio, read from its bytes (no decoder). */
-const secondsOf = (format: SpeechJobRecord['format'], data: Buffer) =>
-  format === 'wav'
-    ? data.length / (PCM_SAMPLE_RATE * 2)
-    : format === 'mp3'
-      ? mp3Seconds(data)
-      : oggOpusSeconds([data]);
-
 /**
- * The audio as stored for the tenant and its duration: Polly's `pcm` becomes a WAV file (`audio.wav`, the
- * header written before the samples, the raw file deleted); mp3 and Ogg Opus stay where Polly wrote them.
- * Either is recorded as a stored object of the company.
+ * The audio as stored for the tenant, one of its stored objects: Polly's `pcm` becomes a WAV file (`audio.wav`,
+ * the header before the samples, the raw file deleted); mp3 and Ogg Opus stay where Polly wrote them.
  */
-const storeAudio = async (job: SpeechJobRecord, ref: JobRef, uri: string, now: Date) => {
-  const { bucket, key } = objectOfUri(uri);
+const storeAudio = async (
+  job: SpeechJobRecord,
+  ref: JobRef,
+  { bucket, key }: { bucket: string; key: string },
+  audio: { body: Uint8Array; etag: string },
+  now: Date,
+) => {
   const { contentType } = SPEECH_FORMAT_FILES[job.format];
-  const audio = await readObject(bucket, key);
-  if (!audio) throw stepError('OutputMissing', 'The speech engine wrote no audio.');
   const data = Buffer.from(audio.body);
-  const seconds = secondsOf(job.format, data);
   if (job.format !== 'wav') {
     const file = { bucket, fullPath: key, size: data.length, etag: audio.etag };
     await recordJobFile({ ...file, companyId: ref.companyId, contentType }, now);
-    return { ...file, seconds };
+    return file;
   }
   const body = Buffer.concat([wavHeader(data.length), data]);
   const fullPath = `${jobFolder('speechJobs', ref)}audio.wav`;
   const file = await writeJobFile({ companyId: ref.companyId, bucket, fullPath, body, contentType }, now);
   await deleteObject(bucket, key);
-  return { ...file, size: body.length, seconds };
+  return { ...file, size: body.length };
 };
 
 /**
@@ -64,23 +56,32 @@ const storeAudio = async (job: SpeechJobRecord, ref: JobRef, uri: string, now: D
  */
 export const finalizeStep = (input: FinalizeInput, deps: StepDeps): Promise<JobRef> =>
   runStep(SPEECH_JOB_TYPE, input, deps, async (step) => {
-    const job = await step.read(['synthesizing']);
     const marks = objectOfUri(input.marksUri);
-    const marksText = await readObjectText(marks.bucket, marks.key);
+    const engineAudio = objectOfUri(input.audioUri);
+    // The job, the marks and the audio are read at once, and both files written at once.
+    const [job, marksText, audioBytes] = await Promise.all([
+      step.read(['synthesizing']),
+      readObjectText(marks.bucket, marks.key),
+      readObject(engineAudio.bucket, engineAudio.key),
+    ]);
     if (marksText === undefined) throw stepError('OutputMissing', 'The speech engine wrote no speech marks.');
-    const audio = await storeAudio(job, step.ref, input.audioUri, step.now);
-    const durationSeconds = Math.round(audio.seconds * 1000) / 1000;
+    if (!audioBytes) throw stepError('OutputMissing', 'The speech engine wrote no audio.');
+    const seconds = audioSeconds(job.format, audioBytes.body);
+    const durationSeconds = Math.round(seconds * 1000) / 1000;
     const sentences = timingsFromMarks(parseSentenceMarks(marksText), durationSeconds * 1000);
-    const timings = await writeJobFile(
-      {
-        companyId: job.companyId,
-        bucket: audio.bucket,
-        fullPath: `${jobFolder('speechJobs', step.ref)}timings.json`,
-        body: JSON.stringify(sentences),
-        contentType: 'application/json',
-      },
-      step.now,
-    );
+    const [audio, timings] = await Promise.all([
+      storeAudio(job, step.ref, engineAudio, audioBytes, step.now),
+      writeJobFile(
+        {
+          companyId: job.companyId,
+          bucket: engineAudio.bucket,
+          fullPath: `${jobFolder('speechJobs', step.ref)}timings.json`,
+          body: JSON.stringify(sentences),
+          contentType: 'application/json',
+        },
+        step.now,
+      ),
+    ]);
     const result: SpeechJobResult = {
       audio: { bucket: audio.bucket, fullPath: audio.fullPath, size: audio.size, format: job.format },
       timings: { ...timings, sentences: sentences.length },

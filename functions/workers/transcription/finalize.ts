@@ -38,10 +38,12 @@ const parseEngineOutput = (text: string | undefined): TranscribeOutput => {
 export const finalizeStep = (input: FinalizeInput, deps: Pick<WorkerDeps, 'now'>): Promise<JobRef> =>
   runStep(transcriptionJobs, input, deps, async (step) => {
     const { ref, now } = step;
-    const job = await step.read(['transcribing']);
-    const output = parseEngineOutput(
-      await readObjectText(input.engineOutput.bucket, input.engineOutput.fullPath),
-    );
+    // The job and the engine's output are read at once.
+    const [job, engineText] = await Promise.all([
+      step.read(['transcribing']),
+      readObjectText(input.engineOutput.bucket, input.engineOutput.fullPath),
+    ]);
+    const output = parseEngineOutput(engineText);
     const words = wordsFromTranscribe(output);
     const text = textFromTranscribe(output, words);
     const language = output.results.language_code ?? job.language;
