@@ -31,16 +31,16 @@ export const prepareStep = (input: PrepareInput, deps: StepDeps): Promise<Prepar
       percent: 0,
       ...(input.executionArn ? { executionArn: input.executionArn } : {}),
     });
-    const reuse = await SPEECH_JOB_TYPE.lifecycle.getReuse(job.companyId, speechJobReuseKey(job));
-    const set = (entry: SpeechJobReuseEntry) => ({
-      result: entry.result,
-      durationSeconds: entry.durationSeconds,
-    });
+    const bucket = env().bucketName;
+    // The text is read with the reuse entry (unused when the job is reused).
+    const [reuse, text] = await Promise.all([
+      SPEECH_JOB_TYPE.lifecycle.getReuse(job.companyId, speechJobReuseKey(job)),
+      readObjectText(bucket, speechJobTextPath(job)),
+    ]);
+    const set = ({ result, durationSeconds }: SpeechJobReuseEntry) => ({ result, durationSeconds });
     if (await step.reuseStored(reuse, speechJobResultExists, { from: 'synthesizing', observed: job, set })) {
       return { ...step.ref, reused: true };
     }
-    const bucket = env().bucketName;
-    const text = await readObjectText(bucket, speechJobTextPath(job));
     if (text === undefined) throw stepError('InputMissing', 'The text of the job is no longer stored.');
     const voice = VOICE_PROFILES.find((v) => v.id === job.voiceProfileId) ?? DEFAULT_VOICE_PROFILE;
     return {
