@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { type MediaProbe, type MediaProber, SourceUnreadableError } from '../shared/aws/mediaconvert';
 import { presignRead } from '../shared/aws/s3-objects';
+import { recordEngineSpan } from './engine-processes';
 
 /**
  * The local media engine: ffprobe and ffmpeg from the machine (`/usr/bin`) in place of MediaConvert.
@@ -27,6 +28,7 @@ const run = (
   options: { signal?: AbortSignal; onStdout?: (chunk: string) => void; onSpawn?: (pid: number) => void } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string; aborted: boolean }> =>
   new Promise((resolve, reject) => {
+    const started = performance.now();
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     if (child.pid) options.onSpawn?.(child.pid);
     let stdout = '';
@@ -48,6 +50,7 @@ const run = (
     });
     child.once('error', reject);
     child.once('close', (code) => {
+      recordEngineSpan(command, started);
       options.signal?.removeEventListener('abort', kill);
       resolve({ code, stdout, stderr, aborted });
     });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { recordEngineSpan } from './engine-processes';
 import { FFMPEG } from './media-engine';
 
 /**
@@ -21,6 +22,7 @@ export class SpeechEngineFailedError extends Error {
 /** Runs an engine command, collecting its output (stderr: the last 4000 characters). */
 export const run = (command: string, args: string[], signal: AbortSignal) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const started = performance.now();
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' });
     let stdout = '';
     let stderr = '';
@@ -31,7 +33,10 @@ export const run = (command: string, args: string[], signal: AbortSignal) =>
       stderr = (stderr + c.toString()).slice(-4000);
     });
     child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    child.once('close', (code) => {
+      recordEngineSpan(command, started);
+      resolve({ code, stdout, stderr });
+    });
   });
 
 /** ffmpeg: any readable audio (a URL or a file) → 16 kHz, mono, 16-bit PCM WAV, the model's input. */

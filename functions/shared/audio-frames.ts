@@ -71,3 +71,12 @@ export const oggOpusSeconds = (streams: readonly Uint8Array[]): number =>
     const preSkip = head >= 0 ? buffer.readUInt16LE(head + 10) : 0;
     return sum + Math.max(0, Number(granule) - preSkip) / 48_000;
   }, 0);
+
+/** Seconds of stored audio, read from its bytes (no decoder): 16 kHz 16-bit mono PCM (`wav` without its
+ * header, as Polly's `pcm`), MP3 frames, or Ogg Opus pages. */
+export const audioSeconds = (format: 'wav' | 'mp3' | 'ogg_opus', data: Uint8Array): number =>
+  format === 'wav'
+    ? data.length / (PCM_SAMPLE_RATE * 2)
+    : format === 'mp3'
+      ? mp3Seconds(data)
+      : oggOpusSeconds([data]);

@@ -5,21 +5,28 @@ import { join } from 'node:path';
 
 /**
  * `npm run bench -- jobs`: the fixed overhead of a job of every job type, through the local stack it started.
- * A job's overhead is its enqueue-to-`done` wall time (HTTP enqueue, the Step Functions emulator, the worker
- * steps, S3 and DynamoDB, and the client's polling of `GET`, every POLL_MS) minus the engine's own run time
- * (what the job bills as its media compute time: ffmpeg's conversion; the local Transcribe's run, decoding and
- * recognition): what every job pays whatever its media. Each run uses
- * new content (nothing is reused), on a short source so the engine's time stays small; the median of RUNS.
+ * A job's overhead is its enqueue-to-`done` wall time (from the HTTP enqueue request's start to the commit of
+ * the job's move to `done`) minus the engine's own run time: the time during which one of the media engine's
+ * processes ran (ffprobe, ffmpeg, pocketsphinx, espeak-ng; the union of their spans inside the job,
+ * `local/engine-processes.ts`). Everything else (the enqueue request, table and S3 round trips, the Step
+ * Functions interpreter's hops, the handlers) is overhead: what every job pays whatever its media. The client
+ * polls `GET` every POLL_MS, as a client would, and when it saw `done` is printed apart: each poll is three
+ * table requests, so polling every few milliseconds would load the one DynamoDB Local the job runs on. Each
+ * run uses new content (nothing is reused), on a short source so the engine's time stays small; the median
+ * of RUNS.
  *
  * The machine these run on is shared and its load varies, so each job is followed by CALIBRATION DynamoDB
  * reads (`GetItem` of the job, the cheapest round trip a step makes) and the overhead is also printed in
  * those round trips (`overhead ÷ round trip`): a figure comparable between runs under different loads.
  * Where the overhead goes is printed too: enqueue (the POST's answer), from the answer to the first Task
- * state, each Task state's handler (the engine's time taken out), the gaps between them (the interpreter's
- * own transitions), and from the last Task's end to the client seeing `done`.
+ * state, each Task state's handler (the engine's processes inside it taken out), the gaps between them (the
+ * interpreter's own transitions).
  */
 const RUNS = Number(process.env.BENCH_JOB_RUNS ?? 7);
-const POLL_MS = 5;
+/** `BENCH_JOB_TRACE=1` prints the timeline of the last job of each type: every DynamoDB and S3 request, Task
+ * state and engine process, from the enqueue request's start. */
+const TRACE = process.env.BENCH_JOB_TRACE === '1';
+const POLL_MS = 100;
 const CALIBRATION = 5;
 const FFMPEG = '/usr/bin/ffmpeg';
 const SPEECH = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav';
@@ -41,7 +48,45 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
   const { env } = await import('../../functions/shared/env');
   const transcode = await import('../../functions/local/step-functions/transcode-tasks');
   const transcription = await import('../../functions/local/step-functions/transcription-tasks');
+  const speech = await import('../../functions/local/step-functions/speech-job-tasks');
+  const { engineSpans, engineTimeWithin } = await import('../../functions/local/engine-processes');
+  const { s3 } = await import('../../functions/shared/aws/s3');
   const { ddb, tableName } = await import('../../functions/shared/data/client');
+  const { transcodeJobs } = await import('../../functions/shared/domain/transcodes');
+  const { transcriptionJobs } = await import('../../functions/shared/domain/transcriptions');
+  const { SPEECH_JOB_TYPE } = await import('../../functions/shared/domain/speech-jobs');
+  /** When each job's move to `done` committed (the moves the worker steps call, timed). */
+  const doneAt = new Map<string, number>();
+  for (const moves of [transcodeJobs.moves, transcriptionJobs.moves, SPEECH_JOB_TYPE.moves]) {
+    const complete = moves.complete.bind(moves) as (options: { job: { jobId: string } }) => Promise<unknown>;
+    Object.assign(moves, {
+      complete: async (options: { job: { jobId: string } }) => {
+        const answer = await complete(options);
+        doneAt.set(options.job.jobId, performance.now());
+        return answer;
+      },
+    });
+  }
+  /** Every request of the clients the stack's handlers share, timed (for the trace). */
+  const requests: { what: string; start: number; end: number }[] = [];
+  for (const [label, client] of [
+    ['ddb', ddb],
+    ['s3', s3()],
+  ] as const) {
+    const send = client.send.bind(client) as (command: object) => Promise<unknown>;
+    Object.assign(client, {
+      send: async (command: object) => {
+        const start = performance.now();
+        try {
+          return await send(command);
+        } finally {
+          const what = `${label} ${command.constructor.name.replace(/Command$/, '')}`;
+          requests.push({ what, start, end: performance.now() });
+          if (requests.length > 5000) requests.splice(0, 1000);
+        }
+      },
+    });
+  }
   const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
   const { partitions, sortKeys } = await import('../../functions/shared/data/keys');
   /** Median time of one strongly consistent GetItem, now. */
@@ -63,7 +108,7 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
 
   // Every Task state's handler is timed, by execution (the override objects are the ones the stack runs).
   const spans = new Map<string, Span[]>();
-  for (const tasks of [transcode.tasks, transcription.tasks]) {
+  for (const tasks of [transcode.tasks, transcription.tasks, speech.tasks]) {
     for (const [state, task] of Object.entries(tasks)) {
       tasks[state] = async (input, ctx) => {
         const start = performance.now();
@@ -111,13 +156,19 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
         fullPath: await newSource(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=2'], 'wav'),
         preset: 'wav',
       }),
-      engineMs: (execution: string) => transcode.ffmpegRuns.get(execution),
     },
     {
       name: 'transcription',
       path: '/v1/transcriptions',
       body: async () => ({ fullPath: await newSource(['-i', SPEECH, '-t', '3'], 'wav') }),
-      engineMs: (execution: string) => transcription.engineRuns.get(execution),
+    },
+    {
+      name: 'speech job',
+      path: '/v1/speech/jobs',
+      body: async () => ({
+        text: `Job number ${++variant} of the bench. It has two short sentences.`,
+        format: 'mp3',
+      }),
     },
   ];
 
@@ -137,13 +188,14 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
           job: { status: string };
         };
         status = got.job.status;
-        if (status === 'failed') throw new Error(`bench job ${job.id} failed`);
+        if (status === 'failed' || status === 'canceled') throw new Error(`bench job ${job.id} failed`);
         if (status !== 'done') await new Promise((r) => setTimeout(r, POLL_MS));
       }
-      const done = performance.now();
+      const seen = performance.now();
+      const done = doneAt.get(job.id) ?? seen;
       const rt = await roundTrip(job.id);
       const execution = `${job.id}-a1`;
-      const engine = type.engineMs(execution) ?? Number.NaN;
+      const engine = engineTimeWithin(started, done);
       const list = (spans.get(execution) ?? []).sort((a, b) => a.start - b.start);
       const row: Record<string, number> = {
         total: done - started,
@@ -157,13 +209,31 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
       let gaps = 0;
       list.forEach((span, i) => {
         const key = `task ${span.state}`;
-        row[key] = (row[key] ?? 0) + (span.end - span.start);
+        // Up to the move to `done` only (finalize's clean-up after it is not the job's overhead).
+        const end = Math.min(span.end, done);
+        row[key] = (row[key] ?? 0) + Math.max(0, end - span.start - engineTimeWithin(span.start, end));
         const next = list[i + 1];
         if (next) gaps += next.start - span.end;
       });
       row['gaps between tasks'] = gaps;
-      row['last task → done seen'] = done - (list.at(-1)?.end ?? done);
+      row['done → seen by the client'] = seen - done;
       rows.push(row);
+      if (TRACE && run === RUNS - 1) {
+        const events = [
+          ...requests.map((r) => ({ ...r, what: `  ${r.what}` })),
+          ...list.map((t) => ({ ...t, what: `task ${t.state}` })),
+          ...engineSpans.map((e) => ({ ...e, what: `  engine ${e.command.split('/').pop()}` })),
+          { what: 'enqueue answered', start: answered, end: answered },
+          { what: 'done', start: done, end: done },
+          { what: 'done seen by the client', start: seen, end: seen },
+        ].filter((e) => e.start >= started && e.start <= seen);
+        write(`\n${type.name}: timeline of ${job.id} (start ms, duration ms)\n`);
+        for (const e of events.sort((a, b) => a.start - b.start)) {
+          write(
+            `  ${(e.start - started).toFixed(0).padStart(5)} ${(e.end - e.start).toFixed(0).padStart(5)}  ${e.what}\n`,
+          );
+        }
+      }
     }
     const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
     write(`\n${type.name}\n`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hostileStorageReferences } from '../fixtures/hostile-storage-paths';
+import { presetExpectation } from '../fixtures/transcode-expectations';
 import { call, createTenant, expectHostileRefusal, expectProblem } from './support';
 import {
   ffmpegProcessesOf,
@@ -47,7 +48,7 @@ describe('POST /v1/transcodes end to end (local engine: ffmpeg)', () => {
         `companies/${tenant.companyId}/transcodes/${created.id}/a1/output.${presets.presetExtension(preset)}`,
       );
       const probe = await probeStored(done.output as { bucket: string; fullPath: string });
-      const expected = presets.presetExpectation(preset, false);
+      const expected = presetExpectation(preset, false);
       expect(probe?.format?.format_name).toContain(expected.formatName);
       const audio = probe?.streams?.find((s) => s.codec_type === 'audio');
       expect(audio?.codec_name).toBe(expected.audioCodec);

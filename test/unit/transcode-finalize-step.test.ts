@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JobTransitionRefusedError } from '../../functions/shared/data/jobs/lifecycle';
 import { recordStoredObject } from '../../functions/shared/data/stored-objects';
+import { billableSeconds } from '../../functions/shared/domain/compute-time';
 import { jobErrorFor } from '../../functions/shared/domain/jobs/job-type';
 import { transcodeJobs } from '../../functions/shared/domain/transcodes';
-import { billableSeconds, finalizeStep } from '../../functions/workers/transcode/finalize';
+import { finalizeStep } from '../../functions/workers/transcode/finalize';
 import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
 vi.mock('../../functions/shared/data/stored-objects', () => ({ recordStoredObject: vi.fn() }));

@@ -7,10 +7,11 @@ import { FFMPEG, ffprobeFile, mediaProbeOf, runFfmpeg } from '../../functions/lo
 import {
   ffmpegArguments,
   mediaConvertSettings,
-  presetExpectation,
+  presetContentType,
   TRANSCODE_PRESETS,
   type TranscodePreset,
 } from '../../functions/shared/domain/transcode-presets';
+import { presetExpectation } from '../fixtures/transcode-expectations';
 
 /** Every preset, run locally with ffmpeg on generated sources, checked with ffprobe against its table row. */
 let dir: string;
@@ -87,9 +88,11 @@ describe('transcode presets', () => {
   });
 
   it('mp4 keeps video only when the source has it', () => {
-    expect(presetExpectation('mp4', true).videoCodec).toBe('h264');
-    expect(presetExpectation('mp4', false).videoCodec).toBeUndefined();
-    expect(presetExpectation('wav', true).videoCodec).toBeUndefined();
+    expect(presetContentType('mp4', true)).toBe('video/mp4');
+    expect(presetContentType('mp4', false)).toBe('audio/mp4');
+    expect(presetContentType('wav', true)).toBe('audio/wav');
+    expect(ffmpegArguments('mp4', true, 'in', 'out')).toContain('libx264');
+    expect(ffmpegArguments('wav', true, 'in', 'out')).toContain('-vn');
   });
 
   it.each([

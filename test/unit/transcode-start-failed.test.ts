@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startExecution } from '../../functions/shared/aws/step-functions';
 import { getItemsByKey } from '../../functions/shared/data/batch';
 import { getPlan } from '../../functions/shared/data/plans';
-import { enqueueTranscode, retryTranscode, transcodeJobs } from '../../functions/shared/domain/transcodes';
+import { retryJob } from '../../functions/shared/domain/jobs/commands';
+import { enqueueTranscode, transcodeJobs } from '../../functions/shared/domain/transcodes';
 import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
 vi.mock('../../functions/shared/aws/step-functions', () => ({
@@ -55,7 +56,9 @@ describe('a transcode attempt whose execution does not start', () => {
     const retried = { ...failed, status: 'pending' as const, attempt: 2 };
     vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, failed] as never);
     retryTranscodeJob.mockResolvedValue(retried);
-    await expect(retryTranscode('co_1', 'tc_1', now)).rejects.toMatchObject({ code: 'service_unavailable' });
+    await expect(retryJob(transcodeJobs, 'co_1', 'tc_1', now)).rejects.toMatchObject({
+      code: 'service_unavailable',
+    });
     expect(retryTranscodeJob).toHaveBeenCalledWith(failed, 5, now);
     expect(failTranscodeJob).toHaveBeenCalledWith({ job: retried, error: startFailed, now });
   });

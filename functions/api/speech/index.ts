@@ -1,15 +1,13 @@
+import { jobRouteHandlers } from '../../shared/domain/jobs/commands';
 import { speechVoices, synthesizeSpeech } from '../../shared/domain/speech';
 import { enqueueSpeechJob } from '../../shared/domain/speech-job-requests';
-import {
-  cancelSpeechJobOf,
-  getSpeechJobOf,
-  listSpeechJobsOf,
-  toPublicSpeechJob,
-} from '../../shared/domain/speech-jobs';
+import { SPEECH_JOB_TYPE, toPublicSpeechJob } from '../../shared/domain/speech-jobs';
 import { spokenText } from '../../shared/domain/spoken-text';
 import { createApiHandler } from '../../shared/http/middleware';
 import { SPEECH_JOB_ROUTES } from '../../shared/routes/speech-job-routes';
 import { SPEECH_ROUTES } from '../../shared/routes/speech-routes';
+
+const jobs = jobRouteHandlers(SPEECH_JOB_TYPE);
 
 export const handler = createApiHandler('speech', [...SPEECH_ROUTES, ...SPEECH_JOB_ROUTES], {
   synthesizeSpeech: async ({ auth, body }) => ({
@@ -20,11 +18,7 @@ export const handler = createApiHandler('speech', [...SPEECH_ROUTES, ...SPEECH_J
   createSpeechJob: async ({ auth, body }) => ({
     body: { job: toPublicSpeechJob(await enqueueSpeechJob(auth.companyId, body, new Date())) },
   }),
-  listSpeechJobs: async ({ auth, query }) => ({ body: await listSpeechJobsOf(auth.companyId, query) }),
-  getSpeechJob: async ({ auth, params }) => ({
-    body: { job: toPublicSpeechJob(await getSpeechJobOf(auth.companyId, params.id)) },
-  }),
-  cancelSpeechJob: async ({ auth, params }) => ({
-    body: { job: toPublicSpeechJob(await cancelSpeechJobOf(auth.companyId, params.id, new Date())) },
-  }),
+  listSpeechJobs: jobs.list,
+  getSpeechJob: jobs.get,
+  cancelSpeechJob: jobs.cancel,
 });

@@ -35,9 +35,6 @@ interface CreateJobInput {
   UserMetadata: Record<string, string>;
 }
 
-/** ffmpeg's own run time of the last conversions, by execution name (the bench subtracts it from a job's). */
-export const ffmpegRuns = new Map<string, number>();
-
 /** Progress is written at most every PROGRESS_STEP percent, and at most once per PROGRESS_MS. */
 const PROGRESS_STEP = 10;
 const PROGRESS_MS = 1000;
@@ -83,7 +80,6 @@ const transcodeWithFfmpeg: TaskOverride = async (input: CreateJobInput, ctx) => 
       },
     });
     const finishTime = Date.now() / 1000;
-    ffmpegRuns.set(`${jobId}-a${attempt}`, (finishTime - startTime) * 1000);
     await pending;
     ctx.signal.throwIfAborted();
     await uploadFile(

@@ -27,6 +27,14 @@ export const jobSource = zm.object({
   contentType: zm.optional(zm.string()),
 });
 
+/** A job's output file, recorded as one of the company's stored objects. */
+export const jobOutputFile = zm.object({
+  bucket: zm.string(),
+  fullPath: zm.string(),
+  size: zm.number(),
+  contentType: zm.string(),
+});
+
 /** The error code and message a failed piece of work records. */
 export const workError = zm.object({ code: zm.string(), message: zm.string() });
 

@@ -8,6 +8,7 @@ import {
 import { SPEECH_FORMATS, type SpeechFormat } from '../types/speech-voices';
 import * as zm from '../zod-mini';
 import { type JobRecordBase, jobRecordFields } from './jobs/lifecycle';
+import { type ReuseEntryBase, reuseEntryFields } from './jobs/record';
 import { indexPartitions, partitions } from './keys';
 import { storedObject } from './schemas';
 
@@ -32,11 +33,8 @@ export interface SpeechJobRecord extends JobRecordBase<SpeechJobStatus> {
   result?: SpeechJobResult;
 }
 
-export interface SpeechJobReuseEntry {
+export interface SpeechJobReuseEntry extends ReuseEntryBase {
   result: SpeechJobResult;
-  sourceJobId: string;
-  durationSeconds: number;
-  createdAt: string;
 }
 
 const speechJobResult = storedObject<SpeechJobResult>();
@@ -53,9 +51,7 @@ const speechJobSchema = zm.object({
 
 const speechJobReuseSchema = zm.object({
   result: speechJobResult,
-  sourceJobId: zm.string(),
-  durationSeconds: zm.number(),
-  createdAt: zm.string(),
+  ...reuseEntryFields,
 }) satisfies zm.ZodMiniType<SpeechJobReuseEntry>;
 
 export const SPEECH_JOB_STORE = {

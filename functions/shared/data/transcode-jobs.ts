@@ -1,14 +1,9 @@
-import {
-  TRANSCODE_PRESETS,
-  type TranscodeOutput,
-  type TranscodePreset,
-  type TranscodeSource,
-} from '../types/transcodes';
+import { TRANSCODE_PRESETS, type TranscodePreset } from '../types/transcodes';
 import * as zm from '../zod-mini';
 import type { JobStoreConfig } from './jobs/lifecycle';
-import { type JobRecordBase, jobRecordFields } from './jobs/record';
+import { type JobRecordBase, jobRecordFields, reuseEntryFields } from './jobs/record';
 import { indexPartitions, partitions } from './keys';
-import { jobSource } from './schemas';
+import { jobOutputFile, jobSource } from './schemas';
 
 /**
  * Transcode jobs on the job engine (`data/jobs/`), in the company partition `CO#<companyId>#TRANSCODE`:
@@ -22,28 +17,15 @@ export type TranscodeStatus = (typeof UNFINISHED_STATUSES)[number] | (typeof FIN
 
 export interface TranscodeJobRecord extends JobRecordBase<TranscodeStatus> {
   preset: TranscodePreset;
-  source: TranscodeSource;
-  output?: TranscodeOutput;
+  source: zm.output<typeof jobSource>;
+  output?: zm.output<typeof jobOutputFile>;
   /** From the probe: seconds of media and whether the source has video. */
   durationSeconds?: number;
   hasVideo?: boolean;
 }
 
-/** A job's output, recorded as one of the company's stored objects. */
-const transcodeOutputSchema = zm.object({
-  bucket: zm.string(),
-  fullPath: zm.string(),
-  size: zm.number(),
-  contentType: zm.string(),
-});
-
 /** The stored output of an earlier conversion of the same content. */
-const transcodeReuseSchema = zm.object({
-  output: transcodeOutputSchema,
-  sourceJobId: zm.string(),
-  durationSeconds: zm.number(),
-  createdAt: zm.string(),
-});
+const transcodeReuseSchema = zm.object({ output: jobOutputFile, ...reuseEntryFields });
 export type TranscodeReuseEntry = zm.output<typeof transcodeReuseSchema>;
 
 export const transcodeStore = {
@@ -55,7 +37,7 @@ export const transcodeStore = {
       ...jobRecordFields<TranscodeStatus>([...UNFINISHED_STATUSES, ...FINISHED_STATUSES]),
       preset: zm.enum(TRANSCODE_PRESETS),
       source: jobSource,
-      output: zm.optional(transcodeOutputSchema),
+      output: zm.optional(jobOutputFile),
       durationSeconds: zm.optional(zm.number()),
       hasVideo: zm.optional(zm.boolean()),
     }) satisfies zm.ZodMiniType<TranscodeJobRecord>,

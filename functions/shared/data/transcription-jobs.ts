@@ -5,8 +5,7 @@ import {
 } from '../types/transcriptions';
 import * as zm from '../zod-mini';
 import type { JobStoreConfig } from './jobs/lifecycle';
-import type { JobRecordBase } from './jobs/record';
-import { jobRecordFields } from './jobs/record';
+import { type JobRecordBase, jobRecordFields, type ReuseEntryBase, reuseEntryFields } from './jobs/record';
 import { indexPartitions, partitions } from './keys';
 import { jobSource, storedObject } from './schemas';
 
@@ -37,11 +36,8 @@ export interface TranscriptionJobRecord extends JobRecordBase<TranscriptionStatu
 }
 
 /** A reuse entry: the stored result of an earlier transcription of the same content. */
-export interface TranscriptionReuseEntry {
+export interface TranscriptionReuseEntry extends ReuseEntryBase {
   result: TranscriptionResult;
-  sourceJobId: string;
-  durationSeconds: number;
-  createdAt: string;
 }
 
 /** The result is the engine adapter's (`types/transcriptions.ts`); the item checks it is an object. */
@@ -61,9 +57,7 @@ export const transcriptionStore = {
     }) satisfies zm.ZodMiniType<TranscriptionJobRecord>,
     reuse: zm.object({
       result: transcriptionResult,
-      sourceJobId: zm.string(),
-      durationSeconds: zm.number(),
-      createdAt: zm.string(),
+      ...reuseEntryFields,
     }) satisfies zm.ZodMiniType<TranscriptionReuseEntry>,
   },
   unfinishedIndexPartition: indexPartitions.unfinishedTranscriptions(),

@@ -5,6 +5,9 @@
  * local engines report the same fields). Billed once, in the job's move to `done`.
  */
 
+/** Seconds billed for media of `durationSeconds`: rounded up to whole seconds, at least 1. */
+export const billableSeconds = (durationSeconds: number) => Math.max(1, Math.ceil(durationSeconds));
+
 /** A step's clock: the milliseconds since it started, whole. */
 export const startStepClock = (): (() => number) => {
   const started = performance.now();

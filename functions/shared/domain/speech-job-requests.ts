@@ -30,21 +30,16 @@ export interface SpeechJobInput {
 export const spokenTextOf = async (input: SpeechJobInput): Promise<string> => {
   const pointer = input.markdown === undefined ? '/body/text' : '/body/markdown';
   const text = input.markdown === undefined ? (input.text ?? '') : await rewriteMarkdown(input.markdown);
-  if (!hasSpeakableCharacter(text))
-    throw new ValidationError([{ pointer, message: SPEECH_TEXT_SILENT_MESSAGE }]);
+  const refuse = (message: string) => new ValidationError([{ pointer, message }]);
+  if (!hasSpeakableCharacter(text)) throw refuse(SPEECH_TEXT_SILENT_MESSAGE);
   const characters = characterCount(text);
   if (characters > SPEECH_JOB_MAX_CHARACTERS) {
-    throw new ValidationError([
-      {
-        pointer,
-        message: `The spoken text has ${characters} characters; a speech job takes at most ${SPEECH_JOB_MAX_CHARACTERS}.`,
-      },
-    ]);
+    throw refuse(
+      `The spoken text has ${characters} characters; a speech job takes at most ${SPEECH_JOB_MAX_CHARACTERS}.`,
+    );
   }
   if (Buffer.byteLength(text) > SPEECH_JOB_MAX_TEXT_BYTES) {
-    throw new ValidationError([
-      { pointer, message: `The spoken text is over ${SPEECH_JOB_MAX_TEXT_BYTES} bytes in UTF-8.` },
-    ]);
+    throw refuse(`The spoken text is over ${SPEECH_JOB_MAX_TEXT_BYTES} bytes in UTF-8.`);
   }
   return text;
 };

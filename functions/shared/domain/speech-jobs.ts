@@ -3,10 +3,8 @@ import { SPEECH_JOB_STORE, type SpeechJobRecord, type SpeechJobReuseEntry } from
 import { companyObjectPrefix } from '../types/object-prefixes';
 import type { SpeechJobResult, SpeechJobStatus } from '../types/speech-jobs';
 import type { SpeechFormat } from '../types/speech-voices';
-import { cancelJob, getJob, listJobs } from './jobs/commands';
 import { defineJobType } from './jobs/job-type';
 import { publicFile, publicJobFields } from './jobs/view';
-import type { PageRequest } from './pages';
 
 /**
  * Long-form speech jobs, a job type of the job engine (`jobs/`): the engine enqueues (quota, queue slot,
@@ -102,11 +100,3 @@ export const speechJobResultExists = async (entry: SpeechJobReuseEntry) => {
   ]);
   return a !== undefined && t !== undefined;
 };
-
-export const getSpeechJobOf = (companyId: string, jobId: string) => getJob(SPEECH_JOB_TYPE, companyId, jobId);
-
-export const listSpeechJobsOf = (companyId: string, request: PageRequest) =>
-  listJobs(SPEECH_JOB_TYPE, companyId, request);
-
-export const cancelSpeechJobOf = (companyId: string, jobId: string, now: Date) =>
-  cancelJob(SPEECH_JOB_TYPE, companyId, jobId, now);

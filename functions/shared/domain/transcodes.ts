@@ -5,11 +5,9 @@ import {
   transcodeStore,
 } from '../data/transcode-jobs';
 import type { TranscodePreset } from '../types/transcodes';
-import { cancelJob, getJob, listJobs, retryJob } from './jobs/commands';
 import { enqueueJob } from './jobs/enqueue';
 import { defineJobType } from './jobs/job-type';
 import { publicFile, publicJobFields } from './jobs/view';
-import type { PageRequest } from './pages';
 
 /**
  * Transcode jobs: a job type of the engine (`domain/jobs/`). Decisions where the spec is silent:
@@ -76,14 +74,3 @@ export const enqueueTranscode = (
   now: Date,
 ): Promise<TranscodeJobRecord> =>
   enqueueJob(transcodeJobs, companyId, { source: input, fields: () => ({ preset: input.preset }) }, now);
-
-export const getTranscode = (companyId: string, jobId: string) => getJob(transcodeJobs, companyId, jobId);
-
-export const listTranscodes = (companyId: string, request: PageRequest) =>
-  listJobs(transcodeJobs, companyId, request);
-
-export const cancelTranscode = (companyId: string, jobId: string, now: Date) =>
-  cancelJob(transcodeJobs, companyId, jobId, now);
-
-export const retryTranscode = (companyId: string, jobId: string, now: Date) =>
-  retryJob(transcodeJobs, companyId, jobId, now);

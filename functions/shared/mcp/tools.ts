@@ -2,8 +2,9 @@ import { createItem, deleteItem, getItem, updateItem } from '../domain/dynadata/
 import { listItems } from '../domain/dynadata/list';
 import { listRequestSchema } from '../domain/dynadata/list-request';
 import { typeSummaryPage } from '../domain/dynadata/types';
-import { getSpeechJobOf, toPublicSpeechJob } from '../domain/speech-jobs';
-import { getTranscode, toPublicJob } from '../domain/transcodes';
+import { getJob } from '../domain/jobs/commands';
+import { SPEECH_JOB_TYPE, toPublicSpeechJob } from '../domain/speech-jobs';
+import { toPublicJob, transcodeJobs } from '../domain/transcodes';
 import { getTranscription, toPublicTranscription } from '../domain/transcriptions';
 import { getUsageSnapshot } from '../domain/usage';
 import { listWorkflowRuns, listWorkflows } from '../domain/workflows/definitions';
@@ -80,7 +81,7 @@ export const TOOLS = /* @__PURE__ */ lazy((): readonly ToolDefinition[] => {
       input: z.object({ id: jobId }).strict(),
       output: transcodeJobSchema(),
       effect: 'read',
-      run: async ({ auth }, { id }) => toPublicJob(await getTranscode(auth.companyId, id)),
+      run: async ({ auth }, { id }) => toPublicJob(await getJob(transcodeJobs, auth.companyId, id)),
     }),
     tool({
       name: 'get_transcription_job',
@@ -104,7 +105,7 @@ export const TOOLS = /* @__PURE__ */ lazy((): readonly ToolDefinition[] => {
       input: z.object({ id: jobId }).strict(),
       output: speechJobSchema(),
       effect: 'read',
-      run: async ({ auth }, { id }) => toPublicSpeechJob(await getSpeechJobOf(auth.companyId, id)),
+      run: async ({ auth }, { id }) => toPublicSpeechJob(await getJob(SPEECH_JOB_TYPE, auth.companyId, id)),
     }),
     tool({
       name: 'get_usage',

@@ -10,8 +10,8 @@ import { fullPathDocumentation } from './storage-schemas';
 
 /**
  * The routes and view fields every job type shares (the job engine's HTTP side): a type's route module
- * declares its enqueue route itself (its input schema) and takes the list, read, cancel and retry routes and
- * the common fields of its job schema from here, so their shapes and refusals are the same for every type.
+ * takes its enqueue (with its own input schema), list, read, cancel and retry routes and the common fields of
+ * its job schema from here, so their shapes and refusals are the same for every type.
  */
 
 /** A stored file a job reads or wrote. */
@@ -89,6 +89,48 @@ interface JobRouteBase<G extends RouteGroup, P extends `/v1/${string}`> {
   scope: Scope;
 }
 
+/** What a collection route of the type declares about itself. */
+const routeHeader = <const O extends string, G extends RouteGroup, P extends `/v1/${string}`>(
+  options: JobRouteBase<G, P> & { operationId: O; summary: string; description: string },
+) => {
+  const { path, group, operationId, summary, description, tag, scope } = options;
+  return { path, group, operationId, summary, description, tag, scope };
+};
+
+/** `POST <path>`: enqueue a job of the type from its own input (`body`), keyed by `Idempotency-Key`. */
+export const enqueueJobRoute = <
+  const O extends string,
+  G extends RouteGroup,
+  P extends `/v1/${string}`,
+  B extends z.ZodType,
+  S extends z.ZodType,
+>(
+  options: JobRouteBase<G, P> & {
+    operationId: O;
+    summary: string;
+    description: string;
+    body: () => B;
+    response: () => S;
+    successStatus: 201 | 202;
+    errors: readonly ErrorCode[];
+    examples: { request: unknown; response?: unknown };
+  },
+) =>
+  route({
+    method: 'POST',
+    ...routeHeader(options),
+    idempotency: 'keyed',
+    get body() {
+      return options.body();
+    },
+    get response() {
+      return options.response();
+    },
+    successStatus: options.successStatus,
+    errors: options.errors,
+    examples: options.examples,
+  });
+
 /** `GET <path>`: the company's jobs of the type, newest first, by the one paging rule. */
 export const listJobsRoute = <
   const O extends string,
@@ -100,13 +142,7 @@ export const listJobsRoute = <
 ) =>
   route({
     method: 'GET',
-    path: options.path,
-    group: options.group,
-    operationId: options.operationId,
-    summary: options.summary,
-    description: options.description,
-    tag: options.tag,
-    scope: options.scope,
+    ...routeHeader(options),
     get query() {
       return z.object(pageQuery('Jobs', MAX_JOB_PAGE, DEFAULT_JOB_PAGE));
     },

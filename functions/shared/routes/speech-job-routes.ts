@@ -1,6 +1,5 @@
 import { createSpeechJobBodySchema } from '../domain/speech-request';
-import { jobRoute, listJobsRoute } from './job-routes';
-import { route } from './route-definition';
+import { enqueueJobRoute, jobRoute, listJobsRoute } from './job-routes';
 import { speechJobResponseSchema, speechJobSchema } from './speech-job-schemas';
 
 /**
@@ -43,10 +42,8 @@ const pendingJob = {
 const JOBS = { group: 'speech', path: '/v1/speech/jobs', tag: 'Speech', scope: 'speech:write' } as const;
 
 export const SPEECH_JOB_ROUTES = [
-  route({
-    method: 'POST',
-    path: '/v1/speech/jobs',
-    group: 'speech',
+  enqueueJobRoute({
+    ...JOBS,
     operationId: 'createSpeechJob',
     summary: 'Enqueue a long-form speech job',
     description:
@@ -56,16 +53,9 @@ export const SPEECH_JOB_ROUTES = [
       'is still stored is reused (`reused: true`, nothing billed). Bills the characters to `speech_characters` ' +
       "when done; 429 `speech_quota_exceeded` when they would pass the month's allowance, 429 " +
       "`speech_job_queue_full` (Retry-After) at the plan's cap of unfinished jobs. Honours Idempotency-Key.",
-    tag: 'Speech',
-    scope: 'speech:write',
-    get body() {
-      return createSpeechJobBodySchema();
-    },
-    get response() {
-      return speechJobResponseSchema();
-    },
+    body: createSpeechJobBodySchema,
+    response: speechJobResponseSchema,
     successStatus: 201,
-    idempotency: 'keyed',
     errors: ['speech_quota_exceeded', 'speech_job_queue_full', 'service_unavailable'],
     examples: {
       request: { markdown: '# Chapter one\n\nIt was a bright cold day in April.', format: 'mp3' },

@@ -1,5 +1,4 @@
-import { jobRoute, listJobsRoute } from './job-routes';
-import { route } from './route-definition';
+import { enqueueJobRoute, jobRoute, listJobsRoute } from './job-routes';
 import {
   createTranscodeBodySchema,
   transcodeJobResponseSchema,
@@ -14,10 +13,9 @@ const JOBS = { group: 'transcodes', path: '/v1/transcodes', tag: 'Media transfor
  * routes.
  */
 export const TRANSCODE_ROUTES = [
-  route({
-    method: 'POST',
-    path: '/v1/transcodes',
-    group: 'transcodes',
+  enqueueJobRoute({
+    ...JOBS,
+    scope: 'transcodes:write',
     operationId: 'createTranscode',
     summary: 'Enqueue a media transform job',
     description:
@@ -26,15 +24,8 @@ export const TRANSCODE_ROUTES = [
       'to the same preset is reused (`reused: true`, nothing billed). 429 `transcode_quota_exceeded` when ' +
       "the month's transcode seconds are used up; 429 `transcode_queue_full` (Retry-After) at the plan's " +
       'cap of unfinished jobs.',
-    tag: 'Media transforms',
-    scope: 'transcodes:write',
-    idempotency: 'keyed',
-    get body() {
-      return createTranscodeBodySchema();
-    },
-    get response() {
-      return transcodeJobResponseSchema();
-    },
+    body: createTranscodeBodySchema,
+    response: transcodeJobResponseSchema,
     successStatus: 202,
     errors: [
       'not_found',

@@ -1,75 +1,51 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { mp3Seconds, oggOpusSeconds, PCM_SAMPLE_RATE, wavHeader } from '../../shared/audio-frames';
+import { audioSeconds, wavHeader } from '../../shared/audio-frames';
 import { deleteObject } from '../../shared/aws/s3';
-import { downloadObject, readObjectText, uploadFile } from '../../shared/aws/s3-objects';
+import { objectOfUrl, readObject, readObjectText } from '../../shared/aws/s3-objects';
 import type { SpeechJobRecord } from '../../shared/data/speech-jobs';
 import { speechJobReuseKey } from '../../shared/data/speech-jobs';
-import { recordStoredObject } from '../../shared/data/stored-objects';
-import { jobFolder, recordEngineFile, writeJobFile } from '../../shared/domain/jobs/output-files';
+import {
+  deleteIntermediateFile,
+  jobFolder,
+  recordJobFile,
+  writeJobFile,
+} from '../../shared/domain/jobs/output-files';
 import { runStep, type StepDeps, stepError } from '../../shared/domain/jobs/worker-shell';
 import { SPEECH_JOB_TYPE } from '../../shared/domain/speech-jobs';
 import { parseSentenceMarks, timingsFromMarks } from '../../shared/domain/speech-timings';
-import { logger } from '../../shared/logger';
 import type { SpeechJobResult } from '../../shared/types/speech-jobs';
 import { SPEECH_FORMAT_FILES } from '../../shared/types/speech-voices';
 import type { FinalizeInput, JobRef } from './types';
 
-/** Bucket and key of a task's `OutputUri` (`https://s3.<region>.amazonaws.com/<bucket>/<key>`, path style). */
-export const objectOfUri = (uri: string): { bucket: string; key: string } => {
-  const path = decodeURIComponent(new URL(uri).pathname).replace(/^\//, '');
-  const slash = path.indexOf('/');
-  if (slash <= 0) throw stepError('OutputMissing', `Not an object URI: ${uri}`);
-  return { bucket: path.slice(0, slash), key: path.slice(slash + 1) };
+/** Bucket and key of a task's `OutputUri` (path style). */
+const objectOfUri = (uri: string) => {
+  const object = objectOfUrl(uri);
+  if (!object) throw stepError('OutputMissing', `Not an object URI: ${uri}`);
+  return object;
 };
 
-/** Seconds of the audio, read from its bytes (no decoder). */
-const secondsOf = (format: SpeechJobRecord['format'], data: Buffer) =>
-  format === 'wav'
-    ? data.length / (PCM_SAMPLE_RATE * 2)
-    : format === 'mp3'
-      ? mp3Seconds(data)
-      : oggOpusSeconds([data]);
-
 /**
- * The audio as stored for the tenant and its duration: Polly's `pcm` becomes a WAV file (`audio.wav`, the
- * header written before the samples, the raw file deleted); mp3 and Ogg Opus stay where Polly wrote them.
- * Either is recorded as a stored object of the company.
+ * The audio as stored for the tenant, one of its stored objects: Polly's `pcm` becomes a WAV file (`audio.wav`,
+ * the header before the samples, the raw file deleted); mp3 and Ogg Opus stay where Polly wrote them.
  */
-const storeAudio = async (job: SpeechJobRecord, ref: JobRef, uri: string, now: Date) => {
-  const { bucket, key } = objectOfUri(uri);
+const storeAudio = async (
+  job: SpeechJobRecord,
+  ref: JobRef,
+  { bucket, key }: { bucket: string; key: string },
+  audio: { body: Uint8Array; etag: string },
+  now: Date,
+) => {
   const { contentType } = SPEECH_FORMAT_FILES[job.format];
-  const dir = await mkdtemp(join(tmpdir(), 'speech-job-'));
-  try {
-    const file = join(dir, 'audio');
-    await downloadObject(bucket, key, file).catch(() => {
-      throw stepError('OutputMissing', 'The speech engine wrote no audio.');
-    });
-    const data = await readFile(file);
-    const seconds = secondsOf(job.format, data);
-    if (job.format !== 'wav') {
-      const recorded = await recordEngineFile(
-        { companyId: ref.companyId, bucket, fullPath: key, contentType },
-        now,
-      );
-      if (!recorded) throw stepError('OutputMissing', 'The speech engine wrote no audio.');
-      return { ...recorded, seconds };
-    }
-    const wav = join(dir, 'audio.wav');
-    await writeFile(wav, Buffer.concat([wavHeader(data.length), data]));
-    const fullPath = `${jobFolder('speechJobs', ref)}audio.wav`;
-    const { size, etag } = await uploadFile(bucket, fullPath, wav, contentType);
-    await recordStoredObject(
-      ref.companyId,
-      { bucket, fullPath, size, contentType, etag, createdAt: now.toISOString() },
-      now,
-    );
-    await deleteObject(bucket, key);
-    return { bucket, fullPath, size, etag, seconds };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  const data = Buffer.from(audio.body);
+  if (job.format !== 'wav') {
+    const file = { bucket, fullPath: key, size: data.length, etag: audio.etag };
+    await recordJobFile({ ...file, companyId: ref.companyId, contentType }, now);
+    return file;
   }
+  const body = Buffer.concat([wavHeader(data.length), data]);
+  const fullPath = `${jobFolder('speechJobs', ref)}audio.wav`;
+  const file = await writeJobFile({ companyId: ref.companyId, bucket, fullPath, body, contentType }, now);
+  await deleteObject(bucket, key);
+  return { ...file, size: body.length };
 };
 
 /**
@@ -80,23 +56,32 @@ const storeAudio = async (job: SpeechJobRecord, ref: JobRef, uri: string, now: D
  */
 export const finalizeStep = (input: FinalizeInput, deps: StepDeps): Promise<JobRef> =>
   runStep(SPEECH_JOB_TYPE, input, deps, async (step) => {
-    const job = await step.read(['synthesizing']);
     const marks = objectOfUri(input.marksUri);
-    const marksText = await readObjectText(marks.bucket, marks.key);
+    const engineAudio = objectOfUri(input.audioUri);
+    // The job, the marks and the audio are read at once, and both files written at once.
+    const [job, marksText, audioBytes] = await Promise.all([
+      step.read(['synthesizing']),
+      readObjectText(marks.bucket, marks.key),
+      readObject(engineAudio.bucket, engineAudio.key),
+    ]);
     if (marksText === undefined) throw stepError('OutputMissing', 'The speech engine wrote no speech marks.');
-    const audio = await storeAudio(job, step.ref, input.audioUri, step.now);
-    const durationSeconds = Math.round(audio.seconds * 1000) / 1000;
+    if (!audioBytes) throw stepError('OutputMissing', 'The speech engine wrote no audio.');
+    const seconds = audioSeconds(job.format, audioBytes.body);
+    const durationSeconds = Math.round(seconds * 1000) / 1000;
     const sentences = timingsFromMarks(parseSentenceMarks(marksText), durationSeconds * 1000);
-    const timings = await writeJobFile(
-      {
-        companyId: job.companyId,
-        bucket: audio.bucket,
-        fullPath: `${jobFolder('speechJobs', step.ref)}timings.json`,
-        body: JSON.stringify(sentences),
-        contentType: 'application/json',
-      },
-      step.now,
-    );
+    const [audio, timings] = await Promise.all([
+      storeAudio(job, step.ref, engineAudio, audioBytes, step.now),
+      writeJobFile(
+        {
+          companyId: job.companyId,
+          bucket: engineAudio.bucket,
+          fullPath: `${jobFolder('speechJobs', step.ref)}timings.json`,
+          body: JSON.stringify(sentences),
+          contentType: 'application/json',
+        },
+        step.now,
+      ),
+    ]);
     const result: SpeechJobResult = {
       audio: { bucket: audio.bucket, fullPath: audio.fullPath, size: audio.size, format: job.format },
       timings: { ...timings, sentences: sentences.length },
@@ -113,9 +98,6 @@ export const finalizeStep = (input: FinalizeInput, deps: StepDeps): Promise<JobR
       },
       observed: job,
     });
-    // The marks are an intermediate file: once the job is `done` nothing reads them again.
-    await deleteObject(marks.bucket, marks.key).catch((error: unknown) =>
-      logger.warn('speech marks not deleted', { jobId: job.jobId, error: error as Error }),
-    );
+    await deleteIntermediateFile(marks.bucket, marks.key, job.jobId);
     return step.ref;
   });

@@ -1,10 +1,9 @@
 import { readObjectText } from '../../shared/aws/s3-objects';
-import { speechJobReuseKey } from '../../shared/data/speech-jobs';
+import { type SpeechJobReuseEntry, speechJobReuseKey } from '../../shared/data/speech-jobs';
 import { jobFolder } from '../../shared/domain/jobs/output-files';
 import { runStep, type StepDeps, stepError } from '../../shared/domain/jobs/worker-shell';
 import { SPEECH_JOB_TYPE, speechJobResultExists, speechJobTextPath } from '../../shared/domain/speech-jobs';
 import { env } from '../../shared/env';
-import { logger } from '../../shared/logger';
 import { DEFAULT_VOICE_PROFILE, VOICE_PROFILES } from '../../shared/types/speech-voices';
 import type { PrepareInput, PrepareOutput } from './types';
 
@@ -32,18 +31,16 @@ export const prepareStep = (input: PrepareInput, deps: StepDeps): Promise<Prepar
       percent: 0,
       ...(input.executionArn ? { executionArn: input.executionArn } : {}),
     });
-    const reuse = await SPEECH_JOB_TYPE.lifecycle.getReuse(job.companyId, speechJobReuseKey(job));
-    if (reuse && (await speechJobResultExists(reuse))) {
-      await step.completeReused({
-        from: ['synthesizing'],
-        set: { result: reuse.result, durationSeconds: reuse.durationSeconds },
-        observed: job,
-      });
-      logger.info('speech job reused', { jobId: job.jobId, sourceJobId: reuse.sourceJobId });
+    const bucket = env().bucketName;
+    // The text is read with the reuse entry (unused when the job is reused).
+    const [reuse, text] = await Promise.all([
+      SPEECH_JOB_TYPE.lifecycle.getReuse(job.companyId, speechJobReuseKey(job)),
+      readObjectText(bucket, speechJobTextPath(job)),
+    ]);
+    const set = ({ result, durationSeconds }: SpeechJobReuseEntry) => ({ result, durationSeconds });
+    if (await step.reuseStored(reuse, speechJobResultExists, { from: 'synthesizing', observed: job, set })) {
       return { ...step.ref, reused: true };
     }
-    const bucket = env().bucketName;
-    const text = await readObjectText(bucket, speechJobTextPath(job));
     if (text === undefined) throw stepError('InputMissing', 'The text of the job is no longer stored.');
     const voice = VOICE_PROFILES.find((v) => v.id === job.voiceProfileId) ?? DEFAULT_VOICE_PROFILE;
     return {

@@ -45,5 +45,3 @@ export interface FinalizeInput extends JobRef {
   marksUri: string;
   workerMs?: number;
 }
-
-export type WorkerInput = PrepareInput | FinalizeInput | FailInput;

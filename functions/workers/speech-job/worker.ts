@@ -2,7 +2,7 @@ import { createJobWorker, type StepDeps } from '../../shared/domain/jobs/worker-
 import { SPEECH_JOB_TYPE } from '../../shared/domain/speech-jobs';
 import { finalizeStep } from './finalize';
 import { prepareStep } from './prepare';
-import type { FinalizeInput, PrepareInput, WorkerInput } from './types';
+import type { FinalizeInput, PrepareInput } from './types';
 
 /**
  * The speech job worker: the Lambda tasks of `statemachines/speech-job.asl.json` (prepare, finalize, and the
@@ -12,8 +12,8 @@ export const createSpeechJobWorker = (deps: StepDeps = {}) =>
   createJobWorker(
     SPEECH_JOB_TYPE,
     {
-      prepare: (input: WorkerInput) => prepareStep(input as PrepareInput, deps),
-      finalize: (input: WorkerInput) => finalizeStep(input as FinalizeInput, deps),
+      prepare: (input: PrepareInput) => prepareStep(input, deps),
+      finalize: (input: FinalizeInput) => finalizeStep(input, deps),
     },
     deps,
   );

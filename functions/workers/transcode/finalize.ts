@@ -1,14 +1,11 @@
 import { headObject } from '../../shared/aws/s3-objects';
 import { transcodeReuseKey } from '../../shared/data/transcode-jobs';
-import { engineRunMs } from '../../shared/domain/compute-time';
+import { billableSeconds, engineRunMs } from '../../shared/domain/compute-time';
 import { recordEngineFile } from '../../shared/domain/jobs/output-files';
 import { runStep, stepError } from '../../shared/domain/jobs/worker-shell';
 import { transcodeJobs } from '../../shared/domain/transcodes';
 import { LEASE_SECONDS } from './probe';
 import type { FinalizeInput, JobRef, WorkerDeps } from './types';
-
-/** Seconds billed for a conversion: the source duration, rounded up to whole seconds. */
-export const billableSeconds = (durationSeconds: number) => Math.max(1, Math.ceil(durationSeconds));
 
 /**
  * Finalize step: `transcoding` → `finalizing`, records the engine's output as a stored object of the

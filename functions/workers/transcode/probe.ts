@@ -2,7 +2,7 @@ import type { TranscodeJobRecord } from '../../shared/data/transcode-jobs';
 import { transcodeReuseKey } from '../../shared/data/transcode-jobs';
 import { jobFolder } from '../../shared/domain/jobs/output-files';
 import { claimAndProbeSource } from '../../shared/domain/jobs/source-step';
-import { runStep } from '../../shared/domain/jobs/worker-shell';
+import { runStep, stateMachineOf } from '../../shared/domain/jobs/worker-shell';
 import {
   mediaConvertSettings,
   presetContentType,
@@ -16,15 +16,6 @@ export const LEASE_SECONDS = { probe: 300, transcode: 7200 + 600, finalize: 300 
 
 export const outputPath = (job: Pick<TranscodeJobRecord, 'companyId' | 'jobId' | 'attempt' | 'preset'>) =>
   `${jobFolder('transcodes', job)}output.${presetExtension(job.preset)}`;
-
-/**
- * The machine's name from its execution ARN (`arn:...:execution:<machine>:<id>`), given to MediaConvert so
- * the progress rule matches only jobs of this machine.
- */
-const stateMachineOf = (executionArn: string | undefined): { stateMachine?: string } => {
-  const parts = executionArn?.split(':') ?? [];
-  return parts[5] === 'execution' && parts[6] ? { stateMachine: parts[6] } : {};
-};
 
 /**
  * Probe step: the engine's source step (`pending` → `probing`, reuse of the same content converted to the

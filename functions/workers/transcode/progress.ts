@@ -1,35 +1,16 @@
-import { jobStep } from '../../shared/domain/jobs/worker-shell';
+import { recordEngineProgress } from '../../shared/domain/jobs/worker-shell';
 import { transcodeJobs } from '../../shared/domain/transcodes';
 import type { ProgressInput, WorkerDeps } from './types';
 
 /**
- * Records the percent complete of a MediaConvert job on the job (the recorder the local engine uses). Only
- * a job of the same attempt that is still `transcoding` takes it; anything else (a late event, a canceled
- * or retried job) is ignored. Capped at 99: 100 is written by finalize.
+ * Records the percent complete of a MediaConvert job (its `STATUS_UPDATE` events) on the `transcoding` job
+ * its user metadata names; other events are ignored.
  */
-export const progressStep = async (
-  input: ProgressInput,
-  deps: Pick<WorkerDeps, 'now'>,
-): Promise<{ recorded: boolean; percent?: number }> => {
-  const meta = input.detail?.userMetadata ?? {};
-  const percent = Number(input.detail?.jobProgress?.jobPercentComplete);
-  const attempt = Number(meta.attempt);
-  if (
-    input.detail?.status !== 'STATUS_UPDATE' ||
-    !meta.companyId ||
-    !meta.jobId ||
-    !Number.isInteger(attempt) ||
-    !Number.isFinite(percent)
-  ) {
-    return { recorded: false };
-  }
-  const clamped = Math.max(0, Math.min(99, Math.floor(percent)));
-  const step = jobStep(
-    transcodeJobs,
-    { companyId: meta.companyId, jobId: meta.jobId, attempt },
-    deps.now?.() ?? new Date(),
-  );
-  return (await step.progress('transcoding', clamped))
-    ? { recorded: true, percent: clamped }
+export const progressStep = async (input: ProgressInput, deps: Pick<WorkerDeps, 'now'>) =>
+  input.detail?.status === 'STATUS_UPDATE'
+    ? recordEngineProgress(transcodeJobs, 'transcoding', {
+        ...(input.detail.userMetadata ? { meta: input.detail.userMetadata } : {}),
+        percent: Number(input.detail.jobProgress?.jobPercentComplete),
+        now: deps.now?.() ?? new Date(),
+      })
     : { recorded: false };
-};

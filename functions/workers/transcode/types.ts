@@ -1,6 +1,11 @@
 import type { headObject } from '../../shared/aws/s3-objects';
 import type { JobRef } from '../../shared/data/jobs/record';
-import type { SourceStepDeps, SourceStepInput, SourceStepOutput } from '../../shared/domain/jobs/source-step';
+import type {
+  SourceFinalizeInput,
+  SourceStepDeps,
+  SourceStepInput,
+  SourceStepOutput,
+} from '../../shared/domain/jobs/source-step';
 import type { FailInput } from '../../shared/domain/jobs/worker-shell';
 
 /**
@@ -26,14 +31,8 @@ export interface EngineTiming {
   FinishTime?: unknown;
 }
 
-export interface FinalizeInput extends JobRef {
-  action: 'finalize';
-  durationSeconds: number;
+export interface FinalizeInput extends SourceFinalizeInput {
   output: { bucket: string; fullPath: string; contentType: string };
-  /** The probed source size and ETag (absent only for executions started before they were passed on). */
-  source?: { size: number; etag: string };
-  /** The probe step's run time (absent for executions started before it was passed on). */
-  workerMs?: number;
   /** The engine's timing of the conversion: its start to finish is the job's media time. */
   engineTiming?: EngineTiming;
 }

@@ -1,8 +1,7 @@
-import { deleteObject } from '../../shared/aws/s3';
 import { readObjectText } from '../../shared/aws/s3-objects';
 import { transcriptionReuseKey } from '../../shared/data/transcription-jobs';
-import { engineRunMs } from '../../shared/domain/compute-time';
-import { jobFolder, writeJobFile } from '../../shared/domain/jobs/output-files';
+import { billableSeconds, engineRunMs } from '../../shared/domain/compute-time';
+import { deleteIntermediateFile, jobFolder, writeJobFile } from '../../shared/domain/jobs/output-files';
 import { runStep, stepError } from '../../shared/domain/jobs/worker-shell';
 import { transcriptionJobs } from '../../shared/domain/transcriptions';
 import {
@@ -14,11 +13,7 @@ import {
   toVtt,
   wordsFromTranscribe,
 } from '../../shared/domain/transcripts';
-import { logger } from '../../shared/logger';
 import type { FinalizeInput, JobRef, WorkerDeps } from './types';
-
-/** Seconds billed for a transcription: the audio duration, rounded up to whole seconds. */
-export const billableSeconds = (durationSeconds: number) => Math.max(1, Math.ceil(durationSeconds));
 
 const parseEngineOutput = (text: string | undefined): TranscribeOutput => {
   if (text === undefined) throw stepError('OutputMissing', 'The speech engine wrote no transcript.');
@@ -43,10 +38,12 @@ const parseEngineOutput = (text: string | undefined): TranscribeOutput => {
 export const finalizeStep = (input: FinalizeInput, deps: Pick<WorkerDeps, 'now'>): Promise<JobRef> =>
   runStep(transcriptionJobs, input, deps, async (step) => {
     const { ref, now } = step;
-    const job = await step.read(['transcribing']);
-    const output = parseEngineOutput(
-      await readObjectText(input.engineOutput.bucket, input.engineOutput.fullPath),
-    );
+    // The job and the engine's output are read at once.
+    const [job, engineText] = await Promise.all([
+      step.read(['transcribing']),
+      readObjectText(input.engineOutput.bucket, input.engineOutput.fullPath),
+    ]);
+    const output = parseEngineOutput(engineText);
     const words = wordsFromTranscribe(output);
     const text = textFromTranscribe(output, words);
     const language = output.results.language_code ?? job.language;
@@ -88,10 +85,7 @@ export const finalizeStep = (input: FinalizeInput, deps: Pick<WorkerDeps, 'now'>
       },
       observed: job,
     });
-    // The engine's own JSON is an intermediate file, not one of the company's stored objects: once the job
-    // is `done` nothing reads it again (a repeated finalize finds the job done and ends without reading).
-    await deleteObject(input.engineOutput.bucket, input.engineOutput.fullPath).catch((error: unknown) =>
-      logger.warn('engine output not deleted', { jobId: ref.jobId, error: error as Error }),
-    );
+    // The engine's own JSON is an intermediate file, not one of the company's stored objects.
+    await deleteIntermediateFile(input.engineOutput.bucket, input.engineOutput.fullPath, ref.jobId);
     return ref;
   });

@@ -1,5 +1,10 @@
 import type { JobRef } from '../../shared/data/jobs/record';
-import type { SourceStepDeps, SourceStepInput, SourceStepOutput } from '../../shared/domain/jobs/source-step';
+import type {
+  SourceFinalizeInput,
+  SourceStepDeps,
+  SourceStepInput,
+  SourceStepOutput,
+} from '../../shared/domain/jobs/source-step';
 import type { FailInput } from '../../shared/domain/jobs/worker-shell';
 
 /**
@@ -34,13 +39,9 @@ export interface EngineJob {
   CompletionTime?: unknown;
 }
 
-export interface FinalizeInput extends JobRef {
-  action: 'finalize';
-  durationSeconds: number;
+export interface FinalizeInput extends SourceFinalizeInput {
   engineOutput: { bucket: string; fullPath: string };
   source: { size: number; etag: string };
-  /** The probe step's run time (absent for executions started before it was passed on). */
-  workerMs?: number;
   /** The engine's job as last checked: its start and completion times are the job's media time. */
   engineJob?: EngineJob;
 }

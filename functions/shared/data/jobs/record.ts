@@ -46,3 +46,17 @@ export interface JobRef {
   jobId: string;
   attempt: number;
 }
+
+/** What every reuse entry (the stored result of an earlier finished job of the same request) records. */
+export interface ReuseEntryBase {
+  sourceJobId: string;
+  durationSeconds: number;
+  createdAt: string;
+}
+
+/** The attributes every reuse entry stores (a type's schema adds its result). */
+export const reuseEntryFields = {
+  sourceJobId: zm.string(),
+  durationSeconds: zm.number(),
+  createdAt: zm.string(),
+};

@@ -133,3 +133,22 @@ export const retryJob = async <S extends string, R extends JobRecordBase<S>, E e
   }
   return startAttempt(type, retried, now);
 };
+
+/**
+ * The API handlers of a type's job routes (read, list, cancel, retry): `{ job }` as the tenant sees it after
+ * the read or command, or a page of views. A type's API module adds its own enqueue handler.
+ */
+export const jobRouteHandlers = <S extends string, R extends JobRecordBase<S>, E extends object, V>(
+  type: Type<S, R, E, V>,
+) => {
+  type One = { auth: { companyId: string }; params: { id: string } };
+  const answer = async (job: Promise<R>) => ({ body: { job: type.view(await job) } });
+  return {
+    get: ({ auth, params }: One) => answer(getJob(type, auth.companyId, params.id)),
+    list: async ({ auth, query }: { auth: { companyId: string }; query: PageRequest }) => ({
+      body: await listJobs(type, auth.companyId, query),
+    }),
+    cancel: ({ auth, params }: One) => answer(cancelJob(type, auth.companyId, params.id, new Date())),
+    retry: ({ auth, params }: One) => answer(retryJob(type, auth.companyId, params.id, new Date())),
+  };
+};

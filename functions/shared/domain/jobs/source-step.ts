@@ -2,7 +2,6 @@ import type { MediaProbe, MediaProber } from '../../aws/mediaconvert';
 import { headObject } from '../../aws/s3-objects';
 import type { JobFields } from '../../data/jobs/moves';
 import type { JobRecordBase, JobRef } from '../../data/jobs/record';
-import { logger } from '../../logger';
 import type { PlanLimits } from '../../types/plans';
 import { companyLimits } from '../company-limits';
 import type { JobSource } from './enqueue';
@@ -10,8 +9,8 @@ import type { JobFile } from './output-files';
 import { type AdvanceOptions, type JobStep, type StepDeps, type StepInput, stepError } from './worker-shell';
 
 /**
- * The first step of a job type that reads a stored source (transcodes, transcriptions): claim the job, read
- * the source as stored now and the plan's limits (in parallel), finish the job with the stored result of the
+ * The first step of a job type that reads a stored source (transcodes, transcriptions): claim the job (the
+ * plan's limits read meanwhile), read the source as stored now (its earlier result read meanwhile), finish the job with the stored result of the
  * same content done before (billed 0) when that result still exists, else check the plan's size limit, probe
  * the media and check its duration limit. Errors: `SourceMissing`, `SourceTooLarge`, `SourceTooLong`, and
  * `SourceUnreadable` from the prober; the type's `accept` may throw its own.
@@ -31,6 +30,16 @@ export interface SourceStepOutput extends JobRef {
   source?: { size: number; etag: string };
   durationSeconds?: number;
   /** How long this step ran, in milliseconds (billed as `computeMs.workers` when the job is done). */
+  workerMs?: number;
+}
+
+/** What the finalize step of a source-reading type gets from the machine; a type's input adds its engine's. */
+export interface SourceFinalizeInput extends JobRef {
+  action: 'finalize';
+  durationSeconds: number;
+  /** The probed source size and ETag (absent only for executions started before they were passed on). */
+  source?: { size: number; etag: string };
+  /** The probe step's run time (absent for executions started before it was passed on). */
   workerMs?: number;
 }
 
@@ -60,18 +69,25 @@ export const claimAndProbeSource = async <
   { reused: true } | { reused: false; job: R; head: { size: number; etag: string }; media: MediaProbe }
 > => {
   const { ref } = step;
-  const job = await step.advance(options.claim);
+  // The plan's limits are read with the claim, and the reuse entry of the content as enqueued with the
+  // source's head; the content as stored now decides (read again only when it changed since).
+  const [job, plan] = await Promise.all([step.advance(options.claim), companyLimits(ref.companyId)]);
   const { source } = job;
-  const [head, plan] = await Promise.all([
+  const enqueued = options.reuse.key(source, job);
+  const [head, early] = await Promise.all([
     headObject(source.bucket, source.fullPath),
-    companyLimits(ref.companyId),
+    step.type.lifecycle.getReuse(ref.companyId, enqueued),
   ]);
   if (!head) throw stepError('SourceMissing', 'The source file no longer exists.');
-  const reuse = await step.type.lifecycle.getReuse(ref.companyId, options.reuse.key(head, job));
-  const file = reuse && options.reuse.file(reuse);
-  if (reuse && file && (await headObject(file.bucket, file.fullPath))) {
-    await step.completeReused({ from: [options.claim.to], set: options.reuse.set(reuse), observed: job });
-    logger.info('job reused', { jobId: ref.jobId, sourceJobId: reuse.sourceJobId });
+  const key = options.reuse.key(head, job);
+  const reuse = key === enqueued ? early : await step.type.lifecycle.getReuse(ref.companyId, key);
+  const stored = async (entry: E) => {
+    const file = options.reuse.file(entry);
+    return (await headObject(file.bucket, file.fullPath)) !== undefined;
+  };
+  if (
+    await step.reuseStored(reuse, stored, { from: options.claim.to, observed: job, set: options.reuse.set })
+  ) {
     return { reused: true };
   }
   const limits = options.limits(plan);

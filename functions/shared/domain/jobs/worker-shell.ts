@@ -35,6 +35,15 @@ const named = (name: string, message: string) => Object.assign(new Error(message
 /** An error the fail step records with the code its name maps to. */
 export const stepError = (name: string, message: string): Error => named(name, message);
 
+/**
+ * The machine's name from an execution ARN (`arn:...:execution:<machine>:<id>`), for engines whose events
+ * name the machine that started them.
+ */
+export const stateMachineOf = (executionArn: string | undefined): { stateMachine?: string } => {
+  const parts = executionArn?.split(':') ?? [];
+  return parts[5] === 'execution' && parts[6] ? { stateMachine: parts[6] } : {};
+};
+
 /** The lease of a step: until `seconds` from now. */
 export const leaseFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
 
@@ -121,6 +130,24 @@ export const jobStep = <S extends string, R extends JobRecordBase<S>, E extends 
     /** The billed move to `done` (meter, reuse entry, event in one transaction), or gone. */
     complete: (options: Omit<Parameters<typeof type.moves.complete>[0], 'job' | 'now'>) =>
       finishOrGone(() => type.moves.complete({ ...options, job: ref, now })),
+    /**
+     * Finishes the job with an earlier job's stored result (`entry`, billed 0, or gone) when there is one and
+     * `usable` says its files still exist; `false` when not, and the step goes on with its own work.
+     */
+    reuseStored: async (
+      entry: E | undefined,
+      usable: (entry: E) => Promise<boolean>,
+      move: { from: S; observed: R; set: (entry: E) => Partial<JobFields<R>> },
+    ): Promise<boolean> => {
+      if (!entry || !(await usable(entry))) return false;
+      const { from, observed, set } = move;
+      await finishOrGone(() =>
+        type.moves.completeReused({ from: [from], set: set(entry), observed, job: ref, now }),
+      );
+      const source = 'sourceJobId' in entry ? { sourceJobId: String(entry.sourceJobId) } : {};
+      logger.info(`${type.noun} job reused`, { jobId: ref.jobId, ...source });
+      return true;
+    },
     /** The move to `done` with an earlier job's result, billed 0, or gone. */
     completeReused: (options: Omit<Parameters<typeof type.moves.completeReused>[0], 'job' | 'now'>) =>
       finishOrGone(() => type.moves.completeReused({ ...options, job: ref, now })),
@@ -130,6 +157,26 @@ export const jobStep = <S extends string, R extends JobRecordBase<S>, E extends 
 export type JobStep<S extends string, R extends JobRecordBase<S>, E extends object, V> = ReturnType<
   typeof jobStep<S, R, E, V>
 >;
+
+/**
+ * Records an engine's progress event on the job its metadata names (strings, as the engine's job carries
+ * them: `companyId`, `jobId`, `attempt`). Only a job of the same attempt still in `phase` takes it; anything
+ * else (a late event, a canceled or retried job) is ignored. Capped at 99: 100 is written by finalize.
+ */
+export const recordEngineProgress = async <S extends string, R extends JobRecordBase<S>, E extends object, V>(
+  type: JobTypeDefinition<S, R, E, V>,
+  phase: S,
+  event: { meta?: Record<string, string>; percent: number; now: Date },
+): Promise<{ recorded: boolean; percent?: number }> => {
+  const { meta = {}, now } = event;
+  const attempt = Number(meta.attempt);
+  if (!meta.companyId || !meta.jobId || !Number.isInteger(attempt) || !Number.isFinite(event.percent)) {
+    return { recorded: false };
+  }
+  const percent = Math.max(0, Math.min(99, Math.floor(event.percent)));
+  const step = jobStep(type, { companyId: meta.companyId, jobId: meta.jobId, attempt }, now);
+  return (await step.progress(phase, percent)) ? { recorded: true, percent } : { recorded: false };
+};
 
 /** Runs one step of `type` for the attempt `input` names, with its `JobStep`. */
 export const runStep = <S extends string, R extends JobRecordBase<S>, E extends object, V, T>(
