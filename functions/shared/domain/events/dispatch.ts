@@ -146,8 +146,8 @@ const readEvent = (change: StreamChange): EventRecord | undefined => {
  * handled again. Events of different resources run in parallel (at most `PARALLEL_CHANGES` at once), each
  * resource's in order: an event whose earlier event of the same resource failed is not dispatched but
  * rejected too (`HeldBackError`), so it is handled again after it, in order; the other resources go on. A
- * usage month's change is handled on its own (a threshold is passed by exactly one change, whatever the
- * order). A record that cannot be read at all is logged and skipped, so one malformed item never holds the
+ * company's usage changes are handled one after another (a threshold is passed by exactly one change, and
+ * the thresholds are raised in the order the meter reached them). A record that cannot be read at all is logged and skipped, so one malformed item never holds the
  * stream back. Every step is idempotent: a change handled twice creates nothing twice.
  */
 export const createChangeDispatcher = () => {
@@ -183,14 +183,23 @@ export const createChangeDispatcher = () => {
       return handled;
     }
     if (!companyOfUsagePartition(String(image.pk ?? ''))) return Promise.resolve();
-    return run(async () => {
-      try {
-        await raiseUsageThresholds(change);
-      } catch (error) {
-        logger.error('usage change not handled: handled again', { error: error as Error });
-        throw error;
-      }
-    });
+    // One company's usage changes one after another: the thresholds they pass are raised in the order the
+    // meter reached them (80 % before 100 %), whatever happened to an earlier change.
+    const usageLane = `usage#${String(image.pk)}`;
+    const handled = (lanes.get(usageLane) ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() =>
+        run(async () => {
+          try {
+            await raiseUsageThresholds(change);
+          } catch (error) {
+            logger.error('usage change not handled: handled again', { error: error as Error });
+            throw error;
+          }
+        }),
+      );
+    lanes.set(usageLane, handled);
+    return handled;
   };
 };
 
