@@ -147,13 +147,23 @@ const WORKFLOW_DEFINITIONS: FunctionAccess = {
   table: { GetItem: ['workflows'], Query: ['workflows'], PutItem: ['workflows'], UpdateItem: ['workflows'] },
 };
 
+/** Handing a run to the async engine: its first `workflow-run` queue message (`domain/workflows/run-queue.ts`). */
+const RUN_ENGINE: FunctionAccess = { queues: { 'workflow-run': ['SendMessage'] } };
+
 /**
- * The step worker of async runs (`functions/workers/workflow-run`): a run and every action, and it reads the
- * outputs earlier steps stored as objects back (`s3:GetObject`), since each step is its own invocation.
+ * The worker of async runs (`functions/workers/workflow-run`): a run and every action; it reads the outputs
+ * earlier steps stored as objects back (`s3:GetObject`), since a run spans several messages, and sends the
+ * message of the run's next turn (a retry's wait, the rest of a long run). The event source adds the
+ * queue's receive actions.
  */
-export const WORKFLOW_STEP_ACCESS: FunctionAccess = combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, {
-  objects: { 's3:GetObject': ['workflowRuns'] },
-});
+export const WORKFLOW_STEP_ACCESS: FunctionAccess = combineAccess(
+  WORKFLOW_ACTIONS,
+  WORKFLOW_RUN,
+  RUN_ENGINE,
+  {
+    objects: { 's3:GetObject': ['workflowRuns'] },
+  },
+);
 
 export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // The plan catalogue, without a credential: public routes are never metered and none is idempotent.
@@ -261,9 +271,9 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // Saves (head, version and the company's workflow count in one transaction), deletes (a tombstone and the
   // count), lists and reads definitions and runs, creates a run (with its `workflow_runs` meter, after the
   // company's limits), runs sync runs in the function (one invocation: step outputs stay in memory) and hands
-  // async ones to `workflow-run`; cancels a run (its final move, and stopping its execution).
+  // async ones to the engine (`RUN_ENGINE`); cancels a run (its final move, which the engine's next claim sees).
   // POST /v1/workflows/{id}/run is idempotent.
-  workflows: combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, JWT_MINTING, WORKFLOW_DEFINITIONS, {
+  workflows: combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, JWT_MINTING, WORKFLOW_DEFINITIONS, RUN_ENGINE, {
     table: {
       GetItem: ['idempotency'],
       // A workflow's run list (`data/workflow-run-entries.ts`).
@@ -272,7 +282,6 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       UpdateItem: ['usage', 'idempotency'],
       DeleteItem: ['idempotency'],
     },
-    stateMachines: { 'workflow-run': ['StartExecution', 'StopExecution'] },
   }),
   // Webhook endpoints (registered within the plan's cap, listed, read, deleted, pinged: a `ping` event), and
   // events with their deliveries. Registering an endpoint is idempotent.
@@ -288,18 +297,17 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   },
   // The union of what its tools call (`functions/shared/mcp/tools.ts`): a transcode, transcription, speech
   // job or workflow run read by id, the usage snapshot, the Dynadata item calls, the workflow and run lists,
-  // and a sync workflow run (as the workflows group runs one: every action and the hand-off to
-  // `workflow-run`, but no minting: the signing keys stay with the workflows group). POST /v1/mcp is not
+  // and a sync workflow run (as the workflows group runs one: every action and the hand-off to the
+  // engine, but no minting: the signing keys stay with the workflows group). POST /v1/mcp is not
   // idempotent.
   mcp: {
-    ...combineAccess(DYNADATA_ITEMS, USAGE_SNAPSHOT, WORKFLOW_ACTIONS, WORKFLOW_RUN, {
+    ...combineAccess(DYNADATA_ITEMS, USAGE_SNAPSHOT, WORKFLOW_ACTIONS, WORKFLOW_RUN, RUN_ENGINE, {
       table: {
         GetItem: ['transcodes', 'transcriptions', 'speechJobs', 'workflowRuns', 'workflows'],
         Query: ['workflows', 'workflowRuns'],
         PutItem: ['workflowRuns'],
         ...METER,
       },
-      stateMachines: { 'workflow-run': ['StartExecution'] },
     }),
   },
 };
@@ -310,17 +318,16 @@ const UNFINISHED_LIST = 'the unfinished-jobs index is listed by the operator CLI
  * Starting a triggered workflow run (`functions/shared/domain/workflows/triggered-runs.ts`): the workflow's
  * trigger item and head, the company's limits, the run (created with its meter and run list entry; read
  * back when the trigger is handled again), the `workflow_run.finished` event of a run refused by the
- * allowance, and the run's `workflow-run` execution.
+ * allowance, and the run's first message to the engine.
  */
-const TRIGGERED_RUNS: FunctionAccess = {
+const TRIGGERED_RUNS: FunctionAccess = combineAccess(RUN_ENGINE, {
   table: {
     GetItem: ['workflows', 'workflowRuns', 'plans'],
     BatchGetItem: ['company'],
     PutItem: ['workflowRuns', 'events'],
     UpdateItem: ['usage'],
   },
-  stateMachines: { 'workflow-run': ['StartExecution'] },
-};
+});
 
 /** The functions of the jobs stack. */
 export const WORKER_ACCESS = {

@@ -38,6 +38,7 @@ export const createApp = (props?: AppProps): PublicApiApp => {
     data: {
       ...dataResources,
       stateMachines: jobs.stateMachines,
+      queues: { 'workflow-run': jobs.queues['workflow-run']?.queue },
       downloadSigner: data.downloadSigner.secret,
       cursorKey: data.cursorKey,
     },

@@ -19,7 +19,8 @@ export interface JobsStackProps extends StackProps {
 
 /**
  * The asynchronous side of the API: one state machine per kind of job (`statemachines/*.asl.json`) with the
- * worker functions its Task states call, and the webhook events (the table's stream, the delivery queue). Each machine is built by a construct of its own under
+ * worker functions its Task states call, async workflow runs (their queue and worker), and the webhook
+ * events (the table's stream, the delivery queue). Each machine is built by a construct of its own under
  * `lib/constructs/`, and registered here so the API stack can grant its route groups to start and stop it.
  */
 export class JobsStack extends Stack {
@@ -42,11 +43,18 @@ export class JobsStack extends Stack {
     this.stateMachines['speech-job'] = new SpeechJobs(this, 'SpeechJobs', { data: this.data }).stateMachine;
     this.stateMachines['message-delivery'] = new MessageDelivery(this, 'MessageDelivery', props).stateMachine;
     // Workflow steps start the machines above: the worker is granted them, so it comes last.
-    this.stateMachines['workflow-run'] = new WorkflowRuns(this, 'WorkflowRuns', {
+    const runs = new WorkflowRuns(this, 'WorkflowRuns', {
       data: { ...this.data, stateMachines: { ...this.stateMachines } },
-    }).stateMachine;
-    // The dispatcher starts the runs of workflows triggered by events: it is granted `workflow-run`.
-    const withRuns = { data: { ...this.data, stateMachines: { ...this.stateMachines } } };
+    });
+    this.queues['workflow-run'] = { queue: runs.queue, deadLetters: runs.deadLetterQueue };
+    // The dispatcher and the schedule target start the runs of triggered workflows: they send to `workflow-run`.
+    const withRuns = {
+      data: {
+        ...this.data,
+        stateMachines: { ...this.stateMachines },
+        queues: { 'workflow-run': runs.queue },
+      },
+    };
     const events = new WebhookEvents(this, 'WebhookEvents', withRuns);
     this.queues['webhook-delivery'] = { queue: events.queue, deadLetters: events.deadLetterQueue };
     this.workflowSchedules = new WorkflowSchedules(this, 'WorkflowSchedules', withRuns);

@@ -17,7 +17,7 @@ import { failRun, resumeWorkflowRun } from '../shared/domain/workflows/runs';
  * - jobs of every job engine type (transcodes, transcriptions, speech jobs): settled by the engine's recovery
  *   (`domain/jobs/recovery.ts`), `failed` with code `interrupted` (lease cleared, queue slot released, the
  *   `failed` event raised), retryable by the tenant where the type has retry;
- * - async workflow runs: resumed from their cursor by a new `workflow-run` execution; sync runs (their
+ * - async workflow runs: resumed from their cursor by a new `workflow-run` queue message for their turn; sync runs (their
  *   caller's connection is gone) `failed` with `workflow_run_failed` (`docs/decisions/0004-*.md`);
  * - webhook lanes: freed and resumed, so every pending delivery ends delivered or failed with a reason.
  *

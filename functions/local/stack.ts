@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { generateSigningKey, keySetText, parseKeySet, publicKeySetOf } from '../shared/auth/signing-keys';
 import type { AccessLogRecord } from '../shared/http/access-log';
 import { ROUTE_GROUPS, type RouteGroup } from '../shared/routes/route-table';
-import { QUEUE_NAMES, queueUrlVariable } from '../shared/types/queues';
+import { QUEUE_NAMES, queueUrlVariable, WORKFLOW_RUN_MAX_RECEIVES } from '../shared/types/queues';
 import { stateMachineArnVariable } from '../shared/types/state-machines';
 import { type RunningService, startDynamoDbLocal } from './dynamodb-local';
 import type { ProxyHandler } from './gateway';
@@ -105,7 +105,8 @@ export const REGION = 'us-east-1';
 const LOCAL_SCHEDULE_TARGET = `arn:aws:lambda:${REGION}:${LOCAL_ACCOUNT}:function:workflow-schedule`;
 
 /**
- * The local queues and their workers, as the jobs stack declares them (`lib/constructs/webhook-events.ts`),
+ * The local queues and their workers, as the jobs stack declares them (`lib/constructs/webhook-events.ts`,
+ * `lib/constructs/workflow-runs.ts`),
  * with a visibility timeout that outlasts the local lease (30 s) as the deployed one outlasts the deployed
  * lease.
  */
@@ -115,6 +116,15 @@ const LOCAL_QUEUES: LocalQueueDefinition[] = [
     handler: async () => (await import('../workers/webhook-delivery/index')).handler,
     visibilityTimeoutSeconds: 40,
     maxReceiveCount: 10,
+    batchSize: 10,
+    concurrency: 4,
+  },
+  {
+    name: 'workflow-run',
+    handler: async () => (await import('../workers/workflow-run/index')).handler,
+    // Outlasts a message's work budget (a quarter of the 30 s lease) plus the lease, as on AWS.
+    visibilityTimeoutSeconds: 45,
+    maxReceiveCount: WORKFLOW_RUN_MAX_RECEIVES,
     batchSize: 10,
     concurrency: 4,
   },
@@ -191,6 +201,9 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
     // The lease outlasts a work budget (a third of it) plus one attempt's 10 s; the queue's visibility timeout
     // (`LOCAL_QUEUES`) outlasts the lease.
     WEBHOOK_LEASE_SECONDS: '30',
+    // A step the workflow engine started is its message's for 30 s (a step's bound is at most 15 s); the
+    // queue's visibility timeout outlasts that lease plus a message's work budget.
+    WORKFLOW_RUN_LEASE_SECONDS: '30',
     // Transcriptions run on pocketsphinx (Debian's en-US model) in place of Amazon Transcribe.
     TRANSCRIPTION_ENGINE: 'pocketsphinx',
     // Speech is synthesized by espeak-ng and encoded by ffmpeg in place of Amazon Polly.

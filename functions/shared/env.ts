@@ -75,6 +75,11 @@ export interface Env {
    * delivery is retried, after how long of failing an endpoint is disabled, and the lane lease (seconds).
    * The local stack shortens them so tests see retries and disabling in seconds.
    */
+  /**
+   * Async workflow runs: how long a step the engine started belongs to its message's handling (seconds);
+   * longer than the worker runs, shorter than the queue's visibility timeout (`run-queue.ts`).
+   */
+  workflowRunLeaseSeconds: number;
   webhookDelivery: {
     retryBaseSeconds: number;
     retryCapSeconds: number;
@@ -173,6 +178,7 @@ export const env = (): Env => {
     // API Gateway ends an integration at 29 s: the default leaves room for the hand-off and the answer.
     workflowSyncDeadlineMs: boundedInteger('WORKFLOW_SYNC_DEADLINE_MS', 24_000, 1_000, 25_000),
     usagePlanKeys: Object.freeze(JSON.parse(optional('USAGE_PLAN_KEYS') ?? '{}') as Record<string, string>),
+    workflowRunLeaseSeconds: boundedInteger('WORKFLOW_RUN_LEASE_SECONDS', 120, 1, 3600),
     webhookDelivery: Object.freeze({
       retryBaseSeconds: boundedInteger('WEBHOOK_RETRY_BASE_SECONDS', 30, 1, 3600),
       retryCapSeconds: boundedInteger('WEBHOOK_RETRY_CAP_SECONDS', 3600, 1, 86_400),

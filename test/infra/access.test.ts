@@ -256,11 +256,12 @@ describe('least privilege elsewhere', () => {
       's3:GetObject',
       's3:PutObject',
       'secretsmanager:GetSecretValue',
+      'sqs:SendMessage',
       'states:StartExecution',
       'xray:PutTelemetryRecords',
       'xray:PutTraceSegments',
     ]);
-    // run_workflow starts the machines its actions start and hands a run off to `workflow-run`; no tool
+    // run_workflow starts the machines its actions start and hands a run off to the `workflow-run` queue; no tool
     // stops an execution or stores an idempotency record, and the only object read back is a speech job's
     // text, before an earlier result is reused (`actions/media/speech`).
     expect(actionsOf(statements)).not.toContain('states:StopExecution');

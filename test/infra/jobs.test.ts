@@ -42,6 +42,7 @@ const build = () => {
     data: {
       ...resources,
       stateMachines: jobs.stateMachines,
+      queues: { 'workflow-run': jobs.queues['workflow-run']?.queue },
       downloadSigner: data.downloadSigner.secret,
     },
   });

@@ -55,20 +55,23 @@ describe('events to webhooks (jobs stack)', () => {
     });
   });
 
-  it('lets the dispatcher read the stream, send only to the webhook-delivery queue and start only workflow-run executions', () => {
+  it('lets the dispatcher read the stream and send only to the webhook-delivery and workflow-run queues, starting no execution', () => {
     const statements = statementsOf(events.dispatcher.role as never);
     const actions = actionsOf(statements);
     expect(actions).toEqual(
       expect.arrayContaining(['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream']),
     );
-    const start = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('states:')));
-    // The runs of workflows the events trigger (`on.events`); deliveries go by the queue.
-    expect(start.flatMap((s) => [s.Action].flat())).toEqual(['states:StartExecution']);
-    expect(start.flatMap((s) => [s.Resource].flat())).toEqual([{ Ref: logicalIdOf(runs.stateMachine) }]);
+    expect(actions.filter((a) => a.startsWith('states:'))).toEqual([]);
+    // Deliveries go by their queue, the runs of workflows the events trigger (`on.events`) by theirs.
     const send = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('sqs:')));
-    expect(send).toHaveLength(1);
-    expect(send[0]?.Action).toBe('sqs:SendMessage');
-    expect(send[0]?.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(events.queue), 'Arn'] });
+    expect(send.flatMap((s) => [s.Action].flat())).toEqual(['sqs:SendMessage']);
+    expect([send[0]?.Resource].flat()).toEqual(
+      expect.arrayContaining([
+        { 'Fn::GetAtt': [logicalIdOf(events.queue), 'Arn'] },
+        { 'Fn::GetAtt': [logicalIdOf(runs.queue), 'Arn'] },
+      ]),
+    );
+    expect([send[0]?.Resource].flat()).toHaveLength(2);
     const stream = statements.find((s) => [s.Action].flat().includes('dynamodb:GetRecords'));
     expect(JSON.stringify(stream?.Resource)).toContain('StreamArn');
   });

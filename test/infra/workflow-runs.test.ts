@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WORKFLOW_RUN_MAX_RECEIVES, workflowRunWorkBudgetMs } from '../../functions/shared/types/queues';
 import { PROJECT_ROOT } from '../../lib/constructs/app-function';
 import { WorkflowRuns } from '../../lib/constructs/workflow-runs';
 import { logicalIdOf, synthesizeApp } from './synth';
@@ -22,40 +23,54 @@ const statementsOf = (template: Template, role: Parameters<typeof logicalIdOf>[0
   );
 const actionsOf = (statements: Statement[]) => new Set(statements.flatMap((s) => [s.Action].flat()));
 
-type State = {
-  Type: string;
-  Resource?: string;
-  TimeoutSeconds?: number;
-  Retry?: unknown[];
-  Catch?: unknown[];
-};
-const asl = JSON.parse(readFileSync(`${PROJECT_ROOT}statemachines/workflow-run.asl.json`, 'utf8')) as {
-  States: Record<string, State>;
-};
+type Resource = { Properties: Record<string, unknown> };
 
 describe('workflow runs infrastructure', () => {
-  it('gives every Task of workflow-run.asl.json a timeout, retries and a catch, all calling the step worker', () => {
-    const tasks = Object.entries(asl.States).filter(([, s]) => s.Type === 'Task');
-    expect(tasks.map(([name]) => name).sort()).toEqual(['MarkFailed', 'RunStep']);
-    for (const [name, state] of tasks) {
-      expect(state.TimeoutSeconds, name).toBeGreaterThan(0);
-      expect(state.Retry?.length, name).toBeGreaterThan(0);
-      expect(state.Catch?.length, name).toBeGreaterThan(0);
-      expect(state.Resource, name).toBe(`\${WorkflowRunWorkerFunctionArn}`);
-    }
-  });
-
-  it('builds the machine from the file with the worker substituted, and lets it invoke only the worker', () => {
-    jobsTemplate.hasResourceProperties('AWS::StepFunctions::StateMachine', {
-      DefinitionSubstitutions: {
-        WorkflowRunWorkerFunctionArn: { 'Fn::GetAtt': [logicalIdOf(runs.worker), 'Arn'] },
+  it('drives runs by an encrypted queue with a dead-letter queue, visible again only after the lease and a work budget', () => {
+    // No state machine runs workflows any more, and none calls the worker.
+    expect(readdirSync(`${PROJECT_ROOT}statemachines`)).not.toContain('workflow-run.asl.json');
+    for (const machine of Object.values(jobsTemplate.findResources('AWS::StepFunctions::StateMachine')))
+      expect(JSON.stringify(machine)).not.toContain(logicalIdOf(runs.worker));
+    const queue = jobsTemplate.findResources('AWS::SQS::Queue')[logicalIdOf(runs.queue)] as Resource;
+    expect(queue.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [logicalIdOf(runs.deadLetterQueue), 'Arn'] },
+        maxReceiveCount: WORKFLOW_RUN_MAX_RECEIVES,
       },
     });
-    const invoke = statementsOf(jobsTemplate, runs.stateMachine.role).filter((s) =>
-      [s.Action].flat().includes('lambda:InvokeFunction'),
+    const worker = jobsTemplate.findResources('AWS::Lambda::Function')[logicalIdOf(runs.worker)] as {
+      Properties: { Timeout: number; Environment: { Variables: Record<string, unknown> } };
+    };
+    const lease = Number(worker.Properties.Environment.Variables.WORKFLOW_RUN_LEASE_SECONDS);
+    // A live holder keeps its step for a whole run of the worker; a failed message comes back once the
+    // lease of the last step it started (at most a work budget after it arrived) has ended.
+    expect(lease).toBeGreaterThan(worker.Properties.Timeout);
+    expect(Number(queue.Properties.VisibilityTimeout)).toBeGreaterThan(
+      lease + workflowRunWorkBudgetMs(lease) / 1000,
     );
-    expect(invoke).toHaveLength(1);
-    expect(JSON.stringify(invoke[0]?.Resource)).toContain(logicalIdOf(runs.worker));
+    jobsTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalIdOf(runs.worker) },
+      EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(runs.queue), 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('lets the worker send to and receive from its own queue only', () => {
+    const statements = statementsOf(jobsTemplate, runs.worker.role as never);
+    const queueStatements = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('sqs:')));
+    // SendMessage (the next turn) joins the event source's receive actions on the same queue.
+    expect(queueStatements.map((s) => s.Resource)).toEqual([
+      { 'Fn::GetAtt': [logicalIdOf(runs.queue), 'Arn'] },
+    ]);
+    expect([queueStatements[0]?.Action].flat().sort()).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+      'sqs:SendMessage',
+    ]);
   });
 
   it('grants the step worker exactly what the actions call: the job machines, Polly, the cursor key, never the signing keys', () => {
@@ -89,14 +104,25 @@ describe('workflow runs infrastructure', () => {
     );
   });
 
-  it('lets the workflows group start workflow-run executions, and gives it time for a sync run', () => {
+  it('lets the workflows and MCP groups send to the workflow-run queue only, and gives them time for a sync run', () => {
     const api = built.apiTemplate;
     api.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'Public API v1, route group workflows',
       Timeout: 29,
-      Environment: { Variables: Match.objectLike({ WORKFLOW_RUN_STATE_MACHINE_ARN: Match.anyValue() }) },
+      Environment: {
+        Variables: Match.objectLike({
+          WORKFLOW_RUN_QUEUE_URL: Match.anyValue(),
+          WORKFLOW_RUN_STATE_MACHINE_ARN: Match.absent(),
+        }),
+      },
     });
-    const group = built.api.groups.workflows.function;
-    expect(actionsOf(statementsOf(api, group.role as never)).has('states:StartExecution')).toBe(true);
+    for (const group of [built.api.groups.workflows.function, built.api.groups.mcp.function]) {
+      const statements = statementsOf(api, group.role as never);
+      // A cancel is the run's final move, which the engine's next claim sees: nothing to stop.
+      expect(actionsOf(statements).has('states:StopExecution')).toBe(false);
+      const send = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('sqs:')));
+      expect(send.map((s) => s.Action)).toEqual(['sqs:SendMessage']);
+      expect(JSON.stringify(send[0]?.Resource)).toContain(logicalIdOf(runs.queue));
+    }
   });
 });

@@ -60,12 +60,13 @@ describe('workflow schedules infrastructure', () => {
     ]);
   });
 
-  it('lets the target and the event dispatcher start workflow-run executions', () => {
+  it('lets the target and the event dispatcher hand runs to the workflow-run queue, and start no execution', () => {
     for (const fn of [schedules.target, events.dispatcher]) {
       const actions = statementsOf(jobsTemplate, logicalIdOf(fn.role as never)).flatMap((s) =>
         [s.Action].flat(),
       );
-      expect(actions, fn.node.path).toContain('states:StartExecution');
+      expect(actions, fn.node.path).toContain('sqs:SendMessage');
+      expect(actions, fn.node.path).not.toContain('states:StartExecution');
       expect(
         actions.filter((a) => a.startsWith('scheduler:')),
         fn.node.path,
@@ -73,7 +74,12 @@ describe('workflow schedules infrastructure', () => {
     }
     jobsTemplate.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'Public API v1, workflow schedule target (starts the due run)',
-      Environment: { Variables: Match.objectLike({ WORKFLOW_RUN_STATE_MACHINE_ARN: Match.anyValue() }) },
+      Environment: {
+        Variables: Match.objectLike({
+          WORKFLOW_RUN_QUEUE_URL: Match.anyValue(),
+          WORKFLOW_RUN_STATE_MACHINE_ARN: Match.absent(),
+        }),
+      },
     });
   });
 

@@ -1,16 +1,15 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { RunTrigger } from '../types/workflow-triggers';
 import {
   type FailedStep,
   type FinalRunStatus,
-  type PendingAttempts,
   type StepAttempt,
   type StepLog,
   WORKFLOW_RUN_STATUSES,
   type WorkflowRunRecord,
 } from '../types/workflows';
 import * as zm from '../zod-mini';
-import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { ddb, tableName } from './client';
 import { defineEntity, putItem, type TransactItem } from './entity';
 import { indexPartitions, partitions, sortKeys, unfinishedSortKey } from './keys';
 import { objectReference, storedList } from './schemas';
@@ -103,6 +102,7 @@ const WorkflowRun = defineEntity({
     computeBudgetMs: zm.optional(zm.number()),
     cursor: zm.number(),
     current: zm.optional(zm.object({ index: zm.number(), startedAt: zm.string() })),
+    turn: zm.optional(zm.number()),
     pendingAttempts: zm.optional(
       zm.object({ index: zm.number(), notBefore: zm.string(), attempts: storedList<StepAttempt[]>() }),
     ),
@@ -122,7 +122,7 @@ const WorkflowRun = defineEntity({
   }),
 });
 
-const encodeOutputs = (outputs: WorkflowRunRecord['outputs']): StoredOutputs =>
+export const encodeOutputs = (outputs: WorkflowRunRecord['outputs']): StoredOutputs =>
   Object.fromEntries(
     Object.entries(outputs).map(([step, o]) => [
       step,
@@ -250,82 +250,11 @@ export const getWorkflowRunStatus = async (
 export const listUnfinishedWorkflowRuns = async (): Promise<WorkflowRunRecord[]> =>
   (await listSparsePartition(UNFINISHED_RUNS_PARTITION)).map(toRun);
 
-const conditional = async (runId: string, command: UpdateCommand): Promise<void> => {
-  try {
-    await ddb.send(command);
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new WorkflowRunMovedError(runId);
-    throw error;
-  }
-};
-
-/** Marks step `index` as started (the async engine): a step is started at most once. */
-export const beginWorkflowStep = (run: WorkflowRunRecord, index: number, now: Date) =>
-  conditional(
-    run.runId,
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: workflowRunKey(run.companyId, run.runId),
-      UpdateExpression: 'SET #current = :current, updatedAt = :now',
-      ConditionExpression: '#status = :running AND #cursor = :index AND attribute_not_exists(#current)',
-      ExpressionAttributeNames: { '#current': 'current', '#status': 'status', '#cursor': 'cursor' },
-      ExpressionAttributeValues: {
-        ':current': { index, startedAt: now.toISOString() },
-        ':running': 'running',
-        ':index': index,
-        ':now': now.toISOString(),
-      },
-    }),
-  );
-
 /** The progress a runner records: everything up to step `cursor`. */
 export type WorkflowRunProgress = Pick<
   WorkflowRunRecord,
   'cursor' | 'logs' | 'outputs' | 'files' | 'executionTimeMs'
 >;
-
-/**
- * Records progress from cursor `from` (steps ran since then); with `handedOffAt`, the sync run's hand-off to
- * the async engine; with `pending`, the attempts of the step at the cursor while its retry waits (cleared
- * otherwise). Clears the started-step marker.
- */
-export const saveWorkflowRunProgress = (
-  run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>,
-  from: number,
-  progress: WorkflowRunProgress,
-  now: Date,
-  options: { handedOffAt?: string; mode?: 'async'; pending?: PendingAttempts } = {},
-) =>
-  conditional(
-    run.runId,
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: workflowRunKey(run.companyId, run.runId),
-      UpdateExpression:
-        'SET #cursor = :cursor, logs = :logs, outputs = :outputs, files = :files, executionTimeMs = :ms, ' +
-        `updatedAt = :now${options.handedOffAt ? ', handedOffAt = :handedOffAt, #mode = :mode' : ''}` +
-        `${options.pending ? ', pendingAttempts = :pending REMOVE #current' : ' REMOVE #current, pendingAttempts'}`,
-      ConditionExpression: '#status = :running AND #cursor = :from',
-      ExpressionAttributeNames: {
-        '#cursor': 'cursor',
-        '#status': 'status',
-        '#current': 'current',
-        ...(options.handedOffAt ? { '#mode': 'mode' } : {}),
-      },
-      ExpressionAttributeValues: {
-        ':cursor': progress.cursor,
-        ':logs': progress.logs,
-        ':outputs': encodeOutputs(progress.outputs),
-        ':files': progress.files,
-        ':ms': progress.executionTimeMs,
-        ':running': 'running',
-        ':from': from,
-        ':now': now.toISOString(),
-        ...(options.handedOffAt ? { ':handedOffAt': options.handedOffAt, ':mode': 'async' } : {}),
-        ...(options.pending ? { ':pending': options.pending } : {}),
-      },
-    }),
-  );
 
 export interface WorkflowRunOutcome extends WorkflowRunProgress {
   status: FinalRunStatus;

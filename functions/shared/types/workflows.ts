@@ -154,6 +154,11 @@ export interface WorkflowRunRecord {
   cursor: number;
   /** The step that started and has not been recorded yet (async engine). */
   current?: { index: number; startedAt: string };
+  /**
+   * The async engine's fencing token: how many turns (steps or attempts) were recorded. A queue message
+   * names the turn it may take; absent is 0 (`domain/workflows/run-queue.ts`).
+   */
+  turn?: number;
   /** The attempts of the step at the cursor while its `retry` waits for the next. */
   pendingAttempts?: PendingAttempts;
   logs: StepLog[];

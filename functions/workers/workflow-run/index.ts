@@ -1,29 +1,48 @@
-import { advanceWorkflowRun } from '../../shared/domain/workflows/engine';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { runWorkflowTurns } from '../../shared/domain/workflows/engine';
+import { parseRunMessage } from '../../shared/domain/workflows/run-queue';
 import { failRun } from '../../shared/domain/workflows/runs';
+import { logger } from '../../shared/logger';
 import { createHandler } from '../../shared/pipeline/handler';
-
-type StepTask = {
-  action: 'step' | 'fail';
-  companyId: string;
-  runId: string;
-  error?: { Error?: string; Cause?: string };
-};
+import { WORKFLOW_RUN_MAX_RECEIVES } from '../../shared/types/queues';
 
 /**
- * Task worker of the `workflow-run` state machine. `action: step` runs the run's next step and answers
- * `{done}`; `action: fail` (the machine's failure path: a timeout, an engine error) marks the run `failed`.
+ * The `workflow-run` queue's worker: each message moves one async run on (`domain/workflows/engine.ts`),
+ * the messages of a batch at once, through Powertools Batch with a partial batch response: a message whose
+ * handling failed comes back after the visibility timeout (and then takes over what it left behind); on its
+ * last receive the run is marked `failed` (`workflow_run_failed`) before the message moves to the
+ * dead-letter queue. A message that is not a run message is logged and dropped: no retry could read it.
  */
-export const handler = createHandler(
-  async (event: StepTask): Promise<{ done: boolean; waitSeconds?: number }> => {
-    if (event.action === 'fail') {
-      await failRun(
-        event.companyId,
-        event.runId,
-        `The run could not complete (${event.error?.Error ?? 'error'}).`,
-      );
-      return { done: true };
+const handleRecord = async (record: SQSRecord): Promise<void> => {
+  const message = parseRunMessage(record.body);
+  if (!message) {
+    logger.error('queue message dropped: it is not a workflow run message', { messageId: record.messageId });
+    return;
+  }
+  const receives = Number(record.attributes.ApproximateReceiveCount);
+  try {
+    const outcome = await runWorkflowTurns(message, { returning: receives > 1 });
+    logger.debug('workflow run message handled', {
+      messageId: record.messageId,
+      runId: message.runId,
+      outcome,
+    });
+  } catch (error) {
+    if (receives >= WORKFLOW_RUN_MAX_RECEIVES) {
+      const name = error instanceof Error ? error.name : 'error';
+      await failRun(message.companyId, message.runId, `The run could not complete (${name}).`);
     }
-    return advanceWorkflowRun(event);
-  },
-  ({ companyId, runId }) => ({ companyId, runId }),
+    throw error;
+  }
+};
+
+export const handler = createHandler(
+  (event: SQSEvent, context) =>
+    processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), {
+      context,
+      throwOnFullBatchFailure: false,
+      processInParallel: true,
+    }),
+  (event) => ({ records: event.Records.length }),
 );

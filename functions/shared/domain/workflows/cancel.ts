@@ -1,7 +1,5 @@
-import { executionArnOf, stopExecution } from '../../aws/step-functions';
 import { finishWorkflowRun, getWorkflowRunRecord, WorkflowRunMovedError } from '../../data/workflow-runs';
 import { AppError, NotFoundError } from '../../errors';
-import { logger } from '../../logger';
 import type { StepLog, WorkflowRunRecord } from '../../types/workflows';
 import { definitionOfRun } from './definitions';
 import { computeOutcome } from './outcome';
@@ -13,8 +11,8 @@ import { finishedEvent } from './run-finish';
  * (conditional on `running`, with its compute time, its run-list entry and its `workflow_run.finished`
  * event), keeping the steps recorded so far; a step in flight (the engine marked it started, or its `retry`
  * waits for the next attempt) is recorded as failed with `step_interrupted`, with its attempts. Its runner stops before its next step: every write of the engine is
- * conditional on `running`, and a sync run reads its status before each step. An async run's execution is
- * stopped too (a retry waiting in `Backoff` ends at once). A finished run answers 409
+ * conditional on `running` (the async engine claims each step conditionally, so its next message, a retry's
+ * delayed one too, finds the run final and runs nothing), and a sync run reads its status before each step. A finished run answers 409
  * `workflow_run_not_cancelable`; another workflow's or company's run 404.
  */
 const CANCELED = { code: 'workflow_run_canceled', message: 'The run was canceled.' };
@@ -94,12 +92,6 @@ export const cancelWorkflowRun = async (input: {
     // It finished (or was canceled) meanwhile.
     const moved = await getWorkflowRunRecord(input.companyId, input.runId, { consistent: true });
     throw notCancelable(moved?.status ?? 'finished');
-  }
-  if (run.mode === 'async') {
-    await stopExecution(executionArnOf('workflow-run', run.runId), 'canceled by the tenant').catch(
-      (error: unknown) =>
-        logger.warn('workflow-run execution not stopped', { runId: run.runId, error: error as Error }),
-    );
   }
   return toPublicRun(canceled);
 };

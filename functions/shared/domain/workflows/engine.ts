@@ -1,91 +1,143 @@
-import {
-  beginWorkflowStep,
-  getWorkflowRunRecord,
-  saveWorkflowRunProgress,
-  WorkflowRunMovedError,
-} from '../../data/workflow-runs';
+import { beginWorkflowStep, saveWorkflowRunProgress } from '../../data/workflow-run-progress';
+import { getWorkflowRunRecord, WorkflowRunMovedError } from '../../data/workflow-runs';
+import { env } from '../../env';
 import { logger } from '../../logger';
+import { workflowRunWorkBudgetMs } from '../../types/queues';
+import type { PendingAttempts, StepLog, WorkflowRunRecord, WorkflowStep } from '../../types/workflows';
 import { definitionOfRun } from './definitions';
-import { applyStepResult, scopeOf, stateOfRun } from './run-state';
+import { type RunMessage, sendRunMessage } from './run-queue';
+import { applyStepResult, type RunState, scopeOf, stateOfRun } from './run-state';
 import { computeExceeded, contextOfRun, finishRun } from './runs';
 import { takeStepTurn } from './step-turn';
 
 /**
- * The async engine's step: the `workflow-run` state machine calls this once per step until it answers
- * `done`. A step is marked started before it runs, so a retried invocation never runs it twice: a step found
- * started and not recorded is recorded as failed (`step_interrupted`). The last step's invocation also moves
- * the run to its final state. A step's `retry` waiting for its next attempt answers `waitSeconds`: the
- * machine's `Backoff` state waits, then calls again (the attempts so far are kept on the run).
+ * The async engine: one message of the `workflow-run` queue moves a run on from the turn it names
+ * (`run-queue.ts`), step after step, until the run finishes, a step's `retry` must wait (a message delayed
+ * by the wait carries the next turn), or the message's work budget is spent (a message due at once does).
+ *
+ * - Each step is claimed before it runs (`beginWorkflowStep`: conditional on the run running, at the cursor,
+ *   at this turn, with no step started), so a step is started at most once; recording it moves the turn on.
+ *   A cancel moves the run out of `running`, so the next claim (or recording) fails and the engine stops.
+ * - A step found started and not recorded is recorded as failed with `step_interrupted`, once its lease has
+ *   ended (its holder is gone: the lease outlasts the worker's run) and never while it lasts.
+ * - A message takes the run's current turn when it names that turn, when it comes back after its handling
+ *   failed (the queue's visibility timeout outlasts the work budget plus the lease: whatever it left behind,
+ *   a step in flight or a turn recorded with no message sent yet, is taken over), or when it is the local
+ *   stack's recovery. Any other copy ends without running anything.
+ *
+ * Progress is recorded before the next turn's message is sent; a failure between the two brings the message
+ * back, which then sends it. The step record is conditional, so two holders never both record a turn.
  */
-export const advanceWorkflowRun = async (input: {
-  companyId: string;
-  runId: string;
-}): Promise<{ done: boolean; waitSeconds?: number }> => {
-  const started = Date.now();
-  const run = await getWorkflowRunRecord(input.companyId, input.runId, { consistent: true });
-  if (run?.status !== 'running') return { done: true };
+export type TurnOutcome = 'finished' | 'waiting' | 'continued' | 'passed' | 'busy' | 'moved';
+
+/** A message arriving less than this before the retry is due handles it as due (delays are whole seconds). */
+const DUE_SLACK_MS = 1000;
+
+const interruptedLog = (step: WorkflowStep, run: WorkflowRunRecord, pending?: PendingAttempts): StepLog => {
+  const message = 'The step was interrupted and is not run again.';
+  return {
+    step: step.id,
+    action: step.action,
+    status: 'failed',
+    startedAt: run.current?.startedAt ?? new Date().toISOString(),
+    durationMs: 0,
+    message,
+    code: 'step_interrupted',
+    userMessage: message,
+    ...(step.allowFailure ? { handled: true } : {}),
+    ...(pending ? { attempts: pending.attempts } : {}),
+  };
+};
+
+/** The run as recorded after a turn that moved it to `state` (no step started, no attempts waiting). */
+const recorded = (run: WorkflowRunRecord, state: RunState, turn: number): WorkflowRunRecord => {
+  const { current: _c, pendingAttempts: _p, ...rest } = run;
+  const { cursor, logs, outputs, files, executionTimeMs } = state;
+  return {
+    ...rest,
+    cursor,
+    logs: [...logs],
+    outputs: { ...outputs },
+    files: [...files],
+    executionTimeMs,
+    turn,
+  };
+};
+
+export const runWorkflowTurns = async (
+  message: RunMessage,
+  options: { returning?: boolean } = {},
+  clock = () => new Date(),
+): Promise<TurnOutcome> => {
+  const arrived = clock().getTime();
+  const leaseMs = env().workflowRunLeaseSeconds * 1000;
+  let run = await getWorkflowRunRecord(message.companyId, message.runId, { consistent: true });
+  if (run?.status !== 'running') return 'finished';
+  const inFlight = run.current !== undefined && run.current.index === run.cursor;
+  if (inFlight && !message.resume && Date.parse(run.current?.startedAt ?? '') + leaseMs > arrived)
+    return 'busy';
+  if ((run.turn ?? 0) !== message.turn && !message.resume && !options.returning) return 'passed';
   const definition = await definitionOfRun(run.companyId, run.workflowId, run.version);
-  const step = definition.steps[run.cursor];
-  const pending = run.pendingAttempts?.index === run.cursor ? run.pendingAttempts : undefined;
-  const waitMs = pending ? Date.parse(pending.notBefore) - started : 0;
-  if (step && waitMs > 0 && run.current?.index !== run.cursor)
-    return { done: false, waitSeconds: Math.ceil(waitMs / 1000) };
   const state = await stateOfRun(run);
+  const budgetMs = workflowRunWorkBudgetMs(env().workflowRunLeaseSeconds);
   try {
-    const stopped = step ? computeExceeded(run, definition, state) : undefined;
-    if (stopped) {
-      await finishRun(run, definition, state, stopped);
-      return { done: true };
-    }
-    if (step && run.current?.index === run.cursor) {
-      const message = 'The step was interrupted and is not run again.';
-      logger.warn('workflow step interrupted', { runId: run.runId, step: step.id });
-      await applyStepResult(run, state, {
-        log: {
-          step: step.id,
-          action: step.action,
-          status: 'failed',
-          startedAt: run.current.startedAt,
-          durationMs: 0,
-          message,
-          code: 'step_interrupted',
-          userMessage: message,
-          ...(step.allowFailure ? { handled: true } : {}),
-          ...(pending ? { attempts: pending.attempts } : {}),
-        },
-        files: [],
-      });
-    } else if (step) {
-      await beginWorkflowStep(run, run.cursor, new Date());
-      const turn = await takeStepTurn(
-        step,
-        scopeOf(run, state),
-        contextOfRun(run, false),
-        state.secrets,
-        pending?.attempts,
-      );
-      if (turn.kind === 'retry') {
-        state.executionTimeMs += Date.now() - started;
-        const notBefore = new Date(Date.now() + turn.waitMs).toISOString();
-        await saveWorkflowRunProgress(run, run.cursor, state, new Date(), {
-          pending: { index: run.cursor, attempts: turn.attempts, notBefore },
-        });
-        return turn.waitMs > 0
-          ? { done: false, waitSeconds: Math.ceil(turn.waitMs / 1000) }
-          : { done: false };
+    for (let started = arrived; ; started = clock().getTime()) {
+      const turn = run.turn ?? 0;
+      const step = definition.steps[run.cursor];
+      const stopped = step ? computeExceeded(run, definition, state) : undefined;
+      if (!step || stopped) {
+        await finishRun(run, definition, state, stopped);
+        return 'finished';
       }
-      await applyStepResult(run, state, turn.result);
+      const pending = run.pendingAttempts?.index === run.cursor ? run.pendingAttempts : undefined;
+      if (run.current?.index === run.cursor) {
+        logger.warn('workflow step interrupted', { runId: run.runId, step: step.id });
+        await applyStepResult(run, state, { log: interruptedLog(step, run, pending), files: [] });
+      } else {
+        const waitMs = pending ? Date.parse(pending.notBefore) - started : 0;
+        if (waitMs > DUE_SLACK_MS) {
+          await sendRunMessage({ companyId: run.companyId, runId: run.runId, turn }, waitMs / 1000);
+          return 'waiting';
+        }
+        await beginWorkflowStep(run, run.cursor, turn, new Date(started));
+        const result = await takeStepTurn(
+          step,
+          scopeOf(run, state),
+          contextOfRun(run, false),
+          state.secrets,
+          pending?.attempts,
+        );
+        if (result.kind === 'retry') {
+          state.executionTimeMs += clock().getTime() - started;
+          const notBefore = new Date(clock().getTime() + result.waitMs).toISOString();
+          const next = { index: run.cursor, attempts: result.attempts, notBefore };
+          await saveWorkflowRunProgress(run, run.cursor, state, clock(), {
+            pending: next,
+            turn: { from: turn, to: turn + 1 },
+          });
+          await sendRunMessage(
+            { companyId: run.companyId, runId: run.runId, turn: turn + 1 },
+            result.waitMs / 1000,
+          );
+          return 'waiting';
+        }
+        await applyStepResult(run, state, result.result);
+      }
+      state.executionTimeMs += clock().getTime() - started;
+      if (state.cursor >= definition.steps.length) {
+        await finishRun(run, definition, state);
+        return 'finished';
+      }
+      await saveWorkflowRunProgress(run, run.cursor, state, clock(), { turn: { from: turn, to: turn + 1 } });
+      run = recorded(run, state, turn + 1);
+      if (clock().getTime() - arrived >= budgetMs) {
+        await sendRunMessage({ companyId: run.companyId, runId: run.runId, turn: turn + 1 });
+        return 'continued';
+      }
     }
-    state.executionTimeMs += Date.now() - started;
-    if (state.cursor >= definition.steps.length) {
-      await finishRun(run, definition, state);
-      return { done: true };
-    }
-    await saveWorkflowRunProgress(run, run.cursor, state, new Date());
-    return { done: false };
   } catch (error) {
-    // Another invocation moved the run meanwhile (a retry racing a slow one): the machine reads it again.
-    if (error instanceof WorkflowRunMovedError) return { done: false };
+    // The run moved meanwhile: canceled, or another copy of the message took the turn.
+    if (error instanceof WorkflowRunMovedError) return 'moved';
     throw error;
   }
 };

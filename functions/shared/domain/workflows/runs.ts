@@ -1,4 +1,3 @@
-import { ExecutionAlreadyExistsError, startExecution } from '../../aws/step-functions';
 import { secondsToNextUtcMonth } from '../../data/usage-meters';
 import { createWorkflowRun, WorkflowRunQuotaError } from '../../data/workflow-runs';
 import { AppError, ValidationError } from '../../errors';
@@ -11,6 +10,7 @@ import { validateAgainst } from '../dynadata/json-schema';
 import type { ActionContext } from './actions';
 import { requireWorkflow } from './definitions';
 import { failRun } from './run-finish';
+import { resumeRunEngine } from './run-queue';
 import { newSecretRegistry, redactSecrets } from './secrets';
 import { runSync, type StartRunResult, startEngine } from './sync-run';
 
@@ -22,8 +22,8 @@ export type { StartRunResult } from './sync-run';
  * Workflow runs. A run is created (and counted in `workflow_runs`) before any step runs. Sync runs execute
  * the step runner in the calling function and answer the finished run; a step starts only when its action's
  * time bound ends before the sync deadline (`WORKFLOW_SYNC_DEADLINE_MS`, below API Gateway's 29 s), otherwise
- * the progress is saved and the run continues as a `workflow-run` execution from that step (202 `{runId}`).
- * Async runs are that execution from the first step. The run item is the read model of both.
+ * the progress is saved and the run continues in the async engine from that step (202 `{runId}`), driven
+ * by `workflow-run` queue messages (`engine.ts`). Async runs are driven so from the first step. The run item is the read model of both.
  */
 export const newWorkflowRunId = () => `wr_${ulid()}`;
 export const RUN_INPUT_MAX_BYTES = 32 * 1024;
@@ -75,18 +75,12 @@ export const contextOfRun = (run: WorkflowRunRecord, sync: boolean, mints = sync
 };
 
 /**
- * Starts the engine again for an async run whose execution is gone (it did not survive a restart): the run
- * goes on from its cursor; a step caught mid-way is recorded as `step_interrupted`, never run twice
- * (`engine.ts`). The execution has the run's own name and input, so a start of the same run by someone
- * else meanwhile (a trigger handled again after the restart) is this same execution, never a second one.
+ * Wakes the engine again for an async run whose message is gone (it did not survive a restart): the run's
+ * current turn is queued again, so the run goes on from its cursor; a step caught mid-way is recorded as
+ * `step_interrupted`, never run twice (`engine.ts`). A start of the same run by someone else meanwhile (a
+ * trigger handled again after the restart) names a turn already passed, and runs nothing.
  */
-export const resumeWorkflowRun = async (run: WorkflowRunRecord): Promise<void> => {
-  try {
-    await startExecution('workflow-run', run.runId, { companyId: run.companyId, runId: run.runId });
-  } catch (error) {
-    if (!(error instanceof ExecutionAlreadyExistsError)) throw error;
-  }
-};
+export const resumeWorkflowRun = (run: WorkflowRunRecord): Promise<void> => resumeRunEngine(run);
 
 const createRun = async (
   input: StartRunInput,

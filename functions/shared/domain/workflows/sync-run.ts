@@ -1,11 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startExecution } from '../../aws/step-functions';
-import {
-  getWorkflowRunRecord,
-  getWorkflowRunStatus,
-  saveWorkflowRunProgress,
-  WorkflowRunMovedError,
-} from '../../data/workflow-runs';
+import { saveWorkflowRunProgress } from '../../data/workflow-run-progress';
+import { getWorkflowRunRecord, getWorkflowRunStatus, WorkflowRunMovedError } from '../../data/workflow-runs';
 import { env } from '../../env';
 import { AppError } from '../../errors';
 import { logger } from '../../logger';
@@ -18,6 +13,7 @@ import type {
 import { revokeMintedTokens } from '../tokens';
 import type { ActionContext } from './actions';
 import { computeExceeded, failRun, finishRun } from './run-finish';
+import { startRunEngine } from './run-queue';
 import { applyStepResult, newRunState, type RunState, scopeOf } from './run-state';
 import { stepBoundMs } from './step-runner';
 import { takeStepTurn } from './step-turn';
@@ -40,12 +36,12 @@ const revokeUndelivered = async (run: WorkflowRunRecord, state: RunState): Promi
   if (minted.length > 0) await revokeMintedTokens(run.companyId, minted, new Date());
 };
 
+/** Hands the run to the async engine (its first message); a run that cannot be handed on is failed. */
 export const startEngine = async (run: WorkflowRunRecord): Promise<void> => {
   try {
-    await startExecution('workflow-run', run.runId, { companyId: run.companyId, runId: run.runId });
+    await startRunEngine(run);
   } catch (error) {
-    if (error instanceof Error && error.name === 'ExecutionAlreadyExistsError') return;
-    logger.error('workflow-run execution did not start', { runId: run.runId, error: error as Error });
+    logger.error('workflow-run message not sent', { runId: run.runId, error: error as Error });
     await failRun(run.companyId, run.runId, 'The run could not be started.').catch(() => undefined);
     throw new AppError('service_unavailable', 'The run could not be started; run the workflow again.');
   }
@@ -60,8 +56,8 @@ const storedRun = async (run: WorkflowRunRecord): Promise<StartRunResult> => {
 /**
  * Runs a sync run in the call that started it. A step (or the next attempt of a step's `retry`, after its
  * wait) starts only when its action's bound ends before the deadline; otherwise the progress (with the
- * attempts so far and when the next may start) is saved and the run continues as a `workflow-run`
- * execution (202). Before each step after the first the run's status is read: a run canceled meanwhile
+ * attempts so far and when the next may start) is saved and the run continues in the async engine, from
+ * a `workflow-run` queue message (202). Before each step after the first the run's status is read: a run canceled meanwhile
  * stops there and its caller gets it as stored. Waiting between attempts is not execution time.
  */
 export const runSync = async (

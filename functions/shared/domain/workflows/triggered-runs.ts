@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { encodeTime } from 'ulid';
-import { ExecutionAlreadyExistsError, startExecution } from '../../aws/step-functions';
 import { workflowRunFinishedEventItem } from '../../data/events';
 import {
   createRefusedWorkflowRun,
@@ -15,14 +14,15 @@ import type { RunTrigger } from '../../types/workflow-triggers';
 import type { WorkflowDefinition, WorkflowRunRecord } from '../../types/workflows';
 import { companyLimits } from '../company-limits';
 import { toPublicRun } from './public-run';
+import { startRunEngine } from './run-queue';
 
 /**
  * Runs started by a trigger (an event of the company, or the workflow's schedule), exactly once per
  * trigger: the run id is derived from what triggered it (the event and the workflow; the workflow and the
  * time the schedule was due), and a run is created only if no run has that id (the conditional create of
  * `createWorkflowRun`). A trigger handled again (a stream batch retried, a restart before the checkpoint
- * moved, a schedule delivered twice) finds its run and only makes sure the run's execution exists; the
- * execution is named after the run, so starting it again is the same execution
+ * moved, a schedule delivered twice) finds its run and only makes sure the engine has it: it sends the
+ * run's first turn again, which a run already moved on from ignores, and which only one copy can take
  * (`docs/decisions/*-exactly-once-workflow-triggers.md`).
  *
  * A triggered run is an async run with the input `{}`, counted in `workflow_runs` like any; over the
@@ -52,15 +52,6 @@ export interface TriggeredRunRequest {
 }
 
 export type TriggeredRunOutcome = 'started' | 'refused' | 'exists' | 'skipped';
-
-/** Starts the run's execution, named after the run: a second start is the same execution. */
-const startRunExecution = async (run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>) => {
-  try {
-    await startExecution('workflow-run', run.runId, { companyId: run.companyId, runId: run.runId });
-  } catch (error) {
-    if (!(error instanceof ExecutionAlreadyExistsError)) throw error;
-  }
-};
 
 const QUOTA_MESSAGE = 'The monthly workflow runs of the plan are used up; the run was not started.';
 
@@ -97,13 +88,13 @@ export const startTriggeredRun = async (request: TriggeredRunRequest): Promise<T
   } catch (error) {
     if (error instanceof WorkflowRunExistsError) {
       const existing = await getWorkflowRunRecord(companyId, runId, { consistent: true });
-      if (existing?.status === 'running') await startRunExecution(existing);
+      if (existing?.status === 'running') await startRunEngine(existing);
       return 'exists';
     }
     if (!(error instanceof WorkflowRunQuotaError)) throw error;
     return recordRefusedRun(run, now);
   }
-  await startRunExecution(run);
+  await startRunEngine(run);
   logger.info('triggered workflow run started', { runId, workflowId, trigger: request.trigger.type });
   return 'started';
 };
