@@ -183,7 +183,7 @@ describe('steps that decide and retry', () => {
     expectRetried((await getRun(t.apiKey, 'flaky', String(run.json.runId))).json.run as RunBody);
   });
 
-  it('an async run waits between attempts in the machine and ends the same way', async () => {
+  it('an async run waits between attempts in delayed queue messages and ends the same way', async () => {
     const t = await createTenant();
     expect((await put(t.apiKey, 'flaky', flaky('async', 1))).status).toBe(201);
     const started = await runWorkflow(t.apiKey, 'flaky', { mode: 'async' });

@@ -289,7 +289,7 @@ describe('workflow runs', () => {
     expect(partial.logs.map((l) => l.status)).toEqual(['failed', 'succeeded', 'failed']);
   });
 
-  it('runs async through the local Step Functions and keeps step outputs when asked', async () => {
+  it('runs async through the workflow-run queue and keeps step outputs when asked', async () => {
     const t = await createTenant();
     await savedWorkflow(t.companyId, {
       id: 'later',
