@@ -26,13 +26,13 @@ const WORKER_OF_MACHINE: Record<string, string> = {
   transcode: 'PublicApiV1Jobs/Transcodes/Worker',
   transcription: 'PublicApiV1Jobs/Transcriptions/Worker',
   'message-delivery': 'PublicApiV1Jobs/MessageDelivery/Worker',
-  'workflow-run': 'PublicApiV1Jobs/WorkflowRuns/Worker',
 };
 /** Machines deployed as Express (`lib/constructs/message-delivery.ts`): billed by request and duration. */
 const EXPRESS_MACHINES = new Set(['message-delivery']);
 /** The Lambda function each local queue's event source invokes. */
 const WORKER_OF_QUEUE: Record<string, string> = {
   'webhook-delivery': 'PublicApiV1Jobs/WebhookEvents/Worker',
+  'workflow-run': 'PublicApiV1Jobs/WorkflowRuns/Worker',
 };
 /** Task states that are service integrations (billed by that service), not Lambda invocations. */
 const INTEGRATION_STATES = new Set([
@@ -79,9 +79,12 @@ export const measureOperations = async (write: (line: string) => void): Promise<
     );
     const { sqs } = await import('../../functions/shared/aws/queues');
     let sqsSends = 0;
+    let runMessagesSent = 0;
     sqs.middlewareStack.add(
       (next) => async (args) => {
         sqsSends += 1;
+        if (String((args.input as { QueueUrl?: unknown }).QueueUrl).endsWith('/workflow-run'))
+          runMessagesSent += 1;
         return next(args);
       },
       { step: 'initialize', name: 'costSqsCounter' },
@@ -288,6 +291,21 @@ export const measureOperations = async (write: (line: string) => void): Promise<
     const getTranscriptionJob = (await import('../../functions/shared/domain/transcriptions'))
       .transcriptionJobs.lifecycle.getJob;
     /** Resolves when one more execution of `machine` has ended than when it was called. */
+    /**
+     * Starts a run with `start` and resolves when every `workflow-run` message sent since has been handled:
+     * each message ends its run or sends the next turn's before it is done, so the run has ended.
+     */
+    const runDrained = async (start: () => Promise<unknown>) => {
+      const handled = () =>
+        batches.filter((b) => b.queue === 'workflow-run').reduce((sum, b) => sum + b.messages - b.failed, 0);
+      const handledBefore = handled();
+      const sentBefore = runMessagesSent;
+      await start();
+      await until(
+        async () => handled() - handledBefore >= runMessagesSent - sentBefore && runMessagesSent > sentBefore,
+        'the workflow run',
+      );
+    };
     const ended = async (machine: string) => {
       const count = () => executions.filter((e) => e.executionArn.split(':')[6] === machine).length;
       const before = count();
@@ -348,8 +366,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
       await measure(
         'workflow run, 5 steps, async',
         async () => {
-          await call('POST', '/v1/workflows/five-steps/run', { mode: 'async' });
-          await ended('workflow-run');
+          await runDrained(() => call('POST', '/v1/workflows/five-steps/run', { mode: 'async' }));
           return undefined;
         },
         3,

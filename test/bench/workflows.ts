@@ -8,8 +8,8 @@ import { join } from 'node:path';
  * local stack it started, with definitions of N trivial steps (`actions/speech/spoken-text` of one short
  * sentence: no AWS call), runs started in-process through the domain function the route calls (no gateway, no authorizer):
  *  1. wall time of a sync run (median of RUNS) for N = 1 and N = STEPS, and the time per step; the same for
- *     async runs (the step loop of `workflow-run.asl.json` in the local Step Functions interpreter, one
- *     step-worker invocation per step), from the start until the run item shows it finished (polled every
+ *     async runs (the engine driven by the local `workflow-run` queue: the first message's worker runs the
+ *     steps within its work budget), from the start until the run item shows it finished (polled every
  *     5 ms);
  *  2. DynamoDB requests per run and per step, counted at the SDK client (the polling reads not counted).
  */
@@ -77,7 +77,7 @@ export const benchWorkflows = async (dataDir: string, write: (line: string) => v
       await new Promise((r) => setTimeout(r, 5));
     }
   };
-  // Warm-up: the signing key, the plan cache, the saved versions, the first execution.
+  // Warm-up: the signing key, the plan cache, the saved versions, the first queue message.
   for (const n of [1, STEPS]) for (const mode of ['sync', 'async'] as const) await run(n, mode);
 
   const measure = async (n: number, mode: 'sync' | 'async') => {
