@@ -103,7 +103,7 @@ export const benchWorkflows = async (dataDir: string, write: (line: string) => v
     const one = await measure(1, mode);
     const many = await measure(STEPS, mode);
     perStep[mode] = (many.ms - one.ms) / (STEPS - 1);
-    const label = mode === 'sync' ? 'sync (step runner in-process)' : 'async (local Step Functions)';
+    const label = mode === 'sync' ? 'sync (step runner in-process)' : 'async (workflow-run queue)  ';
     write(
       `${label.padEnd(34)} ${one.ms.toFixed(1).padStart(8)} ${many.ms.toFixed(1).padStart(9)} ${(perStep[mode] ?? 0).toFixed(2).padStart(8)} ${String(one.requests).padStart(8)} ${String(many.requests).padStart(9)} ${((many.requests - one.requests) / (STEPS - 1)).toFixed(1).padStart(9)}\n`,
     );
