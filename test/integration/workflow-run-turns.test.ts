@@ -82,7 +82,7 @@ const quietRun = async (key: string) => {
   await createWorkflowRun(run, 1000, now);
   const read = async () =>
     (await call('GET', `/v1/workflows/${key}/runs/${run.runId}`, { headers })).json.run as Run;
-  return { run, read, message: { companyId: t.companyId, runId: run.runId, turn: 0 } };
+  return { run, read, headers, message: { companyId: t.companyId, runId: run.runId, turn: 0 } };
 };
 
 describe('workflow run messages', () => {
@@ -130,5 +130,16 @@ describe('workflow run messages', () => {
       ['second', 'succeeded'],
     ]);
     expect(done.failedSteps).toEqual([expect.objectContaining({ step: 'first', code: 'step_interrupted' })]);
+  });
+
+  it('runs nothing for a message that arrives after its run was canceled', async () => {
+    const { run, message, read, headers } = await quietRun('canceled');
+    const { runWorkflowTurns } = await import('../../functions/shared/domain/workflows/engine');
+    const canceled = await call('POST', `/v1/workflows/canceled/runs/${run.runId}/cancel`, { headers });
+    expect(canceled.status).toBe(200);
+    expect(await runWorkflowTurns(message)).toBe('finished');
+    expect(await runWorkflowTurns({ ...message, resume: true })).toBe('finished');
+    expect(target.calls('/canceled/first')).toBe(0);
+    expect((await read()).status).toBe('canceled');
   });
 });

@@ -23,9 +23,14 @@ export interface RunMessage {
 export const sendRunMessage = (message: RunMessage, delaySeconds = 0): Promise<void> =>
   sendToQueue('workflow-run', message, delaySeconds);
 
-/** Hands a run that no engine moved yet (turn 0) to the engine: a second start is a copy of the first. */
-export const startRunEngine = (run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>): Promise<void> =>
-  sendRunMessage({ companyId: run.companyId, runId: run.runId, turn: 0 });
+/**
+ * Hands a run that no engine moved yet (turn 0) to the engine, due after `delaySeconds` (a handed-off retry's
+ * wait): a second start is a copy of the first.
+ */
+export const startRunEngine = (
+  run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>,
+  delaySeconds = 0,
+): Promise<void> => sendRunMessage({ companyId: run.companyId, runId: run.runId, turn: 0 }, delaySeconds);
 
 /** Wakes an unfinished run again at its current turn (local start-up recovery: nothing holds it). */
 export const resumeRunEngine = (run: Pick<WorkflowRunRecord, 'companyId' | 'runId' | 'turn'>) =>

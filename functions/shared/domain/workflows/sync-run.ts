@@ -36,10 +36,13 @@ const revokeUndelivered = async (run: WorkflowRunRecord, state: RunState): Promi
   if (minted.length > 0) await revokeMintedTokens(run.companyId, minted, new Date());
 };
 
-/** Hands the run to the async engine (its first message); a run that cannot be handed on is failed. */
-export const startEngine = async (run: WorkflowRunRecord): Promise<void> => {
+/**
+ * Hands the run to the async engine (its first message, due after `delaySeconds`); a run that cannot be
+ * handed on is failed.
+ */
+export const startEngine = async (run: WorkflowRunRecord, delaySeconds = 0): Promise<void> => {
   try {
-    await startRunEngine(run);
+    await startRunEngine(run, delaySeconds);
   } catch (error) {
     logger.error('workflow-run message not sent', { runId: run.runId, error: error as Error });
     await failRun(run.companyId, run.runId, 'The run could not be started.').catch(() => undefined);
@@ -85,7 +88,8 @@ export const runSync = async (
     });
     // The caller gets 202, never the answer: a token minted so far reaches nobody, so it is revoked.
     await revokeUndelivered(run, state);
-    await startEngine(run);
+    // A retry waiting for its next attempt: the message arrives when the attempt is due.
+    await startEngine(run, pending ? Math.max(0, notBefore - Date.now()) / 1000 : 0);
     logger.info('sync workflow run handed off', { runId: run.runId, cursor: state.cursor });
     return { kind: 'accepted', runId: run.runId };
   };
