@@ -340,7 +340,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     const { Item } = await ddb.send(
       new GetCommand({ TableName: tableName(), Key: queueKey(companyId), ConsistentRead: true }),
     );
-    return Item ? (decodeItem(entities.queue, jobQueue, Item).unfinished ?? 0) : 0;
+    return Item ? (decodeItem(entities.queue, jobQueue(), Item).unfinished ?? 0) : 0;
   };
 
   /** Unfinished jobs of every company, from the sparse index partition (never a request path). */
