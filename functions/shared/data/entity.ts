@@ -89,16 +89,11 @@ export const defineEntity = <A extends unknown[], S extends zm.ZodMiniType>(
     entity: declared.name,
     ...(record as Record<string, unknown>),
   });
-  // Not a spread of the definition: that would read, and so build, the schema.
-  return {
-    name: declared.name,
-    key: declared.key,
-    get schema() {
-      return declared.schema;
-    },
-    decode: (stored) => decodeItem(declared.name, declared.schema, stored),
+  // Added to the declaration itself: a copy (a spread) would read, and so build, the schema.
+  return Object.assign(declared, {
+    decode: (stored: Record<string, unknown>) => decodeItem(declared.name, declared.schema, stored),
     item,
-  };
+  });
 };
 
 /**

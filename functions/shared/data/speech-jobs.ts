@@ -65,15 +65,7 @@ export const SPEECH_JOB_STORE = {
   jobType: 'speech_job',
   partition: partitions.speechJobs,
   entities: { job: 'speech_job', queue: 'speech_job_queue', reuse: 'speech_job_reuse' },
-  // Getters: the schemas are built by the first read of a job, not when the module loads.
-  schemas: {
-    get job() {
-      return speechJobSchema();
-    },
-    get reuse() {
-      return speechJobReuseSchema();
-    },
-  },
+  schemas: { job: speechJobSchema, reuse: speechJobReuseSchema },
   unfinishedIndexPartition: indexPartitions.unfinishedSpeechJobs(),
   unfinished: SPEECH_JOB_UNFINISHED,
   finished: SPEECH_JOB_FINISHED,

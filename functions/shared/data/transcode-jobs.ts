@@ -47,15 +47,7 @@ export const transcodeStore = {
   jobType: 'transcode',
   partition: partitions.transcodes,
   entities: { job: 'transcode_job', queue: 'transcode_queue', reuse: 'transcode_reuse' },
-  // Getters: the schemas are built by the first read of a job, not when the module loads.
-  schemas: {
-    get job() {
-      return transcodeJobSchema();
-    },
-    get reuse() {
-      return transcodeReuseSchema();
-    },
-  },
+  schemas: { job: transcodeJobSchema, reuse: transcodeReuseSchema },
   unfinishedIndexPartition: indexPartitions.unfinishedTranscodes(),
   unfinished: UNFINISHED_STATUSES,
   finished: FINISHED_STATUSES,

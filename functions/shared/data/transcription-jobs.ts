@@ -67,15 +67,7 @@ export const transcriptionStore = {
   jobType: 'transcription',
   partition: partitions.transcriptions,
   entities: { job: 'transcription_job', queue: 'transcription_queue', reuse: 'transcription_reuse' },
-  // Getters: the schemas are built by the first read of a job, not when the module loads.
-  schemas: {
-    get job() {
-      return transcriptionJobSchema();
-    },
-    get reuse() {
-      return transcriptionReuseSchema();
-    },
-  },
+  schemas: { job: transcriptionJobSchema, reuse: transcriptionReuseSchema },
   unfinishedIndexPartition: indexPartitions.unfinishedTranscriptions(),
   unfinished: TRANSCRIPTION_UNFINISHED,
   finished: TRANSCRIPTION_FINISHED,

@@ -1,5 +1,4 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { lazy } from '../lazy';
 import type { RunTrigger } from '../types/workflow-triggers';
 import {
   type FailedStep,
@@ -19,6 +18,7 @@ import { listSparsePartition, sparseIndexKey } from './sparse-index';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { addComputeMsItems, addToMeterItems } from './usage-meters';
 import { runEntryFinish, runEntryPut } from './workflow-run-entries';
+import { decodeOutputs, encodeOutputs, storedOutputs } from './workflow-run-outputs';
 
 /**
  * Workflow runs: one item per run (`CO#<companyId>#WFRUN#<runId>`), the read model of sync and async runs.
@@ -63,21 +63,6 @@ export class WorkflowRunMovedError extends Error {
     this.name = 'WorkflowRunMovedError';
   }
 }
-
-/**
- * Tenant JSON (the run input, inline step outputs, the result) is stored as JSON text, so any JSON value
- * fits whatever its nesting depth or key names (DynamoDB maps allow 32 levels).
- */
-const storedOutputs = /* @__PURE__ */ lazy(() =>
-  zm.record(
-    zm.string(),
-    zm.union([
-      zm.object({ json: zm.string() }),
-      zm.object({ object: objectReference(), bytes: zm.number() }),
-    ]),
-  ),
-);
-type StoredOutputs = zm.output<ReturnType<typeof storedOutputs>>;
 
 /**
  * The run item as stored: `input` and `result` as JSON text, `outputs` encoded (absent once dropped); the
@@ -129,22 +114,6 @@ const WorkflowRun = /* @__PURE__ */ defineEntity({
     });
   },
 });
-
-const encodeOutputs = (outputs: WorkflowRunRecord['outputs']): StoredOutputs =>
-  Object.fromEntries(
-    Object.entries(outputs).map(([step, o]) => [
-      step,
-      'inline' in o ? { json: JSON.stringify(o.inline ?? null) } : o,
-    ]),
-  );
-
-const decodeOutputs = (outputs: StoredOutputs | undefined): WorkflowRunRecord['outputs'] =>
-  Object.fromEntries(
-    Object.entries(outputs ?? {}).map(([step, o]) => [
-      step,
-      'json' in o ? { inline: JSON.parse(o.json) } : o,
-    ]),
-  );
 
 const toRun = (item: Record<string, unknown>): WorkflowRunRecord => {
   const { input, outputs, result, trigger, ...run } = WorkflowRun.decode(item);
