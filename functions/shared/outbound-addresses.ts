@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { lazy } from './lazy';
 
 /**
  * Where the platform may send a request on a tenant's behalf (webhooks, workflow HTTP actions, any outbound
@@ -31,8 +32,9 @@ import ipaddr from 'ipaddr.js';
  */
 export type AddressClass = 'public' | 'loopback' | 'refused';
 
-const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
-const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
+// Parsed by the first address checked (parsing compiles ipaddr's patterns), not when the module loads.
+const globalUnicast = /* @__PURE__ */ lazy(() => ipaddr.IPv6.parseCIDR('2000::/3'));
+const nat64WellKnown = /* @__PURE__ */ lazy(() => ipaddr.IPv6.parseCIDR('64:ff9b::/96'));
 
 const classifyIpv4 = (address: ipaddr.IPv4): AddressClass => {
   const range = address.range();
@@ -47,7 +49,7 @@ const carriedIpv4 = (address: ipaddr.IPv6): ipaddr.IPv4 | undefined => {
   if (
     range === 'ipv4Mapped' ||
     range === 'rfc6145' ||
-    (range === 'rfc6052' && address.match(NAT64_WELL_KNOWN))
+    (range === 'rfc6052' && address.match(nat64WellKnown()))
   )
     return new ipaddr.IPv4(bytes.slice(12, 16));
   if (range === '6to4') return new ipaddr.IPv4(bytes.slice(2, 6));
@@ -59,7 +61,7 @@ const classifyIpv6 = (address: ipaddr.IPv6): AddressClass => {
   if (carried) return classifyIpv4(carried);
   const range = address.range();
   if (range === 'loopback') return 'loopback';
-  return range === 'unicast' && address.match(GLOBAL_UNICAST) ? 'public' : 'refused';
+  return range === 'unicast' && address.match(globalUnicast()) ? 'public' : 'refused';
 };
 
 /** Classes a textual address (dotted-quad IPv4 or IPv6, a zone `%eth0` ignored); anything else is refused. */

@@ -10,10 +10,12 @@ import { planSchema } from '../../shared/routes/schemas';
  *
  * The document is generated from the whole route table, every area's schemas included, and the page reads
  * package files: both are loaded on their route's first request (`import()`), and the document is built once
- * then, so a cold start of the group builds neither. The plan catalog's schema is built on its first use.
+ * then, so a cold start of the group builds neither. The document's generator is a lazy module built beside
+ * the bundle (`#lazy/openapi`, with every area's routes and zod of its own), so the bundle does not even
+ * compile it. The plan catalog's schema is built on its first use.
  */
 const openApiDocument = /* @__PURE__ */ lazy(async () =>
-  (await import('../../shared/http/openapi')).buildOpenApiDocument(),
+  (await import('#lazy/openapi')).buildOpenApiDocument(),
 );
 const docsPageModule = /* @__PURE__ */ lazy(() => import('../../shared/http/docs-page'));
 

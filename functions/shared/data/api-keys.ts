@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { newKeyId } from '../ids';
+import { lazy } from '../lazy';
 import { SCOPES, type Scope } from '../types/scopes';
 import * as zm from '../zod-mini';
 import { ddb, queryAll, tableName } from './client';
@@ -36,18 +37,20 @@ export interface ApiKeyRecord {
 }
 
 /** The lookup item of a key (`keyHash` is read only by revocation; the record leaves it out). */
-export const ApiKey = defineEntity({
+export const ApiKey = /* @__PURE__ */ defineEntity({
   name: 'api_key',
   key: apiKeyKey,
-  schema: zm.object({
-    keyId: zm.string(),
-    companyId: zm.string(),
-    name: zm.string(),
-    scopes: zm.array(zm.enum(SCOPES)),
-    createdAt: zm.string(),
-    revokedAt: zm.optional(zm.string()),
-    hint: zm.string(),
-  }) satisfies zm.ZodMiniType<ApiKeyRecord>,
+  get schema() {
+    return zm.object({
+      keyId: zm.string(),
+      companyId: zm.string(),
+      name: zm.string(),
+      scopes: zm.array(zm.enum(SCOPES)),
+      createdAt: zm.string(),
+      revokedAt: zm.optional(zm.string()),
+      hint: zm.string(),
+    }) satisfies zm.ZodMiniType<ApiKeyRecord>;
+  },
 });
 
 export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
@@ -55,7 +58,7 @@ export const hashApiKey = (key: string): string => createHash('sha256').update(k
 const toRecord = (item: Record<string, unknown>): ApiKeyRecord => ApiKey.decode(item);
 
 /** The hash the lookup item is keyed by (revocation writes to that key). */
-const keyHashSchema = zm.object({ keyHash: zm.string() });
+const keyHashSchema = /* @__PURE__ */ lazy(() => zm.object({ keyHash: zm.string() }));
 
 /** Creates a key and returns its secret: the only moment the secret exists outside the caller. */
 export const createApiKey = async (
@@ -109,7 +112,7 @@ const queryCompanyKeys = async (companyId: string): Promise<StoredKey[]> =>
     })
   ).map((item) => ({
     record: toRecord(item),
-    keyHash: decodeItem(ApiKey.name, keyHashSchema, item).keyHash,
+    keyHash: decodeItem(ApiKey.name, keyHashSchema(), item).keyHash,
   }));
 
 export const listApiKeys = async (companyId: string): Promise<ApiKeyRecord[]> =>

@@ -30,20 +30,22 @@ export interface CompanyRecord {
   rateKey?: { id: string; value: string };
 }
 
-export const Company = defineEntity({
+export const Company = /* @__PURE__ */ defineEntity({
   name: 'company',
   key: companyKey,
-  schema: zm.object({
-    companyId: zm.string(),
-    name: zm.string(),
-    planId: zm.string(),
-    status: zm.enum(['active', 'suspended']),
-    createdAt: zm.string(),
-    subscriptionAnchor: zm.string(),
-    subscriptionStatus: zm.enum(['active', 'past_due', 'canceled']),
-    limitOverrides: zm.optional(partialPlanLimits),
-    rateKey: zm.optional(zm.object({ id: zm.string(), value: zm.string() })),
-  }) satisfies zm.ZodMiniType<CompanyRecord>,
+  get schema() {
+    return zm.object({
+      companyId: zm.string(),
+      name: zm.string(),
+      planId: zm.string(),
+      status: zm.enum(['active', 'suspended']),
+      createdAt: zm.string(),
+      subscriptionAnchor: zm.string(),
+      subscriptionStatus: zm.enum(['active', 'past_due', 'canceled']),
+      limitOverrides: zm.optional(partialPlanLimits()),
+      rateKey: zm.optional(zm.object({ id: zm.string(), value: zm.string() })),
+    }) satisfies zm.ZodMiniType<CompanyRecord>;
+  },
 });
 
 export class CompanyExistsError extends Error {

@@ -36,22 +36,26 @@ export interface MintedTokenRecord {
   mintedBy: string;
 }
 
-const MintedToken = defineEntity({
+const MintedToken = /* @__PURE__ */ defineEntity({
   name: 'minted_token',
   key: mintedTokenKey,
-  schema: zm.object({
-    jti: zm.string(),
-    src: zm.string(),
-    exp: zm.number(),
-    issuedAt: zm.string(),
-    mintedBy: zm.string(),
-  }) satisfies zm.ZodMiniType<MintedTokenRecord>,
+  get schema() {
+    return zm.object({
+      jti: zm.string(),
+      src: zm.string(),
+      exp: zm.number(),
+      issuedAt: zm.string(),
+      mintedBy: zm.string(),
+    }) satisfies zm.ZodMiniType<MintedTokenRecord>;
+  },
 });
 
-const CredentialRevocation = defineEntity({
+const CredentialRevocation = /* @__PURE__ */ defineEntity({
   name: 'credential_revocation',
   key: revocationKey,
-  schema: zm.object({ credentialId: zm.string(), revokedAt: zm.string() }),
+  get schema() {
+    return zm.object({ credentialId: zm.string(), revokedAt: zm.string() });
+  },
 });
 
 /** Records a minted token (never the token): its record lives until `acceptedUntil` (epoch seconds). */

@@ -13,10 +13,12 @@ export const deliveryChannelKey = (companyId: string) => ({
   sk: sortKeys.deliveryChannel,
 });
 
-const Channel = defineEntity({
+const Channel = /* @__PURE__ */ defineEntity({
   name: 'delivery_channel',
   key: deliveryChannelKey,
-  schema: zm.object({ url: zm.string(), secret: zm.string(), updatedAt: zm.string() }),
+  get schema() {
+    return zm.object({ url: zm.string(), secret: zm.string(), updatedAt: zm.string() });
+  },
 });
 
 export type DeliveryChannel = zm.output<typeof Channel.schema>;

@@ -77,20 +77,22 @@ export interface StoredItem {
 }
 
 /** A Dynadata item of a custom or built-in type (not `log_entries`, whose items are `log-entries.ts`'s). */
-const DynadataItem = defineEntity({
+const DynadataItem = /* @__PURE__ */ defineEntity({
   name: 'dd_item',
   key: (companyId: string, typeName: string, id: string) => ({
     pk: itemPartition(companyId, typeName),
     sk: id,
   }),
-  schema: zm.object({
-    _id: zm.string(),
-    _version: zm.number(),
-    createdAt: zm.string(),
-    updatedAt: zm.string(),
-    data: zm.optional(zm.record(zm.string(), zm.unknown())),
-    _size: zm.optional(zm.number()),
-  }),
+  get schema() {
+    return zm.object({
+      _id: zm.string(),
+      _version: zm.number(),
+      createdAt: zm.string(),
+      updatedAt: zm.string(),
+      data: zm.optional(zm.record(zm.string(), zm.unknown())),
+      _size: zm.optional(zm.number()),
+    });
+  },
 });
 const SYSTEM = new Set(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'entity', 'ttl']);
 

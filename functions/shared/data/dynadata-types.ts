@@ -1,4 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { lazy } from '../lazy';
 import * as zm from '../zod-mini';
 import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
 import { decodeItem, defineEntity } from './entity';
@@ -29,35 +30,39 @@ export interface StoredTypeDefinition {
 }
 
 /** A type record: a custom type's (with its schema), or a built-in type's item count alone. */
-const DynadataType = defineEntity({
+const DynadataType = /* @__PURE__ */ defineEntity({
   name: 'dd_type',
   key: dynadataTypeKey,
-  schema: zm.object({
-    description: zm.optional(zm.string()),
-    schemaJson: zm.optional(zm.string()),
-    indexed: zm.optional(zm.array(zm.string())),
-    functions: zm.optional(zm.array(zm.string())),
-    typeVersion: zm.optional(zm.number()),
-    itemCount: zm.optional(zm.number()),
-    createdAt: zm.optional(zm.string()),
-    updatedAt: zm.optional(zm.string()),
-  }),
+  get schema() {
+    return zm.object({
+      description: zm.optional(zm.string()),
+      schemaJson: zm.optional(zm.string()),
+      indexed: zm.optional(zm.array(zm.string())),
+      functions: zm.optional(zm.array(zm.string())),
+      typeVersion: zm.optional(zm.number()),
+      itemCount: zm.optional(zm.number()),
+      createdAt: zm.optional(zm.string()),
+      updatedAt: zm.optional(zm.string()),
+    });
+  },
 });
 
 /** What a custom type's record always holds besides its schema. */
-const customTypeSchema = zm.object({
-  sk: zm.string(),
-  schemaJson: zm.string(),
-  typeVersion: zm.number(),
-  createdAt: zm.string(),
-  updatedAt: zm.string(),
-});
+const customTypeSchema = /* @__PURE__ */ lazy(() =>
+  zm.object({
+    sk: zm.string(),
+    schemaJson: zm.string(),
+    typeVersion: zm.number(),
+    createdAt: zm.string(),
+    updatedAt: zm.string(),
+  }),
+);
 
 const isCustomType = (item: Record<string, unknown>) => DynadataType.decode(item).schemaJson !== undefined;
 
 const fromItem = (item: Record<string, unknown>): StoredTypeDefinition => {
   const record = DynadataType.decode(item);
-  const custom = decodeItem(DynadataType.name, customTypeSchema, item);
+  const custom = decodeItem(DynadataType.name, customTypeSchema(), item);
   return {
     name: custom.sk,
     description: record.description ?? '',

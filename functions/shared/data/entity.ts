@@ -1,4 +1,5 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { keepGetters } from '../lazy';
 import * as zm from '../zod-mini';
 import { tableName } from './client';
 
@@ -64,7 +65,11 @@ export const conditionAttributes = (condition?: Condition) => ({
 export interface EntityDefinition<A extends unknown[], S extends zm.ZodMiniType> {
   name: string;
   key: (...args: A) => TableKey;
-  schema: S;
+  /**
+   * The attributes' schema, declared as a getter (`get schema() { return zm.object(…); }`): built by its first
+   * read (the first decode) and kept, so loading a data module builds no schema.
+   */
+  readonly schema: S;
 }
 
 export interface Entity<A extends unknown[], S extends zm.ZodMiniType> extends EntityDefinition<A, S> {
@@ -77,17 +82,18 @@ export interface Entity<A extends unknown[], S extends zm.ZodMiniType> extends E
 export const defineEntity = <A extends unknown[], S extends zm.ZodMiniType>(
   definition: EntityDefinition<A, S>,
 ): Entity<A, S> => {
+  const declared = keepGetters(definition, ['schema']);
   const item = (key: TableKey, record: zm.output<S>, extra: Record<string, unknown> = {}) => ({
     ...key,
     ...extra,
-    entity: definition.name,
+    entity: declared.name,
     ...(record as Record<string, unknown>),
   });
-  return {
-    ...definition,
-    decode: (stored) => decodeItem(definition.name, definition.schema, stored),
+  // Added to the declaration itself: a copy (a spread) would read, and so build, the schema.
+  return Object.assign(declared, {
+    decode: (stored: Record<string, unknown>) => decodeItem(declared.name, declared.schema, stored),
     item,
-  };
+  });
 };
 
 /**

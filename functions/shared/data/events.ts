@@ -31,29 +31,33 @@ export const eventKey = (companyId: string, eventId: string) => ({
 });
 
 /** The event item: `data` is JSON text (see `eventItem`); items written before that hold it as a map. */
-const Event = defineEntity({
+const Event = /* @__PURE__ */ defineEntity({
   name: EVENT_ENTITY,
   key: eventKey,
-  schema: zm.object({
-    id: zm.string(),
-    companyId: zm.string(),
-    // A type none of `EVENT_TYPES` makes the item corrupt: decoding refuses it, with its key.
-    type: zm.enum(EVENT_TYPES),
-    createdAt: zm.string(),
-    resourceId: zm.string(),
-    data: zm.optional(zm.unknown()),
-    endpointId: zm.optional(zm.string()),
-  }),
+  get schema() {
+    return zm.object({
+      id: zm.string(),
+      companyId: zm.string(),
+      // A type none of `EVENT_TYPES` makes the item corrupt: decoding refuses it, with its key.
+      type: zm.enum(EVENT_TYPES),
+      createdAt: zm.string(),
+      resourceId: zm.string(),
+      data: zm.optional(zm.unknown()),
+      endpointId: zm.optional(zm.string()),
+    });
+  },
 });
 
 /** The once-only marker of an event (`putEventOnce`): its key is all it holds. */
-const EventMarker = defineEntity({
+const EventMarker = /* @__PURE__ */ defineEntity({
   name: 'event_marker',
   key: (companyId: string, marker: string) => ({
     pk: eventPartition(companyId),
     sk: sortKeys.eventMarker(marker),
   }),
-  schema: zm.object({}),
+  get schema() {
+    return zm.object({});
+  },
 });
 
 export const newEventId = (now: Date): string => `evt_${monotonicUlid(now.getTime())}`;

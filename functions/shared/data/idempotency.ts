@@ -29,16 +29,18 @@ export interface IdempotencyRecord {
 }
 
 /** The stored record: `response` is JSON text, written when the request completed. */
-const Idempotency = defineEntity({
+const Idempotency = /* @__PURE__ */ defineEntity({
   name: 'idempotency',
   key: idempotencyKey,
-  schema: zm.object({
-    requestHash: zm.string(),
-    status: zm.enum(['in_progress', 'done']),
-    createdAt: zm.string(),
-    lockedUntil: zm.optional(zm.number()),
-    response: zm.optional(zm.string()),
-  }),
+  get schema() {
+    return zm.object({
+      requestHash: zm.string(),
+      status: zm.enum(['in_progress', 'done']),
+      createdAt: zm.string(),
+      lockedUntil: zm.optional(zm.number()),
+      response: zm.optional(zm.string()),
+    });
+  },
 });
 
 /** Claims the key; returns the existing record when the key was already used (and has not expired). */

@@ -33,22 +33,24 @@ export interface LogEntry {
  */
 const optionalNull = <T extends zm.ZodMiniType>(schema: T) => zm.optional(zm.nullable(schema));
 
-export const LogEntryItem = defineEntity({
+export const LogEntryItem = /* @__PURE__ */ defineEntity({
   name: 'log_entry',
   key: logEntryKey,
-  schema: zm.object({
-    requestId: zm.string(),
-    time: zm.string(),
-    method: zm.string(),
-    path: zm.string(),
-    route: optionalNull(zm.string()),
-    status: zm.number(),
-    latencyMs: optionalNull(zm.number()),
-    authMethod: optionalNull(zm.string()),
-    keyId: optionalNull(zm.string()),
-    sourceIp: optionalNull(zm.string()),
-    userAgent: optionalNull(zm.string()),
-  }),
+  get schema() {
+    return zm.object({
+      requestId: zm.string(),
+      time: zm.string(),
+      method: zm.string(),
+      path: zm.string(),
+      route: optionalNull(zm.string()),
+      status: zm.number(),
+      latencyMs: optionalNull(zm.number()),
+      authMethod: optionalNull(zm.string()),
+      keyId: optionalNull(zm.string()),
+      sourceIp: optionalNull(zm.string()),
+      userAgent: optionalNull(zm.string()),
+    });
+  },
 });
 
 const toLogEntry = (item: Record<string, unknown>): LogEntry => {

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { lazy } from '../lazy';
 import { type Plan, type PlanLimits, RATE_OF_PLANS_WITHOUT_ONE } from '../types/plans';
 import * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
@@ -15,31 +16,36 @@ export const planKey = (planId: string) => ({ pk: partitions.plans(), sk: planId
  * catalog route on the way out. The entity schema here is `zod/mini` (`../zod-mini.ts`), which keeps the
  * authorizer's bundle small.
  */
-const planFields = {
+const planFields = () => ({
   id: zm.string(),
   name: zm.string(),
   description: zm.string(),
   sellable: zm.boolean(),
   price: zm.object({ amount: zm.number(), currency: zm.string(), interval: zm.enum(['month', 'year']) }),
-};
+});
 
 /** A plan as stored: limits added after it was written may be absent (`toPlan` fills them in). */
-export const StoredPlan = defineEntity({
+export const StoredPlan = /* @__PURE__ */ defineEntity({
   name: 'plan',
   key: (planId: string) => planKey(planId),
-  schema: zm.object({ ...planFields, limits: partialPlanLimits }),
+  get schema() {
+    return zm.object({ ...planFields(), limits: partialPlanLimits() });
+  },
 });
 
 /** A plan with every limit. */
-const planSchema = zm.object({
-  ...planFields,
-  limits: zm.object(
-    Object.fromEntries(PLAN_LIMIT_NAMES.map((name) => [name, zm.number()])) as Record<
-      keyof PlanLimits,
-      zm.ZodMiniNumber
-    >,
-  ),
-}) satisfies zm.ZodMiniType<Plan>;
+const planSchema = /* @__PURE__ */ lazy(
+  () =>
+    zm.object({
+      ...planFields(),
+      limits: zm.object(
+        Object.fromEntries(PLAN_LIMIT_NAMES.map((name) => [name, zm.number()])) as Record<
+          keyof PlanLimits,
+          zm.ZodMiniNumber
+        >,
+      ),
+    }) satisfies zm.ZodMiniType<Plan>,
+);
 
 /**
  * Limits added after plans were first stored, each with the limit a plan stored before it reads instead (a
@@ -68,7 +74,7 @@ export const toPlan = (item: Record<string, unknown>): Plan => {
   limits.webhookEndpoints ??= DEFAULT_WEBHOOK_ENDPOINTS;
   limits.workflows ??= DEFAULT_WORKFLOWS;
   limits.workflowRunComputeMs ??= DEFAULT_WORKFLOW_RUN_COMPUTE_MS;
-  return decodeItem(StoredPlan.name, planSchema, { pk: item.pk, sk: item.sk, ...plan, limits });
+  return decodeItem(StoredPlan.name, planSchema(), { pk: item.pk, sk: item.sk, ...plan, limits });
 };
 
 export const listPlans = async (): Promise<Plan[]> =>

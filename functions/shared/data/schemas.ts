@@ -1,3 +1,4 @@
+import { lazy } from '../lazy';
 import type { PlanLimits } from '../types/plans';
 import * as zm from '../zod-mini';
 
@@ -16,30 +17,36 @@ export const storedObject = <T extends object>() =>
 export const storedList = <T extends unknown[]>() => zm.custom<T>((value) => Array.isArray(value));
 
 /** A stored file: the platform bucket and its path. */
-export const objectReference = zm.object({ bucket: zm.string(), fullPath: zm.string() });
+export const objectReference = /* @__PURE__ */ lazy(() =>
+  zm.object({ bucket: zm.string(), fullPath: zm.string() }),
+);
 
 /** A job's source as enqueued: the stored object's size, ETag and content type. */
-export const jobSource = zm.object({
-  bucket: zm.string(),
-  fullPath: zm.string(),
-  size: zm.number(),
-  etag: zm.string(),
-  contentType: zm.optional(zm.string()),
-});
+export const jobSource = /* @__PURE__ */ lazy(() =>
+  zm.object({
+    bucket: zm.string(),
+    fullPath: zm.string(),
+    size: zm.number(),
+    etag: zm.string(),
+    contentType: zm.optional(zm.string()),
+  }),
+);
 
 /** A job's output file, recorded as one of the company's stored objects. */
-export const jobOutputFile = zm.object({
-  bucket: zm.string(),
-  fullPath: zm.string(),
-  size: zm.number(),
-  contentType: zm.string(),
-});
+export const jobOutputFile = /* @__PURE__ */ lazy(() =>
+  zm.object({
+    bucket: zm.string(),
+    fullPath: zm.string(),
+    size: zm.number(),
+    contentType: zm.string(),
+  }),
+);
 
 /** The error code and message a failed piece of work records. */
-export const workError = zm.object({ code: zm.string(), message: zm.string() });
+export const workError = /* @__PURE__ */ lazy(() => zm.object({ code: zm.string(), message: zm.string() }));
 
 /** A job type's queue item: the number of the company's unfinished jobs (absent before the first). */
-export const jobQueue = zm.object({ unfinished: zm.optional(zm.number()) });
+export const jobQueue = /* @__PURE__ */ lazy(() => zm.object({ unfinished: zm.optional(zm.number()) }));
 
 /** The names of every plan limit: a plan stored before a limit existed lacks it (`plans.ts` fills it in). */
 export const PLAN_LIMIT_NAMES = [
@@ -73,9 +80,11 @@ export const PLAN_LIMIT_NAMES_COMPLETE: [
   : false = true;
 
 /** Limits of which any may be absent (per-company overrides, plans stored before a limit existed). */
-export const partialPlanLimits = zm.object(
-  Object.fromEntries(PLAN_LIMIT_NAMES.map((name) => [name, zm.optional(zm.number())])) as Record<
-    keyof PlanLimits,
-    zm.ZodMiniOptional<zm.ZodMiniNumber>
-  >,
+export const partialPlanLimits = /* @__PURE__ */ lazy(() =>
+  zm.object(
+    Object.fromEntries(PLAN_LIMIT_NAMES.map((name) => [name, zm.optional(zm.number())])) as Record<
+      keyof PlanLimits,
+      zm.ZodMiniOptional<zm.ZodMiniNumber>
+    >,
+  ),
 );

@@ -1,3 +1,4 @@
+import { lazy } from '../lazy';
 import {
   SPEECH_JOB_FINISHED,
   SPEECH_JOB_STATUSES,
@@ -37,22 +38,28 @@ export interface SpeechJobReuseEntry extends ReuseEntryBase {
   result: SpeechJobResult;
 }
 
-const speechJobResult = storedObject<SpeechJobResult>();
+const speechJobResult = /* @__PURE__ */ lazy(() => storedObject<SpeechJobResult>());
 
-const speechJobSchema = zm.object({
-  ...jobRecordFields<SpeechJobStatus>(SPEECH_JOB_STATUSES),
-  voiceProfileId: zm.string(),
-  format: zm.enum(SPEECH_FORMATS),
-  characters: zm.number(),
-  textSha256: zm.string(),
-  durationSeconds: zm.optional(zm.number()),
-  result: zm.optional(speechJobResult),
-}) satisfies zm.ZodMiniType<SpeechJobRecord>;
+const speechJobSchema = /* @__PURE__ */ lazy(
+  () =>
+    zm.object({
+      ...jobRecordFields<SpeechJobStatus>(SPEECH_JOB_STATUSES),
+      voiceProfileId: zm.string(),
+      format: zm.enum(SPEECH_FORMATS),
+      characters: zm.number(),
+      textSha256: zm.string(),
+      durationSeconds: zm.optional(zm.number()),
+      result: zm.optional(speechJobResult()),
+    }) satisfies zm.ZodMiniType<SpeechJobRecord>,
+);
 
-const speechJobReuseSchema = zm.object({
-  result: speechJobResult,
-  ...reuseEntryFields,
-}) satisfies zm.ZodMiniType<SpeechJobReuseEntry>;
+const speechJobReuseSchema = /* @__PURE__ */ lazy(
+  () =>
+    zm.object({
+      result: speechJobResult(),
+      ...reuseEntryFields(),
+    }) satisfies zm.ZodMiniType<SpeechJobReuseEntry>,
+);
 
 export const SPEECH_JOB_STORE = {
   jobType: 'speech_job',

@@ -40,30 +40,32 @@ export const storedObjectKey = (companyId: string, fullPath: string) => ({
 });
 
 /** The item is a stored object or an upload reservation (`status`); the other's members may linger. */
-const StoredObjectItem = defineEntity({
+const StoredObjectItem = /* @__PURE__ */ defineEntity({
   name: 'stored_object',
   key: storedObjectKey,
-  schema: zm.union([
-    zm.object({
-      status: zm.literal('stored'),
-      bucket: zm.string(),
-      fullPath: zm.string(),
-      size: zm.number(),
-      contentType: zm.string(),
-      etag: zm.optional(zm.string()),
-      createdAt: zm.string(),
-    }),
-    zm.object({
-      status: zm.literal('pending'),
-      bucket: zm.string(),
-      fullPath: zm.string(),
-      declaredSize: zm.number(),
-      declaredContentType: zm.string(),
-      fileName: zm.string(),
-      reservedAt: zm.string(),
-      expiresAt: zm.string(),
-    }),
-  ]),
+  get schema() {
+    return zm.union([
+      zm.object({
+        status: zm.literal('stored'),
+        bucket: zm.string(),
+        fullPath: zm.string(),
+        size: zm.number(),
+        contentType: zm.string(),
+        etag: zm.optional(zm.string()),
+        createdAt: zm.string(),
+      }),
+      zm.object({
+        status: zm.literal('pending'),
+        bucket: zm.string(),
+        fullPath: zm.string(),
+        declaredSize: zm.number(),
+        declaredContentType: zm.string(),
+        fileName: zm.string(),
+        reservedAt: zm.string(),
+        expiresAt: zm.string(),
+      }),
+    ]);
+  },
 });
 type StoredObjectItemRecord = zm.output<typeof StoredObjectItem.schema>;
 const ENTITY = StoredObjectItem.name;

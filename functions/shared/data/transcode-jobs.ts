@@ -1,3 +1,4 @@
+import { lazy } from '../lazy';
 import { TRANSCODE_PRESETS, type TranscodePreset } from '../types/transcodes';
 import * as zm from '../zod-mini';
 import type { JobStoreConfig } from './jobs/lifecycle';
@@ -17,32 +18,36 @@ export type TranscodeStatus = (typeof UNFINISHED_STATUSES)[number] | (typeof FIN
 
 export interface TranscodeJobRecord extends JobRecordBase<TranscodeStatus> {
   preset: TranscodePreset;
-  source: zm.output<typeof jobSource>;
-  output?: zm.output<typeof jobOutputFile>;
+  source: zm.output<ReturnType<typeof jobSource>>;
+  output?: zm.output<ReturnType<typeof jobOutputFile>>;
   /** From the probe: seconds of media and whether the source has video. */
   durationSeconds?: number;
   hasVideo?: boolean;
 }
 
 /** The stored output of an earlier conversion of the same content. */
-const transcodeReuseSchema = zm.object({ output: jobOutputFile, ...reuseEntryFields });
-export type TranscodeReuseEntry = zm.output<typeof transcodeReuseSchema>;
+const transcodeReuseSchema = /* @__PURE__ */ lazy(() =>
+  zm.object({ output: jobOutputFile(), ...reuseEntryFields() }),
+);
+export type TranscodeReuseEntry = zm.output<ReturnType<typeof transcodeReuseSchema>>;
+
+const transcodeJobSchema = /* @__PURE__ */ lazy(
+  () =>
+    zm.object({
+      ...jobRecordFields<TranscodeStatus>([...UNFINISHED_STATUSES, ...FINISHED_STATUSES]),
+      preset: zm.enum(TRANSCODE_PRESETS),
+      source: jobSource(),
+      output: zm.optional(jobOutputFile()),
+      durationSeconds: zm.optional(zm.number()),
+      hasVideo: zm.optional(zm.boolean()),
+    }) satisfies zm.ZodMiniType<TranscodeJobRecord>,
+);
 
 export const transcodeStore = {
   jobType: 'transcode',
   partition: partitions.transcodes,
   entities: { job: 'transcode_job', queue: 'transcode_queue', reuse: 'transcode_reuse' },
-  schemas: {
-    job: zm.object({
-      ...jobRecordFields<TranscodeStatus>([...UNFINISHED_STATUSES, ...FINISHED_STATUSES]),
-      preset: zm.enum(TRANSCODE_PRESETS),
-      source: jobSource,
-      output: zm.optional(jobOutputFile),
-      durationSeconds: zm.optional(zm.number()),
-      hasVideo: zm.optional(zm.boolean()),
-    }) satisfies zm.ZodMiniType<TranscodeJobRecord>,
-    reuse: transcodeReuseSchema,
-  },
+  schemas: { job: transcodeJobSchema, reuse: transcodeReuseSchema },
   unfinishedIndexPartition: indexPartitions.unfinishedTranscodes(),
   unfinished: UNFINISHED_STATUSES,
   finished: FINISHED_STATUSES,

@@ -1,3 +1,4 @@
+import { lazy } from '../lazy';
 import {
   TRANSCRIPTION_LANGUAGES,
   type TranscriptionLanguage,
@@ -41,25 +42,32 @@ export interface TranscriptionReuseEntry extends ReuseEntryBase {
 }
 
 /** The result is the engine adapter's (`types/transcriptions.ts`); the item checks it is an object. */
-const transcriptionResult = storedObject<TranscriptionResult>();
+const transcriptionResult = /* @__PURE__ */ lazy(() => storedObject<TranscriptionResult>());
+
+const transcriptionJobSchema = /* @__PURE__ */ lazy(
+  () =>
+    zm.object({
+      ...jobRecordFields<TranscriptionStatus>([...TRANSCRIPTION_UNFINISHED, ...TRANSCRIPTION_FINISHED]),
+      language: zm.enum([...TRANSCRIPTION_LANGUAGES, 'auto']),
+      source: jobSource(),
+      result: zm.optional(transcriptionResult()),
+      durationSeconds: zm.optional(zm.number()),
+    }) satisfies zm.ZodMiniType<TranscriptionJobRecord>,
+);
+
+const transcriptionReuseSchema = /* @__PURE__ */ lazy(
+  () =>
+    zm.object({
+      result: transcriptionResult(),
+      ...reuseEntryFields(),
+    }) satisfies zm.ZodMiniType<TranscriptionReuseEntry>,
+);
 
 export const transcriptionStore = {
   jobType: 'transcription',
   partition: partitions.transcriptions,
   entities: { job: 'transcription_job', queue: 'transcription_queue', reuse: 'transcription_reuse' },
-  schemas: {
-    job: zm.object({
-      ...jobRecordFields<TranscriptionStatus>([...TRANSCRIPTION_UNFINISHED, ...TRANSCRIPTION_FINISHED]),
-      language: zm.enum([...TRANSCRIPTION_LANGUAGES, 'auto']),
-      source: jobSource,
-      result: zm.optional(transcriptionResult),
-      durationSeconds: zm.optional(zm.number()),
-    }) satisfies zm.ZodMiniType<TranscriptionJobRecord>,
-    reuse: zm.object({
-      result: transcriptionResult,
-      ...reuseEntryFields,
-    }) satisfies zm.ZodMiniType<TranscriptionReuseEntry>,
-  },
+  schemas: { job: transcriptionJobSchema, reuse: transcriptionReuseSchema },
   unfinishedIndexPartition: indexPartitions.unfinishedTranscriptions(),
   unfinished: TRANSCRIPTION_UNFINISHED,
   finished: TRANSCRIPTION_FINISHED,

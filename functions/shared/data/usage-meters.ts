@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { lazy } from '../lazy';
 import {
   COMPUTE_CATEGORIES,
   type ComputeCategory,
@@ -58,14 +59,18 @@ export interface UsagePeriod {
 }
 
 /** A month or day item's attributes: its figures are numbers, its key and entity name text. */
-const usagePeriodSchema = zm.record(zm.string(), zm.union([zm.number(), zm.string()]));
-const usageTotalsSchema = zm.object({
-  storageBytes: zm.optional(zm.number()),
-  databaseBytes: zm.optional(zm.number()),
-});
+const usagePeriodSchema = /* @__PURE__ */ lazy(() =>
+  zm.record(zm.string(), zm.union([zm.number(), zm.string()])),
+);
+const usageTotalsSchema = /* @__PURE__ */ lazy(() =>
+  zm.object({
+    storageBytes: zm.optional(zm.number()),
+    databaseBytes: zm.optional(zm.number()),
+  }),
+);
 
 export const toUsagePeriod = (item: Record<string, unknown>): UsagePeriod => {
-  const period = decodeItem('usage_period', usagePeriodSchema, item);
+  const period = decodeItem('usage_period', usagePeriodSchema(), item);
   return {
     figure: (attribute) => {
       const value = period[attribute];
@@ -80,12 +85,13 @@ export interface UsageTotals {
 }
 
 export const toUsageTotals = (item: Record<string, unknown>): UsageTotals => {
-  const totals = decodeItem('usage_totals', usageTotalsSchema, item);
+  const totals = decodeItem('usage_totals', usageTotalsSchema(), item);
   return { storageBytes: totals.storageBytes ?? 0, databaseBytes: totals.databaseBytes ?? 0 };
 };
 
-const EMPTY_PERIOD = toUsagePeriod({});
-const EMPTY_TOTALS = toUsageTotals({});
+/** What a company that has counted nothing yet reads (decoded on first use, like every schema here). */
+const emptyPeriod = /* @__PURE__ */ lazy(() => toUsagePeriod({}));
+const emptyTotals = /* @__PURE__ */ lazy(() => toUsageTotals({}));
 
 /** The usage month of `now` (what allowances are checked against), for a batch read. */
 export const usageMonthEntry = (companyId: string, now: Date): BatchEntry<UsagePeriod> => ({
@@ -122,14 +128,14 @@ export const usageFigures = (
   period: UsagePeriod | undefined,
   totals: UsageTotals | undefined,
 ): UsageWindowFigures => {
-  const { figure } = period ?? EMPTY_PERIOD;
+  const { figure } = period ?? emptyPeriod();
   return {
     meters: Object.fromEntries(METERS.map((m) => [m, figure(m)])) as Record<MeterName, number>,
     computeMs: Object.fromEntries(COMPUTE_CATEGORIES.map((c) => [c, figure(computeFigure(c))])) as Record<
       ComputeCategory,
       number
     >,
-    ...(totals ?? EMPTY_TOTALS),
+    ...(totals ?? emptyTotals()),
   };
 };
 

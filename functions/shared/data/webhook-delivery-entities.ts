@@ -9,43 +9,49 @@ import { sortKeys } from './keys';
  */
 
 /** A delivery of an event to an endpoint. `lastStatus` is an HTTP status or a short reason. */
-export const WebhookDelivery = defineEntity({
+export const WebhookDelivery = /* @__PURE__ */ defineEntity({
   name: 'webhook_delivery',
   key: (eventPartition: string, eventId: string, endpointId: string) => ({
     pk: eventPartition,
     sk: sortKeys.delivery(eventId, endpointId),
   }),
-  schema: zm.object({
-    eventId: zm.string(),
-    endpointId: zm.string(),
-    resourceId: zm.optional(zm.string()),
-    status: zm.enum(['pending', 'delivered', 'failed']),
-    attempts: zm.optional(zm.number()),
-    lastStatus: zm.optional(zm.nullable(zm.union([zm.number(), zm.string()]))),
-    firstAttemptAt: zm.optional(zm.string()),
-    lastAttemptAt: zm.optional(zm.string()),
-    nextAttemptAt: zm.optional(zm.string()),
-    finishedAt: zm.optional(zm.string()),
-  }),
+  get schema() {
+    return zm.object({
+      eventId: zm.string(),
+      endpointId: zm.string(),
+      resourceId: zm.optional(zm.string()),
+      status: zm.enum(['pending', 'delivered', 'failed']),
+      attempts: zm.optional(zm.number()),
+      lastStatus: zm.optional(zm.nullable(zm.union([zm.number(), zm.string()]))),
+      firstAttemptAt: zm.optional(zm.string()),
+      lastAttemptAt: zm.optional(zm.string()),
+      nextAttemptAt: zm.optional(zm.string()),
+      finishedAt: zm.optional(zm.string()),
+    });
+  },
 });
 
 /** A lane's head item: its identity, the number of pending deliveries, and the owner with its lease. */
-export const WebhookLane = defineEntity({
+export const WebhookLane = /* @__PURE__ */ defineEntity({
   name: 'webhook_lane',
   key: (lanePartition: string) => ({ pk: lanePartition, sk: sortKeys.webhookLane }),
-  schema: zm.object({
-    companyId: zm.string(),
-    endpointId: zm.string(),
-    resourceId: zm.string(),
-    pending: zm.optional(zm.number()),
-    owner: zm.optional(zm.string()),
-    leaseUntil: zm.optional(zm.string()),
-  }),
+  get schema() {
+    return zm.object({
+      companyId: zm.string(),
+      endpointId: zm.string(),
+      resourceId: zm.string(),
+      pending: zm.optional(zm.number()),
+      owner: zm.optional(zm.string()),
+      leaseUntil: zm.optional(zm.string()),
+    });
+  },
 });
 
 /** A queued delivery of a lane (its event id), oldest first. */
-export const LaneEntry = defineEntity({
+export const LaneEntry = /* @__PURE__ */ defineEntity({
   name: 'webhook_lane_entry',
   key: (lanePartition: string, eventId: string) => ({ pk: lanePartition, sk: sortKeys.laneEntry(eventId) }),
-  schema: zm.object({ eventId: zm.string() }),
+  get schema() {
+    return zm.object({ eventId: zm.string() });
+  },
 });

@@ -40,25 +40,27 @@ export interface WebhookEndpointRecord {
   updatedAt: string;
 }
 
-export const WebhookEndpoint = defineEntity({
+export const WebhookEndpoint = /* @__PURE__ */ defineEntity({
   name: 'webhook_endpoint',
   key: endpointKey,
-  schema: zm.object({
-    id: zm.string(),
-    companyId: zm.string(),
-    url: zm.string(),
-    events: zm.array(zm.string()),
-    description: zm.optional(zm.string()),
-    secret: zm.string(),
-    status: zm.enum(['enabled', 'disabled']),
-    disabledReason: zm.optional(zm.string()),
-    disabledAt: zm.optional(zm.string()),
-    failingSince: zm.optional(zm.string()),
-    failingMs: zm.optional(zm.number()),
-    lastFailedAt: zm.optional(zm.string()),
-    createdAt: zm.string(),
-    updatedAt: zm.string(),
-  }) satisfies zm.ZodMiniType<WebhookEndpointRecord>,
+  get schema() {
+    return zm.object({
+      id: zm.string(),
+      companyId: zm.string(),
+      url: zm.string(),
+      events: zm.array(zm.string()),
+      description: zm.optional(zm.string()),
+      secret: zm.string(),
+      status: zm.enum(['enabled', 'disabled']),
+      disabledReason: zm.optional(zm.string()),
+      disabledAt: zm.optional(zm.string()),
+      failingSince: zm.optional(zm.string()),
+      failingMs: zm.optional(zm.number()),
+      lastFailedAt: zm.optional(zm.string()),
+      createdAt: zm.string(),
+      updatedAt: zm.string(),
+    }) satisfies zm.ZodMiniType<WebhookEndpointRecord>;
+  },
 });
 
 const toEndpoint = (item: Record<string, unknown>): WebhookEndpointRecord => WebhookEndpoint.decode(item);

@@ -1,4 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { lazy } from '../lazy';
 import { RUN_TRIGGER_TYPES } from '../types/workflow-triggers';
 import { WORKFLOW_RUN_STATUSES, type WorkflowRunRecord } from '../types/workflows';
 import * as zm from '../zod-mini';
@@ -22,14 +23,16 @@ const entryKey = (companyId: string, workflowId: string, runId: string) => ({
   sk: sortKeys.workflowRunEntry(runId),
 });
 
-const entrySchema = zm.object({
-  runId: zm.string(),
-  status: zm.enum(WORKFLOW_RUN_STATUSES),
-  trigger: zm.enum(RUN_TRIGGER_TYPES),
-  startedAt: zm.string(),
-  finishedAt: zm.nullable(zm.string()),
-});
-export type WorkflowRunEntry = zm.output<typeof entrySchema>;
+const entrySchema = /* @__PURE__ */ lazy(() =>
+  zm.object({
+    runId: zm.string(),
+    status: zm.enum(WORKFLOW_RUN_STATUSES),
+    trigger: zm.enum(RUN_TRIGGER_TYPES),
+    startedAt: zm.string(),
+    finishedAt: zm.nullable(zm.string()),
+  }),
+);
+export type WorkflowRunEntry = zm.output<ReturnType<typeof entrySchema>>;
 
 export const runEntryPut = (run: WorkflowRunRecord, now: Date): TransactItem => ({
   Put: {
@@ -96,7 +99,7 @@ export const listRunEntries = async (
       }),
     );
     read += request.status ? Math.min(FILTERED_READ_BUDGET - read, 100) : 0;
-    for (const item of Items) runs.push(decodeItem(RUN_ENTRY_ENTITY, entrySchema, item));
+    for (const item of Items) runs.push(decodeItem(RUN_ENTRY_ENTITY, entrySchema(), item));
     if (runs.length > request.limit) {
       const page = runs.slice(0, request.limit);
       return { runs: page, nextCursor: page.at(-1)?.runId ?? null };

@@ -1,12 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PendingAttempts, WorkflowRunRecord } from '../types/workflows';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
-import {
-  encodeOutputs,
-  WorkflowRunMovedError,
-  type WorkflowRunProgress,
-  workflowRunKey,
-} from './workflow-runs';
+import { encodeOutputs } from './workflow-run-outputs';
+import { WorkflowRunMovedError, type WorkflowRunProgress, workflowRunKey } from './workflow-runs';
 
 /**
  * The writes of a run between its creation and its final move (`workflow-runs.ts` owns the item): the

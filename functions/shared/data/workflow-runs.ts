@@ -17,6 +17,7 @@ import { listSparsePartition, sparseIndexKey } from './sparse-index';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { addComputeMsItems, addToMeterItems } from './usage-meters';
 import { runEntryFinish, runEntryPut } from './workflow-run-entries';
+import { decodeOutputs, encodeOutputs, storedOutputs } from './workflow-run-outputs';
 
 /**
  * Workflow runs: one item per run (`CO#<companyId>#WFRUN#<runId>`), the read model of sync and async runs.
@@ -63,80 +64,56 @@ export class WorkflowRunMovedError extends Error {
 }
 
 /**
- * Tenant JSON (the run input, inline step outputs, the result) is stored as JSON text, so any JSON value
- * fits whatever its nesting depth or key names (DynamoDB maps allow 32 levels).
- */
-const storedOutputs = zm.record(
-  zm.string(),
-  zm.union([zm.object({ json: zm.string() }), zm.object({ object: objectReference, bytes: zm.number() })]),
-);
-type StoredOutputs = zm.output<typeof storedOutputs>;
-
-/**
  * The run item as stored: `input` and `result` as JSON text, `outputs` encoded (absent once dropped); the
  * step logs and failed steps are the runner's shapes (`types/workflows.ts`), checked here as lists.
  */
-const WorkflowRun = defineEntity({
+const WorkflowRun = /* @__PURE__ */ defineEntity({
   name: 'workflow_run',
   key: workflowRunKey,
-  schema: zm.object({
-    companyId: zm.string(),
-    runId: zm.string(),
-    workflowId: zm.string(),
-    version: zm.number(),
-    mode: zm.enum(['sync', 'async']),
-    status: zm.enum(WORKFLOW_RUN_STATUSES),
-    includeStepOutputs: zm.boolean(),
-    input: zm.optional(zm.string()),
-    callerScopes: zm.array(zm.string()),
-    caller: zm.optional(
-      zm.object({
-        source: zm.string(),
-        tokenId: zm.optional(zm.string()),
-        expiresAt: zm.optional(zm.number()),
-        ips: zm.optional(zm.array(zm.string())),
-        ancestors: zm.optional(zm.array(zm.string())),
-      }),
-    ),
-    hop: zm.optional(zm.number()),
-    computeBudgetMs: zm.optional(zm.number()),
-    cursor: zm.number(),
-    current: zm.optional(zm.object({ index: zm.number(), startedAt: zm.string() })),
-    turn: zm.optional(zm.number()),
-    pendingAttempts: zm.optional(
-      zm.object({ index: zm.number(), notBefore: zm.string(), attempts: storedList<StepAttempt[]>() }),
-    ),
-    logs: storedList<StepLog[]>(),
-    outputs: zm.optional(storedOutputs),
-    files: zm.array(objectReference),
-    result: zm.optional(zm.unknown()),
-    error: zm.optional(zm.object({ code: zm.string(), message: zm.optional(zm.string()) })),
-    failedSteps: zm.optional(storedList<FailedStep[]>()),
-    executionTimeMs: zm.number(),
-    createdAt: zm.string(),
-    updatedAt: zm.string(),
-    finishedAt: zm.optional(zm.string()),
-    handedOffAt: zm.optional(zm.string()),
-    /** What started a run not started through the API (`RunTrigger`), as JSON text (an event's data is tenant JSON). */
-    trigger: zm.optional(zm.string()),
-  }),
+  get schema() {
+    return zm.object({
+      companyId: zm.string(),
+      runId: zm.string(),
+      workflowId: zm.string(),
+      version: zm.number(),
+      mode: zm.enum(['sync', 'async']),
+      status: zm.enum(WORKFLOW_RUN_STATUSES),
+      includeStepOutputs: zm.boolean(),
+      input: zm.optional(zm.string()),
+      callerScopes: zm.array(zm.string()),
+      caller: zm.optional(
+        zm.object({
+          source: zm.string(),
+          tokenId: zm.optional(zm.string()),
+          expiresAt: zm.optional(zm.number()),
+          ips: zm.optional(zm.array(zm.string())),
+          ancestors: zm.optional(zm.array(zm.string())),
+        }),
+      ),
+      hop: zm.optional(zm.number()),
+      computeBudgetMs: zm.optional(zm.number()),
+      cursor: zm.number(),
+      current: zm.optional(zm.object({ index: zm.number(), startedAt: zm.string() })),
+      turn: zm.optional(zm.number()),
+      pendingAttempts: zm.optional(
+        zm.object({ index: zm.number(), notBefore: zm.string(), attempts: storedList<StepAttempt[]>() }),
+      ),
+      logs: storedList<StepLog[]>(),
+      outputs: zm.optional(storedOutputs()),
+      files: zm.array(objectReference()),
+      result: zm.optional(zm.unknown()),
+      error: zm.optional(zm.object({ code: zm.string(), message: zm.optional(zm.string()) })),
+      failedSteps: zm.optional(storedList<FailedStep[]>()),
+      executionTimeMs: zm.number(),
+      createdAt: zm.string(),
+      updatedAt: zm.string(),
+      finishedAt: zm.optional(zm.string()),
+      handedOffAt: zm.optional(zm.string()),
+      /** What started a run not started through the API (`RunTrigger`), as JSON text (an event's data is tenant JSON). */
+      trigger: zm.optional(zm.string()),
+    });
+  },
 });
-
-export const encodeOutputs = (outputs: WorkflowRunRecord['outputs']): StoredOutputs =>
-  Object.fromEntries(
-    Object.entries(outputs).map(([step, o]) => [
-      step,
-      'inline' in o ? { json: JSON.stringify(o.inline ?? null) } : o,
-    ]),
-  );
-
-const decodeOutputs = (outputs: StoredOutputs | undefined): WorkflowRunRecord['outputs'] =>
-  Object.fromEntries(
-    Object.entries(outputs ?? {}).map(([step, o]) => [
-      step,
-      'json' in o ? { inline: JSON.parse(o.json) } : o,
-    ]),
-  );
 
 const toRun = (item: Record<string, unknown>): WorkflowRunRecord => {
   const { input, outputs, result, trigger, ...run } = WorkflowRun.decode(item);

@@ -1,4 +1,5 @@
 import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { lazy } from '../lazy';
 import type { WorkflowDefinition } from '../types/workflows';
 import * as zm from '../zod-mini';
 import { ddb, tableName } from './client';
@@ -22,14 +23,16 @@ const triggerKey = (companyId: string, workflowId: string) => ({
   sk: sortKeys.workflowTrigger(workflowId),
 });
 
-const triggerSchema = zm.object({
-  workflowId: zm.string(),
-  events: zm.array(zm.string()),
-  schedule: zm.optional(zm.string()),
-  scopes: zm.array(zm.string()),
-  since: zm.string(),
-});
-export type WorkflowTrigger = zm.output<typeof triggerSchema>;
+const triggerSchema = /* @__PURE__ */ lazy(() =>
+  zm.object({
+    workflowId: zm.string(),
+    events: zm.array(zm.string()),
+    schedule: zm.optional(zm.string()),
+    scopes: zm.array(zm.string()),
+    since: zm.string(),
+  }),
+);
+export type WorkflowTrigger = zm.output<ReturnType<typeof triggerSchema>>;
 
 /** The transaction item that keeps a workflow's trigger item in step with the version being saved. */
 export const triggerItemOfVersion = (
@@ -75,7 +78,7 @@ export const getWorkflowTrigger = async (
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName(), Key: triggerKey(companyId, workflowId) }),
   );
-  return Item ? decodeItem(TRIGGER_ENTITY, triggerSchema, Item) : undefined;
+  return Item ? decodeItem(TRIGGER_ENTITY, triggerSchema(), Item) : undefined;
 };
 
 /** The company's workflows started by events of `type` (one Query of their trigger items). */
@@ -94,7 +97,7 @@ export const listEventTriggers = async (companyId: string, type: string): Promis
         ExclusiveStartKey: start,
       }),
     );
-    for (const item of page.Items ?? []) triggers.push(decodeItem(TRIGGER_ENTITY, triggerSchema, item));
+    for (const item of page.Items ?? []) triggers.push(decodeItem(TRIGGER_ENTITY, triggerSchema(), item));
     start = page.LastEvaluatedKey;
   } while (start);
   return triggers.filter((t) => t.events.includes(type));

@@ -35,35 +35,39 @@ export interface WorkflowHead {
  * depth): it is stored as JSON text (`definitionJson`), so no member name or nesting reaches the marshaller.
  * Items written before that hold it as a map (`definition`), still read.
  */
-const definitionFields = {
+const definitionFields = () => ({
   definitionJson: zm.optional(zm.string()),
   definition: zm.optional(storedObject<WorkflowDefinition>()),
-};
+});
 
 /** The head item: the latest version and its definition, or a tombstone (`deleted`) keeping the counter. */
-const WorkflowHeadItem = defineEntity({
+const WorkflowHeadItem = /* @__PURE__ */ defineEntity({
   name: 'workflow',
   key: headKey,
-  schema: zm.object({
-    workflowId: zm.string(),
-    version: zm.number(),
-    createdAt: zm.string(),
-    updatedAt: zm.string(),
-    deleted: zm.optional(zm.boolean()),
-    ...definitionFields,
-  }),
+  get schema() {
+    return zm.object({
+      workflowId: zm.string(),
+      version: zm.number(),
+      createdAt: zm.string(),
+      updatedAt: zm.string(),
+      deleted: zm.optional(zm.boolean()),
+      ...definitionFields(),
+    });
+  },
 });
 
 /** A saved version: immutable, read by the runs of that version. */
-const WorkflowVersionItem = defineEntity({
+const WorkflowVersionItem = /* @__PURE__ */ defineEntity({
   name: 'workflow_version',
   key: versionKey,
-  schema: zm.object({
-    workflowId: zm.string(),
-    version: zm.number(),
-    createdAt: zm.string(),
-    ...definitionFields,
-  }),
+  get schema() {
+    return zm.object({
+      workflowId: zm.string(),
+      version: zm.number(),
+      createdAt: zm.string(),
+      ...definitionFields(),
+    });
+  },
 });
 
 const definitionOf = (

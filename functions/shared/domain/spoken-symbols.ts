@@ -2,8 +2,11 @@
  * Words for the symbols, amounts, dates and abbreviations of a document's text (never its URLs), so that a
  * speech engine reads "It costs $5, e.g. today." as "It costs 5 dollars, for example today." and not as a
  * string of marks. Each rule is one `replace`, applied in order; the golden cases of
- * `test/unit/spoken-symbols.test.ts` show every rule with its input.
+ * `test/unit/spoken-symbols.test.ts` show every rule with its input. The patterns with Unicode property
+ * classes are built by the first text spoken (building one costs about 0.1 ms), not when the module loads.
  */
+
+import { lazy } from '../lazy';
 
 /** Each currency's unit (one, many) and its hundredth (one, many). */
 const CURRENCIES: Record<string, readonly [string, string, string, string]> = {
@@ -29,8 +32,10 @@ const SCALES: Record<string, string> = {
  * optional fraction, and an optional scale ("$2.5 billion", "$3k", "€4M"). Group 4, the scale, is only taken
  * when no letter follows it.
  */
-const AMOUNT =
-  /([$€£¥])\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:\s?(thousand|million|billion|trillion|bn|mn|[kmb])(?![\p{L}\p{N}]))?/giu;
+const AMOUNT = /* @__PURE__ */ lazy(
+  () =>
+    /([$€£¥])\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:\s?(thousand|million|billion|trillion|bn|mn|[kmb])(?![\p{L}\p{N}]))?/giu,
+);
 
 const plural = (n: string, one: string, many: string) => (n === '1' ? `${n} ${one}` : `${n} ${many}`);
 
@@ -72,7 +77,9 @@ const MONTH_ABBREVIATIONS: Record<string, string> = Object.fromEntries(
 );
 
 /** An ISO 8601 calendar date, not part of a longer run of digits or a time stamp's date that has a time. */
-const ISO_DATE = /(?<![\p{L}\p{N}-])(\d{4})-(\d{2})-(\d{2})(?![\p{L}\p{N}]|-\d)/gu;
+const ISO_DATE = /* @__PURE__ */ lazy(
+  () => /(?<![\p{L}\p{N}-])(\d{4})-(\d{2})-(\d{2})(?![\p{L}\p{N}]|-\d)/gu,
+);
 /** A month abbreviation with its period, followed by a day: "Jan. 5", "Sept. 30". */
 const MONTH_ABBREVIATION = /\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.\s?(?=\d)/g;
 
@@ -90,7 +97,9 @@ const ABBREVIATION_WORDS: Record<string, string> = {
   approx: 'approximately',
 };
 /** An abbreviation with its period, not inside a longer word; `$2`: the letter of the word that follows. */
-const ABBREVIATION = /\b(e\.g|i\.e|etc|vs|approx)\.(?![\p{L}\p{N}])(?=(?:\s+["'(“‘]?(\p{L}))?)/giu;
+const ABBREVIATION = /* @__PURE__ */ lazy(
+  () => /\b(e\.g|i\.e|etc|vs|approx)\.(?![\p{L}\p{N}])(?=(?:\s+["'(“‘]?(\p{L}))?)/giu,
+);
 
 const abbreviationInWords = (_m: string, abbreviation: string, nextLetter: string | undefined) => {
   // (The pattern ignores case, so the capital that starts a new sentence is checked here.)
@@ -104,17 +113,17 @@ const abbreviationInWords = (_m: string, abbreviation: string, nextLetter: strin
 /** Words for symbols, amounts, dates and abbreviations, applied to the text of the document. */
 export const speakSymbols = (text: string): string =>
   text
-    .replace(AMOUNT, (_m, symbol: string, whole: string, fraction?: string, scale?: string) =>
+    .replace(AMOUNT(), (_m, symbol: string, whole: string, fraction?: string, scale?: string) =>
       amountInWords(symbol, whole, fraction, scale),
     )
-    .replace(ISO_DATE, isoDateInWords)
+    .replace(ISO_DATE(), isoDateInWords)
     .replace(MONTH_ABBREVIATION, (_m, month: string) => `${MONTH_ABBREVIATIONS[month.toLowerCase()]} `)
     .replace(/°\s?C\b/g, ' degrees Celsius')
     .replace(/°\s?F\b/g, ' degrees Fahrenheit')
     .replace(/°/g, ' degrees')
     .replace(/(\d)\s?%/g, '$1 percent')
     .replace(/%/g, ' percent ')
-    .replace(ABBREVIATION, abbreviationInWords)
+    .replace(ABBREVIATION(), abbreviationInWords)
     .replace(/\bvs(?=\s)/gi, 'versus')
     .replace(/\s*&\s*/g, ' and ')
     .replace(/\s*(?:→|->|⇒|=>)\s*/g, ' to ')

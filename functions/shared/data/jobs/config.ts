@@ -14,8 +14,11 @@ export interface JobLifecycleConfig<S extends string, R = unknown, E = unknown> 
   partition: (companyId: string) => string;
   /** The entity names of the job, queue and reuse items. */
   entities: { job: string; queue: string; reuse: string };
-  /** The attributes of the job item and of a reuse entry (reads decode through them). */
-  schemas: { job: zm.ZodMiniType<R>; reuse: zm.ZodMiniType<E> };
+  /**
+   * The attributes of the job item and of a reuse entry (reads decode through them): each a function that
+   * builds its schema on first use (`lazy`), so loading a type's module builds none.
+   */
+  schemas: { job: () => zm.ZodMiniType<R>; reuse: () => zm.ZodMiniType<E> };
   unfinishedIndexPartition: string;
   unfinished: readonly S[];
   finished: readonly S[];

@@ -66,7 +66,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
   const unfinishedIndexKey = (companyId: string, jobId: string) =>
     sparseIndexKey(unfinishedIndexPartition, unfinishedSortKey(companyId, jobId));
 
-  const toJob = (item: Record<string, unknown>): R => decodeItem(entities.job, config.schemas.job, item);
+  const toJob = (item: Record<string, unknown>): R => decodeItem(entities.job, config.schemas.job(), item);
 
   const countTransition = (job: JobRef, to: string, code?: string) =>
     countJobTransition(jobType, to, code, { companyId: job.companyId, jobId: job.jobId });
@@ -332,7 +332,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     const { Item } = await ddb.send(
       new GetCommand({ TableName: tableName(), Key: reuseKey(companyId, key) }),
     );
-    return Item ? decodeItem(entities.reuse, config.schemas.reuse, Item) : undefined;
+    return Item ? decodeItem(entities.reuse, config.schemas.reuse(), Item) : undefined;
   };
 
   /** Number of unfinished jobs the queue counter holds (0 when it was never written). */
@@ -340,7 +340,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     const { Item } = await ddb.send(
       new GetCommand({ TableName: tableName(), Key: queueKey(companyId), ConsistentRead: true }),
     );
-    return Item ? (decodeItem(entities.queue, jobQueue, Item).unfinished ?? 0) : 0;
+    return Item ? (decodeItem(entities.queue, jobQueue(), Item).unfinished ?? 0) : 0;
   };
 
   /** Unfinished jobs of every company, from the sparse index partition (never a request path). */
@@ -350,7 +350,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
   /** The reuse entry of `key`, for a batch read. */
   const reuseEntry = (companyId: string, key: string): BatchEntry<E> => ({
     key: reuseKey(companyId, key),
-    decode: (item) => decodeItem(entities.reuse, config.schemas.reuse, item),
+    decode: (item) => decodeItem(entities.reuse, config.schemas.reuse(), item),
   });
 
   /** The job, for a batch read. */

@@ -31,7 +31,7 @@ export const jobRecordFields = <S extends string>(statuses: readonly [S, ...S[]]
   reused: zm.boolean(),
   billedSeconds: zm.number(),
   progress: zm.optional(zm.object({ phase: zm.enum(statuses), percent: zm.optional(zm.number()) })),
-  error: zm.optional(workError),
+  error: zm.optional(workError()),
   leaseUntil: zm.optional(zm.string()),
   executionArn: zm.optional(zm.string()),
   createdAt: zm.string(),
@@ -55,8 +55,8 @@ export interface ReuseEntryBase {
 }
 
 /** The attributes every reuse entry stores (a type's schema adds its result). */
-export const reuseEntryFields = {
+export const reuseEntryFields = () => ({
   sourceJobId: zm.string(),
   durationSeconds: zm.number(),
   createdAt: zm.string(),
-};
+});

@@ -2,6 +2,7 @@ import { createJobLifecycle, type JobStoreConfig } from '../../data/jobs/lifecyc
 import { jobMoves } from '../../data/jobs/moves';
 import type { JobRecordBase, JobRef } from '../../data/jobs/record';
 import type { ErrorCode } from '../../errors';
+import { lazy } from '../../lazy';
 import type { PlanLimits } from '../../types/plans';
 import type { StateMachineName } from '../../types/state-machines';
 
@@ -69,11 +70,23 @@ export const defineJobType = <S extends string, R extends JobRecordBase<S>, E ex
   options: JobTypeOptions<S, R, E, V>,
 ) => {
   const { eventTypes, ...store } = options.store;
-  const lifecycle = createJobLifecycle<S, R, E>({
-    ...store,
-    ...(eventTypes ? { events: { types: eventTypes, view: options.view } } : {}),
-  });
-  return { ...options, lifecycle, moves: jobMoves(lifecycle) };
+  // Built by the first job operation of the instance, not when the type's module loads.
+  const lifecycle = lazy(() =>
+    createJobLifecycle<S, R, E>({
+      ...store,
+      ...(eventTypes ? { events: { types: eventTypes, view: options.view } } : {}),
+    }),
+  );
+  const moves = lazy(() => jobMoves(lifecycle()));
+  return {
+    ...options,
+    get lifecycle() {
+      return lifecycle();
+    },
+    get moves() {
+      return moves();
+    },
+  };
 };
 
 export type JobTypeDefinition<

@@ -12,7 +12,9 @@ export const mediaSpeech = defineAction({
   name: 'actions/media/speech',
   scope: 'speech:write',
   maxDurationMs: 10_000,
-  input: createSpeechJobBodySchema(),
+  get input() {
+    return createSpeechJobBodySchema();
+  },
   run: async (input, ctx) => ({
     job: toPublicSpeechJob(await enqueueSpeechJob(ctx.companyId, input, ctx.now)),
   }),
