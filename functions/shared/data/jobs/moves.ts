@@ -1,5 +1,6 @@
 import type { ComputeMs } from '../../types/meters';
 import type { TransactItem } from '../entity';
+import { recordStoredObjectItems, type StoredObject } from '../stored-objects';
 import { applyChange, type Change } from '../update-expression';
 import type { JobLifecycle } from './lifecycle';
 import type { JobRecordBase, JobRef } from './record';
@@ -13,7 +14,7 @@ import type { JobRecordBase, JobRef } from './record';
  * | createFinished   | (none)                        | `done` (reused)       | event                                  |
  * | advance          | given unfinished states       | an unfinished state   | lease, execution, progress             |
  * | progress         | the state itself              | the same state        | progress percent                       |
- * | complete         | given unfinished states       | `done`                | meter, reuse entry, slot, event        |
+ * | complete         | given unfinished states       | `done`                | meter, files, reuse entry, slot, event |
  * | completeReused   | given unfinished states       | `done` (billed 0)     | slot released, event                   |
  * | fail             | any unfinished state          | `failed`              | slot released, event                   |
  * | cancel           | the observed unfinished state | `canceled`            | slot released, event                   |
@@ -85,7 +86,9 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
 
   /**
    * The move to `done` of worked-on job: bills `billedUnits` of the type's meter with the attempt's compute
-   * time, writes the reuse entry and `also`, all in the transaction of the move (so once per attempt).
+   * time, records the output `files` as the company's stored objects (their bytes in its storage figure),
+   * writes the reuse entry and `also`, all in the transaction of the move (so once per attempt, and nothing
+   * for a job canceled or failed meanwhile).
    */
   const complete = (options: {
     job: JobRef;
@@ -94,6 +97,7 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
     billedUnits: number;
     computeMs?: ComputeMs;
     reuse?: { key: string; entry: E };
+    files?: readonly StoredObject[];
     also?: TransactItem[];
     now: Date;
     observed?: R;
@@ -107,7 +111,7 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
       now: options.now,
       ...(options.computeMs ? { computeMs: options.computeMs } : {}),
       ...(options.reuse ? { reuse: options.reuse } : {}),
-      ...(options.also ? { also: options.also } : {}),
+      also: [...recordStoredObjectItems(options.job.companyId, options.files ?? []), ...(options.also ?? [])],
       ...(options.observed ? { observed: options.observed } : {}),
     });
 
