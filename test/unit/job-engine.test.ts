@@ -41,6 +41,16 @@ const jobUpdateOf = (command: Sent | undefined) => {
     UpdateExpression: string;
   };
 };
+/** The items of a transaction command (none for another command). */
+const itemsOf = (command: Sent | undefined) =>
+  (command?.input.TransactItems ?? []) as {
+    Update?: {
+      Key: object;
+      ConditionExpression?: string;
+      ExpressionAttributeNames?: Record<string, string>;
+      ExpressionAttributeValues: Record<string, unknown>;
+    };
+  }[];
 const fromOf = (update: ReturnType<typeof jobUpdateOf>) =>
   Object.entries(update.ExpressionAttributeValues)
     .filter(([name]) => name.startsWith(':from'))
@@ -121,17 +131,13 @@ describe('the state table', () => {
     });
     const files = [file('a.wav', 5), file('b.wav', 7)];
     await transcodeJobs.moves.complete({ job: ref, from: ['transcoding'], billedUnits: 1, files, now });
-    const { TransactItems } = sent.at(-1)?.input as { TransactItems: { Update?: Sent['input'] }[] };
+    const items = itemsOf(sent.at(-1));
     expect(sent.filter((c) => c.input.TransactItems)).toHaveLength(1);
     expect(jobUpdateOf(sent.at(-1)).ConditionExpression).toContain('#status IN');
     const keys = files.map((f) => storedObjectKey(ref.companyId, f.fullPath));
-    const records = TransactItems.filter((i) => keys.some((k) => isDeepStrictEqual(i.Update?.Key, k)));
-    expect(records.map((i) => (i.Update?.ExpressionAttributeValues as { ':size': number })[':size'])).toEqual(
-      [5, 7],
-    );
-    const bytes = TransactItems.filter((i) =>
-      String(JSON.stringify(i.Update?.ExpressionAttributeNames)).includes('storageBytes'),
-    );
+    const records = items.filter((i) => keys.some((k) => isDeepStrictEqual(i.Update?.Key, k)));
+    expect(records.map((i) => i.Update?.ExpressionAttributeValues[':size'])).toEqual([5, 7]);
+    const bytes = items.filter((i) => i.Update?.ExpressionAttributeNames?.['#total'] === 'storageBytes');
     expect(bytes.map((i) => i.Update?.ExpressionAttributeValues)).toEqual([
       expect.objectContaining({ ':delta': 12 }),
     ]);
@@ -141,12 +147,8 @@ describe('the state table', () => {
     const sent = capture();
     const slotCondition = async (cap: number) => {
       await transcodeJobs.lifecycle.createJob(job, cap);
-      const { TransactItems } = sent.at(-1)?.input as { TransactItems: { Update?: Sent['input'] }[] };
-      const slot = TransactItems[1]?.Update as {
-        ConditionExpression: string;
-        ExpressionAttributeValues: object;
-      };
-      return { condition: slot.ConditionExpression, values: slot.ExpressionAttributeValues };
+      const slot = itemsOf(sent.at(-1))[1]?.Update;
+      return { condition: slot?.ConditionExpression, values: slot?.ExpressionAttributeValues };
     };
     // A missing counter passes only the `attribute_not_exists` branch: it must not be there at cap 0.
     expect(await slotCondition(0)).toEqual({
