@@ -4,6 +4,7 @@ import type { JobRecordBase, JobRef } from '../../data/jobs/record';
 import type { ErrorCode } from '../../errors';
 import type { PlanLimits } from '../../types/plans';
 import type { StateMachineName } from '../../types/state-machines';
+import type { JobFile } from './output-files';
 
 /**
  * The job engine's contract: what a job type supplies, and nothing more. Everything a job type shares with
@@ -14,8 +15,8 @@ import type { StateMachineName } from '../../types/state-machines';
  *
  * A type supplies: its record's attributes and keys (`store`, a data module's configuration), its public
  * view (`view`), the plan limits it is held to (`limits`), the problem codes of its refusals (`codes`), the
- * error table of its steps (`errors`), its state machine (`machine`) and its steps (a worker built with
- * `createJobWorker`). Input schemas live in its routes; its reuse key and meter units are computed by its
+ * error table of its steps (`errors`), its state machine (`machine`), its steps (a worker built with
+ * `createJobWorker`) and the input files it stores beside the record (`inputFiles`). Input schemas live in its routes; its reuse key and meter units are computed by its
  * steps (or at enqueue, `enqueueJob`'s `reuse`).
  */
 
@@ -50,6 +51,12 @@ export interface JobTypeOptions<S extends string, R extends JobRecordBase<S>, E 
     /** Retry refused (absent: the type has no retry). */
     notRetryable?: ErrorCode;
   };
+  /**
+   * Files the type stores for a job beside its record (its input), deleted once the job is final (done,
+   * failed, canceled, or never written). Only for a type without retry: a retried attempt reads its input
+   * again.
+   */
+  inputFiles?: (job: JobRef) => readonly JobFile[];
   /** What its steps do, in messages: `conversion` gives "The conversion was interrupted; …". */
   activity: string;
   /** What the tenant does after a failure: "retry the job", "enqueue it again". */
@@ -89,7 +96,7 @@ export type JobTypeDefinition<
  */
 export type JobTypeInfo = Pick<
   JobTypeOptions<string, never, object, unknown>,
-  'idPrefix' | 'noun' | 'machine' | 'limits' | 'codes' | 'activity' | 'retryHint' | 'errors'
+  'idPrefix' | 'noun' | 'machine' | 'limits' | 'codes' | 'activity' | 'retryHint' | 'errors' | 'inputFiles'
 > & {
   store: Pick<JobStoreConfig<string, never, object>, 'meter' | 'jobType'>;
   moves: { fail: (options: { job: JobRef; error: JobError; now: Date }) => Promise<unknown> };

@@ -50,3 +50,15 @@ export const deleteIntermediateFile = (bucket: string, key: string, jobId: strin
   deleteObject(bucket, key).catch((error: unknown) =>
     logger.warn('intermediate file not deleted', { jobId, key, error: error as Error }),
   );
+
+/**
+ * Deletes a job's input files (its type's `inputFiles`) once the job is final, whatever the final state: no
+ * step reads them again. A failure is logged, not raised.
+ */
+export const deleteInputFiles = async (
+  type: { inputFiles?: (job: JobRef) => readonly JobFile[] },
+  job: JobRef,
+): Promise<void> => {
+  const files = type.inputFiles?.(job) ?? [];
+  await Promise.all(files.map((file) => deleteIntermediateFile(file.bucket, file.fullPath, job.jobId)));
+};
