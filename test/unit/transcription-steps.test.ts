@@ -145,7 +145,8 @@ describe('transcription probe step', () => {
       now,
       observed: expect.objectContaining({ jobId: 'tr_1' }),
     });
-    expect(probe).not.toHaveBeenCalled();
+    // The media was probed meanwhile; its answer is dropped.
+    expect(recordTranscriptionProbe).not.toHaveBeenCalled();
   });
 
   it.each([

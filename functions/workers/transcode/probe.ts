@@ -25,11 +25,11 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
   runStep(transcodeJobs, input, deps, async (step) => {
     const { ref } = step;
     const probed = await claimAndProbeSource(step, {
+      input,
       claim: {
         from: ['pending'],
         to: 'probing',
         leaseSeconds: LEASE_SECONDS.probe,
-        ...(input.executionArn ? { executionArn: input.executionArn } : {}),
       },
       reuse: {
         key: (content, job) => transcodeReuseKey({ preset: job.preset, ...content }),

@@ -106,8 +106,9 @@ export const queueFullError = (type: JobTypeInfo, limits: PlanLimits) =>
   });
 
 /**
- * Starts the execution of a job's attempt (`{companyId, jobId, attempt}` as its input). An execution of that
- * name that already exists is this attempt's; a start that fails marks the attempt `failed` with
+ * Starts the execution of a job's attempt (`{companyId, jobId, attempt}` as its input, and the job's `source`
+ * when it reads one, so its first step reads the source while it claims the job). An execution of that name
+ * that already exists is this attempt's; a start that fails marks the attempt `failed` with
  * `start_failed` (which releases its queue slot) and answers 503 `service_unavailable`.
  */
 export const startAttempt = async <J extends JobRef>(type: JobTypeInfo, job: J, now: Date): Promise<J> => {
@@ -116,6 +117,7 @@ export const startAttempt = async <J extends JobRef>(type: JobTypeInfo, job: J, 
       companyId: job.companyId,
       jobId: job.jobId,
       attempt: job.attempt,
+      ...('source' in job ? { source: job.source } : {}),
     });
     return job;
   } catch (error) {
