@@ -5,6 +5,7 @@ import { companyObjectPrefix } from '../types/object-prefixes';
 import type { SpeechJobResult, SpeechJobStatus } from '../types/speech-jobs';
 import type { SpeechFormat } from '../types/speech-voices';
 import { defineJobType } from './jobs/job-type';
+import { deleteIntermediateFile } from './jobs/output-files';
 import { publicFile, publicJobFields } from './jobs/view';
 
 /**
@@ -36,7 +37,7 @@ export const SPEECH_JOB_TYPE = defineJobType<
     queueFull: 'speech_job_queue_full',
     notCancelable: 'speech_job_not_cancelable',
   },
-  inputFiles: (job) => [{ bucket: env().bucketName, fullPath: speechJobTextPath(job) }],
+  deleteInput: (job) => deleteIntermediateFile(env().bucketName, speechJobTextPath(job), job.jobId),
   activity: 'synthesis',
   retryHint: 'enqueue it again',
   errors: {

@@ -8,7 +8,6 @@ import { logger } from '../../logger';
 import { DEFAULT_JOB_PAGE, type PageRequest } from '../pages';
 import { checkQuota, queueFullError, readForWrite, startAttempt } from './enqueue';
 import type { JobTypeDefinition } from './job-type';
-import { deleteInputFiles } from './output-files';
 
 /**
  * The tenant's commands on a job of any type: read, list, cancel and retry. Decisions where the spec is
@@ -90,7 +89,7 @@ export const cancelJob = async <S extends string, R extends JobRecordBase<S>, E 
         stopExecution(job.executionArn, 'canceled by the tenant').catch((error: unknown) =>
           logger.error(`stopping a canceled ${type.noun} failed`, { jobId, error: error as Error }),
         ),
-      deleteInputFiles(type, job),
+      type.deleteInput?.(job),
     ]);
     return canceled;
   }

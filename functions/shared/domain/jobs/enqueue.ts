@@ -13,7 +13,6 @@ import type { PlanLimits } from '../../types/plans';
 import { limitsOf } from '../company-limits';
 import { parseStorageReference } from '../storage-references';
 import { type JobTypeDefinition, type JobTypeInfo, startFailedError } from './job-type';
-import { deleteInputFiles } from './output-files';
 
 /**
  * Enqueue, the engine's way for every job type: a storage reference is resolved (malformed → 400, another
@@ -47,8 +46,8 @@ export interface EnqueueRequest<R, E> {
   /** Units of the type's meter the job will bill, when known now (checked against the allowance). */
   demand?: number;
   /**
-   * Stores the job's input files (the type's `inputFiles`), while the company and the rest are read; they
-   * are deleted again when the job is not written, or written reused.
+   * Stores the job's input files (deleted by the type's `deleteInput`), while the company and the rest are
+   * read; they are deleted again when the job is not written, or written reused.
    */
   storeInput?: (job: JobRef) => Promise<unknown>;
   /** Reuse at enqueue: the key of an identical request, and how an entry's result becomes the job's. */
@@ -125,7 +124,7 @@ export const startAttempt = async <J extends JobRef>(type: JobTypeInfo, job: J, 
     logger.error(`${type.machine} execution did not start`, { jobId: job.jobId, error: error as Error });
     const failure = startFailedError(type);
     await type.moves.fail({ job, error: failure, now }).then(
-      () => deleteInputFiles(type, job),
+      () => type.deleteInput?.(job),
       () => undefined,
     );
     throw new AppError('service_unavailable', failure.message);
@@ -169,11 +168,11 @@ export const enqueueJob = async <S extends string, R extends JobRecordBase<S>, E
     if (input.status === 'rejected') throw input.reason;
     job = await createEnqueued(type, request, reference, read.value, ref, now);
   } catch (error) {
-    await deleteInputFiles(type, ref);
+    await type.deleteInput?.(ref);
     throw error;
   }
   if (job.status === PENDING) return startAttempt(type, job, now);
-  await deleteInputFiles(type, ref);
+  await type.deleteInput?.(ref);
   return job;
 };
 

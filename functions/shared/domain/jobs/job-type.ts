@@ -4,7 +4,6 @@ import type { JobRecordBase, JobRef } from '../../data/jobs/record';
 import type { ErrorCode } from '../../errors';
 import type { PlanLimits } from '../../types/plans';
 import type { StateMachineName } from '../../types/state-machines';
-import type { JobFile } from './output-files';
 
 /**
  * The job engine's contract: what a job type supplies, and nothing more. Everything a job type shares with
@@ -16,8 +15,9 @@ import type { JobFile } from './output-files';
  * A type supplies: its record's attributes and keys (`store`, a data module's configuration), its public
  * view (`view`), the plan limits it is held to (`limits`), the problem codes of its refusals (`codes`), the
  * error table of its steps (`errors`), its state machine (`machine`), its steps (a worker built with
- * `createJobWorker`) and the input files it stores beside the record (`inputFiles`). Input schemas live in its routes; its reuse key and meter units are computed by its
- * steps (or at enqueue, `enqueueJob`'s `reuse`).
+ * `createJobWorker`) and the deletion of the input files it stores beside the record (`deleteInput`). Input
+ * schemas live in its routes; its reuse key and meter units are computed by its steps (or at enqueue,
+ * `enqueueJob`'s `reuse`).
  */
 
 /** The error a failed attempt records: a stable code and a message safe to show the tenant. */
@@ -52,11 +52,11 @@ export interface JobTypeOptions<S extends string, R extends JobRecordBase<S>, E 
     notRetryable?: ErrorCode;
   };
   /**
-   * Files the type stores for a job beside its record (its input), deleted once the job is final (done,
-   * failed, canceled, or never written). Only for a type without retry: a retried attempt reads its input
-   * again.
+   * Deletes the files the type stores for a job beside its record (its input; never throws), which the engine
+   * calls once the job is final (done, failed, canceled, or never written). Only for a type without retry: a
+   * retried attempt reads its input again.
    */
-  inputFiles?: (job: JobRef) => readonly JobFile[];
+  deleteInput?: (job: JobRef) => Promise<void>;
   /** What its steps do, in messages: `conversion` gives "The conversion was interrupted; …". */
   activity: string;
   /** What the tenant does after a failure: "retry the job", "enqueue it again". */
@@ -96,7 +96,7 @@ export type JobTypeDefinition<
  */
 export type JobTypeInfo = Pick<
   JobTypeOptions<string, never, object, unknown>,
-  'idPrefix' | 'noun' | 'machine' | 'limits' | 'codes' | 'activity' | 'retryHint' | 'errors' | 'inputFiles'
+  'idPrefix' | 'noun' | 'machine' | 'limits' | 'codes' | 'activity' | 'retryHint' | 'errors' | 'deleteInput'
 > & {
   store: Pick<JobStoreConfig<string, never, object>, 'meter' | 'jobType'>;
   moves: { fail: (options: { job: JobRef; error: JobError; now: Date }) => Promise<unknown> };

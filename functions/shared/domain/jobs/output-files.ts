@@ -43,22 +43,11 @@ export const writeJobFile = async (
 };
 
 /**
- * Deletes an engine's intermediate file (its raw output) once the job is `done`: nothing reads it again (a
- * repeated finalize finds the job done and ends without reading). A failure is logged, not raised.
+ * Deletes a file no step reads again: an engine's intermediate file (its raw output) once the job is `done` (a
+ * repeated finalize finds the job done and ends without reading), a job's input once it is final. A failure
+ * is logged, not raised.
  */
 export const deleteIntermediateFile = (bucket: string, key: string, jobId: string): Promise<void> =>
   deleteObject(bucket, key).catch((error: unknown) =>
     logger.warn('intermediate file not deleted', { jobId, key, error: error as Error }),
   );
-
-/**
- * Deletes a job's input files (its type's `inputFiles`) once the job is final, whatever the final state: no
- * step reads them again. A failure is logged, not raised.
- */
-export const deleteInputFiles = async (
-  type: { inputFiles?: (job: JobRef) => readonly JobFile[] },
-  job: JobRef,
-): Promise<void> => {
-  const files = type.inputFiles?.(job) ?? [];
-  await Promise.all(files.map((file) => deleteIntermediateFile(file.bucket, file.fullPath, job.jobId)));
-};

@@ -1,7 +1,6 @@
 import { JobTransitionRefusedError } from '../../data/jobs/lifecycle';
 import type { JobRecordBase } from '../../data/jobs/record';
 import { interruptedError, type JobTypeDefinition } from './job-type';
-import { deleteInputFiles } from './output-files';
 
 /**
  * Crash recovery of every job type: the unfinished jobs of the type (the sparse index partition its moves
@@ -29,7 +28,7 @@ export const recoverUnfinishedJobs = async <
   for (const job of await type.lifecycle.listUnfinished()) {
     try {
       await type.moves.fail({ job, error, now });
-      await deleteInputFiles(type, job);
+      await type.deleteInput?.(job);
       counts.failed += 1;
     } catch (e) {
       if (!(e instanceof JobTransitionRefusedError)) throw e;

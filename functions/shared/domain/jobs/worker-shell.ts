@@ -4,7 +4,6 @@ import type { JobRecordBase, JobRef } from '../../data/jobs/record';
 import { logger } from '../../logger';
 import { startStepClock } from '../compute-time';
 import { type JobTypeDefinition, jobErrorFor } from './job-type';
-import { deleteInputFiles } from './output-files';
 
 /**
  * The worker shell every job type's Lambda tasks run in. A type writes only its steps; the shell gives each
@@ -79,7 +78,7 @@ export const jobStep = <S extends string, R extends JobRecordBase<S>, E extends 
       if (error instanceof JobTransitionRefusedError) throw gone();
       throw error;
     }
-    await deleteInputFiles(type, ref);
+    await type.deleteInput?.(ref);
     return written;
   };
 
@@ -214,7 +213,7 @@ export const failStep = async <S extends string, R extends JobRecordBase<S>, E e
   const error = jobErrorFor(type, input.error?.Error);
   try {
     await type.moves.fail({ job: ref, error, now });
-    await deleteInputFiles(type, ref);
+    await type.deleteInput?.(ref);
     logger.info(`${type.noun} failed`, {
       jobId: ref.jobId,
       attempt: ref.attempt,
