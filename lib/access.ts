@@ -98,12 +98,13 @@ const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
     PutItem: ['transcodes', 'transcriptions', 'speechJobs', 'dynadataItems', 'events'],
     UpdateItem: ['transcodes', 'transcriptions', 'speechJobs', 'storedObjects', 'dynadataTypes', 'usage'],
   },
-  // Speech writes its audio (and deletes it when the billing write refuses), a speech job its text (and
-  // HEADs an earlier result's files before reusing them); enqueueing a transcode reads no object.
+  // Speech writes its audio (and deletes it when the billing write refuses), a speech job its text (deleted
+  // again when the job is refused, reused or does not start; HEADs an earlier result's files before reusing
+  // them); enqueueing a transcode reads no object.
   objects: {
     's3:GetObject': ['speechJobs'],
     's3:PutObject': ['speech', 'speechJobs'],
-    's3:DeleteObject': ['speech'],
+    's3:DeleteObject': ['speech', 'speechJobs'],
   },
   stateMachines: {
     transcode: ['StartExecution'],
@@ -259,11 +260,12 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       UpdateItem: ['storedObjects', 'usage', 'idempotency', 'speechJobs'],
       DeleteItem: ['idempotency'],
     },
-    // The audio of a synthesis; a job's text, and a HEAD of an earlier result's files before reusing them.
+    // The audio of a synthesis; a job's text (deleted when the job is canceled, refused, reused or does not
+    // start), and a HEAD of an earlier result's files before reusing them.
     objects: {
       's3:GetObject': ['speechJobs'],
       's3:PutObject': ['speech', 'speechJobs'],
-      's3:DeleteObject': ['speech'],
+      's3:DeleteObject': ['speech', 'speechJobs'],
     },
     stateMachines: { 'speech-job': ['StartExecution', 'StopExecution'] },
     unscoped: [SPEECH_SYNTHESIS],

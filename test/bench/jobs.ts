@@ -241,6 +241,8 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
       const value = median(rows.map((r) => r[key] ?? 0));
       write(`  ${key.padEnd(28)} ${key.includes('÷') ? `${value.toFixed(1).padStart(6)} ×` : ms(value)}\n`);
     }
+    const each = rows.map((r) => r.overhead ?? 0).sort((a, b) => a - b);
+    write(`  overhead of each run, sorted  ${each.map((v) => v.toFixed(0)).join(' ')} ms\n`);
   }
   rmSync(dir, { recursive: true, force: true });
 };

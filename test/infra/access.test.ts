@@ -195,7 +195,7 @@ describe('least privilege elsewhere', () => {
     expect(GROUP_ACCESS.speech.objects).toEqual({
       's3:GetObject': ['speechJobs'],
       's3:PutObject': ['speech', 'speechJobs'],
-      's3:DeleteObject': ['speech'],
+      's3:DeleteObject': ['speech', 'speechJobs'],
     });
   });
 

@@ -43,7 +43,7 @@ beforeAll(async () => {
     transcriptions: [`${transcription}engine.json`, `${transcription}transcript.vtt`],
     speech: [speechPath(co, 'mp3', now)],
     speechJobs: [
-      speechJobTextPath({ companyId: co, textSha256: 'ab12' }),
+      speechJobTextPath({ companyId: co, jobId: 'sj_1' }),
       `${jobFolder('speechJobs', { companyId: co, jobId: 'sj_1', attempt: 1 })}timings.json`,
     ],
     workflowRuns: [stepOutputPath({ companyId: co, runId: 'wr_1' }, 'fetch')],
@@ -160,7 +160,7 @@ describe('object grants', () => {
         {
           's3:GetObject': ['speechJobs'],
           's3:PutObject': ['speech', 'speechJobs'],
-          's3:DeleteObject': ['speech'],
+          's3:DeleteObject': ['speech', 'speechJobs'],
         },
       ],
       [
@@ -169,7 +169,7 @@ describe('object grants', () => {
         {
           's3:GetObject': ['speechJobs'],
           's3:PutObject': ['speech', 'speechJobs', 'workflowRuns'],
-          's3:DeleteObject': ['speech'],
+          's3:DeleteObject': ['speech', 'speechJobs'],
         },
       ],
       [
@@ -178,7 +178,7 @@ describe('object grants', () => {
         {
           's3:GetObject': ['speechJobs'],
           's3:PutObject': ['speech', 'speechJobs', 'workflowRuns'],
-          's3:DeleteObject': ['speech'],
+          's3:DeleteObject': ['speech', 'speechJobs'],
         },
       ],
       ['authorizer', roleOf(api.authorizerFunction), {}],
@@ -188,7 +188,7 @@ describe('object grants', () => {
         {
           's3:GetObject': ['speechJobs', 'workflowRuns'],
           's3:PutObject': ['speech', 'speechJobs', 'workflowRuns'],
-          's3:DeleteObject': ['speech'],
+          's3:DeleteObject': ['speech', 'speechJobs'],
         },
       ],
       ['transcode worker', roleOf(transcodes.worker), { 's3:GetObject': ALL_STORED }],

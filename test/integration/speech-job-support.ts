@@ -1,3 +1,4 @@
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { expect } from 'vitest';
 import type { PublicSpeechJob } from '../../functions/shared/domain/speech-jobs';
 import { call } from './support';
@@ -50,9 +51,29 @@ export const downloadBytes = async (apiKey: string, fullPath: string): Promise<B
   return Buffer.from(await file.arrayBuffer());
 };
 
-/** A `pending` job written straight through the engine's store (no execution runs it). */
-export const seedPendingSpeechJob = async (companyId: string) => {
-  const { SPEECH_JOB_TYPE } = await import('../../functions/shared/domain/speech-jobs');
+/** The keys of the company's objects under `speech-jobs/` (texts, results, intermediate files). */
+export const speechJobObjects = async (companyId: string): Promise<string[]> => {
+  const { s3 } = await import('../../functions/shared/aws/s3');
+  const { env } = await import('../../functions/shared/env');
+  const Prefix = `companies/${companyId}/speech-jobs/`;
+  const listed = await s3().send(new ListObjectsV2Command({ Bucket: env().bucketName, Prefix }));
+  return (listed.Contents ?? []).map((object) => object.Key ?? '');
+};
+
+/** The stored text of a job (its input file), as it is now, or undefined when there is none. */
+export const storedTextOf = async (companyId: string, jobId: string) => {
+  const { readObjectText } = await import('../../functions/shared/aws/s3-objects');
+  const { speechJobTextPath } = await import('../../functions/shared/domain/speech-jobs');
+  const { env } = await import('../../functions/shared/env');
+  return readObjectText(env().bucketName, speechJobTextPath({ companyId, jobId }));
+};
+
+/**
+ * A `pending` job written straight through the engine's store (no execution runs it), with its text stored
+ * as enqueue stores it when `text` is given.
+ */
+export const seedPendingSpeechJob = async (companyId: string, text?: string) => {
+  const { SPEECH_JOB_TYPE, speechJobTextPath } = await import('../../functions/shared/domain/speech-jobs');
   const { ulid } = await import('../../functions/shared/ids');
   const now = new Date().toISOString();
   const job = {
@@ -72,5 +93,10 @@ export const seedPendingSpeechJob = async (companyId: string) => {
     attemptStartedAt: now,
   };
   await SPEECH_JOB_TYPE.lifecycle.createJob(job, 100);
+  if (text !== undefined) {
+    const { putObject } = await import('../../functions/shared/aws/s3');
+    const { env } = await import('../../functions/shared/env');
+    await putObject(env().bucketName, speechJobTextPath(job), text, 'text/plain; charset=utf-8');
+  }
   return job;
 };

@@ -11,9 +11,12 @@ import {
   markdownDocument,
   type SpeechJob,
   seedPendingSpeechJob,
+  speechJobObjects,
+  storedTextOf,
   waitForSpeechJob,
 } from './speech-job-support';
 import { call, createTenant, expectProblem } from './support';
+import { eventually } from './webhook-receiver';
 
 const speechCharactersOf = async (apiKey: string) => {
   const res = await call('GET', '/v1/usage', { headers: headersOf(apiKey) });
@@ -83,6 +86,19 @@ describe('speech jobs end to end (local engine: espeak-ng + ffmpeg)', () => {
     expect(again.id).not.toBe(done.id);
     expect(again).toMatchObject({ status: 'done', reused: true, billedCharacters: 0, result: done.result });
     expect(await speechCharactersOf(tenant.apiKey)).toBe(done.characters);
+    // The reused job keeps no text of its own.
+    expect(await storedTextOf(tenant.companyId, again.id)).toBeUndefined();
+  });
+
+  it('deletes the text and the intermediate files of a finished job, keeping its results', async () => {
+    // The clean-up follows the move to `done`, which a client may see first.
+    const left = await eventually(
+      () => speechJobObjects(tenant.companyId),
+      (keys) =>
+        !keys.some((key) => key.includes(`/${done.id}/`) && !key.endsWith('.mp3') && !key.endsWith('.json')),
+    );
+    const results = [done.result?.audio.fullPath, done.result?.timings.fullPath];
+    expect(left.filter((key) => key.includes(`/${done.id}/`)).sort()).toEqual(results.sort());
   });
 
   it('answers 409 speech_job_not_cancelable for a finished job, 200 for an unfinished one', async () => {
@@ -128,6 +144,31 @@ describe('speech jobs end to end (local engine: espeak-ng + ffmpeg)', () => {
       'not_found',
     );
     expect((await getSpeechJob(tenant.apiKey, done.id)).status).toBe('done');
+  });
+});
+
+describe('the stored text of a speech job', () => {
+  it('is deleted when the job is canceled, or fails', async () => {
+    const tenant = await createTenant();
+    const canceled = await seedPendingSpeechJob(tenant.companyId, 'To be canceled.');
+    const failed = await seedPendingSpeechJob(tenant.companyId, 'To fail.');
+    expect(await storedTextOf(tenant.companyId, canceled.jobId)).toBe('To be canceled.');
+    const cancel = await call('POST', `/v1/speech/jobs/${canceled.jobId}/cancel`, {
+      headers: headersOf(tenant.apiKey),
+    });
+    expect(cancel.json.job).toMatchObject({ status: 'canceled' });
+    expect(await storedTextOf(tenant.companyId, canceled.jobId)).toBeUndefined();
+    const { createSpeechJobWorker } = await import('../../functions/workers/speech-job/worker');
+    const ref = { companyId: tenant.companyId, jobId: failed.jobId, attempt: 1 };
+    await createSpeechJobWorker()({ action: 'fail', ...ref, error: { Error: 'SpeechSynthesisFailed' } });
+    expect(await getSpeechJob(tenant.apiKey, failed.jobId)).toMatchObject({ status: 'failed' });
+    expect(await storedTextOf(tenant.companyId, failed.jobId)).toBeUndefined();
+  });
+
+  it('is not left behind by a refused request', async () => {
+    const tenant = await createTenant({ limits: { speechJobQueueCap: 0 } });
+    expectProblem(await enqueueSpeechJob(tenant.apiKey, { text: 'Refused.' }), 429, 'speech_job_queue_full');
+    expect(await speechJobObjects(tenant.companyId)).toEqual([]);
   });
 });
 

@@ -282,13 +282,14 @@ describe('Transcode job state table: cancel', () => {
     );
   });
 
-  it('cancel while finalizing (after the output was inspected): canceled, nothing billed, no reuse entry', async () => {
+  it('cancel during finalize (while the output is inspected): canceled, nothing billed, no reuse entry', async () => {
     const tenant = await createTenant();
     const output = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
     const job = await seedJob(tenant.companyId, 'transcoding', { source: output });
     let cancelStatus = 0;
     const worker = await finalizeWorker(async () => {
-      expect((await getJob(tenant.apiKey, job.jobId)).status).toBe('finalizing');
+      // Finalize makes no move before the one to `done`, which records the output and bills in one transaction.
+      expect((await getJob(tenant.apiKey, job.jobId)).status).toBe('transcoding');
       cancelStatus = (await cancel(tenant.apiKey, job.jobId)).status;
     });
     const [finalize] = await Promise.allSettled([worker(finalizeInput(tenant.companyId, job.jobId, output))]);

@@ -1,6 +1,8 @@
+import { isDeepStrictEqual } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ddb } from '../../functions/shared/data/client';
-import { JobTransitionRefusedError } from '../../functions/shared/data/jobs/lifecycle';
+import { JobTransitionRefusedError, queueSlotCondition } from '../../functions/shared/data/jobs/lifecycle';
+import { storedObjectKey } from '../../functions/shared/data/stored-objects';
 import { interruptedError, jobErrorFor } from '../../functions/shared/domain/jobs/job-type';
 import { recoverUnfinishedJobs } from '../../functions/shared/domain/jobs/recovery';
 import { createJobWorker, jobStep } from '../../functions/shared/domain/jobs/worker-shell';
@@ -39,6 +41,16 @@ const jobUpdateOf = (command: Sent | undefined) => {
     UpdateExpression: string;
   };
 };
+/** The items of a transaction command (none for another command). */
+const itemsOf = (command: Sent | undefined) =>
+  (command?.input.TransactItems ?? []) as {
+    Update?: {
+      Key: object;
+      ConditionExpression?: string;
+      ExpressionAttributeNames?: Record<string, string>;
+      ExpressionAttributeValues: Record<string, unknown>;
+    };
+  }[];
 const fromOf = (update: ReturnType<typeof jobUpdateOf>) =>
   Object.entries(update.ExpressionAttributeValues)
     .filter(([name]) => name.startsWith(':from'))
@@ -105,6 +117,49 @@ describe('the state table', () => {
     expect(items).toContain('REUSE#en-US#1#e');
     await moves.completeReused({ job: ref, from: ['transcribing'], set: {}, now });
     expect(JSON.stringify(sent.at(-1)?.input)).not.toContain('transcription_seconds');
+  });
+
+  it('records the output files and adds their bytes once, in the transaction of the move to done', async () => {
+    const sent = capture({ Item: job });
+    const file = (name: string, size: number) => ({
+      bucket: 'b',
+      fullPath: `companies/${ref.companyId}/transcodes/${ref.jobId}/a1/${name}`,
+      contentType: 'audio/wav',
+      size,
+      etag: 'e',
+      createdAt: now.toISOString(),
+    });
+    const files = [file('a.wav', 5), file('b.wav', 7)];
+    await transcodeJobs.moves.complete({ job: ref, from: ['transcoding'], billedUnits: 1, files, now });
+    const items = itemsOf(sent.at(-1));
+    expect(sent.filter((c) => c.input.TransactItems)).toHaveLength(1);
+    expect(jobUpdateOf(sent.at(-1)).ConditionExpression).toContain('#status IN');
+    const keys = files.map((f) => storedObjectKey(ref.companyId, f.fullPath));
+    const records = items.filter((i) => keys.some((k) => isDeepStrictEqual(i.Update?.Key, k)));
+    expect(records.map((i) => i.Update?.ExpressionAttributeValues[':size'])).toEqual([5, 7]);
+    const bytes = items.filter((i) => i.Update?.ExpressionAttributeNames?.['#total'] === 'storageBytes');
+    expect(bytes.map((i) => i.Update?.ExpressionAttributeValues)).toEqual([
+      expect.objectContaining({ ':delta': 12 }),
+    ]);
+  });
+
+  it('bounds the queue: a cap of 0 refuses a job even when the queue was never written', async () => {
+    const sent = capture();
+    const slotCondition = async (cap: number) => {
+      await transcodeJobs.lifecycle.createJob(job, cap);
+      const slot = itemsOf(sent.at(-1))[1]?.Update;
+      return { condition: slot?.ConditionExpression, values: slot?.ExpressionAttributeValues };
+    };
+    // A missing counter passes only the `attribute_not_exists` branch: it must not be there at cap 0.
+    expect(await slotCondition(0)).toEqual({
+      condition: 'unfinished < :cap',
+      values: expect.objectContaining({ ':cap': 0 }),
+    });
+    expect(queueSlotCondition(-1)).toBe('unfinished < :cap');
+    expect(await slotCondition(1)).toEqual({
+      condition: 'attribute_not_exists(unfinished) OR unfinished < :cap',
+      values: expect.objectContaining({ ':cap': 1 }),
+    });
   });
 
   it('does not count a move within one state (a renewed lease) as a transition', async () => {

@@ -1,15 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JobTransitionRefusedError } from '../../functions/shared/data/jobs/lifecycle';
-import { recordStoredObject } from '../../functions/shared/data/stored-objects';
 import { billableSeconds } from '../../functions/shared/domain/compute-time';
 import { jobErrorFor } from '../../functions/shared/domain/jobs/job-type';
 import { transcodeJobs } from '../../functions/shared/domain/transcodes';
 import { finalizeStep } from '../../functions/workers/transcode/finalize';
 import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
-vi.mock('../../functions/shared/data/stored-objects', () => ({ recordStoredObject: vi.fn() }));
-
-const startFinalizing = vi.spyOn(transcodeJobs.moves, 'advance');
+const readJob = vi.spyOn(transcodeJobs.lifecycle, 'getJob');
 const completeTranscodeJob = vi.spyOn(transcodeJobs.moves, 'complete');
 const errorFor = (name: string | undefined) => jobErrorFor(transcodeJobs, name);
 
@@ -18,7 +15,7 @@ const ref = { companyId: 'co_1', jobId: 'tc_1', attempt: 1 };
 const job = transcodeJobRecord(
   {
     ...ref,
-    status: 'finalizing',
+    status: 'transcoding',
     preset: 'ogg_opus',
     source: { bucket: 'b', fullPath: 'companies/co_1/in.wav', size: 10, etag: 'job-etag' },
   },
@@ -48,44 +45,41 @@ const run = (
   );
 
 beforeEach(() => {
-  startFinalizing.mockResolvedValue(job);
+  readJob.mockResolvedValue(job);
   completeTranscodeJob.mockResolvedValue({ set: {} });
   head.mockResolvedValue({ size: 77, etag: 'out-etag' });
 });
 afterEach(() => vi.resetAllMocks());
 
 describe('transcode finalize step', () => {
-  it('records the output, then completes the job billing whole seconds with its reuse entry', async () => {
+  it('completes the job recording its output, billing whole seconds with its reuse entry, in one move', async () => {
     await expect(run()).resolves.toEqual(ref);
-    expect(startFinalizing).toHaveBeenCalledWith({
-      job: ref,
-      from: ['transcoding'],
-      to: 'finalizing',
-      leaseUntil: new Date(now.getTime() + 300_000),
-      percent: 100,
-      now,
-    });
-    expect(recordStoredObject).toHaveBeenCalledWith(
-      'co_1',
-      { ...engineOutput, size: 77, etag: 'out-etag', createdAt: now.toISOString() },
-      now,
-    );
+    expect(readJob).toHaveBeenCalledWith('co_1', 'tc_1');
+    expect(head).toHaveBeenCalledWith(engineOutput.bucket, engineOutput.fullPath);
     const output = { ...engineOutput, size: 77 };
     expect(completeTranscodeJob).toHaveBeenCalledWith({
       job: ref,
-      from: ['finalizing'],
+      // `finalizing`: a job an execution of the earlier finalize moved there.
+      from: ['transcoding', 'finalizing'],
       set: { output },
       billedUnits: 3,
       // The probe's run time plus this step's; the engine's start to finish.
       computeMs: { workers: expect.any(Number), media: 2500 },
+      files: [{ ...output, etag: 'out-etag', createdAt: now.toISOString() }],
       reuse: {
         key: 'ogg_opus#500#probed',
         entry: { output, sourceJobId: 'tc_1', durationSeconds: 2.2, createdAt: now.toISOString() },
       },
       now,
-      observed: expect.objectContaining({ jobId: 'tc_1', status: 'finalizing' }),
+      observed: expect.objectContaining({ jobId: 'tc_1', status: 'transcoding' }),
     });
     expect(completeTranscodeJob.mock.calls[0]?.[0].computeMs?.workers).toBeGreaterThanOrEqual(40);
+  });
+
+  it('ends as TranscodeJobGone, completing nothing, when the job is no longer transcoding', async () => {
+    readJob.mockResolvedValue({ ...job, status: 'canceled' });
+    await expect(run()).rejects.toMatchObject({ name: 'TranscodeJobGone' });
+    expect(completeTranscodeJob).not.toHaveBeenCalled();
   });
 
   it('bills no media time when the execution passed no engine timing', async () => {
@@ -102,7 +96,6 @@ describe('transcode finalize step', () => {
     head.mockResolvedValue(undefined);
     const error = await run().catch((e: Error) => e);
     expect(errorFor((error as Error).name).code).toBe('transcode_failed');
-    expect(recordStoredObject).not.toHaveBeenCalled();
     expect(completeTranscodeJob).not.toHaveBeenCalled();
   });
 

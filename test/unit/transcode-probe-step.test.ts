@@ -128,7 +128,7 @@ describe('transcode probe step', () => {
       now,
       observed: expect.anything(),
     });
-    expect(probe).not.toHaveBeenCalled();
+    // The media was probed meanwhile; its answer is dropped.
     expect(startTranscoding).not.toHaveBeenCalled();
   });
 
@@ -152,11 +152,33 @@ describe('transcode probe step', () => {
     expect(startTranscoding).not.toHaveBeenCalled();
   });
 
-  it("fails with source_too_large over the plan's size limit, before probing the media", async () => {
+  it("fails with source_too_large over the plan's size limit, whatever the probe answers", async () => {
     vi.mocked(headObject).mockResolvedValue({ size: 1001, etag: 'e2' } as never);
+    probe.mockRejectedValue(new SourceUnreadableError('not read'));
     expect(await codeOf(run())).toBe('source_too_large');
-    expect(probe).not.toHaveBeenCalled();
     expect(startTranscoding).not.toHaveBeenCalled();
+  });
+
+  it('heads and probes the source the execution carries while it claims the job', async () => {
+    let claimed: (value: TranscodeJobRecord) => void = () => undefined;
+    vi.mocked(claimTranscodeJob).mockReturnValue(new Promise((resolve) => (claimed = resolve)));
+    const step = probeStep(
+      { action: 'probe', ...ref, executionArn, enqueued: { source: job.source } },
+      { probe, now: () => now },
+    );
+    await vi.waitFor(() => expect(probe).toHaveBeenCalledWith(job.source));
+    expect(headObject).toHaveBeenCalledWith('b', 'companies/co_1/in.mp4');
+    expect(getTranscodeReuse).not.toHaveBeenCalled();
+    claimed(job);
+    await expect(step).resolves.toMatchObject({ reused: false, durationSeconds: 12.5 });
+    expect(probe).toHaveBeenCalledTimes(1);
+    expect(headObject).toHaveBeenCalledTimes(1);
+  });
+
+  it('fails with source_missing, not the probe’s error, when the source is gone', async () => {
+    vi.mocked(headObject).mockResolvedValue(undefined);
+    probe.mockRejectedValue(new SourceUnreadableError('gone'));
+    expect(await codeOf(run())).toBe('source_missing');
   });
 
   it("fails with source_too_long over the plan's duration limit", async () => {
@@ -175,7 +197,8 @@ describe('transcode probe step', () => {
     vi.mocked(claimTranscodeJob).mockRejectedValue(refused('probing'));
     vi.mocked(getTranscodeJob).mockResolvedValue({ ...job, status: 'canceled' });
     await expect(run()).rejects.toMatchObject({ name: 'TranscodeJobGone' });
-    expect(headObject).not.toHaveBeenCalled();
+    expect(startTranscoding).not.toHaveBeenCalled();
+    expect(completeReusedTranscodeJob).not.toHaveBeenCalled();
   });
 
   it('continues when a repeated invocation finds its own attempt already transcoding', async () => {

@@ -49,10 +49,12 @@ describe('enqueueing a transcription', () => {
     });
     expect(job.jobId).toMatch(/^tr_/);
     expect(createJob).toHaveBeenCalledWith(job, 3);
+    // The source travels in the execution's input: the first step reads it while it claims the job.
     expect(startExecution).toHaveBeenCalledWith('transcription', `${job.jobId}-a1`, {
       companyId: 'co_1',
       jobId: job.jobId,
       attempt: 1,
+      source: job.source,
     });
   });
 

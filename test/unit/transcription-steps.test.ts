@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { deleteObject, putObject } from '../../functions/shared/aws/s3';
 import { headObject, readObjectText } from '../../functions/shared/aws/s3-objects';
 import { JobTransitionRefusedError } from '../../functions/shared/data/jobs/lifecycle';
-import { recordStoredObject } from '../../functions/shared/data/stored-objects';
 import type { TranscriptionJobRecord } from '../../functions/shared/data/transcription-jobs';
 import { companyLimits } from '../../functions/shared/domain/company-limits';
 import { jobErrorFor } from '../../functions/shared/domain/jobs/job-type';
@@ -13,7 +12,6 @@ import { probeStep } from '../../functions/workers/transcription/probe';
 
 vi.mock('../../functions/shared/aws/s3-objects', () => ({ headObject: vi.fn(), readObjectText: vi.fn() }));
 vi.mock('../../functions/shared/aws/s3', () => ({ putObject: vi.fn(), deleteObject: vi.fn() }));
-vi.mock('../../functions/shared/data/stored-objects', () => ({ recordStoredObject: vi.fn() }));
 vi.mock('../../functions/shared/domain/company-limits', async (importOriginal) => ({
   ...(await importOriginal<object>()),
   companyLimits: vi.fn(),
@@ -147,7 +145,8 @@ describe('transcription probe step', () => {
       now,
       observed: expect.objectContaining({ jobId: 'tr_1' }),
     });
-    expect(probe).not.toHaveBeenCalled();
+    // The media was probed meanwhile; its answer is dropped.
+    expect(recordTranscriptionProbe).not.toHaveBeenCalled();
   });
 
   it.each([
@@ -234,7 +233,7 @@ describe('transcription finalize step', () => {
     vi.mocked(deleteObject).mockResolvedValue();
   });
 
-  it('writes the JSON, SRT and WebVTT files as stored objects and completes the job, billing whole seconds', async () => {
+  it('writes the JSON, SRT and WebVTT files and completes the job recording them, billing whole seconds', async () => {
     vi.mocked(readObjectText).mockResolvedValue(transcribeJson);
     await runFinalize();
     const folder = 'companies/co_1/transcriptions/tr_1/a1/';
@@ -262,7 +261,6 @@ describe('transcription finalize step', () => {
         'text/vtt',
       ],
     ]);
-    expect(recordStoredObject).toHaveBeenCalledTimes(3);
     const files = {
       json: { bucket: 'b', fullPath: `${folder}transcript.json` },
       srt: { bucket: 'b', fullPath: `${folder}transcript.srt` },
@@ -282,6 +280,19 @@ describe('transcription finalize step', () => {
       from: ['transcribing'],
       set: { result },
       billedUnits: 5,
+      // Recorded as stored objects by the move to `done` itself.
+      files: [
+        ['json', 'application/json'],
+        ['srt', 'application/x-subrip'],
+        ['vtt', 'text/vtt'],
+      ].map(([ext, contentType]) => ({
+        bucket: 'b',
+        fullPath: `${folder}transcript.${ext}`,
+        contentType,
+        size: expect.any(Number),
+        etag: 'etag',
+        createdAt: now.toISOString(),
+      })),
       computeMs: { workers: expect.any(Number), media: 3250 },
       reuse: {
         key: 'en-US#500#e2',

@@ -181,7 +181,12 @@ export const startStepFunctionsEmulator = async (options: {
     const execution = entry.machine.run(JSON.parse(input), {
       overrides: { taskResourceLocalHandlers: overrides },
       context: {
-        Execution: { Id: executionArn, Name: name, StartTime: new Date().toISOString() },
+        Execution: {
+          Id: executionArn,
+          Input: JSON.parse(input),
+          Name: name,
+          StartTime: new Date().toISOString(),
+        },
         StateMachine: { Id: arnOf(entry.name), Name: entry.name },
       },
     });

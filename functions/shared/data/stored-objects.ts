@@ -205,6 +205,24 @@ export const recordStoredObject = async (
 };
 
 /**
+ * Transaction items recording objects the platform wrote (new paths, or paths holding only a reservation)
+ * and adding their bytes to the storage figure once: for a transaction whose own condition makes it run
+ * once (a job's move to `done` records its output files), so the objects are recorded exactly when it holds.
+ */
+export const recordStoredObjectItems = (companyId: string, objects: readonly StoredObject[]) =>
+  objects.length === 0
+    ? []
+    : [
+        ...objects.map((object) =>
+          recordItem(companyId, object, 'attribute_not_exists(pk) OR #status <> :stored'),
+        ),
+        addStorageBytesItem(
+          companyId,
+          objects.reduce((sum, object) => sum + object.size, 0),
+        ),
+      ];
+
+/**
  * Records an object the platform wrote and bills `meter` for it, in one transaction: the record (a new path),
  * its bytes in `storageBytes` within `storageLimitBytes`, and the meter within its `limit` (with the compute
  * time of the work that made it, `computeMs`). Nothing is written

@@ -8,8 +8,8 @@ import { jobOutputFile, jobSource } from './schemas';
 
 /**
  * Transcode jobs on the job engine (`data/jobs/`), in the company partition `CO#<companyId>#TRANSCODE`:
- * `JOB#<jobId>` the job (`pending` → `probing` → `transcoding` → `finalizing` → `done`, or `failed` /
- * `canceled`), `QUEUE` the company's unfinished transcodes, `REUSE#<preset>#<size>#<etag>` the stored output
+ * `JOB#<jobId>` the job (`pending` → `probing` → `transcoding` → `done`, or `failed` / `canceled`; only
+ * executions of the earlier finalize pass `finalizing`), `QUEUE` the company's unfinished transcodes, `REUSE#<preset>#<size>#<etag>` the stored output
  * of an earlier conversion of the same content. Unfinished jobs are in `gsi1pk = TRANSCODE#UNFINISHED`.
  */
 export const UNFINISHED_STATUSES = ['pending', 'probing', 'transcoding', 'finalizing'] as const;

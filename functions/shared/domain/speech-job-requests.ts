@@ -14,8 +14,8 @@ import { rewriteMarkdown } from './spoken-text';
  * A long-form speech request (`POST /v1/speech/jobs`, `actions/media/speech`): the spoken text is `text` as
  * sent, or the spoken form of `markdown` (the rewrite of POST /v1/spoken-text without its token cap); either
  * is at most 100,000 characters (code points) after the rewrite, and at most SPEECH_JOB_MAX_TEXT_BYTES in
- * UTF-8 (the text travels in the machine's state to Polly). The text is stored before the engine enqueues
- * the job, which checks the quota with the characters as its demand and reuses an identical finished job.
+ * UTF-8 (the text travels in the machine's state to Polly). The engine stores the text as the job's input
+ * file, checks the quota with the characters as its demand and reuses an identical finished job.
  * Kept apart from the job type (`speech-jobs.ts`) so the worker and the MCP group do not load the markdown
  * rewrite.
  */
@@ -57,17 +57,13 @@ export const enqueueSpeechJob = async (
     characters: characterCount(text),
     textSha256: createHash('sha256').update(text).digest('hex'),
   } as const;
-  await putObject(
-    env().bucketName,
-    speechJobTextPath({ companyId, ...request }),
-    text,
-    'text/plain; charset=utf-8',
-  );
   return enqueueJob(
     SPEECH_JOB_TYPE,
     companyId,
     {
       fields: () => request,
+      storeInput: (job) =>
+        putObject(env().bucketName, speechJobTextPath(job), text, 'text/plain; charset=utf-8'),
       demand: request.characters,
       reuse: {
         key: speechJobReuseKey(request),

@@ -1,9 +1,11 @@
 import { headObject } from '../aws/s3-objects';
 import { SPEECH_JOB_STORE, type SpeechJobRecord, type SpeechJobReuseEntry } from '../data/speech-jobs';
+import { env } from '../env';
 import { companyObjectPrefix } from '../types/object-prefixes';
 import type { SpeechJobResult, SpeechJobStatus } from '../types/speech-jobs';
 import type { SpeechFormat } from '../types/speech-voices';
 import { defineJobType } from './jobs/job-type';
+import { deleteIntermediateFile } from './jobs/output-files';
 import { publicFile, publicJobFields } from './jobs/view';
 
 /**
@@ -13,7 +15,8 @@ import { publicFile, publicJobFields } from './jobs/view';
  * (`workers/speech-job/`), its meter (`speech_characters`: the characters of the spoken text) and its output
  * files (the audio and the timing file). Decisions where the issue is silent:
  * - The request (`speech-job-requests.ts`): `text`, or the spoken form of `markdown`, within the job's limits.
- * - The text is stored once per distinct text (`speech-jobs/texts/<sha256>.txt`): the job item stays small.
+ * - The text is the job's input file (`speech-jobs/<jobId>/input.txt`, deleted once it is final): the job
+ *   item stays small.
  * - Cancel of a finished job: 409 `speech_job_not_cancelable`. No retry: a failed or canceled job is enqueued
  *   again (an identical finished one is then reused, billed 0).
  */
@@ -34,6 +37,7 @@ export const SPEECH_JOB_TYPE = defineJobType<
     queueFull: 'speech_job_queue_full',
     notCancelable: 'speech_job_not_cancelable',
   },
+  deleteInput: (job) => deleteIntermediateFile(env().bucketName, speechJobTextPath(job), job.jobId),
   activity: 'synthesis',
   retryHint: 'enqueue it again',
   errors: {
@@ -87,9 +91,9 @@ export const toPublicSpeechJob = (job: SpeechJobRecord): PublicSpeechJob => ({
       : null,
 });
 
-/** `companies/<companyId>/speech-jobs/texts/<sha256>.txt`: the stored text of the company's jobs. */
-export const speechJobTextPath = (job: Pick<SpeechJobRecord, 'companyId' | 'textSha256'>) =>
-  `${companyObjectPrefix(job.companyId, 'speechJobs')}texts/${job.textSha256}.txt`;
+/** `companies/<companyId>/speech-jobs/<jobId>/input.txt`: the stored text of a job. */
+export const speechJobTextPath = (job: Pick<SpeechJobRecord, 'companyId' | 'jobId'>) =>
+  `${companyObjectPrefix(job.companyId, 'speechJobs')}${job.jobId}/input.txt`;
 
 /** An earlier result is usable while both of its files are still stored. */
 export const speechJobResultExists = async (entry: SpeechJobReuseEntry) => {

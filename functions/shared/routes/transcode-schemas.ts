@@ -31,8 +31,8 @@ export const transcodeJobSchema = /* @__PURE__ */ lazy(() =>
       ...jobViewFields({
         statuses: STATUSES,
         lifecycle:
-          '`pending` → `probing` → `transcoding` → `finalizing` → `done`; `failed` and `canceled` are final ' +
-          'too, and both can be retried.',
+          '`pending` → `probing` → `transcoding` (→ `finalizing`) → `done`; `failed` and `canceled` are ' +
+          'final too, and both can be retried.',
         errorCodes: [
           'source_unreadable',
           'source_too_large',

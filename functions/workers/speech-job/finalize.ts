@@ -1,12 +1,12 @@
 import { audioSeconds, wavHeader } from '../../shared/audio-frames';
-import { deleteObject } from '../../shared/aws/s3';
 import { objectOfUrl, readObject, readObjectText } from '../../shared/aws/s3-objects';
 import type { SpeechJobRecord } from '../../shared/data/speech-jobs';
 import { speechJobReuseKey } from '../../shared/data/speech-jobs';
 import {
   deleteIntermediateFile,
+  type JobOutputFile,
+  jobFileOf,
   jobFolder,
-  recordJobFile,
   writeJobFile,
 } from '../../shared/domain/jobs/output-files';
 import { runStep, type StepDeps, stepError } from '../../shared/domain/jobs/worker-shell';
@@ -24,8 +24,8 @@ const objectOfUri = (uri: string) => {
 };
 
 /**
- * The audio as stored for the tenant, one of its stored objects: Polly's `pcm` becomes a WAV file (`audio.wav`,
- * the header before the samples, the raw file deleted); mp3 and Ogg Opus stay where Polly wrote them.
+ * The audio as stored for the tenant: Polly's `pcm` becomes a WAV file (`audio.wav`, the header before the
+ * samples; the raw file is deleted once the job is done); mp3 and Ogg Opus stay where Polly wrote them.
  */
 const storeAudio = async (
   job: SpeechJobRecord,
@@ -33,26 +33,25 @@ const storeAudio = async (
   { bucket, key }: { bucket: string; key: string },
   audio: { body: Uint8Array; etag: string },
   now: Date,
-) => {
+): Promise<JobOutputFile> => {
   const { contentType } = SPEECH_FORMAT_FILES[job.format];
   const data = Buffer.from(audio.body);
   if (job.format !== 'wav') {
     const file = { bucket, fullPath: key, size: data.length, etag: audio.etag };
-    await recordJobFile({ ...file, companyId: ref.companyId, contentType }, now);
-    return file;
+    return { ...file, contentType, createdAt: now.toISOString() };
   }
   const body = Buffer.concat([wavHeader(data.length), data]);
-  const fullPath = `${jobFolder('speechJobs', ref)}audio.wav`;
-  const file = await writeJobFile({ companyId: ref.companyId, bucket, fullPath, body, contentType }, now);
-  await deleteObject(bucket, key);
-  return { ...file, size: body.length };
+  return writeJobFile(
+    { bucket, fullPath: `${jobFolder('speechJobs', ref)}audio.wav`, body, contentType },
+    now,
+  );
 };
 
 /**
  * Finalize step: measures the audio, turns the sentence speech marks into the timing file (`timings.json`),
- * records both files as the company's stored objects (downloadable, counted in storage bytes), then moves the
- * job `synthesizing` → `done`, billing its characters with the compute time and writing the reuse entry in
- * the same transaction, and deletes the marks. Error: `OutputMissing`.
+ * then moves the job `synthesizing` → `done`, recording both files as the company's stored objects
+ * (downloadable, counted in storage bytes), billing its characters with the compute time and writing the
+ * reuse entry in the same transaction, and deletes the marks (and Polly's raw `pcm`). Error: `OutputMissing`.
  */
 export const finalizeStep = (input: FinalizeInput, deps: StepDeps): Promise<JobRef> =>
   runStep(SPEECH_JOB_TYPE, input, deps, async (step) => {
@@ -73,7 +72,6 @@ export const finalizeStep = (input: FinalizeInput, deps: StepDeps): Promise<JobR
       storeAudio(job, step.ref, engineAudio, audioBytes, step.now),
       writeJobFile(
         {
-          companyId: job.companyId,
           bucket: engineAudio.bucket,
           fullPath: `${jobFolder('speechJobs', step.ref)}timings.json`,
           body: JSON.stringify(sentences),
@@ -84,12 +82,13 @@ export const finalizeStep = (input: FinalizeInput, deps: StepDeps): Promise<JobR
     ]);
     const result: SpeechJobResult = {
       audio: { bucket: audio.bucket, fullPath: audio.fullPath, size: audio.size, format: job.format },
-      timings: { ...timings, sentences: sentences.length },
+      timings: { ...jobFileOf(timings), sentences: sentences.length },
     };
     await step.complete({
       from: ['synthesizing'],
       set: { result, durationSeconds },
       billedUnits: job.characters,
+      files: [audio, timings],
       // Polly reports no run time of its tasks: the job bills the worker steps' time.
       computeMs: { workers: (input.workerMs ?? 0) + step.elapsed() },
       reuse: {
@@ -98,6 +97,7 @@ export const finalizeStep = (input: FinalizeInput, deps: StepDeps): Promise<JobR
       },
       observed: job,
     });
-    await deleteIntermediateFile(marks.bucket, marks.key, job.jobId);
+    const raw = job.format === 'wav' ? [engineAudio] : [];
+    await Promise.all([marks, ...raw].map((f) => deleteIntermediateFile(f.bucket, f.key, job.jobId)));
     return step.ref;
   });

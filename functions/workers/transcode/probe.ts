@@ -11,8 +11,8 @@ import {
 import { transcodeJobs } from '../../shared/domain/transcodes';
 import type { ProbeInput, ProbeOutput, WorkerDeps } from './types';
 
-/** Seconds a step holds the job: the probe, the conversion (its machine's timeout), the finalize. */
-export const LEASE_SECONDS = { probe: 300, transcode: 7200 + 600, finalize: 300 } as const;
+/** Seconds a step holds the job: the probe, the conversion and the finalize (its machine's timeout). */
+export const LEASE_SECONDS = { probe: 300, transcode: 7200 + 600 } as const;
 
 export const outputPath = (job: Pick<TranscodeJobRecord, 'companyId' | 'jobId' | 'attempt' | 'preset'>) =>
   `${jobFolder('transcodes', job)}output.${presetExtension(job.preset)}`;
@@ -25,11 +25,11 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
   runStep(transcodeJobs, input, deps, async (step) => {
     const { ref } = step;
     const probed = await claimAndProbeSource(step, {
+      input,
       claim: {
         from: ['pending'],
         to: 'probing',
         leaseSeconds: LEASE_SECONDS.probe,
-        ...(input.executionArn ? { executionArn: input.executionArn } : {}),
       },
       reuse: {
         key: (content, job) => transcodeReuseKey({ preset: job.preset, ...content }),

@@ -1,7 +1,12 @@
 import { readObjectText } from '../../shared/aws/s3-objects';
 import { transcriptionReuseKey } from '../../shared/data/transcription-jobs';
 import { billableSeconds, engineRunMs } from '../../shared/domain/compute-time';
-import { deleteIntermediateFile, jobFolder, writeJobFile } from '../../shared/domain/jobs/output-files';
+import {
+  deleteIntermediateFile,
+  jobFileOf,
+  jobFolder,
+  writeJobFile,
+} from '../../shared/domain/jobs/output-files';
 import { runStep, stepError } from '../../shared/domain/jobs/worker-shell';
 import { transcriptionJobs } from '../../shared/domain/transcriptions';
 import {
@@ -28,12 +33,11 @@ const parseEngineOutput = (text: string | undefined): TranscribeOutput => {
 };
 
 /**
- * Finalize step: reads the engine's JSON (Transcribe's format, from either engine), converts it into our
- * text and words, writes the transcript as JSON, SRT and WebVTT files recorded as the company's stored
- * objects, then moves the job `transcribing` → `done`, billing the audio seconds with the compute time (the
- * probe's and this step's run time, the engine's start to completion) and writing the reuse entry in the
- * same transaction, and deletes the engine's JSON. Error: `OutputMissing` when the engine wrote no
- * readable output.
+ * Finalize step: converts the engine's JSON (Transcribe's format, from either engine) into our text and
+ * words, writes the transcript as JSON, SRT and WebVTT, then moves the job `transcribing` → `done`, recording
+ * the files as stored objects, billing the audio seconds with the compute time (the probe's and this step's
+ * run time, the engine's start to completion) and writing the reuse entry in the same transaction, and
+ * deletes the engine's JSON. Error: `OutputMissing` when the engine wrote no readable output.
  */
 export const finalizeStep = (input: FinalizeInput, deps: Pick<WorkerDeps, 'now'>): Promise<JobRef> =>
   runStep(transcriptionJobs, input, deps, async (step) => {
@@ -51,13 +55,7 @@ export const finalizeStep = (input: FinalizeInput, deps: Pick<WorkerDeps, 'now'>
     const folder = jobFolder('transcriptions', ref);
     const write = (name: string, body: string, contentType: string) =>
       writeJobFile(
-        {
-          companyId: ref.companyId,
-          bucket: input.engineOutput.bucket,
-          fullPath: `${folder}${name}`,
-          body,
-          contentType,
-        },
+        { bucket: input.engineOutput.bucket, fullPath: `${folder}${name}`, body, contentType },
         now,
       );
     const [json, srt, vtt] = await Promise.all([
@@ -65,11 +63,13 @@ export const finalizeStep = (input: FinalizeInput, deps: Pick<WorkerDeps, 'now'>
       write('transcript.srt', toSrt(cues), 'application/x-subrip'),
       write('transcript.vtt', toVtt(cues), 'text/vtt'),
     ]);
-    const result = inlineResult({ text, words, language, files: { json, srt, vtt } });
+    const files = { json: jobFileOf(json), srt: jobFileOf(srt), vtt: jobFileOf(vtt) };
+    const result = inlineResult({ text, words, language, files });
     await step.complete({
       from: ['transcribing'],
       set: { result },
       billedUnits: billableSeconds(input.durationSeconds),
+      files: [json, srt, vtt],
       computeMs: {
         workers: (input.workerMs ?? 0) + step.elapsed(),
         media: engineRunMs(input.engineJob?.StartTime, input.engineJob?.CompletionTime),

@@ -25,12 +25,12 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
   runStep(transcriptionJobs, input, deps, async (step) => {
     const { ref } = step;
     const probed = await claimAndProbeSource(step, {
+      input,
       claim: {
         from: ['pending'],
         to: 'transcribing',
         leaseSeconds: LEASE_SECONDS.probe,
         percent: 0,
-        ...(input.executionArn ? { executionArn: input.executionArn } : {}),
       },
       reuse: {
         key: (content, job) => transcriptionReuseKey({ language: job.language, ...content }),

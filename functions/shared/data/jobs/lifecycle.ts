@@ -46,6 +46,14 @@ export {
  */
 export { type JobRecordBase, type JobRef, jobRecordFields } from './record';
 
+/**
+ * The bound of a company's queue, as the condition of taking a slot under `cap`: a counter never written
+ * holds 0 jobs, which only a cap of at least 1 admits (a comparison with a missing attribute is false, so a
+ * cap of 0 or less refuses every job).
+ */
+export const queueSlotCondition = (cap: number): string =>
+  cap >= 1 ? 'attribute_not_exists(unfinished) OR unfinished < :cap' : 'unfinished < :cap';
+
 /** Cancellation code of the transaction item at `index`, when `error` is a cancelled transaction. */
 const cancellationCode = (error: unknown, index: number): string | undefined =>
   cancellationReasons(error)?.[index]?.Code;
@@ -79,7 +87,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
       TableName: tableName(),
       Key: queueKey(companyId),
       UpdateExpression: 'ADD unfinished :delta SET entity = :entity',
-      ConditionExpression: 'attribute_not_exists(unfinished) OR unfinished < :cap',
+      ConditionExpression: queueSlotCondition(cap),
       ExpressionAttributeValues: { ':delta': 1, ':entity': entities.queue, ':cap': cap },
     },
   });

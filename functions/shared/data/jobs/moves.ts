@@ -1,5 +1,7 @@
 import type { ComputeMs } from '../../types/meters';
 import type { TransactItem } from '../entity';
+import { getStoredObject, recordStoredObjectItems, type StoredObject } from '../stored-objects';
+import { cancellationReasons } from '../transactions';
 import { applyChange, type Change } from '../update-expression';
 import type { JobLifecycle } from './lifecycle';
 import type { JobRecordBase, JobRef } from './record';
@@ -13,7 +15,7 @@ import type { JobRecordBase, JobRef } from './record';
  * | createFinished   | (none)                        | `done` (reused)       | event                                  |
  * | advance          | given unfinished states       | an unfinished state   | lease, execution, progress             |
  * | progress         | the state itself              | the same state        | progress percent                       |
- * | complete         | given unfinished states       | `done`                | meter, reuse entry, slot, event        |
+ * | complete         | given unfinished states       | `done`                | meter, files, reuse entry, slot, event |
  * | completeReused   | given unfinished states       | `done` (billed 0)     | slot released, event                   |
  * | fail             | any unfinished state          | `failed`              | slot released, event                   |
  * | cancel           | the observed unfinished state | `canceled`            | slot released, event                   |
@@ -85,31 +87,49 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
 
   /**
    * The move to `done` of worked-on job: bills `billedUnits` of the type's meter with the attempt's compute
-   * time, writes the reuse entry and `also`, all in the transaction of the move (so once per attempt).
+   * time, records the output `files` as the company's stored objects (their bytes in its storage figure),
+   * writes the reuse entry and `also`, all in the transaction of the move (so once per attempt, and nothing
+   * for a job canceled or failed meanwhile). A file some earlier write recorded already (a finalize of an
+   * earlier version recorded its output before the move) refuses the transaction: the move is sent again
+   * without it, so it is neither recorded nor counted twice.
    */
-  const complete = (options: {
+  const complete = async (options: {
     job: JobRef;
     from: readonly S[];
     set?: Partial<JobFields<R>>;
     billedUnits: number;
     computeMs?: ComputeMs;
     reuse?: { key: string; entry: E };
+    files?: readonly StoredObject[];
     also?: TransactItem[];
     now: Date;
     observed?: R;
-  }): Promise<Change> =>
-    store.complete({
-      job: options.job,
-      done: status(DONE),
-      from: options.from,
-      change: { set: doneSet(options.set, false, options.billedUnits), remove: ['error'] },
-      billedSeconds: options.billedUnits,
-      now: options.now,
-      ...(options.computeMs ? { computeMs: options.computeMs } : {}),
-      ...(options.reuse ? { reuse: options.reuse } : {}),
-      ...(options.also ? { also: options.also } : {}),
-      ...(options.observed ? { observed: options.observed } : {}),
-    });
+  }): Promise<Change> => {
+    const { job, files = [] } = options;
+    const send = (recorded: readonly StoredObject[]) =>
+      store.complete({
+        job,
+        done: status(DONE),
+        from: options.from,
+        change: { set: doneSet(options.set, false, options.billedUnits), remove: ['error'] },
+        billedSeconds: options.billedUnits,
+        now: options.now,
+        ...(options.computeMs ? { computeMs: options.computeMs } : {}),
+        ...(options.reuse ? { reuse: options.reuse } : {}),
+        also: [...recordStoredObjectItems(job.companyId, recorded), ...(options.also ?? [])],
+        ...(options.observed ? { observed: options.observed } : {}),
+      });
+    try {
+      return await send(files);
+    } catch (error) {
+      // The job's own condition held (else the move is refused): was it a file recorded already?
+      if (files.length === 0 || !cancellationReasons(error)) throw error;
+      const stored = await Promise.all(files.map((f) => getStoredObject(job.companyId, f.fullPath)));
+      const unrecorded = files.filter((_, i) => stored[i] === undefined);
+      if (unrecorded.length === files.length) throw error;
+      return send(unrecorded);
+    }
+  };
 
   /** The move to `done` with an earlier job's result (`set`), billing nothing. */
   const completeReused = (options: {

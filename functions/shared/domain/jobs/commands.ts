@@ -57,7 +57,8 @@ const isFinished = (type: { store: { finished: readonly string[] } }, status: st
 
 /**
  * Cancel: a conditional write from the observed unfinished state to `canceled` (clearing the lease and
- * releasing the queue slot), then StopExecution, which stops the engine's work too. A job that moved on
+ * releasing the queue slot), then StopExecution, which stops the engine's work too, and the deletion of the
+ * job's input files. A job that moved on
  * between the read and the write is read again, so a race with a worker resolves to one final state.
  */
 export const cancelJob = async <S extends string, R extends JobRecordBase<S>, E extends object, V>(
@@ -83,11 +84,13 @@ export const cancelJob = async <S extends string, R extends JobRecordBase<S>, E 
     }
     // Before the first step has recorded its execution the job has none to stop: that step finds the job
     // canceled and ends the execution without writing.
-    if (job.executionArn) {
-      await stopExecution(job.executionArn, 'canceled by the tenant').catch((error: unknown) =>
-        logger.error(`stopping a canceled ${type.noun} failed`, { jobId, error: error as Error }),
-      );
-    }
+    await Promise.all([
+      job.executionArn &&
+        stopExecution(job.executionArn, 'canceled by the tenant').catch((error: unknown) =>
+          logger.error(`stopping a canceled ${type.noun} failed`, { jobId, error: error as Error }),
+        ),
+      type.deleteInput?.(job),
+    ]);
     return canceled;
   }
   throw new AppError('conflict', 'The job changed while it was being canceled; try again.');

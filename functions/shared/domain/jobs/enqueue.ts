@@ -17,7 +17,7 @@ import { type JobTypeDefinition, type JobTypeInfo, startFailedError } from './jo
 /**
  * Enqueue, the engine's way for every job type: a storage reference is resolved (malformed → 400, another
  * tenant's or missing → 404), one `BatchGetItem` reads the company (plan, overrides), the usage month, the
- * source object and the reuse entry, then either an identical finished job's result is reused (a `done`
+ * source object and the reuse entry (while the type stores the job's input files, if it has any), then either an identical finished job's result is reused (a `done`
  * job billed 0, no queue slot, no execution) or the quota is checked (the month's units, plus what the job
  * will bill when it says so, against the allowance: 429 with `Retry-After` to the next month) and the job
  * is written `pending` with a slot of the company's queue in one transaction (a full queue: 429, nothing
@@ -45,6 +45,11 @@ export interface EnqueueRequest<R, E> {
   fields: (source: JobSource | undefined) => Omit<JobFields<R>, 'source'>;
   /** Units of the type's meter the job will bill, when known now (checked against the allowance). */
   demand?: number;
+  /**
+   * Stores the job's input files (deleted by the type's `deleteInput`), while the company and the rest are
+   * read; they are deleted again when the job is not written, or written reused.
+   */
+  storeInput?: (job: JobRef) => Promise<unknown>;
   /** Reuse at enqueue: the key of an identical request, and how an entry's result becomes the job's. */
   reuse?: {
     key: string;
@@ -100,8 +105,9 @@ export const queueFullError = (type: JobTypeInfo, limits: PlanLimits) =>
   });
 
 /**
- * Starts the execution of a job's attempt (`{companyId, jobId, attempt}` as its input). An execution of that
- * name that already exists is this attempt's; a start that fails marks the attempt `failed` with
+ * Starts the execution of a job's attempt (`{companyId, jobId, attempt}` as its input, and the job's `source`
+ * when it reads one, so its first step reads the source while it claims the job). An execution of that name
+ * that already exists is this attempt's; a start that fails marks the attempt `failed` with
  * `start_failed` (which releases its queue slot) and answers 503 `service_unavailable`.
  */
 export const startAttempt = async <J extends JobRef>(type: JobTypeInfo, job: J, now: Date): Promise<J> => {
@@ -110,13 +116,17 @@ export const startAttempt = async <J extends JobRef>(type: JobTypeInfo, job: J, 
       companyId: job.companyId,
       jobId: job.jobId,
       attempt: job.attempt,
+      ...('source' in job ? { source: job.source } : {}),
     });
     return job;
   } catch (error) {
     if (error instanceof Error && error.name === 'ExecutionAlreadyExistsError') return job;
     logger.error(`${type.machine} execution did not start`, { jobId: job.jobId, error: error as Error });
     const failure = startFailedError(type);
-    await type.moves.fail({ job, error: failure, now }).catch(() => undefined);
+    await type.moves.fail({ job, error: failure, now }).then(
+      () => type.deleteInput?.(job),
+      () => undefined,
+    );
     throw new AppError('service_unavailable', failure.message);
   }
 };
@@ -126,6 +136,9 @@ const tagged = <T, K extends string>(entry: BatchEntry<T>, tag: K): BatchEntry<{
   key: entry.key,
   decode: (item) => ({ [tag]: entry.decode(item) }) as { [P in K]: T },
 });
+
+/** What enqueue's batch read gives beside the company and the month: the source object, the reuse entry. */
+type Tagged<E> = { stored: StoredObject | undefined } | { reuse: E };
 
 const newJobId = (type: JobTypeInfo) => `${type.idPrefix}${ulid()}`;
 
@@ -141,10 +154,37 @@ export const enqueueJob = async <S extends string, R extends JobRecordBase<S>, E
         ...(request.source.bucket === undefined ? {} : { bucket: request.source.bucket }),
       })
     : undefined;
-  const extra: BatchEntry<{ stored: StoredObject | undefined } | { reuse: E }>[] = [];
+  const extra: BatchEntry<Tagged<E>>[] = [];
   if (reference) extra.push(tagged(storedObjectEntry(companyId, reference.fullPath), 'stored'));
   if (request.reuse) extra.push(tagged(type.lifecycle.reuseEntry(companyId, request.reuse.key), 'reuse'));
-  const { limits, used, items } = await readForWrite(type, companyId, now, extra);
+  const ref = { companyId, jobId: newJobId(type), attempt: 1 };
+  const [read, input] = await Promise.allSettled([
+    readForWrite(type, companyId, now, extra),
+    request.storeInput?.(ref),
+  ]);
+  let job: R;
+  try {
+    if (read.status === 'rejected') throw read.reason;
+    if (input.status === 'rejected') throw input.reason;
+    job = await createEnqueued(type, request, reference, read.value, ref, now);
+  } catch (error) {
+    await type.deleteInput?.(ref);
+    throw error;
+  }
+  if (job.status === PENDING) return startAttempt(type, job, now);
+  await type.deleteInput?.(ref);
+  return job;
+};
+
+/** The new job of an enqueue request, as it was written: `pending`, or `done` with a reused result. */
+const createEnqueued = async <S extends string, R extends JobRecordBase<S>, E extends object, V>(
+  type: JobTypeDefinition<S, R, E, V>,
+  request: EnqueueRequest<R, E>,
+  reference: { bucket: string; fullPath: string } | undefined,
+  { limits, used, items }: { limits: PlanLimits; used: number; items: readonly (Tagged<E> | undefined)[] },
+  ref: JobRef,
+  now: Date,
+): Promise<R> => {
   let stored: StoredObject | undefined;
   let reuse: E | undefined;
   for (const item of items) {
@@ -164,9 +204,7 @@ export const enqueueJob = async <S extends string, R extends JobRecordBase<S>, E
       : undefined;
   const iso = now.toISOString();
   const base = {
-    jobId: newJobId(type),
-    companyId,
-    attempt: 1,
+    ...ref,
     reused: false,
     billedSeconds: 0,
     createdAt: iso,
@@ -195,5 +233,5 @@ export const enqueueJob = async <S extends string, R extends JobRecordBase<S>, E
     if (error instanceof JobQueueFullError) throw queueFullError(type, limits);
     throw error;
   }
-  return startAttempt(type, job, now);
+  return job;
 };

@@ -15,9 +15,10 @@ import type { StateMachineName } from '../../types/state-machines';
  *
  * A type supplies: its record's attributes and keys (`store`, a data module's configuration), its public
  * view (`view`), the plan limits it is held to (`limits`), the problem codes of its refusals (`codes`), the
- * error table of its steps (`errors`), its state machine (`machine`) and its steps (a worker built with
- * `createJobWorker`). Input schemas live in its routes; its reuse key and meter units are computed by its
- * steps (or at enqueue, `enqueueJob`'s `reuse`).
+ * error table of its steps (`errors`), its state machine (`machine`), its steps (a worker built with
+ * `createJobWorker`) and the deletion of the input files it stores beside the record (`deleteInput`). Input
+ * schemas live in its routes; its reuse key and meter units are computed by its steps (or at enqueue,
+ * `enqueueJob`'s `reuse`).
  */
 
 /** The error a failed attempt records: a stable code and a message safe to show the tenant. */
@@ -51,6 +52,12 @@ export interface JobTypeOptions<S extends string, R extends JobRecordBase<S>, E 
     /** Retry refused (absent: the type has no retry). */
     notRetryable?: ErrorCode;
   };
+  /**
+   * Deletes the files the type stores for a job beside its record (its input; never throws), which the engine
+   * calls once the job is final (done, failed, canceled, or never written). Only for a type without retry: a
+   * retried attempt reads its input again.
+   */
+  deleteInput?: (job: JobRef) => Promise<void>;
   /** What its steps do, in messages: `conversion` gives "The conversion was interrupted; …". */
   activity: string;
   /** What the tenant does after a failure: "retry the job", "enqueue it again". */
@@ -102,7 +109,7 @@ export type JobTypeDefinition<
  */
 export type JobTypeInfo = Pick<
   JobTypeOptions<string, never, object, unknown>,
-  'idPrefix' | 'noun' | 'machine' | 'limits' | 'codes' | 'activity' | 'retryHint' | 'errors'
+  'idPrefix' | 'noun' | 'machine' | 'limits' | 'codes' | 'activity' | 'retryHint' | 'errors' | 'deleteInput'
 > & {
   store: Pick<JobStoreConfig<string, never, object>, 'meter' | 'jobType'>;
   moves: { fail: (options: { job: JobRef; error: JobError; now: Date }) => Promise<unknown> };

@@ -5,7 +5,7 @@ import { interruptedError, type JobTypeDefinition } from './job-type';
 /**
  * Crash recovery of every job type: the unfinished jobs of the type (the sparse index partition its moves
  * maintain, never a request path) whose executions are gone are moved to `failed` with `interrupted`
- * (lease cleared, queue slot released, the `failed` event raised), retryable by the tenant where the type
+ * (lease cleared, queue slot released, the `failed` event raised, input files deleted), retryable by the tenant where the type
  * has retry. A job that moved on meanwhile (refused) is counted `moved`. Only a caller that knows the
  * executions are gone calls this (the local stack at start-up; on AWS executions are durable).
  */
@@ -28,6 +28,7 @@ export const recoverUnfinishedJobs = async <
   for (const job of await type.lifecycle.listUnfinished()) {
     try {
       await type.moves.fail({ job, error, now });
+      await type.deleteInput?.(job);
       counts.failed += 1;
     } catch (e) {
       if (!(e instanceof JobTransitionRefusedError)) throw e;

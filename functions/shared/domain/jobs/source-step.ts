@@ -9,11 +9,15 @@ import type { JobFile } from './output-files';
 import { type AdvanceOptions, type JobStep, type StepDeps, type StepInput, stepError } from './worker-shell';
 
 /**
- * The first step of a job type that reads a stored source (transcodes, transcriptions): claim the job (the
- * plan's limits read meanwhile), read the source as stored now (its earlier result read meanwhile), finish the job with the stored result of the
- * same content done before (billed 0) when that result still exists, else check the plan's size limit, probe
- * the media and check its duration limit. Errors: `SourceMissing`, `SourceTooLarge`, `SourceTooLong`, and
- * `SourceUnreadable` from the prober; the type's `accept` may throw its own.
+ * The first step of a job type that reads a stored source (transcodes, transcriptions): claim the job, read
+ * the plan's limits and the source as stored now (its head), probe the media, and read the stored result of
+ * the same content done before; finish the job with that result (billed 0) when it still exists, else check
+ * the plan's size limit and the media's duration. The source the execution carries (`enqueued`, the job's as
+ * enqueued) is headed and probed while the job is claimed, and the earlier result is read while the media is
+ * probed: one round trip before the probe's answer, where each read waited for the one before. A probe's
+ * answer is dropped when the job is reused or refused (a probe reads the media's headers only). Errors:
+ * `SourceMissing`, `SourceTooLarge`, `SourceTooLong`, and `SourceUnreadable` from the prober; the type's
+ * `accept` may throw its own.
  */
 export interface SourceStepDeps extends StepDeps {
   probe: MediaProber;
@@ -21,6 +25,8 @@ export interface SourceStepDeps extends StepDeps {
 
 export interface SourceStepInput extends StepInput {
   action: 'probe';
+  /** The execution's input: the job's source as enqueued (absent for executions started without it). */
+  enqueued?: { source?: { bucket: string; fullPath: string } };
 }
 
 /** What a source step answers the state machine; a type's output adds its engine's input. */
@@ -51,6 +57,8 @@ export const claimAndProbeSource = async <
 >(
   step: JobStep<S, R, E, V>,
   options: {
+    /** The step's input (its execution, the source as enqueued). */
+    input: SourceStepInput;
     claim: AdvanceOptions<S, R>;
     reuse: {
       /** The reuse key of the content as probed. */
@@ -69,18 +77,24 @@ export const claimAndProbeSource = async <
   { reused: true } | { reused: false; job: R; head: { size: number; etag: string }; media: MediaProbe }
 > => {
   const { ref } = step;
-  // The plan's limits are read with the claim, and the reuse entry of the content as enqueued with the
-  // source's head; the content as stored now decides (read again only when it changed since).
-  const [job, plan] = await Promise.all([step.advance(options.claim), companyLimits(ref.companyId)]);
-  const { source } = job;
-  const enqueued = options.reuse.key(source, job);
-  const [head, early] = await Promise.all([
-    headObject(source.bucket, source.fullPath),
-    step.type.lifecycle.getReuse(ref.companyId, enqueued),
+  const { executionArn, enqueued } = options.input;
+  const read = (file: { bucket: string; fullPath: string }) => {
+    const probing = options.probe(file);
+    probing.catch(() => undefined); // Awaited only when the job goes on; dropped otherwise.
+    return { head: headObject(file.bucket, file.fullPath), probing };
+  };
+  const early = enqueued?.source && read(enqueued.source);
+  const [job, plan] = await Promise.all([
+    step.advance({ ...options.claim, ...(executionArn ? { executionArn } : {}) }),
+    companyLimits(ref.companyId),
+    early?.head,
   ]);
+  const { source } = job;
+  const same = enqueued?.source?.bucket === source.bucket && enqueued.source.fullPath === source.fullPath;
+  const { head: heading, probing } = early && same ? early : read(source);
+  const head = await heading;
   if (!head) throw stepError('SourceMissing', 'The source file no longer exists.');
-  const key = options.reuse.key(head, job);
-  const reuse = key === enqueued ? early : await step.type.lifecycle.getReuse(ref.companyId, key);
+  const reuse = await step.type.lifecycle.getReuse(ref.companyId, options.reuse.key(head, job));
   const stored = async (entry: E) => {
     const file = options.reuse.file(entry);
     return (await headObject(file.bucket, file.fullPath)) !== undefined;
@@ -93,7 +107,7 @@ export const claimAndProbeSource = async <
   const limits = options.limits(plan);
   if (head.size > limits.bytes)
     throw stepError('SourceTooLarge', `The source is larger than ${limits.bytes} bytes.`);
-  const media = await options.probe(source);
+  const media = await probing;
   options.accept?.(media);
   if (media.durationSeconds > limits.seconds) {
     throw stepError('SourceTooLong', `The source is longer than ${limits.seconds} seconds.`);

@@ -66,14 +66,20 @@ export const jobStep = <S extends string, R extends JobRecordBase<S>, E extends 
     named(type.errors.gone, `The ${type.noun} job ${ref.jobId} is no longer this attempt's to work on`);
   const order = type.store.unfinished;
 
-  /** Runs a move into a final state; a refused one means the job is no longer this attempt's. */
+  /**
+   * Runs a move into a final state, then deletes the job's input files; a refused move means the job is no
+   * longer this attempt's.
+   */
   const finishOrGone = async <T>(write: () => Promise<T>): Promise<T> => {
+    let written: T;
     try {
-      return await write();
+      written = await write();
     } catch (error) {
       if (error instanceof JobTransitionRefusedError) throw gone();
       throw error;
     }
+    await type.deleteInput?.(ref);
+    return written;
   };
 
   /** The job of this attempt in one of `statuses` (default: any unfinished one), else gone. */
@@ -195,7 +201,7 @@ export const runStep = <S extends string, R extends JobRecordBase<S>, E extends 
 
 /**
  * The fail step: records the caught error on the job as its error code, moving this attempt to `failed`
- * (clearing the lease, releasing the queue slot). A job that moved on keeps its state: `recorded: false`.
+ * (clearing the lease, releasing the queue slot), and deletes the job's input files. A job that moved on keeps its state: `recorded: false`.
  */
 export const failStep = async <S extends string, R extends JobRecordBase<S>, E extends object, V>(
   type: JobTypeDefinition<S, R, E, V>,
@@ -207,6 +213,7 @@ export const failStep = async <S extends string, R extends JobRecordBase<S>, E e
   const error = jobErrorFor(type, input.error?.Error);
   try {
     await type.moves.fail({ job: ref, error, now });
+    await type.deleteInput?.(ref);
     logger.info(`${type.noun} failed`, {
       jobId: ref.jobId,
       attempt: ref.attempt,
