@@ -38,10 +38,8 @@ export interface SpeechJobReuseEntry extends ReuseEntryBase {
   result: SpeechJobResult;
 }
 
-const speechJobResult = /* @__PURE__ */ lazy(() => storedObject<SpeechJobResult>());
-
 const speechJobSchema = /* @__PURE__ */ lazy(
-  () =>
+  (): zm.ZodMiniType<SpeechJobRecord> =>
     zm.object({
       ...jobRecordFields<SpeechJobStatus>(SPEECH_JOB_STATUSES),
       voiceProfileId: zm.string(),
@@ -49,16 +47,13 @@ const speechJobSchema = /* @__PURE__ */ lazy(
       characters: zm.number(),
       textSha256: zm.string(),
       durationSeconds: zm.optional(zm.number()),
-      result: zm.optional(speechJobResult()),
-    }) satisfies zm.ZodMiniType<SpeechJobRecord>,
+      result: zm.optional(storedObject<SpeechJobResult>()),
+    }),
 );
 
 const speechJobReuseSchema = /* @__PURE__ */ lazy(
-  () =>
-    zm.object({
-      result: speechJobResult(),
-      ...reuseEntryFields(),
-    }) satisfies zm.ZodMiniType<SpeechJobReuseEntry>,
+  (): zm.ZodMiniType<SpeechJobReuseEntry> =>
+    zm.object({ result: storedObject<SpeechJobResult>(), ...reuseEntryFields() }),
 );
 
 export const SPEECH_JOB_STORE = {

@@ -1,7 +1,6 @@
 import { audioSeconds, wavHeader } from '../../shared/audio-frames';
 import { objectOfUrl, readObject, readObjectText } from '../../shared/aws/s3-objects';
-import type { SpeechJobRecord } from '../../shared/data/speech-jobs';
-import { speechJobReuseKey } from '../../shared/data/speech-jobs';
+import { type SpeechJobRecord, speechJobReuseKey } from '../../shared/data/speech-jobs';
 import {
   deleteIntermediateFile,
   type JobOutputFile,

@@ -12,10 +12,7 @@ export interface PrepareInput extends JobRef {
   executionArn?: string;
 }
 
-/**
- * The parameters both Polly tasks share (`StartSpeechSynthesisTask`, once for the audio and once for the
- * sentence speech marks): the machine passes them as they are, with its own `OutputFormat` for the marks.
- */
+/** What both Polly tasks share (audio, sentence marks); the marks set their own `OutputFormat`. */
 export interface SynthesisParameters {
   Engine: string;
   VoiceId: string;
