@@ -1,12 +1,17 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { generateSigningKey, keySetText, parseKeySet, publicKeySetOf } from '../shared/auth/signing-keys';
 import type { AccessLogRecord } from '../shared/http/access-log';
 import { ROUTE_GROUPS, type RouteGroup } from '../shared/routes/route-table';
 import { QUEUE_NAMES, queueUrlVariable, WORKFLOW_RUN_MAX_RECEIVES } from '../shared/types/queues';
 import { stateMachineArnVariable } from '../shared/types/state-machines';
+import {
+  ensureCursorKey,
+  ensureJwtKeys,
+  ensureS3Credentials,
+  jwtKeysFile,
+  jwtPublicKeysFile,
+} from './data-dir-secrets';
 import { type RunningService, startDynamoDbLocal } from './dynamodb-local';
 import type { ProxyHandler } from './gateway';
 import { createLogBatcher } from './log-batcher';
@@ -133,35 +138,6 @@ const LOCAL_QUEUES: LocalQueueDefinition[] = [
 /** How long one service may take to stop before the stack stops the next one anyway. */
 const SERVICE_STOP_MS = 5_000;
 
-const jwtKeysFile = (dataDir: string) => join(dataDir, 'jwt-signing-keys.json');
-const jwtPublicKeysFile = (dataDir: string) => join(dataDir, 'jwt-verification-keys.json');
-const cursorKeyFile = (dataDir: string) => join(dataDir, 'dynadata-cursor-key');
-const s3CredentialsFile = (dataDir: string) => join(dataDir, 's3-credentials.json');
-
-/**
- * The local S3's access key, generated once (mode 0600) under the data directory: the one key the local S3
- * knows, as an AWS account's keys are its own (s3rver's built-in public `S3RVER` key is withdrawn), so a
- * tenant holding a URL learns an access key id, never a secret to sign other requests with.
- */
-export const ensureS3Credentials = (dataDir: string): { accessKeyId: string; secretAccessKey: string } => {
-  const file = s3CredentialsFile(dataDir);
-  if (!existsSync(file)) {
-    const credentials = {
-      accessKeyId: `LOCAL${randomBytes(8).toString('hex').toUpperCase()}`,
-      secretAccessKey: randomBytes(30).toString('base64url'),
-    };
-    writeFileSync(file, `${JSON.stringify(credentials)}\n`, { mode: 0o600 });
-  }
-  return JSON.parse(readFileSync(file, 'utf8')) as { accessKeyId: string; secretAccessKey: string };
-};
-
-/** The local list-cursor HMAC key, generated once (mode 0600) under the data directory. */
-const ensureCursorKey = (dataDir: string): string => {
-  const file = cursorKeyFile(dataDir);
-  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
-  return readFileSync(file, 'utf8').trim();
-};
-
 /** Points the runtime modules at the local services; must run before any of them is imported. */
 export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pid' | 'startedAt'>) => {
   // A stack file written before the timing was an option has none: the defaults were in force.
@@ -223,22 +199,6 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
     AWS_XRAY_MANUAL_MODE: 'true',
     POWERTOOLS_METRICS_DISABLED: 'true',
   };
-};
-
-/**
- * The local JWT key sets under the data directory: the signing set (mode 0600), generated on first start, and
- * the verification set the authorizer reads, written first and derived from the signing set when a data
- * directory from before the split has only that one.
- */
-const ensureJwtKeys = (dataDir: string, now: Date) => {
-  const signing = jwtKeysFile(dataDir);
-  const verification = jwtPublicKeysFile(dataDir);
-  const set = existsSync(signing)
-    ? parseKeySet(readFileSync(signing, 'utf8'))
-    : { keys: [generateSigningKey(now)] };
-  if (!existsSync(verification))
-    writeFileSync(verification, keySetText(publicKeySetOf(set)), { mode: 0o644 });
-  if (!existsSync(signing)) writeFileSync(signing, keySetText(set), { mode: 0o600 });
 };
 
 /** Each route group's Lambda handler, loaded from `functions/api/<group>/index.ts` as the CDK app bundles it. */
