@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/metric-names';
 
 export interface Bundle {
   functionPath: string;
@@ -147,12 +148,51 @@ export interface ImportTime {
   /** Medians of importing a bare handler that imports the same AWS SDK and Powertools modules. */
   bareWithPowertools: Sample;
   /**
+   * Medians of importing a bare handler that imports the same modules and, at module scope as the SDK's and
+   * Powertools' own examples do, builds what every function of ours builds there (`bareInitCode`).
+   */
+  bareWithInit: Sample;
+  /**
    * Median over the rounds of the bundle's CPU time over each bare handler's in the same round: the three
    * imports of a round run back to back, so a change of the machine's load between rounds moves them together.
    */
-  ratio: { bare: number; bareWithPowertools: number };
+  ratio: { bare: number; bareWithPowertools: number; bareWithInit: number };
   sdkModules: string[];
 }
+
+/**
+ * The module-scope code of the third bare handler: the Powertools Logger, Metrics and Tracer, and the DynamoDB
+ * document client, each built when the bundle imports its module, with the options `functions/shared/logger.ts`
+ * and `data/client.ts` give them. A bundle's import beyond this handler's is its own code: route declarations,
+ * middy, zod, the clients it builds at load besides DynamoDB's (none: they are built on first use).
+ */
+export const bareInitCode = (modules: readonly string[]): string => {
+  const has = (module: string) => modules.includes(module);
+  const lines: string[] = [];
+  if (has('@aws-lambda-powertools/logger'))
+    lines.push(
+      "import { Logger } from '@aws-lambda-powertools/logger';",
+      `export const logger = new Logger({ serviceName: '${SERVICE_NAME}' });`,
+    );
+  if (has('@aws-lambda-powertools/metrics'))
+    lines.push(
+      "import { Metrics } from '@aws-lambda-powertools/metrics';",
+      `export const metrics = new Metrics({ namespace: '${METRICS_NAMESPACE}', serviceName: '${SERVICE_NAME}' });`,
+    );
+  if (has('@aws-lambda-powertools/tracer'))
+    lines.push(
+      "import { Tracer } from '@aws-lambda-powertools/tracer';",
+      `export const tracer = new Tracer({ serviceName: '${SERVICE_NAME}', captureHTTPsRequests: false });`,
+    );
+  if (has('@aws-sdk/lib-dynamodb') && has('@aws-sdk/client-dynamodb'))
+    lines.push(
+      "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
+      "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';",
+      'const client = new DynamoDBClient({ region: process.env.AWS_REGION });',
+      `export const ddb = DynamoDBDocumentClient.from(${has('@aws-lambda-powertools/tracer') ? 'tracer.captureAWSv3Client(client)' : 'client'}, { marshallOptions: { removeUndefinedValues: true } });`,
+    );
+  return lines.join('\n');
+};
 
 /**
  * Cold-start cost of a bundle: the import of the bundle vs a bare handler beside it that imports only the
@@ -163,27 +203,28 @@ export interface ImportTime {
 export const measureImportTime = (bundle: Bundle, runs: number): ImportTime => {
   const code = readFileSync(bundle.file, 'utf8');
   const sdkModules = sdkImportsOf(code);
-  const bareHandler = (name: string, modules: string[]) => {
+  const bareHandler = (name: string, modules: string[], init = '') => {
     const file = join(dirname(bundle.file), name);
     const imports = modules.map((module) => `import '${module}';`).join('\n');
-    writeFileSync(file, `${imports}\nexport const handler = async () => ({ statusCode: 204 });\n`);
+    writeFileSync(file, `${imports}\n${init}\nexport const handler = async () => ({ statusCode: 204 });\n`);
     return file;
   };
+  const withPowertools = [...sdkModules, ...powertoolsImportsOf(code)];
   const bare = bareHandler('bare-handler.mjs', sdkModules);
-  const bareWithPowertools = bareHandler('bare-powertools-handler.mjs', [
-    ...sdkModules,
-    ...powertoolsImportsOf(code),
-  ]);
-  const samples: Record<'bundle' | 'bare' | 'bareWithPowertools', Sample[]> = {
+  const bareWithPowertools = bareHandler('bare-powertools-handler.mjs', withPowertools);
+  const bareWithInit = bareHandler('bare-init-handler.mjs', withPowertools, bareInitCode(withPowertools));
+  const samples: Record<'bundle' | 'bare' | 'bareWithPowertools' | 'bareWithInit', Sample[]> = {
     bundle: [],
     bare: [],
     bareWithPowertools: [],
+    bareWithInit: [],
   };
   for (let i = 0; i <= runs; i++) {
     const round = {
       bundle: importOnce(bundle.file, bundle.environment),
       bare: importOnce(bare, bundle.environment),
       bareWithPowertools: importOnce(bareWithPowertools, bundle.environment),
+      bareWithInit: importOnce(bareWithInit, bundle.environment),
     };
     if (i === 0) continue; // warm-up: file system caches
     for (const key of Object.keys(samples) as (keyof typeof samples)[]) samples[key].push(round[key]);
@@ -194,7 +235,12 @@ export const measureImportTime = (bundle: Bundle, runs: number): ImportTime => {
     bundle: medians(samples.bundle),
     bare: medians(samples.bare),
     bareWithPowertools: medians(samples.bareWithPowertools),
-    ratio: { bare: roundRatios(samples.bare), bareWithPowertools: roundRatios(samples.bareWithPowertools) },
+    bareWithInit: medians(samples.bareWithInit),
+    ratio: {
+      bare: roundRatios(samples.bare),
+      bareWithPowertools: roundRatios(samples.bareWithPowertools),
+      bareWithInit: roundRatios(samples.bareWithInit),
+    },
     sdkModules,
   };
 };
