@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { lazy } from '../lazy';
+import { logger } from '../logger';
 import {
   COMPUTE_CATEGORIES,
   type ComputeCategory,
@@ -291,10 +292,16 @@ export const addToMeter = async (
     ddb.send(new UpdateCommand(updates.day)),
   ]);
   if (month.status === 'rejected') {
+    // Only a refused month takes the day's unit back: a month write that failed otherwise (a timeout) may
+    // have been applied, and the day then keeps it. A failed take-back leaves the day one over and is logged;
+    // the answer is the month's (429 stays 429).
+    if (!isConditionalCheckFailed(month.reason)) throw month.reason;
     const back = usageUpdates(companyId, now, { [meter]: -amount });
-    if (day.status === 'fulfilled' && back) await ddb.send(new UpdateCommand(back.day));
-    if (isConditionalCheckFailed(month.reason)) throw new MeterLimitReachedError(meter);
-    throw month.reason;
+    if (day.status === 'fulfilled' && back)
+      await ddb.send(new UpdateCommand(back.day)).catch((error: unknown) => {
+        logger.error('a refused request stays counted in its day figure', { companyId, meter, error });
+      });
+    throw new MeterLimitReachedError(meter);
   }
   if (day.status === 'rejected') throw day.reason;
   return Number(month.value.Attributes?.[meter] ?? amount);
