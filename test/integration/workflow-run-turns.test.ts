@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowRunRecord } from '../../functions/shared/types/workflows';
 import { call, createTenant } from './support';
@@ -141,5 +142,41 @@ describe('workflow run messages', () => {
     expect(await runWorkflowTurns({ ...message, resume: true })).toBe('finished');
     expect(target.calls('/canceled/first')).toBe(0);
     expect((await read()).status).toBe('canceled');
+  });
+
+  describe('through the run worker', () => {
+    const deliver = async (message: object, receives: number) => {
+      const { handler } = await import('../../functions/workers/workflow-run/index');
+      const { lambdaContext } = await import('../fixtures/api-events');
+      const record = {
+        messageId: `m-${receives}-${Math.random()}`,
+        body: JSON.stringify(message),
+        attributes: { ApproximateReceiveCount: String(receives) },
+      };
+      const event = { Records: [record] } as unknown as SQSEvent;
+      const answer = (await handler(event, lambdaContext)) as SQSBatchResponse;
+      return answer.batchItemFailures.map((f) => f.itemIdentifier).includes(record.messageId);
+    };
+
+    it('drops a first copy that finds the step leased, and keeps a returning message for later', async () => {
+      const { run, message, read } = await quietRun('late');
+      const { beginWorkflowStep } = await import('../../functions/shared/data/workflow-run-progress');
+      await beginWorkflowStep(run, 0, 0, new Date());
+      expect(await deliver(message, 1)).toBe(false);
+      // The message coming back inside the lease is the run's only message: it must come back again.
+      expect(await deliver(message, 2)).toBe(true);
+      expect(target.calls('/late/first')).toBe(0);
+      expect((await read()).status).toBe('running');
+    });
+
+    it('fails the run on the last receive of its message, running nothing', async () => {
+      const { message, read } = await quietRun('last');
+      const { WORKFLOW_RUN_MAX_RECEIVES } = await import('../../functions/shared/types/queues');
+      expect(await deliver(message, WORKFLOW_RUN_MAX_RECEIVES)).toBe(true);
+      expect(target.calls('/last/first')).toBe(0);
+      const failed = (await read()) as Run & { error?: { code: string } };
+      expect(failed.status).toBe('failed');
+      expect(failed.error?.code).toBe('workflow_run_failed');
+    });
   });
 });
