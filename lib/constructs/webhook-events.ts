@@ -1,12 +1,13 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { USAGE_MONTH_SORT_KEY_PREFIX } from '../../functions/shared/data/keys';
 import { EVENT_ENTITY } from '../../functions/shared/types/events';
 import { type DataResources, WORKER_ACCESS } from '../access';
 import { AppFunction } from './app-function';
+import { workQueue } from './work-queue';
 
 /** The delivery worker's timeout: a message's work budget (30 s at most) plus one attempt's 10 s, with room. */
 const WORKER_TIMEOUT = Duration.seconds(60);
@@ -46,18 +47,10 @@ export class WebhookEvents extends Construct {
   constructor(scope: Construct, id: string, props: { data: DataResources }) {
     super(scope, id);
     const { data } = props;
-    this.deadLetterQueue = new Queue(this, 'DeadLetters', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    this.queue = new Queue(this, 'Queue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = workQueue(this, {
       visibilityTimeout: VISIBILITY_TIMEOUT,
-      retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
-    });
+      maxReceiveCount: MAX_RECEIVE_COUNT,
+    }));
     const queues = { ...data.queues, 'webhook-delivery': this.queue };
     this.worker = new AppFunction(this, 'Worker', {
       entry: 'functions/workers/webhook-delivery/index.ts',

@@ -1,11 +1,12 @@
 import { Duration } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { WORKFLOW_RUN_MAX_RECEIVES } from '../../functions/shared/types/queues';
 import { type DataResources, WORKFLOW_STEP_ACCESS } from '../access';
 import { AppFunction } from './app-function';
 import { LAZY_MODULES } from './route-group';
+import { workQueue } from './work-queue';
 
 /** The worker's timeout: a message's work budget (30 s) plus one step's bound (at most 15 s), with room. */
 const WORKER_TIMEOUT = Duration.seconds(90);
@@ -39,18 +40,10 @@ export class WorkflowRuns extends Construct {
 
   constructor(scope: Construct, id: string, props: { data: DataResources }) {
     super(scope, id);
-    this.deadLetterQueue = new Queue(this, 'DeadLetters', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    this.queue = new Queue(this, 'Queue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = workQueue(this, {
       visibilityTimeout: VISIBILITY_TIMEOUT,
-      retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WORKFLOW_RUN_MAX_RECEIVES },
-    });
+      maxReceiveCount: WORKFLOW_RUN_MAX_RECEIVES,
+    }));
     this.worker = new AppFunction(this, 'Worker', {
       entry: 'functions/workers/workflow-run/index.ts',
       description: 'Public API v1, workflow run step worker',

@@ -2,11 +2,11 @@ import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { McpAnswer } from '../../functions/shared/mcp/server';
-import { lazyModuleCommands, RUNTIME_PROVIDED_MODULES } from '../../lib/constructs/app-function';
+import { lazyModuleCommands } from '../../lib/constructs/app-function';
 import { LAZY_MODULE_ALIASES, LAZY_MODULES } from '../../lib/constructs/route-group';
+import { buildGroupBundle } from '../fixtures/group-bundle';
 
 /**
  * The MCP group is bundled with the SDK built beside it as a lazy module (`#lazy/mcp-sdk`, with zod of its
@@ -33,22 +33,7 @@ describe('the MCP server as the group bundles it', () => {
       `export { answerMcpMessage } from '${join(root, 'functions/shared/mcp/server.ts')}';\n`,
     );
     const outfile = join(dir, 'server.mjs');
-    const { metafile } = await build({
-      entryPoints: [entry],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      minify: true,
-      outfile,
-      mainFields: ['module', 'main'],
-      external: [...RUNTIME_PROVIDED_MODULES, ...(LAZY_MODULES.mcp ?? [])],
-      metafile: true,
-      banner: {
-        js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-      },
-      logLevel: 'error',
-    });
+    const metafile = await buildGroupBundle(entry, outfile, LAZY_MODULES.mcp ?? []);
     const inputs = Object.keys(metafile.inputs);
     expect(inputs.filter((path) => /node_modules\/@modelcontextprotocol\//.test(path))).toEqual([]);
     for (const command of lazyModuleCommands(LAZY_MODULES.mcp ?? [], dir, LAZY_MODULE_ALIASES))

@@ -1,11 +1,11 @@
 import { execFileSync, execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../functions/shared/http/openapi';
-import { lazyModuleCommands, RUNTIME_PROVIDED_MODULES } from '../../lib/constructs/app-function';
+import { lazyModuleCommands } from '../../lib/constructs/app-function';
 import { LAZY_MODULE_ALIASES, LAZY_MODULES } from '../../lib/constructs/route-group';
+import { buildGroupBundle } from '../fixtures/group-bundle';
 
 /**
  * The public group is bundled with the OpenAPI document's generator built beside it as a lazy module
@@ -35,22 +35,11 @@ describe('the public group as the stacks bundle it', () => {
     timeout: 60_000,
   }, async () => {
     const outfile = join(dir, 'index.mjs');
-    const { metafile } = await build({
-      entryPoints: [join(root, 'functions/api/public/index.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      minify: true,
+    const metafile = await buildGroupBundle(
+      join(root, 'functions/api/public/index.ts'),
       outfile,
-      mainFields: ['module', 'main'],
-      external: [...RUNTIME_PROVIDED_MODULES, ...(LAZY_MODULES.public ?? [])],
-      metafile: true,
-      banner: {
-        js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-      },
-      logLevel: 'error',
-    });
+      LAZY_MODULES.public ?? [],
+    );
     const inputs = Object.keys(metafile.inputs);
     expect(inputs).not.toContain('functions/shared/http/openapi.ts');
     expect(inputs).not.toContain('functions/shared/routes/route-table.ts');
