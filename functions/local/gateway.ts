@@ -1,12 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-  STATUS_CODES,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -29,6 +22,7 @@ import { failedRequestRecord, problemCodeOf } from './gateway-access-log';
 import { headerMaps, lambdaContext, queryMaps, readBody, withTimeout } from './gateway-events';
 import { policyAllows } from './gateway-policy';
 import { MAX_URL_BYTES, matchRoute } from './gateway-routes';
+import { type GatewayServer, openGatewayServer } from './gateway-server';
 import { createRateLimiter } from './rate-limiter';
 
 export { policyAllows } from './gateway-policy';
@@ -61,12 +55,13 @@ const API_ID = 'local';
 const ACCOUNT_ID = '000000000000';
 const REGION = 'local';
 
-/** Node's limit on the request line and headers, above API Gateway's (so ours answers first, as a problem). */
-const MAX_HEADER_BYTES = 1_048_576;
-
+/**
+ * Serves the API on `at`: a gateway server the stack opened at the start of start-up (`openGatewayServer`,
+ * answering 503 until now), or a port to open one on.
+ */
 export const startGateway = async (
   options: GatewayOptions,
-  port = 0,
+  at: number | GatewayServer = 0,
 ): Promise<{ url: string; server: Server; close: () => Promise<void> }> => {
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
   const integrationTimeoutMs = options.integrationTimeoutMs ?? 29_000;
@@ -286,7 +281,9 @@ export const startGateway = async (
     send(result.statusCode, responseHeaders, body);
   };
 
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+  const gateway = typeof at === 'number' ? await openGatewayServer(at) : at;
+  const { server } = gateway;
+  gateway.serve((req, res) => {
     handle(req, res).catch((error: unknown) => {
       // Unreachable by design; if it happens, the answer is still a logged problem.
       const requestId = randomUUID();
@@ -298,8 +295,9 @@ export const startGateway = async (
       );
     });
   });
-  // A request Node cannot even parse (headers beyond MAX_HEADER_BYTES, a broken request line) is answered
+  // A request Node cannot even parse (headers beyond `MAX_HEADER_BYTES`, a broken request line) is answered
   // as problem+json too, and logged.
+  server.removeAllListeners('clientError');
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     // A peer that went away (a reset keep-alive connection) gets no answer and is no request.
     if (error.code === 'ECONNRESET' || !socket.writable) {
@@ -330,15 +328,5 @@ export const startGateway = async (
       ),
     );
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const { port: actual } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${actual}`,
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { url: gateway.url, server, close: gateway.close };
 };

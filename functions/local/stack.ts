@@ -1,5 +1,4 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { AccessLogRecord } from '../shared/http/access-log';
 import { ROUTE_GROUPS, type RouteGroup } from '../shared/routes/route-table';
@@ -14,6 +13,7 @@ import {
 } from './data-dir-secrets';
 import { type RunningService, startDynamoDbLocal } from './dynamodb-local';
 import type { ProxyHandler } from './gateway';
+import { openGatewayServer } from './gateway-server';
 import { createLogBatcher } from './log-batcher';
 import { ensureBucket, ensureTable } from './provision';
 import { type LocalQueueDefinition, type QueueBatchEvent, startLocalQueues } from './queues';
@@ -221,22 +221,6 @@ const portsOf = (service: Pick<RunningService, 'endpoint' | 'innerPorts'>): numb
   ...(service.innerPorts ?? []),
 ];
 
-/**
- * Holds the gateway's port (a free one for 0) from the start, so the runtime environment set before the
- * handlers load can already deny it; `release` frees it just before the gateway listens on it.
- */
-const reserveLoopbackPort = async (port: number): Promise<{ port: number; release: () => Promise<void> }> => {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    release: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-};
-
 export const startLocalStack = async (options: LocalStackOptions): Promise<LocalStack> => {
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
@@ -264,6 +248,11 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
   };
   const s3Credentials = ensureS3Credentials(dataDir);
   try {
+    // The gateway's port first: held by the server that will serve the API, which answers 503 until then
+    // (`gateway-server.ts`), so a client polling from the first moment is answered and never stalls start-up,
+    // and a port in use fails the start before anything else runs.
+    const gatewayServer = await openGatewayServer(options.port ?? 0);
+    started.push({ endpoint: gatewayServer.url, stop: gatewayServer.close });
     const [dynamodb, s3] = await Promise.all([
       startDynamoDbLocal(join(dataDir, 'dynamodb')).then((s) => {
         started.push(s);
@@ -299,8 +288,6 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       onError: (error, s) => process.stderr.write(`schedule ${s.name} failed: ${String(error)}\n`),
     });
     started.push(scheduler);
-    const gatewayPort = await reserveLoopbackPort(options.port ?? 0);
-    started.push({ endpoint: 'gateway-port', stop: gatewayPort.release });
     const ownPorts = [dynamodb, s3, stepFunctions, queues, scheduler].flatMap(portsOf);
     const services = {
       dynamodbEndpoint: dynamodb.endpoint,
@@ -317,7 +304,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       region: REGION,
       outbound: {
         allowLoopback: options.allowLoopbackOutbound ?? false,
-        deniedLoopbackPorts: [...new Set([...ownPorts, gatewayPort.port])].sort((a, b) => a - b),
+        deniedLoopbackPorts: [...new Set([...ownPorts, gatewayServer.port])].sort((a, b) => a - b),
       },
       webhooks: { ...LOCAL_WEBHOOK_TIMING, ...options.webhooks },
     };
@@ -353,7 +340,6 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     started.push({ endpoint: 'log-shipper', stop: batcher.close });
     const printLine =
       options.onAccessLog ?? ((record) => process.stdout.write(`${JSON.stringify(record)}\n`));
-    await gatewayPort.release();
     const gateway = await startGateway(
       {
         authorizer,
@@ -363,8 +349,9 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
           if (options.shipLogs !== false) batcher.add(record);
         },
       },
-      gatewayPort.port,
+      gatewayServer,
     );
+    // Stopped first, before the services its handlers call.
     started.push({ endpoint: gateway.url, stop: gateway.close });
 
     const description: StackDescription = {

@@ -40,6 +40,7 @@ export const TEST_WEBHOOK_TIMING = [
 export const startStackProcess = async (
   dataDir: string,
   webhookTiming: readonly string[] = TEST_WEBHOOK_TIMING,
+  { port = 0 }: { port?: number } = {},
 ): Promise<StackProcess> => {
   const stackFile = join(dataDir, 'stack.json');
   const child = spawn(
@@ -50,7 +51,7 @@ export const startStackProcess = async (
       env: {
         ...process.env,
         DATA_DIR: dataDir,
-        PORT: '0',
+        PORT: String(port),
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         AUTHORIZER_CACHE_TTL_SECONDS: String(AUTHORIZER_CACHE_TTL_SECONDS),
         // Short enough that a test can pass it with a slow step (the sync-to-async hand-off).
