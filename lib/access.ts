@@ -378,6 +378,14 @@ export const WORKER_ACCESS = {
         'messages are a built-in type: their writes carry no custom type version to check',
     },
   },
+  /**
+   * Lists the messages still `queued` (the sparse index partition of undelivered messages) and starts the
+   * delivery of each that has been quiet longer than a delivery can run.
+   */
+  messageSweep: {
+    gsi1: ['undeliveredMessages'],
+    stateMachines: { 'message-delivery': ['StartExecution'] },
+  },
   /** Secrets Manager rotation of the download signer's key set (`functions/workers/download-signer-rotation`). */
   downloadSignerRotation: { rotatesDownloadSigner: true },
   /**

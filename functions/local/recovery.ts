@@ -2,6 +2,7 @@ import { listUnfinishedLanes } from '../shared/data/webhook-deliveries';
 import { listUnfinishedWorkflowRuns } from '../shared/data/workflow-runs';
 import { resumeLane } from '../shared/domain/events/lanes';
 import { type RecoveryCounts, recoverUnfinishedJobs } from '../shared/domain/jobs/recovery';
+import { resumeUndeliveredMessages } from '../shared/domain/messages/undelivered';
 import { SPEECH_JOB_TYPE } from '../shared/domain/speech-jobs';
 import { transcodeJobs } from '../shared/domain/transcodes';
 import { transcriptionJobs } from '../shared/domain/transcriptions';
@@ -19,7 +20,9 @@ import { failRun, resumeWorkflowRun } from '../shared/domain/workflows/runs';
  *   `failed` event raised), retryable by the tenant where the type has retry;
  * - async workflow runs: resumed from their cursor by a new `workflow-run` queue message for their turn; sync runs (their
  *   caller's connection is gone) `failed` with `workflow_run_failed` (`docs/decisions/0004-*.md`);
- * - webhook lanes: freed and resumed, so every pending delivery ends delivered or failed with a reason.
+ * - webhook lanes: freed and resumed, so every pending delivery ends delivered or failed with a reason;
+ * - messages still `queued` (answered 202, their delivery execution gone or never started): delivered by a
+ *   new execution (`domain/messages/undelivered.ts`), so every accepted message ends `sent` or `failed`.
  *
  * A new job type adds its `jobs(…)` entry to `UNFINISHED_WORK`. Events the table's stream had not handed over yet are
  * not replayed here: the stream goes on from its checkpoint (`event-stream.ts`).
@@ -68,6 +71,14 @@ export const UNFINISHED_WORK: readonly UnfinishedWork[] = [
   work('webhook lanes', listUnfinishedLanes, async (lane, now) =>
     (await resumeLane(lane, now)) ? 'resumed' : 'moved',
   ),
+  {
+    name: 'message deliveries',
+    // Nothing delivers here yet: every queued message is restarted, however recently it changed.
+    recover: async (now) => {
+      const { resumed, failed } = await resumeUndeliveredMessages(now, { quietForMs: 0 });
+      return { resumed, failed, moved: 0 };
+    },
+  },
 ];
 
 /** Resumes or settles every unfinished piece of work; answers the counts of each kind. */

@@ -1,4 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { type DataResources, WORKER_ACCESS } from '../access';
@@ -17,9 +19,17 @@ import { AslStateMachine } from './asl-state-machine';
  * the message no longer `queued` and send nothing (status moves are conditional).
  */
 const EXECUTION_LIMIT = Duration.minutes(5);
+/**
+ * How often the message sweep (`functions/workers/message-sweep`) looks for messages still `queued` with no
+ * delivery (their function died between the message's write and the start of its execution). A message is
+ * restarted once it has been quiet for 6 minutes (`MESSAGE_DELIVERY_QUIET_MS`), so one whose delivery never
+ * started is delivered within about 11 minutes.
+ */
+const SWEEP_EVERY = Duration.minutes(5);
 export class MessageDelivery extends Construct {
   readonly stateMachine: StateMachine;
   readonly worker: AppFunction;
+  readonly sweep: AppFunction;
 
   constructor(scope: Construct, id: string, props: { data: DataResources }) {
     super(scope, id);
@@ -36,5 +46,17 @@ export class MessageDelivery extends Construct {
       timeout: EXECUTION_LIMIT,
       express: true,
     }).stateMachine;
+    this.sweep = new AppFunction(this, 'Sweep', {
+      entry: 'functions/workers/message-sweep/index.ts',
+      description: 'Public API v1, restarts message deliveries that never started',
+      access: WORKER_ACCESS.messageSweep,
+      data: { ...props.data, stateMachines: { 'message-delivery': this.stateMachine } },
+      timeout: Duration.minutes(1),
+    });
+    new Rule(this, 'SweepSchedule', {
+      description: 'Public API v1: the message sweep, every 5 minutes',
+      schedule: Schedule.rate(SWEEP_EVERY),
+      targets: [new LambdaFunction(this.sweep, { retryAttempts: 2 })],
+    });
   }
 }

@@ -23,7 +23,9 @@ beforeAll(async () => {
   const { usageMonthKey } = await import('../../functions/shared/data/usage-meters');
   const { idempotencyKey } = await import('../../functions/shared/data/idempotency');
   const { credentialsPartition } = await import('../../functions/shared/data/credentials');
-  const { itemPartition, indexPartition } = await import('../../functions/shared/data/dynadata-items');
+  const { itemPartition, indexPartition, undeliveredMessageIndexKey } = await import(
+    '../../functions/shared/data/dynadata-items'
+  );
   const { dynadataTypeKey } = await import('../../functions/shared/data/dynadata-types');
   const { logEntryKey } = await import('../../functions/shared/data/log-entries');
   const { deliveryChannelKey } = await import('../../functions/shared/data/delivery-channels');
@@ -74,6 +76,7 @@ beforeAll(async () => {
     unfinishedWorkflowRuns: unfinishedRunIndexKey(co, 'wr_1').gsi1pk,
     unfinishedWebhookLanes: unfinishedLaneIndexKey({ companyId: co, endpointId: 'we_1', resourceId: 'tc_1' })
       .gsi1pk,
+    undeliveredMessages: undeliveredMessageIndexKey(co, 'msg_1').gsi1pk,
   };
 });
 

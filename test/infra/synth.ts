@@ -54,3 +54,19 @@ export const logicalIdOf = (construct: IConstruct): string => {
   const resource = (construct.node.defaultChild ?? construct) as CfnElement;
   return Stack.of(resource).getLogicalId(resource);
 };
+
+export type PolicyStatement = {
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, unknown>;
+};
+
+/** The statements of every inline policy attached to the role `roleLogicalId` in `template`. */
+export const statementsOfRole = (template: Template, roleLogicalId: string): PolicyStatement[] =>
+  Object.values(
+    template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleLogicalId }] } }),
+  ).flatMap(
+    (p) =>
+      (p as { Properties: { PolicyDocument: { Statement: PolicyStatement[] } } }).Properties.PolicyDocument
+        .Statement,
+  );

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/app';
 import { WebhookEvents } from '../../lib/constructs/webhook-events';
 import { WorkflowSchedules } from '../../lib/constructs/workflow-schedules';
-import { logicalIdOf, synthesizeApp, testContext } from './synth';
+import { logicalIdOf, statementsOfRole, synthesizeApp, testContext } from './synth';
 
 const built = synthesizeApp({ bundling: false });
 afterAll(() => built.cleanup());
@@ -15,15 +15,7 @@ const schedules = built.jobs.node
 const events = built.jobs.node.findAll().find((c): c is WebhookEvents => c instanceof WebhookEvents);
 if (!schedules || !events) throw new Error('the jobs stack lacks WorkflowSchedules or WebhookEvents');
 
-type Statement = { Action: string | string[]; Resource: unknown; Condition?: unknown };
-const statementsOf = (template: Template, roleLogicalId: string): Statement[] =>
-  Object.values(
-    template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleLogicalId }] } }),
-  ).flatMap(
-    (p) =>
-      (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument
-        .Statement,
-  );
+const statementsOf = statementsOfRole;
 
 describe('workflow schedules infrastructure', () => {
   it('has one schedule group, and a scheduler role that only schedules of that group in this account may assume', () => {

@@ -37,17 +37,22 @@ export const apiOf = (stack: StackProcess) => async (method: string, path: strin
 export const demoCompanyId = async (stack: StackProcess): Promise<string> =>
   ((await apiOf(stack)('GET', '/v1/self')).json as { company: { id: string } }).company.id;
 
+/** Runs the operator CLI as its own process against the stack's data directory. */
+export const runAdminInto = async (stack: StackProcess, args: readonly string[]): Promise<string> =>
+  (
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: stack.description.dataDir },
+    })
+  ).stdout;
+
 /** Saves a workflow with the operator CLI run as its own process against the stack's data directory. */
 export const putWorkflowInto = async (stack: StackProcess, companyId: string, definition: unknown) => {
   const dir = mkdtempSync(join(tmpdir(), 'wf-'));
   try {
     const file = join(dir, 'wf.json');
     writeFileSync(file, JSON.stringify(definition));
-    await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', 'bin/admin.ts', 'workflows', 'put', '--company', companyId, '--file', file],
-      { cwd: root, env: { ...process.env, DATA_DIR: stack.description.dataDir } },
-    );
+    await runAdminInto(stack, ['workflows', 'put', '--company', companyId, '--file', file]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

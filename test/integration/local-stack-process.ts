@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import type { StackDescription } from '../../functions/local/stack';
 
@@ -14,6 +15,15 @@ export interface StackProcess {
 }
 
 const root = join(import.meta.dirname, '..', '..');
+
+/** A loopback port free a moment ago, so a client can poll it before the stack says where it listens. */
+export const freePort = async (): Promise<number> => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+};
 
 /** The stacks under test reuse authorizer decisions this long, so revocation tests wait only briefly. */
 export const AUTHORIZER_CACHE_TTL_SECONDS = 1;

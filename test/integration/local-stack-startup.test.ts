@@ -1,18 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startStackProcess } from './local-stack-process';
-
-/** A loopback port free a moment ago, so a client can poll it before the stack says where it listens. */
-const freePort = async (): Promise<number> => {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-};
+import { freePort, startStackProcess } from './local-stack-process';
 
 interface Answer {
   status: number;
