@@ -39,9 +39,14 @@ export const AUTHORIZER_ACCESS: FunctionAccess = {
   secrets: ['jwtPublicKeys'],
 };
 
-/** Writes `log_entries` (batches) and adds compute time to the month meter; reads the company and plan. */
+/**
+ * Writes `log_entries` (batches) and adds compute time to the month meter; reads the company and plan. An
+ * invocation whose retries run out is parked on its failure queue (`sqs:SendMessage`, sent by Lambda with
+ * the role); the operator CLI redrives it (`admin log-shipper redrive`, with the operator's credentials).
+ */
 export const LOG_SHIPPER_ACCESS: FunctionAccess = {
   table: { GetItem: ['company', 'plans'], BatchWriteItem: ['logEntries'], UpdateItem: ['usage'] },
+  failureQueue: true,
 };
 
 const SPEECH_SYNTHESIS = {

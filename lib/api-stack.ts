@@ -16,6 +16,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { FilterPattern, LogGroup, RetentionDays, SubscriptionFilter } from 'aws-cdk-lib/aws-logs';
 import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { DEFAULT_PLANS } from '../functions/shared/domain/plan-catalog';
 import { ACCESS_LOG_FIELDS } from '../functions/shared/http/access-log';
@@ -29,10 +30,12 @@ import {
 import { AUTHORIZER_ACCESS, type DataResources, LOG_SHIPPER_ACCESS } from './access';
 import { ApiWebAcl } from './constructs/api-web-acl';
 import { AppFunction } from './constructs/app-function';
+import { failureQueue } from './constructs/failure-queue';
 import { RequestRates } from './constructs/request-rates';
 import { RouteGroupFunction } from './constructs/route-group';
 import type { WorkflowSchedules } from './constructs/workflow-schedules';
 import { addGatewayResponses } from './gateway-responses';
+import { sendFailuresTo } from './grants/failure-queue';
 import { publicRouteReason } from './public-routes';
 
 export interface ApiStackProps extends StackProps {
@@ -54,6 +57,8 @@ export class ApiStack extends Stack {
   readonly webAcl: ApiWebAcl;
   readonly authorizerFunction: AppFunction;
   readonly logShipperFunction: AppFunction;
+  /** Where the shipper's failed invocations are parked (alarmed on; `admin log-shipper redrive`). */
+  readonly logShipperFailures: Queue;
   readonly groups: Record<RouteGroup, RouteGroupFunction>;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
@@ -103,6 +108,14 @@ export class ApiStack extends Stack {
       logGroup: accessLogs,
       destination: new LambdaDestination(this.logShipperFunction),
       filterPattern: FilterPattern.allEvents(),
+    });
+    // The subscription invokes the shipper asynchronously: Lambda retries a failed invocation twice and a
+    // throttled one for up to six hours, then parks it, with its batch, on the failure queue instead of
+    // dropping it (`docs/decisions/0021-log-shipper-failure-destination.md`).
+    this.logShipperFailures = failureQueue(this, 'LogShipperFailures');
+    sendFailuresTo(this.logShipperFunction, this.logShipperFailures, {
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(6),
     });
 
     this.authorizerFunction = new AppFunction(this, 'AuthorizerFunction', {
@@ -169,6 +182,10 @@ export class ApiStack extends Stack {
     new CfnOutput(this, 'RestApiId', {
       value: this.api.restApiId,
       description: 'The REST API whose usage plans hold the companies usage keys (admin --rest-api-id)',
+    });
+    new CfnOutput(this, 'LogShipperFailureQueueUrl', {
+      value: this.logShipperFailures.queueUrl,
+      description: 'Failed log shipper invocations, parked (admin log-shipper redrive --queue-url)',
     });
   }
 

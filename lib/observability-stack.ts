@@ -70,6 +70,7 @@ export class ObservabilityStack extends Stack {
       queues: Object.entries(props.queues).filter(
         (entry): entry is [string, { queue: IQueue; deadLetters: IQueue }] => entry[1] !== undefined,
       ),
+      failureQueues: [['log-shipper', api.logShipperFailures]],
     };
     addAlarms(alarm, observed);
     addDashboard(this, observed);

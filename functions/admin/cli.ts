@@ -4,6 +4,7 @@ import { AppError } from '../shared/errors';
 import { parseScopeList, SCOPES, type Scope } from '../shared/types/scopes';
 import { COMPANY_USAGE, runCompanyCommand } from './company-commands';
 import { DYNADATA_USAGE, runDynadataCommand } from './dynadata-commands';
+import { LOG_SHIPPER_USAGE, runLogShipperCommand } from './log-shipper-commands';
 import { selectTarget, UsageError } from './target';
 import { InvalidWorkflowError, runWorkflowCommand, WORKFLOW_USAGE } from './workflow-commands';
 
@@ -25,6 +26,7 @@ ${COMPANY_USAGE}
                                         public verification keys first, then the signing keys)
 ${DYNADATA_USAGE}
 ${WORKFLOW_USAGE}
+${LOG_SHIPPER_USAGE}
 
 target: the local stack in $DATA_DIR (default .data), or AWS with --table T --bucket B --region R
         [--jwt-keys-secret ARN] (for the jwt commands)
@@ -63,6 +65,9 @@ const OPTIONS = {
   'schedule-group': { type: 'string' },
   'scheduler-role-arn': { type: 'string' },
   'schedule-target-arn': { type: 'string' },
+  // Log shipper commands.
+  'queue-url': { type: 'string' },
+  max: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -200,6 +205,8 @@ const run = async (
       if (dynadata) return dynadata;
       const workflow = await runWorkflowCommand(key, values, now);
       if (workflow) return workflow;
+      const logShipper = await runLogShipperCommand(key, values);
+      if (logShipper) return logShipper;
       throw new UsageError(`unknown command: ${key.trim() || '(none)'}`);
     }
   }

@@ -39,6 +39,8 @@ export interface Observed {
   machines: [string, StateMachine][];
   /** Queues that drive work, with the dead-letter queue of each. */
   queues: [string, { queue: IQueue; deadLetters: IQueue }][];
+  /** The failure queues of functions invoked asynchronously (the log shipper's), by function. */
+  failureQueues: [string, IQueue][];
 }
 
 /**
@@ -181,6 +183,28 @@ const queueAlarms = (alarm: AddAlarm, queues: Observed['queues']) => {
   }
 };
 
+/**
+ * A message on a function's failure queue: an asynchronous invocation failed through all its retries (or
+ * waited too long) and was parked with its event instead of being dropped; it waits for a redrive.
+ */
+const failureQueueAlarms = (alarm: AddAlarm, failureQueues: Observed['failureQueues']) => {
+  for (const [name, queue] of failureQueues) {
+    alarm(
+      `FailedInvocations-${name}`,
+      queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }),
+      {
+        alarmDescription:
+          `Invocations of ${name} failed through their retries and were parked on its failure queue. ` +
+          'Runbook: docs/operate.md#runbook: the function log has the error; once fixed, redrive the queue ' +
+          `(admin ${name} redrive).`,
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: AT_LEAST,
+      },
+    );
+  }
+};
+
 /** Alarms on business figures: internal errors of route handlers, webhook delivery failures, platform job failures. */
 const businessAlarms = (alarm: AddAlarm) => {
   alarm('ApiInternalErrors', requestsOfCode('internal'), {
@@ -249,4 +273,5 @@ export const addAlarms = (alarm: AddAlarm, observed: Observed): void => {
   stateMachineAlarms(alarm, observed.machines);
   businessAlarms(alarm);
   queueAlarms(alarm, observed.queues);
+  failureQueueAlarms(alarm, observed.failureQueues);
 };

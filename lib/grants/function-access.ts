@@ -43,6 +43,9 @@ export type SecretName = 'jwtKeys' | 'jwtPublicKeys' | 'cursorKey' | 'downloadSi
  * - `queues`: queue actions per queue, on that queue; each queue's URL reaches the environment
  *   (`<NAME>_QUEUE_URL`). The queue's consumer gets its receive actions from its event source.
  * - `unscoped`: actions IAM cannot scope to a resource (their resource is `*`), each with why.
+ * - `failureQueue`: its asynchronous invocations that fail are sent to its failure queue (an on-failure
+ *   destination, `lib/grants/failure-queue.ts`): Lambda sends them with the function's role, which holds
+ *   `sqs:SendMessage` on that queue and nothing else of it; its code never calls it.
  * - `rotatesDownloadSigner`: the three access-key actions on the signer's user, and the rotation's four
  *   actions on the signer's secret (both names reach the environment).
  * - `neverCalls`: IAM actions the function's bundle can reach but the function never makes, each with why
@@ -58,6 +61,8 @@ export interface FunctionAccess {
   stateMachines?: Partial<Record<StateMachineName, readonly ExecutionAction[]>>;
   queues?: Partial<Record<QueueName, readonly QueueAction[]>>;
   unscoped?: readonly { actions: readonly string[]; reason: string }[];
+  /** Failed asynchronous invocations go to a failure queue (`sendFailuresTo`), which the role may send to. */
+  failureQueue?: true;
   /** Rotates the download signer: its user's access keys and the versions of its secret, nothing else. */
   rotatesDownloadSigner?: true;
   neverCalls?: Readonly<Record<string, string>>;

@@ -1,11 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Duration, Stack } from 'aws-cdk-lib';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppFunction, PROJECT_ROOT } from '../../lib/constructs/app-function';
+import { sendFailuresTo } from '../../lib/grants/failure-queue';
 import { importOnce } from '../bench/bundles';
 import { checkFunctionGrants, type FunctionGrants } from './function-grants';
 import { type SynthesizedApp, synthesizeApp, testContext } from './synth';
@@ -83,12 +85,31 @@ describe('the check itself', () => {
       access: { table: { GetItem: ['company'], UpdateItem: ['usage'] } },
       data,
     });
+    // Lambda sends a failed invocation to the destination with the role: not a call of the bundle.
+    const exact = { table: { GetItem: ['company'], DeleteItem: ['company'] }, failureQueue: true } as const;
+    const parked = new AppFunction(stack, 'Parked', {
+      entry: 'test/infra/fixtures/scratch-function.ts',
+      description: 'scratch with a failure queue',
+      access: exact,
+      data,
+    });
+    sendFailuresTo(parked, new Queue(stack, 'Failures'), {
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(1),
+    });
+    new AppFunction(stack, 'Unparked', {
+      entry: 'test/infra/fixtures/scratch-function.ts',
+      description: 'scratch declaring a failure queue it lacks',
+      access: exact,
+      data,
+    });
     const assembly = app.synth();
     try {
       const { problems } = await checkFunctionGrants(app, assembly);
       expect(problems).toEqual([
         'Scratch/Scratch: grants dynamodb:UpdateItem, which its bundle never calls',
         'Scratch/Scratch: calls dynamodb:DeleteItem (lib-dynamodb#DeleteCommand) without a grant or a neverCalls reason',
+        'Scratch/Unparked: declares a failure queue, but its asynchronous invocations have no on-failure queue',
       ]);
     } finally {
       rmSync(assembly.directory, { recursive: true, force: true });

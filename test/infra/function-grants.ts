@@ -39,6 +39,29 @@ const EVENT_SOURCE_ACTIONS = new Set([
   'sqs:GetQueueUrl', // part of the consume grant CDK's SqsEventSource gives (`grantConsumeMessages`)
 ]);
 
+/** What Lambda sends to an on-failure destination queue with the function's role (`lib/grants/failure-queue.ts`). */
+const FAILURE_DESTINATION_ACTION = 'sqs:SendMessage';
+
+/** Logical ids of the queues the function's asynchronous invocations go to when they fail. */
+const failureQueuesOf = (resources: Record<string, Resource>, functionId: string): string[] =>
+  Object.values(resources)
+    .filter(
+      (r) => r.Type === 'AWS::Lambda::EventInvokeConfig' && refersTo(r.Properties?.FunctionName, functionId),
+    )
+    .map(
+      (r) =>
+        (r.Properties?.DestinationConfig as { OnFailure?: { Destination?: unknown } } | undefined)?.OnFailure,
+    )
+    .map(
+      (onFailure) =>
+        (onFailure?.Destination as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt'],
+    )
+    .filter(
+      (getAtt): getAtt is [string, string] =>
+        getAtt?.[1] === 'Arn' && resources[getAtt[0]]?.Type === 'AWS::SQS::Queue',
+    )
+    .map(([queueId]) => queueId);
+
 const logicalIdOf = (construct: IConstruct): string => {
   const resource = (construct.node.defaultChild ?? construct) as CfnElement;
   return Stack.of(resource).getLogicalId(resource);
@@ -106,12 +129,26 @@ export const checkFunctionGrants = async (
     const hasEventSource = Object.values(resources).some(
       (r) => r.Type === 'AWS::Lambda::EventSourceMapping' && refersTo(r.Properties?.FunctionName, functionId),
     );
+    const failureQueues = failureQueuesOf(resources, functionId);
+    if (Boolean(fn.access.failureQueue) !== failureQueues.length > 0)
+      functionProblems.push(
+        fn.access.failureQueue
+          ? 'declares a failure queue, but its asynchronous invocations have no on-failure queue'
+          : 'sends failed invocations to a queue its access does not declare (failureQueue)',
+      );
+    const toFailureQueue = (statement: Statement) =>
+      failureQueues.some(
+        (queueId) =>
+          JSON.stringify(statement.Resource) === JSON.stringify({ 'Fn::GetAtt': [queueId, 'Arn'] }),
+      );
     const granted = new Set<string>();
     for (const statement of statements) {
       for (const action of actionsOf(statement)) {
         if (statement.Effect !== 'Allow') continue;
         if (action.includes('*')) functionProblems.push(`grants the wildcard action ${action}`);
         if (PLATFORM_ACTIONS.has(action) || (hasEventSource && EVENT_SOURCE_ACTIONS.has(action))) continue;
+        // Lambda, not the code, sends a failed invocation to its destination.
+        if (action === FAILURE_DESTINATION_ACTION && toFailureQueue(statement)) continue;
         granted.add(action);
       }
     }
