@@ -25,7 +25,7 @@ import {
 } from '../../functions/shared/logger';
 import { createHandler } from '../../functions/shared/pipeline/handler';
 import { TRANSCODE_ROUTES } from '../../functions/shared/routes/transcode-routes';
-import { lambdaContext, transcodeProxyEvent } from '../fixtures/api-events';
+import { lambdaContext, someTranscodeHandlers, transcodeProxyEvent } from '../fixtures/api-events';
 import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
 interface EmfLine {
@@ -149,12 +149,16 @@ const context = lambdaContext;
 
 const event = (overrides: Partial<APIGatewayProxyEvent> = {}) => transcodeProxyEvent('req-9', overrides);
 
-const handler = createApiHandler('transcodes', TRANSCODE_ROUTES, {
-  createTranscode: async () => ({ body: { job: toPublicJob(transcodeJobRecord()) } }),
-  getTranscode: async () => {
-    throw new Error('boom');
-  },
-});
+const handler = createApiHandler(
+  'transcodes',
+  TRANSCODE_ROUTES,
+  someTranscodeHandlers({
+    createTranscode: async () => ({ body: { job: toPublicJob(transcodeJobRecord()) } }),
+    getTranscode: async () => {
+      throw new Error('boom');
+    },
+  }),
+);
 
 describe('request counting in the API chain', () => {
   it('counts a success by route and status, with the request and company as properties', async () => {

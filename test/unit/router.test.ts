@@ -12,7 +12,7 @@ import { toPublicJob } from '../../functions/shared/domain/transcodes';
 import { AppError } from '../../functions/shared/errors';
 import { createApiHandler } from '../../functions/shared/http/middleware';
 import { TRANSCODE_ROUTES } from '../../functions/shared/routes/transcode-routes';
-import { lambdaContext, transcodeProxyEvent } from '../fixtures/api-events';
+import { lambdaContext, someTranscodeHandlers, transcodeProxyEvent } from '../fixtures/api-events';
 import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
 const context = lambdaContext;
@@ -21,21 +21,25 @@ const event = (overrides: Partial<APIGatewayProxyEvent> = {}) => transcodeProxyE
 
 // The handler answers a job of the route's shape that carries what it was given: the parsed body (source
 // path and preset) and the caller (in the job id).
-const handler = createApiHandler('transcodes', TRANSCODE_ROUTES, {
-  createTranscode: async ({ body, auth }) => {
-    const source = { bucket: 'unit-bucket', fullPath: body.fullPath, size: 1, etag: 'e' };
-    return {
-      body: {
-        job: toPublicJob(
-          transcodeJobRecord({ jobId: `tc_for_${auth.companyId}`, preset: body.preset, source }),
-        ),
-      },
-    };
-  },
-  getTranscode: async () => {
-    throw new Error('connection string postgres://secret@db');
-  },
-});
+const handler = createApiHandler(
+  'transcodes',
+  TRANSCODE_ROUTES,
+  someTranscodeHandlers({
+    createTranscode: async ({ body, auth }) => {
+      const source = { bucket: 'unit-bucket', fullPath: body.fullPath, size: 1, etag: 'e' };
+      return {
+        body: {
+          job: toPublicJob(
+            transcodeJobRecord({ jobId: `tc_for_${auth.companyId}`, preset: body.preset, source }),
+          ),
+        },
+      };
+    },
+    getTranscode: async () => {
+      throw new Error('connection string postgres://secret@db');
+    },
+  }),
+);
 
 const parse = (body: string | undefined) => JSON.parse(body ?? '{}') as Record<string, unknown>;
 
@@ -108,7 +112,7 @@ describe('route handler chain', () => {
     expect(parse(res.body)).toMatchObject({ code: 'internal', requestId: 'req-123' });
   });
 
-  it('answers a declared route without a handler with 501 not_implemented', async () => {
+  it('answers a declared route without a handler (a planned one) with 501 not_implemented', async () => {
     const res = await handler(
       event({ resource: '/transcodes/{id}/cancel', pathParameters: { id: 'j1' }, body: null }),
       context,
@@ -118,11 +122,15 @@ describe('route handler chain', () => {
   });
 
   it('maps domain errors once, with Retry-After when the error carries it', async () => {
-    const throwing = createApiHandler('transcodes', TRANSCODE_ROUTES, {
-      createTranscode: async () => {
-        throw new AppError('transcode_queue_full', 'Too many unfinished jobs.', { retryAfterSeconds: 30 });
-      },
-    });
+    const throwing = createApiHandler(
+      'transcodes',
+      TRANSCODE_ROUTES,
+      someTranscodeHandlers({
+        createTranscode: async () => {
+          throw new AppError('transcode_queue_full', 'Too many unfinished jobs.', { retryAfterSeconds: 30 });
+        },
+      }),
+    );
     const res = await throwing(event(), context);
     expect(res.statusCode).toBe(429);
     expect(res.headers?.['retry-after']).toBe('30');

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { withContext } from '../pipeline/handler';
 import { powertoolsChain } from '../pipeline/powertools-chain';
-import type { RouteDefinition, RouteGroup } from '../routes/route-definition';
+import type { RouteDefinition } from '../routes/route-definition';
 import { countRequests } from './count-requests';
 import { meterApiRequests } from './meter-api-requests';
 import { problemErrors } from './problem-errors';
@@ -19,11 +19,11 @@ import { refuseDeepWorkflowHops } from './workflow-hop';
  * flushed once after the request was counted, and the error handler is last, so every middleware above it
  * sees its problem response.
  */
-export const createApiHandler = (
-  group: RouteGroup,
+export const createApiHandler = <const Routes extends readonly RouteDefinition[]>(
+  group: Routes[number]['group'],
   /** The group's own routes (its section of the route table): its bundle holds no other area's. */
-  routes: readonly RouteDefinition[],
-  handlers: GroupHandlers,
+  routes: Routes,
+  handlers: GroupHandlers<Routes>,
 ) =>
   withContext(
     middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { AppError, InsufficientScopeError, NotImplementedError, ValidationError } from '../errors';
 import { etagOf, noneMatchHits } from '../etag';
-import { findRouteIn, type RouteDefinition, type RouteGroup } from '../routes/route-definition';
+import { findRouteIn, type RouteDefinition } from '../routes/route-definition';
 import type { OperationId, RouteOf } from '../routes/route-table';
 import type { AuthContext } from '../types/auth';
 import type * as z from '../zod';
@@ -73,8 +73,14 @@ export type RouteHandler<O extends OperationId> = (
 /** A handler's result with its status settled, as the idempotency store keeps and replays it. */
 type Answer = IdempotentResponse & { raw?: string | Buffer };
 
-/** The handlers a group implements; a declared route without one answers 501 `not_implemented`. */
-export type GroupHandlers = { [O in OperationId]?: RouteHandler<O> };
+/**
+ * The handlers of a group: exactly one for each route of its section of the table (`Routes`) that is not
+ * `planned` (a planned route answers 501 `not_implemented`), and none of another group's: a handler missing,
+ * or one for an operation the section does not hold, does not compile.
+ */
+export type GroupHandlers<Routes extends readonly RouteDefinition[]> = {
+  [O in Exclude<Routes[number], { planned: true }>['operationId'] & OperationId]: RouteHandler<O>;
+};
 
 /** Refuses a caller whose credential lacks the route's scope (shared by the router and the MCP tools). */
 export const requireRouteScope = (route: RouteDefinition, auth: AuthContext): void => {
@@ -89,14 +95,21 @@ export const requireRouteScope = (route: RouteDefinition, auth: AuthContext): vo
  * (under the request's `Idempotency-Key` where the route is `keyed`) and shapes the JSON response.
  */
 export const createRouter =
-  (group: RouteGroup, routes: readonly RouteDefinition[], handlers: GroupHandlers) =>
+  <const Routes extends readonly RouteDefinition[]>(
+    group: Routes[number]['group'],
+    routes: Routes,
+    handlers: GroupHandlers<Routes>,
+  ) =>
   async (event: APIGatewayProxyEvent, context?: ApiContext): Promise<APIGatewayProxyResult> => {
     const route: RouteDefinition | undefined = findRouteIn(routes, event.httpMethod, event.resource);
     if (!route || route.group !== group) throw new AppError('not_found', 'No such route.');
     if (route.writesItemsOfType) refuseLogEntryWrites(event.pathParameters?.type);
     const auth = route.scope === 'public' ? undefined : (context?.auth ?? readAuthContext(event));
     if (auth) requireRouteScope(route, auth);
-    const handler = handlers[route.operationId as OperationId] as RouteHandler<OperationId> | undefined;
+    // A planned route has no handler (501); the type of `handlers` requires one for every other route.
+    const handler = (handlers as unknown as Partial<Record<string, RouteHandler<OperationId>>>)[
+      route.operationId
+    ];
     if (!handler) throw new NotImplementedError(route.operationId);
     const requestHeaders = lowercaseHeaders(event.headers);
     const { params, query, body } = parseRequest(route, event, requestHeaders);

@@ -202,7 +202,6 @@ export const DYNADATA_ROUTES = [
     get response() {
       return dd.executeFunctionResponse();
     },
-    idempotent: true,
     errors: ['not_found', 'invalid_storage_reference'],
     get documented() {
       return dd.executeFunctionDocumented();
@@ -230,7 +229,6 @@ export const DYNADATA_ROUTES = [
     get response() {
       return dd.executeFunctionResponse();
     },
-    idempotent: true,
     errors: ['not_found', 'invalid_storage_reference'],
     get documented() {
       return dd.executeFunctionDocumented();

@@ -97,7 +97,15 @@ const SCHEMA_MEMBERS = ['params', 'query', 'body', 'response', 'alsoAnswers', 'd
  * OpenAPI document relies on to name shared shapes once). A group's cold start thus builds no schema, and the
  * first request of a route builds only its own.
  */
-export const route = <const R extends RouteDefinition>(r: R): R => keepGetters(r, SCHEMA_MEMBERS);
+export const route = <const R extends RouteDefinition>(r: R & Exactly<R, RouteDefinition>): R =>
+  keepGetters(r, SCHEMA_MEMBERS);
+
+/**
+ * `R` with every member that `Shape` does not declare typed `never`: a generic parameter escapes TypeScript's
+ * excess-property check, so without this a misspelt member (`idempotent` for `idempotency`) would compile and
+ * silently do nothing. `test/unit/route-declaration-types.test.ts` shows that it does not compile.
+ */
+export type Exactly<R, Shape> = R & { [K in Exclude<keyof R, keyof Shape>]: never };
 
 export const typeParam = /* @__PURE__ */ lazy(() =>
   z.object({ type: z.string().min(1).max(64).describe('Dynadata type name.') }),

@@ -152,7 +152,6 @@ export const WORKFLOW_ROUTES = [
         },
       ];
     },
-    idempotent: true,
     errors: ['not_found', 'workflow_quota_exceeded', 'service_unavailable'],
     examples: { request: { mode: 'sync', input: { contactId: '01jd3xq0b2' } } },
   }),
