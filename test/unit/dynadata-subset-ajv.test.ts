@@ -111,4 +111,30 @@ describe('the subset ajv instance that validates items', () => {
     ]);
     expect(await validateAgainst(after.schema, { n: 'x' })).toEqual([]);
   });
+
+  it('validates own members only: optional fields named like members every object inherits may be left out', async () => {
+    const names = ['toString', 'constructor', 'valueOf', 'hasOwnProperty'];
+    const { schema, problems } = await normaliseTypeSchema({
+      type: 'object',
+      properties: {
+        title: { type: 'string' },
+        ...Object.fromEntries(names.map((n) => [n, { type: 'string' }])),
+      },
+      required: ['title'],
+      additionalProperties: false,
+    });
+    expect(problems).toEqual([]);
+    expect(await validateAgainst(schema, { title: 'a' })).toEqual([]);
+    expect(await validateAgainst(schema, { title: 'a', toString: 1 })).toEqual([
+      { pointer: '/body/toString', message: 'must be string' },
+    ]);
+    const requiring = await normaliseTypeSchema({
+      type: 'object',
+      properties: { constructor: { type: 'string' } },
+      required: ['constructor'],
+    });
+    expect(await validateAgainst(requiring.schema, {})).toEqual([
+      { pointer: '/body/constructor', message: 'is required' },
+    ]);
+  });
 });

@@ -147,10 +147,11 @@ export const normaliseTypeSchema = async (
     add('/x-indexed', 'must list at most one field name');
   } else {
     for (const field of indexed) {
-      const t = properties[field]?.type;
+      const own = Object.hasOwn(properties, field) ? properties[field] : undefined;
+      const t = own?.type;
       if (t !== 'string' && t !== 'number' && t !== 'integer')
         add('/x-indexed', `${field} must be a top-level string, number or integer field`);
-      const maxLength = properties[field]?.maxLength;
+      const maxLength = own?.maxLength;
       if (
         t === 'string' &&
         (typeof maxLength !== 'number' ||
