@@ -65,6 +65,7 @@ export const SPEECH_JOB_ROUTES = [
   Object.assign(
     listJobsRoute({
       ...JOBS,
+      scope: 'speech:read',
       operationId: 'listSpeechJobs',
       summary: 'List speech jobs, newest first',
       description: 'The company’s speech jobs, newest first, `limit` per page.',
@@ -77,6 +78,7 @@ export const SPEECH_JOB_ROUTES = [
       ...JOBS,
       method: 'GET',
       path: '/v1/speech/jobs/{id}',
+      scope: 'speech:read',
       operationId: 'getSpeechJob',
       summary: 'Fetch a speech job',
       description:
