@@ -137,4 +137,16 @@ describe('the subset ajv instance that validates items', () => {
       { pointer: '/body/constructor', message: 'is required' },
     ]);
   });
+
+  it('refuses a format named like an inherited member at its pointer, as any unknown format', async () => {
+    for (const format of ['toString', 'constructor', 'hasOwnProperty']) {
+      const { problems } = await normaliseTypeSchema({
+        type: 'object',
+        properties: { a: { type: 'string', format } },
+      });
+      expect(problems).toEqual([
+        { pointer: '/properties/a/format', message: expect.stringContaining('unsupported format') },
+      ]);
+    }
+  });
 });

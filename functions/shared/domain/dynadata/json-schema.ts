@@ -104,7 +104,7 @@ export const normaliseTypeSchema = async (
       add(`${pointer}/type`, 'is required (or enum/const)');
     for (const t of types)
       if (!(TYPES as readonly unknown[]).includes(t)) add(`${pointer}/type`, `unknown type ${String(t)}`);
-    if (node.format !== undefined && !(String(node.format) in FORMAT_PATTERNS))
+    if (node.format !== undefined && !Object.hasOwn(FORMAT_PATTERNS, String(node.format)))
       add(`${pointer}/format`, `unsupported format (supported: ${Object.keys(FORMAT_PATTERNS).join(', ')})`);
     if (node.pattern !== undefined) {
       try {

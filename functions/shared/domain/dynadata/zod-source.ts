@@ -31,7 +31,7 @@ const forType = (type: string, s: JsonSchema): string => {
         e += `.refine((s) => [...s].length <= ${s.maxLength}, 'must have at most ${s.maxLength} characters')`;
       if (typeof s.pattern === 'string') e += `.regex(${regexLiteral(s.pattern)})`;
       if (typeof s.format === 'string') {
-        const pattern = FORMAT_PATTERNS[s.format];
+        const pattern = Object.hasOwn(FORMAT_PATTERNS, s.format) ? FORMAT_PATTERNS[s.format] : undefined;
         if (pattern) e += `.regex(${regexLiteral(pattern)}, ${lit(`must be a valid ${s.format}`)})`;
       }
       return e;
