@@ -146,7 +146,8 @@ const readQuery = (route: RouteDefinition, event: APIGatewayProxyEvent, errors: 
   for (const name of new Set([...Object.keys(single), ...Object.keys(multi)])) {
     const pointer = `/query/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
     if (!declared.has(name)) errors.push({ pointer, message: 'is not a parameter of this operation' });
-    else if ((multi[name]?.length ?? 1) > 1) errors.push({ pointer, message: 'must be given once' });
+    else if (((Object.hasOwn(multi, name) ? multi[name] : undefined)?.length ?? 1) > 1)
+      errors.push({ pointer, message: 'must be given once' });
   }
   return single;
 };
