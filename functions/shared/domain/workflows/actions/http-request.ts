@@ -14,9 +14,10 @@ import { defineAction } from './registry';
  * stack). Redirects are not followed. The whole exchange has `HTTP_TIMEOUT_MS`; a response body over
  * `HTTP_MAX_RESPONSE_BYTES` fails the step. JSON responses are parsed, others returned as text.
  *
- * Every request carries `x-workflow-hop` one above the run's hop, set after the step's own headers; a step
- * naming that header in `headers` fails with `validation_failed`, so a definition can neither set nor lower
- * it and a workflow that calls this API to start itself is stopped by the hop limit (`workflow-hops.ts`).
+ * Every request carries `x-workflow-hop` one above the run's hop, set after the step's own headers; a
+ * definition naming that header is refused on save, and a step whose `headers` name it through a reference
+ * fails with `validation_failed`, so a definition can neither set nor lower it and a workflow that calls this
+ * API to start itself is stopped by the hop limit (`workflow-hops.ts`).
  *
  * Header names and values are data. A definition is refused on save (400 `validation_failed`, pointer
  * `/steps/<i>/with/headers/<name>`) for a name that is not an RFC 9110 token, a name holding a `{{ reference }}`,
