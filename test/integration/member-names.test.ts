@@ -102,6 +102,11 @@ describe('member names JavaScript objects already have', () => {
             action: 'actions/speech/spoken-text',
             with: { markdown: '# {{ input.title }}{{ input.toString }}' },
           },
+          {
+            id: 'note',
+            action: 'actions/dynadata/create',
+            with: { type: 'notes', item: { title: '{{ input.title }}' } },
+          },
         ],
         return: { toString: '{{ input.toString }}', said: '{{ steps.say.output.text }}' },
       },
@@ -113,6 +118,21 @@ describe('member names JavaScript objects already have', () => {
     });
     expect(run.status, JSON.stringify(run.json)).toBe(200);
     expect(run.json).toMatchObject({ ok: true, status: 'success', failedSteps: [] });
+
+    // The MCP tool validates against the same schema.
+    const tool = await call('POST', '/v1/mcp', {
+      headers: { ...headers, accept: 'application/json, text/event-stream' },
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'create_dynadata_item', arguments: { type: 'notes', item: { title: 'by tool' } } },
+      },
+    });
+    expect(tool.status).toBe(200);
+    const result = (tool.json.result ?? {}) as { isError?: boolean; structuredContent?: { title?: string } };
+    expect(result.isError, JSON.stringify(tool.json)).not.toBe(true);
+    expect(result.structuredContent?.title).toBe('by tool');
   });
 
   it('refuses a member named __proto__ anywhere in a body with 400 and its pointer', async () => {
