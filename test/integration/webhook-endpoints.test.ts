@@ -56,6 +56,22 @@ describe('webhook endpoints', () => {
     expect((await call('GET', '/v1/webhooks', { headers: t.headers })).json.endpoints).toEqual([]);
   });
 
+  it('leaves the secret out of the replay of an answer kept with it, as answers were kept before', async () => {
+    const t = await tenant();
+    const keyed = { ...t.headers, 'idempotency-key': `wh-${Math.random().toString(36).slice(2)}` };
+    const body = { url: `${receiver.base}/kept`, events: ['*'] };
+    const created = await call('POST', '/v1/webhooks', { headers: keyed, body });
+    expect(created.status).toBe(201);
+    const { completeIdempotencyKey } = await import('../../functions/shared/data/idempotency');
+    await completeIdempotencyKey(t.companyId, 'createWebhookEndpoint', keyed['idempotency-key'], {
+      status: 201,
+      body: created.json,
+    });
+    const replay = await call('POST', '/v1/webhooks', { headers: keyed, body });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.json).toEqual({ endpoint: created.json.endpoint, secret: null });
+  });
+
   it('creates, lists, reads and deletes an endpoint; the secret is shown once', async () => {
     const t = await tenant();
     const created = await register(t.headers, `${receiver.base}/crud`, ['transcode.done', 'transcode.done']);
