@@ -61,6 +61,7 @@ export const ERROR_CATALOG = {
   jwt_requires_sync_run: { status: 200, title: 'A token can be minted only in a synchronous run' },
   http_target_refused: { status: 200, title: 'The request target is not allowed' },
   http_request_failed: { status: 200, title: 'The HTTP request failed' },
+  invalid_header: { status: 200, title: 'A request header is not valid HTTP' },
   step_timeout: { status: 200, title: 'The step did not finish in time' },
   step_interrupted: { status: 200, title: 'The step was interrupted' },
   workflow_run_failed: { status: 200, title: 'The workflow run could not complete' },

@@ -29,6 +29,7 @@ export {
   number,
   object,
   optional,
+  preprocess,
   record,
   strictObject,
   string,

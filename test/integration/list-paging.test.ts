@@ -191,4 +191,16 @@ describe('one paging rule for every list', () => {
     expect(items.status).toBe(400);
     expect(JSON.stringify(items.json.errors)).toContain('/body/cursor');
   });
+
+  it('every list refuses `cursor=garbage!!` with 400 validation_failed at its pointer, never a page', async () => {
+    for (const [operationId, list] of Object.entries(LISTS)) {
+      const res = await list.fetch(2, 'garbage!!');
+      expect([operationId, res.status, res.json.code]).toEqual([operationId, 400, 'validation_failed']);
+      const pointer = operationId === 'listDynadataItems' ? '/body/cursor' : '/query/cursor';
+      expect([operationId, res.json.errors]).toEqual([
+        operationId,
+        [{ pointer, message: expect.any(String) }],
+      ]);
+    }
+  });
 });

@@ -136,6 +136,42 @@ describe('POST /v1/mcp: the MCP server', () => {
     expect(structured(result)).toEqual(route.json.job);
   });
 
+  it('reads speech jobs with speech:read, by API key, JWT and tool; speech:write alone does not read them', async () => {
+    const job = await seedPendingSpeechJob(tenant.companyId);
+    const reader = { 'x-jwt-token': await scopedToken(['speech:read']) };
+    const writer = { 'x-jwt-token': await scopedToken(['speech:write']) };
+    expect((await call('GET', `/v1/speech/jobs/${job.jobId}`, { headers: reader })).status).toBe(200);
+    expect((await call('GET', '/v1/speech/jobs', { headers: reader })).status).toBe(200);
+    const tool = await (await connect(reader)).callTool({
+      name: 'get_speech_job',
+      arguments: { id: job.jobId },
+    });
+    expect(structured(tool)).toMatchObject({ id: job.jobId });
+    for (const path of [`/v1/speech/jobs/${job.jobId}`, '/v1/speech/jobs']) {
+      const refused = await call('GET', path, { headers: writer });
+      expectProblem(refused, 403, 'insufficient_scope');
+      expect(refused.json.requiredScope).toBe('speech:read');
+    }
+    const refusedTool = problemOf(
+      await (await connect(writer)).callTool({ name: 'get_speech_job', arguments: { id: job.jobId } }),
+    );
+    expect(refusedTool).toMatchObject({ code: 'insufficient_scope', requiredScope: 'speech:read' });
+
+    const readOnly = await createTenant({ scopes: ['speech:read'] });
+    const own = await seedPendingSpeechJob(readOnly.companyId);
+    const byKey = await call('GET', `/v1/speech/jobs/${own.jobId}`, {
+      headers: { 'x-api-key': readOnly.apiKey },
+    });
+    expect(byKey.status).toBe(200);
+    expectProblem(
+      await call('POST', `/v1/speech/jobs/${own.jobId}/cancel`, {
+        headers: { 'x-api-key': readOnly.apiKey },
+      }),
+      403,
+      'insufficient_scope',
+    );
+  });
+
   it('get_workflow_run answers the run exactly as GET /v1/workflows/{id}/runs/{runId} shows it', async () => {
     await savedWorkflow(tenant.companyId, {
       id: 'mcp-run',
@@ -273,6 +309,7 @@ describe('POST /v1/mcp: the MCP server', () => {
     const cases: [string, Record<string, unknown>, Scope][] = [
       ['get_transcode_job', { id: 'tc_missing' }, 'transcodes:read'],
       ['get_transcription_job', { id: 'tr_missing' }, 'transcriptions:read'],
+      ['get_speech_job', { id: 'sj_missing' }, 'speech:read'],
       ['list_dynadata_types', {}, 'dynadata:read'],
       ['create_dynadata_item', { type: 'contacts', item: { name: 'x' } }, 'dynadata:write'],
     ];

@@ -133,13 +133,17 @@ describe("the local stack's own services", () => {
       {
         id: 'forged',
         action: 'actions/http/request',
-        with: { method: 'GET', url: `${target.url}/json`, headers: { 'X-Workflow-Hop': '0' } },
+        // Named literally, the header is refused on save; through a reference, the step fails.
+        with: { method: 'GET', url: `${target.url}/json`, headers: '{{ input.forged }}' },
         allowFailure: true,
       },
       { id: 'receiver', action: 'actions/http/request', with: { method: 'GET', url: `${target.url}/json` } },
     ];
     await savedWorkflow(t.companyId, { id: 'own-ports', name: 'Own ports', steps });
-    const res = await runWorkflow(t.apiKey, 'own-ports', { includeStepOutputs: true });
+    const res = await runWorkflow(t.apiKey, 'own-ports', {
+      includeStepOutputs: true,
+      input: { forged: { 'X-Workflow-Hop': '0' } },
+    });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     const run = res.json as unknown as RunBody;
     expect(run.failedSteps.map((f) => [f.step, f.code, f.handled])).toEqual([

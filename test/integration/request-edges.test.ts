@@ -68,6 +68,54 @@ describe('bodies', () => {
   );
 });
 
+describe('operations that take no body', () => {
+  it('refuse a body that asks for something, and leave the resource as it was', async () => {
+    const t = await createTenant();
+    const { seedJob } = await import('./transcode-support');
+    const job = await seedJob(t.companyId, 'pending');
+    const cancel = (body: string | undefined, contentType = 'application/json') =>
+      raw('POST', `/v1/transcodes/${job.jobId}/cancel`, {
+        headers: { 'x-api-key': t.apiKey, ...(body === undefined ? {} : { 'content-type': contentType }) },
+        ...(body === undefined ? {} : { body }),
+      });
+    const cases: [string, string, { pointer: string }[]][] = [
+      ['{"x":1}', 'application/json', [{ pointer: '/body/x' }]],
+      [
+        '{"reason":"dup","force":true}',
+        'application/json',
+        [{ pointer: '/body/reason' }, { pointer: '/body/force' }],
+      ],
+      ['[1]', 'application/json', [{ pointer: '/body' }]],
+      ['null', 'application/json', [{ pointer: '/body' }]],
+      ['not json', 'text/plain', [{ pointer: '/body' }]],
+    ];
+    for (const [body, contentType, errors] of cases) {
+      const res = await cancel(body, contentType);
+      expect([body, res.status, res.json.code]).toEqual([body, 400, 'validation_failed']);
+      expect(res.json.errors).toMatchObject(errors);
+    }
+    const read = await call('GET', `/v1/transcodes/${job.jobId}`, { headers: { 'x-api-key': t.apiKey } });
+    expect((read.json.job as { status: string }).status).toBe('pending');
+    // `{}` asks for nothing, as does an empty body with a JSON content type.
+    const withEmptyObject = await cancel('{}');
+    expect(withEmptyObject.status, withEmptyObject.text).toBe(200);
+    expect(withEmptyObject.json.job).toMatchObject({ status: 'canceled' });
+    expectProblem(await cancel(''), 409, 'transcode_job_not_cancelable');
+    expectProblem(await cancel(undefined), 409, 'transcode_job_not_cancelable');
+  });
+
+  it('refuse a body on a DELETE and on another POST alike', async () => {
+    const t = await createTenant();
+    const headers = { 'x-api-key': t.apiKey, 'content-type': 'application/json' };
+    const del = await raw('DELETE', '/v1/webhooks/we_01abc', { headers, body: '{"force":true}' });
+    expect(del.status).toBe(400);
+    expect(del.json).toMatchObject({ code: 'validation_failed', errors: [{ pointer: '/body/force' }] });
+    const get = await raw('POST', '/v1/webhooks/we_01abc/test', { headers, body: '{"event":"x"}' });
+    expect(get.status).toBe(400);
+    expect(get.json).toMatchObject({ code: 'validation_failed', errors: [{ pointer: '/body/event' }] });
+  });
+});
+
 describe('query parameters', () => {
   it('refuses an unknown parameter on every kind of route, naming it', async () => {
     const t = await createTenant();

@@ -180,6 +180,18 @@ describe('POST /v1/speech/jobs refusals', () => {
     expect((res.json.errors as { pointer: string }[]).map((e) => e.pointer)).toContain('/body/text');
   });
 
+  it.each([
+    ['only punctuation', '... ?! —', 'nothing to speak'],
+    ['a lone surrogate', 'Hello \ud800 there.', 'lone UTF-16 surrogate'],
+  ])('refuses text of %s with 400 at /body/text, starting nothing', async (_name, text, message) => {
+    const tenant = await createTenant();
+    const res = await enqueueSpeechJob(tenant.apiKey, { text });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.json.errors).toEqual([{ pointer: '/body/text', message: expect.stringContaining(message) }]);
+    const list = await call('GET', '/v1/speech/jobs', { headers: headersOf(tenant.apiKey) });
+    expect(list.json.jobs).toEqual([]);
+  });
+
   it('refuses both or neither of text and markdown, and an unknown voice', async () => {
     const tenant = await createTenant();
     for (const body of [{}, { text: 'Hi.', markdown: '# Hi' }, { text: 'Hi.', voiceProfileId: 'nobody' }]) {

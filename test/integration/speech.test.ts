@@ -180,6 +180,18 @@ describe('POST /v1/speech (local engine: espeak-ng + ffmpeg)', () => {
     expect(await speechCharacters(tenant.apiKey)).toBe(0);
   });
 
+  it.each([
+    ['only punctuation', '?!... —', 'nothing to speak'],
+    ['a lone surrogate', '\ud800', 'lone UTF-16 surrogate'],
+    ['a letter and a lone surrogate', 'Hi \udfff.', 'lone UTF-16 surrogate'],
+  ])('refuses text of %s with 400 at /body/text, billing nothing', async (_name, text, message) => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const res = await speak(tenant.apiKey, { text });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.json.errors).toEqual([{ pointer: '/body/text', message: expect.stringContaining(message) }]);
+    expect(await speechCharacters(tenant.apiKey)).toBe(0);
+  });
+
   it('refuses a member the body does not declare, as every route does', async () => {
     const tenant = await createTenant();
     const res = await speak(tenant.apiKey, { text: 'Hi.', speed: 1.5 });

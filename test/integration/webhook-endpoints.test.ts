@@ -17,6 +17,61 @@ const register = (headers: Record<string, string>, url: string, events: string[]
   call('POST', '/v1/webhooks', { headers, body: { url, events, description: 'test' } });
 
 describe('webhook endpoints', () => {
+  it('never shows the secret again in an idempotent replay, nor keeps it with the key, before or after a delete', async () => {
+    const t = await tenant();
+    const keyed = { ...t.headers, 'idempotency-key': `wh-${Math.random().toString(36).slice(2)}` };
+    const body = { url: `${receiver.base}/replay`, events: ['*'], description: 'replayed' };
+    const created = await call('POST', '/v1/webhooks', { headers: keyed, body });
+    expect(created.status).toBe(201);
+    const secret = String(created.json.secret);
+    expect(secret).toMatch(/^whsec_/);
+    const endpoint = created.json.endpoint as { id: string };
+
+    // The record kept with the key holds no secret at rest.
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { ddb, tableName } = await import('../../functions/shared/data/client');
+    const { idempotencyKey } = await import('../../functions/shared/data/idempotency');
+    const stored = await ddb.send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: idempotencyKey(t.companyId, 'createWebhookEndpoint', keyed['idempotency-key']),
+      }),
+    );
+    expect(stored.Item?.status).toBe('done');
+    expect(JSON.stringify(stored.Item)).not.toContain(secret);
+
+    // While the endpoint exists: the same answer, the secret left out.
+    const whileExists = await call('POST', '/v1/webhooks', { headers: keyed, body });
+    expect(whileExists.status).toBe(201);
+    expect(whileExists.headers.get('idempotent-replayed')).toBe('true');
+    expect(whileExists.json).toEqual({ endpoint: created.json.endpoint, secret: null });
+
+    // After the delete: still no secret, and no new endpoint.
+    expect((await call('DELETE', `/v1/webhooks/${endpoint.id}`, { headers: t.headers })).status).toBe(200);
+    const afterDelete = await call('POST', '/v1/webhooks', { headers: keyed, body });
+    expect(afterDelete.status).toBe(201);
+    expect(afterDelete.headers.get('idempotent-replayed')).toBe('true');
+    expect(afterDelete.json.secret).toBeNull();
+    expect(JSON.stringify(afterDelete.json)).not.toContain(secret);
+    expect((await call('GET', '/v1/webhooks', { headers: t.headers })).json.endpoints).toEqual([]);
+  });
+
+  it('leaves the secret out of the replay of an answer kept with it, as answers were kept before', async () => {
+    const t = await tenant();
+    const keyed = { ...t.headers, 'idempotency-key': `wh-${Math.random().toString(36).slice(2)}` };
+    const body = { url: `${receiver.base}/kept`, events: ['*'] };
+    const created = await call('POST', '/v1/webhooks', { headers: keyed, body });
+    expect(created.status).toBe(201);
+    const { completeIdempotencyKey } = await import('../../functions/shared/data/idempotency');
+    await completeIdempotencyKey(t.companyId, 'createWebhookEndpoint', keyed['idempotency-key'], {
+      status: 201,
+      body: created.json,
+    });
+    const replay = await call('POST', '/v1/webhooks', { headers: keyed, body });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.json).toEqual({ endpoint: created.json.endpoint, secret: null });
+  });
+
   it('creates, lists, reads and deletes an endpoint; the secret is shown once', async () => {
     const t = await tenant();
     const created = await register(t.headers, `${receiver.base}/crud`, ['transcode.done', 'transcode.done']);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTenant } from './support';
+import { call, createTenant, expectProblem } from './support';
 import { storeSource } from './transcode-support';
 import { type RunBody, runWorkflow, savedWorkflow, startTarget, waitForRun } from './workflow-support';
 
@@ -160,5 +160,91 @@ describe('speech actions refuse what the routes refuse', () => {
     expect(body.failedSteps[0]?.userMessage).toContain('nothing to speak');
     expect(body.failedSteps[2]?.userMessage).toContain('at most 50 deep');
     expect(body.files).toEqual([]);
+  });
+});
+
+describe('HTTP step headers are data', () => {
+  it('refuses on save a header with CR, LF or NUL, an invalid or templated name, or a platform header', async () => {
+    const t = await createTenant();
+    const res = await call('PUT', '/v1/workflows/bad-headers', {
+      headers: { 'x-api-key': t.apiKey },
+      body: {
+        name: 'Bad headers',
+        steps: [
+          {
+            id: 'call',
+            action: 'actions/http/request',
+            with: {
+              method: 'GET',
+              url: `${target.url}/json`,
+              headers: {
+                'x-crlf': 'a\r\nInjected: yes',
+                'x-nul': 'a\u0000b',
+                'bad header(': 'v',
+                '{{ input.name }}': 'v',
+                'X-Workflow-HOP': '0',
+              },
+            },
+          },
+        ],
+      },
+    });
+    expectProblem(res, 400, 'validation_failed');
+    expect((res.json.errors as { pointer: string }[]).map((e) => e.pointer)).toEqual([
+      '/body/steps/0/with/headers/x-crlf',
+      '/body/steps/0/with/headers/x-nul',
+      '/body/steps/0/with/headers/bad header(',
+      '/body/steps/0/with/headers/{{ input.name }}',
+      '/body/steps/0/with/headers/X-Workflow-HOP',
+    ]);
+    expectProblem(
+      await call('GET', '/v1/workflows/bad-headers', { headers: { 'x-api-key': t.apiKey } }),
+      404,
+      'not_found',
+    );
+  });
+
+  it('fails a step with invalid_header, never internal, when a reference makes a header bad', async () => {
+    const t = await createTenant();
+    const saved = await call('PUT', '/v1/workflows/late-headers', {
+      headers: { 'x-api-key': t.apiKey },
+      body: {
+        name: 'Late headers',
+        steps: [
+          {
+            id: 'value',
+            action: 'actions/http/request',
+            with: { method: 'GET', url: `${target.url}/json`, headers: { 'x-v': '{{ input.v }}' } },
+            allowFailure: true,
+          },
+          {
+            id: 'name',
+            action: 'actions/http/request',
+            with: { method: 'GET', url: `${target.url}/json`, headers: '{{ input.h }}' },
+            allowFailure: true,
+          },
+          {
+            id: 'fine',
+            action: 'actions/http/request',
+            with: { method: 'GET', url: `${target.url}/json`, headers: { 'x-v': 'plain {{ run.id }}' } },
+          },
+        ],
+        return: { status: '{{ steps.fine.output.status }}' },
+      },
+    });
+    expect(saved.status, JSON.stringify(saved.json)).toBe(201);
+    const run = await runWorkflow(t.apiKey, 'late-headers', {
+      input: { v: 'a\r\nInjected: yes', h: { 'bad header(': 'v' } },
+    });
+    expect(run.status, JSON.stringify(run.json)).toBe(200);
+    const body = run.json as unknown as RunBody;
+    expect(body.failedSteps.map((f) => [f.step, f.code, f.handled])).toEqual([
+      ['value', 'invalid_header', true],
+      ['name', 'invalid_header', true],
+    ]);
+    expect(body.failedSteps[0]?.userMessage).toContain('"x-v"');
+    expect(body.failedSteps[0]?.userMessage).not.toContain('Injected');
+    expect(body.failedSteps[1]?.userMessage).toContain('"bad header("');
+    expect(body).toMatchObject({ ok: true, status: 'success', result: { status: 200 } });
   });
 });

@@ -111,4 +111,42 @@ describe('the subset ajv instance that validates items', () => {
     ]);
     expect(await validateAgainst(after.schema, { n: 'x' })).toEqual([]);
   });
+
+  it('validates own members only: optional fields named like members every object inherits may be left out', async () => {
+    const names = ['toString', 'constructor', 'valueOf', 'hasOwnProperty'];
+    const { schema, problems } = await normaliseTypeSchema({
+      type: 'object',
+      properties: {
+        title: { type: 'string' },
+        ...Object.fromEntries(names.map((n) => [n, { type: 'string' }])),
+      },
+      required: ['title'],
+      additionalProperties: false,
+    });
+    expect(problems).toEqual([]);
+    expect(await validateAgainst(schema, { title: 'a' })).toEqual([]);
+    expect(await validateAgainst(schema, { title: 'a', toString: 1 })).toEqual([
+      { pointer: '/body/toString', message: 'must be string' },
+    ]);
+    const requiring = await normaliseTypeSchema({
+      type: 'object',
+      properties: { constructor: { type: 'string' } },
+      required: ['constructor'],
+    });
+    expect(await validateAgainst(requiring.schema, {})).toEqual([
+      { pointer: '/body/constructor', message: 'is required' },
+    ]);
+  });
+
+  it('refuses a format named like an inherited member at its pointer, as any unknown format', async () => {
+    for (const format of ['toString', 'constructor', 'hasOwnProperty']) {
+      const { problems } = await normaliseTypeSchema({
+        type: 'object',
+        properties: { a: { type: 'string', format } },
+      });
+      expect(problems).toEqual([
+        { pointer: '/properties/a/format', message: expect.stringContaining('unsupported format') },
+      ]);
+    }
+  });
 });

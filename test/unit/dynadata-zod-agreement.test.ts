@@ -158,7 +158,33 @@ const logCorpus: unknown[] = [
   },
 ];
 
+/** Optional fields named like members every object inherits: an item may leave them out. */
+const INHERITED_NAMES = await normaliseTypeSchema({
+  type: 'object',
+  properties: {
+    title: { type: 'string' },
+    toString: { type: 'string' },
+    constructor: { type: 'string' },
+    valueOf: { type: 'number' },
+    hasOwnProperty: { type: 'boolean' },
+    nested: { type: 'object', properties: { toString: { type: 'string' } }, additionalProperties: false },
+  },
+  required: ['title'],
+  additionalProperties: false,
+});
+const inheritedNamesCorpus: unknown[] = [
+  { title: 'a' },
+  { title: 'a', toString: 'x', constructor: 'y', valueOf: 1, hasOwnProperty: true },
+  { title: 'a', nested: {} },
+  { title: 'a', nested: { toString: 's' } },
+  { title: 'a', toString: 1 },
+  { title: 'a', valueOf: 'one' },
+  { title: 'a', nested: { toString: false } },
+  { toString: 'x' },
+];
+
 const cases: [string, JsonSchema, unknown[]][] = [
+  ['inherited member names', INHERITED_NAMES.schema, inheritedNamesCorpus],
   ['kitchen sink', KITCHEN_SINK.schema, kitchenCorpus],
   ['contacts', BUILTIN_TYPES.contacts.schema, contactsCorpus],
   ['messages', BUILTIN_TYPES.messages.schema, messagesCorpus],

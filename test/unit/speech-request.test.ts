@@ -3,6 +3,7 @@ import { splitIntoParts } from '../../functions/shared/domain/sentences';
 import { billedCharacters, SPEECH_CALL_MAX_CHARACTERS } from '../../functions/shared/domain/speech';
 import {
   characterCount,
+  createSpeechJobBodySchema,
   SPEECH_TEXT_MAX_CHARACTERS,
   speechRequestSchema,
 } from '../../functions/shared/domain/speech-request';
@@ -57,6 +58,10 @@ describe('text with nothing to speak', () => {
     ['a zero-width space', '\u200b'],
     ['a byte order mark and a zero-width joiner', '\ufeff\u200d'],
     ['an ideographic space', '\u3000'],
+    ['punctuation', '?'],
+    ['punctuation and white space', ' ... !? — «» '],
+    ['a lone high surrogate', '\ud800'],
+    ['a letter beside a lone low surrogate', 'a\udc00'],
   ])('refuses %s at /text', (_name, text) => {
     expect(pathsOf(text)).toEqual(['text']);
   });
@@ -64,8 +69,19 @@ describe('text with nothing to speak', () => {
   it.each([
     ['a letter', ' a '],
     ['an emoji', '👍'],
-    ['punctuation', '?'],
+    ['a digit among punctuation', '(1)'],
+    ['a currency symbol', '€'],
   ])('accepts %s', (_name, text) => {
     expect(pathsOf(text)).toEqual([]);
+  });
+
+  it.each([
+    ['punctuation', '...', 'nothing to speak'],
+    ['a lone surrogate', 'Hi \ud800', 'lone UTF-16 surrogate'],
+  ])('refuses %s in a speech job text by the same rule', (_name, text, message) => {
+    const result = createSpeechJobBodySchema().safeParse({ text });
+    expect(result.success ? [] : result.error.issues.map((i) => [i.path.join('/'), i.message])).toEqual([
+      ['text', expect.stringContaining(message)],
+    ]);
   });
 });

@@ -23,6 +23,60 @@ const valid = {
 const pointers = async (doc: unknown) => (await definitionProblems(doc)).map((p) => p.pointer);
 
 describe('workflow definition validation', () => {
+  it('refuses HTTP step headers that can be known bad on save, each at its pointer', async () => {
+    const httpStep = (headers: Record<string, unknown>) => ({
+      id: 'w',
+      name: 'W',
+      steps: [
+        {
+          id: 'call',
+          action: 'actions/http/request',
+          with: { method: 'GET', url: 'https://h.example.com/', headers },
+        },
+      ],
+    });
+    const problems = await definitionProblems(
+      httpStep({
+        'x-cr': 'a\rb',
+        'x-lf': 'a\nInjected: 1',
+        'x-nul': 'a\u0000',
+        'x-wide': 'price in €',
+        'bad header(': 'v',
+        '{{ input.name }}': 'v',
+        'X-WORKFLOW-HOP': '0',
+        'x-workflow-hop': '0',
+        'Content-Length': '1',
+        Host: 'elsewhere.example.com',
+      }),
+    );
+    expect(problems).toEqual(
+      [
+        '/steps/0/with/headers/x-cr',
+        '/steps/0/with/headers/x-lf',
+        '/steps/0/with/headers/x-nul',
+        '/steps/0/with/headers/x-wide',
+        '/steps/0/with/headers/bad header(',
+        '/steps/0/with/headers/{{ input.name }}',
+        '/steps/0/with/headers/X-WORKFLOW-HOP',
+        '/steps/0/with/headers/x-workflow-hop',
+        '/steps/0/with/headers/Content-Length',
+        '/steps/0/with/headers/Host',
+      ].map((pointer) => ({ pointer, message: expect.any(String) })),
+    );
+    expect(problems[5]?.message).toContain('reference');
+    expect(problems[6]?.message).toContain('set by the platform');
+    // References in values are checked when the step runs; tabs, Latin-1 and visible ASCII are fine.
+    expect(
+      await definitionProblems(
+        httpStep({
+          authorization: 'Bearer {{ input.token }}',
+          'x-v': '{{ input.v }}',
+          'x-t': 'a\tb café ~!',
+        }),
+      ),
+    ).toEqual([]);
+  });
+
   it('accepts the documented example and normalises defaults', async () => {
     expect(await definitionProblems(valid)).toEqual([]);
     const normalised = await normaliseDefinition(valid as WorkflowDefinition);

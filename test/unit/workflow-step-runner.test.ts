@@ -16,6 +16,29 @@ const scope = { input: { md: '**Hi** there' }, runId: 'wr_1', steps: {} };
 const spoken = { id: 'say', action: 'actions/speech/spoken-text', with: { markdown: '{{ input.md }}' } };
 
 describe('workflow step runner', () => {
+  it('fails an HTTP step with invalid_header naming the header when a reference makes a header bad', async () => {
+    const call = (headers: unknown) => ({
+      id: 'call',
+      action: 'actions/http/request',
+      with: { method: 'GET', url: 'https://h.example.com/', headers },
+    });
+    const cases: [unknown, Record<string, unknown>, string][] = [
+      [{ 'x-v': '{{ input.v }}' }, { v: 'a\r\nInjected: 1' }, 'x-v'],
+      [{ 'x-v': 'pre {{ input.v }}' }, { v: 'nul\u0000' }, 'x-v'],
+      ['{{ input.h }}', { h: { 'bad header(': 'v' } }, 'bad header('],
+      ['{{ input.h }}', { h: { 'x-line\n': 'v' } }, 'x-line\n'],
+    ];
+    for (const [headers, input, name] of cases) {
+      const result = await runStep(call(headers), { ...scope, input }, ctx(['workflows:run']));
+      expect(result.log, JSON.stringify(input)).toMatchObject({
+        status: 'failed',
+        code: 'invalid_header',
+        userMessage: expect.stringContaining(JSON.stringify(name)),
+      });
+      expect(result.log.userMessage).not.toContain('Injected');
+    }
+  });
+
   it('resolves references, validates the input and runs the action', async () => {
     const result = await runStep(spoken, scope, ctx(['speech:write']));
     expect(result.log).toMatchObject({ step: 'say', status: 'succeeded', message: 'ok' });

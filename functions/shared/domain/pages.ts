@@ -1,3 +1,5 @@
+import { ValidationError } from '../errors';
+
 /**
  * Pages of the lists whose members are few by construction and read in one query (webhook endpoints, at most
  * the plan's `webhookEndpoints`; workflow definitions; Dynadata types): ordered by id, the cursor is the last
@@ -21,6 +23,22 @@ export interface Page<T> {
 }
 
 /**
+ * The one check of a list's `cursor` (every list of the query string: jobs, runs, events, types, workflows,
+ * webhook endpoints): a cursor is what the list answered as `nextCursor`, so a value that cannot be one of
+ * that list (`pattern`) is refused with 400 `validation_failed` at `/query/cursor`, never read as a place in
+ * the list. Answers the cursor to read on from.
+ */
+export const listCursor = (cursor: string | undefined, pattern: RegExp): string | undefined => {
+  if (cursor !== undefined && !pattern.test(cursor)) {
+    throw new ValidationError(
+      [{ pointer: '/query/cursor', message: 'is not a cursor of this list; start again without a cursor' }],
+      'The cursor is not one of this list.',
+    );
+  }
+  return cursor;
+};
+
+/**
  * One page of `members`, in the order of `orderOf` (a sortable text computed from an id alone, so a cursor
  * whose member was deleted since still finds its place); by default the id itself.
  */
@@ -28,12 +46,18 @@ export const pageById = <T>(
   members: readonly T[],
   idOf: (member: T) => string,
   request: PageRequest,
-  defaultLimit: number,
-  orderOf: (id: string) => string = (id) => id,
+  options: {
+    defaultLimit: number;
+    /** What an id of these members looks like: any other cursor is refused (`listCursor`). */
+    idPattern: RegExp;
+    orderOf?: (id: string) => string;
+  },
 ): Page<T> => {
+  const { defaultLimit, idPattern, orderOf = (id: string) => id } = options;
+  const cursor = listCursor(request.cursor, idPattern);
   const keyed = members.map((member) => ({ member, key: orderOf(idOf(member)) }));
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const after = request.cursor === undefined ? undefined : orderOf(request.cursor);
+  const after = cursor === undefined ? undefined : orderOf(cursor);
   const rest = after === undefined ? keyed : keyed.filter(({ key }) => key > after);
   const limit = request.limit ?? defaultLimit;
   const page = rest.slice(0, limit).map(({ member }) => member);

@@ -7,7 +7,7 @@ import { SPEECH_JOB_MAX_CHARACTERS, SPEECH_JOB_MAX_TEXT_BYTES } from '../types/s
 import type { SpeechFormat } from '../types/speech-voices';
 import { enqueueJob } from './jobs/enqueue';
 import { SPEECH_JOB_TYPE, speechJobResultExists, speechJobTextPath } from './speech-jobs';
-import { characterCount, hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE, voiceOf } from './speech-request';
+import { characterCount, speechTextProblem, voiceOf } from './speech-request';
 import { rewriteMarkdown } from './spoken-text';
 
 /**
@@ -31,7 +31,8 @@ export const spokenTextOf = async (input: SpeechJobInput): Promise<string> => {
   const pointer = input.markdown === undefined ? '/body/text' : '/body/markdown';
   const text = input.markdown === undefined ? (input.text ?? '') : await rewriteMarkdown(input.markdown);
   const refuse = (message: string) => new ValidationError([{ pointer, message }]);
-  if (!hasSpeakableCharacter(text)) throw refuse(SPEECH_TEXT_SILENT_MESSAGE);
+  const problem = speechTextProblem(text);
+  if (problem) throw refuse(problem);
   const characters = characterCount(text);
   if (characters > SPEECH_JOB_MAX_CHARACTERS) {
     throw refuse(

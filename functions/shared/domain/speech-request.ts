@@ -36,28 +36,45 @@ export const characterCount = (text: string): number => {
 };
 
 /**
- * White space (`\u00a0` included), invisible format characters (zero-width space and joiners, byte order
- * mark) and control characters: a text of nothing else has nothing to speak.
+ * The one rule for text to speak (`POST /v1/speech`, `POST /v1/speech/jobs`, the spoken form of markdown and
+ * the workflow actions that take them): it holds at least one letter, digit or symbol (an emoji is one) —
+ * white space, punctuation, invisible format and control characters alone have nothing to speak — and no
+ * lone UTF-16 surrogate (half of a character, which no engine can read nor UTF-8 store).
  */
 // Built by the first text checked: a pattern of Unicode properties costs about 0.1 ms to build.
-const SILENT = /* @__PURE__ */ lazy(() => /[\p{White_Space}\p{Cf}\p{Cc}]/gu);
-
-export const hasSpeakableCharacter = (text: string): boolean => text.replace(SILENT(), '') !== '';
+const SPEAKABLE = /* @__PURE__ */ lazy(() => /[\p{L}\p{N}\p{S}]/u);
+const LONE_SURROGATE = /* @__PURE__ */ lazy(() => /\p{Cs}/u);
 
 export const SPEECH_TEXT_SILENT_MESSAGE =
-  'The text has nothing to speak: only white space or invisible characters.';
+  'The text has nothing to speak: only white space, punctuation or invisible characters.';
+export const SPEECH_TEXT_SURROGATE_MESSAGE =
+  'The text holds a lone UTF-16 surrogate, half of a character: send well-formed Unicode.';
+
+/** Why `text` cannot be spoken, or undefined when it can. */
+export const speechTextProblem = (text: string): string | undefined => {
+  if (LONE_SURROGATE().test(text)) return SPEECH_TEXT_SURROGATE_MESSAGE;
+  if (!SPEAKABLE().test(text)) return SPEECH_TEXT_SILENT_MESSAGE;
+  return undefined;
+};
+
+/** A text field of a speech request: 1 to `max` characters that `speechTextProblem` accepts. */
+const speechTextSchema = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .superRefine((text, ctx) => {
+      const problem = speechTextProblem(text);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
 
 export const speechRequestSchema = /* @__PURE__ */ lazy(() =>
   z.strictObject({
-    text: z
-      .string()
-      .min(1)
-      .max(SPEECH_TEXT_MAX_CHARACTERS)
-      .refine(hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE)
-      .describe(
-        `The text to speak: 1 to ${SPEECH_TEXT_MAX_CHARACTERS} characters (Unicode code points: an emoji is ` +
-          'one), not only white space or invisible characters.',
-      ),
+    text: speechTextSchema(SPEECH_TEXT_MAX_CHARACTERS).describe(
+      `The text to speak: 1 to ${SPEECH_TEXT_MAX_CHARACTERS} characters (Unicode code points: an emoji is ` +
+        'one) with at least one letter, digit or symbol (not only white space, punctuation or invisible ' +
+        'characters), and no lone UTF-16 surrogate.',
+    ),
     voiceProfileId: z.string().min(1).max(64).optional().describe('A voice of GET /v1/speech/voices.'),
     format: z.enum(SPEECH_FORMATS).optional().describe('Audio format; `mp3` by default.'),
   }),
@@ -91,14 +108,11 @@ const ONE_OF_MESSAGE = 'Send exactly one of `text` and `markdown`.';
 export const createSpeechJobBodySchema = /* @__PURE__ */ lazy(() =>
   z
     .strictObject({
-      text: z
-        .string()
-        .min(1)
-        .max(SPEECH_JOB_MAX_CHARACTERS)
+      text: speechTextSchema(SPEECH_JOB_MAX_CHARACTERS)
         .optional()
         .describe(
-          `Plain text to speak, 1 to ${SPEECH_JOB_MAX_CHARACTERS} characters (Unicode code points). ` +
-            'Exactly one of `text` and `markdown`.',
+          `Plain text to speak, 1 to ${SPEECH_JOB_MAX_CHARACTERS} characters (Unicode code points) with at ` +
+            'least one letter, digit or symbol and no lone UTF-16 surrogate. Exactly one of `text` and `markdown`.',
         ),
       markdown: z
         .string()

@@ -20,7 +20,7 @@ import {
 import { limitsOf } from './company-limits';
 import { startStepClock } from './compute-time';
 import { splitIntoParts } from './sentences';
-import { characterCount, hasSpeakableCharacter, SPEECH_TEXT_SILENT_MESSAGE, voiceOf } from './speech-request';
+import { characterCount, SPEECH_TEXT_SILENT_MESSAGE, speechTextProblem, voiceOf } from './speech-request';
 
 export { voiceOf };
 
@@ -79,8 +79,8 @@ export const synthesizeSpeech = async (
   const format = input.format ?? 'mp3';
   const parts = splitIntoParts(input.text, SPEECH_CALL_MAX_CHARACTERS);
   // The request schema refuses such text already; callers that skip it must not reach the engine with nothing.
-  if (parts.length === 0 || !hasSpeakableCharacter(input.text))
-    throw new ValidationError([{ pointer: '/body/text', message: SPEECH_TEXT_SILENT_MESSAGE }]);
+  const problem = parts.length === 0 ? SPEECH_TEXT_SILENT_MESSAGE : speechTextProblem(input.text);
+  if (problem) throw new ValidationError([{ pointer: '/body/text', message: problem }]);
   const characters = billedCharacters(parts);
   const [company, month] = await getItemsByKey([companyEntry(companyId), usageMonthEntry(companyId, now)]);
   const limits = await limitsOf(companyId, company);

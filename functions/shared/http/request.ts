@@ -108,6 +108,34 @@ const readJsonBody = (event: APIGatewayProxyEvent, headers: Record<string, strin
 };
 
 /**
+ * An operation that declares no body (a cancel, a retry, a delete, a read) takes none: a body that is not
+ * empty is refused with 400 `validation_failed`, with a pointer per member when it is a JSON object
+ * (`/body/x`), else at `/body`, whatever its content type. An empty body, or the empty object `{}` that some
+ * clients send with every POST, is accepted: it asks for nothing.
+ */
+const NO_BODY_MESSAGE = 'This operation takes no body: send none (or `{}`).';
+const unexpectedBodyProblems = (event: APIGatewayProxyEvent): FieldError[] => {
+  if (event.body === null || event.body === undefined || event.body === '') return [];
+  // Beyond the longest body worth reading member by member, the answer is the same without reading it.
+  const raw = event.body.length > 4096 ? undefined : event.body;
+  const text =
+    raw === undefined ? undefined : event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  if (text !== undefined && text.trim() === '') return [];
+  let json: unknown;
+  try {
+    json = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    return [{ pointer: '/body', message: NO_BODY_MESSAGE }];
+  return Object.keys(json).map((name) => ({
+    pointer: `/body/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`,
+    message: `is not a member: ${NO_BODY_MESSAGE}`,
+  }));
+};
+
+/**
  * Query parameters as the route declares them: an unknown name, or a name given more than once (every
  * parameter of the API is single-valued), is refused with a pointer instead of being ignored or "last wins".
  */
@@ -118,7 +146,8 @@ const readQuery = (route: RouteDefinition, event: APIGatewayProxyEvent, errors: 
   for (const name of new Set([...Object.keys(single), ...Object.keys(multi)])) {
     const pointer = `/query/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
     if (!declared.has(name)) errors.push({ pointer, message: 'is not a parameter of this operation' });
-    else if ((multi[name]?.length ?? 1) > 1) errors.push({ pointer, message: 'must be given once' });
+    else if (((Object.hasOwn(multi, name) ? multi[name] : undefined)?.length ?? 1) > 1)
+      errors.push({ pointer, message: 'must be given once' });
   }
   return single;
 };
@@ -150,7 +179,7 @@ export const parseRequest = (
     const json = readJsonBody(event, headers);
     if (json === undefined) errors.push({ pointer: '/body', message: 'A JSON body is required.' });
     else body = parsePart('body', route.body, json);
-  }
+  } else errors.push(...unexpectedBodyProblems(event));
   if (errors.length > 0) throw new ValidationError(errors);
   return { params, query, body };
 };

@@ -82,6 +82,12 @@ export type GroupHandlers<Routes extends readonly RouteDefinition[]> = {
   [O in Exclude<Routes[number], { planned: true }>['operationId'] & OperationId]: RouteHandler<O>;
 };
 
+/** The answer with the route's `shownOnce` members set to null (what an idempotency key keeps and replays). */
+const withoutShownOnce = (route: RouteDefinition, body: unknown): unknown =>
+  typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? { ...body, ...Object.fromEntries((route.shownOnce ?? []).map((name) => [name, null])) }
+    : body;
+
 /** Refuses a caller whose credential lacks the route's scope (shared by the router and the MCP tools). */
 export const requireRouteScope = (route: RouteDefinition, auth: AuthContext): void => {
   if (route.scope === 'public' || route.scope === 'authenticated') return;
@@ -129,7 +135,10 @@ export const createRouter =
         requestId: event.requestContext.requestId,
         headers: requestHeaders,
       } as RouteInput<OperationId>);
-      return { ...result, body: result.body, status: result.status ?? route.successStatus ?? 200 };
+      const answer = { ...result, body: result.body, status: result.status ?? route.successStatus ?? 200 };
+      return route.shownOnce
+        ? { ...answer, durableBody: withoutShownOnce(route, answer.durableBody ?? answer.body) }
+        : answer;
     };
     if (route.idempotency === 'refused' && requestHeaders['idempotency-key'] !== undefined) {
       throw new AppError(
@@ -145,6 +154,9 @@ export const createRouter =
             run,
           )
         : await run();
+    // A replay of an answer kept before its route declared `shownOnce` holds the members too: never shown again.
+    if (route.shownOnce && result.headers?.['idempotent-replayed'] === 'true')
+      result.body = withoutShownOnce(route, result.body);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'cache-control': route.scope === 'public' ? 'public, max-age=60' : 'no-store',

@@ -33,8 +33,11 @@ export const EVENT_ROUTES = [
     description:
       'Events of the subscribed types raised from its creation on are POSTed to the URL, signed with ' +
       'Standard Webhooks headers. The ' +
-      'signing secret is answered once. At most the plan’s `webhookEndpoints` endpoints per company (403 ' +
-      '`webhook_endpoint_limit_reached`); a refused URL answers 400 `validation_failed` at `/body/url`.',
+      'signing secret is answered once: an idempotent replay of the creation (same `Idempotency-Key`, ' +
+      '`Idempotent-Replayed: true`) answers the endpoint as created with `secret: null`, whether it still ' +
+      'exists or not, as the secret is never kept with the key. At most the plan’s `webhookEndpoints` ' +
+      'endpoints per company (403 `webhook_endpoint_limit_reached`); a refused URL answers 400 ' +
+      '`validation_failed` at `/body/url`.',
     tag: 'Webhooks',
     scope: 'webhooks:write',
     get body() {
@@ -45,6 +48,7 @@ export const EVENT_ROUTES = [
     },
     successStatus: 201,
     idempotency: 'keyed',
+    shownOnce: ['secret'],
     errors: ['webhook_endpoint_limit_reached'],
   },
   {

@@ -54,7 +54,11 @@ export const createdWebhookSchema = /* @__PURE__ */ lazy(() =>
     endpoint: webhookEndpointSchema(),
     secret: z
       .string()
-      .describe('Signing secret `whsec_<base64>` (Standard Webhooks). Shown only in this answer: store it.'),
+      .nullable()
+      .describe(
+        'Signing secret `whsec_<base64>` (Standard Webhooks). Shown only in the first answer: store it. ' +
+          '`null` in an idempotent replay (`Idempotent-Replayed: true`): the secret is never stored with the key.',
+      ),
   }),
 );
 

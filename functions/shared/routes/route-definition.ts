@@ -55,6 +55,13 @@ export interface RouteDefinition {
    */
   idempotency?: 'keyed' | 'repeatable' | 'refused';
   /**
+   * Top-level members of the answer shown once, in the first answer only (a signing secret): the answer kept
+   * with an `Idempotency-Key` holds `null` in their place, so no secret is stored at rest with the key, and a
+   * replay (`Idempotent-Replayed: true`) answers `null` for them, whether the resource still exists or not.
+   * Their schemas are nullable.
+   */
+  shownOnce?: readonly string[];
+  /**
    * A single-resource read: the answer carries an `ETag` (`etag.ts`), and `If-None-Match` with that tag answers
    * 304 without a body.
    */

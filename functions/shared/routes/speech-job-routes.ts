@@ -40,6 +40,7 @@ const pendingJob = {
 };
 
 const JOBS = { group: 'speech', path: '/v1/speech/jobs', tag: 'Speech', scope: 'speech:write' } as const;
+const READS = { ...JOBS, scope: 'speech:read' } as const;
 
 export const SPEECH_JOB_ROUTES = [
   enqueueJobRoute({
@@ -64,7 +65,7 @@ export const SPEECH_JOB_ROUTES = [
   }),
   Object.assign(
     listJobsRoute({
-      ...JOBS,
+      ...READS,
       operationId: 'listSpeechJobs',
       summary: 'List speech jobs, newest first',
       description: 'The company’s speech jobs, newest first, `limit` per page.',
@@ -74,7 +75,7 @@ export const SPEECH_JOB_ROUTES = [
   ),
   Object.assign(
     jobRoute({
-      ...JOBS,
+      ...READS,
       method: 'GET',
       path: '/v1/speech/jobs/{id}',
       operationId: 'getSpeechJob',

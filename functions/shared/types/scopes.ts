@@ -11,6 +11,7 @@ export const SCOPES = [
   'transcriptions:write',
   'transcodes:read',
   'transcodes:write',
+  'speech:read',
   'speech:write',
   'usage:read',
   'workflows:run',

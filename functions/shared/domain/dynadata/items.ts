@@ -151,7 +151,7 @@ export const mergePatch = (target: unknown, patch: unknown): unknown => {
       : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete base[k];
-    else base[k] = mergePatch(base[k], v);
+    else base[k] = mergePatch(Object.hasOwn(base, k) ? base[k] : undefined, v);
   }
   return base;
 };

@@ -29,6 +29,10 @@ import required from 'ajv/dist/vocabularies/validation/required';
 const cjs = <T>(imported: T): T => (imported as { default?: T }).default ?? imported;
 
 /**
+ * `ownProperties: true`: `properties` and `required` look at the item's own members only. A schema may name
+ * a field `toString`, `constructor` or `valueOf`; without it, an item that leaves such an optional field out
+ * would be checked against the member every object inherits (a function) and refused.
+ *
  * `addUsedSchema: false`: a compiled schema is not registered under its `$id`, so a type whose schema changes
  * but keeps its `$id` (or a schema checked and then compiled in one process) compiles again instead of
  * failing with "schema with key or id already exists". The subset has no `$ref`, so nothing looks them up.
@@ -39,6 +43,7 @@ const OPTIONS = {
   allowUnionTypes: true,
   unicodeRegExp: true,
   addUsedSchema: false,
+  ownProperties: true,
 } as const;
 
 const addSubsetExtensions = (ajv: ajvCore, formats: Record<string, string>): ajvCore => {

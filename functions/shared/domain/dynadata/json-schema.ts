@@ -104,7 +104,7 @@ export const normaliseTypeSchema = async (
       add(`${pointer}/type`, 'is required (or enum/const)');
     for (const t of types)
       if (!(TYPES as readonly unknown[]).includes(t)) add(`${pointer}/type`, `unknown type ${String(t)}`);
-    if (node.format !== undefined && !(String(node.format) in FORMAT_PATTERNS))
+    if (node.format !== undefined && !Object.hasOwn(FORMAT_PATTERNS, String(node.format)))
       add(`${pointer}/format`, `unsupported format (supported: ${Object.keys(FORMAT_PATTERNS).join(', ')})`);
     if (node.pattern !== undefined) {
       try {
@@ -147,10 +147,11 @@ export const normaliseTypeSchema = async (
     add('/x-indexed', 'must list at most one field name');
   } else {
     for (const field of indexed) {
-      const t = properties[field]?.type;
+      const own = Object.hasOwn(properties, field) ? properties[field] : undefined;
+      const t = own?.type;
       if (t !== 'string' && t !== 'number' && t !== 'integer')
         add('/x-indexed', `${field} must be a top-level string, number or integer field`);
-      const maxLength = properties[field]?.maxLength;
+      const maxLength = own?.maxLength;
       if (
         t === 'string' &&
         (typeof maxLength !== 'number' ||

@@ -109,7 +109,7 @@ export const compileFilter = (
     for (const [op, value] of Object.entries(condition)) {
       if (value === undefined) continue;
       const v = `:v${n}_${op}`;
-      if (op in OPS) {
+      if (Object.hasOwn(OPS, op)) {
         clauses.push(`${path} ${OPS[op]} ${v}`);
         values[v] = value;
         if (keyField && ['gt', 'gte', 'lt', 'lte', 'eq'].includes(op)) {

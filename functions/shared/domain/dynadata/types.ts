@@ -93,13 +93,11 @@ const typeOrder = (name: string): string => {
 
 /** A page of `GET /v1/dynadata/types`. */
 export const typeSummaryPage = async (companyId: string, request: PageRequest) => {
-  const { page, nextCursor } = pageById(
-    await listTypeSummaries(companyId),
-    (type) => type.name,
-    request,
-    MAX_LIST_PAGE,
-    typeOrder,
-  );
+  const { page, nextCursor } = pageById(await listTypeSummaries(companyId), (type) => type.name, request, {
+    defaultLimit: MAX_LIST_PAGE,
+    idPattern: TYPE_NAME_PATTERN,
+    orderOf: typeOrder,
+  });
   return { types: page, nextCursor };
 };
 

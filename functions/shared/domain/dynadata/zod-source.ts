@@ -11,6 +11,10 @@ export const SCHEMA_LIBRARIES = ['zod'] as const;
 const lit = (value: unknown): string => JSON.stringify(value);
 const regexLiteral = (pattern: string): string => `new RegExp(${lit(pattern)}, 'u')`;
 
+/** Zod source of a function that copies a plain object onto one without a prototype. */
+const OWN_MEMBERS =
+  '(v) => (typeof v === "object" && v !== null && !Array.isArray(v) ? Object.assign(Object.create(null), v) : v)';
+
 const indent = (text: string, by = '  '): string => text.replaceAll('\n', `\n${by}`);
 
 const withDescription = (expr: string, schema: JsonSchema): string =>
@@ -27,7 +31,7 @@ const forType = (type: string, s: JsonSchema): string => {
         e += `.refine((s) => [...s].length <= ${s.maxLength}, 'must have at most ${s.maxLength} characters')`;
       if (typeof s.pattern === 'string') e += `.regex(${regexLiteral(s.pattern)})`;
       if (typeof s.format === 'string') {
-        const pattern = FORMAT_PATTERNS[s.format];
+        const pattern = Object.hasOwn(FORMAT_PATTERNS, s.format) ? FORMAT_PATTERNS[s.format] : undefined;
         if (pattern) e += `.regex(${regexLiteral(pattern)}, ${lit(`must be a valid ${s.format}`)})`;
       }
       return e;
@@ -61,12 +65,19 @@ const forType = (type: string, s: JsonSchema): string => {
       });
       // A required name without a property schema: any value, but present.
       for (const name of required)
-        if (!(name in properties)) fields.push(`${lit(name)}: z.unknown().refine((v) => v !== undefined),`);
+        if (!Object.hasOwn(properties, name))
+          fields.push(`${lit(name)}: z.unknown().refine((v) => v !== undefined),`);
       const body = fields.length === 0 ? '{}' : `{\n  ${indent(fields.join('\n'))}\n}`;
-      if (s.additionalProperties === false) return `z.strictObject(${body})`;
-      if (typeof s.additionalProperties === 'object' && s.additionalProperties !== null)
-        return `z.object(${body}).catchall(${toZod(s.additionalProperties as JsonSchema)})`;
-      return `z.looseObject(${body})`;
+      let e: string;
+      if (s.additionalProperties === false) e = `z.strictObject(${body})`;
+      else if (typeof s.additionalProperties === 'object' && s.additionalProperties !== null)
+        e = `z.object(${body}).catchall(${toZod(s.additionalProperties as JsonSchema)})`;
+      else e = `z.looseObject(${body})`;
+      // zod reads `value[name]`, inherited members included: an item without its own `toString` would be
+      // checked against Object.prototype.toString. The JSON Schema validator reads own members only, so
+      // such an object is first copied onto one without a prototype.
+      const inherited = [...Object.keys(properties), ...required].some((name) => name in Object.prototype);
+      return inherited ? `z.preprocess(${OWN_MEMBERS}, ${e})` : e;
     }
     default:
       return 'z.never()';

@@ -23,6 +23,7 @@ import { MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
  * - The plan's `webhookEndpoints` caps the endpoints of a company (403 `webhook_endpoint_limit_reached`).
  */
 export const newEndpointId = () => `we_${ulid()}`;
+const ENDPOINT_ID_PATTERN = /^we_[0-9a-z]{1,64}$/;
 
 /** Why a URL is refused as a webhook endpoint, or undefined: the one check shared with message delivery. */
 export const endpointUrlProblem = (url: string): string | undefined => webhookUrlProblem(url, env().outbound);
@@ -86,7 +87,10 @@ export const findEndpoint = async (companyId: string, endpointId: string): Promi
 
 /** A page of the company's endpoints, by id (at most the plan's `webhookEndpoints` exist). */
 export const endpointsOf = async (companyId: string, request: PageRequest) => {
-  const { page, nextCursor } = pageById(await listEndpoints(companyId), (e) => e.id, request, MAX_LIST_PAGE);
+  const { page, nextCursor } = pageById(await listEndpoints(companyId), (e) => e.id, request, {
+    defaultLimit: MAX_LIST_PAGE,
+    idPattern: ENDPOINT_ID_PATTERN,
+  });
   return { endpoints: page.map(toPublicEndpoint), nextCursor };
 };
 

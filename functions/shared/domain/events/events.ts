@@ -1,7 +1,8 @@
 import { type EventRecord, getEvent, listEvents, putEvent } from '../../data/events';
 import { listDeliveries } from '../../data/webhook-deliveries';
-import { AppError, NotFoundError, ValidationError } from '../../errors';
+import { AppError, NotFoundError } from '../../errors';
 import { DEFAULT_EVENTS_PAGE } from '../../types/events';
+import { listCursor } from '../pages';
 import { findEndpoint } from './endpoints';
 
 /**
@@ -28,12 +29,7 @@ export const eventPage = async (
   },
   now: Date,
 ) => {
-  if (query.cursor !== undefined && !EVENT_CURSOR.test(query.cursor)) {
-    throw new ValidationError([
-      { pointer: '/query/cursor', message: 'is not a cursor of this list; start again without a cursor' },
-    ]);
-  }
-  const after = query.cursor ?? query.after;
+  const after = listCursor(query.cursor, EVENT_CURSOR) ?? query.after;
   const page = await listEvents(companyId, {
     ...(query.type ? { type: query.type } : {}),
     ...(after ? { after } : {}),

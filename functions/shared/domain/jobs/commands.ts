@@ -3,9 +3,9 @@ import { JobQueueFullError, JobTransitionRefusedError } from '../../data/jobs/li
 import { CANCELED, FAILED } from '../../data/jobs/moves';
 import { listJobPage } from '../../data/jobs/pages';
 import type { JobRecordBase } from '../../data/jobs/record';
-import { AppError, NotFoundError, ValidationError } from '../../errors';
+import { AppError, NotFoundError } from '../../errors';
 import { logger } from '../../logger';
-import { DEFAULT_JOB_PAGE, type PageRequest } from '../pages';
+import { DEFAULT_JOB_PAGE, listCursor, type PageRequest } from '../pages';
 import { checkQuota, queueFullError, readForWrite, startAttempt } from './enqueue';
 import type { JobTypeDefinition } from './job-type';
 
@@ -39,12 +39,7 @@ export const listJobs = async <S extends string, R extends JobRecordBase<S>, E e
   companyId: string,
   request: PageRequest,
 ): Promise<{ jobs: V[]; nextCursor: string | null }> => {
-  const { cursor } = request;
-  if (cursor !== undefined && !new RegExp(`^${type.idPrefix}[0-9a-z]{1,64}$`).test(cursor)) {
-    throw new ValidationError([
-      { pointer: '/query/cursor', message: 'is not a cursor of this list; start again without a cursor' },
-    ]);
-  }
+  const cursor = listCursor(request.cursor, new RegExp(`^${type.idPrefix}[0-9a-z]{1,64}$`));
   const page = await listJobPage(type.lifecycle, companyId, {
     limit: request.limit ?? DEFAULT_JOB_PAGE,
     cursor,

@@ -118,6 +118,8 @@ export const definitionProblems = async (doc: unknown): Promise<FieldError[]> =>
     if (typeof step.action !== 'string' || !findAction(step.action))
       add(`${at}/action`, 'is not a known action');
     if (step.with !== undefined && !isObject(step.with)) add(`${at}/with`, 'must be an object');
+    else if (isObject(step.with) && typeof step.action === 'string')
+      findAction(step.action)?.withProblems?.(step.with, `${at}/with`, add);
     if (step.allowFailure !== undefined && typeof step.allowFailure !== 'boolean')
       add(`${at}/allowFailure`, 'must be a boolean');
     checkReferences(step.with, `${at}/with`, known, all, add);

@@ -11,9 +11,9 @@ import {
 } from '../../data/workflows';
 import { AppError, type FieldError, NotFoundError, ValidationError } from '../../errors';
 import { etagOf, ifMatchHolds } from '../../etag';
-import type { WorkflowDefinition, WorkflowRunStatus } from '../../types/workflows';
+import { WORKFLOW_ID_PATTERN, type WorkflowDefinition, type WorkflowRunStatus } from '../../types/workflows';
 import { companyLimits } from '../company-limits';
-import { DEFAULT_JOB_PAGE, MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
+import { DEFAULT_JOB_PAGE, listCursor, MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
 import { definitionProblems, normaliseDefinition } from './definition';
 import { removeTriggers, saveWithTriggers } from './workflow-schedules';
 
@@ -128,14 +128,9 @@ export const listWorkflowRuns = async (
   request: PageRequest & { status?: WorkflowRunStatus | undefined },
 ) => {
   await requireWorkflow(companyId, workflowId);
-  if (request.cursor !== undefined && !/^wr_[0-9a-z]{1,64}$/.test(request.cursor)) {
-    throw new ValidationError([
-      { pointer: '/query/cursor', message: 'is not a cursor of this list; start again without a cursor' },
-    ]);
-  }
   return listRunEntries(companyId, workflowId, {
     limit: request.limit ?? DEFAULT_JOB_PAGE,
-    cursor: request.cursor,
+    cursor: listCursor(request.cursor, /^wr_[0-9a-z]{1,64}$/),
     status: request.status,
   });
 };
@@ -156,7 +151,10 @@ export const workflowSummaries = async (companyId: string) =>
 /** A page of the company's workflows, by id (`GET /v1/workflows`). */
 export const listWorkflows = async (companyId: string, request: PageRequest) => {
   const heads = await listWorkflowHeads(companyId);
-  const { page, nextCursor } = pageById(heads, (head) => head.workflowId, request, MAX_LIST_PAGE);
+  const { page, nextCursor } = pageById(heads, (head) => head.workflowId, request, {
+    defaultLimit: MAX_LIST_PAGE,
+    idPattern: WORKFLOW_ID_PATTERN,
+  });
   return { workflows: page.map(summaryOf), nextCursor };
 };
 

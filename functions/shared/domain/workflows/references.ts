@@ -40,6 +40,9 @@ export const parseReference = (text: string): Reference | { problem: string } =>
   return { problem: `"${text}" must start with input., steps.<id>., trigger. or run.id` };
 };
 
+/** The literal parts of a string: the string with every `{{ reference }}` taken out. */
+export const literalPartsOf = (value: string): string => value.replace(REFERENCE, '');
+
 /** Every reference of a value (strings anywhere inside it), with the JSON pointer of the string. */
 export const referencesIn = (value: unknown, pointer = ''): { pointer: string; text: string }[] => {
   if (typeof value === 'string') {

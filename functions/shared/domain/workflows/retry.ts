@@ -13,7 +13,12 @@ export const MAX_ATTEMPTS = 10;
 export const MAX_BACKOFF_SECONDS = 300;
 export const MAX_WAIT_SECONDS = 900;
 export const DEFAULT_RETRY_ON: readonly RetryClass[] = ['http_5xx', 'timeout', 'network'];
-const NEVER_RETRIED = new Set(['validation_failed', 'insufficient_scope', 'http_target_refused']);
+const NEVER_RETRIED = new Set([
+  'validation_failed',
+  'insufficient_scope',
+  'http_target_refused',
+  'invalid_header',
+]);
 
 const RETRY_KEYS = new Set(['maxAttempts', 'backoffSeconds', 'on']);
 

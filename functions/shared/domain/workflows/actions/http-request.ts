@@ -5,6 +5,7 @@ import { AppError } from '../../../errors';
 import { WORKFLOW_HOP_HEADER } from '../../../workflow-hops';
 import * as z from '../../../zod';
 import { guardedLookup, type OutboundPolicy, webhookUrlProblem } from '../../messages/webhooks';
+import { literalPartsOf } from '../references';
 import { defineAction } from './registry';
 
 /**
@@ -13,13 +14,57 @@ import { defineAction } from './registry';
  * stack). Redirects are not followed. The whole exchange has `HTTP_TIMEOUT_MS`; a response body over
  * `HTTP_MAX_RESPONSE_BYTES` fails the step. JSON responses are parsed, others returned as text.
  *
- * Every request carries `x-workflow-hop` one above the run's hop, set after the step's own headers; a step
- * naming that header in `headers` fails with `validation_failed`, so a definition can neither set nor lower
- * it and a workflow that calls this API to start itself is stopped by the hop limit (`workflow-hops.ts`).
+ * Every request carries `x-workflow-hop` one above the run's hop, set after the step's own headers; a
+ * definition naming that header is refused on save, and a step whose `headers` name it through a reference
+ * fails with `validation_failed`, so a definition can neither set nor lower it and a workflow that calls this
+ * API to start itself is stopped by the hop limit (`workflow-hops.ts`).
+ *
+ * Header names and values are data. A definition is refused on save (400 `validation_failed`, pointer
+ * `/steps/<i>/with/headers/<name>`) for a name that is not an RFC 9110 token, a name holding a `{{ reference }}`,
+ * a header the platform sets (`PLATFORM_HEADERS`, any case) and a literal value with a character no header
+ * may carry (CR, LF, NUL, another control character, or one beyond Latin-1). A name or value that is bad
+ * only once its references are resolved fails the step with `invalid_header`, naming the header.
  */
 export const HTTP_TIMEOUT_MS = 10_000;
 export const HTTP_MAX_RESPONSE_BYTES = 256 * 1024;
+/** Connection headers: Node sets them from the URL and body; a step's own are left out. */
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'upgrade']);
+/** The headers the platform sets on a step's request (lower case): a definition may not name them. */
+export const PLATFORM_HEADERS: ReadonlySet<string> = new Set([WORKFLOW_HOP_HEADER, ...HOP_HEADERS]);
+/** RFC 9110 `token`, the grammar of a field name. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** RFC 9110 field value characters as Node sends them: tab, visible ASCII, space and obs-text (Latin-1). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const NAME_MESSAGE = "is not a header name: use letters, digits and !#$%&'*+-.^_`|~ only (an RFC 9110 token)";
+const VALUE_MESSAGE =
+  'holds a character a header value may not carry (CR, LF, NUL, another control character, or one beyond Latin-1)';
+
+/** A header that is bad once the step's references are resolved. The value itself is never repeated. */
+const invalidHeader = (name: string, problem: string) =>
+  new AppError('invalid_header', `The header ${JSON.stringify(name)} ${problem}.`, {
+    extensions: { header: name },
+  });
+
+/** Save-time checks of `with.headers` (`WorkflowAction.withProblems`). */
+const headerProblems = (
+  value: Record<string, unknown>,
+  pointer: string,
+  add: (p: string, m: string) => void,
+) => {
+  const headers = value.headers;
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return;
+  for (const [name, headerValue] of Object.entries(headers)) {
+    const at = `${pointer}/headers/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    if (name.includes('{{')) add(at, 'a header name may not hold a {{ reference }}');
+    else if (!HEADER_NAME.test(name)) add(at, NAME_MESSAGE);
+    else if (PLATFORM_HEADERS.has(name.toLowerCase()))
+      add(at, `${name} is set by the platform, not by a step`);
+    if (typeof headerValue === 'string') {
+      // The literal parts only: a reference's value is checked when the step runs.
+      if (!HEADER_VALUE.test(literalPartsOf(headerValue))) add(at, VALUE_MESSAGE);
+    }
+  }
+};
 
 /** `reason` tells a step's `retry` what failed (`../retry.ts`). */
 const failed = (message: string, reason: 'timeout' | 'network' | 'too_large' = 'network') =>
@@ -112,7 +157,12 @@ export const httpRequestAction = defineAction({
       })
       .strict();
   },
+  withProblems: headerProblems,
   run: async (input, ctx) => {
+    for (const [name, value] of Object.entries(input.headers ?? {})) {
+      if (!HEADER_NAME.test(name)) throw invalidHeader(name, NAME_MESSAGE);
+      if (!HEADER_VALUE.test(value)) throw invalidHeader(name, `has a value that ${VALUE_MESSAGE}`);
+    }
     const policy = env().outbound;
     const problem = webhookUrlProblem(input.url, policy);
     if (problem) throw new AppError('http_target_refused', `url ${problem}.`);

@@ -43,6 +43,15 @@ export interface WorkflowAction<S extends z.ZodType = z.ZodType, O = unknown> {
    * stores (`../secrets.ts`); only a sync run's caller sees them, once, in the answer.
    */
   secretFields?: readonly string[];
+  /**
+   * What can be known wrong about the step's `with` when the definition is saved (its literal parts; values
+   * that come from `{{ references }}` are checked when the step runs), each with its pointer.
+   */
+  withProblems?: (
+    value: Record<string, unknown>,
+    pointer: string,
+    add: (pointer: string, message: string) => void,
+  ) => void;
   /** Storage references the output produced: they join the run's `files`. */
   files?: (output: O) => StorageRef[];
 }
