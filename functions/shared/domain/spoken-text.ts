@@ -74,11 +74,7 @@ const removeSpans = (text: string, open: RegExp, close: string) => {
 
 /** Tags removed from raw HTML; what they enclose is kept. Linear in the HTML (no pattern rescans). */
 const stripHtml = (html: string) =>
-  removeSpans(
-    removeSpans(removeSpans(html, /<!--/g, '-->'), /<(script|style)/g, '</$1>'),
-    /</g,
-    '>',
-  );
+  removeSpans(removeSpans(removeSpans(html, /<!--/g, '-->'), /<(script|style)/g, '</$1>'), /</g, '>');
 
 const hostOf = (url: string) => {
   try {
