@@ -267,7 +267,7 @@ const loadMarkdownParser = (): Promise<MarkdownParser> => {
  * (`markdown-work.ts`) or the nesting bound is refused with 400 `validation_failed` at `pointer` before the
  * parser runs (nesting that indentation builds across lines is measured on the tree).
  */
-export const rewriteMarkdown = async (markdown: string, pointer = '/body/markdown'): Promise<string> => {
+export const rewriteMarkdownInProcess = async (markdown: string, pointer: string): Promise<string> => {
   const { parseMarkdown, decodeCharacterReferences } = await loadMarkdownParser();
   // The nesting of each line is checked first (its refusal is the more precise), then the work bounds.
   const parse = (within: string) => {
@@ -283,6 +283,22 @@ export const rewriteMarkdown = async (markdown: string, pointer = '/body/markdow
   });
   return normalize(sentences.filter((s) => s && s !== '.').join(' '));
 };
+
+/** Reads markdown aloud: `rewriteMarkdownInProcess`, or where the runtime registered instead. */
+export type MarkdownReader = (markdown: string, pointer: string) => Promise<string>;
+let reader: MarkdownReader = rewriteMarkdownInProcess;
+
+/**
+ * Registers where markdown is read. A Lambda reads it in-process (one request per Lambda); the local stack,
+ * whose one process answers every request, registers a worker thread (`functions/local/markdown-reader.ts`).
+ */
+export const registerMarkdownReader = (read: MarkdownReader) => {
+  reader = read;
+};
+
+/** The spoken form of a markdown document (no token limit); refusals point at `pointer`. */
+export const rewriteMarkdown = (markdown: string, pointer = '/body/markdown'): Promise<string> =>
+  reader(markdown, pointer);
 
 export type TokenCounter = (text: string) => number;
 
