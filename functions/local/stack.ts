@@ -205,6 +205,9 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
 const loadHandlers = async (): Promise<Record<RouteGroup, ProxyHandler>> => {
   const { registerSpeechEngine } = await import('../shared/domain/speech');
   registerSpeechEngine('espeak-ng', async () => (await import('./speech-synthesis')).espeakEngine);
+  // Every handler shares this process: markdown is read aloud in a worker thread, off the event loop.
+  const { registerMarkdownReader } = await import('../shared/domain/spoken-text');
+  registerMarkdownReader((await import('./markdown-reader')).readMarkdownInWorker);
   return Object.fromEntries(
     await Promise.all(
       ROUTE_GROUPS.map(async (group) => {
@@ -340,6 +343,9 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     started.push({ endpoint: 'log-shipper', stop: batcher.close });
     const printLine =
       options.onAccessLog ?? ((record) => process.stdout.write(`${JSON.stringify(record)}\n`));
+    // Stopped after the gateway (services stop in reverse): no request is left waiting on it.
+    const { stopMarkdownReader } = await import('./markdown-reader');
+    started.push({ endpoint: 'markdown-reader', stop: stopMarkdownReader });
     const gateway = await startGateway(
       {
         authorizer,

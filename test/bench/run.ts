@@ -17,6 +17,8 @@ import { measureImportTime, synthesizeBundles } from './bundles';
  *  5. events: the DynamoDB cost of a job's event, and deliveries per second (`npm run bench -- events`),
  *  6. start-up of the local stack with an empty table and with 100,000 audit entries (`./startup.ts`, its
  *     own process; `npm run bench -- startup` runs only this part).
+ * `npm run bench -- markdown` reads adversarial and ordinary markdown aloud at 10k, 50k and 100k characters
+ * through every door's domain function, then once through the gateway with a probe (`./markdown.ts`).
  * `npm run bench -- tracing` measures what tracing costs a cold start, and its alternatives (`./tracing.ts`).
  * `npm run bench -- mcp` runs the bundles and the MCP tool calls against their routes, and no more
  * (`-- --skip-bundles mcp`: the tool calls only). `npm run bench -- cost` prints the AWS bill of each
@@ -63,6 +65,7 @@ const mcpOnly = process.argv.includes('mcp');
 const eventsOnly = process.argv.includes('events');
 const startupOnly = process.argv.includes('startup');
 const tracingOnly = process.argv.includes('tracing');
+const markdownOnly = process.argv.includes('markdown');
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 7);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = 16;
@@ -100,7 +103,7 @@ if (process.argv.includes('cost')) {
   process.exit();
 }
 
-if (!skipBundles && !transcriptionsOnly && !workflowsOnly && !eventsOnly && !jobsOnly) {
+if (!skipBundles && !transcriptionsOnly && !workflowsOnly && !eventsOnly && !jobsOnly && !markdownOnly) {
   const { bundles, cleanup } = synthesizeBundles(root);
   try {
     section('Lambda bundles (minified ESM, bytes)');
@@ -191,6 +194,14 @@ try {
   const { apiUrl } = stack.description;
   if (eventsOnly) {
     await (await import('./events')).benchEvents((line) => process.stdout.write(line));
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  }
+  if (markdownOnly) {
+    await (await import('./markdown')).benchMarkdown(root, apiUrl, stack.demo.apiKey, (line) =>
+      process.stdout.write(line),
+    );
     await stack.stop();
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);

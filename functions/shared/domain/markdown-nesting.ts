@@ -32,16 +32,12 @@ const nestingOf = (root: Root): number => {
   return deepest;
 };
 
-const tooDeep = () =>
+const tooDeep = (pointer: string) =>
   new AppError(
     'validation_failed',
     `Block quotes, lists, footnotes and inline marks can be nested at most ${MARKDOWN_MAX_NESTING} deep; ` +
       'this markdown nests them deeper.',
-    {
-      errors: [
-        { pointer: '/body/markdown', message: `is nested deeper than ${MARKDOWN_MAX_NESTING} levels` },
-      ],
-    },
+    { errors: [{ pointer, message: `is nested deeper than ${MARKDOWN_MAX_NESTING} levels` }] },
   );
 
 /**
@@ -49,9 +45,13 @@ const tooDeep = () =>
  * containers is refused before parsing (the parser recurses too, and overflows near 4,000 levels); what
  * indentation nests across lines is measured on the tree, before the rewrite recurses into it.
  */
-export const parseWithinNesting = (markdown: string, parse: (markdown: string) => Root): Root => {
-  if (markdown.split('\n').some((line) => openedOnLine(line) > MARKDOWN_MAX_NESTING)) throw tooDeep();
+export const parseWithinNesting = (
+  markdown: string,
+  parse: (markdown: string) => Root,
+  pointer = '/body/markdown',
+): Root => {
+  if (markdown.split('\n').some((line) => openedOnLine(line) > MARKDOWN_MAX_NESTING)) throw tooDeep(pointer);
   const tree = parse(markdown);
-  if (nestingOf(tree) > MARKDOWN_MAX_NESTING) throw tooDeep();
+  if (nestingOf(tree) > MARKDOWN_MAX_NESTING) throw tooDeep(pointer);
   return tree;
 };

@@ -26,10 +26,14 @@ export interface SpeechJobInput {
   format?: SpeechFormat | undefined;
 }
 
-/** The text to speak: `text` as sent or the spoken form of `markdown`, within the job's limits. */
-export const spokenTextOf = async (input: SpeechJobInput): Promise<string> => {
-  const pointer = input.markdown === undefined ? '/body/text' : '/body/markdown';
-  const text = input.markdown === undefined ? (input.text ?? '') : await rewriteMarkdown(input.markdown);
+/**
+ * The text to speak: `text` as sent or the spoken form of `markdown`, within the job's limits. A refusal points
+ * at the field under `at`: `/body` for the route, `` (the step's input) for the workflow action.
+ */
+export const spokenTextOf = async (input: SpeechJobInput, at = '/body'): Promise<string> => {
+  const pointer = input.markdown === undefined ? `${at}/text` : `${at}/markdown`;
+  const text =
+    input.markdown === undefined ? (input.text ?? '') : await rewriteMarkdown(input.markdown, pointer);
   const refuse = (message: string) => new ValidationError([{ pointer, message }]);
   const problem = speechTextProblem(text);
   if (problem) throw refuse(problem);
@@ -49,9 +53,10 @@ export const enqueueSpeechJob = async (
   companyId: string,
   input: SpeechJobInput,
   now: Date,
+  at = '/body',
 ): Promise<SpeechJobRecord> => {
   const voice = voiceOf(input.voiceProfileId);
-  const text = await spokenTextOf(input);
+  const text = await spokenTextOf(input, at);
   const request = {
     voiceProfileId: voice.id,
     format: input.format ?? 'mp3',

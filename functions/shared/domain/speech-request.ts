@@ -87,7 +87,8 @@ export const spokenTextRequestSchema = /* @__PURE__ */ lazy(() =>
       .max(SPOKEN_TEXT_MAX_MARKDOWN_CHARACTERS)
       .describe(
         `CommonMark with GFM, at most ${SPOKEN_TEXT_MAX_MARKDOWN_CHARACTERS} characters, with block quotes, ` +
-          `lists, footnotes and inline marks nested at most ${MARKDOWN_MAX_NESTING} deep.`,
+          `lists, footnotes and inline marks nested at most ${MARKDOWN_MAX_NESTING} deep, and within the ` +
+          'bounds on work of docs/speech.md (for example at most 500 emphasis runs or brackets in one paragraph).',
       ),
   }),
 );
@@ -122,7 +123,7 @@ export const createSpeechJobBodySchema = /* @__PURE__ */ lazy(() =>
         .describe(
           `CommonMark with GFM, at most ${SPEECH_JOB_MAX_CHARACTERS} characters: spoken in the form ` +
             'POST /v1/spoken-text answers, without its token cap (its spoken form must also fit ' +
-            `${SPEECH_JOB_MAX_CHARACTERS} characters).`,
+            `${SPEECH_JOB_MAX_CHARACTERS} characters), within the same nesting and work bounds.`,
         ),
       voiceProfileId: z.string().min(1).max(64).optional().describe('A voice of GET /v1/speech/voices.'),
       format: z.enum(SPEECH_FORMATS).optional().describe('Audio format; `mp3` by default.'),

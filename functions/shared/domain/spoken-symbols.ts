@@ -113,6 +113,9 @@ const abbreviationInWords = (_m: string, abbreviation: string, nextLetter: strin
 /** Words for symbols, amounts, dates and abbreviations, applied to the text of the document. */
 export const speakSymbols = (text: string): string =>
   text
+    // White space runs become one space first (the spoken text is normalized so anyway): the patterns below
+    // that start with `\s*` or `\s+` would otherwise rescan a long run from each of its positions.
+    .replace(/\s{2,}/g, ' ')
     .replace(AMOUNT(), (_m, symbol: string, whole: string, fraction?: string, scale?: string) =>
       amountInWords(symbol, whole, fraction, scale),
     )

@@ -1,5 +1,6 @@
 import type { Nodes, RootContent, Table } from 'mdast';
 import { parseWithinNesting } from './markdown-nesting';
+import { checkMarkdownWork } from './markdown-work';
 import { splitIntoParts, splitSentences } from './sentences';
 import { SPEECH_TEXT_MAX_CHARACTERS } from './speech-request';
 import { speakSymbols } from './spoken-symbols';
@@ -52,12 +53,28 @@ const CODE_SYMBOLS: Record<string, string> = {
 /** GitHub's alert block quotes (`> [!NOTE]`) are announced by their kind instead of "Quote". */
 const ALERT = /^\s*\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*/i;
 
-/** Tags removed from raw HTML; what they enclose is kept. */
+/**
+ * Removes what `open` starts and the first `close` after it ends, as `/open[\s\S]*?close/g` would, in one pass:
+ * once no `close` follows, none follows a later `open` either (the pattern would rescan to the end from each).
+ */
+const removeSpans = (text: string, open: RegExp, close: string) => {
+  const lower = text.toLowerCase();
+  let out = '';
+  let from = 0;
+  open.lastIndex = 0;
+  for (let found = open.exec(lower); found; found = open.exec(lower)) {
+    const end = lower.indexOf(close.replace('$1', found[1] ?? ''), found.index + found[0].length);
+    if (end < 0) break;
+    out += `${text.slice(from, found.index)} `;
+    from = end + close.replace('$1', found[1] ?? '').length;
+    open.lastIndex = from;
+  }
+  return out + text.slice(from);
+};
+
+/** Tags removed from raw HTML; what they enclose is kept. Linear in the HTML (no pattern rescans). */
 const stripHtml = (html: string) =>
-  html
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<[^>]*>/g, ' ');
+  removeSpans(removeSpans(removeSpans(html, /<!--/g, '-->'), /<(script|style)/g, '</$1>'), /</g, '>');
 
 const hostOf = (url: string) => {
   try {
@@ -245,10 +262,19 @@ const loadMarkdownParser = (): Promise<MarkdownParser> => {
   return parser;
 };
 
-/** The spoken form of a markdown document (no token limit). */
-export const rewriteMarkdown = async (markdown: string): Promise<string> => {
+/**
+ * The spoken form of a markdown document (no token limit). Markdown beyond the work bounds
+ * (`markdown-work.ts`) or the nesting bound is refused with 400 `validation_failed` at `pointer` before the
+ * parser runs (nesting that indentation builds across lines is measured on the tree).
+ */
+export const rewriteMarkdownInProcess = async (markdown: string, pointer: string): Promise<string> => {
   const { parseMarkdown, decodeCharacterReferences } = await loadMarkdownParser();
-  const tree = parseWithinNesting(markdown, parseMarkdown);
+  // The nesting of each line is checked first (its refusal is the more precise), then the work bounds.
+  const parse = (within: string) => {
+    checkMarkdownWork(within, pointer);
+    return parseMarkdown(within);
+  };
+  const tree = parseWithinNesting(markdown, parse, pointer);
   const ctx: Context = { footnotes: new Map(), decode: decodeCharacterReferences };
   const sentences = tree.children.flatMap((c) => block(c, ctx)).map(normalize);
   const notes = [...ctx.footnotes.values()].map(normalize).filter(Boolean);
@@ -257,6 +283,22 @@ export const rewriteMarkdown = async (markdown: string): Promise<string> => {
   });
   return normalize(sentences.filter((s) => s && s !== '.').join(' '));
 };
+
+/** Reads markdown aloud: `rewriteMarkdownInProcess`, or where the runtime registered instead. */
+export type MarkdownReader = (markdown: string, pointer: string) => Promise<string>;
+let reader: MarkdownReader = rewriteMarkdownInProcess;
+
+/**
+ * Registers where markdown is read. A Lambda reads it in-process (one request per Lambda); the local stack,
+ * whose one process answers every request, registers a worker thread (`functions/local/markdown-reader.ts`).
+ */
+export const registerMarkdownReader = (read: MarkdownReader) => {
+  reader = read;
+};
+
+/** The spoken form of a markdown document (no token limit); refusals point at `pointer`. */
+export const rewriteMarkdown = (markdown: string, pointer = '/body/markdown'): Promise<string> =>
+  reader(markdown, pointer);
 
 export type TokenCounter = (text: string) => number;
 
@@ -277,35 +319,44 @@ export interface SpokenText {
   parts: string[];
 }
 
+/**
+ * The longest run of `pieces` joined by spaces that fits `max` tokens. Each piece is counted once, with the
+ * space before it (so the work is linear in the text, not in the pieces times their prefix); the sum is then
+ * checked by one count of the kept text, and pieces are given back from the end while it is over (a token
+ * that joins two pieces is rare, and the kept text is at most about `max` tokens long).
+ */
+const longestPrefixWithin = (pieces: readonly string[], max: number, count: TokenCounter) => {
+  let kept = 0;
+  let sum = 0;
+  for (const piece of pieces) {
+    const n = count(kept ? ` ${piece}` : piece);
+    if (sum + n > max) break;
+    sum += n;
+    kept++;
+  }
+  let text = pieces.slice(0, kept).join(' ');
+  let tokens = count(text);
+  while (kept > 0 && tokens > max) {
+    kept--;
+    text = pieces.slice(0, kept).join(' ');
+    tokens = count(text);
+  }
+  return { text, tokens };
+};
+
 /** Keeps the longest run of whole sentences that fits `max` tokens. */
 export const cutAtTokens = (text: string, max: number, count: TokenCounter) => {
   const total = count(text);
   if (total <= max) return { text, tokens: total, truncated: false };
   const sentences = splitSentences(text);
-  let kept = '';
-  let tokens = 0;
-  for (const sentence of sentences) {
-    const next = kept ? `${kept} ${sentence}` : sentence;
-    const n = count(next);
-    if (n > max) break;
-    kept = next;
-    tokens = n;
-  }
-  if (!kept) {
-    // A first sentence longer than the limit on its own: keep its words that fit.
-    for (const word of (sentences[0] ?? '').split(' ')) {
-      const next = kept ? `${kept} ${word}` : word;
-      const n = count(next);
-      if (n > max) break;
-      kept = next;
-      tokens = n;
-    }
-  }
-  return { text: kept, tokens, truncated: true };
+  const whole = longestPrefixWithin(sentences, max, count);
+  if (whole.text) return { ...whole, truncated: true };
+  // A first sentence longer than the limit on its own: keep its words that fit.
+  return { ...longestPrefixWithin((sentences[0] ?? '').split(' '), max, count), truncated: true };
 };
 
-export const spokenText = async (markdown: string): Promise<SpokenText> => {
-  const [count, spoken] = await Promise.all([loadTokenCounter(), rewriteMarkdown(markdown)]);
+export const spokenText = async (markdown: string, pointer = '/body/markdown'): Promise<SpokenText> => {
+  const [count, spoken] = await Promise.all([loadTokenCounter(), rewriteMarkdown(markdown, pointer)]);
   const cut = cutAtTokens(spoken, SPOKEN_TEXT_MAX_TOKENS, count);
   return { ...cut, parts: splitIntoParts(cut.text, SPEECH_PART_MAX_CHARACTERS) };
 };

@@ -5,7 +5,7 @@ import { defineAction } from './registry';
 
 /**
  * `actions/media/speech`: the very same job as `POST /v1/speech/jobs` (the same input schema, so the same
- * refusals as a step failure; the same quota, queue and reuse). The step answers the job as enqueued; its
+ * refusals as a step failure, pointing into the step's input; the same quota, queue and reuse). The step answers the job as enqueued; its
  * files are the job's once it is done (read it with GET /v1/speech/jobs/{id}).
  */
 export const mediaSpeech = defineAction({
@@ -16,6 +16,6 @@ export const mediaSpeech = defineAction({
     return createSpeechJobBodySchema();
   },
   run: async (input, ctx) => ({
-    job: toPublicSpeechJob(await enqueueSpeechJob(ctx.companyId, input, ctx.now)),
+    job: toPublicSpeechJob(await enqueueSpeechJob(ctx.companyId, input, ctx.now, '')),
   }),
 });

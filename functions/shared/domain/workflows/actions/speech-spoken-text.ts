@@ -10,5 +10,5 @@ export const speechSpokenText = defineAction({
   get input() {
     return spokenTextRequestSchema();
   },
-  run: (input) => spokenText(input.markdown),
+  run: (input) => spokenText(input.markdown, '/markdown'),
 });
