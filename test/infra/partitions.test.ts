@@ -23,9 +23,8 @@ beforeAll(async () => {
   const { usageMonthKey } = await import('../../functions/shared/data/usage-meters');
   const { idempotencyKey } = await import('../../functions/shared/data/idempotency');
   const { credentialsPartition } = await import('../../functions/shared/data/credentials');
-  const { itemPartition, indexPartition, undeliveredMessageIndexKey } = await import(
-    '../../functions/shared/data/dynadata-items'
-  );
+  const { itemPartition, indexPartition } = await import('../../functions/shared/data/dynadata-items');
+  const { undeliveredMessageIndexKey } = await import('../../functions/shared/data/undelivered-messages');
   const { dynadataTypeKey } = await import('../../functions/shared/data/dynadata-types');
   const { logEntryKey } = await import('../../functions/shared/data/log-entries');
   const { deliveryChannelKey } = await import('../../functions/shared/data/delivery-channels');

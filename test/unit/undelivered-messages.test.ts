@@ -5,7 +5,7 @@ const listed = vi.hoisted(() => ({
 }));
 const started = vi.hoisted(() => ({ calls: [] as [string, string][], failFor: new Set<string>() }));
 
-vi.mock('../../functions/shared/data/dynadata-items', async (original) => ({
+vi.mock('../../functions/shared/data/undelivered-messages', async (original) => ({
   ...(await original<object>()),
   listUndeliveredMessages: async () => listed.messages,
 }));

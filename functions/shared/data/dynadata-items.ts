@@ -3,10 +3,10 @@ import * as zm from '../zod-mini';
 import { asTenantMap, ddb, tableName } from './client';
 import { dynadataTypeKey } from './dynadata-types';
 import { defineEntity, type TransactItem } from './entity';
-import { indexPartitions, partitions, unfinishedSortKey } from './keys';
+import { indexPartitions, partitions } from './keys';
 import { logEntryKey } from './log-entries';
-import { listSparsePartition, sparseIndexKey } from './sparse-index';
 import { cancellationReasons, sendTransaction } from './transactions';
+import { undeliveredMessageIndexKey } from './undelivered-messages';
 import { addDatabaseBytesItem } from './usage-meters';
 
 /**
@@ -15,10 +15,8 @@ import { addDatabaseBytesItem } from './usage-meters';
  * map, apart from the system attributes. A type that declares an indexed field also writes
  * `gsi1pk = CO#<companyId>#DD#<type>#IX` and `gsi1sk = <order-preserving value>#<_id>`.
  *
- * A message of the built-in `messages` type (which indexes no field) is in the sparse index partition
- * `gsi1pk = MESSAGE#UNDELIVERED` while its status is `queued`: the write of its final status (`sent`,
- * `failed`) takes it out, so the partition holds only what still has to be delivered (start-up recovery of
- * the local stack, the sweep of deliveries that never started on AWS).
+ * A message of the built-in `messages` type (which indexes no field) is in the sparse index partition of
+ * undelivered messages while its status is `queued` (`undelivered-messages.ts`).
  *
  * The built-in `log_entries` type reads the audit-trail items of `log-entries.ts` (partition
  * `CO#<companyId>#LOG`, sort key `<epoch ms, 15 digits>#<requestId>`); their `_id` is the sort key with `-`
@@ -30,11 +28,6 @@ import { addDatabaseBytesItem } from './usage-meters';
  */
 export const LOG_ENTRIES_TYPE = 'log_entries';
 export const MESSAGES_TYPE = 'messages';
-
-/** The sparse `gsi1` partition of messages still `queued` (`sparse-index.ts`). */
-export const UNDELIVERED_MESSAGES_PARTITION = indexPartitions.undeliveredMessages();
-export const undeliveredMessageIndexKey = (companyId: string, messageId: string) =>
-  sparseIndexKey(UNDELIVERED_MESSAGES_PARTITION, unfinishedSortKey(companyId, messageId));
 
 export const itemPartition = (companyId: string, typeName: string): string =>
   typeName === LOG_ENTRIES_TYPE
@@ -126,20 +119,6 @@ export const toStoredItem = (typeName: string, raw: Record<string, unknown>): St
   const { _size, data, ...item } = DynadataItem.decode(raw);
   return { ...item, data: data ?? {}, size: _size ?? 0 };
 };
-
-export interface UndeliveredMessage {
-  companyId: string;
-  messageId: string;
-  /** When the message last changed (stored, or a delivery attempt counted). */
-  updatedAt: string;
-}
-
-/** Every message still `queued`, of every company (the sparse partition: no history is read). */
-export const listUndeliveredMessages = async (): Promise<UndeliveredMessage[]> =>
-  (await listSparsePartition(UNDELIVERED_MESSAGES_PARTITION)).map((raw) => {
-    const [companyId = '', messageId = ''] = String(raw.gsi1sk).split('#');
-    return { companyId, messageId, updatedAt: DynadataItem.decode(raw).updatedAt };
-  });
 
 export const getStoredItem = async (
   companyId: string,

@@ -26,26 +26,20 @@ export interface SpeechJobInput {
   format?: SpeechFormat | undefined;
 }
 
-/**
- * The text to speak: `text` as sent or the spoken form of `markdown`, within the job's limits. A refusal points
- * at the field under `at`: `/body` for the route, `` (the step's input) for the workflow action.
- */
+/** The text to speak (`text`, or `markdown` spoken) within the job's limits; refusals point under `at`. */
 export const spokenTextOf = async (input: SpeechJobInput, at = '/body'): Promise<string> => {
   const pointer = input.markdown === undefined ? `${at}/text` : `${at}/markdown`;
   const text =
     input.markdown === undefined ? (input.text ?? '') : await rewriteMarkdown(input.markdown, pointer);
-  const refuse = (message: string) => new ValidationError([{ pointer, message }]);
-  const problem = speechTextProblem(text);
-  if (problem) throw refuse(problem);
   const characters = characterCount(text);
-  if (characters > SPEECH_JOB_MAX_CHARACTERS) {
-    throw refuse(
-      `The spoken text has ${characters} characters; a speech job takes at most ${SPEECH_JOB_MAX_CHARACTERS}.`,
-    );
-  }
-  if (Buffer.byteLength(text) > SPEECH_JOB_MAX_TEXT_BYTES) {
-    throw refuse(`The spoken text is over ${SPEECH_JOB_MAX_TEXT_BYTES} bytes in UTF-8.`);
-  }
+  const problem =
+    speechTextProblem(text) ??
+    (characters > SPEECH_JOB_MAX_CHARACTERS
+      ? `The spoken text has ${characters} characters; a speech job takes at most ${SPEECH_JOB_MAX_CHARACTERS}.`
+      : Buffer.byteLength(text) > SPEECH_JOB_MAX_TEXT_BYTES
+        ? `The spoken text is over ${SPEECH_JOB_MAX_TEXT_BYTES} bytes in UTF-8.`
+        : undefined);
+  if (problem) throw new ValidationError([{ pointer, message: problem }]);
   return text;
 };
 

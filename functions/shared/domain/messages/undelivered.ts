@@ -1,4 +1,4 @@
-import { listUndeliveredMessages } from '../../data/dynadata-items';
+import { listUndeliveredMessages } from '../../data/undelivered-messages';
 import { logger } from '../../logger';
 import { startMessageDelivery } from './send-message';
 
