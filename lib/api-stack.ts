@@ -111,7 +111,7 @@ export class ApiStack extends Stack {
     });
     // The subscription invokes the shipper asynchronously: Lambda retries a failed invocation twice and a
     // throttled one for up to six hours, then parks it, with its batch, on the failure queue instead of
-    // dropping it (`docs/decisions/0021-log-shipper-failure-destination.md`).
+    // dropping it (`docs/decisions/0020-log-shipper-failure-destination.md`).
     this.logShipperFailures = failureQueue(this, 'LogShipperFailures');
     sendFailuresTo(this.logShipperFunction, this.logShipperFailures, {
       retryAttempts: 2,
