@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { conditionHolds, conditionProblems } from '../../functions/shared/domain/workflows/conditions';
+import {
+  type Condition,
+  conditionHolds,
+  conditionProblems,
+} from '../../functions/shared/domain/workflows/conditions';
 import { definitionProblems } from '../../functions/shared/domain/workflows/definition';
 import type { ReferenceScope } from '../../functions/shared/domain/workflows/references';
 import { retryClassesOf, retryWaitMs, shouldRetry } from '../../functions/shared/domain/workflows/retry';
-import type { StepCondition } from '../../functions/shared/types/workflows';
 
 const scope: ReferenceScope = {
   input: { tier: 'gold', tags: ['a', 'b'], n: 3 },
@@ -14,7 +17,7 @@ const scope: ReferenceScope = {
     skipped: { status: 'skipped', output: null },
   },
 };
-const holds = (c: unknown) => conditionHolds(c as StepCondition, scope);
+const holds = (c: unknown) => conditionHolds(c as Condition, scope);
 
 describe('step conditions', () => {
   it('compares referenced values with their types, deeply, and treats missing values as unequal', () => {
