@@ -47,6 +47,27 @@ describe('step conditions', () => {
     expect(problems).toEqual(['/if/and/0/eq', '/if/and/1', '/if/and/2/not/or', '/x']);
   });
 
+  it('says each problem once, and checks references only where the condition is well formed', () => {
+    const problems: string[] = [];
+    const add = (pointer: string, message: string) => problems.push(`${pointer} ${message}`);
+    const references = (value: unknown, pointer: string, found: (p: string, m: string) => void) => {
+      const walk = (v: unknown, p: string): void => {
+        if (typeof v === 'string') found(p, `refers to ${v}`);
+        else if (typeof v === 'object' && v !== null)
+          for (const [k, child] of Object.entries(v)) walk(child, `${p}/${k}`);
+      };
+      walk(value, pointer);
+    };
+    conditionProblems({ in: 'x' }, '/a', add, references);
+    conditionProblems({ and: [{ eq: ['r1'] }, { exists: 'r2' }, { what: 'r3' }] }, '/b', add, references);
+    expect(problems).toEqual([
+      '/a/in must be a list of two operands',
+      '/b/and/0/eq must be a list of two operands',
+      '/b/and/2 must be an object with exactly one of eq, ne, in, exists, and, or, not',
+      '/b/and/1/exists refers to r2',
+    ]);
+  });
+
   it('refuses a condition naming a later step where the definition is saved', async () => {
     const problems = await definitionProblems({
       id: 'w',
