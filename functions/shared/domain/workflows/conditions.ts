@@ -10,13 +10,10 @@ const CONDITIONS = `must be a list of 1 to ${MAX_OPERANDS} conditions`;
 /**
  * A step's `if`: a small declarative condition, never code, declared once here. The definition's rules check
  * it with this schema (`conditionProblems`), the route schemas use this very object (the OpenAPI document
- * publishes it as `WorkflowCondition`) and the evaluator's types are its output.
- *
- * One operator per object: `{ "eq": [a, b] }`, `{ "ne": [a, b] }` (deep equality of JSON values),
- * `{ "in": [a, list] }` (a equals an element of the list), `{ "exists": a }` (a is neither missing nor null),
- * `{ "and": [c, …] }`, `{ "or": [c, …] }` (1 to 20 conditions), `{ "not": c }`. Operands are any JSON value;
- * a string that is exactly one `{{ reference }}` takes the referenced value with its type, as in `with`. A
- * missing value (an absent key, a failed step's output) is unequal to everything but another missing value.
+ * publishes it as `WorkflowCondition`) and the evaluator's types are its output. Its description says the
+ * grammar; operands are any JSON value, and a string that is exactly one `{{ reference }}` takes the referenced
+ * value with its type, as in `with`. A missing value (an absent key, a failed step's output) is unequal to
+ * everything but another missing value.
  */
 export const conditionSchema = /* @__PURE__ */ lazy(() => {
   const operand = () =>
@@ -65,8 +62,9 @@ export const conditionSchema = /* @__PURE__ */ lazy(() => {
     .describe(
       'Run the step only when this holds, else it is `skipped` (output null). One operator per object: ' +
         '`{"eq": [a, b]}`, `{"ne": [a, b]}`, `{"in": [a, list]}`, `{"exists": a}`, `{"and": [c, …]}`, ' +
-        '`{"or": [c, …]}` (1 to 20 conditions), `{"not": c}`. Operands are JSON values or `{{ references }}` to ' +
-        'the input and earlier steps; a missing value equals only another missing value. No code is evaluated.',
+        `\`{"or": [c, …]}\` (1 to ${MAX_OPERANDS} conditions), \`{"not": c}\`. Operands are JSON values or ` +
+        '`{{ references }}` to the input and earlier steps; a missing value equals only another missing value. ' +
+        'No code is evaluated.',
     );
   return condition;
 });
