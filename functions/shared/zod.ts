@@ -38,5 +38,6 @@ export {
   union,
   unknown,
   url,
+  xor,
   ZodError,
 } from 'zod';

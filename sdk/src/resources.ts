@@ -27,6 +27,8 @@ export type SpeechJob = Named<'SpeechJob', SuccessBody<'getSpeechJob'>['job']>;
 
 export type Workflow = Named<'Workflow', SuccessBody<'getWorkflow'>['workflow']>;
 export type WorkflowRun = Named<'WorkflowRun', SuccessBody<'getWorkflowRun'>['run']>;
+/** A step's `if`: one operator per object, `and` / `or` / `not` nesting conditions. */
+export type WorkflowCondition = Schema<'WorkflowCondition'>;
 
 export type WebhookEndpoint = Named<'WebhookEndpoint', SuccessBody<'getWebhookEndpoint'>['endpoint']>;
 /** An event as delivered to webhook endpoints and listed by `GET /v1/events`: one payload per `type`. */

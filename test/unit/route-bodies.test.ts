@@ -23,16 +23,25 @@ interface Def {
 }
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
-/** Pointers of the objects in `schema` that accept (keep or drop) a member they do not declare. */
-const openObjects = (schema: z.ZodType, pointer = '/body'): string[] => {
+/**
+ * Pointers of the objects in `schema` that accept (keep or drop) a member they do not declare. A schema that
+ * holds itself (a step's `if`) is walked once: its nested uses are the same objects.
+ */
+const openObjects = (
+  schema: z.ZodType,
+  pointer = '/body',
+  walking: ReadonlySet<z.ZodType> = new Set(),
+): string[] => {
+  if (walking.has(schema)) return [];
   const def = defOf(schema);
+  const inside = new Set([...walking, schema]);
   const children = (list: readonly (z.ZodType | undefined)[], at = pointer) =>
-    list.flatMap((s) => (s ? openObjects(s, at) : []));
+    list.flatMap((s) => (s ? openObjects(s, at, inside) : []));
   switch (def.type) {
     case 'object': {
       const closed = def.catchall !== undefined && defOf(def.catchall).type === 'never';
       const members = Object.entries(def.shape ?? {}).flatMap(([name, s]) =>
-        openObjects(s, `${pointer}/${name}`),
+        openObjects(s, `${pointer}/${name}`, inside),
       );
       return closed ? members : [pointer, ...members];
     }

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { conditionHolds, conditionProblems } from '../../functions/shared/domain/workflows/conditions';
+import {
+  type Condition,
+  conditionHolds,
+  conditionProblems,
+} from '../../functions/shared/domain/workflows/conditions';
 import { definitionProblems } from '../../functions/shared/domain/workflows/definition';
 import type { ReferenceScope } from '../../functions/shared/domain/workflows/references';
 import { retryClassesOf, retryWaitMs, shouldRetry } from '../../functions/shared/domain/workflows/retry';
-import type { StepCondition } from '../../functions/shared/types/workflows';
 
 const scope: ReferenceScope = {
   input: { tier: 'gold', tags: ['a', 'b'], n: 3 },
@@ -14,7 +17,7 @@ const scope: ReferenceScope = {
     skipped: { status: 'skipped', output: null },
   },
 };
-const holds = (c: unknown) => conditionHolds(c as StepCondition, scope);
+const holds = (c: unknown) => conditionHolds(c as Condition, scope);
 
 describe('step conditions', () => {
   it('compares referenced values with their types, deeply, and treats missing values as unequal', () => {
@@ -42,6 +45,27 @@ describe('step conditions', () => {
     conditionProblems({ and: [{ eq: [1] }, { what: 1 }, { not: { or: [] } }] }, '/if', add, () => undefined);
     conditionProblems({ eq: [1, 2], ne: [1, 2] }, '/x', add, () => undefined);
     expect(problems).toEqual(['/if/and/0/eq', '/if/and/1', '/if/and/2/not/or', '/x']);
+  });
+
+  it('says each problem once, and checks references only where the condition is well formed', () => {
+    const problems: string[] = [];
+    const add = (pointer: string, message: string) => problems.push(`${pointer} ${message}`);
+    const references = (value: unknown, pointer: string, found: (p: string, m: string) => void) => {
+      const walk = (v: unknown, p: string): void => {
+        if (typeof v === 'string') found(p, `refers to ${v}`);
+        else if (typeof v === 'object' && v !== null)
+          for (const [k, child] of Object.entries(v)) walk(child, `${p}/${k}`);
+      };
+      walk(value, pointer);
+    };
+    conditionProblems({ in: 'x' }, '/a', add, references);
+    conditionProblems({ and: [{ eq: ['r1'] }, { exists: 'r2' }, { what: 'r3' }] }, '/b', add, references);
+    expect(problems).toEqual([
+      '/a/in must be a list of two operands',
+      '/b/and/0/eq must be a list of two operands',
+      '/b/and/2 must be an object with exactly one of eq, ne, in, exists, and, or, not',
+      '/b/and/1/exists refers to r2',
+    ]);
   });
 
   it('refuses a condition naming a later step where the definition is saved', async () => {

@@ -17,6 +17,9 @@ const NAMED: Record<'input' | 'output', Map<string, JsonSchema>> = { input: new 
 const DEFINITION = '#/definitions/';
 const componentName = (id: string, io: 'input' | 'output') => (io === 'input' ? `${id}Input` : id);
 
+const isReference = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && Object.keys(value).length === 1 && '$ref' in value;
+
 /**
  * References to named schemas, and the nullable ones typed: OpenAPI 3.0 needs `type` beside `nullable`, which
  * zod leaves out of `{nullable, allOf: [{$ref}]}` (every named schema is an object).
@@ -26,6 +29,10 @@ const withComponentRefs = (value: unknown, io: 'input' | 'output'): unknown => {
   if (typeof value !== 'object' || value === null) return value;
   if ('nullable' in value && 'allOf' in value && !('type' in value))
     return withComponentRefs({ type: 'object', ...value }, io);
+  // zod wraps the reference of an optional member as `{allOf: [{$ref}]}`: the reference alone says the same.
+  const [only, ...more] = 'allOf' in value && Array.isArray(value.allOf) ? value.allOf : [];
+  if (Object.keys(value).length === 1 && more.length === 0 && isReference(only))
+    return withComponentRefs(only, io);
   return Object.fromEntries(
     Object.entries(value).map(([key, v]) =>
       key === '$ref' && typeof v === 'string' && v.startsWith(DEFINITION)

@@ -1,3 +1,4 @@
+import { conditionSchema } from '../domain/workflows/conditions';
 import * as dd from '../routes/dynadata-schemas';
 import { EVENT_PAYLOADS } from '../routes/event-payloads';
 import * as ev from '../routes/event-schemas';
@@ -30,6 +31,7 @@ const documentNames = (): ReadonlyArray<readonly [z.ZodType, string]> => [
   [sj.speechJobSchema(), 'SpeechJob'],
   [wf.workflowSummarySchema(), 'WorkflowSummary'],
   [wf.workflowSchema(), 'Workflow'],
+  [conditionSchema(), 'WorkflowCondition'],
   [wf.workflowRunSchema(), 'WorkflowRun'],
   [ev.webhookEndpointSchema(), 'WebhookEndpoint'],
   [ev.eventSchema(), 'Event'],

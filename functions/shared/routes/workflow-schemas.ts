@@ -1,3 +1,4 @@
+import { conditionSchema } from '../domain/workflows/conditions';
 import { lazy } from '../lazy';
 import { RUN_TRIGGER_TYPES, TRIGGER_EVENT_TYPES } from '../types/workflow-triggers';
 import { RETRY_CLASSES, STEP_STATUSES, WORKFLOW_RUN_STATUSES } from '../types/workflows';
@@ -23,17 +24,6 @@ export const workflowSummarySchema = /* @__PURE__ */ lazy(() =>
     steps: z.number().int().describe('Number of steps.'),
     updatedAt: z.string(),
   }),
-);
-
-/** A step's `if` (`domain/workflows/conditions.ts`): documented, checked by the definition's own rules. */
-export const stepConditionSchema = /* @__PURE__ */ lazy(() =>
-  z
-    .record(z.string(), z.unknown())
-    .describe(
-      'Run the step only when this holds, else it is `skipped` (output null). One operator per object: ' +
-        '`{"eq": [a, b]}`, `{"ne": [a, b]}`, `{"in": [a, list]}`, `{"exists": a}`, `{"and": [c, …]}`, ' +
-        '`{"or": [c, …]}`, `{"not": c}`; operands are JSON values or `{{ references }}`. No code is evaluated.',
-    ),
 );
 
 export const stepRetrySchema = /* @__PURE__ */ lazy(() =>
@@ -106,7 +96,7 @@ export const workflowDefinitionBodySchema = /* @__PURE__ */ lazy(() =>
                   'Action input; strings may hold `{{ references }}` to the input and earlier steps.',
                 ),
               allowFailure: z.boolean().optional(),
-              if: stepConditionSchema().optional(),
+              if: conditionSchema().optional(),
               retry: stepRetrySchema().optional(),
             })
             .strict(),
@@ -138,7 +128,7 @@ export const workflowSchema = /* @__PURE__ */ lazy(() =>
             .record(z.string(), z.unknown())
             .describe('Action input; strings may hold `{{ references }}`.'),
           allowFailure: z.boolean(),
-          if: stepConditionSchema().optional(),
+          if: conditionSchema().optional(),
           retry: stepRetrySchema().optional(),
         }),
       ),

@@ -7,19 +7,6 @@ export const WORKFLOW_ID_PATTERN = /^[a-z0-9_-]{1,64}$/;
 export const WORKFLOW_STEP_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const WORKFLOW_MAX_STEPS = 50;
 
-/**
- * A step's `if`: a declarative condition over values and `{{ references }}` (`domain/workflows/conditions.ts`);
- * nothing is evaluated as code.
- */
-export type StepCondition =
-  | { eq: [unknown, unknown] }
-  | { ne: [unknown, unknown] }
-  | { in: [unknown, unknown] }
-  | { exists: unknown }
-  | { and: StepCondition[] }
-  | { or: StepCondition[] }
-  | { not: StepCondition };
-
 /** What a step's `retry` retries on (`domain/workflows/retry.ts`). */
 export const RETRY_CLASSES = ['http_5xx', 'http_429', 'timeout', 'network', 'error'] as const;
 export type RetryClass = (typeof RETRY_CLASSES)[number];
@@ -36,7 +23,11 @@ export interface WorkflowStep {
   action: string;
   with?: Record<string, unknown>;
   allowFailure?: boolean;
-  if?: StepCondition;
+  /**
+   * A condition over values and `{{ references }}`, of the grammar `domain/workflows/conditions.ts` declares
+   * (`conditionSchema`, its type `Condition`); checked when the definition is saved, read through the schema.
+   */
+  if?: unknown;
   retry?: StepRetry;
 }
 

@@ -16,6 +16,7 @@ import type {
   WebhookEndpoint,
   WebhookEvent,
   Workflow,
+  WorkflowCondition,
   WorkflowRun,
 } from '../../src/resources.js';
 
@@ -42,6 +43,16 @@ describe('the resource types', () => {
     expectTypeOf<'ping'>().toExtend<EventType>();
     expectTypeOf<Event>().toExtend<WebhookEvent>();
     expectTypeOf<Problem['code']>().not.toBeNever();
+  });
+
+  it("type a step's condition as the recursive grammar, not as any object", () => {
+    expectTypeOf<NonNullable<Workflow['steps'][number]['if']>>().toEqualTypeOf<WorkflowCondition>();
+    expectTypeOf<{ eq: ['{{ input.tier }}', 'gold'] }>().toExtend<WorkflowCondition>();
+    expectTypeOf<{
+      and: [{ exists: '{{ steps.call.output }}' }, { not: { in: ['x', ['y']] } }];
+    }>().toExtend<WorkflowCondition>();
+    expectTypeOf<{ maybe: true }>().not.toExtend<WorkflowCondition>();
+    expectTypeOf<{ not: { maybe: true } }>().not.toExtend<WorkflowCondition>();
   });
 
   it('name operations by operationId, with every success status of the operation', () => {

@@ -124,7 +124,7 @@ export const definitionProblems = async (doc: unknown): Promise<FieldError[]> =>
       add(`${at}/allowFailure`, 'must be a boolean');
     checkReferences(step.with, `${at}/with`, known, all, add);
     if (step.if !== undefined)
-      conditionProblems(step.if, `${at}/if`, add, (v, p) => checkReferences(v, p, known, all, add));
+      conditionProblems(step.if, `${at}/if`, add, (v, p, found) => checkReferences(v, p, known, all, found));
     if (step.retry !== undefined) retryProblems(step.retry, `${at}/retry`, add);
     if (typeof step.id === 'string') known.add(step.id);
   });

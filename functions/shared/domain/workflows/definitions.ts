@@ -14,6 +14,7 @@ import { etagOf, ifMatchHolds } from '../../etag';
 import { WORKFLOW_ID_PATTERN, type WorkflowDefinition, type WorkflowRunStatus } from '../../types/workflows';
 import { companyLimits } from '../company-limits';
 import { DEFAULT_JOB_PAGE, listCursor, MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
+import { readCondition } from './conditions';
 import { definitionProblems, normaliseDefinition } from './definition';
 import { removeTriggers, saveWithTriggers } from './workflow-schedules';
 
@@ -106,7 +107,7 @@ export const toPublicWorkflow = (head: WorkflowHead) => ({
     action: s.action,
     with: s.with ?? {},
     allowFailure: s.allowFailure ?? false,
-    ...(s.if === undefined ? {} : { if: s.if }),
+    ...(s.if === undefined ? {} : { if: readCondition(s.if) }),
     ...(s.retry === undefined ? {} : { retry: s.retry }),
   })),
   return: head.definition.return ?? null,

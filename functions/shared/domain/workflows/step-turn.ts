@@ -1,6 +1,6 @@
 import type { StepAttempt, WorkflowStep } from '../../types/workflows';
 import type { ActionContext } from './actions';
-import { conditionHolds } from './conditions';
+import { conditionHolds, readCondition } from './conditions';
 import type { ReferenceScope } from './references';
 import { retryClassesOf, retryWaitMs, shouldRetry } from './retry';
 import type { SecretRegistry } from './secrets';
@@ -45,7 +45,7 @@ export const takeStepTurn = async (
   /** The attempts made before this turn (a retry waiting). */
   previous: readonly StepAttempt[] = [],
 ): Promise<StepTurn> => {
-  if (previous.length === 0 && step.if !== undefined && !conditionHolds(step.if, scope)) {
+  if (previous.length === 0 && step.if !== undefined && !conditionHolds(readCondition(step.if), scope)) {
     return { kind: 'done', result: skippedResult(step, new Date()) };
   }
   const result = await runStep(step, scope, ctx, secrets);
