@@ -7,33 +7,24 @@
  * here when the code needs one.
  */
 
-export type { infer, input, output, ZodObject, ZodType } from 'zod';
+export type { infer, output, ZodObject, ZodType } from 'zod';
 export {
-  any,
   array,
   boolean,
-  custom,
   discriminatedUnion,
-  email,
   enum,
   globalRegistry,
-  int,
   intersection,
   iso,
-  lazy,
   literal,
   looseObject,
-  never,
   null,
-  nullable,
   number,
   object,
-  optional,
   record,
   strictObject,
   string,
   toJSONSchema,
-  tuple,
   union,
   unknown,
   url,
