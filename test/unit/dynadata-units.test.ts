@@ -2,11 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { indexValue } from '../../functions/shared/data/dynadata-items';
 import { mergePatch } from '../../functions/shared/domain/dynadata/items';
 import { decodeCursor, encodeCursor } from '../../functions/shared/domain/dynadata/list-cursor';
-import {
-  classifyAddress,
-  signWebhook,
-  webhookUrlProblem,
-} from '../../functions/shared/domain/messages/webhooks';
+import { signWebhook, webhookUrlProblem } from '../../functions/shared/domain/messages/webhooks';
+import { classifyAddress } from '../../functions/shared/outbound-addresses';
 
 const KEY = 'unit-test-cursor-key';
 

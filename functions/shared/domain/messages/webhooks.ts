@@ -35,7 +35,6 @@ export const signWebhook = (secret: string, id: string, timestamp: number, body:
   `v1,${createHmac('sha256', secretBytes(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 
 export {
-  classifyAddress,
   normalizedOutboundUrl,
   type OutboundPolicy,
   type ResolveAll,
