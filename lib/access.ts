@@ -3,12 +3,9 @@ import { STORED_OBJECT_PREFIXES } from '../functions/shared/types/object-prefixe
 import { combineAccess } from './grants/combine';
 import type { FunctionAccess } from './grants/function-access';
 
-export {
-  type DataResources,
-  dataEnvironment,
-  type FunctionAccess,
-  grantDataAccess,
-  TENANT_OBJECT_PREFIX,
+export type {
+  DataResources,
+  FunctionAccess,
 } from './grants/function-access';
 
 /**

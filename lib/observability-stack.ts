@@ -12,8 +12,6 @@ import type { ApiStack } from './api-stack';
 import { addAlarms, type Observed } from './constructs/observability-alarms';
 import { addDashboard } from './constructs/observability-dashboard';
 
-export { PLATFORM_JOB_FAILURE_CODES } from './constructs/observability-alarms';
-
 export interface ObservabilityStackProps extends StackProps {
   api: ApiStack;
   table: ITable;

@@ -25,8 +25,6 @@ import { MAX_URL_BYTES, matchRoute } from './gateway-routes';
 import { type GatewayServer, openGatewayServer } from './gateway-server';
 import { createRateLimiter } from './rate-limiter';
 
-export { policyAllows } from './gateway-policy';
-
 /**
  * A small emulator of API Gateway (REST API, stage `v1`, Lambda proxy integrations, Lambda REQUEST
  * authorizer without caching). It builds version 1.0 proxy events as API Gateway does, takes the source IP

@@ -9,7 +9,7 @@ import {
   S3RequestRefused,
 } from './s3-canonical';
 
-export { canonicalPath, parseQuery, S3RequestRefused, uriEncode } from './s3-canonical';
+export { canonicalPath, S3RequestRefused } from './s3-canonical';
 
 /**
  * Verifies an S3 request's AWS Signature Version 4 the way S3 does, for the local stack's S3 front

@@ -73,9 +73,6 @@ export const classifyAddress = (text: string): AddressClass => {
   return family === 4 ? classifyIpv4(address as ipaddr.IPv4) : classifyIpv6(address as ipaddr.IPv6);
 };
 
-/** True for an address an outbound request may reach on AWS: public unicast, never loopback. */
-export const isPublicUnicastAddress = (text: string): boolean => classifyAddress(text) === 'public';
-
 /**
  * What an outbound request may reach besides public unicast addresses: the deployment's setting (`env().outbound`).
  * On AWS loopback is never allowed; the local stack allows it when started with the allowance, and lists the

@@ -4,16 +4,13 @@ import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { STORED_OBJECT_PREFIXES } from '../../functions/shared/types/object-prefixes';
 import { type DataResources, WORKER_ACCESS } from '../access';
-import { grantObjects, objectPattern } from '../grants/object-prefixes';
+import { grantObjects } from '../grants/object-prefixes';
 import type { AppFunction } from './app-function';
 import { AslStateMachine } from './asl-state-machine';
 import { mediaJobWorker } from './job-worker';
 
 /** Transcribe job names are the job's execution names (`tr_<ulid>-a<attempt>`). */
 export const TRANSCRIBE_JOB_NAME_PATTERN = 'tr_*';
-
-/** Transcribe writes its JSON under the company's prefix, in the job's folder (`.../transcriptions/...`). */
-export const TRANSCRIBE_OUTPUT_PATTERN = objectPattern('transcriptions');
 
 export interface TranscriptionJobsProps {
   data: DataResources;

@@ -6,14 +6,13 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { TABLE_SHAPE } from '../../functions/shared/data/table';
-import { TENANT_OBJECT_ROOT } from '../../functions/shared/types/object-prefixes';
 import { type QueueName, queueUrlVariable } from '../../functions/shared/types/queues';
 import { type StateMachineName, stateMachineArnVariable } from '../../functions/shared/types/state-machines';
 import { nagReference } from '../nag';
 import { grantObjects, type ObjectGrants } from './object-prefixes';
 import { INDEX_PARTITIONS, type IndexPartition, TABLE_PARTITIONS, type TablePartition } from './partitions';
 
-export type { ObjectAction, ObjectGrants } from './object-prefixes';
+export type { ObjectGrants } from './object-prefixes';
 
 /** The DynamoDB item actions a function may hold (a transaction needs the action of each of its items). */
 export type ItemAction =
@@ -86,9 +85,6 @@ export interface DataResources {
   /** The IAM user whose access keys sign download URLs (for its rotation function only). */
   downloadSignerUser?: IUser;
 }
-
-/** Every stored object lives under this prefix (`companies/<companyId>/...`). */
-export const TENANT_OBJECT_PREFIX = TENANT_OBJECT_ROOT;
 
 const SECRET_VARIABLES: Record<SecretName, string> = {
   jwtKeys: 'JWT_KEYS_SECRET_ARN',

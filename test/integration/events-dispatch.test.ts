@@ -23,7 +23,7 @@ describe('event dispatcher', () => {
     });
     expect(created.status).toBe(201);
     const { putEvent, eventKey } = await import('../../functions/shared/data/events');
-    const { dispatchChanges } = await import('../../functions/shared/domain/events/dispatch');
+    const { createChangeDispatcher } = await import('../../functions/shared/domain/events/dispatch');
     const event = await putEvent({
       companyId: t.companyId,
       type: 'transcode.done',
@@ -36,8 +36,9 @@ describe('event dispatcher', () => {
       eventName: 'INSERT' as const,
       newImage: { ...eventKey(t.companyId, event.id), entity: 'event', ...event },
     };
-    await dispatchChanges([record]);
-    await dispatchChanges([record, record]);
+    await createChangeDispatcher()(record);
+    const batch = createChangeDispatcher();
+    await Promise.all([batch(record), batch(record)]);
     const got = await eventually(
       () => receiver.of('/twice'),
       (r) => r.length > 0,

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  classifyAddress,
-  isPublicUnicastAddress,
-  outboundUrlProblem,
-} from '../../functions/shared/outbound-addresses';
+import { classifyAddress, outboundUrlProblem } from '../../functions/shared/outbound-addresses';
+
+/** An address an outbound request may reach on AWS: public unicast, never loopback. */
+const isPublicUnicastAddress = (text: string): boolean => classifyAddress(text) === 'public';
 
 /**
  * The IANA IPv4 and IPv6 Special-Purpose Address Registries (iana-ipv4-special-registry,

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, webhookUrlProblem } from '../../functions/shared/domain/messages/webhooks';
-import { normalizedOutboundUrl, outboundUrlProblem } from '../../functions/shared/outbound-addresses';
+import { webhookUrlProblem } from '../../functions/shared/domain/messages/webhooks';
+import {
+  classifyAddress,
+  normalizedOutboundUrl,
+  outboundUrlProblem,
+} from '../../functions/shared/outbound-addresses';
 
 /** IPv6 spellings that carry a refused IPv4 address, as URLs give them and as Node normalises them. */
 const refusedV6 = [

@@ -21,7 +21,7 @@ import { CLOCK_SKEW_SECONDS, JWT_MAX_LIFETIME_SECONDS, MAX_ANCESTORS, parseIpRul
  *   one (at most `MAX_ANCESTORS`). The authorizer refuses a token whose `jti`, `src` or any ancestor is
  *   revoked (`data/credentials.ts`), so revoking a key or a token ends every token derived from it.
  */
-export { MAX_ANCESTORS };
+
 export const JWT_DEFAULT_DURATION_SECONDS = 300;
 /** Tokens are minted per run and expire in minutes: one hour is the most a caller may ask for. */
 export const JWT_MAX_DURATION_SECONDS = JWT_MAX_LIFETIME_SECONDS;

@@ -163,9 +163,6 @@ const verificationSet = /* @__PURE__ */ keySetLoader(verificationStore, parsePub
 /** Loads the signing key set once per process (minting code only: it holds the private keys). */
 export const loadKeySet = signingSet.load;
 
-/** Forgets the loaded signing set so the next `loadKeySet` reads it again (after a rotation elsewhere). */
-export const forgetKeySet = signingSet.forget;
-
 /** Loads the verification key set once per process: the public keys the authorizer verifies with. */
 export const loadPublicKeySet = verificationSet.load;
 

@@ -47,10 +47,6 @@ export const stateMachineArn = (machine: StateMachineName): string => {
   return arn;
 };
 
-/** The ARN of execution `name` of `machine` (the machine's ARN with `stateMachine` → `execution`). */
-export const executionArnOf = (machine: StateMachineName, name: string): string =>
-  `${stateMachineArn(machine).replace(':stateMachine:', ':execution:')}:${name}`;
-
 /** Execution names allow 1 to 80 characters of `[A-Za-z0-9_-]`. */
 const EXECUTION_NAME = /^[A-Za-z0-9_-]{1,80}$/;
 

@@ -73,9 +73,9 @@ export const PLAN_LIMIT_NAMES = [
   'workflows',
 ] as const satisfies readonly (keyof PlanLimits)[];
 /** Every limit is named above (a limit added to `PlanLimits` and not here does not compile). */
-export const PLAN_LIMIT_NAMES_COMPLETE: [
-  Exclude<keyof PlanLimits, (typeof PLAN_LIMIT_NAMES)[number]>,
-] extends [never]
+const _PLAN_LIMIT_NAMES_COMPLETE: [Exclude<keyof PlanLimits, (typeof PLAN_LIMIT_NAMES)[number]>] extends [
+  never,
+]
   ? true
   : false = true;
 

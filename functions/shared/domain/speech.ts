@@ -22,8 +22,6 @@ import { startStepClock } from './compute-time';
 import { splitIntoParts } from './sentences';
 import { characterCount, SPEECH_TEXT_SILENT_MESSAGE, speechTextProblem, voiceOf } from './speech-request';
 
-export { voiceOf };
-
 /**
  * Synchronous text-to-speech into storage (`POST /v1/speech`). The text is split into parts of at most
  * `SPEECH_CALL_MAX_CHARACTERS` (Polly bills at most 3000 characters per call) at sentence, then word,

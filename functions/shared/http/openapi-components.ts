@@ -1,3 +1,4 @@
+import type { JsonSchema } from '../domain/dynadata/json-schema-shapes';
 import { MAX_WORKFLOW_HOP, WORKFLOW_HOP_HEADER } from '../workflow-hops';
 import * as z from '../zod';
 
@@ -5,7 +6,6 @@ import * as z from '../zod';
  * The shared parts of the OpenAPI document: zod schemas as OpenAPI 3.0 schema objects, the response headers
  * and header parameters every operation refers to, and the tags (one per area of the API).
  */
-export type JsonSchema = Record<string, unknown>;
 
 /**
  * Named schemas (definitions as zod converts them, by id): a zod schema that carries `.meta({ id })` (a resource such as `TranscodeJob`, an event payload)

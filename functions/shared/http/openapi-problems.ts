@@ -1,6 +1,7 @@
+import type { JsonSchema } from '../domain/dynadata/json-schema-shapes';
 import { ERROR_CATALOG, type ErrorCode } from '../errors';
 import type { RouteDefinition } from '../routes/route-table';
-import { headerRef, type JsonSchema, RATE_LIMIT_HEADERS } from './openapi-components';
+import { headerRef, RATE_LIMIT_HEADERS } from './openapi-components';
 
 /**
  * Problems in the OpenAPI document: which codes an operation can answer (those of the chain it runs through,

@@ -1,5 +1,5 @@
 import { CONTACTS_SCHEMA } from '../domain/dynadata/builtin-types';
-import { DOCUMENT_FIELD_MAX_LENGTHS } from '../domain/dynadata/json-schema-shapes';
+import { DOCUMENT_FIELD_MAX_LENGTHS, type JsonSchema } from '../domain/dynadata/json-schema-shapes';
 import { ERROR_CATALOG } from '../errors';
 import { ROUTE_DOCS } from '../routes/route-docs';
 import {
@@ -15,7 +15,6 @@ import { AUTHENTICATION_SECTION, SECURITY_SCHEMES } from './openapi-auth';
 import {
   HEADERS,
   headerRef,
-  type JsonSchema,
   PARAMETERS,
   RATE_LIMIT_HEADERS,
   TAGS,

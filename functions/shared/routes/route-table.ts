@@ -4,7 +4,7 @@ import { DYNADATA_ROUTES } from './dynadata-routes';
 import { EVENT_ROUTES } from './event-routes';
 import { MCP_ROUTES } from './mcp-routes';
 import { DOCS_ROUTES, PUBLIC_ROUTES } from './public-routes';
-import { findRouteIn, type RouteDefinition } from './route-definition';
+import type { RouteDefinition } from './route-definition';
 import { SPEECH_JOB_ROUTES } from './speech-job-routes';
 import { SPEECH_ROUTES } from './speech-routes';
 import { STORAGE_ROUTES } from './storage-routes';
@@ -15,8 +15,6 @@ import { WORKFLOW_ROUTES } from './workflow-routes';
 
 export {
   apiResourcePath,
-  findRouteIn,
-  type HttpMethod,
   ROUTE_GROUPS,
   type RouteDefinition,
   type RouteGroup,
@@ -51,6 +49,3 @@ export type OperationId = Route['operationId'];
 export type RouteOf<O extends OperationId> = Extract<Route, { operationId: O }>;
 
 export const routeKey = (method: string, resourcePath: string): string => `${method} ${resourcePath}`;
-
-export const findRouteByResource = (method: string, resourcePath: string): RouteDefinition | undefined =>
-  findRouteIn(ROUTES, method, resourcePath);

@@ -102,7 +102,7 @@ export const planSchema = /* @__PURE__ */ lazy(() =>
 
 /** The schemas describe exactly the shared plan types (a compile error otherwise). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-export const planSchemaMatchesType: Same<z.infer<ReturnType<typeof planSchema>>, Plan> &
+const _planSchemaMatchesType: Same<z.infer<ReturnType<typeof planSchema>>, Plan> &
   Same<z.infer<ReturnType<typeof planLimitsSchema>>, PlanLimits> = true;
 
 export const subscriptionSchema = /* @__PURE__ */ lazy(() =>
@@ -127,8 +127,6 @@ export const companySchema = /* @__PURE__ */ lazy(() =>
     })
     .describe('The authenticated company.'),
 );
-
-export const anyObject = /* @__PURE__ */ lazy(() => z.record(z.string(), z.unknown()));
 
 const meterFigures = /* @__PURE__ */ lazy(() =>
   z

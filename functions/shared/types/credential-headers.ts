@@ -5,5 +5,3 @@
  * each from its logs. A header missing here would be written to the WAF log in clear.
  */
 export const CREDENTIAL_HEADERS = ['x-jwt-token', 'x-api-key', 'x-auth-token', 'authorization'] as const;
-
-export type CredentialHeader = (typeof CREDENTIAL_HEADERS)[number];

@@ -29,7 +29,6 @@ export const TRIGGER_EVENT_TYPES = [
 
 /** What started a run, as the run list shows it. */
 export const RUN_TRIGGER_TYPES = ['api', 'event', 'schedule'] as const;
-export type RunTriggerType = (typeof RUN_TRIGGER_TYPES)[number];
 
 /** The event a run was started by, as its webhook delivery shows it. */
 export interface TriggerEvent {

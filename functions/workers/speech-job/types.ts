@@ -1,11 +1,10 @@
 import type { JobRef } from '../../shared/data/jobs/record';
-import type { FailInput } from '../../shared/domain/jobs/worker-shell';
 
 /**
  * What the Lambda tasks of `statemachines/speech-job.asl.json` give the speech job worker, and what its steps
  * return to the state machine.
  */
-export type { FailInput, JobRef };
+export type { JobRef };
 
 export interface PrepareInput extends JobRef {
   action: 'prepare';

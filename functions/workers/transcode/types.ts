@@ -6,7 +6,6 @@ import type {
   SourceStepInput,
   SourceStepOutput,
 } from '../../shared/domain/jobs/source-step';
-import type { FailInput } from '../../shared/domain/jobs/worker-shell';
 
 /**
  * What the Lambda tasks of `statemachines/transcode.asl.json` (and the MediaConvert progress rule) give the
@@ -50,8 +49,6 @@ export interface ProgressInput {
     jobProgress?: { jobPercentComplete?: number };
   };
 }
-
-export type WorkerInput = ProbeInput | FinalizeInput | FailInput | ProgressInput;
 
 /** The engine adapters and clock a step uses; the Lambda entry and the local stack give their own. */
 export interface WorkerDeps extends SourceStepDeps {

@@ -5,7 +5,6 @@ import type {
   SourceStepInput,
   SourceStepOutput,
 } from '../../shared/domain/jobs/source-step';
-import type { FailInput } from '../../shared/domain/jobs/worker-shell';
 
 /**
  * What the Lambda tasks of `statemachines/transcription.asl.json` give the transcription worker, and what
@@ -45,8 +44,6 @@ export interface FinalizeInput extends SourceFinalizeInput {
   /** The engine's job as last checked: its start and completion times are the job's media time. */
   engineJob?: EngineJob;
 }
-
-export type WorkerInput = ProbeInput | FinalizeInput | FailInput;
 
 /** The engine adapters and clock a step uses; the Lambda entry and the local stack give their own. */
 export type WorkerDeps = SourceStepDeps;

@@ -188,7 +188,3 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
 
   return { advance, progress, complete, completeReused, fail, cancel, retry };
 };
-
-export type JobMoves<S extends string, R extends JobRecordBase<S>, E extends object> = ReturnType<
-  typeof jobMoves<S, R, E>
->;

@@ -146,7 +146,6 @@ const logEntriesSchema = /* @__PURE__ */ lazy(
     additionalProperties: false,
   }),
 );
-export const LOG_ENTRIES_SCHEMA: JsonSchema = /* @__PURE__ */ logEntriesSchema();
 
 export interface BuiltinType {
   name: BuiltinTypeName;

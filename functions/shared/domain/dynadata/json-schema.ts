@@ -2,7 +2,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/core';
 import type { FieldError } from '../../errors';
 import { documentFieldSchema, JSON_SCHEMA_DIALECT, type JsonSchema } from './json-schema-shapes';
 
-export { documentFieldSchema, JSON_SCHEMA_DIALECT, type JsonSchema };
+export type { JsonSchema };
 
 /**
  * Dynadata type schemas are JSON Schema draft 2020-12 (checked and compiled with ajv 8, see `json-schema-ajv.ts`,

@@ -2,6 +2,7 @@ import { getEvent } from '../../data/events';
 import { finishDelivery, getDelivery, type LaneRef, recordRetry } from '../../data/webhook-deliveries';
 import { getEndpoint, recordEndpointFailure, recordEndpointSuccess } from '../../data/webhook-endpoints';
 import { env } from '../../env';
+import { leaseFrom } from '../jobs/worker-shell';
 import { postWebhook, signWebhook, WebhookRejectedError } from '../messages/webhooks';
 import { toPublicEvent } from './events';
 
@@ -25,8 +26,6 @@ export const spokenDuration = (ms: number): string => {
   const hours = seconds / 3600;
   return `${Number.isInteger(hours) || hours >= 10 ? Math.floor(hours) : hours.toFixed(1)} h`;
 };
-
-export const leaseFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
 
 /** Seconds to wait after the `attempt`-th failed attempt: exponential, capped, with equal jitter. */
 export const retryDelaySeconds = (attempt: number, random = Math.random()): number => {

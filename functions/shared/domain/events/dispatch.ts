@@ -202,18 +202,3 @@ export const createChangeDispatcher = () => {
     return handled;
   };
 };
-
-/** Where a batch must be handled again from: the earliest change that failed, or none. */
-export interface DispatchOutcome {
-  retryFrom?: number;
-}
-
-/** Handles a batch of changes at once (`createChangeDispatcher`), naming the earliest that failed. */
-export const dispatchChanges = async (changes: StreamChange[]): Promise<DispatchOutcome> => {
-  const dispatch = createChangeDispatcher();
-  const settled = await Promise.allSettled(changes.map((change) => dispatch(change)));
-  const failed = settled.flatMap((result, index) =>
-    result.status === 'rejected' ? [changes[index]?.position ?? index] : [],
-  );
-  return failed.length === 0 ? {} : { retryFrom: Math.min(...failed) };
-};

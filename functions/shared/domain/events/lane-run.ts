@@ -8,7 +8,8 @@ import {
 } from '../../data/webhook-deliveries';
 import { env } from '../../env';
 import { MAX_QUEUE_DELAY_SECONDS } from '../../types/queues';
-import { attemptStep, leaseFrom } from './delivery';
+import { leaseFrom } from '../jobs/worker-shell';
+import { attemptStep } from './delivery';
 import { type LaneMessage, newLaneToken, sendLaneMessage } from './lanes';
 
 /**

@@ -20,7 +20,6 @@ import { failMessage } from './message-status';
  * (error `delivery_start_failed`, a conditional write, so a delivery that did start is never overridden)
  * before the error is answered as a 500: no message stays `queued` with nothing to deliver it.
  */
-export { DELIVERY_START_FAILED };
 
 export const deliveryExecutionName = (companyId: string, messageId: string): string =>
   `${companyId}-${messageId}`;

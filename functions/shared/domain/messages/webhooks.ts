@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -34,25 +34,7 @@ const secretBytes = (secret: string): Buffer => Buffer.from(secret.replace(/^whs
 export const signWebhook = (secret: string, id: string, timestamp: number, body: string): string =>
   `v1,${createHmac('sha256', secretBytes(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 
-/** Verifies a `webhook-signature` header (any of its space-separated `v1,` signatures) within a tolerance. */
-export const verifyWebhook = (
-  secret: string,
-  headers: { id: string; timestamp: string; signature: string },
-  body: string,
-  nowSeconds = Math.floor(Date.now() / 1000),
-  toleranceSeconds = 300,
-): boolean => {
-  const timestamp = Number(headers.timestamp);
-  if (!Number.isInteger(timestamp) || Math.abs(nowSeconds - timestamp) > toleranceSeconds) return false;
-  const expected = Buffer.from(signWebhook(secret, headers.id, timestamp, body));
-  return headers.signature.split(' ').some((candidate) => {
-    const given = Buffer.from(candidate);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
-};
-
 export {
-  classifyAddress,
   normalizedOutboundUrl,
   type OutboundPolicy,
   type ResolveAll,

@@ -14,7 +14,7 @@ import { resumeRunEngine } from './run-queue';
 import { newSecretRegistry, redactSecrets } from './secrets';
 import { runSync, type StartRunResult, startEngine } from './sync-run';
 
-export { getWorkflowRun, type PublicWorkflowRun, toPublicRun } from './public-run';
+export { getWorkflowRun, toPublicRun } from './public-run';
 export { computeExceeded, failRun, finishRun } from './run-finish';
 export type { StartRunResult } from './sync-run';
 
