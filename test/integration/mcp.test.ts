@@ -367,6 +367,38 @@ describe('POST /v1/mcp: the MCP server', () => {
     expect(theirs.detail).toBe(route.json.detail);
   });
 
+  it('lists only the tools the credential scopes allow, and still answers a call to another with its scope', async () => {
+    const SCOPE_OF_TOOL: Record<string, Scope> = {
+      get_transcode_job: 'transcodes:read',
+      get_transcription_job: 'transcriptions:read',
+      get_speech_job: 'speech:read',
+      get_usage: 'usage:read',
+      get_workflow_run: 'workflows:read',
+      list_workflows: 'workflows:read',
+      run_workflow: 'workflows:run',
+      list_workflow_runs: 'workflows:read',
+      list_dynadata_types: 'dynadata:read',
+      list_dynadata_items: 'dynadata:read',
+      get_dynadata_item: 'dynadata:read',
+      create_dynadata_item: 'dynadata:write',
+      update_dynadata_item: 'dynadata:write',
+      delete_dynadata_item: 'dynadata:write',
+    };
+    expect(Object.keys(SCOPE_OF_TOOL).sort()).toEqual([...TOOL_NAMES].sort());
+    for (const scope of [...new Set(Object.values(SCOPE_OF_TOOL)), 'company:read' as Scope]) {
+      const c = await connect({ 'x-jwt-token': await scopedToken([scope]) });
+      const listed = (await c.listTools()).tools.map((t) => t.name);
+      expect(listed, scope).toEqual(TOOL_NAMES.filter((name) => SCOPE_OF_TOOL[name] === scope));
+    }
+    const onlyUsage = await connect({ 'x-jwt-token': await scopedToken(['usage:read']) });
+    expect(
+      problemOf(await onlyUsage.callTool({ name: 'get_transcode_job', arguments: { id: 'x' } })),
+    ).toMatchObject({
+      code: 'insufficient_scope',
+      requiredScope: 'transcodes:read',
+    });
+  });
+
   it('takes Authorization: Bearer with an API key or a JWT, after the three headers', async () => {
     const byKey = await connect({ authorization: `Bearer ${tenant.apiKey}` });
     expect((await byKey.listTools()).tools).toHaveLength(TOOL_NAMES.length);

@@ -103,14 +103,31 @@ export const callTool = async (
   }
 };
 
-const createServer = (Server: typeof McpServer, context: ToolContext): McpServer => {
+/** Whether the credential holds the scope of the tool's route. */
+const permits = (tool: ToolDefinition, context: ToolContext): boolean => {
+  const { scope } = routeOf(tool);
+  return scope === 'public' || scope === 'authenticated' || context.auth.scopes.includes(scope);
+};
+
+/** Whether the message is (or, as a batch, holds) a `tools/list` request. */
+const listsTools = (message: unknown): boolean =>
+  (Array.isArray(message) ? message : [message]).some(
+    (m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/list',
+  );
+
+/**
+ * The server of one message. `tools/list` shows only the tools the credential's scopes allow (`listing`); a
+ * call to any tool still reaches it, so a tool the credential cannot use answers the problem its route would
+ * (`insufficient_scope`, naming the scope) rather than an unknown-tool error.
+ */
+const createServer = (Server: typeof McpServer, context: ToolContext, listing: boolean): McpServer => {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: NO_ELICITATION,
   });
   for (const tool of TOOLS()) {
-    server.registerTool(
+    const registered = server.registerTool(
       tool.name,
       {
         title: tool.title,
@@ -121,6 +138,8 @@ const createServer = (Server: typeof McpServer, context: ToolContext): McpServer
       },
       (input: Record<string, unknown>) => callTool(tool, context, input),
     );
+    // Disabled before the server connects, so no list-changed notification is sent.
+    if (listing && !permits(tool, context)) registered.disable();
   }
   // Registering a tool advertises `tools.listChanged`; the tool list is fixed per deployment and the server is
   // stateless (no stream to send the notification on), so the capability is withdrawn.
@@ -166,7 +185,7 @@ export const answerMcpMessage = async (
   context: ToolContext,
 ): Promise<McpAnswer> => {
   const { McpServer: Server, WebStandardStreamableHTTPServerTransport } = await import('#lazy/mcp-sdk');
-  const server = createServer(Server, context);
+  const server = createServer(Server, context, listsTools(message));
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

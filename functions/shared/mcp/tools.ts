@@ -19,6 +19,7 @@ import { transcodeJobSchema } from '../routes/transcode-schemas';
 import { transcriptionJobSchema } from '../routes/transcription-schemas';
 import { workflowRunSchema, workflowSummarySchema } from '../routes/workflow-schemas';
 import type { AuthContext } from '../types/auth';
+import type { McpToolName } from '../types/mcp-tools';
 import { WORKFLOW_RUN_STATUSES } from '../types/workflows';
 import * as z from '../zod';
 
@@ -44,7 +45,7 @@ export interface ToolContext {
 export type ToolEffect = 'read' | 'create' | 'update' | 'delete';
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
-  name: string;
+  name: McpToolName;
   title: string;
   description: string;
   operationId: OperationId;

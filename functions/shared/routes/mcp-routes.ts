@@ -1,3 +1,4 @@
+import { MCP_TOOL_NAMES } from '../types/mcp-tools';
 import { jsonRpcMessageSchema, jsonRpcResponseSchema, MCP_EXAMPLES } from './mcp-schemas';
 import { route } from './route-definition';
 
@@ -14,10 +15,9 @@ export const MCP_ROUTES = [
     summary: 'Model Context Protocol server (tools for agents)',
     description:
       'Streamable HTTP, stateless (no session id), JSON answers: POST one JSON-RPC 2.0 message per request. ' +
-      'Tools: `get_transcode_job`, `get_transcription_job`, `get_usage`, `get_workflow_run`, ' +
-      '`list_dynadata_types`, ' +
-      '`list_dynadata_items`, `get_dynadata_item`, `create_dynadata_item`, `update_dynadata_item`, ' +
-      '`delete_dynadata_item`. Each calls the same code as its route and needs the same scope; a refusal is a ' +
+      `Tools: ${MCP_TOOL_NAMES.map((name) => `\`${name}\``).join(', ')}. ` +
+      "`tools/list` shows those the credential's scopes allow. " +
+      'Each calls the same code as its route and needs the same scope; a refusal is a ' +
       'tool result with `isError: true` whose text is the problem the route would answer (same `code` and ' +
       '`detail`). Also takes `Authorization: Bearer <API key or JWT>`, after the three credential headers. ' +
       'Each HTTP request counts as one `api_requests`. GET and DELETE answer 405 (no server-sent stream, no ' +
