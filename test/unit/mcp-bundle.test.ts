@@ -47,10 +47,13 @@ describe('the MCP server as the group bundles it', () => {
       pathToFileURL(outfile).href
     )) as typeof import('../../functions/shared/mcp/server');
     const auth = { companyId: 'co_unit', authMethod: 'api_key' as const, keyId: 'k', scopes: [] };
+    // `tools/list` shows only the tools the credential's scopes allow: every one for every scope.
+    const { SCOPES } = await import('../../functions/shared/types/scopes');
+    const lister = { ...auth, scopes: [...SCOPES] };
     const answer = await answerMcpMessage(
       { jsonrpc: '2.0', id: 1, method: 'tools/list' },
       {},
-      { auth, requestId: 'req', now: new Date() },
+      { auth: lister, requestId: 'req', now: new Date() },
     );
     expect(answer.status).toBe(200);
     const { tools } = resultOf(answer) as { tools: Record<string, unknown>[] };
@@ -61,7 +64,7 @@ describe('the MCP server as the group bundles it', () => {
     const fromSource = await source.answerMcpMessage(
       { jsonrpc: '2.0', id: 1, method: 'tools/list' },
       {},
-      { auth, requestId: 'req', now: new Date() },
+      { auth: lister, requestId: 'req', now: new Date() },
     );
     expect(answer).toEqual(fromSource);
     for (const tool of tools) {
