@@ -302,15 +302,16 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // The union of what its tools call (`functions/shared/mcp/tools.ts`): a transcode, transcription, speech
   // job or workflow run read by id, the usage snapshot, the Dynadata item calls, the workflow and run lists,
   // and a sync workflow run (as the workflows group runs one: every action and the hand-off to the
-  // engine, but no minting: the signing keys stay with the workflows group). POST /v1/mcp is not
-  // idempotent.
+  // engine, but no minting: the signing keys stay with the workflows group). POST /v1/mcp refuses
+  // `Idempotency-Key`, but each tool that changes data takes an `idempotencyKey` argument: its records.
   mcp: {
     ...combineAccess(DYNADATA_ITEMS, USAGE_SNAPSHOT, WORKFLOW_ACTIONS, WORKFLOW_RUN, RUN_ENGINE, {
       table: {
-        GetItem: ['transcodes', 'transcriptions', 'speechJobs', 'workflowRuns', 'workflows'],
+        GetItem: ['transcodes', 'transcriptions', 'speechJobs', 'workflowRuns', 'workflows', 'idempotency'],
         Query: ['workflows', 'workflowRuns'],
-        PutItem: ['workflowRuns'],
-        ...METER,
+        PutItem: ['workflowRuns', 'idempotency'],
+        UpdateItem: ['usage', 'idempotency'],
+        DeleteItem: ['idempotency'],
       },
     }),
   },

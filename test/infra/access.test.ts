@@ -150,11 +150,12 @@ describe('least privilege on the table', () => {
     expect(actionsOf(statementsOf(fn)).filter((a) => a.startsWith('dynamodb:'))).toEqual(['dynamodb:Query']);
   });
 
-  it('grants idempotency records to exactly the groups with an idempotent route', () => {
+  it('grants idempotency records to exactly the groups with an idempotent route, and the MCP group', () => {
     for (const group of ROUTE_GROUPS) {
-      const idempotent = ROUTES.some(
-        (r) => r.group === group && 'idempotency' in r && r.idempotency === 'keyed',
-      );
+      // The MCP server's tools that change data take an `idempotencyKey` argument.
+      const idempotent =
+        group === 'mcp' ||
+        ROUTES.some((r) => r.group === group && 'idempotency' in r && r.idempotency === 'keyed');
       const fn = groupFunction(group);
       for (const action of [
         'dynamodb:GetItem',
@@ -262,13 +263,14 @@ describe('least privilege elsewhere', () => {
       'xray:PutTraceSegments',
     ]);
     // run_workflow starts the machines its actions start and hands a run off to the `workflow-run` queue; no tool
-    // stops an execution or stores an idempotency record, and the only object read back is a speech job's
-    // text, before an earlier result is reused (`actions/media/speech`).
+    // stops an execution, the tools that change data store idempotency records (their `idempotencyKey`), and
+    // the only object read back is a speech job's text, before an earlier result is reused
+    // (`actions/media/speech`).
     expect(actionsOf(statements)).not.toContain('states:StopExecution');
     for (const key of [`CO#${CO}#TRANSCODE`, `CO#${CO}#TRANSCRIPTION`, `CO#${CO}#WFRUN#wr_1`]) {
       expect(allows(fn, 'dynamodb:GetItem', 'table', [key]), key).toBe(true);
     }
-    expect(allows(fn, 'dynamodb:PutItem', 'table', [`CO#${CO}#IDEM`])).toBe(false);
+    expect(allows(fn, 'dynamodb:PutItem', 'table', [`CO#${CO}#IDEM`])).toBe(true);
     expect(allows(fn, 'dynamodb:PutItem', 'table', [`CO#${CO}#CRED`])).toBe(false);
   });
 

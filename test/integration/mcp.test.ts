@@ -367,6 +367,40 @@ describe('POST /v1/mcp: the MCP server', () => {
     expect(theirs.detail).toBe(route.json.detail);
   });
 
+  it('takes an idempotencyKey on the tools that change data: a retry creates nothing twice', async () => {
+    const t = await createTenant();
+    const c = await connect({ 'x-api-key': t.apiKey });
+    const key = `mcp-${Date.now()}`;
+    const create = (name: string) =>
+      c.callTool({
+        name: 'create_dynadata_item',
+        arguments: { type: 'contacts', item: { name }, idempotencyKey: key },
+      });
+    const first = structured(await create('Grace Hopper'));
+    const again = structured(await create('Grace Hopper'));
+    expect(again).toEqual(first);
+    const listed = await call('POST', '/v1/dynadata/type/contacts/list', {
+      headers: { 'x-api-key': t.apiKey },
+      body: { limit: 10 },
+    });
+    expect((listed.json.items as { _id: string }[]).map((i) => i._id)).toEqual([first._id]);
+    expect(problemOf(await create('Someone else'))).toMatchObject({ code: 'idempotency_key_reused' });
+    // Reads take no key; a malformed key is refused by the tool's input schema.
+    const { tools } = await c.listTools();
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+    expect(Object.keys(byName.create_dynadata_item?.inputSchema.properties ?? {})).toContain(
+      'idempotencyKey',
+    );
+    expect(Object.keys(byName.get_dynadata_item?.inputSchema.properties ?? {})).not.toContain(
+      'idempotencyKey',
+    );
+    const badKey = (await c.callTool({
+      name: 'create_dynadata_item',
+      arguments: { type: 'contacts', item: { name: 'x' }, idempotencyKey: 'has space' },
+    })) as { isError?: boolean };
+    expect(badKey.isError).toBe(true);
+  });
+
   it('lists only the tools the credential scopes allow, and still answers a call to another with its scope', async () => {
     const SCOPE_OF_TOOL: Record<string, Scope> = {
       get_transcode_job: 'transcodes:read',

@@ -11,7 +11,8 @@ import { AppError, ValidationError } from '../errors';
  * is still running → 409 `idempotency_request_in_progress`. A request that fails frees its key. Keys are
  * 1–255 printable ASCII characters, scoped to the company and the operation.
  */
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** An `Idempotency-Key`: 1 to 255 printable ASCII characters (the MCP write tools' `idempotencyKey` too). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 export interface IdempotentRequest {
   companyId: string;
@@ -47,7 +48,7 @@ export const withIdempotency = async (
   now = new Date(),
 ): Promise<IdempotentResponse> => {
   if (key === undefined) return run();
-  if (!KEY_PATTERN.test(key)) {
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw new ValidationError([
       { pointer: '/headers/idempotency-key', message: 'must be 1 to 255 printable ASCII characters' },
     ]);

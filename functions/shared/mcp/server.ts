@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { AppError, ValidationError } from '../errors';
+import { IDEMPOTENCY_KEY_PATTERN, withIdempotency } from '../http/idempotency';
 import { refuseLogEntryWrites } from '../http/log-entry-guard';
 import { buildProblem } from '../http/problem';
 import { requireRouteScope } from '../http/router';
@@ -14,7 +15,7 @@ import { TRANSCODE_ROUTES } from '../routes/transcode-routes';
 import { TRANSCRIPTION_ROUTES } from '../routes/transcription-routes';
 import { USAGE_ROUTES } from '../routes/usage-routes';
 import { WORKFLOW_ROUTES } from '../routes/workflow-routes';
-import type * as z from '../zod';
+import * as z from '../zod';
 import { TOOLS, type ToolContext, type ToolDefinition, type ToolEffect } from './tools';
 
 /**
@@ -86,17 +87,43 @@ const toolError = (error: unknown, tool: ToolDefinition, context: ToolContext): 
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(problem) }] };
 };
 
+/**
+ * A tool that changes data takes an optional `idempotencyKey`, as its route takes `Idempotency-Key`: an agent's
+ * retry with the same key and the same arguments answers the first call's result and does nothing twice; the
+ * same key with other arguments is `idempotency_key_reused`; while the first still runs,
+ * `idempotency_request_in_progress`. Keys are kept per company and tool (`mcp:<tool>`) for 24 hours, apart
+ * from the route's (a tool answers another shape).
+ */
+const idempotencyKeyArgument = () =>
+  z
+    .string()
+    .regex(IDEMPOTENCY_KEY_PATTERN)
+    .optional()
+    .describe(
+      'Makes a retry safe: a repeat with the same key and arguments within 24 hours answers the first result and changes nothing again (1 to 255 printable ASCII characters).',
+    );
+
+const inputSchemaOf = (tool: ToolDefinition): z.ZodObject =>
+  tool.effect === 'read' ? tool.input : tool.input.extend({ idempotencyKey: idempotencyKeyArgument() });
+
 /** Runs one tool call under its route's rules; every refusal becomes a tool error. */
 export const callTool = async (
   tool: ToolDefinition,
   context: ToolContext,
-  input: Record<string, unknown>,
+  args: Record<string, unknown>,
 ): Promise<CallToolResult> => {
   const route = routeOf(tool);
+  const { idempotencyKey, ...input } = args;
   try {
     if (route.writesItemsOfType) refuseLogEntryWrites(input.type as string | undefined);
     requireRouteScope(route, context.auth);
-    const output = (await tool.run(context, input)) as Record<string, unknown>;
+    const { body } = await withIdempotency(
+      { companyId: context.auth.companyId, operationId: `mcp:${tool.name}`, params: {}, body: input },
+      tool.effect === 'read' ? undefined : (idempotencyKey as string | undefined),
+      async () => ({ status: 200, body: await tool.run(context, input) }),
+      context.now,
+    );
+    const output = body as Record<string, unknown>;
     return { structuredContent: output, content: [{ type: 'text', text: JSON.stringify(output) }] };
   } catch (error) {
     return toolError(error, tool, context);
@@ -132,7 +159,7 @@ const createServer = (Server: typeof McpServer, context: ToolContext, listing: b
       {
         title: tool.title,
         description: `${tool.description} Scope: ${routeOf(tool).scope}.`,
-        inputSchema: tool.input,
+        inputSchema: inputSchemaOf(tool),
         outputSchema: tool.output,
         annotations: { title: tool.title, ...ANNOTATIONS[tool.effect], openWorldHint: false },
       },
