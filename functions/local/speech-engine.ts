@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TranscriptionLanguageCode } from '../shared/types/transcriptions';
 import { recordEngineSpan } from './engine-processes';
 import { FFMPEG } from './media-engine';
 
@@ -11,6 +12,12 @@ import { FFMPEG } from './media-engine';
  * words with their times (`-time yes`). Installed by `bin/setup.sh`.
  */
 export const POCKETSPHINX = '/usr/bin/pocketsphinx_continuous';
+
+/**
+ * The languages of the published list (`TRANSCRIPTION_LANGUAGES`) the recognizer transcribes: Debian's
+ * `pocketsphinx-en-us` model is its default, so `en-US` needs no model argument.
+ */
+export const RECOGNIZER_LANGUAGES: readonly TranscriptionLanguageCode[] = ['en-US'];
 
 export class SpeechEngineFailedError extends Error {
   constructor(detail: string) {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { SpeechEngine, SpeechFormat } from '../shared/types/speech-voices';
 import { FFMPEG, FFPROBE } from './media-engine';
 import { run } from './speech-engine';
+import { espeakVoiceOf } from './speech-voices';
 
 /**
  * The local speech engine in place of Amazon Polly: Debian's `espeak-ng` writes each part as WAV, and ffmpeg
@@ -63,7 +64,7 @@ export const speakParts = async (parts: readonly string[], voice: string, dir: s
 
 export const espeakEngine: SpeechEngine = {
   synthesize: async ({ parts, voice, format, dir }) => {
-    const wavs = await speakParts(parts, voice.espeak, dir);
+    const wavs = await speakParts(parts, espeakVoiceOf(voice), dir);
     const list = join(dir, 'parts.txt');
     await writeFile(list, wavs.map((w) => `file '${w}'`).join('\n'));
     const encoder = ENCODERS[format];

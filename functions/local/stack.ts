@@ -180,10 +180,6 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
     // A step the workflow engine started is its message's for 30 s (a step's bound is at most 15 s); the
     // queue's visibility timeout outlasts that lease plus a message's work budget.
     WORKFLOW_RUN_LEASE_SECONDS: '30',
-    // Transcriptions run on pocketsphinx (Debian's en-US model) in place of Amazon Transcribe.
-    TRANSCRIPTION_ENGINE: 'pocketsphinx',
-    // Speech is synthesized by espeak-ng and encoded by ffmpeg in place of Amazon Polly.
-    SPEECH_ENGINE: 'espeak-ng',
     TABLE_NAME: d.tableName,
     BUCKET_NAME: d.bucketName,
     AWS_REGION: d.region,
@@ -203,8 +199,6 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
 
 /** Each route group's Lambda handler, loaded from `functions/api/<group>/index.ts` as the CDK app bundles it. */
 const loadHandlers = async (): Promise<Record<RouteGroup, ProxyHandler>> => {
-  const { registerSpeechEngine } = await import('../shared/domain/speech');
-  registerSpeechEngine('espeak-ng', async () => (await import('./speech-synthesis')).espeakEngine);
   // Every handler shares this process: markdown is read aloud in a worker thread, off the event loop.
   const { registerMarkdownReader } = await import('../shared/domain/spoken-text');
   registerMarkdownReader((await import('./markdown-reader')).readMarkdownInWorker);
@@ -313,6 +307,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     };
     ensureJwtKeys(dataDir, new Date());
     Object.assign(process.env, localRuntimeEnvironment({ ...services, dataDir }));
+    // The local engines stand in for Transcribe and Polly before any task or handler runs.
+    (await import('./engines')).registerLocalEngines();
     stepFunctions.addMachines(await loadLocalStateMachines(REGION));
 
     const { seedLocalData } = await import('./seed');

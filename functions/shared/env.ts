@@ -58,10 +58,6 @@ export interface Env {
    * its own services (`OUTBOUND_DENIED_LOOPBACK_PORTS`, required with the allowance). Never set on AWS.
    */
   outbound: OutboundPolicy;
-  /** Speech-to-text engine of transcription jobs: Amazon Transcribe on AWS, pocketsphinx in the local stack. */
-  transcriptionEngine: 'transcribe' | 'pocketsphinx';
-  /** Text-to-speech engine of `POST /v1/speech`: Amazon Polly on AWS, espeak-ng in the local stack. */
-  speechEngine: 'polly' | 'espeak-ng';
   /** Workflows: a sync run not finished by this many ms after it started continues as an async execution. */
   workflowSyncDeadlineMs: number;
   /**
@@ -173,8 +169,6 @@ export const env = (): Env => {
     cursorSecret: optional('DYNADATA_CURSOR_SECRET'),
     cursorSecretArn: optional('DYNADATA_CURSOR_SECRET_ARN'),
     outbound: Object.freeze(outboundPolicy()),
-    transcriptionEngine: optional('TRANSCRIPTION_ENGINE') === 'pocketsphinx' ? 'pocketsphinx' : 'transcribe',
-    speechEngine: optional('SPEECH_ENGINE') === 'espeak-ng' ? 'espeak-ng' : 'polly',
     // API Gateway ends an integration at 29 s: the default leaves room for the hand-off and the answer.
     workflowSyncDeadlineMs: boundedInteger('WORKFLOW_SYNC_DEADLINE_MS', 24_000, 1_000, 25_000),
     usagePlanKeys: Object.freeze(JSON.parse(optional('USAGE_PLAN_KEYS') ?? '{}') as Record<string, string>),

@@ -29,6 +29,7 @@ export const benchSpeechJob = async (apiUrl: string, write: (line: string) => vo
   const { splitSentences } = await import('../../functions/shared/domain/sentences');
   const { speakSentences, joinWavs } = await import('../../functions/local/long-speech');
   const { DEFAULT_VOICE_PROFILE } = await import('../../functions/shared/types/speech-voices');
+  const { espeakVoiceOf } = await import('../../functions/local/speech-voices');
   const speechTasks = await import('../../functions/local/step-functions/speech-job-tasks');
   const { markdownDocument } = await import('../fixtures/long-markdown');
 
@@ -42,7 +43,12 @@ export const benchSpeechJob = async (apiUrl: string, write: (line: string) => vo
     try {
       const started = performance.now();
       const signal = new AbortController().signal;
-      const spoken = await speakSentences(splitSentences(text), DEFAULT_VOICE_PROFILE.espeak, dir, signal);
+      const spoken = await speakSentences(
+        splitSentences(text),
+        espeakVoiceOf(DEFAULT_VOICE_PROFILE),
+        dir,
+        signal,
+      );
       await joinWavs(
         spoken.map((p) => p.wav),
         'mp3',

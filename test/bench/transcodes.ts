@@ -47,6 +47,7 @@ export const benchTranscodes = async (apiUrl: string, write: (line: string) => v
   const { transcodeJobs } = await import('../../functions/shared/domain/transcodes');
   const { createTranscodeWorker } = await import('../../functions/workers/transcode/worker');
   const { probeWithFfprobe } = await import('../../functions/local/media-engine');
+  const { ffmpegArguments } = await import('../../functions/local/ffmpeg-arguments');
   const transcodes = (await import('../../functions/api/transcodes/index')).handler;
   const authorizer = (await import('../../functions/authorizer/index')).handler;
 
@@ -99,7 +100,7 @@ export const benchTranscodes = async (apiUrl: string, write: (line: string) => v
   const direct = (file: string, preset: (typeof presets.TRANSCODE_PRESETS)[number]) => {
     const out = join(dir, `direct.${presets.presetExtension(preset)}`);
     const started = performance.now();
-    execFileSync(FFMPEG, presets.ffmpegArguments(preset, false, file, out), { stdio: 'ignore' });
+    execFileSync(FFMPEG, ffmpegArguments(preset, false, file, out), { stdio: 'ignore' });
     return performance.now() - started;
   };
 

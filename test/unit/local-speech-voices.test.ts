@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { espeakEngine, speakParts } from '../../functions/local/speech-synthesis';
+import { espeakVoiceOf } from '../../functions/local/speech-voices';
 import { VOICE_PROFILES } from '../../functions/shared/types/speech-voices';
 
 /**
@@ -42,6 +43,11 @@ const spoken = async () => {
 };
 
 describe('local speech engine voices (espeak-ng)', () => {
+  it('maps every voice profile of the catalogue to an espeak-ng voice, and refuses an unknown one', () => {
+    expect(VOICE_PROFILES.map((v) => espeakVoiceOf(v).length > 0)).toEqual(VOICE_PROFILES.map(() => true));
+    expect(() => espeakVoiceOf({ id: 'xx-XX-nobody' })).toThrow(/xx-XX-nobody/);
+  });
+
   it('speaks the same text differently in every pair of voices of the catalogue', async () => {
     const digests = await spoken();
     const pairs = VOICE_PROFILES.flatMap((a, i) => VOICE_PROFILES.slice(i + 1).map((b) => [a.id, b.id]));
@@ -50,7 +56,7 @@ describe('local speech engine voices (espeak-ng)', () => {
     expect(same).toEqual([]);
   }, 60_000);
 
-  it.each(VOICE_PROFILES.map((v) => [v.id, v.espeak] as const))(
+  it.each(VOICE_PROFILES.map((v) => [v.id, espeakVoiceOf(v)] as const))(
     '%s applies its variant (%s differs from its voice without it)',
     async (_id, espeak) => {
       const base = espeak.split('+')[0] as string;

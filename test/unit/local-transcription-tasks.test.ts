@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LOCAL_ENGINE_TIMING } from '../../functions/local/engines';
 import { recognise } from '../../functions/local/speech-engine';
-import { CHECK_WAIT_MS, tasks } from '../../functions/local/step-functions/transcription-tasks';
+import { tasks } from '../../functions/local/step-functions/transcription-tasks';
 import { putObject } from '../../functions/shared/aws/s3';
 import { presignRead } from '../../functions/shared/aws/s3-objects';
 
@@ -34,7 +35,7 @@ describe('local Transcribe stand-in (pocketsphinx)', () => {
     const start = await tasks.StartTranscription?.(parameters('tr_slow-a1'), ctx);
     expect(statusOf(start).TranscriptionJobStatus).toBe('IN_PROGRESS');
     const pending = tasks.CheckTranscription?.({ TranscriptionJobName: 'tr_slow-a1' }, ctx);
-    await vi.advanceTimersByTimeAsync(CHECK_WAIT_MS);
+    await vi.advanceTimersByTimeAsync(LOCAL_ENGINE_TIMING.checkWaitMs);
     expect(statusOf(await pending).TranscriptionJobStatus).toBe('IN_PROGRESS');
     expect(putObject).not.toHaveBeenCalled();
     finish({ stdout: 'hello 0.100 0.400 0.9\n', recogniserMs: 5 });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { transcribeOutputFromPocketsphinx } from '../../functions/local/recognizer-output';
 import {
   cuesFromWords,
   cutToBytes,
@@ -13,7 +14,6 @@ import {
   textFromTranscribe,
   toSrt,
   toVtt,
-  transcribeOutputFromPocketsphinx,
   wordsFromTranscribe,
 } from '../../functions/shared/domain/transcripts';
 import type { TranscriptWord } from '../../functions/shared/types/transcriptions';

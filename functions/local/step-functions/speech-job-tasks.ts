@@ -7,7 +7,9 @@ import { uploadFile } from '../../shared/aws/s3-objects';
 import { VOICE_PROFILES } from '../../shared/types/speech-voices';
 import type { SynthesisParameters } from '../../workers/speech-job/types';
 import { createSpeechJobWorker } from '../../workers/speech-job/worker';
+import { awaitRun } from '../engines';
 import { type LocalOutputFormat, synthesizeLongText } from '../long-speech';
+import { espeakVoiceOf } from '../speech-voices';
 import type { TaskOverride } from './machines';
 
 /**
@@ -17,11 +19,9 @@ import type { TaskOverride } from './machines';
  * (`<OutputS3KeyPrefix><TaskId>.<extension>`); `StartMarksSynthesis` is the second task, whose sentence marks
  * come from the same run (measured durations) and are written as `<prefix><TaskId>.marks`. The checks answer
  * like GetSpeechSynthesisTask (`inProgress`, `completed` with the `OutputUri`, `failed`), waiting up to
- * CHECK_WAIT_MS for the run to end. Stopping the execution aborts the signal, which kills espeak-ng and ffmpeg.
+ * `LOCAL_ENGINE_TIMING.checkWaitMs` for the run to end. Stopping the execution aborts the signal, which kills espeak-ng and ffmpeg.
  */
 const worker = createSpeechJobWorker();
-
-export const CHECK_WAIT_MS = 20_000;
 
 /** The engine's own run time of the last jobs, by audio task id (the bench subtracts it from a job's time). */
 export const engineRuns = new Map<string, number>();
@@ -72,7 +72,7 @@ const synthesizeAudio = async (input: StartInput, taskId: string, signal: AbortS
   try {
     const { audio, marks, engineMs } = await synthesizeLongText({
       text: input.Text,
-      voice: voice.espeak,
+      voice: espeakVoiceOf(voice),
       format,
       dir,
       signal,
@@ -122,12 +122,7 @@ const checkSynthesis: TaskOverride = async (input: { TaskId: string }) => {
   });
   // A task this process never started (the stack restarted meanwhile) is one the engine lost.
   if (!run) return task('failed', { TaskStatusReason: 'Unknown synthesis task', OutputUri: '' });
-  const outcome =
-    run.settled ??
-    (await Promise.race([
-      run.done,
-      new Promise<undefined>((r) => setTimeout(() => r(undefined), CHECK_WAIT_MS).unref()),
-    ]));
+  const outcome = run.settled ?? (await awaitRun(run.done));
   if (!outcome) return task('inProgress', { OutputUri: '' });
   runs.delete(input.TaskId);
   if (outcome.status === 'failed') return task('failed', { TaskStatusReason: outcome.reason, OutputUri: '' });

@@ -2,19 +2,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { presignRead, uploadFile } from '../../shared/aws/s3-objects';
-import { jobStep } from '../../shared/domain/jobs/worker-shell';
-import { ffmpegArguments, isTranscodePreset, presetContentType } from '../../shared/domain/transcode-presets';
-import { transcodeJobs } from '../../shared/domain/transcodes';
+import { isTranscodePreset, presetContentType } from '../../shared/domain/transcode-presets';
+import type { ProgressInput } from '../../workers/transcode/types';
 import { createTranscodeWorker } from '../../workers/transcode/worker';
+import { ffmpegArguments } from '../ffmpeg-arguments';
 import { probeWithFfprobe, runFfmpeg } from '../media-engine';
 import type { TaskOverride } from './machines';
 
 /**
  * Local overrides of the Task states of `statemachines/transcode.asl.json`: the worker steps run the real
  * worker in-process (with ffprobe in place of MediaConvert's Probe API), and `Transcode` runs ffmpeg with the
- * preset's arguments in place of MediaConvert `createJob.sync`, recording progress on the job and answering
- * the job's `Timing` as MediaConvert does (ffmpeg's start and finish). Stopping the
- * execution (cancel) aborts the signal, which kills ffmpeg.
+ * preset's arguments in place of MediaConvert `createJob.sync`, answering the job's `Timing` as MediaConvert
+ * does (ffmpeg's start and finish). Its progress reaches the job as MediaConvert's does on AWS: a
+ * `STATUS_UPDATE` job state change carrying the job's user metadata, handed to the worker's progress step
+ * (what the machine's EventBridge rule delivers there). Stopping the execution (cancel) aborts the signal,
+ * which kills ffmpeg.
  */
 const worker = createTranscodeWorker({ probe: probeWithFfprobe });
 
@@ -35,9 +37,18 @@ interface CreateJobInput {
   UserMetadata: Record<string, string>;
 }
 
-/** Progress is written at most every PROGRESS_STEP percent, and at most once per PROGRESS_MS. */
+/**
+ * A status update is sent at most every PROGRESS_STEP percent, and at most once per PROGRESS_MS (MediaConvert
+ * sends one every `StatusUpdateInterval`).
+ */
 const PROGRESS_STEP = 10;
 const PROGRESS_MS = 1000;
+
+/** MediaConvert's `STATUS_UPDATE` job state change of a job with `userMetadata`, as the progress rule delivers it. */
+const statusUpdate = (userMetadata: Record<string, string>, percent: number): ProgressInput => ({
+  action: 'progress',
+  detail: { status: 'STATUS_UPDATE', userMetadata, jobProgress: { jobPercentComplete: percent } },
+});
 
 const transcodeWithFfmpeg: TaskOverride = async (input: CreateJobInput, ctx) => {
   const meta = input.UserMetadata;
@@ -47,9 +58,7 @@ const transcodeWithFfmpeg: TaskOverride = async (input: CreateJobInput, ctx) => 
   const group = input.Settings.OutputGroups[0];
   const destination = parseS3(group?.OutputGroupSettings.FileGroupSettings.Destination ?? '');
   const extension = group?.Outputs[0]?.Extension ?? '';
-  const companyId = meta.companyId ?? '';
   const jobId = meta.jobId ?? '';
-  const attempt = Number(meta.attempt);
   const durationSeconds = Number(meta.durationSeconds);
   // The job id in the directory name lets an operator (and the tests) find this job's ffmpeg process.
   const dir = await mkdtemp(join(tmpdir(), `transcode-${jobId}-`));
@@ -69,14 +78,7 @@ const transcodeWithFfmpeg: TaskOverride = async (input: CreateJobInput, ctx) => 
         if (percent < reported + PROGRESS_STEP || performance.now() - reportedAt < PROGRESS_MS) return;
         reported = percent;
         reportedAt = performance.now();
-        pending = pending
-          .then(() =>
-            jobStep(transcodeJobs, { companyId, jobId, attempt }, new Date()).progress(
-              'transcoding',
-              percent,
-            ),
-          )
-          .catch(() => undefined);
+        pending = pending.then(() => worker(statusUpdate(meta, percent))).catch(() => undefined);
       },
     });
     const finishTime = Date.now() / 1000;

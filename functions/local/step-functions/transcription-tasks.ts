@@ -1,9 +1,10 @@
 import { putObject } from '../../shared/aws/s3';
 import { presignRead } from '../../shared/aws/s3-objects';
-import { transcribeOutputFromPocketsphinx } from '../../shared/domain/transcripts';
 import type { StartTranscriptionParameters } from '../../workers/transcription/types';
 import { createTranscriptionWorker } from '../../workers/transcription/worker';
+import { awaitRun } from '../engines';
 import { probeWithFfprobe } from '../media-engine';
+import { transcribeOutputFromPocketsphinx } from '../recognizer-output';
 import { recognise } from '../speech-engine';
 import type { TaskOverride } from './machines';
 
@@ -13,14 +14,10 @@ import type { TaskOverride } from './machines';
  * `StartTranscription` only starts the engine: pocketsphinx runs in the background and writes its words in
  * Transcribe's JSON format where Transcribe would, so the same finalize step reads it. `CheckTranscription`
  * answers like GetTranscriptionJob (`IN_PROGRESS`, `COMPLETED` with the run's `StartTime` and
- * `CompletionTime`, `FAILED`), waiting up to CHECK_WAIT_MS
- * for the run to end so that a short recording needs one check. Stopping the execution aborts the signal,
+ * `CompletionTime`, `FAILED`), waiting up to `LOCAL_ENGINE_TIMING.checkWaitMs` (`../engines.ts`) for the run to end so that a short recording needs one check. Stopping the execution aborts the signal,
  * which kills ffmpeg and pocketsphinx.
  */
 const worker = createTranscriptionWorker({ probe: probeWithFfprobe });
-
-/** How long one check waits for a running recognition (well inside the Task's TimeoutSeconds). */
-export const CHECK_WAIT_MS = 20_000;
 
 /** pocketsphinx's own run time of the last transcriptions (the bench subtracts it from a job's time). */
 export const recogniserRuns = new Map<string, number>();
@@ -81,12 +78,7 @@ const checkTranscription: TaskOverride = async (input: { TranscriptionJobName: s
   });
   // A name this process never started (the stack restarted meanwhile) is a job the engine lost.
   if (!run) return job('FAILED', { FailureReason: 'Unknown transcription job' });
-  const outcome =
-    run.settled ??
-    (await Promise.race([
-      run.done,
-      new Promise<undefined>((r) => setTimeout(() => r(undefined), CHECK_WAIT_MS).unref()),
-    ]));
+  const outcome = run.settled ?? (await awaitRun(run.done));
   if (!outcome) return job('IN_PROGRESS');
   runs.delete(name);
   if (outcome.status === 'FAILED') return job('FAILED', { FailureReason: outcome.reason });

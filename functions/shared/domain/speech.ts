@@ -19,6 +19,7 @@ import {
 } from '../types/speech-voices';
 import { limitsOf } from './company-limits';
 import { startStepClock } from './compute-time';
+import { speechEngine } from './engines';
 import { splitIntoParts } from './sentences';
 import { characterCount, SPEECH_TEXT_SILENT_MESSAGE, speechTextProblem, voiceOf } from './speech-request';
 
@@ -36,20 +37,10 @@ export const SPEECH_CALL_MAX_CHARACTERS = 3000;
 export const speechPath = (companyId: string, extension: string, now: Date): string =>
   `${companyObjectPrefix(companyId, 'speech')}${ulid(now.getTime())}.${extension}`;
 
-const engines = new Map<string, () => Promise<SpeechEngine>>();
+const loadPolly = async (): Promise<SpeechEngine> => (await import('../aws/polly')).pollyEngine();
 
-/** Registers an engine under the name `SPEECH_ENGINE` selects (the local stack registers espeak-ng). */
-export const registerSpeechEngine = (name: 'polly' | 'espeak-ng', load: () => Promise<SpeechEngine>) => {
-  engines.set(name, load);
-};
-
-registerSpeechEngine('polly', async () => (await import('../aws/polly')).pollyEngine());
-
-const engine = async (): Promise<SpeechEngine> => {
-  const load = engines.get(env().speechEngine);
-  if (!load) throw new AppError('service_unavailable', 'Speech synthesis is not available.');
-  return load();
-};
+/** The synthesizer of the registered speech engine (`engines.ts`): Polly unless another one is registered. */
+const engine = (): Promise<SpeechEngine> => (speechEngine().synthesizer ?? loadPolly)();
 
 export const speechVoices = () => ({
   voices: VOICE_PROFILES.map(({ id, name, language, gender, engine, meter, default: isDefault }) => ({
@@ -96,7 +87,7 @@ export const synthesizeSpeech = async (
   if (used + characters > limits.speechCharactersPerMonth) throw quotaExceeded(used);
   const dir = await mkdtemp(join(tmpdir(), 'speech-'));
   try {
-    // The engine's run (Polly's calls, or espeak-ng and ffmpeg locally) is billed as `computeMs.media`.
+    // The engine's run (Polly's calls, or the registered engine's run) is billed as `computeMs.media`.
     const synthesisMs = startStepClock();
     const { file, durationSeconds } = await (await engine()).synthesize({ parts, voice, format, dir });
     const mediaMs = synthesisMs();

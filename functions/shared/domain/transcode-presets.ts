@@ -1,12 +1,12 @@
 import { type MediaConvertOutput, mediaConvertJobSettings } from '../aws/mediaconvert-settings';
-import { ffmpegConversionArguments } from '../ffmpeg-arguments';
 import { TRANSCODE_PRESETS, type TranscodePreset } from '../types/transcodes';
 
 export { TRANSCODE_PRESETS, type TranscodePreset };
 
 /**
- * Media transform presets: one table that yields both the MediaConvert output settings (on AWS) and the
- * ffmpeg arguments (local stack).
+ * Media transform presets: one table of what each output is (container, audio parameters, whether video is
+ * kept) that yields the MediaConvert output settings; an engine in MediaConvert's place reads the same
+ * parameters (`presetConversion`) and maps the preset to its own codec options.
  *
  * Decisions (the spec names the presets only):
  * - Audio is always resampled to fixed, documented parameters so AWS and local outputs agree: 48 kHz stereo
@@ -20,8 +20,6 @@ interface PresetDefinition {
   contentType: (hasVideo: boolean) => string;
   keepsVideo: boolean;
   audio: { sampleRate: number; channels: number };
-  /** ffmpeg output options (between the input and the output file). */
-  ffmpegAudio: string[];
   /** MediaConvert container settings, audio codec and its settings (`SampleRate` comes from `audio`). */
   mediaConvert: Pick<MediaConvertOutput, 'container' | 'codec' | 'codecSettings'>;
 }
@@ -34,7 +32,6 @@ const PRESETS: Record<TranscodePreset, PresetDefinition> = {
     contentType: (hasVideo) => (hasVideo ? 'video/mp4' : 'audio/mp4'),
     keepsVideo: true,
     audio: STEREO_48K,
-    ffmpegAudio: ['-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart', '-f', 'mp4'],
     mediaConvert: {
       container: { Container: 'MP4', Mp4Settings: { MoovPlacement: 'PROGRESSIVE_DOWNLOAD' } },
       codec: 'AAC',
@@ -46,7 +43,6 @@ const PRESETS: Record<TranscodePreset, PresetDefinition> = {
     contentType: () => 'audio/ogg',
     keepsVideo: false,
     audio: STEREO_48K,
-    ffmpegAudio: ['-c:a', 'libopus', '-b:a', '96k', '-f', 'ogg'],
     mediaConvert: {
       container: { Container: 'OGG' },
       codec: 'OPUS',
@@ -58,7 +54,6 @@ const PRESETS: Record<TranscodePreset, PresetDefinition> = {
     contentType: () => 'audio/wav',
     keepsVideo: false,
     audio: STEREO_48K,
-    ffmpegAudio: ['-c:a', 'pcm_s16le', '-f', 'wav'],
     mediaConvert: {
       container: { Container: 'RAW' },
       codec: 'WAV',
@@ -70,7 +65,6 @@ const PRESETS: Record<TranscodePreset, PresetDefinition> = {
     contentType: () => 'audio/flac',
     keepsVideo: false,
     audio: { sampleRate: 16_000, channels: 1 },
-    ffmpegAudio: ['-c:a', 'flac', '-sample_fmt', 's16', '-f', 'flac'],
     mediaConvert: {
       container: { Container: 'RAW' },
       codec: 'FLAC',
@@ -91,20 +85,11 @@ const outputHasVideo = (preset: TranscodePreset, sourceHasVideo: boolean): boole
 export const presetContentType = (preset: TranscodePreset, sourceHasVideo: boolean): string =>
   PRESETS[preset].contentType(outputHasVideo(preset, sourceHasVideo));
 
-/** ffmpeg arguments that convert `input` to `output` for `preset`, with machine-readable progress on stdout. */
-export const ffmpegArguments = (
-  preset: TranscodePreset,
-  sourceHasVideo: boolean,
-  input: string,
-  output: string,
-) =>
-  ffmpegConversionArguments({
-    input,
-    output,
-    keepVideo: outputHasVideo(preset, sourceHasVideo),
-    ...PRESETS[preset].audio,
-    audioArgs: PRESETS[preset].ffmpegAudio,
-  });
+/** What the output of `preset` for a source is: whether it keeps video, its audio's rate and channels. */
+export const presetConversion = (preset: TranscodePreset, sourceHasVideo: boolean) => ({
+  keepVideo: outputHasVideo(preset, sourceHasVideo),
+  ...PRESETS[preset].audio,
+});
 
 /** MediaConvert `Settings` of a job converting `inputUri` (s3://...) to `destination` (s3://.../output). */
 export const mediaConvertSettings = (

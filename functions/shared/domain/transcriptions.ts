@@ -4,14 +4,9 @@ import {
   type TranscriptionStatus,
   transcriptionStore,
 } from '../data/transcription-jobs';
-import { env } from '../env';
 import { AppError } from '../errors';
-import {
-  DEFAULT_TRANSCRIPTION_LANGUAGE,
-  LOCAL_TRANSCRIPTION_LANGUAGES,
-  TRANSCRIPTION_LANGUAGES,
-  type TranscriptionLanguage,
-} from '../types/transcriptions';
+import { DEFAULT_TRANSCRIPTION_LANGUAGE, type TranscriptionLanguage } from '../types/transcriptions';
+import { transcriptionEngine } from './engines';
 import { getJob, listJobs } from './jobs/commands';
 import { enqueueJob } from './jobs/enqueue';
 import { defineJobType } from './jobs/job-type';
@@ -24,8 +19,8 @@ import type { PageRequest } from './pages';
  *   again (a new job), and a source transcribed before in the same language is then reused, unbilled.
  * - 429 `transcription_quota_exceeded` once the month's `transcription_seconds` reached the allowance, 429
  *   `transcription_queue_full` at `transcriptionQueueCap` unfinished jobs.
- * - `language` is a code of TRANSCRIPTION_LANGUAGES or `auto`; the local engine (pocketsphinx) knows only
- *   LOCAL_TRANSCRIPTION_LANGUAGES and cannot identify languages, and answers 400 naming them.
+ * - `language` is a code of TRANSCRIPTION_LANGUAGES or `auto`, as far as the registered engine accepts it
+ *   (`engines.ts`: Transcribe takes them all); a language it does not take answers 400 naming those it does.
  * - Size, duration and "is it audio" are checked by the probe step.
  */
 
@@ -73,10 +68,7 @@ export const transcriptionJobs = defineJobType<
 });
 
 /** The languages the running engine accepts (`auto` only where it can identify the language). */
-export const acceptedLanguages = (): readonly TranscriptionLanguage[] =>
-  env().transcriptionEngine === 'pocketsphinx'
-    ? LOCAL_TRANSCRIPTION_LANGUAGES
-    : [...TRANSCRIPTION_LANGUAGES, 'auto'];
+export const acceptedLanguages = (): readonly TranscriptionLanguage[] => transcriptionEngine().languages;
 
 const checkLanguage = (language: TranscriptionLanguage) => {
   const accepted = acceptedLanguages();

@@ -4,8 +4,8 @@ import type { TranscriptionResult, TranscriptWord } from '../types/transcription
  * Transcripts: the engines' output as our words and text, the subtitle files, and the part of a result the
  * job item keeps. Pure functions.
  *
- * Both engines' output is read in Amazon Transcribe's JSON format: Transcribe writes it, and the local
- * engine converts pocketsphinx's word timings into it, so one conversion serves both.
+ * Every engine's output is read in Amazon Transcribe's JSON format: Transcribe writes it, and an engine in
+ * its place writes the same format, so one conversion serves all.
  */
 
 /** An item of Transcribe's `results.items`: times are strings; punctuation items carry no times. */
@@ -63,36 +63,6 @@ export const wordsFromTranscribe = (output: TranscribeOutput): TranscriptWord[] 
 export const textFromTranscribe = (output: TranscribeOutput, words: TranscriptWord[]): string => {
   const transcripts = output.results.transcripts.map((t) => t.transcript.trim()).filter(Boolean);
   return transcripts.length > 0 ? transcripts.join(' ') : words.map((w) => w.text).join(' ');
-};
-
-/** A pocketsphinx word line (`word start end confidence`, `-time yes`) or a filler to skip. */
-const FILLER = /^(<s>|<\/s>|<sil>|\[.*\]|\+\+.*\+\+)$/;
-
-/**
- * pocketsphinx's `-time yes` output as Transcribe JSON: each word line becomes a pronunciation item
- * (alternate pronunciations `word(2)` named by the word, fillers and silences left out); the hypothesis
- * lines are not needed, the transcript is the words joined.
- */
-export const transcribeOutputFromPocketsphinx = (stdout: string, languageCode: string): TranscribeOutput => {
-  const items: TranscribeItem[] = [];
-  for (const line of stdout.split('\n')) {
-    const parts = line.trim().split(/\s+/);
-    if (parts.length !== 4) continue;
-    const [word = '', start = '', end = '', confidence = ''] = parts;
-    if (![start, end, confidence].every((n) => /^-?\d+(\.\d+)?$/.test(n))) continue;
-    if (FILLER.test(word)) continue;
-    items.push({
-      type: 'pronunciation',
-      start_time: start,
-      end_time: end,
-      alternatives: [{ content: word.replace(/\(\d+\)$/, ''), confidence }],
-    });
-  }
-  const transcript = items.map((i) => i.alternatives[0]?.content ?? '').join(' ');
-  return {
-    status: 'COMPLETED',
-    results: { language_code: languageCode, transcripts: [{ transcript }], items },
-  };
 };
 
 // Subtitles

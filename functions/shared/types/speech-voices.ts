@@ -10,7 +10,10 @@ export const SPEECH_FORMAT_FILES: Record<SpeechFormat, { extension: string; cont
   wav: { extension: 'wav', contentType: 'audio/wav' },
 };
 
-/** One voice profile: what the catalog shows, and the voice each engine uses for it. */
+/**
+ * One voice profile: what the catalog shows, and the Polly voice it is on AWS. An engine that runs in Polly's
+ * place maps the profile's `id` to a voice of its own.
+ */
 export interface VoiceProfile {
   id: string;
   name: string;
@@ -21,12 +24,6 @@ export interface VoiceProfile {
   meter: MeterName;
   default: boolean;
   polly: { voiceId: string; engine: 'standard' };
-  /**
-   * espeak-ng voice of the local stack, `<voice file>+<variant>`. The voice is named by its file under
-   * `espeak-ng-data/voices` (`gmw/en`, `gmw/en-US`), not by a language: espeak-ng 1.51 drops the variant of a
-   * language name such as `en-gb+f3`, so Amy and Brian spoke with the same voice.
-   */
-  espeak: string;
 }
 
 export const VOICE_PROFILES: readonly VoiceProfile[] = [
@@ -39,7 +36,6 @@ export const VOICE_PROFILES: readonly VoiceProfile[] = [
     meter: 'speech_characters',
     default: true,
     polly: { voiceId: 'Joanna', engine: 'standard' },
-    espeak: 'gmw/en-US+f3',
   },
   {
     id: 'en-US-matthew',
@@ -50,7 +46,6 @@ export const VOICE_PROFILES: readonly VoiceProfile[] = [
     meter: 'speech_characters',
     default: false,
     polly: { voiceId: 'Matthew', engine: 'standard' },
-    espeak: 'gmw/en-US+m3',
   },
   {
     id: 'en-GB-amy',
@@ -61,7 +56,6 @@ export const VOICE_PROFILES: readonly VoiceProfile[] = [
     meter: 'speech_characters',
     default: false,
     polly: { voiceId: 'Amy', engine: 'standard' },
-    espeak: 'gmw/en+f3',
   },
   {
     id: 'en-GB-brian',
@@ -72,7 +66,6 @@ export const VOICE_PROFILES: readonly VoiceProfile[] = [
     meter: 'speech_characters',
     default: false,
     polly: { voiceId: 'Brian', engine: 'standard' },
-    espeak: 'gmw/en+m3',
   },
 ];
 

@@ -29,9 +29,6 @@ export type TranscriptionLanguageCode = (typeof TRANSCRIPTION_LANGUAGES)[number]
 /** What a job asks for: one code of the list, or `auto` (the engine identifies the language). */
 export type TranscriptionLanguage = TranscriptionLanguageCode | 'auto';
 
-/** The languages the local engine (pocketsphinx with Debian's model) can transcribe. */
-export const LOCAL_TRANSCRIPTION_LANGUAGES: readonly TranscriptionLanguageCode[] = ['en-US'];
-
 export const DEFAULT_TRANSCRIPTION_LANGUAGE: TranscriptionLanguageCode = 'en-US';
 
 /** One recognised word: seconds from the start of the audio, confidence from 0 to 1. */

@@ -1,17 +1,12 @@
 import { readObjectText } from '../../shared/aws/s3-objects';
 import { type SpeechJobReuseEntry, speechJobReuseKey } from '../../shared/data/speech-jobs';
+import { speechEngine } from '../../shared/domain/engines';
 import { jobFolder } from '../../shared/domain/jobs/output-files';
 import { runStep, type StepDeps, stepError } from '../../shared/domain/jobs/worker-shell';
 import { SPEECH_JOB_TYPE, speechJobResultExists, speechJobTextPath } from '../../shared/domain/speech-jobs';
 import { env } from '../../shared/env';
 import { DEFAULT_VOICE_PROFILE, VOICE_PROFILES } from '../../shared/types/speech-voices';
 import type { PrepareInput, PrepareOutput } from './types';
-
-/**
- * Seconds of the first wait between two GetSpeechSynthesisTask calls (then doubled up to 32 s): Polly takes
- * about a minute for a long text; the local engine answers a check when its run ends, so 1 s there.
- */
-export const POLL_SECONDS = { polly: 4, 'espeak-ng': 1 } as const;
 
 /** The lease of a synthesis: the longest one (100,000 characters) with room to spare. */
 export const LEASE_SECONDS = 3 * 3600;
@@ -55,7 +50,7 @@ export const prepareStep = (input: PrepareInput, deps: StepDeps): Promise<Prepar
         OutputS3BucketName: bucket,
         OutputS3KeyPrefix: jobFolder('speechJobs', step.ref),
       },
-      pollSeconds: POLL_SECONDS[env().speechEngine],
+      pollSeconds: speechEngine().jobPollSeconds,
       workerMs: step.elapsed(),
     };
   });

@@ -8,7 +8,7 @@ import type { FinalizeInput, ProbeInput, ProgressInput, WorkerDeps } from './typ
 /**
  * The transcode worker: the Lambda tasks of `statemachines/transcode.asl.json` (probe, finalize, and the
  * engine's fail) and the progress events of its MediaConvert jobs, dispatched by `action`. The Lambda entry
- * (`index.ts`) gives it MediaConvert's prober; the local stack gives it ffprobe.
+ * (`index.ts`) gives it MediaConvert's prober; the local stack gives it its own.
  */
 export const createTranscodeWorker = (deps: WorkerDeps) =>
   createJobWorker(

@@ -1,17 +1,11 @@
 import { transcriptionReuseKey } from '../../shared/data/transcription-jobs';
+import { transcriptionEngine } from '../../shared/domain/engines';
 import { jobExecutionName } from '../../shared/domain/jobs/enqueue';
 import { jobFolder } from '../../shared/domain/jobs/output-files';
 import { claimAndProbeSource } from '../../shared/domain/jobs/source-step';
 import { runStep, stepError } from '../../shared/domain/jobs/worker-shell';
 import { transcriptionJobs } from '../../shared/domain/transcriptions';
-import { env } from '../../shared/env';
 import type { ProbeInput, ProbeOutput, WorkerDeps } from './types';
-
-/**
- * Seconds between two GetTranscriptionJob calls: Transcribe takes minutes, so every 15 s costs little and
- * adds at most 15 s; the local engine is checked every second.
- */
-export const POLL_SECONDS = { transcribe: 15, pocketsphinx: 1 } as const;
 
 /** Seconds a step holds the job: the probe, the engine's run (its machine's timeout), the finalize. */
 export const LEASE_SECONDS = { probe: 300, transcribe: 4 * 3600 + 900, finalize: 300 } as const;
@@ -70,7 +64,7 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
         OutputKey: engineOutput.fullPath,
         ...(language === 'auto' ? { IdentifyLanguage: true } : { LanguageCode: language }),
       },
-      pollSeconds: POLL_SECONDS[env().transcriptionEngine],
+      pollSeconds: transcriptionEngine().pollSeconds,
       workerMs: step.elapsed(),
     };
   });

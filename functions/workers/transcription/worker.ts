@@ -7,7 +7,7 @@ import type { FinalizeInput, ProbeInput, WorkerDeps } from './types';
 /**
  * The transcription worker: the Lambda tasks of `statemachines/transcription.asl.json` (probe, finalize, and
  * the engine's fail), dispatched by `action`. The Lambda entry gives it MediaConvert's prober; the local
- * stack ffprobe.
+ * stack its own.
  */
 export const createTranscriptionWorker = (deps: WorkerDeps) =>
   createJobWorker(

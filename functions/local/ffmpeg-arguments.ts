@@ -1,5 +1,21 @@
+import { presetConversion, type TranscodePreset } from '../shared/domain/transcode-presets';
+
+/**
+ * ffmpeg's arguments of the local media engine, in place of MediaConvert's job settings: the preset's output
+ * parameters (`presetConversion`: video kept or not, audio rate and channels) with ffmpeg's codec options
+ * for each preset.
+ */
+
 /** ffmpeg's H.264 options for a kept video stream. */
 const X264 = ['-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p'];
+
+/** ffmpeg's audio codec, its options and the container of each preset (between the input and the output). */
+const PRESET_AUDIO: Record<TranscodePreset, string[]> = {
+  mp4: ['-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart', '-f', 'mp4'],
+  ogg_opus: ['-c:a', 'libopus', '-b:a', '96k', '-f', 'ogg'],
+  wav: ['-c:a', 'pcm_s16le', '-f', 'wav'],
+  flac_16k_mono: ['-c:a', 'flac', '-sample_fmt', 's16', '-f', 'flac'],
+};
 
 /**
  * ffmpeg arguments of a one-output conversion of `input` to `output`: the first video stream as H.264
@@ -26,3 +42,17 @@ export const ffmpegConversionArguments = (conversion: {
     ...['-map_metadata', '-1', '-progress', 'pipe:1', '-nostats', output],
   ];
 };
+
+/** ffmpeg arguments that convert `input` to `output` for `preset`, with machine-readable progress on stdout. */
+export const ffmpegArguments = (
+  preset: TranscodePreset,
+  sourceHasVideo: boolean,
+  input: string,
+  output: string,
+): string[] =>
+  ffmpegConversionArguments({
+    input,
+    output,
+    ...presetConversion(preset, sourceHasVideo),
+    audioArgs: PRESET_AUDIO[preset],
+  });
