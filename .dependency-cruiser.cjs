@@ -1,6 +1,7 @@
 /**
  * Direction of imports (`npm test` checks it through test/unit/import-direction.test.ts):
- * entries (`api/<group>`, authorizer, workers, log shipper, admin, local) → `shared/http` + `shared/routes`
+ * entries (`api/<group>`, authorizer, workers, log shipper, admin, local) → `shared/operations` (what each
+ * operation does, for every door) and `shared/mcp` → `shared/http` + `shared/routes`
  * → `shared/domain` (+ `shared/auth`) → `shared/data`, `shared/aws`; `shared/types` and the shared base
  * modules (`shared/*.ts`: errors, env, ids, logger, zod, …) may be imported by all. The key catalogue
  * (`shared/data/keys.ts`) imports nothing, so the CDK code may import it. `shared/pipeline` (the middy chain
@@ -55,6 +56,15 @@ module.exports = {
       severity: 'error',
       from: { path: [layer('domain'), layer('auth')] },
       to: { path: [layer('http'), layer('routes')] },
+    },
+    {
+      name: 'operations-at-the-top',
+      comment:
+        'What each operation does (`shared/operations`) sits above the HTTP chain, the routes and the domain: ' +
+        'the entries, the MCP server and nothing else import it (the workflow engine gets its actions registered).',
+      severity: 'error',
+      from: { path: SHARED, pathNot: [layer('operations'), layer('mcp')] },
+      to: { path: layer('operations') },
     },
     {
       name: 'entries-not-data',

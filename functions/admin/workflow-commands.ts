@@ -33,6 +33,8 @@ export const runWorkflowCommand = async (
   const { getCompany } = await import('../shared/data/companies');
   const { ValidationError } = await import('../shared/errors');
   const workflows = await import('../shared/domain/workflows/definitions');
+  // A saved definition is checked against the action catalogue.
+  (await import('../shared/operations/workflow-actions')).registerWorkflowActions();
   const companyId = need(values.company, 'company');
   if (!(await getCompany(companyId))) throw new Error(`no company ${companyId}`);
   switch (key) {

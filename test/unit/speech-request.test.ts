@@ -7,7 +7,8 @@ import {
   SPEECH_TEXT_MAX_CHARACTERS,
   speechRequestSchema,
 } from '../../functions/shared/domain/speech-request';
-import { speechSynthesize } from '../../functions/shared/domain/workflows/actions/speech-synthesize';
+import { findAction } from '../../functions/shared/domain/workflows/actions';
+import { registerWorkflowActions } from '../../functions/shared/operations/workflow-actions';
 import { ROUTES } from '../../functions/shared/routes/route-table';
 
 /** One definition of a character (a code point) for the 4096 limit and the meter; text with something to say. */
@@ -20,7 +21,8 @@ const pathsOf = (text: string) => {
 describe('characters of POST /v1/speech', () => {
   it('is the schema of the route and of the workflow action', () => {
     expect(body).toBe(speechRequestSchema());
-    expect(speechSynthesize.input).toBe(speechRequestSchema());
+    registerWorkflowActions();
+    expect(findAction('actions/speech/synthesize')?.input).toBe(speechRequestSchema());
   });
 
   it.each([

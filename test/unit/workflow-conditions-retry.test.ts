@@ -7,6 +7,9 @@ import {
 import { definitionProblems } from '../../functions/shared/domain/workflows/definition';
 import type { ReferenceScope } from '../../functions/shared/domain/workflows/references';
 import { retryClassesOf, retryWaitMs, shouldRetry } from '../../functions/shared/domain/workflows/retry';
+import { registerWorkflowActions } from '../../functions/shared/operations/workflow-actions';
+
+registerWorkflowActions();
 
 const scope: ReferenceScope = {
   input: { tier: 'gold', tags: ['a', 'b'], n: 3 },

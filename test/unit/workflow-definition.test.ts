@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { definitionProblems, normaliseDefinition } from '../../functions/shared/domain/workflows/definition';
+import { registerWorkflowActions } from '../../functions/shared/operations/workflow-actions';
 import type { WorkflowDefinition } from '../../functions/shared/types/workflows';
+
+registerWorkflowActions();
 
 const jwt = 'actions/security/auth/jwt/generate';
 const valid = {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ActionContext } from '../../functions/shared/domain/workflows/actions';
 import { runStep } from '../../functions/shared/domain/workflows/step-runner';
+import { registerWorkflowActions } from '../../functions/shared/operations/workflow-actions';
+
+registerWorkflowActions();
 
 const ctx = (scopes: string[]): ActionContext => ({
   companyId: 'co_1',

@@ -197,6 +197,10 @@ const scopeText = (scope: RouteDefinition['scope']): string =>
       ? 'Takes any valid credential; each tool needs its own scope.'
       : `Scope: \`${scope}\`.`;
 
+/** The MCP tools, from the table's `agent` marks: the MCP route's description lists each with its scope. */
+const toolsText = (): string =>
+  `Tools: ${ROUTES.flatMap((r: RouteDefinition) => (r.agent ? [`\`${r.agent.tool}\` (${r.scope})`] : [])).join(', ')}.`;
+
 const operationOf = (route: RouteDefinition) => {
   const isPublic = route.scope === 'public';
   const success = String(route.successStatus ?? 200);
@@ -208,6 +212,7 @@ const operationOf = (route: RouteDefinition) => {
   );
   const description = [
     docsOf(route).description ?? `${route.summary}.`,
+    route.describesTools ? toolsText() : '',
     scopeText(route.scope),
     route.planned ? 'Not available yet: answers 501 `not_implemented`.' : '',
     IDEMPOTENCY_TEXT[route.idempotency ?? 'none'],
@@ -224,6 +229,8 @@ const operationOf = (route: RouteDefinition) => {
       : route.scope === 'authenticated'
         ? { security: [...DEFAULT_SECURITY, { bearer: [] }] }
         : { 'x-required-scope': route.scope }),
+    ...(route.agent ? { 'x-mcp-tool': route.agent.tool } : {}),
+    ...(route.workflow ? { 'x-workflow-action': route.workflow.action } : {}),
     parameters: parametersOf(route),
     ...(route.body
       ? {

@@ -25,6 +25,8 @@ export interface RouteInput<O extends OperationId> {
   auth: RouteOf<O>['scope'] extends 'public' ? undefined : AuthContext;
   requestId: string;
   headers: Record<string, string>;
+  /** The time of the call: the request's arrival, or the step's at a workflow door. */
+  now: Date;
 }
 
 interface ResultMeta {
@@ -134,6 +136,7 @@ export const createRouter =
         auth,
         requestId: event.requestContext.requestId,
         headers: requestHeaders,
+        now: new Date(),
       } as RouteInput<OperationId>);
       const answer = { ...result, body: result.body, status: result.status ?? route.successStatus ?? 200 };
       return route.shownOnce

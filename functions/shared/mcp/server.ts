@@ -3,20 +3,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { AppError, ValidationError } from '../errors';
 import { IDEMPOTENCY_KEY_PATTERN, withIdempotency } from '../http/idempotency';
-import { refuseLogEntryWrites } from '../http/log-entry-guard';
 import { buildProblem } from '../http/problem';
-import { requireRouteScope } from '../http/router';
 import { logger } from '../logger';
-import { DYNADATA_ROUTES } from '../routes/dynadata-routes';
+import { isObjectSchema } from '../operations/operation-input';
 import { jsonRpcResponseSchema } from '../routes/mcp-schemas';
-import type { RouteDefinition } from '../routes/route-definition';
-import { SPEECH_JOB_ROUTES } from '../routes/speech-job-routes';
-import { TRANSCODE_ROUTES } from '../routes/transcode-routes';
-import { TRANSCRIPTION_ROUTES } from '../routes/transcription-routes';
-import { USAGE_ROUTES } from '../routes/usage-routes';
-import { WORKFLOW_ROUTES } from '../routes/workflow-routes';
+import type { ToolEffect } from '../routes/route-definition';
 import * as z from '../zod';
-import { TOOLS, type ToolContext, type ToolDefinition, type ToolEffect } from './tools';
+import { TOOLS, type ToolContext, type ToolDefinition } from './tools';
 
 /**
  * The MCP server of `POST /v1/mcp`, built per request with the SDK's `McpServer` and its web-standard
@@ -36,10 +29,11 @@ export const SERVER_INFO = {
 };
 
 const INSTRUCTIONS =
-  'Tools act for the company of the credential. Read transform, transcription and speech jobs and the usage ' +
-  'snapshot; read and write Dynadata items (log_entries is read-only); list workflows and their runs, run ' +
-  'one synchronously and read a run. A refused call answers isError with a problem JSON carrying a stable ' +
-  '`code`.';
+  'Tools act for the company of the credential, each as its route of the REST API. Start and read media ' +
+  'transform, transcription and speech jobs; synthesize speech; send a message to a contact; upload and ' +
+  'download stored files; read the usage snapshot and the events; read and write Dynadata items (log_entries ' +
+  'is read-only); list, read and run workflows and read their runs. A refused call answers isError with a ' +
+  'problem JSON carrying a stable `code`; a write tool takes `idempotencyKey` so a retry changes nothing twice.';
 
 /**
  * The server's JSON Schema validator. The SDK uses it only to check what a client answers to the server's own
@@ -52,16 +46,6 @@ const NO_ELICITATION: jsonSchemaValidator = {
   },
 };
 
-/** The areas whose routes the tools mirror (each tool checks its route's scope): no other area is bundled. */
-const MIRRORED_ROUTES: readonly RouteDefinition[] = [
-  ...DYNADATA_ROUTES,
-  ...TRANSCODE_ROUTES,
-  ...TRANSCRIPTION_ROUTES,
-  ...SPEECH_JOB_ROUTES,
-  ...USAGE_ROUTES,
-  ...WORKFLOW_ROUTES,
-];
-
 /** The MCP hints each effect earns (MCP 2025-06-18 `ToolAnnotations`); every tool touches only this API. */
 const ANNOTATIONS: Record<
   ToolEffect,
@@ -71,12 +55,6 @@ const ANNOTATIONS: Record<
   create: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   update: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-};
-
-const routeOf = (tool: ToolDefinition): RouteDefinition => {
-  const route = MIRRORED_ROUTES.find((r) => r.operationId === tool.operationId);
-  if (!route) throw new Error(`tool ${tool.name} mirrors no route ${tool.operationId}`);
-  return route;
 };
 
 const toolError = (error: unknown, tool: ToolDefinition, context: ToolContext): CallToolResult => {
@@ -103,8 +81,46 @@ const idempotencyKeyArgument = () =>
       'Makes a retry safe: a repeat with the same key and arguments within 24 hours answers the first result and changes nothing again (1 to 255 printable ASCII characters).',
     );
 
-const inputSchemaOf = (tool: ToolDefinition): z.ZodObject =>
-  tool.effect === 'read' ? tool.input : tool.input.extend({ idempotencyKey: idempotencyKeyArgument() });
+/**
+ * The members of an input of alternatives (a message of one kind or another), each accepting what any
+ * alternative's member does: `tools/list` describes a tool's input as one object, so such an input is listed
+ * so and every call is then checked against the alternatives themselves (`callTool`).
+ */
+const listedMembers = (input: z.ZodType): Record<string, z.ZodType> => {
+  if (isObjectSchema(input)) return input.shape;
+  const def = input._zod.def as { type: string; left?: z.ZodType; right?: z.ZodType; options?: z.ZodType[] };
+  if (def.type === 'intersection' && def.left && def.right) {
+    return { ...listedMembers(def.left), ...listedMembers(def.right) };
+  }
+  if (def.type !== 'union' || !def.options) return {};
+  const members: Record<string, z.ZodType[]> = {};
+  for (const option of def.options) {
+    for (const [name, schema] of Object.entries(listedMembers(option))) {
+      members[name] = [...(members[name] ?? []), schema];
+    }
+  }
+  return Object.fromEntries(
+    Object.entries(members).map(([name, [first, ...others]]) => [
+      name,
+      others.length === 0 ? (first as z.ZodType) : z.union([first as z.ZodType, ...others]),
+    ]),
+  );
+};
+
+/** The schema the SDK lists and checks a call against: the operation's input, with `idempotencyKey` on writes. */
+const inputSchemaOf = (tool: ToolDefinition): z.ZodObject => {
+  const input = isObjectSchema(tool.input) ? tool.input : z.object(listedMembers(tool.input)).strict();
+  return tool.effect === 'read' ? input : input.extend({ idempotencyKey: idempotencyKeyArgument() });
+};
+
+/** The call checked against the alternatives of its input (the SDK checked it against their listing). */
+const parseAlternatives = (tool: ToolDefinition, args: Record<string, unknown>): Record<string, unknown> => {
+  const parsed = tool.input.safeParse(args);
+  if (parsed.success) return parsed.data as Record<string, unknown>;
+  throw new ValidationError(
+    parsed.error.issues.map((issue) => ({ pointer: `/${issue.path.join('/')}`, message: issue.message })),
+  );
+};
 
 /** Runs one tool call under its route's rules; every refusal becomes a tool error. */
 export const callTool = async (
@@ -112,11 +128,9 @@ export const callTool = async (
   context: ToolContext,
   args: Record<string, unknown>,
 ): Promise<CallToolResult> => {
-  const route = routeOf(tool);
-  const { idempotencyKey, ...input } = args;
+  const { idempotencyKey, ...listed } = args;
   try {
-    if (route.writesItemsOfType) refuseLogEntryWrites(input.type as string | undefined);
-    requireRouteScope(route, context.auth);
+    const input = isObjectSchema(tool.input) ? listed : parseAlternatives(tool, listed);
     const { body } = await withIdempotency(
       { companyId: context.auth.companyId, operationId: `mcp:${tool.name}`, params: {}, body: input },
       tool.effect === 'read' ? undefined : (idempotencyKey as string | undefined),
@@ -132,7 +146,7 @@ export const callTool = async (
 
 /** Whether the credential holds the scope of the tool's route. */
 const permits = (tool: ToolDefinition, context: ToolContext): boolean => {
-  const { scope } = routeOf(tool);
+  const { scope } = tool.route;
   return scope === 'public' || scope === 'authenticated' || context.auth.scopes.includes(scope);
 };
 
@@ -158,7 +172,7 @@ const createServer = (Server: typeof McpServer, context: ToolContext, listing: b
       tool.name,
       {
         title: tool.title,
-        description: `${tool.description} Scope: ${routeOf(tool).scope}.`,
+        description: `${tool.description} Scope: ${tool.route.scope}.`,
         inputSchema: inputSchemaOf(tool),
         outputSchema: tool.output,
         annotations: { title: tool.title, ...ANNOTATIONS[tool.effect], openWorldHint: false },

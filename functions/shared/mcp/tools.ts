@@ -1,27 +1,45 @@
-import { createItem, deleteItem, getItem, updateItem } from '../domain/dynadata/items';
-import { listItems } from '../domain/dynadata/list';
-import { listRequestSchema } from '../domain/dynadata/list-request';
-import { typeSummaryPage } from '../domain/dynadata/types';
-import { getJob } from '../domain/jobs/commands';
-import { SPEECH_JOB_TYPE, toPublicSpeechJob } from '../domain/speech-jobs';
-import { toPublicJob, transcodeJobs } from '../domain/transcodes';
-import { getTranscription, toPublicTranscription } from '../domain/transcriptions';
-import { getUsageSnapshot } from '../domain/usage';
-import { listWorkflowRuns, listWorkflows } from '../domain/workflows/definitions';
-import { getWorkflowRun, toPublicRun } from '../domain/workflows/public-run';
-import { runCallerOf, startWorkflowRun } from '../domain/workflows/runs';
+import { getWorkflowRun, runCallerOf, startWorkflowRun, toPublicRun } from '../domain/workflows/runs';
+import type { RouteHandler } from '../http/router';
 import { lazy } from '../lazy';
-import * as dd from '../routes/dynadata-schemas';
-import type { OperationId } from '../routes/route-table';
-import { usageSnapshotSchema } from '../routes/schemas';
-import { speechJobSchema } from '../routes/speech-job-schemas';
-import { transcodeJobSchema } from '../routes/transcode-schemas';
-import { transcriptionJobSchema } from '../routes/transcription-schemas';
-import { workflowRunSchema, workflowSummarySchema } from '../routes/workflow-schemas';
+import { callOperation } from '../operations/call-operation';
+import {
+  createDynadataItem,
+  deleteDynadataItem,
+  getDynadataItem,
+  listDynadataItems,
+  listDynadataTypes,
+  updateDynadataItem,
+} from '../operations/dynadata';
+import { getEvent, listEvents } from '../operations/events';
+import { sendMessage } from '../operations/messages';
+import { operationInput } from '../operations/operation-input';
+import { createSpeechJob, getSpeechJob, listSpeechJobs, synthesizeSpeech } from '../operations/speech';
+import { completeUpload, createDownloadUrl, createUploadUrl } from '../operations/storage';
+import { createTranscode, getTranscode, listTranscodes } from '../operations/transcodes';
+import { createTranscription, getTranscription, listTranscriptions } from '../operations/transcriptions';
+import { getUsage } from '../operations/usage';
+import {
+  getWorkflow,
+  listWorkflowRuns,
+  listWorkflows,
+  getWorkflowRun as readRun,
+} from '../operations/workflows';
+import { CONTACT_ROUTES } from '../routes/contact-routes';
+import { DYNADATA_ROUTES } from '../routes/dynadata-routes';
+import { EVENT_ROUTES } from '../routes/event-routes';
+import type { AgentDoor, RouteDefinition, ToolEffect } from '../routes/route-definition';
+import type { OperationId, Route } from '../routes/route-table';
+import { SPEECH_JOB_ROUTES } from '../routes/speech-job-routes';
+import { SPEECH_ROUTES } from '../routes/speech-routes';
+import { STORAGE_ROUTES } from '../routes/storage-routes';
+import { TRANSCODE_ROUTES } from '../routes/transcode-routes';
+import { TRANSCRIPTION_ROUTES } from '../routes/transcription-routes';
+import { USAGE_ROUTES } from '../routes/usage-routes';
+import { WORKFLOW_ROUTES } from '../routes/workflow-routes';
+import { workflowRunSchema } from '../routes/workflow-schemas';
 import type { AuthContext } from '../types/auth';
-import type { McpToolName } from '../types/mcp-tools';
-import { WORKFLOW_RUN_STATUSES } from '../types/workflows';
-import * as z from '../zod';
+import { WORKFLOW_HOP_HEADER, workflowHopOf } from '../workflow-hops';
+import type * as z from '../zod';
 
 /** What a tool knows of its call: the caller's verified credential, the request and its time. */
 export interface ToolContext {
@@ -33,264 +51,150 @@ export interface ToolContext {
 }
 
 /**
- * One MCP tool. It mirrors one route (`operationId`): the server applies that route's scope and, where the
- * route writes Dynadata items, its log-entry guard, before `run` calls the route's own domain function.
- * `output` is the tool's `outputSchema`; `run` answers its `structuredContent`.
+ * One MCP tool: an operation of the route table marked for agents (`agent`). Its input is the operation's
+ * own (`operationInput`), its scope the route's, and `run` calls the route's own handler under the route's
+ * rules (`callOperation`); the tool answers the route's answer, or the member `agent.answer` names.
  */
-/**
- * `read` changes nothing; `create` only adds (a repeated call adds again); `update` changes an existing item
- * (and its `_version`, so a repeat is not without effect); `delete` removes one (a repeat finds nothing more to
- * remove).
- */
-export type ToolEffect = 'read' | 'create' | 'update' | 'delete';
-
-export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
-  name: McpToolName;
+export interface ToolDefinition {
+  name: string;
   title: string;
   description: string;
-  operationId: OperationId;
-  input: I;
-  output: O;
-  /** What a call does to the company's data; the server derives the MCP annotations from it. */
   effect: ToolEffect;
-  run: (context: ToolContext, input: z.output<I>) => Promise<z.output<O>>;
+  route: RouteDefinition;
+  input: z.ZodType;
+  /** The tool's `outputSchema`; `run` answers its `structuredContent`. */
+  output: z.ZodObject;
+  run: (context: ToolContext, input: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }
 
-const tool = <I extends z.ZodObject, O extends z.ZodObject>(t: ToolDefinition<I, O>): ToolDefinition =>
-  t as unknown as ToolDefinition;
+/** The operations the route table offers to agents (`agent` marks). */
+type AgentOperationId = Extract<Route, { agent: object }>['operationId'];
 
 /**
- * Every tool of the server, in the order `tools/list` shows them. Adding a tool is one entry here: its route's
- * operationId (for the scope), zod input and output, and the domain call. Built on first use, schemas
- * included, so a cold start of the group builds none of them.
+ * `run_workflow` at the agent's door: the MCP function holds no signing key, so its runs mint no token, and
+ * the tool answers the run as get_workflow_run shows it, also when the run goes on asynchronously.
  */
-export const TOOLS = /* @__PURE__ */ lazy((): readonly ToolDefinition[] => {
-  const jobId = z.string().min(1).max(64).describe('Job identifier (`id` of the job).');
-  const typeName = z.string().min(1).max(64).describe('Dynadata type name, e.g. `contacts`.');
-  const itemId = z.string().min(1).max(64).describe('Item `_id`.');
-  const workflowId = () => z.string().min(1).max(64).describe('Workflow identifier.');
-  const cursor = () =>
-    z.string().min(1).max(2048).optional().describe('The `nextCursor` of the previous page.');
-  return [
-    tool({
-      name: 'get_transcode_job',
-      title: 'Get a media transform job',
-      description:
-        'A media transform (transcode) job exactly as GET /v1/transcodes/{id} shows it under `job`: status ' +
-        '(pending, probing, transcoding, finalizing, done, failed, canceled) and, when done, the output file.',
-      operationId: 'getTranscode',
-      input: z.object({ id: jobId }).strict(),
-      output: transcodeJobSchema(),
-      effect: 'read',
-      run: async ({ auth }, { id }) => toPublicJob(await getJob(transcodeJobs, auth.companyId, id)),
-    }),
-    tool({
-      name: 'get_transcription_job',
-      title: 'Get a transcription job',
-      description:
-        'A transcription job exactly as GET /v1/transcriptions/{id} shows it under `job`: status and, when ' +
-        'done, the text, timed words and transcript files.',
-      operationId: 'getTranscription',
-      input: z.object({ id: jobId }).strict(),
-      output: transcriptionJobSchema(),
-      effect: 'read',
-      run: async ({ auth }, { id }) => toPublicTranscription(await getTranscription(auth.companyId, id)),
-    }),
-    tool({
-      name: 'get_speech_job',
-      title: 'Get a speech job',
-      description:
-        'A long-form speech job exactly as GET /v1/speech/jobs/{id} shows it under `job`: status and, when ' +
-        'done, the audio file and the JSON timing file of its sentences.',
-      operationId: 'getSpeechJob',
-      input: z.object({ id: jobId }).strict(),
-      output: speechJobSchema(),
-      effect: 'read',
-      run: async ({ auth }, { id }) => toPublicSpeechJob(await getJob(SPEECH_JOB_TYPE, auth.companyId, id)),
-    }),
-    tool({
-      name: 'get_usage',
-      title: 'Get the usage snapshot',
-      description:
-        'The usage snapshot of GET /v1/usage without its `{success, usage}` wrapper: meters, compute by ' +
-        'category, storage and database bytes, the plan with its limits, the subscription period.',
-      operationId: 'getUsage',
-      input: z
-        .object({
-          granularity: z
-            .enum(['month', 'day'])
-            .optional()
-            .describe('`month` (default): the current UTC month; `day`: today so far (UTC).'),
-        })
-        .strict(),
-      output: usageSnapshotSchema(),
-      effect: 'read',
-      run: ({ auth, now }, { granularity }) =>
-        getUsageSnapshot(auth.companyId, granularity ?? 'month', now, auth.planId),
-    }),
-    tool({
-      name: 'get_workflow_run',
-      title: 'Get a workflow run',
-      description:
-        'A workflow run exactly as GET /v1/workflows/{id}/runs/{runId} shows it under `run`: status, ok, ' +
-        'result, files, logs, failedSteps; with `includeStepOutputs`, the persisted output of each step.',
-      operationId: 'getWorkflowRun',
-      input: z
-        .object({
-          workflowId: z.string().min(1).max(64).describe('Workflow identifier.'),
-          runId: z.string().min(1).max(64).describe('Run identifier.'),
-          includeStepOutputs: z.boolean().optional().describe('Include the persisted output of each step.'),
-        })
-        .strict(),
-      output: workflowRunSchema(),
-      effect: 'read',
-      run: ({ auth }, { workflowId, runId, includeStepOutputs }) =>
-        getWorkflowRun({ companyId: auth.companyId, workflowId, runId, includeStepOutputs }),
-    }),
-    tool({
-      name: 'list_workflows',
-      title: 'List workflows',
-      description: "The company's workflows as GET /v1/workflows: id, version, name, description, steps.",
-      operationId: 'listWorkflows',
-      input: z.object({ cursor: cursor() }).strict(),
-      output: z.object({ workflows: z.array(workflowSummarySchema()), nextCursor: z.string().nullable() }),
-      effect: 'read',
-      run: ({ auth }, { cursor }) => listWorkflows(auth.companyId, { cursor }),
-    }),
-    tool({
-      name: 'run_workflow',
-      title: 'Run a workflow',
-      description:
-        'Runs a workflow synchronously, as POST /v1/workflows/{id}/run with `mode: sync`, and answers the run ' +
-        'as GET /v1/workflows/{id}/runs/{runId} shows it (check `ok`). A run that cannot finish before the ' +
-        'deadline continues asynchronously: it is answered `running`; read it later with get_workflow_run. A ' +
-        'step that mints a token fails (`jwt_requires_sync_run`): tokens are minted only by the run route.',
-      operationId: 'runWorkflow',
-      input: z
-        .object({
-          workflowId: workflowId(),
-          input: z.record(z.string(), z.unknown()).optional().describe('Run input (the workflow `input`).'),
-        })
-        .strict(),
-      output: workflowRunSchema(),
-      effect: 'create',
-      run: async ({ auth, hop }, { workflowId, input }) => {
-        const started = await startWorkflowRun({
-          companyId: auth.companyId,
-          workflowId,
-          mode: 'sync',
-          includeStepOutputs: false,
-          input: input ?? {},
-          callerScopes: auth.scopes,
-          caller: runCallerOf(auth),
-          hop: hop ?? 0,
-          mints: false,
-        });
-        return started.kind === 'finished'
-          ? toPublicRun(started.run)
-          : getWorkflowRun({ companyId: auth.companyId, workflowId, runId: started.runId });
-      },
-    }),
-    tool({
-      name: 'list_workflow_runs',
-      title: "List a workflow's runs",
-      description:
-        "A workflow's runs, newest first, as GET /v1/workflows/{id}/runs: runId, status, trigger, startedAt, " +
-        'finishedAt; `status` lists only runs with that status.',
-      operationId: 'listWorkflowRuns',
-      input: z
-        .object({
-          workflowId: workflowId(),
-          status: z.enum(WORKFLOW_RUN_STATUSES).optional().describe('Only runs with this status.'),
-          limit: z.number().int().min(1).max(100).optional().describe('Runs per page (default 20).'),
-          cursor: cursor(),
-        })
-        .strict(),
-      output: z.object({
-        runs: z.array(
-          z.object({
-            runId: z.string(),
-            status: z.enum(WORKFLOW_RUN_STATUSES),
-            trigger: z.string(),
-            startedAt: z.string(),
-            finishedAt: z.string().nullable(),
-          }),
-        ),
-        nextCursor: z.string().nullable(),
-      }),
-      effect: 'read',
-      run: ({ auth }, { workflowId, ...request }) => listWorkflowRuns(auth.companyId, workflowId, request),
-    }),
-    tool({
-      name: 'list_dynadata_types',
-      title: 'List Dynadata types',
-      description: 'The Dynadata types of the company, built-in and custom, as GET /v1/dynadata/types.',
-      operationId: 'listDynadataTypes',
-      input: z
-        .object({
-          cursor: z.string().min(1).max(2048).optional().describe('The `nextCursor` of the previous page.'),
-        })
-        .strict(),
-      output: dd.listTypesResponse(),
-      effect: 'read',
-      run: ({ auth }, { cursor }) => typeSummaryPage(auth.companyId, { cursor }),
-    }),
-    tool({
-      name: 'list_dynadata_items',
-      title: 'List items of a Dynadata type',
-      description:
-        'One page of items of a type, as POST /v1/dynadata/type/{type}/list: optional filter, sort, limit ' +
-        '(1 to 100) and the `nextCursor` of the previous page.',
-      operationId: 'listDynadataItems',
-      input: listRequestSchema().extend({ type: typeName }).strict(),
-      output: dd.listItemsResponse(),
-      effect: 'read',
-      run: ({ auth }, { type, ...request }) => listItems(auth.companyId, type, request),
-    }),
-    tool({
-      name: 'get_dynadata_item',
-      title: 'Get a Dynadata item',
-      description: 'One item by `_id`, as GET /v1/dynadata/type/{type}/item/{_id}.',
-      operationId: 'getDynadataItem',
-      input: z.object({ type: typeName, id: itemId }).strict(),
-      output: dd.dynadataItemSchema(),
-      effect: 'read',
-      run: ({ auth }, { type, id }) => getItem(auth.companyId, type, id),
-    }),
-    tool({
-      name: 'create_dynadata_item',
-      title: 'Create a Dynadata item',
-      description:
-        'Creates an item from its fields (as the type schema describes them), as POST ' +
-        '/v1/dynadata/type/{type}/create. `log_entries` is read-only.',
-      operationId: 'createDynadataItem',
-      input: z.object({ type: typeName, item: dd.itemFieldsBody() }).strict(),
-      output: dd.dynadataItemSchema(),
-      effect: 'create',
-      run: ({ auth, now }, { type, item }) => createItem(auth.companyId, type, item, now),
-    }),
-    tool({
-      name: 'update_dynadata_item',
-      title: 'Update a Dynadata item',
-      description:
-        'A JSON merge patch of an item (`item._id` names it; `item._version` detects races), as POST ' +
-        '/v1/dynadata/type/{type}/update. `log_entries` is read-only.',
-      operationId: 'updateDynadataItem',
-      input: z.object({ type: typeName, item: dd.updateItemBody() }).strict(),
-      output: dd.dynadataItemSchema(),
-      effect: 'update',
-      run: ({ auth, now }, { type, item }) => updateItem(auth.companyId, type, item, now),
-    }),
-    tool({
-      name: 'delete_dynadata_item',
-      title: 'Delete a Dynadata item',
-      description:
-        'Deletes an item, as DELETE /v1/dynadata/type/{type}/item/{_id}. `log_entries` is read-only.',
-      operationId: 'deleteDynadataItem',
-      input: z.object({ type: typeName, id: itemId }).strict(),
-      output: dd.deleteItemResponse(),
-      effect: 'delete',
-      run: ({ auth }, { type, id }) => deleteItem(auth.companyId, type, id),
-    }),
-  ];
+const runWorkflowForAgent = (async ({
+  auth,
+  params,
+  body,
+  headers,
+}: Parameters<RouteHandler<'runWorkflow'>>[0]) => {
+  const includeStepOutputs = body.includeStepOutputs ?? false;
+  const started = await startWorkflowRun({
+    companyId: auth.companyId,
+    workflowId: params.id,
+    mode: body.mode ?? 'sync',
+    includeStepOutputs,
+    input: body.input ?? {},
+    callerScopes: auth.scopes,
+    caller: runCallerOf(auth),
+    hop: workflowHopOf(headers),
+    mints: false,
+  });
+  const run =
+    started.kind === 'accepted'
+      ? await getWorkflowRun({ companyId: auth.companyId, workflowId: params.id, runId: started.runId })
+      : toPublicRun(started.run, { includeStepOutputs });
+  return { body: run };
+}) as unknown as RouteHandler<'runWorkflow'>;
+
+/**
+ * The handler of every operation offered to agents: exactly those the table marks (a mark without its handler,
+ * or a handler without its mark, does not compile), imported one by one so the group bundles only these.
+ */
+const HANDLERS: { [O in AgentOperationId]: RouteHandler<O> } = {
+  listDynadataTypes,
+  listDynadataItems,
+  getDynadataItem,
+  createDynadataItem,
+  updateDynadataItem,
+  deleteDynadataItem,
+  createTranscode,
+  listTranscodes,
+  getTranscode,
+  createTranscription,
+  listTranscriptions,
+  getTranscription,
+  synthesizeSpeech,
+  createSpeechJob,
+  listSpeechJobs,
+  getSpeechJob,
+  sendMessage,
+  createUploadUrl,
+  completeUpload,
+  createDownloadUrl,
+  getUsage,
+  listWorkflows,
+  getWorkflow,
+  runWorkflow: runWorkflowForAgent,
+  listWorkflowRuns,
+  getWorkflowRun: readRun,
+  listEvents,
+  getEvent,
+};
+
+/** Answers the tool gives in another shape than its route's (described with the tool). */
+const OUTPUTS: Partial<Record<AgentOperationId, () => z.ZodObject>> = { runWorkflow: workflowRunSchema };
+
+/** The sections of the table whose operations the tools are (no other area is bundled). */
+const TOOL_ROUTES: readonly RouteDefinition[] = [
+  ...DYNADATA_ROUTES,
+  ...TRANSCODE_ROUTES,
+  ...TRANSCRIPTION_ROUTES,
+  ...SPEECH_ROUTES,
+  ...SPEECH_JOB_ROUTES,
+  ...CONTACT_ROUTES,
+  ...STORAGE_ROUTES,
+  ...USAGE_ROUTES,
+  ...WORKFLOW_ROUTES,
+  ...EVENT_ROUTES,
+];
+
+const outputOf = (route: RouteDefinition, door: AgentDoor): z.ZodObject => {
+  const own = OUTPUTS[route.operationId as AgentOperationId];
+  if (own) return own();
+  const response = route.response as z.ZodObject;
+  return door.answer === undefined ? response : (response.shape[door.answer] as z.ZodObject);
+};
+
+const toolOf = (
+  route: RouteDefinition,
+  door: AgentDoor,
+  handler: RouteHandler<OperationId>,
+): ToolDefinition => ({
+  name: door.tool,
+  title: door.title,
+  description: door.description,
+  effect: door.effect,
+  route,
+  get input() {
+    return operationInput(route);
+  },
+  get output() {
+    return outputOf(route, door);
+  },
+  run: async (context, input) => {
+    const answer = (await callOperation(route, handler, {
+      auth: context.auth,
+      input,
+      now: context.now,
+      requestId: context.requestId,
+      headers: context.hop === undefined ? {} : { [WORKFLOW_HOP_HEADER]: String(context.hop) },
+    })) as Record<string, unknown>;
+    return door.answer === undefined || OUTPUTS[route.operationId as AgentOperationId]
+      ? answer
+      : (answer[door.answer] as Record<string, unknown>);
+  },
 });
+
+/**
+ * Every tool of the server, in the route table's order (`tools/list` shows them so). Adding a tool is an
+ * `agent` mark on its route and its handler above. Built on first use, so a cold start builds no schema.
+ */
+export const TOOLS = /* @__PURE__ */ lazy((): readonly ToolDefinition[] =>
+  TOOL_ROUTES.flatMap((route) => {
+    const handler = (HANDLERS as Partial<Record<string, RouteHandler<OperationId>>>)[route.operationId];
+    return route.agent && handler ? [toolOf(route, route.agent, handler)] : [];
+  }),
+);

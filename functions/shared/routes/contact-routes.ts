@@ -32,5 +32,14 @@ export const CONTACT_ROUTES = [
       request: { type: 'text', body: { text: 'Your order has shipped.' } },
       response: { messageId: '01jd3xq0a6m5r6y1z8k7w2v4bn', status: 'queued' },
     },
+    agent: {
+      tool: 'send_message',
+      title: 'Send a message to a contact',
+      description:
+        'Queues a text or file message to one contact (`contactId`: the contact item `_id`), as POST ' +
+        '/v1/contacts/{contactId}/send_message, and answers its `messageId` and `status`.',
+      effect: 'create',
+    },
+    workflow: { action: 'actions/messages/send', maxDurationMs: 5_000 },
   }),
 ] as const;

@@ -24,6 +24,12 @@ export const DYNADATA_ROUTES = [
     get response() {
       return dd.listTypesResponse();
     },
+    agent: {
+      tool: 'list_dynadata_types',
+      title: 'List Dynadata types',
+      description: 'The Dynadata types of the company, built-in and custom, as GET /v1/dynadata/types.',
+      effect: 'read',
+    },
   }),
   route({
     method: 'POST',
@@ -47,6 +53,15 @@ export const DYNADATA_ROUTES = [
     examples: {
       request: { filter: { name: { prefix: 'Ada' } }, sort: { field: '_id', order: 'desc' }, limit: 25 },
     },
+    agent: {
+      tool: 'list_dynadata_items',
+      title: 'List items of a Dynadata type',
+      description:
+        'One page of items of a type, as POST /v1/dynadata/type/{type}/list: optional filter, sort, limit ' +
+        '(1 to 100) and the `nextCursor` of the previous page.',
+      effect: 'read',
+    },
+    workflow: { action: 'actions/dynadata/list', maxDurationMs: 8_000 },
   }),
   route({
     method: 'GET',
@@ -64,6 +79,14 @@ export const DYNADATA_ROUTES = [
       return dd.dynadataItemSchema();
     },
     errors: ['not_found'],
+    inputNames: { _id: 'id' },
+    agent: {
+      tool: 'get_dynadata_item',
+      title: 'Get a Dynadata item',
+      description: 'One item by `_id` (given as `id`), as GET /v1/dynadata/type/{type}/item/{_id}.',
+      effect: 'read',
+    },
+    workflow: { action: 'actions/dynadata/get', maxDurationMs: 5_000 },
   }),
   route({
     method: 'POST',
@@ -88,6 +111,16 @@ export const DYNADATA_ROUTES = [
     errors: ['not_found', 'forbidden', 'payload_too_large', 'invalid_storage_reference', 'conflict'],
     examples: { request: { name: 'Ada Lovelace', emails: [{ label: 'work', address: 'ada@example.org' }] } },
     documented: { body: 'item-fields' },
+    payload: 'item',
+    agent: {
+      tool: 'create_dynadata_item',
+      title: 'Create a Dynadata item',
+      description:
+        'Creates an item from its fields (`item`, as the type schema describes them), as POST ' +
+        '/v1/dynadata/type/{type}/create. `log_entries` is read-only.',
+      effect: 'create',
+    },
+    workflow: { action: 'actions/dynadata/create', maxDurationMs: 5_000 },
   }),
   route({
     method: 'POST',
@@ -110,6 +143,16 @@ export const DYNADATA_ROUTES = [
     },
     writesItemsOfType: true,
     errors: ['not_found', 'forbidden', 'payload_too_large', 'invalid_storage_reference', 'conflict'],
+    payload: 'item',
+    agent: {
+      tool: 'update_dynadata_item',
+      title: 'Update a Dynadata item',
+      description:
+        'A JSON merge patch of an item (`item._id` names it; `item._version` detects races), as POST ' +
+        '/v1/dynadata/type/{type}/update. `log_entries` is read-only.',
+      effect: 'update',
+    },
+    workflow: { action: 'actions/dynadata/update', maxDurationMs: 5_000 },
   }),
   route({
     method: 'DELETE',
@@ -128,6 +171,16 @@ export const DYNADATA_ROUTES = [
     },
     writesItemsOfType: true,
     errors: ['not_found', 'forbidden', 'conflict'],
+    inputNames: { _id: 'id' },
+    agent: {
+      tool: 'delete_dynadata_item',
+      title: 'Delete a Dynadata item',
+      description:
+        'Deletes an item (`id`: its `_id`), as DELETE /v1/dynadata/type/{type}/item/{_id}. `log_entries` is ' +
+        'read-only.',
+      effect: 'delete',
+    },
+    workflow: { action: 'actions/dynadata/delete', maxDurationMs: 5_000 },
   }),
   route({
     method: 'POST',

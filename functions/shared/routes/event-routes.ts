@@ -147,6 +147,14 @@ export const EVENT_ROUTES = [
     get response() {
       return eventPageSchema();
     },
+    agent: {
+      tool: 'list_events',
+      title: 'List events',
+      description:
+        'Events of the last 30 days (jobs finished, messages sent, runs ended, …), newest first, as ' +
+        'GET /v1/events: what an agent reads to learn what happened since it last looked.',
+      effect: 'read',
+    },
   },
   {
     method: 'GET',
@@ -166,5 +174,12 @@ export const EVENT_ROUTES = [
       return z.object({ event: eventSchema().extend({ deliveries: z.array(deliverySchema()) }) });
     },
     errors: ['not_found'],
+    agent: {
+      tool: 'get_event',
+      title: 'Get an event',
+      description: 'One event and its webhook deliveries, as GET /v1/events/{id} shows it under `event`.',
+      effect: 'read',
+      answer: 'event',
+    },
   },
 ] as const;

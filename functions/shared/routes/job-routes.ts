@@ -4,7 +4,7 @@ import type { ErrorCode } from '../errors';
 import { lazy } from '../lazy';
 import type { Scope } from '../types/scopes';
 import * as z from '../zod';
-import { jobId, type RouteGroup, route } from './route-definition';
+import { type AgentDoor, jobId, type RouteGroup, route, type WorkflowDoor } from './route-definition';
 import { nextCursorSchema, pageQuery } from './schemas';
 import { fullPathDocumentation } from './storage-schemas';
 
@@ -89,6 +89,19 @@ interface JobRouteBase<G extends RouteGroup, P extends `/v1/${string}`> {
   scope: Scope;
 }
 
+/** The doors beyond HTTP a job route is offered at (`RouteDefinition.agent`, `.workflow`). */
+export interface JobDoors {
+  agent?: AgentDoor;
+  workflow?: WorkflowDoor;
+}
+
+/** A job route offered at HTTP only. */
+type NoDoors = Record<never, never>;
+
+/** The route with its doors: added after `route()` checked the rest, as `D` is known only to the caller. */
+const withDoors = <R extends object, D extends JobDoors>(doors: D | undefined, declared: R): R & D =>
+  Object.assign(declared, doors) as R & D;
+
 /** What a collection route of the type declares about itself. */
 const routeHeader = <const O extends string, G extends RouteGroup, P extends `/v1/${string}`>(
   options: JobRouteBase<G, P> & { operationId: O; summary: string; description: string },
@@ -104,6 +117,7 @@ export const enqueueJobRoute = <
   P extends `/v1/${string}`,
   B extends z.ZodType,
   S extends z.ZodType,
+  const D extends JobDoors = NoDoors,
 >(
   options: JobRouteBase<G, P> & {
     operationId: O;
@@ -114,22 +128,26 @@ export const enqueueJobRoute = <
     successStatus: 201 | 202;
     errors: readonly ErrorCode[];
     examples: { request: unknown; response?: unknown };
+    doors?: D;
   },
 ) =>
-  route({
-    method: 'POST',
-    ...routeHeader(options),
-    idempotency: 'keyed',
-    get body() {
-      return options.body();
-    },
-    get response() {
-      return options.response();
-    },
-    successStatus: options.successStatus,
-    errors: options.errors,
-    examples: options.examples,
-  });
+  withDoors(
+    options.doors,
+    route({
+      method: 'POST',
+      ...routeHeader(options),
+      idempotency: 'keyed',
+      get body() {
+        return options.body();
+      },
+      get response() {
+        return options.response();
+      },
+      successStatus: options.successStatus,
+      errors: options.errors,
+      examples: options.examples,
+    }),
+  );
 
 /** `GET <path>`: the company's jobs of the type, newest first, by the one paging rule. */
 export const listJobsRoute = <
@@ -137,19 +155,29 @@ export const listJobsRoute = <
   G extends RouteGroup,
   P extends `/v1/${string}`,
   S extends z.ZodType,
+  const D extends JobDoors = NoDoors,
 >(
-  options: JobRouteBase<G, P> & { operationId: O; summary: string; description: string; view: () => S },
+  options: JobRouteBase<G, P> & {
+    operationId: O;
+    summary: string;
+    description: string;
+    view: () => S;
+    doors?: D;
+  },
 ) =>
-  route({
-    method: 'GET',
-    ...routeHeader(options),
-    get query() {
-      return z.object(pageQuery('Jobs', MAX_JOB_PAGE, DEFAULT_JOB_PAGE));
-    },
-    get response() {
-      return z.object({ jobs: z.array(options.view()), nextCursor: nextCursorSchema() });
-    },
-  });
+  withDoors(
+    options.doors,
+    route({
+      method: 'GET',
+      ...routeHeader(options),
+      get query() {
+        return z.object(pageQuery('Jobs', MAX_JOB_PAGE, DEFAULT_JOB_PAGE));
+      },
+      get response() {
+        return z.object({ jobs: z.array(options.view()), nextCursor: nextCursorSchema() });
+      },
+    }),
+  );
 
 /**
  * `GET|POST <path>/{id}[/<command>]`: one job (`{ job }`), read, or after a command (cancel, retry) with the
@@ -161,6 +189,7 @@ export const jobRoute = <
   G extends RouteGroup,
   const T extends `/v1/${string}/{id}` | `/v1/${string}/{id}/${string}`,
   S extends z.ZodType,
+  const D extends JobDoors = NoDoors,
 >(options: {
   method: M;
   group: G;
@@ -173,23 +202,27 @@ export const jobRoute = <
   response: () => S;
   errors: readonly ErrorCode[];
   successStatus?: number;
+  doors?: D;
 }) =>
-  route({
-    method: options.method,
-    path: options.path,
-    group: options.group,
-    operationId: options.operationId,
-    summary: options.summary,
-    ...(options.description ? { description: options.description } : {}),
-    tag: options.tag,
-    scope: options.scope,
-    ...(options.method === 'GET' ? { etag: true as const } : { idempotency: 'keyed' as const }),
-    ...(options.successStatus ? { successStatus: options.successStatus } : {}),
-    get params() {
-      return jobId();
-    },
-    get response() {
-      return options.response();
-    },
-    errors: options.errors,
-  });
+  withDoors(
+    options.doors,
+    route({
+      method: options.method,
+      path: options.path,
+      group: options.group,
+      operationId: options.operationId,
+      summary: options.summary,
+      ...(options.description ? { description: options.description } : {}),
+      tag: options.tag,
+      scope: options.scope,
+      ...(options.method === 'GET' ? { etag: true as const } : { idempotency: 'keyed' as const }),
+      ...(options.successStatus ? { successStatus: options.successStatus } : {}),
+      get params() {
+        return jobId();
+      },
+      get response() {
+        return options.response();
+      },
+      errors: options.errors,
+    }),
+  );

@@ -1,4 +1,3 @@
-import { MCP_TOOL_NAMES } from '../types/mcp-tools';
 import { jsonRpcMessageSchema, jsonRpcResponseSchema, MCP_EXAMPLES } from './mcp-schemas';
 import { route } from './route-definition';
 
@@ -15,14 +14,14 @@ export const MCP_ROUTES = [
     summary: 'Model Context Protocol server (tools for agents)',
     description:
       'Streamable HTTP, stateless (no session id), JSON answers: POST one JSON-RPC 2.0 message per request. ' +
-      `Tools: ${MCP_TOOL_NAMES.map((name) => `\`${name}\``).join(', ')}. ` +
-      "`tools/list` shows those the credential's scopes allow. " +
+      "`tools/list` shows those of the tools below that the credential's scopes allow. " +
       'Each calls the same code as its route and needs the same scope; a refusal is a ' +
       'tool result with `isError: true` whose text is the problem the route would answer (same `code` and ' +
       '`detail`). Also takes `Authorization: Bearer <API key or JWT>`, after the three credential headers. ' +
       'Each HTTP request counts as one `api_requests`. GET and DELETE answer 405 (no server-sent stream, no ' +
       'session to end).',
     tag: 'MCP',
+    describesTools: true,
     scope: 'authenticated',
     idempotency: 'refused',
     get body() {

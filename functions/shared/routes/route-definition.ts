@@ -93,6 +93,54 @@ export interface RouteDefinition {
   produces?: readonly string[];
   /** Further successful statuses answered with no body, each with its description (a JSON-RPC notification). */
   emptyAnswers?: Readonly<Record<number, string>>;
+  /** The OpenAPI document appends the MCP tools (`agent` marks of the table) to this route's description. */
+  describesTools?: true;
+  /**
+   * The operation offered to agents as an MCP tool (`mcp/tools.ts`): its input is the operation's own
+   * (`operations/operation-input.ts`), its handler the route's, its scope the route's.
+   */
+  agent?: AgentDoor;
+  /** The operation offered to workflows as a step action (`operations/workflow-actions.ts`), likewise. */
+  workflow?: WorkflowDoor;
+  /**
+   * Names of the operation's input members where they differ from the parameter that carries them over HTTP
+   * (`{ id: 'workflowId' }`: the path's `{id}` is the input's `workflowId`), for the doors that take one object.
+   */
+  inputNames?: Readonly<Record<string, string>>;
+  /**
+   * The input member that carries the whole body, for a body that is not an object of named members (an
+   * item's fields travel as `item`); otherwise the body's members are the input's.
+   */
+  payload?: string;
+}
+
+/**
+ * `read` changes nothing; `create` only adds (a repeated call adds again); `update` changes an existing item
+ * (and its `_version`, so a repeat is not without effect); `delete` removes one (a repeat finds nothing more to
+ * remove). The MCP annotations derive from it.
+ */
+export type ToolEffect = 'read' | 'create' | 'update' | 'delete';
+
+export interface AgentDoor {
+  /** Tool name: `snake_case`, unique in the table. */
+  tool: string;
+  title: string;
+  /** What the tool gives an agent (the route's description speaks of HTTP). */
+  description: string;
+  effect: ToolEffect;
+  /** The member of the route's answer the tool answers (`job` of `{ job }`); the whole answer when absent. */
+  answer?: string;
+}
+
+export interface WorkflowDoor {
+  /** Action name, `actions/<area>/<verb>`. */
+  action: `actions/${string}`;
+  /** The longest one run of the action may take, in milliseconds (the sync runner's deadline check). */
+  maxDurationMs: number;
+  /** The handler reads the company's storage limits from its credential: the run resolves them first. */
+  usesLimits?: true;
+  /** The answer is a stored file (`{ bucket, fullPath }`) the step made: it joins the run's `files`. */
+  answersFile?: true;
 }
 
 /** The members of a route that hold zod schemas: each is declared as a getter (`get response() {...}`). */

@@ -171,13 +171,19 @@ export const usageSnapshotSchema = /* @__PURE__ */ lazy(() =>
 );
 
 /**
+ * A number or boolean given as JSON, as the query string would carry it: the doors that take one JSON object
+ * (an MCP tool, a workflow step) pass `limit: 5` to the same schema that parses `?limit=5`.
+ */
+const asQueryText = (value: unknown): unknown =>
+  typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
+
+/**
  * A whole number in the query string: sent as text, documented and parsed as an integer, so a generated client
  * passes `limit: 5` while `?limit=5` from a browser still works.
  */
 export const queryInteger = (bounds: { min: number; max: number; default?: number }, description: string) =>
   z
-    .string()
-    .regex(/^[0-9]{1,9}$/, 'must be a whole number')
+    .preprocess(asQueryText, z.string().regex(/^[0-9]{1,9}$/, 'must be a whole number'))
     .transform(Number)
     .pipe(z.number().int().min(bounds.min).max(bounds.max))
     .optional()
@@ -192,7 +198,7 @@ export const queryInteger = (bounds: { min: number; max: number; default?: numbe
 /** `true` or `false` in the query string, documented and parsed as a boolean. */
 export const queryBoolean = (description: string) =>
   z
-    .enum(['true', 'false'])
+    .preprocess(asQueryText, z.enum(['true', 'false']))
     .transform((value) => value === 'true')
     .optional()
     .meta({ type: 'boolean' })

@@ -62,6 +62,18 @@ export const SPEECH_JOB_ROUTES = [
       request: { markdown: '# Chapter one\n\nIt was a bright cold day in April.', format: 'mp3' },
       response: { job: pendingJob },
     },
+    doors: {
+      agent: {
+        tool: 'create_speech_job',
+        title: 'Start a long-form speech job',
+        description:
+          'Turns text or the spoken form of markdown (up to 100,000 characters) into one stored audio file and a ' +
+          'timing file, as POST /v1/speech/jobs, and answers the job as get_speech_job shows it.',
+        effect: 'create',
+        answer: 'job',
+      },
+      workflow: { action: 'actions/media/speech', maxDurationMs: 10_000 },
+    },
   }),
   Object.assign(
     listJobsRoute({
@@ -70,6 +82,14 @@ export const SPEECH_JOB_ROUTES = [
       summary: 'List speech jobs, newest first',
       description: 'The company’s speech jobs, newest first, `limit` per page.',
       view: speechJobSchema,
+      doors: {
+        agent: {
+          tool: 'list_speech_jobs',
+          title: 'List speech jobs',
+          description: 'The company’s long-form speech jobs, newest first, as GET /v1/speech/jobs.',
+          effect: 'read',
+        },
+      },
     }),
     { examples: { response: { jobs: [exampleJob], nextCursor: null } } },
   ),
@@ -85,6 +105,18 @@ export const SPEECH_JOB_ROUTES = [
         '(`[{text, start, end}]`, milliseconds, in order, covering the audio). Another company’s id is 404.',
       response: speechJobResponseSchema,
       errors: ['not_found'],
+      doors: {
+        agent: {
+          tool: 'get_speech_job',
+          title: 'Get a speech job',
+          description:
+            'A long-form speech job exactly as GET /v1/speech/jobs/{id} shows it under `job`: status and, when ' +
+            'done, the audio file and the JSON timing file of its sentences.',
+          effect: 'read',
+          answer: 'job',
+        },
+        workflow: { action: 'actions/media/speech/get', maxDurationMs: 5_000 },
+      },
     }),
     { examples: { response: { job: exampleJob } } },
   ),

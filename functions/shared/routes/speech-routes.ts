@@ -44,6 +44,20 @@ export const SPEECH_ROUTES = [
     idempotency: 'keyed',
     errors: ['speech_quota_exceeded', 'storage_limit_reached', 'service_unavailable'],
     examples: { request: { text: 'Your order has shipped.', format: 'mp3' } },
+    agent: {
+      tool: 'synthesize_speech',
+      title: 'Synthesize speech',
+      description:
+        'Turns up to 3,000 characters of text into one stored audio file at once, as POST /v1/speech: its ' +
+        '`fullPath` and a signed download `url`. For longer text start create_speech_job.',
+      effect: 'create',
+    },
+    workflow: {
+      action: 'actions/speech/synthesize',
+      maxDurationMs: 12_000,
+      usesLimits: true,
+      answersFile: true,
+    },
   }),
   route({
     method: 'GET',
@@ -100,5 +114,6 @@ export const SPEECH_ROUTES = [
       });
     },
     examples: { request: { markdown: '# Release notes\n\n- **Faster** uploads & 20% less memory' } },
+    workflow: { action: 'actions/speech/spoken-text', maxDurationMs: 5_000 },
   }),
 ] as const;

@@ -31,6 +31,14 @@ export const STORAGE_ROUTES = [
     },
     errors: ['payload_too_large'],
     examples: { request: { fileName: 'greeting.wav', contentType: 'audio/wav', size: 96044 } },
+    agent: {
+      tool: 'create_upload_url',
+      title: 'Reserve an upload URL',
+      description:
+        'Step 1 of an upload, as POST /v1/storage/upload-url: a signed URL to PUT the file to and its ' +
+        '`fullPath`; after the PUT, call complete_upload with that `fullPath`.',
+      effect: 'create',
+    },
   }),
   route({
     method: 'POST',
@@ -49,6 +57,14 @@ export const STORAGE_ROUTES = [
     },
     errors: ['not_found', 'invalid_storage_reference', 'upload_mismatch', 'storage_limit_reached'],
     examples: { request: { fullPath: 'companies/co_01jd3xq0a6/uploads/01jd3xq0b2/greeting.wav' } },
+    agent: {
+      tool: 'complete_upload',
+      title: 'Finish an upload',
+      description:
+        'Step 2 of an upload, as POST /v1/storage/upload-complete: checks the PUT file and records it; the ' +
+        '`fullPath` can then be given to jobs and messages.',
+      effect: 'update',
+    },
   }),
   route({
     method: 'GET',
@@ -65,5 +81,12 @@ export const STORAGE_ROUTES = [
       return downloadUrlResponseSchema();
     },
     errors: ['not_found', 'invalid_storage_reference'],
+    agent: {
+      tool: 'get_download_url',
+      title: 'Get a download URL',
+      description: 'A signed URL to download a stored file (`fullPath`), as GET /v1/storage/url.',
+      effect: 'read',
+    },
+    workflow: { action: 'actions/storage/download-url', maxDurationMs: 5_000 },
   }),
 ] as const;

@@ -37,6 +37,19 @@ export const TRANSCODE_ROUTES = [
     examples: {
       request: { fullPath: 'companies/co_01jd3xq0a6/uploads/01jd3xq0b2/greeting.wav', preset: 'ogg_opus' },
     },
+    doors: {
+      agent: {
+        tool: 'create_transcode_job',
+        title: 'Start a media transform job',
+        description:
+          'Converts a stored audio or video file to a preset format, as POST /v1/transcodes, and answers the ' +
+          'job as get_transcode_job shows it (read it again until `done`). A repeat of a converted source is ' +
+          'reused, nothing billed.',
+        effect: 'create',
+        answer: 'job',
+      },
+      workflow: { action: 'actions/media/transcode', maxDurationMs: 5_000 },
+    },
   }),
   listJobsRoute({
     ...JOBS,
@@ -45,6 +58,14 @@ export const TRANSCODE_ROUTES = [
     summary: 'List media transform jobs, newest first',
     description: 'The company’s transform jobs of the last 30 days and more, newest first, `limit` per page.',
     view: transcodeJobSchema,
+    doors: {
+      agent: {
+        tool: 'list_transcode_jobs',
+        title: 'List media transform jobs',
+        description: 'The company’s media transform jobs, newest first, as GET /v1/transcodes.',
+        effect: 'read',
+      },
+    },
   }),
   jobRoute({
     ...JOBS,
@@ -55,6 +76,18 @@ export const TRANSCODE_ROUTES = [
     summary: 'Fetch a media transform job',
     response: transcodeJobResponseSchema,
     errors: ['not_found'],
+    doors: {
+      agent: {
+        tool: 'get_transcode_job',
+        title: 'Get a media transform job',
+        description:
+          'A media transform (transcode) job exactly as GET /v1/transcodes/{id} shows it under `job`: status ' +
+          '(pending, probing, transcoding, finalizing, done, failed, canceled) and, when done, the output file.',
+        effect: 'read',
+        answer: 'job',
+      },
+      workflow: { action: 'actions/media/transcode/get', maxDurationMs: 5_000 },
+    },
   }),
   jobRoute({
     ...JOBS,

@@ -47,6 +47,16 @@ export const TRANSCRIPTION_ROUTES = [
     examples: {
       request: { fullPath: 'companies/co_01jd3xq0a6/uploads/01jd3xq0b2/call.wav', language: 'en-US' },
     },
+    agent: {
+      tool: 'create_transcription_job',
+      title: 'Start a transcription job',
+      description:
+        'Transcribes a stored audio file (or the sound of a video), as POST /v1/transcriptions, and answers the ' +
+        'job as get_transcription_job shows it (read it again until `done`).',
+      effect: 'create',
+      answer: 'job',
+    },
+    workflow: { action: 'actions/media/transcribe', maxDurationMs: 5_000 },
   }),
   listJobsRoute({
     ...JOBS,
@@ -55,6 +65,14 @@ export const TRANSCRIPTION_ROUTES = [
     summary: 'List transcription jobs, newest first',
     description: 'The company’s transcription jobs, newest first, `limit` per page.',
     view: transcriptionJobSchema,
+    doors: {
+      agent: {
+        tool: 'list_transcription_jobs',
+        title: 'List transcription jobs',
+        description: 'The company’s transcription jobs, newest first, as GET /v1/transcriptions.',
+        effect: 'read',
+      },
+    },
   }),
   jobRoute({
     ...JOBS,
@@ -65,5 +83,17 @@ export const TRANSCRIPTION_ROUTES = [
     summary: 'Fetch a transcription job',
     response: transcriptionJobResponseSchema,
     errors: ['not_found'],
+    doors: {
+      agent: {
+        tool: 'get_transcription_job',
+        title: 'Get a transcription job',
+        description:
+          'A transcription job exactly as GET /v1/transcriptions/{id} shows it under `job`: status and, when ' +
+          'done, the text, timed words and transcript files.',
+        effect: 'read',
+        answer: 'job',
+      },
+      workflow: { action: 'actions/media/transcribe/get', maxDurationMs: 5_000 },
+    },
   }),
 ] as const;

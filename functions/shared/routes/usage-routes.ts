@@ -24,5 +24,14 @@ export const USAGE_ROUTES = [
       return z.object({ success: z.literal(true), usage: usageSnapshotSchema() });
     },
     errors: ['not_found'],
+    agent: {
+      tool: 'get_usage',
+      title: 'Get the usage snapshot',
+      description:
+        'The usage snapshot of GET /v1/usage without its `{success, usage}` wrapper: meters, compute by ' +
+        'category, storage and database bytes, the plan with its limits, the subscription period.',
+      effect: 'read',
+      answer: 'usage',
+    },
   }),
 ] as const;

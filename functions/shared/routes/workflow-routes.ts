@@ -34,6 +34,12 @@ export const WORKFLOW_ROUTES = [
     get response() {
       return z.object({ workflows: z.array(wf.workflowSummarySchema()), nextCursor: nextCursorSchema() });
     },
+    agent: {
+      tool: 'list_workflows',
+      title: 'List workflows',
+      description: "The company's workflows as GET /v1/workflows: id, version, name, description, steps.",
+      effect: 'read',
+    },
   }),
   route({
     method: 'GET',
@@ -55,6 +61,16 @@ export const WORKFLOW_ROUTES = [
       return z.object({ workflow: wf.workflowSchema() });
     },
     errors: ['not_found'],
+    inputNames: { id: 'workflowId' },
+    agent: {
+      tool: 'get_workflow',
+      title: 'Get a workflow',
+      description:
+        'One workflow definition as GET /v1/workflows/{id} shows it under `workflow`: its input schema, steps, ' +
+        'triggers and version.',
+      effect: 'read',
+      answer: 'workflow',
+    },
   }),
   route({
     method: 'PUT',
@@ -154,6 +170,18 @@ export const WORKFLOW_ROUTES = [
     },
     errors: ['not_found', 'workflow_quota_exceeded', 'service_unavailable'],
     examples: { request: { mode: 'sync', input: { contactId: '01jd3xq0b2' } } },
+    inputNames: { id: 'workflowId' },
+    agent: {
+      tool: 'run_workflow',
+      title: 'Run a workflow',
+      description:
+        'Runs a workflow, as POST /v1/workflows/{id}/run (`mode: sync` by default), and answers the run as ' +
+        'GET /v1/workflows/{id}/runs/{runId} shows it (check `ok`). A run that cannot finish before the ' +
+        'deadline, or one started with `mode: async`, continues asynchronously: it is answered `running` or ' +
+        '`queued`; read it later with get_workflow_run. A step that mints a token fails ' +
+        '(`jwt_requires_sync_run`): tokens are minted only by the run route.',
+      effect: 'create',
+    },
   }),
   route({
     method: 'GET',
@@ -191,6 +219,15 @@ export const WORKFLOW_ROUTES = [
       });
     },
     errors: ['not_found'],
+    inputNames: { id: 'workflowId' },
+    agent: {
+      tool: 'list_workflow_runs',
+      title: "List a workflow's runs",
+      description:
+        "A workflow's runs, newest first, as GET /v1/workflows/{id}/runs: runId, status, trigger, startedAt, " +
+        'finishedAt; `status` lists only runs with that status.',
+      effect: 'read',
+    },
   }),
   route({
     method: 'GET',
@@ -218,6 +255,16 @@ export const WORKFLOW_ROUTES = [
       return z.object({ run: wf.workflowRunSchema() });
     },
     errors: ['not_found'],
+    inputNames: { id: 'workflowId' },
+    agent: {
+      tool: 'get_workflow_run',
+      title: 'Get a workflow run',
+      description:
+        'A workflow run exactly as GET /v1/workflows/{id}/runs/{runId} shows it under `run`: status, ok, ' +
+        'result, files, logs, failedSteps; with `includeStepOutputs`, the persisted output of each step.',
+      effect: 'read',
+      answer: 'run',
+    },
   }),
   route({
     method: 'POST',

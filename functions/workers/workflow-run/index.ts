@@ -4,8 +4,12 @@ import { runWorkflowTurns } from '../../shared/domain/workflows/engine';
 import { parseRunMessage } from '../../shared/domain/workflows/run-queue';
 import { failRun } from '../../shared/domain/workflows/runs';
 import { logger } from '../../shared/logger';
+import { registerWorkflowActions } from '../../shared/operations/workflow-actions';
 import { createHandler } from '../../shared/pipeline/handler';
 import { WORKFLOW_RUN_MAX_RECEIVES } from '../../shared/types/queues';
+
+// The steps run here: the operations offered to workflows join the engine's own actions.
+registerWorkflowActions();
 
 /**
  * The `workflow-run` queue's worker: each message moves one async run on (`domain/workflows/engine.ts`),

@@ -134,19 +134,30 @@ export const retryJob = async <S extends string, R extends JobRecordBase<S>, E e
 
 /**
  * The API handlers of a type's job routes (read, list, cancel, retry): `{ job }` as the tenant sees it after
- * the read or command, or a page of views. A type's API module adds its own enqueue handler.
+ * the read or command, or a page of views. Each is made on its own, so a function that serves only reads
+ * bundles no command. A type's operations module adds its own enqueue handler.
  */
-export const jobRouteHandlers = <S extends string, R extends JobRecordBase<S>, E extends object, V>(
-  type: Type<S, R, E, V>,
-) => {
-  type One = { auth: { companyId: string }; params: { id: string } };
-  const answer = async (job: Promise<R>) => ({ body: { job: type.view(await job) } });
-  return {
-    get: ({ auth, params }: One) => answer(getJob(type, auth.companyId, params.id)),
-    list: async ({ auth, query }: { auth: { companyId: string }; query: PageRequest }) => ({
-      body: await listJobs(type, auth.companyId, query),
-    }),
-    cancel: ({ auth, params }: One) => answer(cancelJob(type, auth.companyId, params.id, new Date())),
-    retry: ({ auth, params }: One) => answer(retryJob(type, auth.companyId, params.id, new Date())),
-  };
+type OneJob = { auth: { companyId: string }; params: { id: string }; now: Date };
+
+export const jobReadHandler =
+  <S extends string, R extends JobRecordBase<S>, E extends object, V>(type: Type<S, R, E, V>) =>
+  async ({ auth, params }: OneJob) => ({ body: { job: type.view(await getJob(type, auth.companyId, params.id)) } });
+
+export const jobListHandler =
+  <S extends string, R extends JobRecordBase<S>, E extends object, V>(type: Type<S, R, E, V>) =>
+  async ({ auth, query }: { auth: { companyId: string }; query: PageRequest }) => ({
+    body: await listJobs(type, auth.companyId, query),
+  });
+
+export const jobCancelHandler =
+  <S extends string, R extends JobRecordBase<S>, E extends object, V>(type: Type<S, R, E, V>) =>
+  async ({ auth, params, now }: OneJob) => ({
+    body: { job: type.view(await cancelJob(type, auth.companyId, params.id, now)) },
+  });
+
+export const jobRetryHandler =
+  <S extends string, R extends JobRecordBase<S>, E extends object, V>(type: Type<S, R, E, V>) =>
+  async ({ auth, params, now }: OneJob) => ({
+    body: { job: type.view(await retryJob(type, auth.companyId, params.id, now)) },
+  });
 };

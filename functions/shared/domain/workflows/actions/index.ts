@@ -1,33 +1,21 @@
-import { dynadataCreate, dynadataDelete, dynadataGet, dynadataList, dynadataUpdate } from './dynadata';
 import { httpRequestAction } from './http-request';
 import { jwtGenerate } from './jwt-generate';
-import { mediaSpeech } from './media-speech';
-import { mediaTranscode } from './media-transcode';
-import { mediaTranscribe } from './media-transcribe';
-import { messagesSend } from './messages-send';
 import type { WorkflowAction } from './registry';
-import { speechSpokenText } from './speech-spoken-text';
-import { speechSynthesize } from './speech-synthesize';
 
 export type { ActionContext, WorkflowAction } from './registry';
 
-/** Every action a workflow step may name. */
-export const ACTIONS: ReadonlyMap<string, WorkflowAction> = new Map(
-  [
-    jwtGenerate,
-    mediaTranscode,
-    mediaTranscribe,
-    mediaSpeech,
-    speechSynthesize,
-    speechSpokenText,
-    messagesSend,
-    dynadataCreate,
-    dynadataUpdate,
-    dynadataGet,
-    dynadataDelete,
-    dynadataList,
-    httpRequestAction,
-  ].map((a) => [a.name, a]),
-);
+/**
+ * Every action a workflow step may name: the workflow engine's own (a token, an HTTP request) and every
+ * operation offered to workflows (the route table's `workflow` marks), which the entries that run or save
+ * workflows register at start (`operations/workflow-actions.ts`): the engine never imports the route table.
+ */
+let actions: ReadonlyMap<string, WorkflowAction> | undefined;
 
-export const findAction = (name: string): WorkflowAction | undefined => ACTIONS.get(name);
+export const registerActions = (operations: readonly WorkflowAction[]): void => {
+  actions = new Map([jwtGenerate, ...operations, httpRequestAction].map((a) => [a.name, a]));
+};
+
+export const findAction = (name: string): WorkflowAction | undefined => {
+  if (!actions) throw new Error('The workflow actions are not registered: call registerWorkflowActions().');
+  return actions.get(name);
+};

@@ -1,0 +1,71 @@
+import { executeFunction } from '../domain/dynadata/execute-function';
+import { createItem, deleteItem, getItem, updateItem, validateItem } from '../domain/dynadata/items';
+import { listItems } from '../domain/dynadata/list';
+import { librarySchema, typeSchema } from '../domain/dynadata/schemas';
+import { typeSummaryPage } from '../domain/dynadata/types';
+import type { RouteHandler } from '../http/router';
+
+/**
+ * What each operation of Dynadata does: the group's routes, its MCP tools and its workflow actions. The route
+ * table switches on the log-entry guard (create, update, delete) and `Idempotency-Key`; every door applies both.
+ */
+export const listDynadataTypes: RouteHandler<'listDynadataTypes'> = async ({ auth, query }) => ({
+  body: await typeSummaryPage(auth.companyId, query),
+});
+export const listDynadataItems: RouteHandler<'listDynadataItems'> = async ({ auth, params, body }) => ({
+  body: await listItems(auth.companyId, params.type, body),
+});
+export const getDynadataItem: RouteHandler<'getDynadataItem'> = async ({ auth, params }) => ({
+  body: await getItem(auth.companyId, params.type, params._id),
+});
+export const createDynadataItem: RouteHandler<'createDynadataItem'> = async ({
+  auth,
+  params,
+  body,
+  now,
+}) => ({
+  body: await createItem(auth.companyId, params.type, body, now),
+});
+export const updateDynadataItem: RouteHandler<'updateDynadataItem'> = async ({
+  auth,
+  params,
+  body,
+  headers,
+  now,
+}) => ({ body: await updateItem(auth.companyId, params.type, body, now, headers['if-match']) });
+export const deleteDynadataItem: RouteHandler<'deleteDynadataItem'> = async ({ auth, params, headers }) => ({
+  body: await deleteItem(auth.companyId, params.type, params._id, headers['if-match']),
+});
+export const validateDynadataItem: RouteHandler<'validateDynadataItem'> = async ({ auth, params, body }) => ({
+  body: await validateItem(auth.companyId, params.type, body),
+});
+export const getDynadataSchema: RouteHandler<'getDynadataSchema'> = async ({ auth, params }) => ({
+  body: await typeSchema(auth.companyId, params.type),
+});
+export const getDynadataLibrarySchema: RouteHandler<'getDynadataLibrarySchema'> = async ({
+  auth,
+  params,
+}) => ({
+  body: await librarySchema(auth.companyId, params.type, params.library),
+});
+export const executeDynadataTypeFunction: RouteHandler<'executeDynadataTypeFunction'> = ({
+  auth,
+  params,
+  body,
+  requestId,
+}) =>
+  executeFunction({ auth, requestId, typeName: params.type, functionName: params.functionName, input: body });
+export const executeDynadataItemFunction: RouteHandler<'executeDynadataItemFunction'> = ({
+  auth,
+  params,
+  body,
+  requestId,
+}) =>
+  executeFunction({
+    auth,
+    requestId,
+    typeName: params.type,
+    itemId: params._id,
+    functionName: params.functionName,
+    input: body,
+  });
