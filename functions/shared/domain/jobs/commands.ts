@@ -141,7 +141,9 @@ type OneJob = { auth: { companyId: string }; params: { id: string }; now: Date }
 
 export const jobReadHandler =
   <S extends string, R extends JobRecordBase<S>, E extends object, V>(type: Type<S, R, E, V>) =>
-  async ({ auth, params }: OneJob) => ({ body: { job: type.view(await getJob(type, auth.companyId, params.id)) } });
+  async ({ auth, params }: OneJob) => ({
+    body: { job: type.view(await getJob(type, auth.companyId, params.id)) },
+  });
 
 export const jobListHandler =
   <S extends string, R extends JobRecordBase<S>, E extends object, V>(type: Type<S, R, E, V>) =>
@@ -160,4 +162,3 @@ export const jobRetryHandler =
   async ({ auth, params, now }: OneJob) => ({
     body: { job: type.view(await retryJob(type, auth.companyId, params.id, now)) },
   });
-};
