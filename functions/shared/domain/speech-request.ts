@@ -1,4 +1,5 @@
 import { AppError } from '../errors';
+import { identifierField } from '../fields';
 import { lazy } from '../lazy';
 import { SPEECH_JOB_MAX_CHARACTERS } from '../types/speech-jobs';
 import {
@@ -75,7 +76,7 @@ export const speechRequestSchema = /* @__PURE__ */ lazy(() =>
         'one) with at least one letter, digit or symbol (not only white space, punctuation or invisible ' +
         'characters), and no lone UTF-16 surrogate.',
     ),
-    voiceProfileId: z.string().min(1).max(64).optional().describe('A voice of GET /v1/speech/voices.'),
+    voiceProfileId: identifierField('A voice of GET /v1/speech/voices.').optional(),
     format: z.enum(SPEECH_FORMATS).optional().describe('Audio format; `mp3` by default.'),
   }),
 );
@@ -125,7 +126,7 @@ export const createSpeechJobBodySchema = /* @__PURE__ */ lazy(() =>
             'POST /v1/spoken-text answers, without its token cap (its spoken form must also fit ' +
             `${SPEECH_JOB_MAX_CHARACTERS} characters), within the same nesting and work bounds.`,
         ),
-      voiceProfileId: z.string().min(1).max(64).optional().describe('A voice of GET /v1/speech/voices.'),
+      voiceProfileId: identifierField('A voice of GET /v1/speech/voices.').optional(),
       format: z.enum(SPEECH_FORMATS).optional().describe('Audio format; `mp3` by default.'),
     })
     .superRefine((body, ctx) => {

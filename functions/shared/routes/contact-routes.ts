@@ -1,3 +1,4 @@
+import { identifierField } from '../fields';
 import * as z from '../zod';
 import * as dd from './dynadata-schemas';
 import { route } from './route-definition';
@@ -17,7 +18,7 @@ export const CONTACT_ROUTES = [
     tag: 'Contacts',
     scope: 'messages:send',
     get params() {
-      return z.object({ contactId: z.string().min(1).max(64).describe('Contact item `_id`.') });
+      return z.object({ contactId: identifierField('Contact item `_id`.') });
     },
     get body() {
       return dd.sendMessageBody();

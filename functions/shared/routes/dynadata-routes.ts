@@ -1,4 +1,5 @@
 import { MAX_LIST_PAGE } from '../domain/pages';
+import { identifierField } from '../fields';
 import * as z from '../zod';
 import * as dd from './dynadata-schemas';
 import { itemParams, route, typeParam } from './route-definition';
@@ -247,7 +248,7 @@ export const DYNADATA_ROUTES = [
     scope: 'dynadata:execute',
     idempotency: 'keyed',
     get params() {
-      return typeParam().extend({ functionName: z.string().min(1).max(64) });
+      return typeParam().extend({ functionName: identifierField('Name of the function.') });
     },
     get body() {
       return dd.executeFunctionBody();
@@ -274,7 +275,7 @@ export const DYNADATA_ROUTES = [
     scope: 'dynadata:execute',
     idempotency: 'keyed',
     get params() {
-      return itemParams().extend({ functionName: z.string().min(1).max(64) });
+      return itemParams().extend({ functionName: identifierField('Name of the function.') });
     },
     get body() {
       return dd.executeFunctionBody();

@@ -1,5 +1,6 @@
 import { countAnswerSchema, countInputSchema, listRequestSchema } from '../domain/dynadata/list-request';
 import { sendMessageBody } from '../domain/messages/message-body';
+import { identifierField } from '../fields';
 import { lazy } from '../lazy';
 import * as z from '../zod';
 import { nextCursorSchema } from './schemas';
@@ -53,7 +54,7 @@ export const itemFieldsBody = /* @__PURE__ */ lazy(() =>
 export const updateItemBody = /* @__PURE__ */ lazy(() =>
   z
     .looseObject({
-      _id: z.string().min(1).max(64).describe('The item to update.'),
+      _id: identifierField('The item to update.'),
       _version: z
         .number()
         .int()

@@ -1,4 +1,5 @@
 import { MAX_LIST_PAGE } from '../domain/pages';
+import { identifierField } from '../fields';
 import { lazy } from '../lazy';
 import * as z from '../zod';
 import {
@@ -16,12 +17,8 @@ import { nextCursorSchema, pageQuery } from './schemas';
  * The routes of webhook endpoints and events (group `events`), a section of the route table (`ROUTES`
  * spreads it, and checks each entry against `RouteDefinition`).
  */
-const endpointId = /* @__PURE__ */ lazy(() =>
-  z.object({ id: z.string().min(1).max(64).describe('Endpoint identifier.') }),
-);
-const eventId = /* @__PURE__ */ lazy(() =>
-  z.object({ id: z.string().min(1).max(64).describe('Event identifier.') }),
-);
+const endpointId = /* @__PURE__ */ lazy(() => z.object({ id: identifierField('Endpoint identifier.') }));
+const eventId = /* @__PURE__ */ lazy(() => z.object({ id: identifierField('Event identifier.') }));
 
 export const EVENT_ROUTES = [
   {

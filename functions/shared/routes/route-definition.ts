@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors';
+import { identifierField } from '../fields';
 import { keepGetters, lazy } from '../lazy';
 import type { Scope } from '../types/scopes';
 import * as z from '../zod';
@@ -163,14 +164,12 @@ export const route = <const R extends RouteDefinition>(r: R & Exactly<R, RouteDe
 export type Exactly<R, Shape> = R & { [K in Exclude<keyof R, keyof Shape>]: never };
 
 export const typeParam = /* @__PURE__ */ lazy(() =>
-  z.object({ type: z.string().min(1).max(64).describe('Dynadata type name.') }),
+  z.object({ type: identifierField('Dynadata type name.') }),
 );
 export const itemParams = /* @__PURE__ */ lazy(() =>
-  typeParam().extend({ _id: z.string().min(1).max(64).describe('Item identifier.') }),
+  typeParam().extend({ _id: identifierField('Item identifier.') }),
 );
-export const jobId = /* @__PURE__ */ lazy(() =>
-  z.object({ id: z.string().min(1).max(64).describe('Job identifier.') }),
-);
+export const jobId = /* @__PURE__ */ lazy(() => z.object({ id: identifierField('Job identifier.') }));
 
 /** REST API resource path of a route: the `v1` stage supplies the `/v1` prefix on AWS. */
 export const apiResourcePath = (path: string): string => path.replace(/^\/v1(?=\/)/, '');

@@ -1,3 +1,4 @@
+import { cursorField } from '../fields';
 import { lazy } from '../lazy';
 import type { Plan, PlanLimits } from '../types/plans';
 import * as z from '../zod';
@@ -214,12 +215,7 @@ export const pageQuery = (noun: string, max: number, defaultLimit: number) => ({
     { min: 1, max, default: defaultLimit },
     `${noun} per page, 1 to ${max} (default ${defaultLimit}).`,
   ),
-  cursor: z
-    .string()
-    .min(1)
-    .max(2048)
-    .optional()
-    .describe('The `nextCursor` of the previous page; omit it for the first page.'),
+  cursor: cursorField('The `nextCursor` of the previous page; omit it for the first page.'),
 });
 
 export const nextCursorSchema = /* @__PURE__ */ lazy(() =>

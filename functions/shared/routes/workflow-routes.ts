@@ -1,4 +1,5 @@
 import { DEFAULT_JOB_PAGE, MAX_JOB_PAGE, MAX_LIST_PAGE } from '../domain/pages';
+import { identifierField } from '../fields';
 import { lazy } from '../lazy';
 import { RUN_TRIGGER_TYPES } from '../types/workflow-triggers';
 import { WORKFLOW_RUN_STATUSES } from '../types/workflows';
@@ -8,7 +9,7 @@ import { nextCursorSchema, pageQuery, queryBoolean } from './schemas';
 import * as wf from './workflow-schemas';
 
 const runParams = /* @__PURE__ */ lazy(() =>
-  wf.workflowIdParams().extend({ runId: z.string().min(1).max(64).describe('Run identifier.') }),
+  wf.workflowIdParams().extend({ runId: identifierField('Run identifier.') }),
 );
 
 /**

@@ -1,4 +1,5 @@
 import { conditionSchema } from '../domain/workflows/conditions';
+import { identifierField } from '../fields';
 import { lazy } from '../lazy';
 import { RUN_TRIGGER_TYPES, TRIGGER_EVENT_TYPES } from '../types/workflow-triggers';
 import { RETRY_CLASSES, STEP_STATUSES, WORKFLOW_RUN_STATUSES } from '../types/workflows';
@@ -11,7 +12,7 @@ const storageRef = /* @__PURE__ */ lazy(() =>
 
 export const workflowIdParams = /* @__PURE__ */ lazy(() =>
   z.object({
-    id: z.string().min(1).max(64).describe('Workflow identifier (`[a-z0-9_-]{1,64}`).'),
+    id: identifierField('Workflow identifier (`[a-z0-9_-]{1,64}`).'),
   }),
 );
 

@@ -1,3 +1,4 @@
+import { cursorField } from '../../fields';
 import { lazy } from '../../lazy';
 import * as z from '../../zod';
 
@@ -59,7 +60,7 @@ export const countInputSchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
       filter: listFilterSchema().optional(),
-      cursor: z.string().min(1).max(2048).optional().describe('`cursor` of an incomplete count.'),
+      cursor: cursorField('`cursor` of an incomplete count.'),
     })
     .strict()
     .describe('`count`: items of the type, optionally matching a list filter.'),
