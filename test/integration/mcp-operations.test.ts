@@ -191,4 +191,35 @@ describe('operations at the workflow door', () => {
     expect(outputs.read?.job?.id).toBe(outputs.start?.job?.id);
     expect(outputs.url?.url).toMatch(/^http/);
   });
+
+  it('keys a step’s write by its run and step: the same step run again creates nothing twice', async () => {
+    const { findAction } = await import('../../functions/shared/domain/workflows/actions');
+    const { registerWorkflowActions } = await import('../../functions/shared/operations/workflow-actions');
+    registerWorkflowActions();
+    const create = findAction('actions/dynadata/create');
+    const t = await createTenant();
+    const ctx = (stepId: string) => ({
+      companyId: t.companyId,
+      runId: `run-${Date.now()}`,
+      stepId,
+      callerScopes: ['dynadata:write'],
+      caller: undefined,
+      sync: false,
+      hop: 0,
+      now: new Date(),
+      limits: () => Promise.reject(new Error('not read by this action')),
+    });
+    const input = create?.input.parse({ type: 'contacts', item: { name: 'Grace' } });
+    const once = ctx('add');
+    const first = (await create?.run(input, once)) as { _id: string };
+    const again = (await create?.run(input, { ...once, now: new Date() })) as { _id: string };
+    expect(again._id).toBe(first._id);
+    const other = (await create?.run(input, { ...once, stepId: 'add-again' })) as { _id: string };
+    expect(other._id).not.toBe(first._id);
+    const listed = await call('POST', '/v1/dynadata/type/contacts/list', {
+      headers: { 'x-api-key': t.apiKey },
+      body: { limit: 10 },
+    });
+    expect((listed.json.items as unknown[]).length).toBe(2);
+  });
 });

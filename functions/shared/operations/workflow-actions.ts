@@ -1,5 +1,6 @@
 import { type ActionContext, registerActions, type WorkflowAction } from '../domain/workflows/actions';
 import { defineAction } from '../domain/workflows/actions/registry';
+import { withIdempotency } from '../http/idempotency';
 import type { RouteHandler } from '../http/router';
 import { CONTACT_ROUTES } from '../routes/contact-routes';
 import { DYNADATA_ROUTES } from '../routes/dynadata-routes';
@@ -98,15 +99,29 @@ export const actionOf = (route: RouteDefinition, handler: RouteHandler<Operation
     get input() {
       return operationInput(route);
     },
-    run: async (input, ctx) =>
-      callOperation(route, handler, {
-        auth: await authOfStep(ctx, door.usesLimits === true),
-        input: input as Record<string, unknown>,
-        now: ctx.now,
-        requestId: ctx.runId,
-        // What a run does is one hop further than the request that started it, like its HTTP requests.
-        headers: { [WORKFLOW_HOP_HEADER]: String(ctx.hop + 1) },
-      }),
+    run: async (input, ctx) => {
+      const call = async () => ({
+        status: 200,
+        body: await callOperation(route, handler, {
+          auth: await authOfStep(ctx, door.usesLimits === true),
+          input: input as Record<string, unknown>,
+          now: ctx.now,
+          requestId: ctx.runId,
+          // What a run does is one hop further than the request that started it, like its HTTP requests.
+          headers: { [WORKFLOW_HOP_HEADER]: String(ctx.hop + 1) },
+        }),
+      });
+      // A write the route keys by `Idempotency-Key` is keyed by the run and the step here: a step run again
+      // (its message redelivered after a crash) answers what the first run of it did and writes nothing twice.
+      const keyed = route.idempotency === 'keyed' && ctx.stepId !== undefined;
+      const { body } = await withIdempotency(
+        { companyId: ctx.companyId, operationId: `workflow:${door.action}`, params: {}, body: input },
+        keyed ? `${ctx.runId}/${ctx.stepId}` : undefined,
+        call,
+        ctx.now,
+      );
+      return body;
+    },
     ...(door.answersFile ? { files: fileOf } : {}),
   });
 };

@@ -76,7 +76,11 @@ export const runStep = async (
   const started = Date.now();
   const base = { step: step.id, action: step.action, startedAt: new Date(started).toISOString() };
   try {
-    const { output, files, secrets } = await attempt(step, scope, { ...ctx, now: new Date(started) });
+    const { output, files, secrets } = await attempt(step, scope, {
+      ...ctx,
+      stepId: step.id,
+      now: new Date(started),
+    });
     return {
       log: { ...base, status: 'succeeded', durationMs: Date.now() - started, message: 'ok' },
       output,

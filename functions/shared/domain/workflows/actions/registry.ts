@@ -12,6 +12,8 @@ import type * as z from '../../../zod';
 export interface ActionContext {
   companyId: string;
   runId: string;
+  /** The step being run (set by the step runner): with the run, it keys the step's writes (idempotency). */
+  stepId?: string;
   /** Scopes of the credential that started the run. */
   callerScopes: readonly string[];
   /** The starting credential's limits, for a token minted by the run. */
