@@ -34,6 +34,8 @@ const startTarget = async () => {
 let target: Awaited<ReturnType<typeof startTarget>>;
 beforeAll(async () => {
   target = await startTarget();
+  // The engine runs in this process here, as in the worker: the operations join its actions first.
+  (await import('../../functions/shared/operations/workflow-actions')).registerWorkflowActions();
 });
 afterAll(() => target.close());
 
