@@ -2,8 +2,9 @@
  * Direction of imports (`npm test` checks it through test/unit/import-direction.test.ts):
  * entries (`api/<group>`, authorizer, workers, log shipper, admin, local) → `shared/operations` (what each
  * operation does, for every door) and `shared/mcp` → `shared/http` + `shared/routes`
- * → `shared/domain` (+ `shared/auth`) → `shared/data`, `shared/aws`; `shared/types` and the shared base
- * modules (`shared/*.ts`: errors, env, ids, logger, zod, …) may be imported by all. The key catalogue
+ * → `shared/domain` (+ `shared/auth`) → `shared/data`, `shared/aws`; `shared/types`, `shared/observability`
+ * (logger, metrics, tracer) and the shared base modules (`shared/*.ts`: errors, env, ids, zod, …) may be
+ * imported by all. The key catalogue
  * (`shared/data/keys.ts`) imports nothing, so the CDK code may import it. `shared/pipeline` (the middy chain
  * every function runs) is for entries and the HTTP chain only.
  */
@@ -27,6 +28,15 @@ module.exports = {
       severity: 'error',
       from: { path: BASE },
       to: { path: '^functions/', pathNot: [BASE, layer('types')] },
+    },
+    {
+      name: 'observability-is-base',
+      comment:
+        'Logger, Metrics and Tracer (`shared/observability`) may be imported by all, so they import only the base ' +
+        'modules, the types and each other.',
+      severity: 'error',
+      from: { path: layer('observability') },
+      to: { path: '^functions/', pathNot: [BASE, layer('types'), layer('observability')] },
     },
     {
       name: 'data-not-upward',

@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { toAuthorizerContext } from '../shared/http/auth-context';
-import { logger } from '../shared/logger';
+import { logger } from '../shared/observability/logger';
 import { createHandler } from '../shared/pipeline/handler';
 import { type AuthOutcome, authenticate } from './authenticate';
 import { companyAccess } from './company-access';

@@ -1,5 +1,5 @@
 import type { CloudWatchLogsEvent } from 'aws-lambda';
-import { logger } from '../shared/logger';
+import { logger } from '../shared/observability/logger';
 import { createHandler } from '../shared/pipeline/handler';
 import { shipAccessLogRecords } from './ship';
 import { accessLogRecordsOf } from './subscription-batch';

@@ -7,7 +7,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/metric-names';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/observability/metric-names';
 import {
   type DataResources,
   dataEnvironment,
@@ -210,7 +210,7 @@ export class AppFunction extends NodejsFunction {
         ...dataEnvironment(props.access, props.data),
         ...props.environment,
         ...nodeOptionsOf(scope),
-        // The names `functions/shared/logger.ts` also sets: Powertools utilities agree wherever they are built.
+        // The names `functions/shared/observability/` also sets: Powertools utilities agree wherever they are built.
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       },

@@ -10,7 +10,11 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import { FAILED_WEBHOOK_ATTEMPTS, type JobType, METRIC } from '../../functions/shared/metric-names';
+import {
+  FAILED_WEBHOOK_ATTEMPTS,
+  type JobType,
+  METRIC,
+} from '../../functions/shared/observability/metric-names';
 import {
   businessMetric,
   deliveryMetrics,

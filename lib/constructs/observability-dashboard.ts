@@ -7,7 +7,7 @@ import {
   METRICS_NAMESPACE,
   SERVICE_NAME,
   WEBHOOK_DELIVERY_OUTCOMES,
-} from '../../functions/shared/metric-names';
+} from '../../functions/shared/observability/metric-names';
 import type { Observed } from './observability-alarms';
 import {
   businessMetric,

@@ -7,7 +7,7 @@ import {
   METRICS_NAMESPACE,
   SERVICE_NAME,
   WEBHOOK_DELIVERY_OUTCOMES,
-} from '../../functions/shared/metric-names';
+} from '../../functions/shared/observability/metric-names';
 
 /**
  * The metrics the alarms and the dashboard read, each in one place. The business figures are the EMF metrics

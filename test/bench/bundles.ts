@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/metric-names';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/observability/metric-names';
 
 export interface Bundle {
   functionPath: string;
@@ -162,7 +162,7 @@ export interface ImportTime {
 
 /**
  * The module-scope code of the third bare handler: the Powertools Logger, Metrics and Tracer, and the DynamoDB
- * document client, each built when the bundle imports its module, with the options `functions/shared/logger.ts`
+ * document client, each built when the bundle imports its module, with the options `functions/shared/observability/`
  * and `data/client.ts` give them. A bundle's import beyond this handler's is its own code: route declarations,
  * middy, zod, the clients it builds at load besides DynamoDB's (none: they are built on first use).
  */

@@ -1,6 +1,9 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { FAILED_WEBHOOK_ATTEMPTS, WEBHOOK_DELIVERY_OUTCOMES } from '../../functions/shared/metric-names';
+import {
+  FAILED_WEBHOOK_ATTEMPTS,
+  WEBHOOK_DELIVERY_OUTCOMES,
+} from '../../functions/shared/observability/metric-names';
 import { ROUTE_GROUPS } from '../../functions/shared/routes/route-table';
 import { createApp } from '../../lib/app';
 import { type CfnResource, resourcesOfType } from './rest-api';

@@ -5,7 +5,7 @@ vi.hoisted(() => {
   vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
 });
 
-import { logger } from '../../functions/shared/logger';
+import { logger } from '../../functions/shared/observability/logger';
 import { createHandler } from '../../functions/shared/pipeline/handler';
 import { lambdaContext } from '../fixtures/api-events';
 

@@ -22,7 +22,7 @@ import {
   countWebhookDelivery,
   flushMetrics,
   metrics,
-} from '../../functions/shared/logger';
+} from '../../functions/shared/observability/metrics';
 import { createHandler } from '../../functions/shared/pipeline/handler';
 import { TRANSCODE_ROUTES } from '../../functions/shared/routes/transcode-routes';
 import { lambdaContext, someTranscodeHandlers, transcodeProxyEvent } from '../fixtures/api-events';

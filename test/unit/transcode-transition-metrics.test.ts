@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-vi.mock('../../functions/shared/logger', async (original) => ({
-  ...(await original<typeof import('../../functions/shared/logger')>()),
+vi.mock('../../functions/shared/observability/metrics', async (original) => ({
+  ...(await original<typeof import('../../functions/shared/observability/metrics')>()),
   countJobTransition: vi.fn(),
   countBilledUnits: vi.fn(),
 }));
 
 import { ddb } from '../../functions/shared/data/client';
 import { transcodeJobs } from '../../functions/shared/domain/transcodes';
-import { countBilledUnits, countJobTransition } from '../../functions/shared/logger';
+import { countBilledUnits, countJobTransition } from '../../functions/shared/observability/metrics';
 import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
 /** Job transitions and billed units are counted where they are written, once each, and never when refused. */

@@ -5,7 +5,7 @@ import {
   ListAccessKeysCommand,
 } from '@aws-sdk/client-iam';
 import { env } from '../env';
-import { tracer } from '../logger';
+import { tracer } from '../observability/tracer';
 import type { SignerKey } from './download-signer-keys';
 
 /** The access keys of one IAM user: the three calls the download signer's rotation makes. */

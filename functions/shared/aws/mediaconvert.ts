@@ -6,7 +6,7 @@ import {
   type Track,
 } from '@aws-sdk/client-mediaconvert';
 import { env } from '../env';
-import { tracer } from '../logger';
+import { tracer } from '../observability/tracer';
 
 /** What the transcode probe needs to know about a source. */
 export interface MediaProbe {

@@ -1,6 +1,6 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { env } from '../env';
-import { tracer } from '../logger';
+import { tracer } from '../observability/tracer';
 import { MAX_QUEUE_DELAY_SECONDS, type QueueName } from '../types/queues';
 
 /**

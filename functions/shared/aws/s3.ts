@@ -10,7 +10,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { env } from '../env';
 import { lazy } from '../lazy';
-import { tracer } from '../logger';
+import { tracer } from '../observability/tracer';
 import { currentSignerKey, parseSignerKeySet, SIGNER_REREAD_SECONDS } from './download-signer-keys';
 import { readSecretString } from './secrets-manager';
 

@@ -7,7 +7,7 @@ import {
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
 import { env } from '../env';
-import { tracer } from '../logger';
+import { tracer } from '../observability/tracer';
 
 /**
  * The EventBridge Scheduler adapter: one schedule per name in the configured group, invoking the configured

@@ -2,7 +2,7 @@ import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { env } from '../env';
 import { lazy } from '../lazy';
-import { tracer } from '../logger';
+import { tracer } from '../observability/tracer';
 
 /**
  * The process's one Secrets Manager client (writes live in `./secret-writes`, kept out of readers' bundles),

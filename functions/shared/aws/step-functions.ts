@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-sfn';
 import { env } from '../env';
 import { lazy } from '../lazy';
-import { tracer } from '../logger';
+import { tracer } from '../observability/tracer';
 import type { StateMachineName } from '../types/state-machines';
 
 /**

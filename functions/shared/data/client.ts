@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { env } from '../env';
-import { tracer } from '../logger';
+import { tracer } from '../observability/tracer';
 
 const { region, dynamodbEndpoint } = env();
 

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { lazy } from '../lazy';
-import { logger } from '../logger';
+import { logger } from '../observability/logger';
 import {
   COMPUTE_CATEGORIES,
   type ComputeCategory,

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { countRequest } from '../logger';
+import { countRequest } from '../observability/metrics';
 import type { RouteDefinition } from '../routes/route-definition';
 import { type ApiMiddleware, routeOf } from './api-request';
 import { PROBLEM_CONTENT_TYPE } from './problem';

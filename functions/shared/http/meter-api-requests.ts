@@ -1,6 +1,6 @@
 import { addToMeter, MeterLimitReachedError, secondsToNextUtcMonth } from '../data/usage-meters';
 import { AppError } from '../errors';
-import { countBilledUnits } from '../logger';
+import { countBilledUnits } from '../observability/metrics';
 import { type ApiMiddleware, companyIdOf, requestIdOf } from './api-request';
 import { readAuthContext } from './auth-context';
 import type { ApiContext } from './router';

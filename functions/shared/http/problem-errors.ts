@@ -1,5 +1,5 @@
 import { AppError } from '../errors';
-import { logger } from '../logger';
+import { logger } from '../observability/logger';
 import { type ApiMiddleware, requestIdOf } from './api-request';
 import { problemResponse } from './problem';
 

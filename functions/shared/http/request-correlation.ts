@@ -1,4 +1,6 @@
-import { logger, metrics, tracer } from '../logger';
+import { logger } from '../observability/logger';
+import { metrics } from '../observability/metrics';
+import { tracer } from '../observability/tracer';
 import type { RouteDefinition } from '../routes/route-definition';
 import { type ApiMiddleware, companyIdOf, requestIdOf, routeOf } from './api-request';
 

@@ -1,5 +1,5 @@
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import { tracer } from '../logger';
+import { tracer } from '../observability/tracer';
 import type { ApiMiddleware } from './api-request';
 
 /**

@@ -4,7 +4,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import { AppError, ValidationError } from '../errors';
 import { IDEMPOTENCY_KEY_PATTERN, withIdempotency } from '../http/idempotency';
 import { buildProblem } from '../http/problem';
-import { logger } from '../logger';
+import { logger } from '../observability/logger';
 import { isObjectSchema } from '../operations/operation-input';
 import { jsonRpcResponseSchema } from '../routes/mcp-schemas';
 import type { ToolEffect } from '../routes/route-definition';

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { logger } from '../logger';
+import { logger } from '../observability/logger';
 
 /** The keys that name a unit of work: `companyId`, `jobId`, `messageId`, a record count… */
 export type CorrelationKeys = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { flushMetrics } from '../logger';
+import { flushMetrics } from '../observability/metrics';
 
 /**
  * Writes the metrics buffer (`metrics` of `../logger`) once when the invocation ends, by success or error.

@@ -2,7 +2,8 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { logger, tracer } from '../logger';
+import { logger } from '../observability/logger';
+import { tracer } from '../observability/tracer';
 import { flushMetricsAfter } from './flush-metrics';
 
 /**

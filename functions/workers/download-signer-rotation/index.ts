@@ -1,7 +1,7 @@
 import { iamAccessKeys } from '../../shared/aws/iam-access-keys';
 import { secretVersions } from '../../shared/aws/secret-versions';
 import { env } from '../../shared/env';
-import { logger } from '../../shared/logger';
+import { logger } from '../../shared/observability/logger';
 import { createHandler } from '../../shared/pipeline/handler';
 import { type RotationStep, runRotationStep } from './steps';
 

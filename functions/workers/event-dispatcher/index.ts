@@ -3,7 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { USAGE_MONTH_SORT_KEY_PREFIX } from '../../shared/data/keys';
 import { createChangeDispatcher, type StreamChange } from '../../shared/domain/events/dispatch';
-import { logger } from '../../shared/logger';
+import { logger } from '../../shared/observability/logger';
 import { createHandler } from '../../shared/pipeline/handler';
 import { processStreamBatch } from '../../shared/pipeline/stream-batch';
 import { EVENT_ENTITY } from '../../shared/types/events';

@@ -2,7 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { runLane } from '../../shared/domain/events/lane-run';
 import { parseLaneMessage } from '../../shared/domain/events/lanes';
-import { logger } from '../../shared/logger';
+import { logger } from '../../shared/observability/logger';
 import { createHandler } from '../../shared/pipeline/handler';
 
 /**

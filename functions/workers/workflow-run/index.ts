@@ -3,7 +3,7 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { runWorkflowTurns } from '../../shared/domain/workflows/engine';
 import { parseRunMessage } from '../../shared/domain/workflows/run-queue';
 import { failRun } from '../../shared/domain/workflows/runs';
-import { logger } from '../../shared/logger';
+import { logger } from '../../shared/observability/logger';
 import { registerWorkflowActions } from '../../shared/operations/workflow-actions';
 import { createHandler } from '../../shared/pipeline/handler';
 import { WORKFLOW_RUN_MAX_RECEIVES } from '../../shared/types/queues';

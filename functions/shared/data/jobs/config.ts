@@ -1,4 +1,4 @@
-import type { JobType } from '../../metric-names';
+import type { JobType } from '../../observability/metric-names';
 import type { EventType } from '../../types/events';
 import type { MeterName } from '../../types/meters';
 import type * as zm from '../../zod-mini';

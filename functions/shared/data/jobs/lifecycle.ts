@@ -1,5 +1,5 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { countBilledUnits, countJobTransition } from '../../logger';
+import { countBilledUnits, countJobTransition } from '../../observability/metrics';
 import type { ComputeMs } from '../../types/meters';
 import type { BatchEntry } from '../batch';
 import { ddb, isConditionalCheckFailed, tableName } from '../client';

@@ -2,7 +2,7 @@ import { EVENT_ENTITY, type EventRecord, putEventOnce, toEventRecord } from '../
 import { companyOfUsagePartition, monthOfUsageSortKey } from '../../data/keys';
 import { enqueueDelivery } from '../../data/webhook-deliveries';
 import { getEndpoint, listEndpoints, type WebhookEndpointRecord } from '../../data/webhook-endpoints';
-import { logger } from '../../logger';
+import { logger } from '../../observability/logger';
 import { cachedOrLoad, createTtlCache } from '../../ttl-cache';
 import { USAGE_THRESHOLDS } from '../../types/events';
 import type { MeterName } from '../../types/meters';

@@ -4,7 +4,7 @@ import { CANCELED, FAILED } from '../../data/jobs/moves';
 import { listJobPage } from '../../data/jobs/pages';
 import type { JobRecordBase } from '../../data/jobs/record';
 import { AppError, NotFoundError } from '../../errors';
-import { logger } from '../../logger';
+import { logger } from '../../observability/logger';
 import { DEFAULT_JOB_PAGE, listCursor, type PageRequest } from '../pages';
 import { checkQuota, queueFullError, readForWrite, startAttempt } from './enqueue';
 import type { JobTypeDefinition } from './job-type';

@@ -8,7 +8,7 @@ import { type StoredObject, storedObjectEntry } from '../../data/stored-objects'
 import { secondsToNextUtcMonth, usageMonthEntry } from '../../data/usage-meters';
 import { AppError, NotFoundError } from '../../errors';
 import { ulid } from '../../ids';
-import { logger } from '../../logger';
+import { logger } from '../../observability/logger';
 import type { PlanLimits } from '../../types/plans';
 import { limitsOf } from '../company-limits';
 import { parseStorageReference } from '../storage-references';

@@ -1,7 +1,7 @@
 import { deleteObject, putObject } from '../../aws/s3';
 import type { JobRef } from '../../data/jobs/record';
 import type { StoredObject } from '../../data/stored-objects';
-import { logger } from '../../logger';
+import { logger } from '../../observability/logger';
 import { companyObjectPrefix, type ObjectPrefix } from '../../types/object-prefixes';
 
 /**

@@ -1,7 +1,7 @@
 import { JobTransitionRefusedError } from '../../data/jobs/lifecycle';
 import type { JobFields } from '../../data/jobs/moves';
 import type { JobRecordBase, JobRef } from '../../data/jobs/record';
-import { logger } from '../../logger';
+import { logger } from '../../observability/logger';
 import { startStepClock } from '../compute-time';
 import { type JobTypeDefinition, jobErrorFor } from './job-type';
 

@@ -1,8 +1,8 @@
 import { getDeliveryChannel } from '../../data/delivery-channels';
 import { getStoredItem } from '../../data/dynadata-items';
 import { env } from '../../env';
-import { countWebhookDelivery } from '../../logger';
-import type { WebhookDeliveryOutcome } from '../../metric-names';
+import type { WebhookDeliveryOutcome } from '../../observability/metric-names';
+import { countWebhookDelivery } from '../../observability/metrics';
 import { type DeliveryInput, updateQueuedMessage } from './message-status';
 import {
   assertDeliverableHost,

@@ -1,6 +1,6 @@
 import { getStoredItem, ItemWriteConflictError, replaceItem } from '../../data/dynadata-items';
 import { eventItem } from '../../data/events';
-import { countWebhookDelivery } from '../../logger';
+import { countWebhookDelivery } from '../../observability/metrics';
 import type { EventType } from '../../types/events';
 import { toPublicItem } from '../dynadata/items';
 import { deliveryFailureReason } from './failure-reason';

@@ -2,7 +2,7 @@ import { ExecutionAlreadyExistsError, startExecution } from '../../aws/step-func
 import { getStoredItem, insertItem, type StoredItem } from '../../data/dynadata-items';
 import { NotFoundError } from '../../errors';
 import { ulid } from '../../ids';
-import { logger } from '../../logger';
+import { logger } from '../../observability/logger';
 import { resolveStoredObject } from '../storage-references';
 import { DELIVERY_START_FAILED } from './failure-reason';
 import type { SendMessageBody } from './message-body';

@@ -1,5 +1,5 @@
 import { listUndeliveredMessages } from '../../data/undelivered-messages';
-import { logger } from '../../logger';
+import { logger } from '../../observability/logger';
 import { startMessageDelivery } from './send-message';
 
 /**

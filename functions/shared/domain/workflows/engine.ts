@@ -1,7 +1,7 @@
 import { beginWorkflowStep, saveWorkflowRunProgress } from '../../data/workflow-run-progress';
 import { getWorkflowRunRecord, WorkflowRunMovedError } from '../../data/workflow-runs';
 import { env } from '../../env';
-import { logger } from '../../logger';
+import { logger } from '../../observability/logger';
 import { workflowRunWorkBudgetMs } from '../../types/queues';
 import type { PendingAttempts, StepLog, WorkflowRunRecord, WorkflowStep } from '../../types/workflows';
 import { definitionOfRun } from './definitions';

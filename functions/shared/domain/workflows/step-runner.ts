@@ -1,5 +1,5 @@
 import { AppError } from '../../errors';
-import { logger } from '../../logger';
+import { logger } from '../../observability/logger';
 import type { StepLog, StorageRef, WorkflowStep } from '../../types/workflows';
 import type * as z from '../../zod';
 import { type ActionContext, findAction } from './actions';

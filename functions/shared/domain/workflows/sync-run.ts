@@ -3,7 +3,7 @@ import { saveWorkflowRunProgress } from '../../data/workflow-run-progress';
 import { getWorkflowRunRecord, getWorkflowRunStatus, WorkflowRunMovedError } from '../../data/workflow-runs';
 import { env } from '../../env';
 import { AppError } from '../../errors';
-import { logger } from '../../logger';
+import { logger } from '../../observability/logger';
 import type {
   PendingAttempts,
   StepAttempt,

@@ -9,7 +9,7 @@ import {
   WorkflowRunQuotaError,
 } from '../../data/workflow-runs';
 import { getWorkflowHead } from '../../data/workflows';
-import { logger } from '../../logger';
+import { logger } from '../../observability/logger';
 import type { RunTrigger } from '../../types/workflow-triggers';
 import type { WorkflowDefinition, WorkflowRunRecord } from '../../types/workflows';
 import { companyLimits } from '../company-limits';

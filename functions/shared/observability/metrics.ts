@@ -1,6 +1,5 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { MeterName } from '../types/meters';
 import {
   type JobType,
   METRIC,
@@ -9,38 +8,19 @@ import {
   statusClassOf,
   type WebhookDeliveryOutcome,
 } from './metric-names';
-import type { MeterName } from './types/meters';
 
 /**
- * The one observability module of every function (Powertools): a structured JSON logger, EMF metrics and an
- * X-Ray tracer, all under one service name, plus typed helpers for the business figures.
- *
- * - Logs carry the correlation keys of the unit of work (`requestId`, `companyId`, `route` on a request;
- *   `companyId`, `jobId` or `messageId` in a worker), appended per invocation and reset after it.
- * - Metrics are EMF lines on stdout: CloudWatch extracts them from the function's log, no API call is made.
- *   An EMF line has one set of dimensions for all its metrics, so the buffer of `metrics` holds only the
- *   request's own figure (`countRequest`, flushed once per invocation by the middy chain); figures with
- *   dimensions of their own (a meter, a job transition, a delivery outcome) are written at once as lines of
- *   their own.
- * - Tracing: every AWS SDK client is wrapped with `tracer.captureAWSv3Client`, so each AWS call is a
- *   subsegment. Powertools traces only inside Lambda (it turns itself off without `AWS_EXECUTION_ENV`, and
- *   with `POWERTOOLS_TRACE_ENABLED=false`), so the local stack and tests send nothing and wrap nothing.
- *   Outgoing HTTP other than AWS calls are tenants' webhooks, which are not patched: a trace header of ours
- *   has no business in a tenant's endpoint.
- *
- * These three instances are the only ones: every function's middy chain (`pipeline/powertools-chain.ts`)
- * injects the Lambda context into `logger`, opens the handler's subsegment on `tracer` and flushes
- * `metrics`, so how an instance is made is decided here alone.
+ * The EMF metrics of every function (Powertools) and typed helpers for the business figures. Metrics are EMF
+ * lines on stdout: CloudWatch extracts them from the function's log, no API call is made. An EMF line has one
+ * set of dimensions for all its metrics, so the buffer of `metrics` holds only the request's own figure
+ * (`countRequest`, flushed once per invocation by the middy chain); figures with dimensions of their own (a
+ * meter, a job transition, a delivery outcome) are written at once as lines of their own.
  */
-export const logger = new Logger({ serviceName: SERVICE_NAME });
-
 // Pure: a bundle that never counts a figure (the authorizer) leaves Metrics out.
 export const metrics = /* @__PURE__ */ new Metrics({
   namespace: METRICS_NAMESPACE,
   serviceName: SERVICE_NAME,
 });
-
-export const tracer = new Tracer({ serviceName: SERVICE_NAME, captureHTTPsRequests: false });
 
 /** Properties of an EMF line (searchable in Logs Insights), never dimensions. */
 export type MetricProperties = Record<string, string | undefined>;
