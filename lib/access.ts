@@ -135,7 +135,7 @@ const WORKFLOW_RUN: FunctionAccess = {
     GetItem: ['workflows', 'workflowRuns', 'storedObjects', 'plans'],
     PutItem: ['events'],
     BatchGetItem: ['company'],
-    // The run and its entry in its workflow's run list (`data/workflow-run-entries.ts`).
+    // The run and its entry in its workflow's run list (`data/workflow-runs/entries.ts`).
     UpdateItem: ['workflowRuns', 'storedObjects', 'usage'],
   },
   objects: { 's3:PutObject': ['workflowRuns'] },
@@ -280,7 +280,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   workflows: combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, JWT_MINTING, WORKFLOW_DEFINITIONS, RUN_ENGINE, {
     table: {
       GetItem: ['idempotency'],
-      // A workflow's run list (`data/workflow-run-entries.ts`).
+      // A workflow's run list (`data/workflow-runs/entries.ts`).
       Query: ['workflowRuns'],
       PutItem: ['workflowRuns', 'idempotency'],
       UpdateItem: ['usage', 'idempotency'],

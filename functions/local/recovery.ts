@@ -1,5 +1,5 @@
 import { listUnfinishedLanes } from '../shared/data/webhook-deliveries';
-import { listUnfinishedWorkflowRuns } from '../shared/data/workflow-runs';
+import { listUnfinishedWorkflowRuns } from '../shared/data/workflow-runs/runs';
 import { resumeLane } from '../shared/domain/events/lanes';
 import { type RecoveryCounts, recoverUnfinishedJobs } from '../shared/domain/jobs/recovery';
 import { resumeUndeliveredMessages } from '../shared/domain/messages/undelivered';

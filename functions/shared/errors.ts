@@ -24,7 +24,6 @@ export const ERROR_CATALOG = {
   request_header_fields_too_large: { status: 431, title: 'Request header fields too large' },
   // A chain of workflow runs calling this API deeper than the hop limit (`workflow-hops.ts`).
   hop_limit_exceeded: { status: 400, title: 'Too many workflow hops' },
-  workflow_steps_failed: { status: 200, title: 'Workflow steps failed' },
   jwt_scopes_require_advanced: { status: 400, title: 'Scopes require advanced mode' },
   jwt_invalid_scopes: { status: 400, title: 'Unknown scope names' },
   invalid_storage_reference: { status: 400, title: 'Invalid storage reference' },
@@ -43,30 +42,11 @@ export const ERROR_CATALOG = {
   // Transcriptions
   transcription_quota_exceeded: { status: 429, title: 'Monthly transcription seconds used up' },
   transcription_queue_full: { status: 429, title: 'Too many unfinished transcription jobs' },
-  // Workflows: the run quota. The step codes after it are reported in a run's `failedSteps` (status 200 like
-  // `workflow_steps_failed`: a run answers 200 whatever its steps did), never as problems.
+  // Workflows: the run quota and allowance. What a step or a run ends with is a step outcome
+  // (`step-outcomes.ts`), never a problem.
   workflow_quota_exceeded: { status: 429, title: 'Monthly workflow runs used up' },
   workflow_limit_reached: { status: 403, title: 'Workflow allowance reached' },
   workflow_run_not_cancelable: { status: 409, title: 'Workflow run is already finished' },
-  jwt_scopes_exceed_caller: {
-    status: 200,
-    title: 'Scopes wider than those of the credential that started the run',
-  },
-  jwt_ips_exceed_caller: {
-    status: 200,
-    title: 'Addresses outside those of the credential that started the run',
-  },
-  jwt_derivation_too_deep: { status: 200, title: 'Too many derivations from the root credential' },
-  jwt_source_expired: { status: 200, title: 'The credential that started the run has expired' },
-  jwt_requires_sync_run: { status: 200, title: 'A token can be minted only in a synchronous run' },
-  http_target_refused: { status: 200, title: 'The request target is not allowed' },
-  http_request_failed: { status: 200, title: 'The HTTP request failed' },
-  invalid_header: { status: 200, title: 'A request header is not valid HTTP' },
-  step_timeout: { status: 200, title: 'The step did not finish in time' },
-  step_interrupted: { status: 200, title: 'The step was interrupted' },
-  workflow_run_failed: { status: 200, title: 'The workflow run could not complete' },
-  workflow_compute_exceeded: { status: 200, title: 'The workflow run used its compute budget' },
-  workflow_run_canceled: { status: 200, title: 'The workflow run was canceled' },
   // Webhook endpoints
   webhook_endpoint_limit_reached: { status: 403, title: 'Webhook endpoint allowance reached' },
   webhook_endpoint_disabled: { status: 409, title: 'Webhook endpoint is disabled' },

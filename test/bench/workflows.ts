@@ -34,7 +34,7 @@ export const benchWorkflows = async (dataDir: string, write: (line: string) => v
   const { SCOPES } = await import('../../functions/shared/types/scopes');
   const { runCli } = await import('../../functions/admin/cli');
   const { startWorkflowRun } = await import('../../functions/shared/domain/workflows/runs');
-  const { getWorkflowRunRecord } = await import('../../functions/shared/data/workflow-runs');
+  const { getWorkflowRunRecord } = await import('../../functions/shared/data/workflow-runs/runs');
   const { companyId } = await createCompanyWithPlan(
     { name: 'Workflow bench', planId: 'legacy-pro' },
     new Date(),

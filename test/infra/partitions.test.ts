@@ -37,7 +37,9 @@ beforeAll(async () => {
   const { SPEECH_JOB_STORE } = await import('../../functions/shared/data/speech-jobs');
   const speechJobs = createJobLifecycle(SPEECH_JOB_STORE);
   const { workflowPartition } = await import('../../functions/shared/data/workflows');
-  const { workflowRunKey, unfinishedRunIndexKey } = await import('../../functions/shared/data/workflow-runs');
+  const { workflowRunKey, unfinishedRunIndexKey } = await import(
+    '../../functions/shared/data/workflow-runs/runs'
+  );
   const { eventKey } = await import('../../functions/shared/data/events');
   const { endpointKey } = await import('../../functions/shared/data/webhook-endpoints');
   const { lanePartition, unfinishedLaneIndexKey } = await import(

@@ -59,7 +59,7 @@ const quietRun = async (key: string) => {
     body: { name: key, steps: [http('first'), http('second')] },
   });
   expect(saved.status).toBe(201);
-  const { createWorkflowRun } = await import('../../functions/shared/data/workflow-runs');
+  const { createWorkflowRun } = await import('../../functions/shared/data/workflow-runs/runs');
   const { newWorkflowRunId } = await import('../../functions/shared/domain/workflows/runs');
   const now = new Date();
   const run: WorkflowRunRecord = {
@@ -110,7 +110,7 @@ describe('workflow run messages', () => {
 
   it('leaves a step in flight to its holder, and records it interrupted once the lease has ended, never running it again', async () => {
     const { run, message, read } = await quietRun('lease');
-    const { beginWorkflowStep } = await import('../../functions/shared/data/workflow-run-progress');
+    const { beginWorkflowStep } = await import('../../functions/shared/data/workflow-runs/progress');
     const { runWorkflowTurns } = await import('../../functions/shared/domain/workflows/engine');
     const { env } = await import('../../functions/shared/env');
     const leaseMs = env().workflowRunLeaseSeconds * 1000;
@@ -162,7 +162,7 @@ describe('workflow run messages', () => {
 
     it('drops a first copy that finds the step leased, and keeps a returning message for later', async () => {
       const { run, message, read } = await quietRun('late');
-      const { beginWorkflowStep } = await import('../../functions/shared/data/workflow-run-progress');
+      const { beginWorkflowStep } = await import('../../functions/shared/data/workflow-runs/progress');
       await beginWorkflowStep(run, 0, 0, new Date());
       expect(await deliver(message, 1)).toBe(false);
       // The message coming back inside the lease is the run's only message: it must come back again.

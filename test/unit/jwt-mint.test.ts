@@ -12,6 +12,7 @@ const OPERATOR = { kind: 'operator' } as const;
 
 import { generateSigningKey } from '../../functions/shared/auth/signing-keys';
 import { AppError } from '../../functions/shared/errors';
+import { StepOutcomeError } from '../../functions/shared/step-outcomes';
 
 const key = generateSigningKey(new Date('2026-01-01T00:00:00Z'));
 const now = new Date('2026-06-01T12:00:00Z');
@@ -20,7 +21,7 @@ const codeOf = async (fn: () => Promise<unknown>) => {
     await fn();
     return 'none';
   } catch (error) {
-    return error instanceof AppError ? error.code : String(error);
+    return error instanceof AppError || error instanceof StepOutcomeError ? error.code : String(error);
   }
 };
 

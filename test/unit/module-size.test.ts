@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The size rules of the code base (`docs/decisions/0017-job-type-code-and-overhead.md`, the README's layout):
- * a runtime module (everything under `functions/`) holds one job in at most 400 lines, a route module at most
- * 300, and a job type's own code (the files named after it, every layer but the local stack's) at most 700.
+ * a runtime module (everything under `functions/`) stays under 600 lines and a route module under 400: guards
+ * against giants, not a rule that splits a concept by length (names follow concepts, decision 0024); a job
+ * type's own code (the files named after it, every layer but the local stack's) stays within 800.
  */
 const root = resolve(import.meta.dirname, '../..');
 
@@ -32,26 +33,26 @@ const JOB_TYPES: Record<string, { pattern: RegExp; except?: RegExp }> = {
 };
 
 describe('module sizes', () => {
-  it('keeps every runtime module within 400 lines', () => {
+  it('keeps every runtime module within 600 lines', () => {
     expect(RUNTIME.length).toBeGreaterThan(100);
-    expect(over(RUNTIME, 400)).toEqual([]);
+    expect(over(RUNTIME, 600)).toEqual([]);
   });
 
-  it('keeps every route module within 300 lines', () => {
+  it('keeps every route module within 400 lines', () => {
     const routes = RUNTIME.filter((file) => /routes\/[a-z-]+-routes\.ts$/.test(file));
     expect(routes.length).toBeGreaterThan(10);
-    expect(over(routes, 300)).toEqual([]);
+    expect(over(routes, 400)).toEqual([]);
   });
 
   it.each(Object.entries(JOB_TYPES))(
-    'keeps the %s job type own code within 700 lines',
+    'keeps the %s job type own code within 800 lines',
     (_type, { pattern, except }) => {
       const files = RUNTIME.filter(
         (file) => !file.startsWith('functions/local/') && pattern.test(file) && !except?.test(file),
       );
       expect(files.length).toBeGreaterThan(4);
       const total = files.reduce((sum, file) => sum + linesOf(file), 0);
-      expect(total, files.join(', ')).toBeLessThanOrEqual(700);
+      expect(total, files.join(', ')).toBeLessThanOrEqual(800);
     },
   );
 });

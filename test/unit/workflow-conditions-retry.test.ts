@@ -4,9 +4,9 @@ import {
   conditionHolds,
   conditionProblems,
 } from '../../functions/shared/domain/workflows/conditions';
-import { definitionProblems } from '../../functions/shared/domain/workflows/definition';
 import type { ReferenceScope } from '../../functions/shared/domain/workflows/references';
 import { retryClassesOf, retryWaitMs, shouldRetry } from '../../functions/shared/domain/workflows/retry';
+import { definitionProblems } from '../../functions/shared/domain/workflows/validate-definition';
 import { registerWorkflowActions } from '../../functions/shared/operations/workflow-actions';
 
 registerWorkflowActions();

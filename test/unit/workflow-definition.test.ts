@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { definitionProblems, normaliseDefinition } from '../../functions/shared/domain/workflows/definition';
+import {
+  definitionProblems,
+  normaliseDefinition,
+} from '../../functions/shared/domain/workflows/validate-definition';
 import { registerWorkflowActions } from '../../functions/shared/operations/workflow-actions';
 import type { WorkflowDefinition } from '../../functions/shared/types/workflows';
 

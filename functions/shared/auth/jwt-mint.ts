@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../errors';
+import { StepOutcomeError } from '../step-outcomes';
 import { isScope } from '../types/scopes';
 import { type SigningKey, signJwt } from './jwt';
 import { CLOCK_SKEW_SECONDS, JWT_MAX_LIFETIME_SECONDS, MAX_ANCESTORS, parseIpRule } from './jwt-claims';
@@ -87,7 +88,7 @@ const refuseScopes = (input: MintInput): void => {
   const callerScopes = input.source.scopes;
   const wider = input.scopes.filter((s) => !callerScopes.includes(s));
   if (wider.length > 0) {
-    throw new AppError(
+    throw new StepOutcomeError(
       'jwt_scopes_exceed_caller',
       `The credential that started the run does not hold: ${wider.join(', ')}.`,
     );
@@ -137,7 +138,7 @@ const allowedIps = (input: MintInput): string[] | undefined => {
   if (!requested) return [...callerIps];
   const outside = requested.filter((ip) => !callerIps.some((outer) => ipRuleWithin(ip, outer)));
   if (outside.length > 0) {
-    throw new AppError(
+    throw new StepOutcomeError(
       'jwt_ips_exceed_caller',
       `The credential that started the run is limited to ${callerIps.join(', ')}; outside it: ${outside.join(', ')}.`,
     );
@@ -159,7 +160,7 @@ const lifetime = (input: MintInput, iat: number): number => {
   if (input.source.kind !== 'jwt') return dur;
   const left = input.source.exp - iat;
   if (left < 1) {
-    throw new AppError(
+    throw new StepOutcomeError(
       'jwt_source_expired',
       'The token that started the run has expired: no token can be derived from it.',
     );
@@ -172,7 +173,7 @@ const ancestorsOf = (source: MintSource): string[] => {
   if (source.kind !== 'jwt') return [];
   const anc = [...(source.anc ?? []), source.jti];
   if (anc.length > MAX_ANCESTORS) {
-    throw new AppError(
+    throw new StepOutcomeError(
       'jwt_derivation_too_deep',
       `The token that started the run is already ${MAX_ANCESTORS} derivations from its root: no token can be derived from it.`,
     );

@@ -4,12 +4,12 @@ import { withContext } from '../pipeline/handler';
 import { powertoolsChain } from '../pipeline/powertools-chain';
 import type { RouteDefinition } from '../routes/route-definition';
 import { countRequests } from './count-requests';
+import { refuseDeepWorkflowHops } from './hop-limit-guard';
 import { meterApiRequests } from './meter-api-requests';
 import { problemErrors } from './problem-errors';
 import { requestCorrelation } from './request-correlation';
 import { createRouter, type GroupHandlers } from './router';
 import { traceRequest } from './trace-request';
-import { refuseDeepWorkflowHops } from './workflow-hop';
 
 /**
  * The one handler factory every route group uses: the Powertools chain every function runs

@@ -16,7 +16,7 @@ export const chainCodes = (route: RouteDefinition): ErrorCode[] => {
   return [
     'internal',
     'throttled',
-    // Every request is refused deeper than the workflow hop limit (`http/workflow-hop.ts`).
+    // Every request is refused deeper than the workflow hop limit (`http/hop-limit-guard.ts`).
     'hop_limit_exceeded',
     // Refused at the edge before any route runs: a URL over 8192 bytes, request line and headers too large.
     'uri_too_long',

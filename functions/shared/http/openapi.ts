@@ -9,6 +9,7 @@ import {
   RESPONSE_EXAMPLES,
 } from '../routes/route-examples';
 import { type OperationId, ROUTES, type RouteDefinition } from '../routes/route-table';
+import { STEP_OUTCOME_CATALOG } from '../step-outcomes';
 import { MAX_WORKFLOW_HOP, WORKFLOW_HOP_HEADER } from '../workflow-hops';
 import type * as z from '../zod';
 import { AUTHENTICATION_SECTION, SECURITY_SCHEMES } from './openapi-auth';
@@ -362,6 +363,10 @@ export const buildOpenApiDocument = (serverUrl = '/'): Record<string, unknown> =
           '`validation_failed`. All codes: ' +
           Object.entries(ERROR_CATALOG)
             .map(([code, { status }]) => `\`${code}\` (${status})`)
+            .join(', ') +
+          '. Codes a workflow run reports in its `error` and `failedSteps` beside those: ' +
+          Object.keys(STEP_OUTCOME_CATALOG)
+            .map((code) => `\`${code}\``)
             .join(', ') +
           '.',
         // Each deployment's operator supports its own tenants: the document names the role, not an address.

@@ -1,4 +1,8 @@
-import { finishWorkflowRun, getWorkflowRunRecord, WorkflowRunMovedError } from '../../data/workflow-runs';
+import {
+  finishWorkflowRun,
+  getWorkflowRunRecord,
+  WorkflowRunMovedError,
+} from '../../data/workflow-runs/runs';
 import { AppError, NotFoundError } from '../../errors';
 import type { StepLog, WorkflowRunRecord } from '../../types/workflows';
 import { definitionOfRun } from './definitions';

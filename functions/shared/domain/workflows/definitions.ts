@@ -1,4 +1,4 @@
-import { listRunEntries } from '../../data/workflow-run-entries';
+import { listRunEntries } from '../../data/workflow-runs/entries';
 import {
   deleteWorkflowHead,
   getWorkflowHead,
@@ -15,7 +15,7 @@ import { WORKFLOW_ID_PATTERN, type WorkflowDefinition, type WorkflowRunStatus } 
 import { companyLimits } from '../company-limits';
 import { DEFAULT_JOB_PAGE, listCursor, MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
 import { readCondition } from './conditions';
-import { definitionProblems, normaliseDefinition } from './definition';
+import { definitionProblems, normaliseDefinition } from './validate-definition';
 import { removeTriggers, saveWithTriggers } from './workflow-schedules';
 
 /**

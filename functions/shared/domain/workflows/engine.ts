@@ -1,5 +1,5 @@
-import { beginWorkflowStep, saveWorkflowRunProgress } from '../../data/workflow-run-progress';
-import { getWorkflowRunRecord, WorkflowRunMovedError } from '../../data/workflow-runs';
+import { beginWorkflowStep, saveWorkflowRunProgress } from '../../data/workflow-runs/progress';
+import { getWorkflowRunRecord, WorkflowRunMovedError } from '../../data/workflow-runs/runs';
 import { env } from '../../env';
 import { logger } from '../../observability/logger';
 import { workflowRunWorkBudgetMs } from '../../types/queues';

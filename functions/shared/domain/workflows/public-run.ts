@@ -1,4 +1,4 @@
-import { getWorkflowRunRecord } from '../../data/workflow-runs';
+import { getWorkflowRunRecord } from '../../data/workflow-runs/runs';
 import { NotFoundError } from '../../errors';
 import type { RunTrigger } from '../../types/workflow-triggers';
 import type { WorkflowRunRecord } from '../../types/workflows';

@@ -1,5 +1,9 @@
 import { workflowRunFinishedEventItem } from '../../data/events';
-import { finishWorkflowRun, getWorkflowRunRecord, WorkflowRunMovedError } from '../../data/workflow-runs';
+import {
+  finishWorkflowRun,
+  getWorkflowRunRecord,
+  WorkflowRunMovedError,
+} from '../../data/workflow-runs/runs';
 import type { WorkflowDefinition, WorkflowRunRecord } from '../../types/workflows';
 import { computeOutcome } from './outcome';
 import { toPublicRun } from './public-run';

@@ -1,5 +1,5 @@
 import { secondsToNextUtcMonth } from '../../data/usage-meters';
-import { createWorkflowRun, WorkflowRunQuotaError } from '../../data/workflow-runs';
+import { createWorkflowRun, WorkflowRunQuotaError } from '../../data/workflow-runs/runs';
 import { AppError, ValidationError } from '../../errors';
 import { ulid } from '../../ids';
 import type { AuthContext } from '../../types/auth';

@@ -1,5 +1,6 @@
 import { AppError } from '../../errors';
 import { logger } from '../../observability/logger';
+import { StepOutcomeError } from '../../step-outcomes';
 import type { StepLog, StorageRef, WorkflowStep } from '../../types/workflows';
 import type * as z from '../../zod';
 import { type ActionContext, findAction } from './actions';
@@ -30,7 +31,7 @@ const inputProblems = (error: z.ZodError) =>
 const withTimeout = <T>(work: Promise<T>, ms: number): Promise<T> =>
   new Promise((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new AppError('step_timeout', `The step did not finish within ${ms} ms.`)),
+      () => reject(new StepOutcomeError('step_timeout', `The step did not finish within ${ms} ms.`)),
       ms,
     );
     work.then(resolve, reject).finally(() => clearTimeout(timer));
@@ -91,10 +92,10 @@ export const runStep = async (
     let code = 'internal';
     let userMessage = 'The step failed unexpectedly.';
     let reason: unknown;
-    if (error instanceof StepFailure || error instanceof AppError) {
+    if (error instanceof StepFailure || error instanceof AppError || error instanceof StepOutcomeError) {
       code = error.code;
       userMessage = error.message;
-      reason = error instanceof AppError ? error.extensions?.reason : undefined;
+      reason = error instanceof StepFailure ? undefined : error.extensions?.reason;
     } else {
       const { name, message, stack } = error instanceof Error ? error : new Error(String(error));
       logger.error('workflow step failed', {

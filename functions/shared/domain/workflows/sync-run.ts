@@ -1,6 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { saveWorkflowRunProgress } from '../../data/workflow-run-progress';
-import { getWorkflowRunRecord, getWorkflowRunStatus, WorkflowRunMovedError } from '../../data/workflow-runs';
+import { saveWorkflowRunProgress } from '../../data/workflow-runs/progress';
+import {
+  getWorkflowRunRecord,
+  getWorkflowRunStatus,
+  WorkflowRunMovedError,
+} from '../../data/workflow-runs/runs';
 import { env } from '../../env';
 import { AppError } from '../../errors';
 import { logger } from '../../observability/logger';

@@ -7,7 +7,7 @@ import {
   getWorkflowRunRecord,
   WorkflowRunExistsError,
   WorkflowRunQuotaError,
-} from '../../data/workflow-runs';
+} from '../../data/workflow-runs/runs';
 import { getWorkflowHead } from '../../data/workflows';
 import { logger } from '../../observability/logger';
 import type { RunTrigger } from '../../types/workflow-triggers';

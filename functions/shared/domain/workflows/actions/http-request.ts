@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { env } from '../../../env';
-import { AppError } from '../../../errors';
+import { StepOutcomeError } from '../../../step-outcomes';
 import { WORKFLOW_HOP_HEADER } from '../../../workflow-hops';
 import * as z from '../../../zod';
 import { guardedLookup, type OutboundPolicy, webhookUrlProblem } from '../../messages/webhooks';
@@ -41,9 +41,7 @@ const VALUE_MESSAGE =
 
 /** A header that is bad once the step's references are resolved. The value itself is never repeated. */
 const invalidHeader = (name: string, problem: string) =>
-  new AppError('invalid_header', `The header ${JSON.stringify(name)} ${problem}.`, {
-    extensions: { header: name },
-  });
+  new StepOutcomeError('invalid_header', `The header ${JSON.stringify(name)} ${problem}.`, { header: name });
 
 /** Save-time checks of `with.headers` (`WorkflowAction.withProblems`). */
 const headerProblems = (
@@ -68,7 +66,7 @@ const headerProblems = (
 
 /** `reason` tells a step's `retry` what failed (`../retry.ts`). */
 const failed = (message: string, reason: 'timeout' | 'network' | 'too_large' = 'network') =>
-  new AppError('http_request_failed', message, { extensions: { reason } });
+  new StepOutcomeError('http_request_failed', message, { reason });
 
 const responseHeaders = (headers: IncomingHttpHeaders): Record<string, string> =>
   Object.fromEntries(
@@ -120,12 +118,15 @@ const send = (
     );
     req.on('error', (error: Error) =>
       reject(
-        error instanceof AppError
+        error instanceof StepOutcomeError
           ? error
           : signal.aborted
             ? failed(`No answer within ${HTTP_TIMEOUT_MS} ms.`, 'timeout')
             : error.name === 'WebhookRejectedError'
-              ? new AppError('http_target_refused', 'The host resolves to an address that is not allowed.')
+              ? new StepOutcomeError(
+                  'http_target_refused',
+                  'The host resolves to an address that is not allowed.',
+                )
               : failed(`The request failed: ${error.message}`),
       ),
     );
@@ -165,7 +166,7 @@ export const httpRequestAction = defineAction({
     }
     const policy = env().outbound;
     const problem = webhookUrlProblem(input.url, policy);
-    if (problem) throw new AppError('http_target_refused', `url ${problem}.`);
+    if (problem) throw new StepOutcomeError('http_target_refused', `url ${problem}.`);
     const headers = Object.fromEntries(
       Object.entries(input.headers ?? {}).filter(([k]) => !HOP_HEADERS.has(k.toLowerCase())),
     );

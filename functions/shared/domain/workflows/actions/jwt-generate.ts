@@ -1,5 +1,5 @@
 import type { MintSource } from '../../../auth/jwt-mint';
-import { AppError } from '../../../errors';
+import { StepOutcomeError } from '../../../step-outcomes';
 import * as z from '../../../zod';
 import { issueToken } from '../../tokens';
 import { type ActionContext, defineAction } from './registry';
@@ -53,13 +53,13 @@ export const jwtGenerate = defineAction({
   run: async (input, ctx) => {
     const source = sourceOf(ctx);
     if (!ctx.sync || !source) {
-      throw new AppError(
+      throw new StepOutcomeError(
         'jwt_requires_sync_run',
         'A token is shown only to the caller of a synchronous run; this run has nobody to hand it to.',
       );
     }
     if (ctx.mints === false) {
-      throw new AppError(
+      throw new StepOutcomeError(
         'jwt_requires_sync_run',
         'A run started through the MCP server mints no token: run the workflow with POST /v1/workflows/{id}/run.',
       );

@@ -1,7 +1,7 @@
-import { lazy } from '../lazy';
-import type { WorkflowRunRecord } from '../types/workflows';
-import * as zm from '../zod-mini';
-import { objectReference } from './schemas';
+import { lazy } from '../../lazy';
+import type { WorkflowRunRecord } from '../../types/workflows';
+import * as zm from '../../zod-mini';
+import { objectReference } from '../schemas';
 
 /**
  * Tenant JSON (the run input, inline step outputs, the result) is stored as JSON text, so any JSON value

@@ -1,5 +1,5 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { RunTrigger } from '../types/workflow-triggers';
+import type { RunTrigger } from '../../types/workflow-triggers';
 import {
   type FailedStep,
   type FinalRunStatus,
@@ -7,17 +7,17 @@ import {
   type StepLog,
   WORKFLOW_RUN_STATUSES,
   type WorkflowRunRecord,
-} from '../types/workflows';
-import * as zm from '../zod-mini';
-import { ddb, tableName } from './client';
-import { defineEntity, putItem, type TransactItem } from './entity';
-import { indexPartitions, partitions, sortKeys, unfinishedSortKey } from './keys';
-import { objectReference, storedList } from './schemas';
-import { listSparsePartition, sparseIndexKey } from './sparse-index';
-import { cancellationReasons, sendTransaction } from './transactions';
-import { addComputeMsItems, addToMeterItems } from './usage-meters';
-import { runEntryFinish, runEntryPut } from './workflow-run-entries';
-import { decodeOutputs, encodeOutputs, storedOutputs } from './workflow-run-outputs';
+} from '../../types/workflows';
+import * as zm from '../../zod-mini';
+import { ddb, tableName } from '../client';
+import { defineEntity, putItem, type TransactItem } from '../entity';
+import { indexPartitions, partitions, sortKeys, unfinishedSortKey } from '../keys';
+import { objectReference, storedList } from '../schemas';
+import { listSparsePartition, sparseIndexKey } from '../sparse-index';
+import { cancellationReasons, sendTransaction } from '../transactions';
+import { addComputeMsItems, addToMeterItems } from '../usage-meters';
+import { runEntryFinish, runEntryPut } from './entries';
+import { decodeOutputs, encodeOutputs, storedOutputs } from './outputs';
 
 /**
  * Workflow runs: one item per run (`CO#<companyId>#WFRUN#<runId>`), the read model of sync and async runs.

@@ -1,8 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { PendingAttempts, WorkflowRunRecord } from '../types/workflows';
-import { ddb, isConditionalCheckFailed, tableName } from './client';
-import { encodeOutputs } from './workflow-run-outputs';
-import { WorkflowRunMovedError, type WorkflowRunProgress, workflowRunKey } from './workflow-runs';
+import type { PendingAttempts, WorkflowRunRecord } from '../../types/workflows';
+import { ddb, isConditionalCheckFailed, tableName } from '../client';
+import { encodeOutputs } from './outputs';
+import { WorkflowRunMovedError, type WorkflowRunProgress, workflowRunKey } from './runs';
 
 /**
  * The writes of a run between its creation and its final move (`workflow-runs.ts` owns the item): the

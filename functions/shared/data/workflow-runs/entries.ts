@@ -1,11 +1,11 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { lazy } from '../lazy';
-import { RUN_TRIGGER_TYPES } from '../types/workflow-triggers';
-import { WORKFLOW_RUN_STATUSES, type WorkflowRunRecord } from '../types/workflows';
-import * as zm from '../zod-mini';
-import { ddb, tableName } from './client';
-import { decodeItem, type TransactItem } from './entity';
-import { sortKeys, workflowRunList } from './keys';
+import { lazy } from '../../lazy';
+import { RUN_TRIGGER_TYPES } from '../../types/workflow-triggers';
+import { WORKFLOW_RUN_STATUSES, type WorkflowRunRecord } from '../../types/workflows';
+import * as zm from '../../zod-mini';
+import { ddb, tableName } from '../client';
+import { decodeItem, type TransactItem } from '../entity';
+import { sortKeys, workflowRunList } from '../keys';
 
 /**
  * The run list of a workflow (`GET /v1/workflows/{id}/runs`): one small entry per run in the workflow's run list
