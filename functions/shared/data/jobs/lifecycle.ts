@@ -9,7 +9,7 @@ import { sortKeys, unfinishedSortKey } from '../keys';
 import { jobQueue } from '../schemas';
 import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from '../sparse-index';
 import { cancellationReasons, sendTransaction } from '../transactions';
-import { applyChange, type Change } from '../update-expression';
+import { applyChange } from '../update-expression';
 import { billedWork, usageItems } from '../usage-meters';
 import {
   type JobLifecycleConfig,
@@ -18,7 +18,7 @@ import {
   type MoveOptions,
 } from './config';
 import type { JobRecordBase, JobRef } from './record';
-import { jobTransitionUpdate } from './transition';
+import { type JobChange, jobTransitionUpdate } from './transition';
 
 export {
   type JobLifecycleConfig,
@@ -187,7 +187,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
   };
 
   /** The event item of a move into `to`, when the type raises one there. */
-  const finishEvent = async (job: JobRef, to: S, change: Change, now: Date, observed?: R) => {
+  const finishEvent = async (job: JobRef, to: S, change: JobChange, now: Date, observed?: R) => {
     const type = config.events?.types[to];
     if (!config.events || !type) return undefined;
     const before = observed ?? (await getJob(job.companyId, job.jobId));
@@ -210,14 +210,14 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     job: JobRef;
     to: S;
     from: readonly S[];
-    change: Change;
+    change: JobChange;
     now: Date;
     also?: TransactItem[];
     /** The job as the writer read it (this attempt); read here when the move raises an event without it. */
     observed?: R;
-  }): Promise<Change> => {
+  }): Promise<JobChange> => {
     const { job, to, now } = options;
-    const change: Change = {
+    const change: JobChange = {
       set: { ...options.change.set, status: to, updatedAt: now.toISOString(), finishedAt: now.toISOString() },
       remove: [...(options.change.remove ?? []), 'leaseUntil'],
     };
@@ -258,14 +258,14 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     job: JobRef;
     done: S;
     from: readonly S[];
-    change: Change;
+    change: JobChange;
     billedSeconds: number;
     computeMs?: ComputeMs;
     reuse?: { key: string; entry: E };
     also?: TransactItem[];
     now: Date;
     observed?: R;
-  }): Promise<Change> => {
+  }): Promise<JobChange> => {
     const { job, billedSeconds, reuse, now } = options;
     const change = await finish({
       job,
@@ -303,7 +303,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
   const restart = async (options: {
     job: R;
     from: readonly S[];
-    change: Change;
+    change: JobChange;
     queueCap: number;
     now: Date;
   }): Promise<R> => {

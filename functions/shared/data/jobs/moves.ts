@@ -2,9 +2,10 @@ import type { ComputeMs } from '../../types/meters';
 import type { TransactItem } from '../entity';
 import { getStoredObject, recordStoredObjectItems, type StoredObject } from '../stored-objects';
 import { cancellationReasons } from '../transactions';
-import { applyChange, type Change } from '../update-expression';
+import { applyChange } from '../update-expression';
 import type { JobLifecycle } from './lifecycle';
 import type { JobRecordBase, JobRef } from './record';
+import type { JobChange } from './transition';
 
 /**
  * The state table every job type shares, as named moves over a type's lifecycle (`lifecycle.ts`):
@@ -104,7 +105,7 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
     also?: TransactItem[];
     now: Date;
     observed?: R;
-  }): Promise<Change> => {
+  }): Promise<JobChange> => {
     const { job, files = [] } = options;
     const send = (recorded: readonly StoredObject[]) =>
       store.complete({
@@ -138,7 +139,7 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
     set: Partial<JobFields<R>>;
     now: Date;
     observed?: R;
-  }): Promise<Change> =>
+  }): Promise<JobChange> =>
     store.finish({
       job: options.job,
       to: status(DONE),

@@ -1,5 +1,11 @@
 import { tableName } from '../client';
-import { type Change, updateExpression } from '../update-expression';
+import { updateParams } from '../update-expression';
+
+/** What a job's move sets and removes (the job types' fields vary, so it is keyed by name). */
+export interface JobChange {
+  set: Record<string, unknown>;
+  remove?: readonly string[];
+}
 
 /**
  * The conditional update of a job's state change, the same for every job type: the item must exist, be in
@@ -12,30 +18,25 @@ export interface JobTransition {
   from: readonly string[];
   /** The attempt the writer observed. */
   attempt: number;
-  change: Change;
+  change: JobChange;
   /** Extra condition on the job, for example a lease that must not be in the future. */
   condition?: { expression: string; values: Record<string, unknown> };
 }
 
 export const jobTransitionUpdate = ({ key, from, attempt, change, condition }: JobTransition) => {
-  const e = updateExpression(change);
   const fromValues = Object.fromEntries(from.map((s, i) => [`:from${i}`, s]));
   return {
     TableName: tableName(),
     Key: key,
-    UpdateExpression: e.expression,
-    ConditionExpression: [
-      'attribute_exists(pk)',
-      `#status IN (${Object.keys(fromValues).join(', ')})`,
-      '#attempt = :observedAttempt',
-      ...(condition ? [condition.expression] : []),
-    ].join(' AND '),
-    ExpressionAttributeNames: { ...e.names, '#status': 'status', '#attempt': 'attempt' },
-    ExpressionAttributeValues: {
-      ...e.values,
-      ...fromValues,
-      ':observedAttempt': attempt,
-      ...(condition?.values ?? {}),
-    },
+    ...updateParams(change, {
+      expression: [
+        'attribute_exists(pk)',
+        `#status IN (${Object.keys(fromValues).join(', ')})`,
+        '#attempt = :observedAttempt',
+        ...(condition ? [condition.expression] : []),
+      ].join(' AND '),
+      names: { '#status': 'status', '#attempt': 'attempt' },
+      values: { ...fromValues, ':observedAttempt': attempt, ...(condition?.values ?? {}) },
+    }),
   };
 };
