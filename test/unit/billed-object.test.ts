@@ -25,10 +25,10 @@ describe('billing a recorded object', () => {
   it('conditions the meter on the total staying within the limit after the addition', () => {
     const [month, day] = addToMeterItems('co_unit', 'speech_characters', 300, now, { limit: 1000 });
     expect(month?.Update.Key.sk).toBe('M#2026-01');
-    expect(month?.Update.ConditionExpression).toBe('attribute_not_exists(#f0) OR #f0 < :limit');
-    expect(month?.Update.ExpressionAttributeNames['#f0']).toBe('speech_characters');
+    expect(month?.Update.ConditionExpression).toBe('attribute_not_exists(#limited) OR #limited < :limit');
+    expect(month?.Update.ExpressionAttributeNames['#limited']).toBe('speech_characters');
     // 700 used + 300 = 1000 passes (700 < 701); 701 used would pass the limit and is refused.
-    expect(month?.Update.ExpressionAttributeValues[':limit']).toBe(701);
+    expect(month?.Update.ExpressionAttributeValues?.[':limit']).toBe(701);
     // The day item follows the month item in the same transaction and carries no condition.
     expect(day?.Update.Key.sk).toBe('D#2026-01-02');
     expect(day?.Update).not.toHaveProperty('ConditionExpression');

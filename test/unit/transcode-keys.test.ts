@@ -37,17 +37,17 @@ describe('jobTransitionUpdate', () => {
     expect(update).toEqual({
       TableName: 'unit-table',
       Key: { pk: 'p', sk: 's' },
-      UpdateExpression: 'SET #status = :status, #attempt = :attempt REMOVE #leaseUntil',
+      UpdateExpression: 'SET #status = :set0, #attempt = :set1 REMOVE #leaseUntil',
       ConditionExpression:
         'attribute_exists(pk) AND #status IN (:from0, :from1) AND #attempt = :observedAttempt AND leaseUntil <= :now',
       ExpressionAttributeNames: { '#status': 'status', '#attempt': 'attempt', '#leaseUntil': 'leaseUntil' },
       ExpressionAttributeValues: {
-        ':status': 'pending',
-        ':attempt': 2,
         ':from0': 'failed',
         ':from1': 'canceled',
         ':observedAttempt': 1,
         ':now': 'then',
+        ':set0': 'pending',
+        ':set1': 2,
       },
     });
   });

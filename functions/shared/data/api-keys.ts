@@ -147,9 +147,13 @@ export const revokeApiKey = async (
             Update: {
               TableName: tableName(),
               Key: apiKeyKey(found.keyHash),
-              UpdateExpression: 'SET revokedAt = :now',
-              ConditionExpression: 'companyId = :companyId AND attribute_not_exists(revokedAt)',
-              ExpressionAttributeValues: { ':now': now.toISOString(), ':companyId': companyId },
+              ...ApiKey.update(
+                { set: { revokedAt: now.toISOString() } },
+                {
+                  expression: 'companyId = :companyId AND attribute_not_exists(revokedAt)',
+                  values: { ':companyId': companyId },
+                },
+              ),
             },
           },
           revocationPutItem(companyId, keyId, now, derivedUntil),

@@ -91,16 +91,12 @@ export class UnknownCompanyError extends Error {
 }
 
 const updateCompany = async (companyId: string, set: Partial<CompanyRecord>): Promise<CompanyRecord> => {
-  const entries = Object.entries(set);
   try {
     const { Attributes } = await ddb.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: companyKey(companyId),
-        UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
-        ConditionExpression: 'attribute_exists(pk)',
+        ...Company.update({ set }, { expression: 'attribute_exists(pk)' }),
         ReturnValues: 'ALL_NEW',
       }),
     );

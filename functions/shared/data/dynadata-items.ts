@@ -7,6 +7,7 @@ import { indexPartitions, partitions } from './keys';
 import { logEntryKey } from './log-entries';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { undeliveredMessageIndexKey } from './undelivered-messages';
+import { ifAbsent, updateParams } from './update-expression';
 import { addDatabaseBytesItem } from './usage-meters';
 
 /**
@@ -146,21 +147,22 @@ export class ItemWriteConflictError extends Error {
   }
 }
 
+/** A type's item count, kept on the type's item (a built-in type's count item holds only it). */
+interface TypeCountItem {
+  entity: string;
+  itemCount: number;
+}
+
 const typeCountUpdate = (companyId: string, typeName: string, delta: number, guard: TypeGuard) => ({
   Update: {
     TableName: tableName(),
     Key: dynadataTypeKey(companyId, typeName),
-    UpdateExpression: 'ADD itemCount :delta SET entity = if_not_exists(entity, :entity)',
-    ...(guard.customTypeVersion === undefined
-      ? { ExpressionAttributeValues: { ':delta': delta, ':entity': 'dd_type' } }
-      : {
-          ConditionExpression: 'typeVersion = :tv',
-          ExpressionAttributeValues: {
-            ':delta': delta,
-            ':entity': 'dd_type',
-            ':tv': guard.customTypeVersion,
-          },
-        }),
+    ...updateParams<TypeCountItem>(
+      { add: { itemCount: delta }, set: { entity: ifAbsent('dd_type') } },
+      guard.customTypeVersion === undefined
+        ? undefined
+        : { expression: 'typeVersion = :tv', values: { ':tv': guard.customTypeVersion } },
+    ),
   },
 });
 

@@ -2,6 +2,7 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keepGetters } from '../lazy';
 import * as zm from '../zod-mini';
 import { tableName } from './client';
+import { type Change, type Condition, type UpdateParams, updateParams } from './update-expression';
 
 /**
  * What every stored thing declares once: its entity name (the `entity` attribute, permanent once items
@@ -23,11 +24,7 @@ export interface TableKey {
 }
 
 /** A condition of a write: the expression and the names and values it refers to. */
-export interface Condition {
-  expression: string;
-  names?: Record<string, string>;
-  values?: Record<string, unknown>;
-}
+export type { Condition } from './update-expression';
 
 export class CorruptItemError extends Error {
   constructor(entity: string, key: string, problems: string) {
@@ -72,11 +69,21 @@ export interface EntityDefinition<A extends unknown[], S extends zm.ZodMiniType>
   readonly schema: S;
 }
 
+/** An item as stored: its record, its entity name, and the index and expiry attributes it may carry. */
+export type StoredItem<S extends zm.ZodMiniType> = zm.output<S> & {
+  entity?: string;
+  gsi1pk?: string;
+  gsi1sk?: string;
+  ttl?: number;
+};
+
 export interface Entity<A extends unknown[], S extends zm.ZodMiniType> extends EntityDefinition<A, S> {
   /** The record of a stored item (throws `CorruptItemError` when it does not match the schema). */
   decode: (item: Record<string, unknown>) => zm.output<S>;
   /** The stored item of a record at `key` (with its entity name and any index or `ttl` attributes). */
   item: (key: TableKey, record: zm.output<S>, extra?: Record<string, unknown>) => Record<string, unknown>;
+  /** The update expression of a change to the entity's fields (`update-expression.ts`), with its condition. */
+  update: (change: Change<StoredItem<S>>, condition?: Condition) => UpdateParams;
 }
 
 export const defineEntity = <A extends unknown[], S extends zm.ZodMiniType>(
@@ -93,6 +100,7 @@ export const defineEntity = <A extends unknown[], S extends zm.ZodMiniType>(
   return Object.assign(declared, {
     decode: (stored: Record<string, unknown>) => decodeItem(declared.name, declared.schema, stored),
     item,
+    update: (change: Change<StoredItem<S>>, condition?: Condition) => updateParams(change, condition),
   });
 };
 

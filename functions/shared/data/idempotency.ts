@@ -110,9 +110,7 @@ export const completeIdempotencyKey = async (
     new UpdateCommand({
       TableName: tableName(),
       Key: idempotencyKey(companyId, scope, key),
-      UpdateExpression: 'SET #s = :done, #r = :response',
-      ExpressionAttributeNames: { '#s': 'status', '#r': 'response' },
-      ExpressionAttributeValues: { ':done': 'done', ':response': JSON.stringify(response) },
+      ...Idempotency.update({ set: { status: 'done', response: JSON.stringify(response) } }),
     }),
   );
 };

@@ -6,6 +6,7 @@ import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { defineEntity } from './entity';
 import { partitions, sortKeys } from './keys';
 import { type CancellationReason, cancellationReasons, sendTransaction } from './transactions';
+import { type Condition, updateParams } from './update-expression';
 import { addStorageBytesItem, billedWork, usageItems } from './usage-meters';
 
 /**
@@ -133,43 +134,34 @@ const decode = (
 const oldItem = async (reason: CancellationReason | undefined, companyId: string, fullPath: string) =>
   decode(reason?.Item) ?? (await readItem(companyId, fullPath));
 
-const storedAttributes = (object: StoredObject) => ({
-  ':stored': 'stored',
-  ':bucket': object.bucket,
-  ':fullPath': object.fullPath,
-  ':size': object.size,
-  ':contentType': object.contentType,
-  ':etag': object.etag,
-  ':createdAt': object.createdAt,
-  ':entity': ENTITY,
-});
+/** The record of a stored object as its item holds it (an upload reservation's `ttl` is removed). */
+type StoredRecordItem = StoredObject & { status: 'stored' | 'pending'; entity: string; ttl?: number };
 
-/** Every attribute is named through a placeholder: `size`, `bucket` and `status` are reserved words. */
-const RECORD_NAMES = {
-  '#status': 'status',
-  '#ttl': 'ttl',
-  '#bucket': 'bucket',
-  '#fullPath': 'fullPath',
-  '#size': 'size',
-  '#contentType': 'contentType',
-  '#etag': 'etag',
-  '#createdAt': 'createdAt',
-  '#entity': 'entity',
-};
-
-const RECORD_UPDATE =
-  'SET #status = :stored, #bucket = :bucket, #fullPath = :fullPath, #size = :size, ' +
-  '#contentType = :contentType, #etag = :etag, #createdAt = :createdAt, #entity = :entity REMOVE #ttl';
+/** The update that makes the item the object's record, `stored`, under `condition`. */
+const recordUpdate = (object: StoredObject, condition: Condition) =>
+  updateParams<StoredRecordItem>(
+    {
+      set: {
+        status: 'stored',
+        bucket: object.bucket,
+        fullPath: object.fullPath,
+        size: object.size,
+        contentType: object.contentType,
+        etag: object.etag,
+        createdAt: object.createdAt,
+        entity: ENTITY,
+      },
+      remove: ['ttl'],
+    },
+    condition,
+  );
 
 /** Transaction item: the object's record as `stored`, under `condition`. */
-const recordItem = (companyId: string, object: StoredObject, condition: string) => ({
+const recordItem = (companyId: string, object: StoredObject, condition: Condition) => ({
   Update: {
     TableName: tableName(),
     Key: storedObjectKey(companyId, object.fullPath),
-    UpdateExpression: RECORD_UPDATE,
-    ConditionExpression: condition,
-    ExpressionAttributeNames: RECORD_NAMES,
-    ExpressionAttributeValues: storedAttributes(object),
+    ...recordUpdate(object, condition),
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   },
 });
@@ -188,7 +180,10 @@ export const recordStoredObject = async (
     await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
-          recordItem(companyId, object, 'attribute_not_exists(pk) OR #status <> :stored'),
+          recordItem(companyId, object, {
+            expression: 'attribute_not_exists(pk) OR #status <> :stored',
+            values: { ':stored': 'stored' },
+          }),
           addStorageBytesItem(companyId, object.size),
         ],
       }),
@@ -214,7 +209,10 @@ export const recordStoredObjectItems = (companyId: string, objects: readonly Sto
     ? []
     : [
         ...objects.map((object) =>
-          recordItem(companyId, object, 'attribute_not_exists(pk) OR #status <> :stored'),
+          recordItem(companyId, object, {
+            expression: 'attribute_not_exists(pk) OR #status <> :stored',
+            values: { ':stored': 'stored' },
+          }),
         ),
         addStorageBytesItem(
           companyId,
@@ -240,7 +238,7 @@ export const recordBilledObject = async (
     await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
-          recordItem(companyId, object, 'attribute_not_exists(pk)'),
+          recordItem(companyId, object, { expression: 'attribute_not_exists(pk)' }),
           addStorageBytesItem(companyId, object.size, { headroom }),
           ...usageItems(
             companyId,
@@ -332,11 +330,15 @@ export const completeUpload = async (
             Update: {
               TableName: tableName(),
               Key: storedObjectKey(companyId, object.fullPath),
-              UpdateExpression: RECORD_UPDATE,
-              ConditionExpression:
-                '#status = :pending AND declaredSize = :size AND declaredContentType = :contentType',
-              ExpressionAttributeNames: RECORD_NAMES,
-              ExpressionAttributeValues: { ...storedAttributes(object), ':pending': 'pending' },
+              ...recordUpdate(object, {
+                expression:
+                  '#status = :pending AND declaredSize = :declaredSize AND declaredContentType = :declaredType',
+                values: {
+                  ':pending': 'pending',
+                  ':declaredSize': object.size,
+                  ':declaredType': object.contentType,
+                },
+              }),
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },

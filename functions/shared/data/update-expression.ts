@@ -3,8 +3,9 @@
  * record and the index attributes it carries), so a misspelt field does not compile, turned into the update
  * expression here and nowhere else (`test/unit/update-expressions.test.ts` finds any other). The same
  * description also computes the record after the write where DynamoDB cannot return it (the updates of a
- * transaction: `applyChange`). Every attribute name is aliased (`#name`), so reserved words are safe, and the
- * values take placeholders of their own (`:set0`, `:add0`), apart from those of the write's condition.
+ * transaction: `applyChange`). Every attribute name is aliased (`#name`; `#field0` for a name that is not a
+ * plain identifier), so reserved words are safe and a condition may use the same alias; the values take
+ * placeholders of their own (`:set0`, `:add0`), apart from those of the write's condition.
  */
 
 /** A value written only where the item does not hold the attribute yet (`if_not_exists`). */
@@ -46,8 +47,12 @@ const defined = (entries: Record<string, unknown> | undefined): [string, unknown
 export const updateParams = <T extends object>(change: Change<T>, condition?: Condition): UpdateParams => {
   const names: Record<string, string> = { ...(condition?.names ?? {}) };
   const values: Record<string, unknown> = { ...(condition?.values ?? {}) };
+  const others: string[] = [];
   const alias = (field: string): string => {
-    const placeholder = `#${field}`;
+    // A field that is not a plain name (`compute_ms#workflows`) takes a numbered placeholder of its own.
+    const plain = /^[A-Za-z_][A-Za-z0-9_]*$/.test(field);
+    if (!plain && !others.includes(field)) others.push(field);
+    const placeholder = plain ? `#${field}` : `#field${others.indexOf(field)}`;
     if (names[placeholder] !== undefined && names[placeholder] !== field) {
       throw new Error(`the condition names ${placeholder} another attribute than ${field}`);
     }

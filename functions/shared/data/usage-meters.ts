@@ -13,6 +13,7 @@ import { type BatchEntry, getItemsByKey } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { decodeItem } from './entity';
 import { partitions, sortKeys } from './keys';
+import { updateParams } from './update-expression';
 
 /**
  * Usage meters, in a partition of the company's own (`CO#<id>#USAGE`, never the company profile's):
@@ -175,42 +176,31 @@ export interface UsageLimit {
 
 /**
  * The update of one usage item: ADDs every figure; with a `limit` (month item only), only while that
- * figure's total stays within it after the addition (`#f0 < limit - amount + 1` is `#f0 + amount <= limit`
- * for the whole units meters count).
+ * figure's total stays within it after the addition (`#limited < limit - amount + 1` is
+ * `#limited + amount <= limit` for the whole units meters count).
  */
-interface UsageUpdate {
-  TableName: string;
-  Key: { pk: string; sk: string };
-  UpdateExpression: string;
-  ConditionExpression?: string;
-  ExpressionAttributeNames: Record<string, string>;
-  ExpressionAttributeValues: Record<string, unknown>;
-}
+type UsageItem = { entity: 'usage_month' | 'usage_day' } & Record<UsageFigure, number>;
 
 const usageUpdate = (
   key: { pk: string; sk: string },
   entity: 'usage_month' | 'usage_day',
   additions: [UsageFigure, number][],
   limit?: UsageLimit,
-): UsageUpdate => {
-  const names = Object.fromEntries(additions.map(([figure], i) => [`#f${i}`, figure]));
-  const values = Object.fromEntries(additions.map(([, amount], i) => [`:a${i}`, amount]));
-  const limited = limit === undefined ? -1 : additions.findIndex(([figure]) => figure === limit.figure);
-  const amount = additions[limited]?.[1];
-  const condition =
-    limit === undefined || amount === undefined
-      ? {}
-      : {
-          ConditionExpression: `attribute_not_exists(#f${limited}) OR #f${limited} < :limit`,
-          ExpressionAttributeValues: { ...values, ':entity': entity, ':limit': limit.limit - amount + 1 },
-        };
+) => {
+  const amount = limit === undefined ? undefined : additions.find(([figure]) => figure === limit.figure)?.[1];
   return {
     TableName: tableName(),
     Key: key,
-    UpdateExpression: `ADD ${additions.map((_, i) => `#f${i} :a${i}`).join(', ')} SET entity = :entity`,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: { ...values, ':entity': entity },
-    ...condition,
+    ...updateParams<UsageItem>(
+      { add: Object.fromEntries(additions) as Partial<Record<UsageFigure, number>>, set: { entity } },
+      limit === undefined || amount === undefined
+        ? undefined
+        : {
+            expression: 'attribute_not_exists(#limited) OR #limited < :limit',
+            names: { '#limited': limit.figure },
+            values: { ':limit': limit.limit - amount + 1 },
+          },
+    ),
   };
 };
 
@@ -323,16 +313,15 @@ const totalsUpdate = (companyId: string, total: keyof UsageTotals, delta: number
   Update: {
     TableName: tableName(),
     Key: usageTotalsKey(companyId),
-    UpdateExpression: 'ADD #total :delta SET entity = :entity',
-    ...(headroom === undefined
-      ? {}
-      : { ConditionExpression: 'attribute_not_exists(#total) OR #total <= :headroom' }),
-    ExpressionAttributeNames: { '#total': total },
-    ExpressionAttributeValues: {
-      ':delta': delta,
-      ':entity': 'usage_totals',
-      ...(headroom === undefined ? {} : { ':headroom': headroom }),
-    },
+    ...updateParams<UsageTotals & { entity: string }>(
+      { add: { [total]: delta }, set: { entity: 'usage_totals' } },
+      headroom === undefined
+        ? undefined
+        : {
+            expression: `attribute_not_exists(#${total}) OR #${total} <= :headroom`,
+            values: { ':headroom': headroom },
+          },
+    ),
   },
 });
 

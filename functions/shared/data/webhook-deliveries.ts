@@ -5,6 +5,7 @@ import { eventExpiry, eventPartition } from './events';
 import { indexPartitions, partitions, sortKeys } from './keys';
 import { listSparsePartition, sparseIndexKey } from './sparse-index';
 import { transactUnlessFailed } from './transactions';
+import { ifAbsent } from './update-expression';
 import { LaneEntry, WebhookDelivery, WebhookLane } from './webhook-delivery-entities';
 
 /**
@@ -42,26 +43,23 @@ const laneEnqueueItem = (lane: LaneRef) => ({
   Update: {
     TableName: tableName(),
     Key: laneKey(lane),
-    UpdateExpression:
-      'ADD pending :one SET entity = :entity, companyId = :co, endpointId = :ep, resourceId = :res, ' +
-      'gsi1pk = :g1, gsi1sk = :g2',
-    ExpressionAttributeValues: {
-      ':one': 1,
-      ':entity': WebhookLane.name,
-      ':co': lane.companyId,
-      ':ep': lane.endpointId,
-      ':res': lane.resourceId,
-      ':g1': unfinishedLaneIndexKey(lane).gsi1pk,
-      ':g2': unfinishedLaneIndexKey(lane).gsi1sk,
-    },
+    ...WebhookLane.update({
+      add: { pending: 1 },
+      set: {
+        entity: WebhookLane.name,
+        companyId: lane.companyId,
+        endpointId: lane.endpointId,
+        resourceId: lane.resourceId,
+        ...unfinishedLaneIndexKey(lane),
+      },
+    }),
   },
 });
 const laneCountItem = (lane: LaneRef, delta: number) => ({
   Update: {
     TableName: tableName(),
     Key: laneKey(lane),
-    UpdateExpression: 'ADD pending :delta SET entity = :entity',
-    ExpressionAttributeValues: { ':delta': delta, ':entity': WebhookLane.name },
+    ...WebhookLane.update({ add: { pending: delta }, set: { entity: WebhookLane.name } }),
   },
 });
 export const deliveryKey = (companyId: string, eventId: string, endpointId: string) =>
@@ -132,17 +130,14 @@ export const takeLane = async (
       new UpdateCommand({
         TableName: tableName(),
         Key: laneKey(lane),
-        UpdateExpression: 'SET #owner = :to, leaseUntil = :lease',
-        ConditionExpression:
-          'pending > :zero AND (attribute_not_exists(#owner) OR #owner = :from OR leaseUntil < :now)',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: {
-          ':from': turn.from,
-          ':to': turn.to,
-          ':lease': leaseUntil.toISOString(),
-          ':now': now.toISOString(),
-          ':zero': 0,
-        },
+        ...WebhookLane.update(
+          { set: { owner: turn.to, leaseUntil: leaseUntil.toISOString() } },
+          {
+            expression:
+              'pending > :zero AND (attribute_not_exists(#owner) OR #owner = :from OR leaseUntil < :now)',
+            values: { ':from': turn.from, ':now': now.toISOString(), ':zero': 0 },
+          },
+        ),
       }),
     );
     return true;
@@ -166,10 +161,10 @@ export const passLane = async (
       new UpdateCommand({
         TableName: tableName(),
         Key: laneKey(lane),
-        UpdateExpression: 'SET #owner = :to, leaseUntil = :lease',
-        ConditionExpression: '#owner = :from',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':from': turn.from, ':to': turn.to, ':lease': leaseUntil.toISOString() },
+        ...WebhookLane.update(
+          { set: { owner: turn.to, leaseUntil: leaseUntil.toISOString() } },
+          { expression: '#owner = :from', values: { ':from': turn.from } },
+        ),
       }),
     );
     return true;
@@ -186,10 +181,10 @@ export const renewLane = async (lane: LaneRef, owner: string, leaseUntil: Date):
       new UpdateCommand({
         TableName: tableName(),
         Key: laneKey(lane),
-        UpdateExpression: 'SET leaseUntil = :lease',
-        ConditionExpression: '#owner = :owner',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':owner': owner, ':lease': leaseUntil.toISOString() },
+        ...WebhookLane.update(
+          { set: { leaseUntil: leaseUntil.toISOString() } },
+          { expression: '#owner = :owner', names: { '#owner': 'owner' }, values: { ':owner': owner } },
+        ),
       }),
     );
     return true;
@@ -224,10 +219,10 @@ export const releaseLane = async (lane: LaneRef, owner: string): Promise<boolean
       new UpdateCommand({
         TableName: tableName(),
         Key: laneKey(lane),
-        UpdateExpression: 'REMOVE #owner, leaseUntil, gsi1pk, gsi1sk',
-        ConditionExpression: '#owner = :owner AND pending <= :zero',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':owner': owner, ':zero': 0 },
+        ...WebhookLane.update(
+          { remove: ['owner', 'leaseUntil', 'gsi1pk', 'gsi1sk'] },
+          { expression: '#owner = :owner AND pending <= :zero', values: { ':owner': owner, ':zero': 0 } },
+        ),
       }),
     );
     return true;
@@ -268,10 +263,13 @@ export const freeLane = async (lane: UnfinishedLane): Promise<boolean> => {
       new UpdateCommand({
         TableName: tableName(),
         Key: laneKey(lane),
-        UpdateExpression: `REMOVE #owner, leaseUntil${empty ? ', gsi1pk, gsi1sk' : ''}`,
-        ConditionExpression: `${lane.owner ? '#owner = :owner' : 'attribute_not_exists(#owner)'} AND pending ${empty ? '<=' : '>'} :zero`,
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':zero': 0, ...(lane.owner ? { ':owner': lane.owner } : {}) },
+        ...WebhookLane.update(
+          { remove: empty ? ['owner', 'leaseUntil', 'gsi1pk', 'gsi1sk'] : ['owner', 'leaseUntil'] },
+          {
+            expression: `${lane.owner ? '#owner = :owner' : 'attribute_not_exists(#owner)'} AND pending ${empty ? '<=' : '>'} :zero`,
+            values: { ':zero': 0, ...(lane.owner ? { ':owner': lane.owner } : {}) },
+          },
+        ),
       }),
     );
     return true;
@@ -294,18 +292,22 @@ export const recordRetry = async (options: {
     new UpdateCommand({
       TableName: tableName(),
       Key: deliveryKey(options.lane.companyId, options.eventId, options.lane.endpointId),
-      UpdateExpression:
-        'SET attempts = :attempts, lastStatus = :last, lastAttemptAt = :now, nextAttemptAt = :next, ' +
-        'firstAttemptAt = if_not_exists(firstAttemptAt, :now)',
-      ConditionExpression: '#status = :pending',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':attempts': options.attempts,
-        ':last': options.lastStatus,
-        ':now': options.now.toISOString(),
-        ':next': options.nextAttemptAt.toISOString(),
-        ':pending': 'pending',
-      },
+      ...WebhookDelivery.update(
+        {
+          set: {
+            attempts: options.attempts,
+            lastStatus: options.lastStatus,
+            lastAttemptAt: options.now.toISOString(),
+            nextAttemptAt: options.nextAttemptAt.toISOString(),
+            firstAttemptAt: ifAbsent(options.now.toISOString()),
+          },
+        },
+        {
+          expression: '#status = :pending',
+          names: { '#status': 'status' },
+          values: { ':pending': 'pending' },
+        },
+      ),
     }),
   );
 };
@@ -327,18 +329,20 @@ export const finishDelivery = async (options: {
     Update: {
       TableName: tableName(),
       Key: deliveryKey(lane.companyId, eventId, lane.endpointId),
-      UpdateExpression:
-        'SET #status = :status, attempts = :attempts, lastStatus = :last, lastAttemptAt = :now, ' +
-        'finishedAt = :now, firstAttemptAt = if_not_exists(firstAttemptAt, :now) REMOVE nextAttemptAt',
-      ConditionExpression: '#status = :pending',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':status': options.status,
-        ':attempts': options.attempts,
-        ':last': options.lastStatus,
-        ':now': now.toISOString(),
-        ':pending': 'pending',
-      },
+      ...WebhookDelivery.update(
+        {
+          set: {
+            status: options.status,
+            attempts: options.attempts,
+            lastStatus: options.lastStatus,
+            lastAttemptAt: now.toISOString(),
+            finishedAt: now.toISOString(),
+            firstAttemptAt: ifAbsent(now.toISOString()),
+          },
+          remove: ['nextAttemptAt'],
+        },
+        { expression: '#status = :pending', values: { ':pending': 'pending' } },
+      ),
     },
   };
   const entry = { Delete: { TableName: tableName(), Key: entryKey(lane, eventId) } };

@@ -4,6 +4,7 @@ import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
 import { defineEntity, putItem } from './entity';
 import { partitions, sortKeys } from './keys';
 import { transactUnlessFailed } from './transactions';
+import { ifAbsent, updateParams } from './update-expression';
 
 /**
  * Webhook endpoints of a company (`CO#<companyId>#WEBHOOK`): `EP#<endpointId>` per endpoint and `COUNT`, the
@@ -72,6 +73,12 @@ export class EndpointLimitReachedError extends Error {
   }
 }
 
+/** The company's count of webhook endpoints. */
+interface EndpointCount {
+  entity: string;
+  endpoints: number;
+}
+
 export const createEndpoint = async (endpoint: WebhookEndpointRecord, cap: number): Promise<void> => {
   const put = putItem(WebhookEndpoint, endpointKey(endpoint.companyId, endpoint.id), endpoint, {
     condition: { expression: 'attribute_not_exists(pk)' },
@@ -80,9 +87,10 @@ export const createEndpoint = async (endpoint: WebhookEndpointRecord, cap: numbe
     Update: {
       TableName: tableName(),
       Key: countKey(endpoint.companyId),
-      UpdateExpression: 'ADD endpoints :one SET entity = :entity',
-      ConditionExpression: 'attribute_not_exists(endpoints) OR endpoints < :cap',
-      ExpressionAttributeValues: { ':one': 1, ':cap': cap, ':entity': 'webhook_count' },
+      ...updateParams<EndpointCount>(
+        { add: { endpoints: 1 }, set: { entity: 'webhook_count' } },
+        { expression: 'attribute_not_exists(endpoints) OR endpoints < :cap', values: { ':cap': cap } },
+      ),
     },
   };
   if (!(await transactUnlessFailed([put, count], 1))) throw new EndpointLimitReachedError();
@@ -124,8 +132,7 @@ export const deleteEndpoint = (companyId: string, endpointId: string): Promise<b
         Update: {
           TableName: tableName(),
           Key: countKey(companyId),
-          UpdateExpression: 'ADD endpoints :minus',
-          ExpressionAttributeValues: { ':minus': -1 },
+          ...updateParams<EndpointCount>({ add: { endpoints: -1 } }),
         },
       },
     ],
@@ -139,8 +146,10 @@ export const recordEndpointSuccess = async (companyId: string, endpointId: strin
       new UpdateCommand({
         TableName: tableName(),
         Key: endpointKey(companyId, endpointId),
-        UpdateExpression: 'REMOVE failingSince, failingMs, lastFailedAt',
-        ConditionExpression: 'attribute_exists(failingSince)',
+        ...WebhookEndpoint.update(
+          { remove: ['failingSince', 'failingMs', 'lastFailedAt'] },
+          { expression: 'attribute_exists(failingSince)' },
+        ),
       }),
     );
   } catch (error) {
@@ -173,14 +182,16 @@ export const recordEndpointFailure = async (options: {
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression:
-          'SET failingSince = if_not_exists(failingSince, :now), lastFailedAt = :now ADD failingMs :gap',
-        ConditionExpression: `attribute_exists(pk) AND ${previous ? 'lastFailedAt = :previous' : 'attribute_not_exists(lastFailedAt)'}`,
-        ExpressionAttributeValues: {
-          ':now': now.toISOString(),
-          ':gap': Math.min(Math.max(0, gap), options.longestGapMs),
-          ...(previous ? { ':previous': previous } : {}),
-        },
+        ...WebhookEndpoint.update(
+          {
+            set: { failingSince: ifAbsent(now.toISOString()), lastFailedAt: now.toISOString() },
+            add: { failingMs: Math.min(Math.max(0, gap), options.longestGapMs) },
+          },
+          {
+            expression: `attribute_exists(pk) AND ${previous ? 'lastFailedAt = :previous' : 'attribute_not_exists(lastFailedAt)'}`,
+            values: previous ? { ':previous': previous } : {},
+          },
+        ),
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -191,16 +202,17 @@ export const recordEndpointFailure = async (options: {
         new UpdateCommand({
           TableName: tableName(),
           Key: key,
-          UpdateExpression:
-            'SET #status = :disabled, disabledReason = :reason, disabledAt = :now, updatedAt = :now',
-          ConditionExpression: 'attribute_exists(pk) AND #status = :enabled',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':disabled': 'disabled',
-            ':enabled': 'enabled',
-            ':reason': options.reason(failingMs),
-            ':now': now.toISOString(),
-          },
+          ...WebhookEndpoint.update(
+            {
+              set: {
+                status: 'disabled',
+                disabledReason: options.reason(failingMs),
+                disabledAt: now.toISOString(),
+                updatedAt: now.toISOString(),
+              },
+            },
+            { expression: 'attribute_exists(pk) AND #status = :enabled', values: { ':enabled': 'enabled' } },
+          ),
           ReturnValues: 'ALL_NEW',
         }),
       );

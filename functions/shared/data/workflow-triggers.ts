@@ -5,6 +5,7 @@ import * as zm from '../zod-mini';
 import { ddb, tableName } from './client';
 import { decodeItem, type TransactItem } from './entity';
 import { partitions, sortKeys } from './keys';
+import { ifAbsent, updateParams } from './update-expression';
 
 /**
  * The triggers of a company's workflows: one small item per workflow whose definition has `on`
@@ -49,18 +50,17 @@ export const triggerItemOfVersion = (
     Update: {
       TableName: tableName(),
       Key: key,
-      UpdateExpression:
-        'SET entity = :entity, workflowId = :workflowId, events = :events, scopes = :scopes, ' +
-        `#since = if_not_exists(#since, :now)${schedule === undefined ? ' REMOVE #schedule' : ', #schedule = :schedule'}`,
-      ExpressionAttributeNames: { '#since': 'since', '#schedule': 'schedule' },
-      ExpressionAttributeValues: {
-        ':entity': TRIGGER_ENTITY,
-        ':workflowId': definition.id,
-        ':events': [...events],
-        ':scopes': [...scopes],
-        ':now': now.toISOString(),
-        ...(schedule === undefined ? {} : { ':schedule': schedule }),
-      },
+      ...updateParams<WorkflowTrigger & { entity: string }>({
+        set: {
+          entity: TRIGGER_ENTITY,
+          workflowId: definition.id,
+          events: [...events],
+          scopes: [...scopes],
+          since: ifAbsent(now.toISOString()),
+          ...(schedule === undefined ? {} : { schedule }),
+        },
+        ...(schedule === undefined ? { remove: ['schedule'] as const } : {}),
+      }),
     },
   };
 };

@@ -6,6 +6,7 @@ import { defineEntity, putItem, type TransactItem } from './entity';
 import { partitions, sortKeys } from './keys';
 import { storedObject } from './schemas';
 import { cancellationReasons, sendTransaction, transactUnlessFailed } from './transactions';
+import { updateParams } from './update-expression';
 
 /**
  * Company workflow definitions, in the company's `WF` partition: the head item `WF#<id>` (latest version,
@@ -111,6 +112,12 @@ export class WorkflowLimitReachedError extends Error {
  * delete a workflow. A company whose workflows were saved before the count existed gets it on its next
  * create, from its heads (the create then conditional on the count still being absent).
  */
+/** The company's count of workflows, and a head item as stored (`definitionJson`, a tombstone's `deleted`). */
+interface WorkflowCount {
+  workflows: number;
+}
+type HeadItem = WorkflowHead & { definitionJson?: string; deleted?: boolean };
+
 const countKey = (companyId: string) => ({ pk: workflowPartition(companyId), sk: sortKeys.workflowCount });
 const COUNT_ENTITY = 'workflow_count';
 
@@ -141,9 +148,10 @@ const countOneMore = async (companyId: string, limit: number): Promise<TransactI
     Update: {
       TableName: tableName(),
       Key: countKey(companyId),
-      UpdateExpression: 'ADD workflows :one',
-      ConditionExpression: 'workflows < :limit',
-      ExpressionAttributeValues: { ':one': 1, ':limit': limit },
+      ...updateParams<WorkflowCount>(
+        { add: { workflows: 1 } },
+        { expression: '#workflows < :limit', values: { ':limit': limit } },
+      ),
     },
   };
 };
@@ -293,24 +301,24 @@ export const deleteWorkflowHead = async (
     Update: {
       TableName: tableName(),
       Key: headKey(companyId, workflowId),
-      UpdateExpression: 'SET #deleted = :true, updatedAt = :now REMOVE #definition, definitionJson',
-      ConditionExpression: 'version = :version AND (attribute_not_exists(#deleted) OR #deleted = :false)',
-      ExpressionAttributeNames: { '#deleted': 'deleted', '#definition': 'definition' },
-      ExpressionAttributeValues: {
-        ':true': true,
-        ':false': false,
-        ':now': now.toISOString(),
-        ':version': current.version,
-      },
+      ...updateParams<HeadItem>(
+        { set: { deleted: true, updatedAt: now.toISOString() }, remove: ['definition', 'definitionJson'] },
+        {
+          expression: '#version = :version AND (attribute_not_exists(#deleted) OR #deleted = :false)',
+          names: { '#version': 'version', '#deleted': 'deleted' },
+          values: { ':false': false, ':version': current.version },
+        },
+      ),
     },
   };
   const uncount: TransactItem = {
     Update: {
       TableName: tableName(),
       Key: countKey(companyId),
-      UpdateExpression: 'ADD workflows :minus',
-      ConditionExpression: 'workflows > :zero',
-      ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+      ...updateParams<WorkflowCount>(
+        { add: { workflows: -1 } },
+        { expression: '#workflows > :zero', values: { ':zero': 0 } },
+      ),
     },
   };
   if (await transactUnlessFailed(counted ? [tombstone, uncount] : [tombstone], 0)) return true;

@@ -9,7 +9,7 @@ import { sortKeys, unfinishedSortKey } from '../keys';
 import { jobQueue } from '../schemas';
 import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from '../sparse-index';
 import { cancellationReasons, sendTransaction } from '../transactions';
-import { applyChange } from '../update-expression';
+import { applyChange, updateParams } from '../update-expression';
 import { billedWork, usageItems } from '../usage-meters';
 import {
   type JobLifecycleConfig,
@@ -51,6 +51,12 @@ export { type JobRecordBase, type JobRef, jobRecordFields } from './record';
  * holds 0 jobs, which only a cap of at least 1 admits (a comparison with a missing attribute is false, so a
  * cap of 0 or less refuses every job).
  */
+/** A company's queue item of a job type: its count of unfinished jobs. */
+interface QueueItem {
+  entity: string;
+  unfinished: number;
+}
+
 export const queueSlotCondition = (cap: number): string =>
   cap >= 1 ? 'attribute_not_exists(unfinished) OR unfinished < :cap' : 'unfinished < :cap';
 
@@ -86,9 +92,10 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     Update: {
       TableName: tableName(),
       Key: queueKey(companyId),
-      UpdateExpression: 'ADD unfinished :delta SET entity = :entity',
-      ConditionExpression: queueSlotCondition(cap),
-      ExpressionAttributeValues: { ':delta': 1, ':entity': entities.queue, ':cap': cap },
+      ...updateParams<QueueItem>(
+        { add: { unfinished: 1 }, set: { entity: entities.queue } },
+        { expression: queueSlotCondition(cap), values: { ':cap': cap } },
+      ),
     },
   });
 
@@ -96,8 +103,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     Update: {
       TableName: tableName(),
       Key: queueKey(companyId),
-      UpdateExpression: 'ADD unfinished :delta SET entity = :entity',
-      ExpressionAttributeValues: { ':delta': -1, ':entity': entities.queue },
+      ...updateParams<QueueItem>({ add: { unfinished: -1 }, set: { entity: entities.queue } }),
     },
   });
 

@@ -6,6 +6,7 @@ import * as zm from '../../zod-mini';
 import { ddb, tableName } from '../client';
 import { decodeItem, type TransactItem } from '../entity';
 import { sortKeys, workflowRunList } from '../keys';
+import { updateParams } from '../update-expression';
 
 /**
  * The run list of a workflow (`GET /v1/workflows/{id}/runs`): one small entry per run in the workflow's run list
@@ -58,9 +59,7 @@ export const runEntryFinish = (
   Update: {
     TableName: tableName(),
     Key: entryKey(run.companyId, run.workflowId, run.runId),
-    UpdateExpression: 'SET #status = :status, finishedAt = :finishedAt',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':status': status, ':finishedAt': finishedAt },
+    ...updateParams<WorkflowRunEntry>({ set: { status, finishedAt } }),
   },
 });
 

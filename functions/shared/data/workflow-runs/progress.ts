@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PendingAttempts, WorkflowRunRecord } from '../../types/workflows';
 import { ddb, isConditionalCheckFailed, tableName } from '../client';
 import { encodeOutputs } from './outputs';
-import { WorkflowRunMovedError, type WorkflowRunProgress, workflowRunKey } from './runs';
+import { WorkflowRun, WorkflowRunMovedError, type WorkflowRunProgress, workflowRunKey } from './runs';
 
 /**
  * The writes of a run between its creation and its final move (`workflow-runs.ts` owns the item): the
@@ -33,21 +33,14 @@ export const beginWorkflowStep = (run: WorkflowRunRecord, index: number, turn: n
     new UpdateCommand({
       TableName: tableName(),
       Key: workflowRunKey(run.companyId, run.runId),
-      UpdateExpression: 'SET #current = :current, updatedAt = :now',
-      ConditionExpression: `#status = :running AND #cursor = :index AND attribute_not_exists(#current) AND ${turnIs(turn)}`,
-      ExpressionAttributeNames: {
-        '#current': 'current',
-        '#status': 'status',
-        '#cursor': 'cursor',
-        '#turn': 'turn',
-      },
-      ExpressionAttributeValues: {
-        ':current': { index, startedAt: now.toISOString() },
-        ':running': 'running',
-        ':index': index,
-        ':turn': turn,
-        ':now': now.toISOString(),
-      },
+      ...WorkflowRun.update(
+        { set: { current: { index, startedAt: now.toISOString() }, updatedAt: now.toISOString() } },
+        {
+          expression: `#status = :running AND #cursor = :index AND attribute_not_exists(#current) AND ${turnIs(turn)}`,
+          names: { '#status': 'status', '#cursor': 'cursor', '#turn': 'turn' },
+          values: { ':running': 'running', ':index': index, ':turn': turn },
+        },
+      ),
     }),
   );
 
@@ -75,32 +68,27 @@ export const saveWorkflowRunProgress = (
     new UpdateCommand({
       TableName: tableName(),
       Key: workflowRunKey(run.companyId, run.runId),
-      UpdateExpression:
-        'SET #cursor = :cursor, logs = :logs, outputs = :outputs, files = :files, executionTimeMs = :ms, ' +
-        `updatedAt = :now${handedOffAt ? ', handedOffAt = :handedOffAt, #mode = :mode' : ''}` +
-        `${turn ? ', #turn = :next' : ''}` +
-        `${pending ? ', pendingAttempts = :pending REMOVE #current' : ' REMOVE #current, pendingAttempts'}`,
-      ConditionExpression: `#status = :running AND #cursor = :from${turn ? ` AND ${turnIs(turn.from)}` : ''}`,
-      ExpressionAttributeNames: {
-        '#cursor': 'cursor',
-        '#status': 'status',
-        '#current': 'current',
-        ...(handedOffAt ? { '#mode': 'mode' } : {}),
-        ...(turn ? { '#turn': 'turn' } : {}),
-      },
-      ExpressionAttributeValues: {
-        ':cursor': progress.cursor,
-        ':logs': progress.logs,
-        ':outputs': encodeOutputs(progress.outputs),
-        ':files': progress.files,
-        ':ms': progress.executionTimeMs,
-        ':running': 'running',
-        ':from': from,
-        ':now': now.toISOString(),
-        ...(handedOffAt ? { ':handedOffAt': handedOffAt, ':mode': 'async' } : {}),
-        ...(pending ? { ':pending': pending } : {}),
-        ...(turn ? { ':turn': turn.from, ':next': turn.to } : {}),
-      },
+      ...WorkflowRun.update(
+        {
+          set: {
+            cursor: progress.cursor,
+            logs: progress.logs,
+            outputs: encodeOutputs(progress.outputs),
+            files: progress.files,
+            executionTimeMs: progress.executionTimeMs,
+            updatedAt: now.toISOString(),
+            ...(handedOffAt ? { handedOffAt, mode: 'async' as const } : {}),
+            ...(turn ? { turn: turn.to } : {}),
+            ...(pending ? { pendingAttempts: pending } : {}),
+          },
+          remove: pending ? ['current'] : ['current', 'pendingAttempts'],
+        },
+        {
+          expression: `#status = :running AND #cursor = :from${turn ? ` AND ${turnIs(turn.from)}` : ''}`,
+          names: { '#status': 'status' },
+          values: { ':running': 'running', ':from': from, ...(turn ? { ':turn': turn.from } : {}) },
+        },
+      ),
     }),
   );
 };

@@ -67,7 +67,7 @@ export class WorkflowRunMovedError extends Error {
  * The run item as stored: `input` and `result` as JSON text, `outputs` encoded (absent once dropped); the
  * step logs and failed steps are the runner's shapes (`types/workflows.ts`), checked here as lists.
  */
-const WorkflowRun = /* @__PURE__ */ defineEntity({
+export const WorkflowRun = /* @__PURE__ */ defineEntity({
   name: 'workflow_run',
   key: workflowRunKey,
   get schema() {
@@ -252,34 +252,37 @@ export const finishWorkflowRunItems = (
   now: Date,
 ): TransactItem[] => {
   const stamp = now.toISOString();
-  const set: Record<string, unknown> = {
-    status: outcome.status,
-    cursor: outcome.cursor,
-    logs: outcome.logs,
-    files: outcome.files,
-    executionTimeMs: outcome.executionTimeMs,
-    failedSteps: outcome.failedSteps,
-    updatedAt: stamp,
-    finishedAt: stamp,
-    ...(outcome.result === undefined ? {} : { result: JSON.stringify(outcome.result) }),
-    ...(outcome.error ? { error: outcome.error } : {}),
-    ...(outcome.dropOutputs ? {} : { outputs: encodeOutputs(outcome.outputs) }),
-  };
-  const names = Object.fromEntries(Object.keys(set).map((k, i) => [`#s${i}`, k]));
-  const values = Object.fromEntries(Object.values(set).map((v, i) => [`:s${i}`, v]));
+  const update = WorkflowRun.update(
+    {
+      set: {
+        status: outcome.status,
+        cursor: outcome.cursor,
+        logs: outcome.logs,
+        files: outcome.files,
+        executionTimeMs: outcome.executionTimeMs,
+        failedSteps: outcome.failedSteps,
+        updatedAt: stamp,
+        finishedAt: stamp,
+        ...(outcome.result === undefined ? {} : { result: JSON.stringify(outcome.result) }),
+        ...(outcome.error ? { error: outcome.error } : {}),
+        ...(outcome.dropOutputs ? {} : { outputs: encodeOutputs(outcome.outputs) }),
+      },
+      remove: [
+        'current',
+        'pendingAttempts',
+        'gsi1pk',
+        'gsi1sk',
+        ...(outcome.dropOutputs ? (['outputs'] as const) : []),
+      ],
+    },
+    { expression: '#status = :running', values: { ':running': 'running' } },
+  );
   return [
     {
       Update: {
         TableName: tableName(),
         Key: workflowRunKey(run.companyId, run.runId),
-        UpdateExpression: `SET ${Object.keys(names)
-          .map((n, i) => `${n} = :s${i}`)
-          .join(
-            ', ',
-          )} REMOVE #current, pendingAttempts, gsi1pk, gsi1sk${outcome.dropOutputs ? ', outputs' : ''}`,
-        ConditionExpression: '#status = :running',
-        ExpressionAttributeNames: { ...names, '#status': 'status', '#current': 'current' },
-        ExpressionAttributeValues: { ...values, ':running': 'running' },
+        ...update,
       },
     },
     ...addComputeMsItems(run.companyId, 'workflows', Math.max(0, Math.round(outcome.executionTimeMs)), now),
