@@ -51,6 +51,8 @@ export const ApiKey = /* @__PURE__ */ defineEntity({
       hint: zm.string(),
     }) satisfies zm.ZodMiniType<ApiKeyRecord>;
   },
+  // The company's list of its keys, oldest first.
+  index: (key) => apiKeyListKey(key.companyId, key.createdAt, key.keyId),
 });
 
 export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
@@ -79,10 +81,7 @@ export const createApiKey = async (
   await ddb.send(
     new PutCommand({
       TableName: tableName(),
-      Item: ApiKey.item(apiKeyKey(keyHash), record, {
-        ...apiKeyListKey(companyId, record.createdAt, record.keyId),
-        keyHash,
-      }),
+      Item: ApiKey.item(apiKeyKey(keyHash), record, { keyHash }),
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );

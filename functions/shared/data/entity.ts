@@ -67,6 +67,18 @@ export interface EntityDefinition<A extends unknown[], S extends zm.ZodMiniType>
    * read (the first decode) and kept, so loading a data module builds no schema.
    */
   readonly schema: S;
+  /**
+   * The entity's place in the `gsi1` index, from its record (`undefined` while it is in none: a finished run
+   * leaves the unfinished partition): `item` writes it, and an update that moves the entity in or out of the
+   * index writes or removes it through `indexOf`, so no write function computes index attributes by hand.
+   */
+  index?: (record: zm.output<S>) => IndexKey | undefined;
+}
+
+/** An item's attributes in the `gsi1` index. */
+export interface IndexKey {
+  gsi1pk: string;
+  gsi1sk: string;
 }
 
 /** An item as stored: its record, its entity name, and the index and expiry attributes it may carry. */
@@ -82,6 +94,8 @@ export interface Entity<A extends unknown[], S extends zm.ZodMiniType> extends E
   decode: (item: Record<string, unknown>) => zm.output<S>;
   /** The stored item of a record at `key` (with its entity name and any index or `ttl` attributes). */
   item: (key: TableKey, record: zm.output<S>, extra?: Record<string, unknown>) => Record<string, unknown>;
+  /** The entity's index attributes for a record (none when the entity declares no index, or it is in none). */
+  indexOf: (record: zm.output<S>) => IndexKey | Record<string, never>;
   /** The update expression of a change to the entity's fields (`update-expression.ts`), with its condition. */
   update: (change: Change<StoredItem<S>>, condition?: Condition) => UpdateParams;
 }
@@ -90,9 +104,11 @@ export const defineEntity = <A extends unknown[], S extends zm.ZodMiniType>(
   definition: EntityDefinition<A, S>,
 ): Entity<A, S> => {
   const declared = keepGetters(definition, ['schema']);
+  const indexOf = (record: zm.output<S>) => declared.index?.(record) ?? {};
   const item = (key: TableKey, record: zm.output<S>, extra: Record<string, unknown> = {}) => ({
     ...key,
     ...extra,
+    ...indexOf(record),
     entity: declared.name,
     ...(record as Record<string, unknown>),
   });
@@ -100,6 +116,7 @@ export const defineEntity = <A extends unknown[], S extends zm.ZodMiniType>(
   return Object.assign(declared, {
     decode: (stored: Record<string, unknown>) => decodeItem(declared.name, declared.schema, stored),
     item,
+    indexOf,
     update: (change: Change<StoredItem<S>>, condition?: Condition) => updateParams(change, condition),
   });
 };

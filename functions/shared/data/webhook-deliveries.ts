@@ -2,11 +2,20 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { putItem } from './entity';
 import { eventExpiry, eventPartition } from './events';
-import { indexPartitions, partitions, sortKeys } from './keys';
-import { listSparsePartition, sparseIndexKey } from './sparse-index';
+import { sortKeys } from './keys';
+import { listSparsePartition } from './sparse-index';
 import { transactUnlessFailed } from './transactions';
 import { ifAbsent } from './update-expression';
-import { LaneEntry, WebhookDelivery, WebhookLane } from './webhook-delivery-entities';
+import {
+  LaneEntry,
+  type LaneRef,
+  lanePartition,
+  UNFINISHED_LANES_PARTITION,
+  WebhookDelivery,
+  WebhookLane,
+} from './webhook-delivery-entities';
+
+export { type LaneRef, lanePartition } from './webhook-delivery-entities';
 
 /**
  * Deliveries of events to webhook endpoints, and the lanes that order them.
@@ -24,20 +33,9 @@ import { LaneEntry, WebhookDelivery, WebhookLane } from './webhook-delivery-enti
  *   enqueue until its owner releases it empty, so lanes whose message was lost are found without
  *   reading history (the local stack's start-up resumes them).
  */
-export interface LaneRef {
-  companyId: string;
-  endpointId: string;
-  resourceId: string;
-}
-
-export const lanePartition = (lane: LaneRef) =>
-  partitions.webhookLanes(lane.companyId, lane.endpointId, lane.resourceId);
 const laneKey = (lane: LaneRef) => WebhookLane.key(lanePartition(lane));
 const entryKey = (lane: LaneRef, eventId: string) => LaneEntry.key(lanePartition(lane), eventId);
-/** The sparse `gsi1` partition of lanes with deliveries to send (`sparse-index.ts`). */
-export const UNFINISHED_LANES_PARTITION = indexPartitions.unfinishedWebhookLanes();
-export const unfinishedLaneIndexKey = (lane: LaneRef) =>
-  sparseIndexKey(UNFINISHED_LANES_PARTITION, lanePartition(lane));
+export const unfinishedLaneIndexKey = (lane: LaneRef) => WebhookLane.indexOf(lane);
 /** A delivery queued: one more pending, the lane's identity and its place in the unfinished partition. */
 const laneEnqueueItem = (lane: LaneRef) => ({
   Update: {
@@ -50,7 +48,7 @@ const laneEnqueueItem = (lane: LaneRef) => ({
         companyId: lane.companyId,
         endpointId: lane.endpointId,
         resourceId: lane.resourceId,
-        ...unfinishedLaneIndexKey(lane),
+        ...WebhookLane.indexOf(lane),
       },
     }),
   },

@@ -1,6 +1,7 @@
 import * as zm from '../zod-mini';
 import { defineEntity } from './entity';
-import { sortKeys } from './keys';
+import { indexPartitions, partitions, sortKeys } from './keys';
+import { sparseIndexKey } from './sparse-index';
 
 /**
  * The stored things of webhook delivery (`webhook-deliveries.ts` owns every write to them): a delivery in
@@ -31,7 +32,23 @@ export const WebhookDelivery = /* @__PURE__ */ defineEntity({
   },
 });
 
-/** A lane's head item: its identity, the number of pending deliveries, and the owner with its lease. */
+/** A lane: the deliveries of one endpoint and one resource, sent in order (`webhook-deliveries.ts`). */
+export interface LaneRef {
+  companyId: string;
+  endpointId: string;
+  resourceId: string;
+}
+
+export const lanePartition = (lane: LaneRef) =>
+  partitions.webhookLanes(lane.companyId, lane.endpointId, lane.resourceId);
+
+/** The sparse `gsi1` partition of lanes with deliveries to send (`sparse-index.ts`). */
+export const UNFINISHED_LANES_PARTITION = indexPartitions.unfinishedWebhookLanes();
+
+/**
+ * A lane's head item: its identity, the number of pending deliveries, and the owner with its lease; in the
+ * unfinished partition while it has deliveries to send (its enqueue writes it, its release removes it).
+ */
 export const WebhookLane = /* @__PURE__ */ defineEntity({
   name: 'webhook_lane',
   key: (lanePartition: string) => ({ pk: lanePartition, sk: sortKeys.webhookLane }),
@@ -45,6 +62,7 @@ export const WebhookLane = /* @__PURE__ */ defineEntity({
       leaseUntil: zm.optional(zm.string()),
     });
   },
+  index: (lane) => sparseIndexKey(UNFINISHED_LANES_PARTITION, lanePartition(lane)),
 });
 
 /** A queued delivery of a lane (its event id), oldest first. */

@@ -113,6 +113,8 @@ export const WorkflowRun = /* @__PURE__ */ defineEntity({
       trigger: zm.optional(zm.string()),
     });
   },
+  // In the unfinished partition while it runs (its move to a final state removes the attributes).
+  index: (run) => (run.status === 'running' ? unfinishedRunIndexKey(run.companyId, run.runId) : undefined),
 });
 
 const toRun = (item: Record<string, unknown>): WorkflowRunRecord => {
@@ -139,10 +141,7 @@ const runPut = (run: WorkflowRunRecord, now: Date): TransactItem =>
       trigger: run.trigger === undefined ? undefined : JSON.stringify(run.trigger),
     },
     {
-      extra: {
-        ...(run.status === 'running' ? unfinishedRunIndexKey(run.companyId, run.runId) : {}),
-        ttl: Math.floor(now.getTime() / 1000) + RUN_TTL_SECONDS,
-      },
+      extra: { ttl: Math.floor(now.getTime() / 1000) + RUN_TTL_SECONDS },
       condition: { expression: 'attribute_not_exists(pk)' },
     },
   );
