@@ -1,6 +1,6 @@
 import * as z from '../zod';
 import { route } from './route-definition';
-import { usageSnapshotSchema } from './schemas';
+import { usageHistorySchema, usageSnapshotSchema } from './schemas';
 
 /**
  * The routes of usage (group `usage`): a section of the route table (`route-table.ts` joins the sections into
@@ -33,5 +33,66 @@ export const USAGE_ROUTES = [
       effect: 'read',
       answer: 'usage',
     },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/usage/history',
+    group: 'usage',
+    operationId: 'getUsageHistory',
+    summary: 'Usage series by UTC day or month',
+    description:
+      'The meters and compute time of each UTC day (`granularity=day`, the default: `from` and `to` as ' +
+      '`yyyy-mm-dd`, at most 366 days) or month (`yyyy-mm`, at most 36 months) from `from` to `to`, both ' +
+      'included, oldest first. Every period is a point, zeros where nothing was counted. Stored and database ' +
+      'bytes are running totals, in the snapshot of GET /v1/usage.',
+    tag: 'Usage',
+    scope: 'usage:read',
+    get query() {
+      return z.object({
+        granularity: z.enum(['day', 'month']).optional().describe('`day` (default) or `month`, UTC.'),
+        from: z
+          .string()
+          .regex(/^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$/)
+          .describe('First period: `yyyy-mm-dd` by day, `yyyy-mm` by month.'),
+        to: z
+          .string()
+          .regex(/^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$/)
+          .describe('Last period, included, not before `from`.'),
+      });
+    },
+    get response() {
+      return usageHistorySchema();
+    },
+    examples: {
+      response: {
+        granularity: 'day',
+        from: '2026-11-01',
+        to: '2026-11-01',
+        points: [
+          {
+            period: '2026-11-01',
+            start: '2026-11-01T00:00:00.000Z',
+            end: '2026-11-02T00:00:00.000Z',
+            meters: {
+              api_requests: 1204,
+              transcode_seconds: 60,
+              transcription_seconds: 0,
+              speech_characters: 3200,
+              workflow_runs: 4,
+            },
+            computeMs: { api: 18230, workers: 5120, media: 6400, workflows: 910 },
+          },
+        ],
+      },
+    },
+    agent: {
+      tool: 'get_usage_history',
+      title: 'Get a usage series',
+      description:
+        'The meters and compute time per UTC day or month of a range, as GET /v1/usage/history: every ' +
+        'period a point, zeros where nothing was counted.',
+      effect: 'read',
+    },
+    workflow: { action: 'actions/usage/history', maxDurationMs: 5_000 },
   }),
 ] as const;
