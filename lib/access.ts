@@ -187,7 +187,8 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     neverCalls: { 'dynamodb:PutItem': NO_IDEMPOTENT_ROUTE, 'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE },
   },
   usage: {
-    ...combineAccess(USAGE_SNAPSHOT, USAGE_HISTORY, { table: METER }),
+    // Alert thresholds: the company's profile and the month item's stamp, in one transaction.
+    ...combineAccess(USAGE_SNAPSHOT, USAGE_HISTORY, { table: { UpdateItem: ['usage', 'company'] } }),
     neverCalls: { 'dynamodb:PutItem': NO_IDEMPOTENT_ROUTE, 'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE },
   },
   // send_message: reads the contact (and the attachment's object record), inserts the message (its type's

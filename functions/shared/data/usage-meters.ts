@@ -183,6 +183,17 @@ export const readUsageSeries = async (
   );
 };
 
+/** The month item's stamp of a change of the company's alert thresholds (`setCompanyUsageAlerts`). */
+export const alertsVersionItem = (companyId: string, now: Date) => ({
+  Update: {
+    TableName: tableName(),
+    Key: usageMonthKey(companyId, utcMonth(now)),
+    ...updateParams<{ entity: string; alertsVersion: number }>({
+      set: { entity: 'usage_month', alertsVersion: now.getTime() },
+    }),
+  },
+});
+
 /** Amounts to add, by figure; zero and absent figures are left out of the write. */
 export type UsageAdditions = Partial<Record<UsageFigure, number>>;
 

@@ -1,4 +1,5 @@
 import { getUsageSnapshot } from '../domain/usage';
+import { putUsageAlerts as setUsageAlerts, getUsageAlerts as usageAlerts } from '../domain/usage-alerts';
 import { getUsageHistory as usageHistory } from '../domain/usage-history';
 import type { RouteHandler } from '../http/router';
 
@@ -16,4 +17,12 @@ export const getUsageHistory: RouteHandler<'getUsageHistory'> = async ({ auth, q
     from: query.from,
     to: query.to,
   }),
+});
+
+export const getUsageAlerts: RouteHandler<'getUsageAlerts'> = async ({ auth }) => ({
+  body: await usageAlerts(auth.companyId),
+});
+
+export const putUsageAlerts: RouteHandler<'putUsageAlerts'> = async ({ auth, body, now }) => ({
+  body: await setUsageAlerts(auth.companyId, body.thresholds, now),
 });

@@ -1,5 +1,6 @@
 import { cursorField } from '../fields';
 import { lazy } from '../lazy';
+import { METERS, type MeterName } from '../types/meters';
 import type { Plan, PlanLimits } from '../types/plans';
 import * as z from '../zod';
 
@@ -172,6 +173,45 @@ export const usageHistorySchema = /* @__PURE__ */ lazy(() =>
         .describe('Every period from `from` to `to`, oldest first.'),
     })
     .describe("A usage series: the snapshot's meters and compute time per UTC day or month."),
+);
+
+const alertList = /* @__PURE__ */ lazy(() =>
+  z
+    .array(z.number().int().min(1).max(100))
+    .max(5)
+    .describe('Whole percentages of the monthly allowance, 1 to 100, at most 5.'),
+);
+
+/** The thresholds of every meter (`GET`/`PUT /v1/usage/alerts`). */
+export const usageAlertsSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      thresholds: z
+        .object(
+          Object.fromEntries(METERS.map((meter) => [meter, alertList()])) as Record<
+            MeterName,
+            ReturnType<typeof alertList>
+          >,
+        )
+        .describe('Per meter, the percentages that raise `usage.threshold_reached`, ascending.'),
+    })
+    .describe('Usage alert thresholds.'),
+);
+
+export const usageAlertsBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      thresholds: z
+        .object(
+          Object.fromEntries(METERS.map((meter) => [meter, alertList().optional()])) as Record<
+            MeterName,
+            ReturnType<ReturnType<typeof alertList>['optional']>
+          >,
+        )
+        .strict()
+        .describe('The meters to set; a meter left out returns to 80 and 100.'),
+    })
+    .strict(),
 );
 
 export const usageSnapshotSchema = /* @__PURE__ */ lazy(() =>

@@ -1,6 +1,6 @@
 import * as z from '../zod';
 import { route } from './route-definition';
-import { usageHistorySchema, usageSnapshotSchema } from './schemas';
+import { usageAlertsBodySchema, usageAlertsSchema, usageHistorySchema, usageSnapshotSchema } from './schemas';
 
 /**
  * The routes of usage (group `usage`): a section of the route table (`route-table.ts` joins the sections into
@@ -94,5 +94,42 @@ export const USAGE_ROUTES = [
       effect: 'read',
     },
     workflow: { action: 'actions/usage/history', maxDurationMs: 5_000 },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/usage/alerts',
+    group: 'usage',
+    operationId: 'getUsageAlerts',
+    summary: 'Usage alert thresholds',
+    description:
+      'For each meter, the percentages of its monthly allowance at which `usage.threshold_reached` is raised ' +
+      '(once per meter, percentage and month, when the meter crosses it). Unset meters use 80 and 100.',
+    tag: 'Usage',
+    scope: 'usage:read',
+    get response() {
+      return usageAlertsSchema();
+    },
+    errors: ['not_found'],
+  }),
+  route({
+    method: 'PUT',
+    path: '/v1/usage/alerts',
+    group: 'usage',
+    operationId: 'putUsageAlerts',
+    summary: 'Set usage alert thresholds',
+    description:
+      'Replaces the thresholds: each meter given takes its list (whole percentages 1 to 100, at most 5; an ' +
+      'empty list raises nothing for it), the others return to 80 and 100. Takes effect from the next change ' +
+      "of the month's usage; a meter already past a new threshold does not raise it that month.",
+    tag: 'Usage',
+    scope: 'usage:write',
+    get body() {
+      return usageAlertsBodySchema();
+    },
+    get response() {
+      return usageAlertsSchema();
+    },
+    errors: ['not_found'],
+    examples: { request: { thresholds: { api_requests: [50, 90, 100], speech_characters: [] } } },
   }),
 ] as const;
