@@ -52,10 +52,12 @@ export const USAGE_ROUTES = [
         granularity: z.enum(['day', 'month']).optional().describe('`day` (default) or `month`, UTC.'),
         from: z
           .string()
+          .max(10)
           .regex(/^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$/)
           .describe('First period: `yyyy-mm-dd` by day, `yyyy-mm` by month.'),
         to: z
           .string()
+          .max(10)
           .regex(/^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$/)
           .describe('Last period, included, not before `from`.'),
       });
@@ -110,6 +112,17 @@ export const USAGE_ROUTES = [
       return usageAlertsSchema();
     },
     errors: ['not_found'],
+    examples: {
+      response: {
+        thresholds: {
+          api_requests: [80, 100],
+          transcode_seconds: [80, 100],
+          transcription_seconds: [80, 100],
+          speech_characters: [50, 90, 100],
+          workflow_runs: [80, 100],
+        },
+      },
+    },
   }),
   route({
     method: 'PUT',
@@ -130,6 +143,17 @@ export const USAGE_ROUTES = [
       return usageAlertsSchema();
     },
     errors: ['not_found'],
-    examples: { request: { thresholds: { api_requests: [50, 90, 100], speech_characters: [] } } },
+    examples: {
+      request: { thresholds: { speech_characters: [50, 90, 100] } },
+      response: {
+        thresholds: {
+          api_requests: [80, 100],
+          transcode_seconds: [80, 100],
+          transcription_seconds: [80, 100],
+          speech_characters: [50, 90, 100],
+          workflow_runs: [80, 100],
+        },
+      },
+    },
   }),
 ] as const;
