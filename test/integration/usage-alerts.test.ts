@@ -94,7 +94,7 @@ describe('usage alert thresholds', () => {
       [{ thresholds: { speech_characters: [0] } }, '/body/thresholds/speech_characters/0'],
       [{ thresholds: { speech_characters: [101] } }, '/body/thresholds/speech_characters/0'],
       [{ thresholds: { speech_characters: [1, 2, 3, 4, 5, 6] } }, '/body/thresholds/speech_characters'],
-      [{ thresholds: { storage_bytes: [50] } }, '/body/thresholds'],
+      [{ thresholds: { storage_bytes: [50] } }, '/body/thresholds/storage_bytes'],
       [{ thresholds: { speech_characters: [12.5] } }, '/body/thresholds/speech_characters/0'],
     ];
     for (const [body, pointer] of cases) {
