@@ -83,6 +83,9 @@ const USAGE_SNAPSHOT: FunctionAccess = {
   table: { GetItem: ['plans'], BatchGetItem: ['company', 'usage', 'plans'] },
 };
 
+/** The usage series: one query over the range of the company's day or month items. */
+const USAGE_HISTORY: FunctionAccess = { table: { Query: ['usage'] } };
+
 /**
  * What the actions of a workflow step call (`functions/shared/domain/workflows/actions`): the same domain
  * functions as their routes, without the routes' idempotency and request meter. Enqueueing a transcode or a
@@ -93,7 +96,7 @@ const USAGE_SNAPSHOT: FunctionAccess = {
  * AWS call. Minting a JWT (`actions/security/auth/jwt/generate`) reads the signing keys: only the workflows
  * group, which runs sync runs, holds them (`JWT_MINTING`); the async step worker mints no token.
  */
-const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, {
+const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, USAGE_HISTORY, {
   table: {
     GetItem: ['plans', 'dynadataItems', 'storedObjects'],
     BatchGetItem: ['company', 'usage', 'storedObjects', 'speechJobs'],
@@ -184,7 +187,8 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     neverCalls: { 'dynamodb:PutItem': NO_IDEMPOTENT_ROUTE, 'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE },
   },
   usage: {
-    ...combineAccess(USAGE_SNAPSHOT, { table: METER }),
+    // Alert thresholds: the company's profile and the month item's stamp, in one transaction.
+    ...combineAccess(USAGE_SNAPSHOT, USAGE_HISTORY, { table: { UpdateItem: ['usage', 'company'] } }),
     neverCalls: { 'dynamodb:PutItem': NO_IDEMPOTENT_ROUTE, 'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE },
   },
   // send_message: reads the contact (and the attachment's object record), inserts the message (its type's

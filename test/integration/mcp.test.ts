@@ -39,6 +39,7 @@ const SCOPE_OF_TOOL: Record<string, Scope> = {
   complete_upload: 'storage:write',
   get_download_url: 'storage:read',
   get_usage: 'usage:read',
+  get_usage_history: 'usage:read',
   list_workflows: 'workflows:read',
   get_workflow: 'workflows:read',
   run_workflow: 'workflows:run',

@@ -6,6 +6,8 @@ import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { defineEntity } from './entity';
 import { partitions, sortKeys } from './keys';
 import { partialPlanLimits } from './schemas';
+import { transactUnlessFailed } from './transactions';
+import { alertsVersionItem } from './usage-meters';
 
 export const companyKey = (companyId: string) => ({
   pk: partitions.company(companyId),
@@ -28,6 +30,8 @@ export interface CompanyRecord {
    * shown to the company, in the usage plan of the company's plan (`domain/company-rate-keys.ts`).
    */
   rateKey?: { id: string; value: string };
+  /** The percentages of each monthly allowance that raise `usage.threshold_reached` (absent: the defaults). */
+  usageAlerts?: Record<string, number[]>;
 }
 
 export const Company = /* @__PURE__ */ defineEntity({
@@ -44,6 +48,7 @@ export const Company = /* @__PURE__ */ defineEntity({
       subscriptionStatus: zm.enum(['active', 'past_due', 'canceled']),
       limitOverrides: zm.optional(partialPlanLimits()),
       rateKey: zm.optional(zm.object({ id: zm.string(), value: zm.string() })),
+      usageAlerts: zm.optional(zm.record(zm.string(), zm.array(zm.number()))),
     }) satisfies zm.ZodMiniType<CompanyRecord>;
   },
 });
@@ -116,6 +121,32 @@ export const setCompanyRateKey = (
   companyId: string,
   rateKey: { id: string; value: string },
 ): Promise<CompanyRecord> => updateCompany(companyId, { rateKey });
+
+/**
+ * Sets the company's usage alert thresholds and, in the same transaction, stamps the usage month item with
+ * the time of the change (`alertsVersion`), so the event dispatcher, which caches a company's thresholds and
+ * sees that item's changes, reads the new ones from the next change on.
+ */
+export const setCompanyUsageAlerts = async (
+  companyId: string,
+  usageAlerts: Record<string, number[]>,
+  now: Date,
+): Promise<void> => {
+  const saved = await transactUnlessFailed(
+    [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: companyKey(companyId),
+          ...Company.update({ set: { usageAlerts } }, { expression: 'attribute_exists(pk)' }),
+        },
+      },
+      alertsVersionItem(companyId, now),
+    ],
+    0,
+  );
+  if (!saved) throw new UnknownCompanyError(companyId);
+};
 
 /** Every company profile, page by page (an operator scan of the table; not for the request path). */
 export async function* allCompanies(): AsyncGenerator<CompanyRecord> {

@@ -10,7 +10,7 @@ import {
 } from '../types/meters';
 import * as zm from '../zod-mini';
 import { type BatchEntry, getItemsByKey } from './batch';
-import { ddb, isConditionalCheckFailed, tableName } from './client';
+import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
 import { decodeItem } from './entity';
 import { partitions, sortKeys } from './keys';
 import { updateParams } from './update-expression';
@@ -153,6 +153,46 @@ export const readUsage = async (
   ]);
   return usageFigures(period, totals);
 };
+
+/**
+ * The company's usage items of the days (`yyyy-mm-dd`) or months (`yyyy-mm`) from `from` to `to`, inclusive,
+ * by period: one query over the usage partition's sort-key range (a month item's range holds no day item, and
+ * the other way round). Periods without usage have no item and are absent.
+ */
+export const readUsageSeries = async (
+  companyId: string,
+  granularity: 'month' | 'day',
+  from: string,
+  to: string,
+): Promise<Map<string, UsageWindowFigures>> => {
+  const sortKey = granularity === 'month' ? sortKeys.usageMonth : sortKeys.usageDay;
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': partitions.usage(companyId),
+      ':from': sortKey(from),
+      ':to': sortKey(to),
+    },
+  });
+  return new Map(
+    items.map((item) => [
+      String(item.sk).slice(sortKey('').length),
+      usageFigures(toUsagePeriod(item), undefined),
+    ]),
+  );
+};
+
+/** The month item's stamp of a change of the company's alert thresholds (`setCompanyUsageAlerts`). */
+export const alertsVersionItem = (companyId: string, now: Date) => ({
+  Update: {
+    TableName: tableName(),
+    Key: usageMonthKey(companyId, utcMonth(now)),
+    ...updateParams<{ entity: string; alertsVersion: number }>({
+      set: { entity: 'usage_month', alertsVersion: now.getTime() },
+    }),
+  },
+});
 
 /** Amounts to add, by figure; zero and absent figures are left out of the write. */
 export type UsageAdditions = Partial<Record<UsageFigure, number>>;

@@ -17,7 +17,7 @@ import { createSpeechJob, getSpeechJob, listSpeechJobs, synthesizeSpeech } from 
 import { completeUpload, createDownloadUrl, createUploadUrl } from '../operations/storage';
 import { createTranscode, getTranscode, listTranscodes } from '../operations/transcodes';
 import { createTranscription, getTranscription, listTranscriptions } from '../operations/transcriptions';
-import { getUsage } from '../operations/usage';
+import { getUsage, getUsageHistory } from '../operations/usage';
 import {
   getWorkflow,
   listWorkflowRuns,
@@ -125,6 +125,7 @@ const HANDLERS: { [O in AgentOperationId]: RouteHandler<O> } = {
   completeUpload,
   createDownloadUrl,
   getUsage,
+  getUsageHistory,
   listWorkflows,
   getWorkflow,
   runWorkflow: runWorkflowForAgent,

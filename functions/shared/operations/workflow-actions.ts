@@ -11,6 +11,7 @@ import { SPEECH_ROUTES } from '../routes/speech-routes';
 import { STORAGE_ROUTES } from '../routes/storage-routes';
 import { TRANSCODE_ROUTES } from '../routes/transcode-routes';
 import { TRANSCRIPTION_ROUTES } from '../routes/transcription-routes';
+import { USAGE_ROUTES } from '../routes/usage-routes';
 import type { AuthContext } from '../types/auth';
 import type { Scope } from '../types/scopes';
 import type { StorageRef } from '../types/workflows';
@@ -29,6 +30,7 @@ import { createSpeechJob, getSpeechJob, rewriteSpokenText, synthesizeSpeech } fr
 import { createDownloadUrl } from './storage';
 import { createTranscode, getTranscode } from './transcodes';
 import { createTranscription, getTranscription } from './transcriptions';
+import { getUsageHistory } from './usage';
 
 /** The operations the route table offers to workflows (`workflow` marks). */
 type WorkflowOperationId = Extract<Route, { workflow: object }>['operationId'];
@@ -49,6 +51,7 @@ const HANDLERS: { [O in WorkflowOperationId]: RouteHandler<O> } = {
   rewriteSpokenText,
   sendMessage,
   createDownloadUrl,
+  getUsageHistory,
   createDynadataItem,
   updateDynadataItem,
   getDynadataItem,
@@ -63,6 +66,7 @@ const ROUTES_OF_ACTIONS: readonly RouteDefinition[] = [
   ...SPEECH_ROUTES,
   ...CONTACT_ROUTES,
   ...STORAGE_ROUTES,
+  ...USAGE_ROUTES,
   ...DYNADATA_ROUTES,
 ];
 

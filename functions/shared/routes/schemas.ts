@@ -1,5 +1,6 @@
 import { cursorField } from '../fields';
 import { lazy } from '../lazy';
+import { METERS, type MeterName } from '../types/meters';
 import type { Plan, PlanLimits } from '../types/plans';
 import * as z from '../zod';
 
@@ -141,6 +142,78 @@ const meterFigures = /* @__PURE__ */ lazy(() =>
     .describe('Meter totals for the window.'),
 );
 
+const computeFigures = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      api: z.number().describe('Milliseconds of API request handling.'),
+      workers: z.number().describe('Milliseconds of job workers.'),
+      media: z.number().describe('Milliseconds of media engines.'),
+      workflows: z.number().describe('Milliseconds of workflow runs.'),
+    })
+    .describe('Compute time by category for the window, in milliseconds.'),
+);
+
+/** `GET /v1/usage/history`: one point per UTC day or month of the range, zeros where nothing was counted. */
+export const usageHistorySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      granularity: z.enum(['day', 'month']),
+      from: z.string().describe('First period, as asked.'),
+      to: z.string().describe('Last period, as asked.'),
+      points: z
+        .array(
+          z.object({
+            period: z.string().describe('`yyyy-mm-dd` (day) or `yyyy-mm` (month), UTC.'),
+            start: z.iso.datetime().describe('Inclusive UTC start.'),
+            end: z.iso.datetime().describe('Exclusive UTC end.'),
+            meters: meterFigures(),
+            computeMs: computeFigures(),
+          }),
+        )
+        .describe('Every period from `from` to `to`, oldest first.'),
+    })
+    .describe("A usage series: the snapshot's meters and compute time per UTC day or month."),
+);
+
+const alertList = /* @__PURE__ */ lazy(() =>
+  z
+    .array(z.number().int().min(1).max(100))
+    .max(5)
+    .describe('Whole percentages of the monthly allowance, 1 to 100, at most 5.'),
+);
+
+/** The thresholds of every meter (`GET`/`PUT /v1/usage/alerts`). */
+export const usageAlertsSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      thresholds: z
+        .object(
+          Object.fromEntries(METERS.map((meter) => [meter, alertList()])) as Record<
+            MeterName,
+            ReturnType<typeof alertList>
+          >,
+        )
+        .describe('Per meter, the percentages that raise `usage.threshold_reached`, ascending.'),
+    })
+    .describe('Usage alert thresholds.'),
+);
+
+export const usageAlertsBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      thresholds: z
+        .object(
+          Object.fromEntries(METERS.map((meter) => [meter, alertList().optional()])) as Record<
+            MeterName,
+            ReturnType<ReturnType<typeof alertList>['optional']>
+          >,
+        )
+        .strict()
+        .describe('The meters to set; a meter left out returns to 80 and 100.'),
+    })
+    .strict(),
+);
+
 export const usageSnapshotSchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
@@ -153,14 +226,7 @@ export const usageSnapshotSchema = /* @__PURE__ */ lazy(() =>
         .describe('The UTC calendar window; not necessarily the subscription period.'),
       asOf: z.iso.datetime().describe('When the snapshot was read.'),
       meters: meterFigures(),
-      computeMs: z
-        .object({
-          api: z.number().describe('Milliseconds of API request handling.'),
-          workers: z.number().describe('Milliseconds of job workers.'),
-          media: z.number().describe('Milliseconds of media engines.'),
-          workflows: z.number().describe('Milliseconds of workflow runs.'),
-        })
-        .describe('Compute time by category for the window, in milliseconds.'),
+      computeMs: computeFigures(),
       storageBytes: z.number().int().describe('Bytes of stored files now.'),
       databaseBytes: z.number().int().describe('Bytes of Dynadata items now.'),
       plan: z

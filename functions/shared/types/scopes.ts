@@ -14,6 +14,7 @@ export const SCOPES = [
   'speech:read',
   'speech:write',
   'usage:read',
+  'usage:write',
   'workflows:run',
   'workflows:read',
   'workflows:write',

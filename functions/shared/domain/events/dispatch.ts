@@ -1,13 +1,15 @@
+import { getItemsByKey } from '../../data/batch';
+import { companyEntry } from '../../data/companies';
 import { EVENT_ENTITY, type EventRecord, putEventOnce, toEventRecord } from '../../data/events';
 import { companyOfUsagePartition, monthOfUsageSortKey } from '../../data/keys';
 import { enqueueDelivery } from '../../data/webhook-deliveries';
 import { getEndpoint, listEndpoints, type WebhookEndpointRecord } from '../../data/webhook-endpoints';
 import { logger } from '../../observability/logger';
 import { cachedOrLoad, createTtlCache } from '../../ttl-cache';
-import { USAGE_THRESHOLDS } from '../../types/events';
 import type { MeterName } from '../../types/meters';
 import type { PlanLimits } from '../../types/plans';
-import { companyLimits } from '../company-limits';
+import { limitsOf } from '../company-limits';
+import { alertsOf, type UsageAlerts } from '../usage-alerts';
 import { startEventRuns } from '../workflows/trigger-sources';
 import { subscribes } from './endpoints';
 import { startLane } from './lanes';
@@ -64,7 +66,13 @@ const ALLOWANCES: Partial<Record<MeterName, keyof PlanLimits>> = {
   workflow_runs: 'workflowRunsPerMonth',
 };
 
-const limitsCache = createTtlCache<PlanLimits>(60_000, 1000);
+/** A company's limits and alert thresholds, kept a minute per process and per alerts version. */
+const alertingCache = createTtlCache<{ limits: PlanLimits; alerts: UsageAlerts }>(60_000, 1000);
+
+const companyAlerting = async (companyId: string) => {
+  const [company] = await getItemsByKey([companyEntry(companyId)]);
+  return { limits: await limitsOf(companyId, company), alerts: alertsOf(company ?? {}) };
+};
 
 /** Thresholds a usage month's change passed: `usage.threshold_reached` for each, once. */
 export const raiseUsageThresholds = async (change: StreamChange, now = new Date()): Promise<number> => {
@@ -76,14 +84,19 @@ export const raiseUsageThresholds = async (change: StreamChange, now = new Date(
     (m) => Number(newImage[m] ?? 0) > Number(oldImage[m] ?? 0),
   );
   if (grown.length === 0) return 0;
-  const limits = await cachedOrLoad(limitsCache, companyId, now.getTime(), () => companyLimits(companyId));
-  if (!limits) return 0;
+  // A change of the company's thresholds stamps the month item (`alertsVersion`): a new stamp is a new key.
+  const version = Number(newImage.alertsVersion ?? 0);
+  const alerting = await cachedOrLoad(alertingCache, `${companyId}#${version}`, now.getTime(), () =>
+    companyAlerting(companyId),
+  );
+  if (!alerting) return 0;
+  const { limits, alerts } = alerting;
   let raised = 0;
   for (const meter of grown) {
     const limit = Number(limits[ALLOWANCES[meter] as keyof PlanLimits]);
     const before = Number(oldImage[meter] ?? 0);
     const used = Number(newImage[meter] ?? 0);
-    for (const threshold of USAGE_THRESHOLDS) {
+    for (const threshold of alerts[meter]) {
       const mark = (limit * threshold) / 100;
       if (!(limit > 0 && before < mark && used >= mark)) continue;
       const ok = await putEventOnce(`${month}#${meter}#${threshold}`, {
