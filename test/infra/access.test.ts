@@ -108,7 +108,7 @@ describe('least privilege on the table', () => {
     expect(allows(fn, 'dynamodb:Query', 'gsi1', ['TRANSCODE#UNFINISHED'])).toBe(false);
   });
 
-  it('lets company and usage write nothing but their usage meter partition', () => {
+  it('lets company write nothing but its usage meter, and usage only that and its alert thresholds', () => {
     for (const group of ['company', 'usage'] as const) {
       const fn = groupFunction(group);
       const actions = actionsOf(statementsOf(fn));
@@ -116,7 +116,8 @@ describe('least privilege on the table', () => {
         expect(actions, group).not.toContain(write);
       }
       expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}#USAGE`]), group).toBe(true);
-      expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}`]), group).toBe(false);
+      // `PUT /v1/usage/alerts` updates the company profile; nothing else of the company is written.
+      expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}`]), group).toBe(group === 'usage');
       expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}#IDEM`]), group).toBe(false);
     }
   });
