@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateSigningKey, keySetText, parseKeySet, publicKeySetOf } from '../shared/auth/signing-keys';
+import { writeFileAtomically } from './state-file';
 
 /**
  * The local stack's secrets, generated once under its data directory and kept there between starts: the JWT
@@ -25,7 +26,7 @@ export const ensureS3Credentials = (dataDir: string): { accessKeyId: string; sec
       accessKeyId: `LOCAL${randomBytes(8).toString('hex').toUpperCase()}`,
       secretAccessKey: randomBytes(30).toString('base64url'),
     };
-    writeFileSync(file, `${JSON.stringify(credentials)}\n`, { mode: 0o600 });
+    writeFileAtomically(file, `${JSON.stringify(credentials)}\n`, 0o600);
   }
   return JSON.parse(readFileSync(file, 'utf8')) as { accessKeyId: string; secretAccessKey: string };
 };
@@ -33,7 +34,7 @@ export const ensureS3Credentials = (dataDir: string): { accessKeyId: string; sec
 /** The local list-cursor HMAC key, generated once (mode 0600) under the data directory. */
 export const ensureCursorKey = (dataDir: string): string => {
   const file = cursorKeyFile(dataDir);
-  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  if (!existsSync(file)) writeFileAtomically(file, randomBytes(32).toString('base64url'), 0o600);
   return readFileSync(file, 'utf8').trim();
 };
 
@@ -48,7 +49,6 @@ export const ensureJwtKeys = (dataDir: string, now: Date) => {
   const set = existsSync(signing)
     ? parseKeySet(readFileSync(signing, 'utf8'))
     : { keys: [generateSigningKey(now)] };
-  if (!existsSync(verification))
-    writeFileSync(verification, keySetText(publicKeySetOf(set)), { mode: 0o644 });
-  if (!existsSync(signing)) writeFileSync(signing, keySetText(set), { mode: 0o600 });
+  if (!existsSync(verification)) writeFileAtomically(verification, keySetText(publicKeySetOf(set)), 0o644);
+  if (!existsSync(signing)) writeFileAtomically(signing, keySetText(set), 0o600);
 };

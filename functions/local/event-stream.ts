@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import {
   type _Record,
   DescribeStreamCommand,
@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { RunningService } from './dynamodb-local';
+import { writeFileAtomically } from './state-file';
 
 /**
  * The table's stream in the local stack: DynamoDB Local's stream, polled with the DynamoDB Streams client,
@@ -44,7 +45,7 @@ export const startEventStream = async (options: {
     : undefined;
   const checkpoint: Checkpoint =
     saved?.streamArn === options.streamArn ? saved : { streamArn: options.streamArn, shards: {} };
-  const save = () => writeFileSync(options.checkpointFile, JSON.stringify(checkpoint));
+  const save = () => writeFileAtomically(options.checkpointFile, JSON.stringify(checkpoint));
   const iterators = new Map<string, string>();
   let stopped = false;
 

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { nextScheduleTimes, parseScheduleExpression } from '../shared/domain/workflows/schedule-expression';
 import type { RunningService } from './dynamodb-local';
+import { writeFileAtomically } from './state-file';
 
 /**
  * The local stack's EventBridge Scheduler: an endpoint on loopback speaking the part of the Scheduler API
@@ -64,8 +65,7 @@ export const startLocalScheduler = async (
       : [],
   );
   const persist = () => {
-    writeFileSync(`${options.file}.tmp`, JSON.stringify([...schedules.values()], null, 2));
-    renameSync(`${options.file}.tmp`, options.file);
+    writeFileAtomically(options.file, JSON.stringify([...schedules.values()], null, 2));
   };
   /** The next due time of each schedule, from now on (times that fell while the stack was down are missed). */
   const due = new Map<string, number>();

@@ -1,10 +1,11 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApiKey } from '../shared/data/api-keys';
 import { getPlan, putPlan } from '../shared/data/plans';
 import { createCompanyWithPlan } from '../shared/domain/company-admin';
 import { DEFAULT_PLANS } from '../shared/domain/plan-catalog';
 import { SCOPES } from '../shared/types/scopes';
+import { writeFileAtomically } from './state-file';
 
 export { DEFAULT_PLANS };
 
@@ -33,7 +34,7 @@ export const seedLocalData = async (dataDir: string, now: Date): Promise<DemoTen
   }
   const company = await createCompanyWithPlan({ name: 'Demo Company', planId: 'starter' }, now);
   const { key } = await createApiKey(company.companyId, { name: 'demo', scopes: [...SCOPES] }, now);
-  writeFileSync(companyFile, `${company.companyId}\n`);
-  writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+  writeFileAtomically(companyFile, `${company.companyId}\n`);
+  writeFileAtomically(keyFile, `${key}\n`, 0o600);
   return { companyId: company.companyId, apiKey: key, created: true };
 };

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AccessLogRecord } from '../shared/http/access-log';
 import { ROUTE_GROUPS, type RouteGroup } from '../shared/routes/route-table';
@@ -19,6 +19,7 @@ import { ensureBucket, ensureTable } from './provision';
 import { type LocalQueueDefinition, type QueueBatchEvent, startLocalQueues } from './queues';
 import { startS3Local } from './s3-local';
 import { startLocalScheduler } from './scheduler';
+import { writeFileAtomically } from './state-file';
 import { type ExecutionEvent, startStepFunctionsEmulator } from './step-functions/emulator';
 import { aslFiles, LOCAL_ACCOUNT, loadLocalStateMachines } from './step-functions/machines';
 
@@ -364,7 +365,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       startedAt: new Date().toISOString(),
     };
     const stackFile = join(dataDir, 'stack.json');
-    writeFileSync(stackFile, `${JSON.stringify(description, null, 2)}\n`);
+    writeFileAtomically(stackFile, `${JSON.stringify(description, null, 2)}\n`);
     return {
       description,
       demo,
