@@ -291,17 +291,21 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       DeleteItem: ['idempotency'],
     },
   }),
-  // Webhook endpoints (registered within the plan's cap, listed, read, deleted, pinged: a `ping` event), and
-  // events with their deliveries. Registering an endpoint is idempotent.
+  // Webhook endpoints (registered within the plan's cap, listed, read, changed, their secret rotated,
+  // deleted, pinged: a `ping` event), events with their deliveries, an endpoint's delivery log (`gsi1`), and
+  // a redelivery: the delivery made pending again with its lane entry and count, and the message that wakes
+  // the lane. Registering an endpoint, rotating its secret and redelivering are idempotent.
   events: {
     table: {
       GetItem: ['webhooks', 'events', 'plans', 'idempotency'],
       BatchGetItem: ['company'],
       Query: ['webhooks', 'events'],
-      PutItem: ['webhooks', 'events', 'idempotency'],
-      UpdateItem: ['webhooks', 'usage', 'idempotency'],
+      PutItem: ['webhooks', 'events', 'webhookLanes', 'idempotency'],
+      UpdateItem: ['webhooks', 'events', 'webhookLanes', 'usage', 'idempotency'],
       DeleteItem: ['webhooks', 'idempotency'],
     },
+    gsi1: ['webhookDeliveryLog'],
+    queues: { 'webhook-delivery': ['SendMessage'] },
   },
   // The union of what its tools call (`functions/shared/mcp/tools.ts`): a transcode, transcription, speech
   // job or workflow run read by id, the usage snapshot, the Dynadata item calls, the workflow and run lists,

@@ -38,7 +38,10 @@ export const createApp = (props?: AppProps): PublicApiApp => {
     data: {
       ...dataResources,
       stateMachines: jobs.stateMachines,
-      queues: { 'workflow-run': jobs.queues['workflow-run']?.queue },
+      queues: {
+        'workflow-run': jobs.queues['workflow-run']?.queue,
+        'webhook-delivery': jobs.queues['webhook-delivery']?.queue,
+      },
       downloadSigner: data.downloadSigner.secret,
       cursorKey: data.cursorKey,
     },

@@ -42,7 +42,10 @@ const build = () => {
     data: {
       ...resources,
       stateMachines: jobs.stateMachines,
-      queues: { 'workflow-run': jobs.queues['workflow-run']?.queue },
+      queues: {
+        'workflow-run': jobs.queues['workflow-run']?.queue,
+        'webhook-delivery': jobs.queues['webhook-delivery']?.queue,
+      },
       downloadSigner: data.downloadSigner.secret,
     },
   });

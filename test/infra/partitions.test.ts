@@ -45,6 +45,7 @@ beforeAll(async () => {
   const { lanePartition, unfinishedLaneIndexKey } = await import(
     '../../functions/shared/data/webhook-deliveries'
   );
+  const { deliveryLogIndexKey } = await import('../../functions/shared/data/webhook-delivery-entities');
   vi.unstubAllEnvs();
   const co = newCompanyId();
   tableKeys = {
@@ -78,6 +79,7 @@ beforeAll(async () => {
     unfinishedWebhookLanes: unfinishedLaneIndexKey({ companyId: co, endpointId: 'we_1', resourceId: 'tc_1' })
       .gsi1pk,
     undeliveredMessages: undeliveredMessageIndexKey(co, 'msg_1').gsi1pk,
+    webhookDeliveryLog: deliveryLogIndexKey(co, 'we_1', 'evt_1').gsi1pk,
   };
 });
 

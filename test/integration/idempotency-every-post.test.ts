@@ -17,6 +17,21 @@ import { savedWorkflow } from './workflow-support';
  * case here fails the first test, so no route can ignore the header unnoticed.
  */
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
+/** An enabled endpoint of the tenant (the plan caps how many it may create): the first listed, or a new one. */
+const anEndpoint = async (): Promise<string> => {
+  const listed = await call('GET', '/v1/webhooks', { headers: headers() });
+  const enabled = (listed.json.endpoints as { id: string; status: string }[]).find(
+    (e) => e.status === 'enabled',
+  );
+  if (enabled) return enabled.id;
+  const created = await call('POST', '/v1/webhooks', {
+    headers: headers(),
+    body: { url: `${receiver.base}/admin`, events: ['*'] },
+  });
+  expect(created.status).toBe(201);
+  return String((created.json.endpoint as { id: string }).id);
+};
+
 interface Case {
   /** The path with its parameters filled in, and a body. */
   path: string;
@@ -100,6 +115,25 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
       path: `/v1/webhooks/${id}/test`,
       body: undefined,
       other: { path: `/v1/webhooks/${otherId}/test` },
+    };
+  },
+  rotateWebhookSecret: async () => {
+    const id = await anEndpoint();
+    return {
+      path: `/v1/webhooks/${id}/rotate-secret`,
+      body: { overlapSeconds: 60 },
+      other: { body: { overlapSeconds: 120 } },
+    };
+  },
+  redeliverEvent: async () => {
+    const id = await anEndpoint();
+    const ping = await call('POST', `/v1/webhooks/${id}/test`, { headers: headers() });
+    expect(ping.status).toBe(202);
+    const eventId = String((ping.json.event as { id: string }).id);
+    return {
+      path: `/v1/events/${eventId}/redeliver`,
+      body: {},
+      other: { body: { endpointId: id } },
     };
   },
   synthesizeSpeech: async () => ({

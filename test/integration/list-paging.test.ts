@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDefinition } from '../../functions/shared/routes/route-definition';
 import { ROUTES } from '../../functions/shared/routes/route-table';
 import { call, createTenant, runAdmin } from './support';
-import { startReceiver } from './webhook-receiver';
+import { eventually, startReceiver } from './webhook-receiver';
 import { savedWorkflow } from './workflow-support';
 
 /**
@@ -16,6 +16,8 @@ import { savedWorkflow } from './workflow-support';
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
 let tenant: Tenant;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
+/** The endpoint whose delivery log is walked (three pings). */
+let loggedEndpoint = '';
 const headers = () => ({ 'x-api-key': tenant.apiKey });
 
 interface ListCase {
@@ -49,6 +51,14 @@ const LISTS: Record<string, ListCase> = {
     member: 'endpoints',
     fetch: (limit, cursor) => call('GET', `/v1/webhooks?${query(limit, cursor)}`, { headers: headers() }),
     idOf: (e) => String(e.id),
+  },
+  listWebhookDeliveries: {
+    member: 'deliveries',
+    fetch: (limit, cursor) =>
+      call('GET', `/v1/webhooks/${loggedEndpoint}/deliveries?${query(limit, cursor)}`, {
+        headers: headers(),
+      }),
+    idOf: (d) => String(d.eventId),
   },
   listEvents: {
     member: 'events',
@@ -114,7 +124,20 @@ beforeAll(async () => {
     expect(endpoint.status).toBe(201);
     const id = String((endpoint.json.endpoint as { id: string }).id);
     expect((await call('POST', `/v1/webhooks/${id}/test`, { headers: headers() })).status).toBe(202);
+    if (i === 0) loggedEndpoint = id;
   }
+  for (let i = 0; i < 2; i++) {
+    const ping = await call('POST', `/v1/webhooks/${loggedEndpoint}/test`, { headers: headers() });
+    expect(ping.status).toBe(202);
+  }
+  // The log is read from an index: every delivery in it, and ended, before it is walked.
+  await eventually(
+    () => call('GET', `/v1/webhooks/${loggedEndpoint}/deliveries`, { headers: headers() }),
+    (r) => {
+      const deliveries = (r.json.deliveries ?? []) as { status: string }[];
+      return deliveries.length === 3 && deliveries.every((d) => d.status !== 'pending');
+    },
+  );
   const { seedJob } = await import('./transcode-support');
   for (let i = 0; i < 3; i++) await seedJob(tenant.companyId, 'pending', { queueCap: 10 });
   const transcriptions = await import('./transcription-support');

@@ -47,6 +47,7 @@ const SCOPE_OF_TOOL: Record<string, Scope> = {
   get_workflow_run: 'workflows:read',
   list_events: 'webhooks:read',
   get_event: 'webhooks:read',
+  list_webhook_deliveries: 'webhooks:read',
 };
 const TOOL_NAMES = Object.keys(SCOPE_OF_TOOL);
 

@@ -35,9 +35,14 @@ const queuedDelivery = async (path: string, resourceId: string) => {
   const endpointId = (created.json.endpoint as { id: string }).id;
   const lane = { companyId: t.companyId, endpointId, resourceId };
   const { enqueueDelivery } = await import('../../functions/shared/data/webhook-deliveries');
-  expect(await enqueueDelivery({ lane, eventId: event.id, eventCreatedAt: new Date(event.createdAt) })).toBe(
-    true,
-  );
+  expect(
+    await enqueueDelivery({
+      lane,
+      eventId: event.id,
+      eventType: event.type,
+      eventCreatedAt: new Date(event.createdAt),
+    }),
+  ).toBe(true);
   return { headers, lane, eventId: event.id };
 };
 

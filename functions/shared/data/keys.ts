@@ -79,6 +79,8 @@ export const indexPartitions = {
   unfinishedWorkflowRuns: () => 'WFRUN#UNFINISHED',
   /** `WHLANE#UNFINISHED`: webhook lanes with deliveries to send, of every company. */
   unfinishedWebhookLanes: () => 'WHLANE#UNFINISHED',
+  /** `CO#<companyId>#WHDL#<endpointId>`: the deliveries of one webhook endpoint, by event id (its log). */
+  webhookDeliveryLog: (companyId: string, endpointId: string) => tenant(companyId, `#WHDL#${endpointId}`),
   /** `MESSAGE#UNDELIVERED`: messages still `queued` for delivery, of every company. */
   undeliveredMessages: () => 'MESSAGE#UNDELIVERED',
 } as const;

@@ -7,6 +7,7 @@ import { listSparsePartition } from './sparse-index';
 import { transactUnlessFailed } from './transactions';
 import { ifAbsent } from './update-expression';
 import {
+  deliveryLogIndexKey,
   LaneEntry,
   type LaneRef,
   lanePartition,
@@ -32,12 +33,14 @@ export { type LaneRef, lanePartition } from './webhook-delivery-entities';
  * - A lane with deliveries to send is in the sparse index partition `gsi1pk = WHLANE#UNFINISHED` from the
  *   enqueue until its owner releases it empty, so lanes whose message was lost are found without
  *   reading history (the local stack's start-up resumes them).
+ * - Each delivery is also in its endpoint's log, `gsi1pk = CO#<companyId>#WHDL#<endpointId>` ordered by event
+ *   id (`webhook-delivery-log.ts`, which also sends a delivery again).
  */
 const laneKey = (lane: LaneRef) => WebhookLane.key(lanePartition(lane));
-const entryKey = (lane: LaneRef, eventId: string) => LaneEntry.key(lanePartition(lane), eventId);
+export const entryKey = (lane: LaneRef, eventId: string) => LaneEntry.key(lanePartition(lane), eventId);
 export const unfinishedLaneIndexKey = (lane: LaneRef) => WebhookLane.indexOf(lane);
 /** A delivery queued: one more pending, the lane's identity and its place in the unfinished partition. */
-const laneEnqueueItem = (lane: LaneRef) => ({
+export const laneEnqueueItem = (lane: LaneRef) => ({
   Update: {
     TableName: tableName(),
     Key: laneKey(lane),
@@ -68,17 +71,20 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 export interface DeliveryRecord {
   eventId: string;
   endpointId: string;
+  eventType?: string;
   status: DeliveryStatus;
   attempts: number;
   /** The last answer: an HTTP status, or a short reason (`network_error`, `endpoint_disabled`, ...). */
   lastStatus: number | string | null;
   firstAttemptAt?: string;
   lastAttemptAt?: string;
+  /** How long the last answer took, in milliseconds (absent when no request was sent). */
+  lastDurationMs?: number;
   nextAttemptAt?: string;
   finishedAt?: string;
 }
 
-const toDelivery = (item: Record<string, unknown>): DeliveryRecord => {
+export const toDelivery = (item: Record<string, unknown>): DeliveryRecord => {
   const { resourceId: _resourceId, attempts, lastStatus, ...delivery } = WebhookDelivery.decode(item);
   return { ...delivery, attempts: attempts ?? 0, lastStatus: lastStatus ?? null };
 };
@@ -90,17 +96,28 @@ const toDelivery = (item: Record<string, unknown>): DeliveryRecord => {
 export const enqueueDelivery = (options: {
   lane: LaneRef;
   eventId: string;
+  eventType: string;
   eventCreatedAt: Date;
 }): Promise<boolean> => {
-  const { lane, eventId } = options;
+  const { lane, eventId, eventType } = options;
   return transactUnlessFailed(
     [
       putItem(
         WebhookDelivery,
         deliveryKey(lane.companyId, eventId, lane.endpointId),
-        { eventId, endpointId: lane.endpointId, resourceId: lane.resourceId, status: 'pending', attempts: 0 },
         {
-          extra: { ttl: eventExpiry(options.eventCreatedAt) },
+          eventId,
+          endpointId: lane.endpointId,
+          resourceId: lane.resourceId,
+          eventType,
+          status: 'pending',
+          attempts: 0,
+        },
+        {
+          extra: {
+            ttl: eventExpiry(options.eventCreatedAt),
+            ...deliveryLogIndexKey(lane.companyId, lane.endpointId, eventId),
+          },
           condition: { expression: 'attribute_not_exists(pk)' },
         },
       ),
@@ -283,6 +300,7 @@ export const recordRetry = async (options: {
   eventId: string;
   attempts: number;
   lastStatus: number | string;
+  durationMs: number;
   now: Date;
   nextAttemptAt: Date;
 }): Promise<void> => {
@@ -296,6 +314,7 @@ export const recordRetry = async (options: {
             attempts: options.attempts,
             lastStatus: options.lastStatus,
             lastAttemptAt: options.now.toISOString(),
+            lastDurationMs: options.durationMs,
             nextAttemptAt: options.nextAttemptAt.toISOString(),
             firstAttemptAt: ifAbsent(options.now.toISOString()),
           },
@@ -320,6 +339,8 @@ export const finishDelivery = async (options: {
   status: 'delivered' | 'failed';
   attempts: number;
   lastStatus: number | string;
+  /** How long the last answer took; absent when this step sent nothing. */
+  durationMs?: number;
   now: Date;
 }): Promise<void> => {
   const { lane, eventId, now } = options;
@@ -334,6 +355,7 @@ export const finishDelivery = async (options: {
             attempts: options.attempts,
             lastStatus: options.lastStatus,
             lastAttemptAt: now.toISOString(),
+            lastDurationMs: options.durationMs,
             finishedAt: now.toISOString(),
             firstAttemptAt: ifAbsent(now.toISOString()),
           },

@@ -21,15 +21,23 @@ export const WebhookDelivery = /* @__PURE__ */ defineEntity({
       eventId: zm.string(),
       endpointId: zm.string(),
       resourceId: zm.optional(zm.string()),
+      eventType: zm.optional(zm.string()),
       status: zm.enum(['pending', 'delivered', 'failed']),
       attempts: zm.optional(zm.number()),
       lastStatus: zm.optional(zm.nullable(zm.union([zm.number(), zm.string()]))),
       firstAttemptAt: zm.optional(zm.string()),
       lastAttemptAt: zm.optional(zm.string()),
+      lastDurationMs: zm.optional(zm.number()),
       nextAttemptAt: zm.optional(zm.string()),
       finishedAt: zm.optional(zm.string()),
     });
   },
+});
+
+/** A delivery's place in its endpoint's log (`gsi1`), by event id: ULIDs, so in time order. */
+export const deliveryLogIndexKey = (companyId: string, endpointId: string, eventId: string) => ({
+  gsi1pk: indexPartitions.webhookDeliveryLog(companyId, endpointId),
+  gsi1sk: eventId,
 });
 
 /** A lane: the deliveries of one endpoint and one resource, sent in order (`webhook-deliveries.ts`). */

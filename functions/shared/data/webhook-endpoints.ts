@@ -4,7 +4,7 @@ import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
 import { defineEntity, putItem } from './entity';
 import { partitions, sortKeys } from './keys';
 import { transactUnlessFailed } from './transactions';
-import { ifAbsent, updateParams } from './update-expression';
+import { type Change, ifAbsent, updateParams } from './update-expression';
 
 /**
  * Webhook endpoints of a company (`CO#<companyId>#WEBHOOK`): `EP#<endpointId>` per endpoint and `COUNT`, the
@@ -16,6 +16,9 @@ import { ifAbsent, updateParams } from './update-expression';
  * is how long it has been tried and failing since then: each failure adds the time since the previous one
  * (`lastFailedAt`), at most the longest a failing endpoint waits between two tries, so time in which no one
  * tried it (no events, a stopped platform) does not count.
+ *
+ * `secret` signs every delivery; after a rotation `previousSecret` signs beside it until
+ * `previousSecretExpiresAt` (the overlap in which a consumer moves to the new secret).
  */
 export const webhookPartition = partitions.webhooks;
 export const endpointKey = (companyId: string, endpointId: string) => ({
@@ -31,6 +34,8 @@ export interface WebhookEndpointRecord {
   events: string[];
   description?: string;
   secret: string;
+  previousSecret?: string;
+  previousSecretExpiresAt?: string;
   status: 'enabled' | 'disabled';
   disabledReason?: string;
   disabledAt?: string;
@@ -52,6 +57,8 @@ export const WebhookEndpoint = /* @__PURE__ */ defineEntity({
       events: zm.array(zm.string()),
       description: zm.optional(zm.string()),
       secret: zm.string(),
+      previousSecret: zm.optional(zm.string()),
+      previousSecretExpiresAt: zm.optional(zm.string()),
       status: zm.enum(['enabled', 'disabled']),
       disabledReason: zm.optional(zm.string()),
       disabledAt: zm.optional(zm.string()),
@@ -138,6 +145,54 @@ export const deleteEndpoint = (companyId: string, endpointId: string): Promise<b
     ],
     0,
   );
+
+/** A change to an endpoint's stored fields. */
+export type EndpointChange = Change<WebhookEndpointRecord>;
+
+/** The endpoint was changed since it was read (an attribute the write expected had another value). */
+export class EndpointChangedError extends Error {
+  constructor() {
+    super('the webhook endpoint changed since it was read');
+    this.name = 'EndpointChangedError';
+  }
+}
+
+/**
+ * Changes an existing endpoint as `change` describes, only while each attribute of `expected` still has that
+ * value (the endpoint as it was read). Answers the endpoint after the write, or undefined when it does not
+ * exist; throws `EndpointChangedError` when it exists but no longer matches `expected`.
+ */
+export const changeEndpoint = async (
+  companyId: string,
+  endpointId: string,
+  change: EndpointChange,
+  expected: Readonly<Partial<Record<'secret' | 'updatedAt', string>>> = {},
+): Promise<WebhookEndpointRecord | undefined> => {
+  const key = endpointKey(companyId, endpointId);
+  const expectations = Object.entries(expected).map(([name, value], i) => ({ name, value, i }));
+  try {
+    const { Attributes } = await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        ...WebhookEndpoint.update(change, {
+          expression: ['attribute_exists(pk)', ...expectations.map(({ i }) => `#was${i} = :was${i}`)].join(
+            ' AND ',
+          ),
+          names: Object.fromEntries(expectations.map(({ name, i }) => [`#was${i}`, name])),
+          values: Object.fromEntries(expectations.map(({ value, i }) => [`:was${i}`, value])),
+        }),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toEndpoint({ ...key, ...Attributes });
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    if (expectations.length > 0 && (await getEndpoint(companyId, endpointId)))
+      throw new EndpointChangedError();
+    return undefined;
+  }
+};
 
 /** A successful delivery: the endpoint is no longer failing. */
 export const recordEndpointSuccess = async (companyId: string, endpointId: string): Promise<void> => {

@@ -10,7 +10,7 @@ import {
   listDynadataTypes,
   updateDynadataItem,
 } from '../operations/dynadata';
-import { getEvent, listEvents } from '../operations/events';
+import { getEvent, listEvents, listWebhookDeliveries } from '../operations/events';
 import { sendMessage } from '../operations/messages';
 import { operationInput } from '../operations/operation-input';
 import { createSpeechJob, getSpeechJob, listSpeechJobs, synthesizeSpeech } from '../operations/speech';
@@ -35,6 +35,7 @@ import { STORAGE_ROUTES } from '../routes/storage-routes';
 import { TRANSCODE_ROUTES } from '../routes/transcode-routes';
 import { TRANSCRIPTION_ROUTES } from '../routes/transcription-routes';
 import { USAGE_ROUTES } from '../routes/usage-routes';
+import { WEBHOOK_ROUTES } from '../routes/webhook-routes';
 import { WORKFLOW_ROUTES } from '../routes/workflow-routes';
 import { workflowRunSchema } from '../routes/workflow-schemas';
 import type { AuthContext } from '../types/auth';
@@ -133,6 +134,7 @@ const HANDLERS: { [O in AgentOperationId]: RouteHandler<O> } = {
   getWorkflowRun: readRun,
   listEvents,
   getEvent,
+  listWebhookDeliveries,
 };
 
 /** Answers the tool gives in another shape than its route's (described with the tool). */
@@ -150,6 +152,7 @@ const TOOL_ROUTES: readonly RouteDefinition[] = [
   ...USAGE_ROUTES,
   ...WORKFLOW_ROUTES,
   ...EVENT_ROUTES,
+  ...WEBHOOK_ROUTES,
 ];
 
 const outputOf = (route: RouteDefinition, door: AgentDoor): z.ZodObject => {

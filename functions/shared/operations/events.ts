@@ -1,12 +1,21 @@
 import {
+  changeEndpointSettings,
   endpointsOf,
   findEndpoint,
   registerEndpoint,
   removeEndpoint,
+  rotateEndpointSecret,
   toPublicEndpoint,
 } from '../domain/events/endpoints';
-import { eventPage, eventWithDeliveries, pingEndpoint } from '../domain/events/events';
+import {
+  endpointDeliveryPage,
+  eventPage,
+  eventWithDeliveries,
+  pingEndpoint,
+  redeliverEvent as redeliver,
+} from '../domain/events/events';
 import type { RouteHandler } from '../http/router';
+import { DEFAULT_SECRET_OVERLAP_SECONDS } from '../types/events';
 
 /** What each operation of events and webhook endpoints does: the group's routes and its MCP tools. */
 export const createWebhookEndpoint: RouteHandler<'createWebhookEndpoint'> = async ({ auth, body, now }) => ({
@@ -28,6 +37,38 @@ export const deleteWebhookEndpoint: RouteHandler<'deleteWebhookEndpoint'> = asyn
 };
 export const testWebhookEndpoint: RouteHandler<'testWebhookEndpoint'> = async ({ auth, params, now }) => ({
   body: { event: await pingEndpoint(auth.companyId, params.id, now) },
+});
+export const updateWebhookEndpoint: RouteHandler<'updateWebhookEndpoint'> = async ({
+  auth,
+  params,
+  body,
+  headers,
+  now,
+}) => ({
+  body: await changeEndpointSettings(auth.companyId, params.id, body, now, headers['if-match']),
+});
+export const rotateWebhookSecret: RouteHandler<'rotateWebhookSecret'> = async ({
+  auth,
+  params,
+  body,
+  now,
+}) => ({
+  body: await rotateEndpointSecret(
+    auth.companyId,
+    params.id,
+    body.overlapSeconds ?? DEFAULT_SECRET_OVERLAP_SECONDS,
+    now,
+  ),
+});
+export const listWebhookDeliveries: RouteHandler<'listWebhookDeliveries'> = async ({
+  auth,
+  params,
+  query,
+}) => ({
+  body: await endpointDeliveryPage(auth.companyId, params.id, query),
+});
+export const redeliverEvent: RouteHandler<'redeliverEvent'> = async ({ auth, params, body, now }) => ({
+  body: { event: await redeliver(auth.companyId, params.id, body.endpointId, now) },
 });
 export const listEvents: RouteHandler<'listEvents'> = async ({ auth, query, now }) => ({
   body: await eventPage(auth.companyId, query, now),

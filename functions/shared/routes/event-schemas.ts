@@ -1,5 +1,13 @@
+import { identifierField } from '../fields';
 import { lazy } from '../lazy';
-import { DEFAULT_EVENTS_PAGE, EVENT_TYPES, MAX_EVENTS_PAGE, SUBSCRIBABLE_EVENT_TYPES } from '../types/events';
+import {
+  DEFAULT_EVENTS_PAGE,
+  DEFAULT_SECRET_OVERLAP_SECONDS,
+  EVENT_TYPES,
+  MAX_EVENTS_PAGE,
+  MAX_SECRET_OVERLAP_SECONDS,
+  SUBSCRIBABLE_EVENT_TYPES,
+} from '../types/events';
 import * as z from '../zod';
 import { nextCursorSchema, pageQuery } from './schemas';
 
@@ -27,6 +35,46 @@ export const createWebhookBodySchema = /* @__PURE__ */ lazy(() =>
     })
     .strict()
     .describe('A webhook endpoint to create.'),
+);
+
+/**
+ * The members `PATCH /v1/webhooks/{id}` replaces (JSON merge): the creation's own `url` and `events`, a
+ * `description` that `null` removes, and `enabled`.
+ */
+export const updateWebhookBodySchema = /* @__PURE__ */ lazy(() => {
+  const { url, events } = createWebhookBodySchema().shape;
+  return z
+    .object({
+      url: url.optional(),
+      events: events.optional(),
+      description: z.string().max(256).nullable().optional().describe('Free text; `null` removes it.'),
+      enabled: z
+        .boolean()
+        .optional()
+        .describe(
+          '`false` stops deliveries (`disabled`); `true` re-enables a disabled endpoint and clears its failures.',
+        ),
+    })
+    .strict()
+    .describe('The members of the endpoint to replace; members left out stay as they are.');
+});
+
+export const rotateSecretBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      overlapSeconds: z
+        .number()
+        .int()
+        .min(0)
+        .max(MAX_SECRET_OVERLAP_SECONDS)
+        .optional()
+        .describe(
+          `How long the previous secret keeps signing beside the new one, 0 to ${MAX_SECRET_OVERLAP_SECONDS} ` +
+            `seconds (default ${DEFAULT_SECRET_OVERLAP_SECONDS}, one day).`,
+        ),
+    })
+    .strict()
+    .describe('The rotation of an endpoint’s signing secret.'),
 );
 
 export const webhookEndpointSchema = /* @__PURE__ */ lazy(() =>
@@ -62,6 +110,15 @@ export const createdWebhookSchema = /* @__PURE__ */ lazy(() =>
   }),
 );
 
+export const rotatedSecretSchema = /* @__PURE__ */ lazy(() =>
+  createdWebhookSchema().extend({
+    previousSecretExpiresAt: z.iso
+      .datetime()
+      .nullable()
+      .describe('Until when the previous secret signs too (a second signature); null with no overlap.'),
+  }),
+);
+
 export const eventSchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
@@ -90,6 +147,32 @@ export const deliverySchema = /* @__PURE__ */ lazy(() =>
       nextAttemptAt: z.iso.datetime().nullable(),
     })
     .describe('The delivery of an event to one endpoint.'),
+);
+
+export const endpointDeliverySchema = /* @__PURE__ */ lazy(() =>
+  deliverySchema()
+    .omit({ endpointId: true })
+    .extend({
+      eventId: z.string().describe('The event, also the `webhook-id` of every attempt.'),
+      eventType: eventTypeSchema().nullable(),
+      lastDurationMs: z
+        .number()
+        .int()
+        .nullable()
+        .describe('How long the last answer took, in milliseconds; null when no request was sent.'),
+    })
+    .describe('The delivery of one event to the endpoint.'),
+);
+
+export const redeliverBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      endpointId: identifierField(
+        'Send to this endpoint only; omitted: to every enabled endpoint the event was sent to.',
+      ).optional(),
+    })
+    .strict()
+    .describe('Where to send the event again.'),
 );
 
 export const listEventsQuerySchema = /* @__PURE__ */ lazy(() =>

@@ -24,7 +24,7 @@ export const ROUTE_GROUPS = [
 ] as const;
 
 export type RouteGroup = (typeof ROUTE_GROUPS)[number];
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RouteDefinition {
   method: HttpMethod;

@@ -120,6 +120,9 @@ const runOutcome = {
 /** Request examples of the operations whose table entry and `route-docs.ts` carry none. */
 export const REQUEST_EXAMPLES: Partial<Record<OperationId, unknown>> = {
   createWebhookEndpoint: { url: endpoint.url, events: endpoint.events, description: endpoint.description },
+  updateWebhookEndpoint: { events: endpoint.events, description: endpoint.description, enabled: true },
+  rotateWebhookSecret: { overlapSeconds: 3600 },
+  redeliverEvent: { endpointId: endpoint.id },
   ...WORKFLOW_REQUEST_EXAMPLES,
 };
 
@@ -262,6 +265,28 @@ export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
   getWebhookEndpoint: { endpoint },
   deleteWebhookEndpoint: { deleted: true },
   testWebhookEndpoint: { event: ping },
+  updateWebhookEndpoint: { endpoint },
+  rotateWebhookSecret: {
+    endpoint,
+    secret: 'whsec_q3Vb0nXk7TzR2mW9pL4sH8dY1cF6gJ5e',
+    previousSecretExpiresAt: '2026-11-23T05:00:00.000Z',
+  },
+  listWebhookDeliveries: {
+    deliveries: [
+      {
+        eventId: ping.id,
+        eventType: ping.type,
+        status: 'delivered',
+        attempts: 1,
+        lastStatus: '200',
+        lastAttemptAt: delivered.lastAttemptAt,
+        nextAttemptAt: null,
+        lastDurationMs: 87,
+      },
+    ],
+    nextCursor: null,
+  },
+  redeliverEvent: { event: { ...ping, deliveries: [{ ...delivered, status: 'pending', attempts: 0 }] } },
   listEvents: { events: [ping], nextCursor: null, next: null },
   getEvent: { event: { ...ping, deliveries: [delivered] } },
 };

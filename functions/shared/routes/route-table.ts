@@ -11,6 +11,7 @@ import { STORAGE_ROUTES } from './storage-routes';
 import { TRANSCODE_ROUTES } from './transcode-routes';
 import { TRANSCRIPTION_ROUTES } from './transcription-routes';
 import { USAGE_ROUTES } from './usage-routes';
+import { WEBHOOK_ROUTES } from './webhook-routes';
 import { WORKFLOW_ROUTES } from './workflow-routes';
 
 export {
@@ -41,6 +42,7 @@ export const ROUTES = [
   ...WORKFLOW_ROUTES,
   ...MCP_ROUTES,
   ...DOCS_ROUTES,
+  ...WEBHOOK_ROUTES,
   ...EVENT_ROUTES,
 ] as const satisfies readonly RouteDefinition[];
 

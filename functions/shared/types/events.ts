@@ -31,6 +31,13 @@ export const USAGE_THRESHOLDS = [80, 100] as const;
 export const MAX_EVENTS_PAGE = 100;
 export const DEFAULT_EVENTS_PAGE = 20;
 
+/** An endpoint's delivery log (`GET /v1/webhooks/{id}/deliveries`): 20 a page by default, at most 100. */
+export const DEFAULT_DELIVERIES_PAGE = 20;
+
+/** How long a rotated-out signing secret keeps signing beside the new one, by default and at most (seconds). */
+export const DEFAULT_SECRET_OVERLAP_SECONDS = 24 * 3600;
+export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 3600;
+
 /** The `entity` of event items: the table stream's records of new events are filtered on it. */
 export const EVENT_ENTITY = 'event';
 

@@ -4,6 +4,7 @@ import { getEndpoint, recordEndpointFailure, recordEndpointSuccess } from '../..
 import { env } from '../../env';
 import { leaseFrom } from '../jobs/worker-shell';
 import { postWebhook, signWebhook, WebhookRejectedError } from '../messages/webhooks';
+import { signingSecrets } from './endpoints';
 import { toPublicEvent } from './events';
 
 /**
@@ -38,16 +39,21 @@ export type AttemptResult =
   | { outcome: 'delivered' | 'failed' }
   | { outcome: 'retry'; retryInSeconds: number };
 
-type Answer = { ok: true; status: number } | { ok: false; retryable: boolean; status: number | string };
+type Answer = ({ ok: true; status: number } | { ok: false; retryable: boolean; status: number | string }) & {
+  durationMs?: number;
+};
 
+/** Signed with each secret of `secrets`: `webhook-signature` carries one signature each, space-separated. */
 const send = async (
   url: string,
-  secret: string,
+  secrets: readonly string[],
   eventId: string,
   body: string,
   now: Date,
 ): Promise<Answer> => {
   const timestamp = Math.floor(now.getTime() / 1000);
+  const started = performance.now();
+  const durationMs = () => Math.round(performance.now() - started);
   try {
     const { status } = await postWebhook(
       url,
@@ -56,17 +62,18 @@ const send = async (
         'user-agent': 'public-api-v1-webhooks/1',
         'webhook-id': eventId,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signWebhook(secret, eventId, timestamp, body),
+        'webhook-signature': secrets.map((s) => signWebhook(s, eventId, timestamp, body)).join(' '),
       },
       body,
       { ...env().outbound, timeoutMs: DELIVERY_TIMEOUT_MS },
     );
-    if (status >= 200 && status < 300) return { ok: true, status };
-    return { ok: false, retryable: status >= 500 || status === 408 || status === 429, status };
+    if (status >= 200 && status < 300) return { ok: true, status, durationMs: durationMs() };
+    const retryable = status >= 500 || status === 408 || status === 429;
+    return { ok: false, retryable, status, durationMs: durationMs() };
   } catch (error) {
     if (error instanceof WebhookRejectedError)
       return { ok: false, retryable: false, status: 'refused_address' };
-    return { ok: false, retryable: true, status: 'network_error' };
+    return { ok: false, retryable: true, status: 'network_error', durationMs: durationMs() };
   }
 };
 
@@ -83,8 +90,14 @@ export const attemptStep = async (
   };
   const delivery = await getDelivery(task.companyId, eventId, task.endpointId);
   const attempts = (delivery?.attempts ?? 0) + 1;
-  const end = async (status: 'delivered' | 'failed', lastStatus: number | string, count = attempts) => {
-    await finishDelivery({ lane, eventId, status, attempts: count, lastStatus, now });
+  const end = async (
+    status: 'delivered' | 'failed',
+    lastStatus: number | string,
+    count = attempts,
+    durationMs?: number,
+  ) => {
+    const timed = durationMs === undefined ? {} : { durationMs };
+    await finishDelivery({ lane, eventId, status, attempts: count, lastStatus, now, ...timed });
     return { outcome: status } as const;
   };
   if (delivery?.status !== 'pending') return end('failed', delivery?.lastStatus ?? 'gone', attempts - 1);
@@ -98,14 +111,14 @@ export const attemptStep = async (
 
   const answer = await send(
     endpoint.url,
-    endpoint.secret,
+    signingSecrets(endpoint, now),
     eventId,
     JSON.stringify(toPublicEvent(event)),
     now,
   );
   if (answer.ok) {
     await recordEndpointSuccess(task.companyId, task.endpointId);
-    return end('delivered', answer.status);
+    return end('delivered', answer.status, attempts, answer.durationMs);
   }
   const settings = env().webhookDelivery;
   const after = await recordEndpointFailure({
@@ -119,9 +132,18 @@ export const attemptStep = async (
   });
   const firstAttemptAt = Date.parse(delivery.firstAttemptAt ?? now.toISOString());
   const windowEnded = now.getTime() - firstAttemptAt >= settings.retryWindowSeconds * 1000;
-  if (!answer.retryable || windowEnded || after?.status !== 'enabled') return end('failed', answer.status);
+  if (!answer.retryable || windowEnded || after?.status !== 'enabled')
+    return end('failed', answer.status, attempts, answer.durationMs);
   const retryInSeconds = retryDelaySeconds(attempts);
   const next = leaseFrom(now, retryInSeconds);
-  await recordRetry({ lane, eventId, attempts, lastStatus: answer.status, now, nextAttemptAt: next });
+  await recordRetry({
+    lane,
+    eventId,
+    attempts,
+    lastStatus: answer.status,
+    durationMs: answer.durationMs ?? 0,
+    now,
+    nextAttemptAt: next,
+  });
   return { outcome: 'retry', retryInSeconds };
 };

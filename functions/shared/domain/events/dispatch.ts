@@ -51,7 +51,12 @@ export const dispatchEvent = async (event: EventRecord): Promise<number> => {
   const enabled = endpoints.filter((e) => e.status === 'enabled' && existedAt(e, event));
   for (const endpoint of enabled) {
     const lane = { companyId: event.companyId, endpointId: endpoint.id, resourceId: event.resourceId };
-    await enqueueDelivery({ lane, eventId: event.id, eventCreatedAt: new Date(event.createdAt) });
+    await enqueueDelivery({
+      lane,
+      eventId: event.id,
+      eventType: event.type,
+      eventCreatedAt: new Date(event.createdAt),
+    });
     await startLane(lane, event.id);
   }
   return enabled.length;

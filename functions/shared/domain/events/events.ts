@@ -1,9 +1,12 @@
 import { type EventRecord, getEvent, listEvents, putEvent } from '../../data/events';
-import { listDeliveries } from '../../data/webhook-deliveries';
+import { type DeliveryRecord, listDeliveries } from '../../data/webhook-deliveries';
+import { listEndpointDeliveries, requeueDelivery } from '../../data/webhook-delivery-log';
+import { listEndpoints, type WebhookEndpointRecord } from '../../data/webhook-endpoints';
 import { AppError, NotFoundError } from '../../errors';
-import { DEFAULT_EVENTS_PAGE } from '../../types/events';
-import { listCursor } from '../pages';
+import { DEFAULT_DELIVERIES_PAGE, DEFAULT_EVENTS_PAGE, type EventType } from '../../types/events';
+import { listCursor, type PageRequest } from '../pages';
 import { findEndpoint } from './endpoints';
+import { startLane } from './lanes';
 
 /**
  * Events as the API consumer reads them: `{id, type, createdAt, data}`, exactly the body every delivery
@@ -40,21 +43,83 @@ export const eventPage = async (
   return { events: page.events.map(toPublicEvent), nextCursor: page.next, next: page.next };
 };
 
-export const eventWithDeliveries = async (companyId: string, eventId: string, now: Date) => {
+const findEvent = async (companyId: string, eventId: string, now: Date): Promise<EventRecord> => {
   const event = await getEvent(companyId, eventId, now);
   if (!event) throw new NotFoundError('No event with this id.');
+  return event;
+};
+
+/** The members every view of a delivery shows: its state and its last answer. */
+const deliveryState = (d: DeliveryRecord) => ({
+  status: d.status,
+  attempts: d.attempts,
+  lastStatus: d.lastStatus === null ? null : String(d.lastStatus),
+  lastAttemptAt: d.lastAttemptAt ?? null,
+  nextAttemptAt: d.nextAttemptAt ?? null,
+});
+
+export const eventWithDeliveries = async (companyId: string, eventId: string, now: Date) => {
+  const event = await findEvent(companyId, eventId, now);
   const deliveries = await listDeliveries(companyId, eventId);
   return {
     ...toPublicEvent(event),
-    deliveries: deliveries.map((d) => ({
-      endpointId: d.endpointId,
-      status: d.status,
-      attempts: d.attempts,
-      lastStatus: d.lastStatus === null ? null : String(d.lastStatus),
-      lastAttemptAt: d.lastAttemptAt ?? null,
-      nextAttemptAt: d.nextAttemptAt ?? null,
-    })),
+    deliveries: deliveries.map((d) => ({ endpointId: d.endpointId, ...deliveryState(d) })),
   };
+};
+
+/** `GET /v1/webhooks/{id}/deliveries`: a page of the endpoint's deliveries, newest event first. */
+export const endpointDeliveryPage = async (companyId: string, endpointId: string, request: PageRequest) => {
+  await findEndpoint(companyId, endpointId);
+  const before = listCursor(request.cursor, EVENT_CURSOR);
+  const page = await listEndpointDeliveries(companyId, endpointId, {
+    limit: request.limit ?? DEFAULT_DELIVERIES_PAGE,
+    ...(before ? { before } : {}),
+  });
+  return {
+    deliveries: page.deliveries.map((d) => ({
+      eventId: d.eventId,
+      eventType: (d.eventType ?? null) as EventType | null,
+      ...deliveryState(d),
+      lastDurationMs: d.lastDurationMs ?? null,
+    })),
+    nextCursor: page.next ?? null,
+  };
+};
+
+/**
+ * `POST /v1/events/{id}/redeliver`: the event sent again, with the same `webhook-id`, to one endpoint of the
+ * company (enabled, subscribed or not) or to every enabled endpoint it was sent to. Each delivery starts
+ * anew (attempts, retry window) in its lane; one still pending is left as it is.
+ */
+export const redeliverEvent = async (
+  companyId: string,
+  eventId: string,
+  endpointId: string | undefined,
+  now: Date,
+) => {
+  const event = await findEvent(companyId, eventId, now);
+  let targets: WebhookEndpointRecord[];
+  if (endpointId !== undefined) {
+    const endpoint = await findEndpoint(companyId, endpointId);
+    if (endpoint.status === 'disabled') {
+      throw new AppError('webhook_endpoint_disabled', `The endpoint is disabled: ${endpoint.disabledReason}`);
+    }
+    targets = [endpoint];
+  } else {
+    const sentTo = new Set((await listDeliveries(companyId, eventId)).map((d) => d.endpointId));
+    targets = (await listEndpoints(companyId)).filter((e) => sentTo.has(e.id) && e.status === 'enabled');
+  }
+  for (const endpoint of targets) {
+    const lane = { companyId, endpointId: endpoint.id, resourceId: event.resourceId };
+    const queued = await requeueDelivery({
+      lane,
+      eventId,
+      eventType: event.type,
+      eventCreatedAt: new Date(event.createdAt),
+    });
+    if (queued) await startLane(lane, eventId, `rd${now.getTime().toString(36)}`);
+  }
+  return eventWithDeliveries(companyId, eventId, now);
 };
 
 /** `POST /v1/webhooks/{id}/test`: a `ping` event for that endpoint only, delivered like any other. */
