@@ -8,6 +8,7 @@ import {
   listEventsQuerySchema,
   redeliverBodySchema,
 } from './event-schemas';
+import { route } from './route-definition';
 
 /**
  * The routes of events (group `events`, with the endpoints of `webhook-routes.ts`), a section of the route
@@ -16,7 +17,7 @@ import {
 const eventId = /* @__PURE__ */ lazy(() => z.object({ id: identifierField('Event identifier.') }));
 
 export const EVENT_ROUTES = [
-  {
+  route({
     method: 'GET',
     path: '/v1/events',
     group: 'events',
@@ -41,8 +42,8 @@ export const EVENT_ROUTES = [
         'GET /v1/events: what an agent reads to learn what happened since it last looked.',
       effect: 'read',
     },
-  },
-  {
+  }),
+  route({
     method: 'GET',
     path: '/v1/events/{id}',
     group: 'events',
@@ -67,8 +68,8 @@ export const EVENT_ROUTES = [
       effect: 'read',
       answer: 'event',
     },
-  },
-  {
+  }),
+  route({
     method: 'POST',
     path: '/v1/events/{id}/redeliver',
     group: 'events',
@@ -93,5 +94,5 @@ export const EVENT_ROUTES = [
     },
     successStatus: 202,
     errors: ['not_found', 'webhook_endpoint_disabled'],
-  },
+  }),
 ] as const;

@@ -23,7 +23,7 @@ import { nextCursorSchema, pageQuery } from './schemas';
 const endpointId = /* @__PURE__ */ lazy(() => z.object({ id: identifierField('Endpoint identifier.') }));
 
 export const WEBHOOK_ROUTES = [
-  {
+  route({
     method: 'POST',
     path: '/v1/webhooks',
     group: 'events',
@@ -49,8 +49,8 @@ export const WEBHOOK_ROUTES = [
     idempotency: 'keyed',
     shownOnce: ['secret'],
     errors: ['webhook_endpoint_limit_reached'],
-  },
-  {
+  }),
+  route({
     method: 'GET',
     path: '/v1/webhooks',
     group: 'events',
@@ -67,8 +67,8 @@ export const WEBHOOK_ROUTES = [
     get response() {
       return z.object({ endpoints: z.array(webhookEndpointSchema()), nextCursor: nextCursorSchema() });
     },
-  },
-  {
+  }),
+  route({
     method: 'GET',
     path: '/v1/webhooks/{id}',
     group: 'events',
@@ -87,8 +87,8 @@ export const WEBHOOK_ROUTES = [
       return z.object({ endpoint: webhookEndpointSchema() });
     },
     errors: ['not_found'],
-  },
-  {
+  }),
+  route({
     method: 'DELETE',
     path: '/v1/webhooks/{id}',
     group: 'events',
@@ -107,8 +107,8 @@ export const WEBHOOK_ROUTES = [
       return z.object({ deleted: z.literal(true) });
     },
     errors: ['not_found'],
-  },
-  {
+  }),
+  route({
     method: 'POST',
     path: '/v1/webhooks/{id}/test',
     group: 'events',
@@ -128,8 +128,8 @@ export const WEBHOOK_ROUTES = [
     },
     successStatus: 202,
     errors: ['not_found', 'webhook_endpoint_disabled'],
-  },
-  {
+  }),
+  route({
     method: 'PATCH',
     path: '/v1/webhooks/{id}',
     group: 'events',
@@ -153,8 +153,8 @@ export const WEBHOOK_ROUTES = [
       return z.object({ endpoint: webhookEndpointSchema() });
     },
     errors: ['not_found'],
-  },
-  {
+  }),
+  route({
     method: 'POST',
     path: '/v1/webhooks/{id}/rotate-secret',
     group: 'events',
@@ -179,7 +179,7 @@ export const WEBHOOK_ROUTES = [
       return rotatedSecretSchema();
     },
     errors: ['not_found'],
-  },
+  }),
   route({
     method: 'GET',
     path: '/v1/webhooks/{id}/deliveries',
