@@ -23,16 +23,14 @@ export type {
 const NO_IDEMPOTENT_ROUTE =
   'the router stores idempotency records (the idempotency partition) only for routes marked idempotent, and this group has none';
 
-/** The API-request meter every authenticated request adds to (`functions/shared/http/middleware.ts`). */
-const METER = { UpdateItem: ['usage'] } as const;
-
 /**
- * Reads an API key by its hash, the company and its plan; verifies JWTs with the public verification keys
- * only (`jwtPublicKeys`): the authorizer can verify tokens, never sign one. Reads the revocations of a
- * token's id and root credential in one batch.
+ * Reads an API key by its hash, the company and its plan, and notes when a key was last used (at most once an
+ * hour a key: `touchApiKey`); verifies JWTs with the public verification keys only (`jwtPublicKeys`): the
+ * authorizer can verify tokens, never sign one. Reads the revocations of a token's id and root credential in
+ * one batch.
  */
 export const AUTHORIZER_ACCESS: FunctionAccess = {
-  table: { GetItem: ['apiKeys', 'company', 'plans'], BatchGetItem: ['credentials'] },
+  table: { GetItem: ['apiKeys', 'company', 'plans'], UpdateItem: ['apiKeys'], BatchGetItem: ['credentials'] },
   secrets: ['jwtPublicKeys'],
 };
 
@@ -182,9 +180,18 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE,
     },
   },
+  // The profile and the API-request meter every authenticated request adds to (`http/middleware.ts`), and
+  // the company's API keys: the list (`gsi1`), a creation (the key and the count of active
+  // keys in one transaction, honouring Idempotency-Key) and a revocation (the key, its revocation record and
+  // the count in one transaction).
   company: {
-    table: { GetItem: ['company'], ...METER },
-    neverCalls: { 'dynamodb:PutItem': NO_IDEMPOTENT_ROUTE, 'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE },
+    table: {
+      GetItem: ['company', 'idempotency'],
+      PutItem: ['apiKeys', 'credentials', 'idempotency'],
+      UpdateItem: ['apiKeys', 'credentials', 'usage', 'idempotency'],
+      DeleteItem: ['idempotency'],
+    },
+    gsi1: ['apiKeyList'],
   },
   usage: {
     // Alert thresholds: the company's profile and the month item's stamp, in one transaction.

@@ -15,7 +15,7 @@ import { InvalidWorkflowError, runWorkflowCommand, WORKFLOW_USAGE } from './work
 const USAGE = `usage: npm run admin -- <command> [options] [--json]
 
 ${COMPANY_USAGE}
-  keys create --company ID [--name N] [--scopes a,b]   prints the key once
+  keys create --company ID [--name N] [--scopes a,b] [--expires-at T] [--ips a,b]   prints the key once
   keys list --company ID
   keys revoke --company ID --key-id K
   plans list
@@ -53,6 +53,7 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
   advanced: { type: 'boolean' },
   ips: { type: 'string' },
+  'expires-at': { type: 'string' },
   dur: { type: 'string' },
   kind: { type: 'string' },
   // Dynadata and messaging commands.
@@ -105,33 +106,48 @@ const run = async (
   switch (key) {
     case 'keys create': {
       const { getCompany } = await import('../shared/data/companies');
-      const { createApiKey } = await import('../shared/data/api-keys');
+      const { issueApiKey } = await import('../shared/domain/api-keys');
+      const { createKeyBodySchema } = await import('../shared/routes/key-routes');
       const companyId = need(values, 'company');
       const scopes = parseScopes(values.scopes);
+      // The body `POST /v1/keys` takes and the one path it goes through, without a caller's bounds.
+      const request = createKeyBodySchema().safeParse({
+        name: values.name ?? 'api key',
+        scopes,
+        ...(values['expires-at'] === undefined ? {} : { expiresAt: values['expires-at'] }),
+        ...(values.ips === undefined ? {} : { ips: values.ips.split(',').map((ip) => ip.trim()) }),
+      });
+      if (!request.success) {
+        const problems = request.error.issues.map((i) => `  --${i.path.join('/')}: ${i.message}`).join('\n');
+        throw new UsageError(`not a valid key:\n${problems}`);
+      }
       if (!(await getCompany(companyId))) throw new Error(`no company ${companyId}`);
-      const { record, key: secret } = await createApiKey(
-        companyId,
-        { name: values.name ?? 'api key', scopes },
-        now,
-      );
+      const { key, secret } = await issueApiKey(companyId, request.data, { kind: 'operator' }, now);
       return {
-        json: { ...record, key: secret },
-        text: `created key ${record.keyId} for ${companyId} (scopes: ${scopes.join(',')})\n${secret}\nStore it now: it is not shown again.`,
+        json: { ...key, keyId: key.id, key: secret },
+        text: `created key ${key.id} for ${companyId} (scopes: ${scopes.join(',')})\n${secret}\nStore it now: it is not shown again.`,
       };
     }
     case 'keys list': {
-      const { listApiKeys } = await import('../shared/data/api-keys');
-      const keys = await listApiKeys(need(values, 'company'));
+      const { apiKeyPage } = await import('../shared/domain/api-keys');
+      const companyId = need(values, 'company');
+      const keys = [];
+      let cursor: string | undefined;
+      do {
+        const page = await apiKeyPage(companyId, { cursor }, now);
+        keys.push(...page.keys);
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
       const lines = keys.map(
         (k) =>
-          `${k.keyId}  ${k.hint}…  ${k.name}  created ${k.createdAt}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`,
+          `${k.id}  ${k.hint}…  ${k.name}  ${k.status}  created ${k.createdAt}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`,
       );
       return { json: { keys }, text: lines.join('\n') || 'no keys' };
     }
     case 'keys revoke': {
-      const { revokeKeyAndDerivedTokens } = await import('../shared/domain/tokens');
-      const record = await revokeKeyAndDerivedTokens(need(values, 'company'), need(values, 'key-id'), now);
-      return { json: record, text: `revoked ${record.keyId} at ${record.revokedAt}` };
+      const { revokeCompanyApiKey } = await import('../shared/domain/api-keys');
+      const key = await revokeCompanyApiKey(need(values, 'company'), need(values, 'key-id'), now);
+      return { json: { ...key, keyId: key.id }, text: `revoked ${key.id} at ${key.revokedAt}` };
     }
     case 'plans list': {
       const { listPlans } = await import('../shared/data/plans');

@@ -1,9 +1,10 @@
 import { type JwtRefusal, type KeyResolver, verificationKeys, verifyJwtSignature } from '../shared/auth/jwt';
-import { type ClaimRefusal, checkV1Claims } from '../shared/auth/jwt-claims';
+import { type ClaimRefusal, checkV1Claims, ipAllowed } from '../shared/auth/jwt-claims';
 import { forgetPublicKeySet, loadPublicKeySet, type PublicKeySet } from '../shared/auth/signing-keys';
-import { API_KEY_PATTERN, findApiKeyBySecret } from '../shared/data/api-keys';
+import { API_KEY_PATTERN, findApiKeyBySecret, touchApiKey } from '../shared/data/api-keys';
 import { revokedCredentials } from '../shared/data/credentials';
 import { env } from '../shared/env';
+import { logger } from '../shared/observability/logger';
 import { createTtlCache } from '../shared/ttl-cache';
 import type { AuthContext } from '../shared/types/auth';
 import { MAX_CREDENTIAL_LENGTH, type PresentedCredential } from './credentials';
@@ -17,17 +18,23 @@ export type Refusal =
   | 'malformed'
   | 'unknown'
   | 'revoked'
+  | 'expired'
+  | 'ip_mismatch'
   | JwtRefusal
   | ClaimRefusal;
 
 export type AuthOutcome = { ok: true; auth: AuthContext } | { ok: false; reason: Refusal };
 
-const authenticateApiKey = async (value: string): Promise<AuthOutcome> => {
+const authenticateApiKey = async (value: string, now: number): Promise<AuthOutcome> => {
   // Structurally invalid keys are refused without a database request.
   if (!API_KEY_PATTERN.test(value)) return { ok: false, reason: 'malformed' };
   const key = await findApiKeyBySecret(value);
   if (!key) return { ok: false, reason: 'unknown' };
   if (key.revokedAt) return { ok: false, reason: 'revoked' };
+  // Read once per cache TTL per instance: `lastUsedAt` is written at most once in its resolution.
+  await touchApiKey(value, key, new Date(now)).catch((error: unknown) =>
+    logger.warn('lastUsedAt of an API key not written', { keyId: key.keyId, error }),
+  );
   return {
     ok: true,
     auth: {
@@ -36,8 +43,22 @@ const authenticateApiKey = async (value: string): Promise<AuthOutcome> => {
       keyId: key.keyId,
       scopes: key.scopes,
       source: key.keyId,
+      // A key's limits travel like a token's: checked on every request, inherited by what it creates.
+      ...(key.expiresAt === undefined
+        ? {}
+        : { tokenExpiresAt: Math.floor(Date.parse(key.expiresAt) / 1000) }),
+      ...(key.ips === undefined ? {} : { tokenIps: key.ips }),
     },
   };
+};
+
+/** A key's expiry and addresses, checked on every request (a cached decision included). */
+const keyLimits = (outcome: AuthOutcome, sourceIp: string, now: number): AuthOutcome => {
+  if (!outcome.ok) return outcome;
+  const { tokenExpiresAt, tokenIps } = outcome.auth;
+  if (tokenExpiresAt !== undefined && tokenExpiresAt * 1000 <= now) return { ok: false, reason: 'expired' };
+  if (tokenIps !== undefined && !ipAllowed(tokenIps, sourceIp)) return { ok: false, reason: 'ip_mismatch' };
+  return outcome;
 };
 
 /** Decisions that needed the database, per warm Lambda instance (structural refusals are cheap anyway). */
@@ -124,10 +145,10 @@ export const authenticate = async (
   if (credential.kind === 'api_key') {
     const key = credentialCacheKey('api_key', credential.value);
     const cached = decisions.get(key, now);
-    if (cached) return cached;
-    const outcome = await authenticateApiKey(credential.value);
+    if (cached) return keyLimits(cached, sourceIp, now);
+    const outcome = await authenticateApiKey(credential.value, now);
     if (outcome.ok || outcome.reason !== 'malformed') decisions.set(key, outcome, now);
-    return outcome;
+    return keyLimits(outcome, sourceIp, now);
   }
   return authenticateJwt(credential.value, sourceIp, now);
 };

@@ -47,6 +47,10 @@ export const ERROR_CATALOG = {
   workflow_quota_exceeded: { status: 429, title: 'Monthly workflow runs used up' },
   workflow_limit_reached: { status: 403, title: 'Workflow allowance reached' },
   workflow_run_not_cancelable: { status: 409, title: 'Workflow run is already finished' },
+  // API keys
+  api_key_limit_reached: { status: 403, title: 'API key allowance reached' },
+  api_key_scopes_exceed_caller: { status: 403, title: 'Key scopes exceed the creating credential' },
+  api_key_ips_exceed_caller: { status: 403, title: 'Key addresses exceed the creating credential' },
   // Webhook endpoints
   webhook_endpoint_limit_reached: { status: 403, title: 'Webhook endpoint allowance reached' },
   webhook_endpoint_disabled: { status: 409, title: 'Webhook endpoint is disabled' },

@@ -70,7 +70,7 @@ describe('least privilege on the table', () => {
     }
   });
 
-  it('lets the authorizer read only revocations in a batch, and only the workflows group record minted tokens', () => {
+  it('lets the authorizer read only revocations in a batch, and only workflows (minted tokens) and company (key revocations) write them', () => {
     const credentials = `CO#${CO}#CRED`;
     expect(allows(synth.api.authorizerFunction, 'dynamodb:BatchGetItem', 'table', [credentials])).toBe(true);
     expect(allows(synth.api.authorizerFunction, 'dynamodb:BatchGetItem', 'table', [`CO#${CO}#USAGE`])).toBe(
@@ -79,19 +79,29 @@ describe('least privilege on the table', () => {
     expect(allows(synth.api.authorizerFunction, 'dynamodb:PutItem', 'table', [credentials])).toBe(false);
     for (const group of ROUTE_GROUPS) {
       expect(allows(groupFunction(group), 'dynamodb:PutItem', 'table', [credentials]), group).toBe(
-        group === 'workflows',
+        group === 'workflows' || group === 'company',
       );
     }
   });
 
-  it('lets only the authorizer read API-key items, by key', () => {
+  it('lets only the authorizer read API-key items by key, and only company list and write them', () => {
     expect(allows(synth.api.authorizerFunction, 'dynamodb:GetItem', 'table', [`APIKEY#${HASH}`])).toBe(true);
+    // `lastUsedAt`, at most once an hour a key.
+    expect(allows(synth.api.authorizerFunction, 'dynamodb:UpdateItem', 'table', [`APIKEY#${HASH}`])).toBe(
+      true,
+    );
+    expect(allows(synth.api.authorizerFunction, 'dynamodb:UpdateItem', 'table', [`CO#${CO}`])).toBe(false);
     for (const group of ROUTE_GROUPS) {
       const fn = groupFunction(group);
       for (const action of ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']) {
         expect(allows(fn, action, 'table', [`APIKEY#${HASH}`]), `${group} ${action}`).toBe(false);
-        expect(allows(fn, action, 'gsi1', [`CO#${CO}#APIKEYS`]), `${group} ${action}`).toBe(false);
       }
+      // `/v1/keys`: the company's list, and a key's creation and revocation.
+      expect(allows(fn, 'dynamodb:Query', 'gsi1', [`CO#${CO}#APIKEYS`]), group).toBe(group === 'company');
+      for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem'])
+        expect(allows(fn, action, 'table', [`APIKEY#${HASH}`]), `${group} ${action}`).toBe(
+          group === 'company',
+        );
     }
   });
 
@@ -108,18 +118,24 @@ describe('least privilege on the table', () => {
     expect(allows(fn, 'dynamodb:Query', 'gsi1', ['TRANSCODE#UNFINISHED'])).toBe(false);
   });
 
-  it('lets company write nothing but its usage meter, and usage only that and its alert thresholds', () => {
-    for (const group of ['company', 'usage'] as const) {
-      const fn = groupFunction(group);
-      const actions = actionsOf(statementsOf(fn));
-      for (const write of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
-        expect(actions, group).not.toContain(write);
-      }
-      expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}#USAGE`]), group).toBe(true);
-      // `PUT /v1/usage/alerts` updates the company profile; nothing else of the company is written.
-      expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}`]), group).toBe(group === 'usage');
-      expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}#IDEM`]), group).toBe(false);
+  it('lets company write only its keys and their records, and usage only its meter and alert thresholds', () => {
+    const usage = groupFunction('usage');
+    for (const write of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
+      expect(actionsOf(statementsOf(usage))).not.toContain(write);
     }
+    const company = groupFunction('company');
+    expect(actionsOf(statementsOf(company))).not.toContain('dynamodb:BatchWriteItem');
+    for (const fn of [usage, company])
+      expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}#USAGE`])).toBe(true);
+    // `PUT /v1/usage/alerts` updates the company profile; the company group never writes it.
+    expect(allows(usage, 'dynamodb:UpdateItem', 'table', [`CO#${CO}`])).toBe(true);
+    expect(allows(company, 'dynamodb:UpdateItem', 'table', [`CO#${CO}`])).toBe(false);
+    expect(allows(company, 'dynamodb:PutItem', 'table', [`CO#${CO}`])).toBe(false);
+    // A key (its item, the count of active keys, its revocation) and the idempotency of its creation.
+    for (const key of [`APIKEY#${HASH}`, `CO#${CO}#CRED`, `CO#${CO}#IDEM`])
+      expect(allows(company, 'dynamodb:PutItem', 'table', [key]), key).toBe(true);
+    expect(allows(company, 'dynamodb:DeleteItem', 'table', [`APIKEY#${HASH}`])).toBe(false);
+    expect(allows(usage, 'dynamodb:UpdateItem', 'table', [`CO#${CO}#IDEM`])).toBe(false);
   });
 
   it('lets the workflows group save definitions and workflow runs only read them', () => {
@@ -201,10 +217,11 @@ describe('least privilege elsewhere', () => {
     });
   });
 
-  it('lets the authorizer read table items by key (revocations in one batch) and the JWT verification keys, and nothing else', () => {
+  it('lets the authorizer read table items by key (revocations in one batch), note when a key was used and read the JWT verification keys, and nothing else', () => {
     expect([...new Set(actionsOf(statementsOf(synth.api.authorizerFunction)))].sort()).toEqual([
       'dynamodb:BatchGetItem',
       'dynamodb:GetItem',
+      'dynamodb:UpdateItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'secretsmanager:GetSecretValue',

@@ -34,6 +34,7 @@ describe('grants against the calls of each bundle', () => {
     expect(byPath.get('AuthorizerFunction')?.granted).toEqual([
       'dynamodb:BatchGetItem',
       'dynamodb:GetItem',
+      'dynamodb:UpdateItem',
       'secretsmanager:GetSecretValue',
     ]);
     expect(byPath.get('Group-public/Function')?.granted).toEqual(['dynamodb:Query']);

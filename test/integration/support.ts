@@ -70,7 +70,7 @@ export const createTenant = async (
 };
 
 export const revokeKey = async (companyId: string, keyId: string) => {
-  const { revokeKeyAndDerivedTokens } = await import('../../functions/shared/domain/tokens');
+  const { revokeKeyAndDerivedTokens } = await import('../../functions/shared/domain/api-keys');
   await revokeKeyAndDerivedTokens(companyId, keyId, new Date());
 };
 

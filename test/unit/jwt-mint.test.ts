@@ -112,6 +112,18 @@ describe('derived tokens', () => {
     expect(minted.claims).not.toHaveProperty('ips');
   });
 
+  it('inherit the addresses and expiry of a limited API key, and never outlive it', async () => {
+    const limited: MintSource = { ...fromKey, exp: iat + 90, ips: ['10.0.0.0/8'] };
+    const minted = await mintJwt({ companyId: 'co_1', source: limited, dur: 3600 }, key, now);
+    expect(minted.claims).toMatchObject({ src: 'key_01', exp: iat + 90, ips: ['10.0.0.0/8'] });
+    await expect(
+      mintJwt({ companyId: 'co_1', source: limited, ips: ['192.0.2.1'] }, key, now),
+    ).rejects.toMatchObject({ code: 'jwt_ips_exceed_caller' });
+    await expect(
+      mintJwt({ companyId: 'co_1', source: { ...limited, exp: iat - 1 } }, key, now),
+    ).rejects.toMatchObject({ code: 'jwt_source_expired' });
+  });
+
   it('carry the root of a token down the chain, and never outlive it', async () => {
     const minted = await mintJwt({ companyId: 'co_1', source: fromToken, dur: 3600 }, key, now);
     expect(minted.claims).toMatchObject({ src: 'key_01', exp: iat + 120, ips: ['127.0.0.1'] });

@@ -1,7 +1,6 @@
-import { getCompanyProfile } from '../../shared/domain/companies';
 import { createApiHandler } from '../../shared/http/middleware';
+import * as company from '../../shared/operations/company';
 import { COMPANY_ROUTES } from '../../shared/routes/company-routes';
+import { KEY_ROUTES } from '../../shared/routes/key-routes';
 
-export const handler = createApiHandler('company', COMPANY_ROUTES, {
-  getSelf: async ({ auth }) => ({ body: { company: await getCompanyProfile(auth.companyId, new Date()) } }),
-});
+export const handler = createApiHandler('company', [...COMPANY_ROUTES, ...KEY_ROUTES], company);

@@ -30,7 +30,14 @@ export const JWT_MAX_DURATION_SECONDS = JWT_MAX_LIFETIME_SECONDS;
 /** Who asks for the token: the operator (a root), or the credential that started a workflow run. */
 export type MintSource =
   | { kind: 'operator' }
-  | { kind: 'api_key'; keyId: string; scopes: readonly string[] }
+  | {
+      kind: 'api_key';
+      keyId: string;
+      scopes: readonly string[];
+      /** The key's expiry (epoch seconds) and addresses, when it has them: a token inherits both. */
+      exp?: number;
+      ips?: readonly string[];
+    }
   | {
       kind: 'jwt';
       jti: string;
@@ -133,7 +140,7 @@ const allowedIps = (input: MintInput): string[] | undefined => {
   }
   // Rules are kept as the authorizer reads them (trimmed).
   const requested = input.ips?.map((ip) => ip.trim());
-  const callerIps = input.source.kind === 'jwt' ? input.source.ips : undefined;
+  const callerIps = input.source.kind === 'operator' ? undefined : input.source.ips;
   if (!callerIps) return requested;
   if (!requested) return [...callerIps];
   const outside = requested.filter((ip) => !callerIps.some((outer) => ipRuleWithin(ip, outer)));
@@ -157,12 +164,12 @@ const lifetime = (input: MintInput, iat: number): number => {
       },
     );
   }
-  if (input.source.kind !== 'jwt') return dur;
+  if (input.source.kind === 'operator' || input.source.exp === undefined) return dur;
   const left = input.source.exp - iat;
   if (left < 1) {
     throw new StepOutcomeError(
       'jwt_source_expired',
-      'The token that started the run has expired: no token can be derived from it.',
+      'The credential that started the run has expired: no token can be derived from it.',
     );
   }
   return Math.min(dur, left);

@@ -1,19 +1,23 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newKeyId } from '../ids';
 import { lazy } from '../lazy';
+import { MAX_ACTIVE_API_KEYS } from '../types/api-keys';
 import { SCOPES, type Scope } from '../types/scopes';
 import * as zm from '../zod-mini';
-import { ddb, queryAll, tableName } from './client';
+import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
 import { revocationPutItem } from './credentials';
 import { decodeItem, defineEntity } from './entity';
 import { indexPartitions, partitions, sortKeys } from './keys';
 import { TABLE_SHAPE } from './table';
 import { cancellationReasons } from './transactions';
+import { updateParams } from './update-expression';
 
 /**
  * API keys are looked up by the SHA-256 of the secret, so the lookup item is global (`APIKEY#<hash>`); the
- * company's list of keys is the GSI partition `CO#<companyId>#APIKEYS`. The secret itself is never stored.
+ * company's list of keys is the GSI partition `CO#<companyId>#APIKEYS`, oldest first. The secret itself is
+ * never stored. The number of the company's active keys (`KEYCOUNT` in its credentials partition) is written
+ * in the transaction that creates or revokes one, so the limit holds under concurrent creations.
  */
 export const apiKeyKey = (hash: string) => ({ pk: partitions.apiKeys(hash), sk: sortKeys.apiKey });
 export const apiKeyListKey = (companyId: string, createdAt: string, keyId: string) => ({
@@ -34,6 +38,14 @@ export interface ApiKeyRecord {
   revokedAt?: string;
   /** First characters of the secret, to help owners recognise a key; never enough to use it. */
   hint: string;
+  /** After this instant the key is refused (absent: it does not expire). */
+  expiresAt?: string;
+  /** The addresses and CIDR blocks the key is accepted from (absent: any). */
+  ips?: string[];
+  /** When the key last authenticated a request, to within `LAST_USED_RESOLUTION_MS`. */
+  lastUsedAt?: string;
+  /** The key that created this one (`keyId`), or `operator`. */
+  createdBy?: string;
 }
 
 /** The lookup item of a key (`keyHash` is read only by revocation; the record leaves it out). */
@@ -49,6 +61,10 @@ export const ApiKey = /* @__PURE__ */ defineEntity({
       createdAt: zm.string(),
       revokedAt: zm.optional(zm.string()),
       hint: zm.string(),
+      expiresAt: zm.optional(zm.string()),
+      ips: zm.optional(zm.array(zm.string())),
+      lastUsedAt: zm.optional(zm.string()),
+      createdBy: zm.optional(zm.string()),
     }) satisfies zm.ZodMiniType<ApiKeyRecord>;
   },
   // The company's list of its keys, oldest first.
@@ -62,11 +78,42 @@ const toRecord = (item: Record<string, unknown>): ApiKeyRecord => ApiKey.decode(
 /** The hash the lookup item is keyed by (revocation writes to that key). */
 const keyHashSchema = /* @__PURE__ */ lazy(() => zm.object({ keyHash: zm.string() }));
 
-/** Creates a key and returns its secret: the only moment the secret exists outside the caller. */
+const countKey = (companyId: string) => ({
+  pk: partitions.credentials(companyId),
+  sk: sortKeys.apiKeyCount,
+});
+
+interface KeyCount {
+  keys: number;
+}
+
+/** The company already holds `limit` active keys (nothing was written). */
+export class ApiKeyLimitReachedError extends Error {
+  constructor(readonly limit: number) {
+    super(`The company holds ${limit} active API keys already`);
+    this.name = 'ApiKeyLimitReachedError';
+  }
+}
+
+export interface NewApiKey {
+  name: string;
+  scopes: Scope[];
+  expiresAt?: string | undefined;
+  ips?: string[] | undefined;
+  /** The key that creates this one; the operator when absent. */
+  createdBy?: string | undefined;
+}
+
+/**
+ * Creates a key and returns its secret: the only moment the secret exists outside the caller. One
+ * transaction writes the key and counts it among the company's active keys, refused past `limit`
+ * (`ApiKeyLimitReachedError`).
+ */
 export const createApiKey = async (
   companyId: string,
-  input: { name: string; scopes: Scope[] },
+  input: NewApiKey,
   now: Date,
+  limit = MAX_ACTIVE_API_KEYS,
 ): Promise<{ record: ApiKeyRecord; key: string }> => {
   const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
   const keyHash = hashApiKey(key);
@@ -77,14 +124,39 @@ export const createApiKey = async (
     scopes: input.scopes,
     createdAt: now.toISOString(),
     hint: key.slice(0, 7),
+    ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
+    ...(input.ips === undefined ? {} : { ips: input.ips }),
+    createdBy: input.createdBy ?? 'operator',
   };
-  await ddb.send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: ApiKey.item(apiKeyKey(keyHash), record, { keyHash }),
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  try {
+    await ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: ApiKey.item(apiKeyKey(keyHash), record, { keyHash }),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: countKey(companyId),
+              ...updateParams<KeyCount>(
+                { add: { keys: 1 } },
+                { expression: 'attribute_not_exists(#keys) OR #keys < :limit', values: { ':limit': limit } },
+              ),
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (cancellationReasons(error)?.[1]?.Code === 'ConditionalCheckFailed')
+      throw new ApiKeyLimitReachedError(limit);
+    throw error;
+  }
   return { record, key };
 };
 
@@ -114,8 +186,65 @@ const queryCompanyKeys = async (companyId: string): Promise<StoredKey[]> =>
     keyHash: decodeItem(ApiKey.name, keyHashSchema(), item).keyHash,
   }));
 
-export const listApiKeys = async (companyId: string): Promise<ApiKeyRecord[]> =>
-  (await queryCompanyKeys(companyId)).map((k) => k.record);
+/** The list position of a key: its creation time and id, as the company's list sorts them. */
+export const apiKeyPosition = (key: ApiKeyRecord): string =>
+  apiKeyListKey('', key.createdAt, key.keyId).gsi1sk;
+
+/** One page of the company's keys, oldest first, after the position `after` (`apiKeyPosition`). */
+export const listApiKeyPage = async (
+  companyId: string,
+  options: { limit: number; after?: string | undefined },
+): Promise<{ keys: ApiKeyRecord[]; more: boolean }> => {
+  const { after, limit } = options;
+  const { Items = [] } = await ddb.send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: TABLE_SHAPE.gsi1.indexName,
+      KeyConditionExpression: `gsi1pk = :pk${after === undefined ? '' : ' AND gsi1sk > :after'}`,
+      ExpressionAttributeValues: {
+        ':pk': indexPartitions.apiKeyList(companyId),
+        ...(after === undefined ? {} : { ':after': after }),
+      },
+      Limit: limit + 1,
+    }),
+  );
+  return { keys: Items.slice(0, limit).map(toRecord), more: Items.length > limit };
+};
+
+/** One key of the company by id; undefined when the company has none with this id. */
+export const findApiKey = async (companyId: string, keyId: string): Promise<ApiKeyRecord | undefined> =>
+  (await queryCompanyKeys(companyId)).find((k) => k.record.keyId === keyId)?.record;
+
+/** How precisely `lastUsedAt` is kept: a key in constant use is written at most once in this time. */
+export const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
+
+/**
+ * Notes that the key authenticated a request now, when its `lastUsedAt` is older than the resolution (the
+ * authorizer calls it when it reads the key, so a key in use costs one write an hour, not one a request).
+ */
+export const touchApiKey = async (key: string, record: ApiKeyRecord, now: Date): Promise<void> => {
+  const staleBefore = new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString();
+  if (record.lastUsedAt !== undefined && record.lastUsedAt >= staleBefore) return;
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: apiKeyKey(hashApiKey(key)),
+        ...ApiKey.update(
+          { set: { lastUsedAt: now.toISOString() } },
+          {
+            expression:
+              'attribute_exists(pk) AND (attribute_not_exists(#lastUsedAt) OR #lastUsedAt < :stale)',
+            values: { ':stale': staleBefore },
+          },
+        ),
+      }),
+    );
+  } catch (error) {
+    // Another request noted it meanwhile.
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
+};
 
 export class ApiKeyNotFoundError extends Error {
   constructor(keyId: string) {
@@ -156,6 +285,13 @@ export const revokeApiKey = async (
             },
           },
           revocationPutItem(companyId, keyId, now, derivedUntil),
+          {
+            Update: {
+              TableName: tableName(),
+              Key: countKey(companyId),
+              ...updateParams<KeyCount>({ add: { keys: -1 } }),
+            },
+          },
         ],
       }),
     );

@@ -22,7 +22,10 @@ export const partitions = {
   company: (companyId: string) => tenant(companyId),
   /** `CO#<companyId>#USAGE`: usage meters (month figures and totals). */
   usage: (companyId: string) => tenant(companyId, '#USAGE'),
-  /** `CO#<companyId>#CRED`: minted-token records (never the tokens) and credential revocations. */
+  /**
+   * `CO#<companyId>#CRED`: minted-token records (never the tokens), credential revocations and the number of
+   * the company's active API keys.
+   */
   credentials: (companyId: string) => tenant(companyId, '#CRED'),
   /** `CO#<companyId>#IDEM`: idempotency records. */
   idempotency: (companyId: string) => tenant(companyId, '#IDEM'),
@@ -97,6 +100,8 @@ export const sortKeys = {
   /** A UTC day's figures; not `M#…`, so the stream filter of usage thresholds sees month items only. */
   usageDay: (date: string) => `D#${date}`,
   mintedToken: (jti: string) => `TOKEN#${jti}`,
+  /** The number of a company's active API keys (in its `credentials` partition), kept within the limit. */
+  apiKeyCount: 'KEYCOUNT',
   revocation: (credentialId: string) => `REVOKED#${credentialId}`,
   idempotency: (scope: string, key: string) => `${scope}#${key}`,
   deliveryChannel: 'webhook',

@@ -1,7 +1,5 @@
-import { CLOCK_SKEW_SECONDS, JWT_MAX_LIFETIME_SECONDS } from '../auth/jwt-claims';
 import { acceptedUntilSeconds, type MintedToken, type MintInput, mintJwt } from '../auth/jwt-mint';
 import { currentSigningKey, loadKeySet } from '../auth/signing-keys';
-import { revokeApiKey } from '../data/api-keys';
 import { getMintedToken, recordMintedToken, revokeCredential } from '../data/credentials';
 import { NotFoundError } from '../errors';
 
@@ -54,14 +52,3 @@ export const revokeMintedTokens = async (
     );
   }
 };
-
-/**
- * How long after a key's revocation a token derived from it may still be accepted, at most: a warm authorizer
- * may accept the key for its cache TTL (at most 60 s), a sync run it started may mint until its deadline
- * (below 29 s), and that token lives the longest lifetime plus the clock skew.
- */
-const DERIVED_AFTER_REVOCATION_SECONDS = 60 + 29 + JWT_MAX_LIFETIME_SECONDS + 2 * CLOCK_SKEW_SECONDS;
-
-/** Revokes an API key and every token derived from it, the revocation kept while any may be accepted. */
-export const revokeKeyAndDerivedTokens = (companyId: string, keyId: string, now: Date) =>
-  revokeApiKey(companyId, keyId, now, Math.floor(now.getTime() / 1000) + DERIVED_AFTER_REVOCATION_SECONDS);

@@ -180,6 +180,12 @@ export const TAGS: { name: string; description: string }[] = [
     description: 'The company the credential acts for: start here to check a key (GET /v1/self).',
   },
   {
+    name: 'API keys',
+    description:
+      'The company’s own keys (scope `keys:admin`): create restricted keys (scopes, addresses, expiry) and ' +
+      'revoke them; a secret is shown once.',
+  },
+  {
     name: 'Contacts',
     description:
       'Messages to contacts (items of the built-in type `contacts`), delivered asynchronously to the ' +

@@ -2,6 +2,7 @@ import { COMPANY_ROUTES } from './company-routes';
 import { CONTACT_ROUTES } from './contact-routes';
 import { DYNADATA_ROUTES } from './dynadata-routes';
 import { EVENT_ROUTES } from './event-routes';
+import { KEY_ROUTES } from './key-routes';
 import { MCP_ROUTES } from './mcp-routes';
 import { DOCS_ROUTES, PUBLIC_ROUTES } from './public-routes';
 import type { RouteDefinition } from './route-definition';
@@ -31,6 +32,7 @@ export {
 export const ROUTES = [
   ...PUBLIC_ROUTES,
   ...COMPANY_ROUTES,
+  ...KEY_ROUTES,
   ...CONTACT_ROUTES,
   ...DYNADATA_ROUTES,
   ...STORAGE_ROUTES,

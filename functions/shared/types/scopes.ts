@@ -20,6 +20,7 @@ export const SCOPES = [
   'workflows:write',
   'webhooks:read',
   'webhooks:write',
+  'keys:admin',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -43,7 +43,7 @@ export interface StartRunInput {
   mints?: boolean;
 }
 
-/** What a run keeps of the credential that starts it: its root, and a token's expiry and addresses. */
+/** What a run keeps of the credential that starts it: its root, and its expiry and addresses (a token's or a key's). */
 export const runCallerOf = (auth: AuthContext): RunCaller =>
   auth.authMethod === 'jwt'
     ? {
@@ -53,7 +53,11 @@ export const runCallerOf = (auth: AuthContext): RunCaller =>
         ...(auth.tokenIps === undefined ? {} : { ips: auth.tokenIps }),
         ...(auth.tokenAncestors === undefined ? {} : { ancestors: auth.tokenAncestors }),
       }
-    : { source: auth.source ?? auth.keyId };
+    : {
+        source: auth.source ?? auth.keyId,
+        ...(auth.tokenExpiresAt === undefined ? {} : { expiresAt: auth.tokenExpiresAt }),
+        ...(auth.tokenIps === undefined ? {} : { ips: auth.tokenIps }),
+      };
 
 /** The action context of a run: `sync` while it executes in the call that started it. */
 export const contextOfRun = (run: WorkflowRunRecord, sync: boolean, mints = sync): ActionContext => {

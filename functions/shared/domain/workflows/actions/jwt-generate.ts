@@ -20,7 +20,13 @@ const sourceOf = (ctx: ActionContext): MintSource | undefined => {
   const { caller } = ctx;
   if (!caller) return undefined;
   if (caller.tokenId === undefined)
-    return { kind: 'api_key', keyId: caller.source, scopes: ctx.callerScopes };
+    return {
+      kind: 'api_key',
+      keyId: caller.source,
+      scopes: ctx.callerScopes,
+      ...(caller.expiresAt === undefined ? {} : { exp: caller.expiresAt }),
+      ...(caller.ips ? { ips: caller.ips } : {}),
+    };
   if (caller.expiresAt === undefined) return undefined;
   return {
     kind: 'jwt',
