@@ -94,6 +94,11 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
       other: { body: { type: 'text', body: { text: 'Goodbye' } } },
     };
   },
+  createApiKey: async () => ({
+    path: '/v1/keys',
+    body: { name: 'replayed', scopes: ['usage:read'] },
+    other: { body: { name: 'replayed', scopes: ['company:read'] } },
+  }),
   createWebhookEndpoint: async () => ({
     path: '/v1/webhooks',
     body: { url: `${receiver.base}/a`, events: ['transcode.done'] },
