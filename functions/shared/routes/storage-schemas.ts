@@ -26,6 +26,7 @@ const bucketField = /* @__PURE__ */ lazy(() =>
 const checksumField = /* @__PURE__ */ lazy(() =>
   z
     .string()
+    .length(44)
     .regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/, 'checksumSha256 must be the base64 of a SHA-256 digest')
     .describe("Base64 SHA-256 of the content (as S3's `x-amz-checksum-sha256`)."),
 );
