@@ -81,6 +81,20 @@ const USAGE_SNAPSHOT: FunctionAccess = {
   table: { GetItem: ['plans'], BatchGetItem: ['company', 'usage', 'plans'] },
 };
 
+/**
+ * The file list and deletion (`functions/shared/domain/storage.ts`): a page of the company's file list (its
+ * `gsi1` partition); a delete reads the record, asks the unfinished transcodes and transcriptions of the
+ * company whether one reads the file (their sparse `gsi1` partitions, narrowed to the company by sort key:
+ * `docs/decisions/0026-files-in-use.md`), deletes the record with its bytes off the totals in one
+ * transaction, then the object, under any stored-object prefix.
+ */
+const FILE_LIST: FunctionAccess = { gsi1: ['storedFiles'] };
+const FILE_DELETION: FunctionAccess = {
+  table: { GetItem: ['storedObjects'], DeleteItem: ['storedObjects'], UpdateItem: ['usage'] },
+  gsi1: ['unfinishedTranscodes', 'unfinishedTranscriptions'],
+  objects: { 's3:DeleteObject': STORED_OBJECT_PREFIXES },
+};
+
 /** The usage series: one query over the range of the company's day or month items. */
 const USAGE_HISTORY: FunctionAccess = { table: { Query: ['usage'] } };
 
@@ -94,7 +108,7 @@ const USAGE_HISTORY: FunctionAccess = { table: { Query: ['usage'] } };
  * AWS call. Minting a JWT (`actions/security/auth/jwt/generate`) reads the signing keys: only the workflows
  * group, which runs sync runs, holds them (`JWT_MINTING`); the async step worker mints no token.
  */
-const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, USAGE_HISTORY, {
+const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, USAGE_HISTORY, FILE_LIST, {
   table: {
     GetItem: ['plans', 'dynadataItems', 'storedObjects'],
     BatchGetItem: ['company', 'usage', 'storedObjects', 'speechJobs'],
@@ -226,8 +240,8 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // Upload URLs (signed by the role: PUT), upload completion (HEAD), download URLs (signed by the download
   // signer's key, never by the role), and the deletion of an upload that breaks its declared size or type:
   // all under `uploads/`.
-  // Both steps of an upload honour Idempotency-Key.
-  storage: {
+  // Both steps of an upload honour Idempotency-Key. The file list and deletion (`FILE_LIST`, `FILE_DELETION`).
+  storage: combineAccess(FILE_LIST, FILE_DELETION, {
     table: {
       GetItem: ['storedObjects', 'idempotency'],
       PutItem: ['storedObjects', 'idempotency'],
@@ -236,7 +250,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     },
     objects: { 's3:GetObject': ['uploads'], 's3:PutObject': ['uploads'], 's3:DeleteObject': ['uploads'] },
     secrets: ['downloadSigner'],
-  },
+  }),
   transcriptions: {
     table: {
       GetItem: ['transcriptions', 'plans', 'idempotency'],
@@ -316,19 +330,28 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   },
   // The union of what its tools call (`functions/shared/mcp/tools.ts`): a transcode, transcription, speech
   // job or workflow run read by id, the usage snapshot, the Dynadata item calls, the workflow and run lists,
+  // the file list and deletion,
   // and a sync workflow run (as the workflows group runs one: every action and the hand-off to the
   // engine, but no minting: the signing keys stay with the workflows group). POST /v1/mcp refuses
   // `Idempotency-Key`, but each tool that changes data takes an `idempotencyKey` argument: its records.
   mcp: {
-    ...combineAccess(DYNADATA_ITEMS, USAGE_SNAPSHOT, WORKFLOW_ACTIONS, WORKFLOW_RUN, RUN_ENGINE, {
-      table: {
-        GetItem: ['transcodes', 'transcriptions', 'speechJobs', 'workflowRuns', 'workflows', 'idempotency'],
-        Query: ['workflows', 'workflowRuns'],
-        PutItem: ['workflowRuns', 'idempotency'],
-        UpdateItem: ['usage', 'idempotency'],
-        DeleteItem: ['idempotency'],
+    ...combineAccess(
+      DYNADATA_ITEMS,
+      USAGE_SNAPSHOT,
+      WORKFLOW_ACTIONS,
+      WORKFLOW_RUN,
+      RUN_ENGINE,
+      FILE_DELETION,
+      {
+        table: {
+          GetItem: ['transcodes', 'transcriptions', 'speechJobs', 'workflowRuns', 'workflows', 'idempotency'],
+          Query: ['workflows', 'workflowRuns'],
+          PutItem: ['workflowRuns', 'idempotency'],
+          UpdateItem: ['usage', 'idempotency'],
+          DeleteItem: ['idempotency'],
+        },
       },
-    }),
+    ),
   },
 };
 

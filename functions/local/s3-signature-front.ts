@@ -16,11 +16,19 @@ import { canonicalPath, S3RequestRefused, type VerifierOptions, verifyS3Request 
  * the runtime's S3 client as from a presigned URL, comes here first; refusals are S3's XML errors. CORS
  * preflights carry no signature on S3 either and go through once their path is checked. A declared body hash
  * is checked before anything reaches s3rver, so a body that does not match is never stored.
+ *
+ * A PUT with `x-amz-checksum-sha256` (a presigned upload signed for a checksum) is checked as S3 checks it:
+ * a body whose SHA-256 differs is refused with 400 `BadDigest` and never stored. s3rver keeps no checksums,
+ * so the front keeps it as the object's metadata (`CHECKSUM_META`) and answers it back as S3 does, as
+ * `x-amz-checksum-sha256` to a HEAD or GET that asks for checksums (`x-amz-checksum-mode: ENABLED`).
  */
 export interface S3FrontOptions extends Omit<VerifierOptions, 'now'> {
   /** s3rver's own endpoint (`http://127.0.0.1:<port>`), reached only through this front. */
   upstream: string;
 }
+
+const CHECKSUM_HEADER = 'x-amz-checksum-sha256';
+const CHECKSUM_META = 'x-amz-meta-local-checksum-sha256';
 
 const escapeXml = (value: string): string => value.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -55,8 +63,12 @@ const readBody = (req: IncomingMessage): Promise<Buffer> =>
 const upstreamAgent = new Agent({ keepAlive: false });
 
 const forward = (req: IncomingMessage, res: ServerResponse, upstream: URL, body?: Buffer): void => {
-  const headers = { ...req.headers, host: upstream.host };
+  const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: upstream.host };
   if (body) headers['content-length'] = String(body.length);
+  delete headers[CHECKSUM_META];
+  const checksum = req.headers[CHECKSUM_HEADER];
+  if (req.method === 'PUT' && typeof checksum === 'string') headers[CHECKSUM_META] = checksum;
+  const withChecksum = req.headers['x-amz-checksum-mode']?.toString().toUpperCase() === 'ENABLED';
   const out = httpRequest(
     {
       host: upstream.hostname,
@@ -67,7 +79,9 @@ const forward = (req: IncomingMessage, res: ServerResponse, upstream: URL, body?
       agent: upstreamAgent,
     },
     (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      const { [CHECKSUM_META]: stored, ...answered } = answer.headers;
+      if (withChecksum && typeof stored === 'string') answered[CHECKSUM_HEADER] = stored;
+      res.writeHead(answer.statusCode ?? 502, answered);
       answer.pipe(res);
     },
   );
@@ -98,16 +112,23 @@ const handle = async (
     { method: req.method ?? 'GET', url, headers: req.headersDistinct },
     { region: options.region, secretFor: options.secretFor, now: new Date() },
   );
-  if (payloadSha256 === undefined) {
+  const checksum = req.method === 'PUT' ? req.headers[CHECKSUM_HEADER] : undefined;
+  if (payloadSha256 === undefined && checksum === undefined) {
     forward(req, res, upstream);
     return;
   }
   const body = await readBody(req);
-  if (createHash('sha256').update(body).digest('hex') !== payloadSha256)
+  if (payloadSha256 !== undefined && createHash('sha256').update(body).digest('hex') !== payloadSha256)
     throw new S3RequestRefused(
       400,
       'XAmzContentSHA256Mismatch',
       "The provided 'x-amz-content-sha256' header does not match what was computed.",
+    );
+  if (checksum !== undefined && createHash('sha256').update(body).digest('base64') !== checksum)
+    throw new S3RequestRefused(
+      400,
+      'BadDigest',
+      'The SHA256 you specified did not match the calculated checksum.',
     );
   forward(req, res, upstream, body);
 };

@@ -152,7 +152,8 @@ describe('object grants', () => {
       [
         'storage',
         roleOf(api.groups.storage.function),
-        { 's3:GetObject': ['uploads'], 's3:PutObject': ['uploads'], 's3:DeleteObject': ['uploads'] },
+        // Deleting a file (`DELETE /v1/storage/files`) reaches any stored object of the company.
+        { 's3:GetObject': ['uploads'], 's3:PutObject': ['uploads'], 's3:DeleteObject': ALL_STORED },
       ],
       [
         'speech',
@@ -173,12 +174,12 @@ describe('object grants', () => {
         },
       ],
       [
-        'mcp (run_workflow)',
+        'mcp (run_workflow, delete_file)',
         roleOf(api.groups.mcp.function),
         {
           's3:GetObject': ['speechJobs'],
           's3:PutObject': ['speech', 'speechJobs', 'workflowRuns'],
-          's3:DeleteObject': ['speech', 'speechJobs'],
+          's3:DeleteObject': ALL_STORED,
         },
       ],
       ['authorizer', roleOf(api.authorizerFunction), {}],

@@ -28,7 +28,7 @@ beforeAll(async () => {
   const { dynadataTypeKey } = await import('../../functions/shared/data/dynadata-types');
   const { logEntryKey } = await import('../../functions/shared/data/log-entries');
   const { deliveryChannelKey } = await import('../../functions/shared/data/delivery-channels');
-  const { storedObjectKey } = await import('../../functions/shared/data/stored-objects');
+  const { fileListKey, storedObjectKey } = await import('../../functions/shared/data/stored-objects');
   const { transcodeStore } = await import('../../functions/shared/data/transcode-jobs');
   const { transcriptionStore } = await import('../../functions/shared/data/transcription-jobs');
   const { createJobLifecycle } = await import('../../functions/shared/data/jobs/lifecycle');
@@ -72,6 +72,7 @@ beforeAll(async () => {
   indexKeys = {
     dynadataIndex: indexPartition(co, 'contacts'),
     apiKeyList: apiKeyListKey(co, '', '').gsi1pk,
+    storedFiles: fileListKey(`companies/${co}/uploads/a/b.txt`)?.gsi1pk ?? '',
     unfinishedTranscodes: transcodeJobs.unfinishedIndexKey(co, 'tc_1').gsi1pk,
     unfinishedTranscriptions: transcriptionJobs.unfinishedIndexKey(co, 'tr_1').gsi1pk,
     unfinishedSpeechJobs: speechJobs.unfinishedIndexKey(co, 'sj_1').gsi1pk,

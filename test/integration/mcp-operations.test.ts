@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { binaryFile, upload } from './storage-uploads';
 import { apiUrl, call, createContact, createTenant } from './support';
 import { storeSource } from './transcode-support';
 import { runWorkflow, savedWorkflow } from './workflow-support';
@@ -70,6 +71,37 @@ describe('operations at the agent door', () => {
       await agent.callTool({ name: 'get_download_url', arguments: { fullPath: reserved.fullPath } }),
     );
     expect(Buffer.from(await (await fetch(String(download.url))).arrayBuffer())).toEqual(bytes);
+  });
+
+  it('lists the stored files and deletes one, as the storage routes do', async () => {
+    const owner = await createTenant();
+    const client = await connect({ 'x-api-key': owner.apiKey });
+    const kept = await upload(owner, binaryFile(32));
+    const gone = await upload(owner, binaryFile(64));
+    const listed = structured(await client.callTool({ name: 'list_files', arguments: { limit: 10 } }));
+    expect((listed.files as { fullPath: string }[]).map((f) => f.fullPath)).toEqual(
+      [kept.fullPath, gone.fullPath].sort(),
+    );
+    expect(
+      structured(await client.callTool({ name: 'delete_file', arguments: { fullPath: gone.fullPath } })),
+    ).toEqual({ deleted: true, bucket: gone.bucket, fullPath: gone.fullPath });
+    expect(
+      problemOf(await client.callTool({ name: 'delete_file', arguments: { fullPath: gone.fullPath } })).code,
+    ).toBe('not_found');
+    // Another company's agent sees none of them.
+    expect(
+      problemOf(await agent.callTool({ name: 'delete_file', arguments: { fullPath: kept.fullPath } })).code,
+    ).toBe('not_found');
+    const { id: workflowId } = await savedWorkflow(owner.companyId, {
+      id: 'files',
+      name: 'Files',
+      steps: [{ id: 'list', action: 'actions/storage/list', with: { limit: 5 } }],
+      return: { files: '{{ steps.list.output.files }}' },
+    });
+    const run = await runWorkflow(owner.apiKey, workflowId);
+    expect((run.json.result as { files: { fullPath: string }[] }).files.map((f) => f.fullPath)).toEqual([
+      kept.fullPath,
+    ]);
   });
 
   it('starts a transcode job once per idempotencyKey, lists and reads it as the routes do', async () => {

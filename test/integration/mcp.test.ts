@@ -38,6 +38,8 @@ const SCOPE_OF_TOOL: Record<string, Scope> = {
   create_upload_url: 'storage:write',
   complete_upload: 'storage:write',
   get_download_url: 'storage:read',
+  list_files: 'storage:read',
+  delete_file: 'storage:write',
   get_usage: 'usage:read',
   get_usage_history: 'usage:read',
   list_workflows: 'workflows:read',

@@ -17,7 +17,7 @@ export const auth = (tenant: Tenant) => ({ 'x-api-key': tenant.apiKey });
 
 export const reserve = async (
   tenant: Tenant,
-  body: { fileName: string; contentType: string; size: number },
+  body: { fileName: string; contentType: string; size: number; checksumSha256?: string },
 ) => {
   const res = await call('POST', '/v1/storage/upload-url', { headers: auth(tenant), body });
   if (res.status !== 200) throw new Error(`upload-url answered ${res.status} ${JSON.stringify(res.json)}`);

@@ -46,6 +46,8 @@ export interface ObjectHead {
   size: number;
   contentType: string;
   etag: string;
+  /** The base64 SHA-256 S3 checked and stored with the object, when it was uploaded with one. */
+  checksumSha256?: string;
 }
 
 /**
@@ -63,11 +65,12 @@ const isMissing = (error: unknown): boolean => {
 /** Size, content type and ETag of an object, or undefined when there is none. */
 export const headObject = async (bucket: string, key: string): Promise<ObjectHead | undefined> => {
   try {
-    const out = await s3().send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    const out = await s3().send(new HeadObjectCommand({ Bucket: bucket, Key: key, ChecksumMode: 'ENABLED' }));
     return {
       size: Number(out.ContentLength ?? 0),
       contentType: out.ContentType ?? 'application/octet-stream',
       etag: (out.ETag ?? '').replaceAll('"', ''),
+      ...(out.ChecksumSHA256 ? { checksumSha256: out.ChecksumSHA256 } : {}),
     };
   } catch (error) {
     if (isMissing(error)) return undefined;
@@ -92,22 +95,42 @@ export const deleteObject = async (bucket: string, key: string): Promise<void> =
 };
 
 /**
- * A presigned PUT that binds the content type and the exact length: S3 checks every signed header, so the
- * stored object cannot differ from what was declared. The uploader must send exactly `headers`.
+ * A presigned PUT that binds the content type and the exact length, and with `checksumSha256` the content
+ * itself: S3 checks every signed header, and refuses a body whose SHA-256 is not the signed
+ * `x-amz-checksum-sha256` (400 `BadDigest`), so the stored object cannot differ from what was declared. The
+ * checksum header stays a header (never hoisted into the query). The uploader must send exactly `headers`.
  */
 export const presignUpload = async (
   bucket: string,
   key: string,
-  contentType: string,
-  size: number,
+  declared: { contentType: string; size: number; checksumSha256?: string | undefined },
   expiresIn: number,
 ): Promise<{ url: string; headers: Record<string, string> }> => {
+  const { contentType, size, checksumSha256 } = declared;
+  const checksum = checksumSha256 === undefined ? [] : ['x-amz-checksum-sha256'];
   const url = await getSignedUrl(
     s3(),
-    new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: contentType, ContentLength: size }),
-    { expiresIn, signableHeaders: new Set(['content-type', 'content-length']) },
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      ContentType: contentType,
+      ContentLength: size,
+      ...(checksumSha256 === undefined ? {} : { ChecksumSHA256: checksumSha256 }),
+    }),
+    {
+      expiresIn,
+      signableHeaders: new Set(['content-type', 'content-length', ...checksum]),
+      unhoistableHeaders: new Set(checksum),
+    },
   );
-  return { url, headers: { 'Content-Type': contentType, 'Content-Length': String(size) } };
+  return {
+    url,
+    headers: {
+      'Content-Type': contentType,
+      'Content-Length': String(size),
+      ...(checksumSha256 === undefined ? {} : { 'x-amz-checksum-sha256': checksumSha256 }),
+    },
+  };
 };
 
 let downloadSigner: { secret: string; client: S3Client } | undefined;

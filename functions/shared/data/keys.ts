@@ -70,6 +70,8 @@ export const indexPartitions = {
   /** `CO#<companyId>#DD#<type>#IX`: the indexed field of a Dynadata type. */
   dynadataIndex: (companyId: string, typeName: string) =>
     `${partitions.dynadataItems(companyId, typeName)}#IX`,
+  /** `CO#<companyId>#FILES`: a company's stored objects, by `fullPath` (a prefix is a `begins_with`). */
+  storedFiles: (companyId: string) => tenant(companyId, '#FILES'),
   /** `CO#<companyId>#APIKEYS`: a company's API keys (the items hold key hashes). */
   apiKeyList: (companyId: string) => tenant(companyId, '#APIKEYS'),
   /** `TRANSCODE#UNFINISHED`: unfinished transcode jobs of every company. */

@@ -1,10 +1,13 @@
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ComputeMs, MeterName } from '../types/meters';
+import { companyOfObjectPath } from '../types/object-prefixes';
 import * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { defineEntity } from './entity';
-import { partitions, sortKeys } from './keys';
+import { indexPartitions, partitions, sortKeys } from './keys';
+import { sparseIndexKey } from './sparse-index';
+import { TABLE_SHAPE } from './table';
 import { type CancellationReason, cancellationReasons, sendTransaction } from './transactions';
 import { type Condition, updateParams } from './update-expression';
 import { addStorageBytesItem, billedWork, usageItems } from './usage-meters';
@@ -16,6 +19,11 @@ import { addStorageBytesItem, billedWork, usageItems } from './usage-meters';
  * (`status: stored`). Recording an object and adding its bytes to the company's running `storageBytes`
  * (the usage totals item) happen in one transaction whose first write is conditional, so the bytes are
  * counted exactly once however often an object is recorded.
+ *
+ * A stored object is also in the company's file list, the `gsi1` partition `CO#<companyId>#FILES` sorted by
+ * `fullPath` (so a prefix is a `begins_with`): the index attributes are written by every write that makes an
+ * item `stored` (`recordUpdate`), and leave with the item when it is deleted. Items stored before the list
+ * existed carry none until they are recorded again (see `docs/storage.md#listing-files`).
  */
 export interface StoredObject {
   bucket: string;
@@ -24,6 +32,8 @@ export interface StoredObject {
   contentType: string;
   etag: string;
   createdAt: string;
+  /** Base64 SHA-256 of the content, when the upload declared one (S3 checked it). */
+  checksumSha256?: string;
 }
 
 export interface UploadReservation {
@@ -33,7 +43,16 @@ export interface UploadReservation {
   contentType: string;
   fileName: string;
   expiresAt: string;
+  checksumSha256?: string;
 }
+
+/** The file list's index attributes of a stored object (its company is the one its path lies under). */
+export const fileListKey = (fullPath: string) => {
+  const companyId = companyOfObjectPath(fullPath);
+  return companyId === undefined
+    ? undefined
+    : sparseIndexKey(indexPartitions.storedFiles(companyId), fullPath);
+};
 
 export const storedObjectKey = (companyId: string, fullPath: string) => ({
   pk: partitions.storedObjects(companyId, fullPath),
@@ -54,6 +73,7 @@ const StoredObjectItem = /* @__PURE__ */ defineEntity({
         contentType: zm.string(),
         etag: zm.optional(zm.string()),
         createdAt: zm.string(),
+        checksumSha256: zm.optional(zm.string()),
       }),
       zm.object({
         status: zm.literal('pending'),
@@ -64,9 +84,12 @@ const StoredObjectItem = /* @__PURE__ */ defineEntity({
         fileName: zm.string(),
         reservedAt: zm.string(),
         expiresAt: zm.string(),
+        declaredChecksumSha256: zm.optional(zm.string()),
       }),
     ]);
   },
+  // The company's file list: stored objects only, never a reservation.
+  index: (record) => (record.status === 'stored' ? fileListKey(record.fullPath) : undefined),
 });
 type StoredObjectItemRecord = zm.output<typeof StoredObjectItem.schema>;
 const ENTITY = StoredObjectItem.name;
@@ -82,6 +105,7 @@ const toStoredObject = (record: Extract<StoredObjectItemRecord, { status: 'store
   contentType: record.contentType,
   etag: record.etag ?? '',
   createdAt: record.createdAt,
+  ...(record.checksumSha256 === undefined ? {} : { checksumSha256: record.checksumSha256 }),
 });
 
 /** The stored object of an item, or undefined when the item is only a reservation. */
@@ -135,7 +159,13 @@ const oldItem = async (reason: CancellationReason | undefined, companyId: string
   decode(reason?.Item) ?? (await readItem(companyId, fullPath));
 
 /** The record of a stored object as its item holds it (an upload reservation's `ttl` is removed). */
-type StoredRecordItem = StoredObject & { status: 'stored' | 'pending'; entity: string; ttl?: number };
+type StoredRecordItem = StoredObject & {
+  status: 'stored' | 'pending';
+  entity: string;
+  ttl?: number;
+  gsi1pk?: string;
+  gsi1sk?: string;
+};
 
 /** The update that makes the item the object's record, `stored`, under `condition`. */
 const recordUpdate = (object: StoredObject, condition: Condition) =>
@@ -149,7 +179,9 @@ const recordUpdate = (object: StoredObject, condition: Condition) =>
         contentType: object.contentType,
         etag: object.etag,
         createdAt: object.createdAt,
+        checksumSha256: object.checksumSha256,
         entity: ENTITY,
+        ...StoredObjectItem.indexOf({ status: 'stored', ...object }),
       },
       remove: ['ttl'],
     },
@@ -280,6 +312,9 @@ export const reserveUpload = async (
             fileName: reservation.fileName,
             reservedAt: now.toISOString(),
             expiresAt: reservation.expiresAt,
+            ...(reservation.checksumSha256 === undefined
+              ? {}
+              : { declaredChecksumSha256: reservation.checksumSha256 }),
           },
           { ttl: expiresEpoch + RESERVATION_GRACE_SECONDS },
         ),
@@ -297,7 +332,7 @@ export type CompleteUploadOutcome =
   | { kind: 'created'; object: StoredObject }
   | { kind: 'existing'; object: StoredObject }
   | { kind: 'no_reservation' }
-  | { kind: 'mismatch'; declared: { size: number; contentType: string } }
+  | { kind: 'mismatch'; declared: { size: number; contentType: string; checksumSha256?: string } }
   | { kind: 'storage_limit_reached' };
 
 /**
@@ -332,11 +367,17 @@ export const completeUpload = async (
               Key: storedObjectKey(companyId, object.fullPath),
               ...recordUpdate(object, {
                 expression:
-                  '#status = :pending AND declaredSize = :declaredSize AND declaredContentType = :declaredType',
+                  '#status = :pending AND declaredSize = :declaredSize AND declaredContentType = :declaredType' +
+                  (object.checksumSha256 === undefined
+                    ? ' AND attribute_not_exists(declaredChecksumSha256)'
+                    : ' AND (attribute_not_exists(declaredChecksumSha256) OR declaredChecksumSha256 = :declaredChecksum)'),
                 values: {
                   ':pending': 'pending',
                   ':declaredSize': object.size,
                   ':declaredType': object.contentType,
+                  ...(object.checksumSha256 === undefined
+                    ? {}
+                    : { ':declaredChecksum': object.checksumSha256 }),
                 },
               }),
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -357,10 +398,89 @@ export const completeUpload = async (
       if (existing.status === 'stored') return { kind: 'existing', object: toStoredObject(existing) };
       return {
         kind: 'mismatch',
-        declared: { size: existing.declaredSize, contentType: existing.declaredContentType },
+        declared: {
+          size: existing.declaredSize,
+          contentType: existing.declaredContentType,
+          ...(existing.declaredChecksumSha256 === undefined
+            ? {}
+            : { checksumSha256: existing.declaredChecksumSha256 }),
+        },
       };
     }
     if (totalsReason?.Code === 'ConditionalCheckFailed') return { kind: 'storage_limit_reached' };
+    throw error;
+  }
+};
+
+/**
+ * A page of the company's stored objects whose `fullPath` starts with `prefix` (itself under the company's
+ * root), in path order: one Query of the company's file list. The cursor is the `fullPath` of the last
+ * object shown (the caller checks it lies under `prefix`); one item more than the page is read, so
+ * `nextCursor` is null exactly on the last page.
+ */
+export const listStoredObjects = async (
+  companyId: string,
+  request: { prefix: string; limit: number; cursor?: string | undefined },
+): Promise<{ objects: StoredObject[]; nextCursor: string | null }> => {
+  const partition = indexPartitions.storedFiles(companyId);
+  const { Items = [] } = await ddb.send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: TABLE_SHAPE.gsi1.indexName,
+      KeyConditionExpression: 'gsi1pk = :files AND begins_with(gsi1sk, :prefix)',
+      ExpressionAttributeValues: { ':files': partition, ':prefix': request.prefix },
+      Limit: request.limit + 1,
+      ...(request.cursor === undefined
+        ? {}
+        : {
+            ExclusiveStartKey: {
+              ...storedObjectKey(companyId, request.cursor),
+              ...sparseIndexKey(partition, request.cursor),
+            },
+          }),
+    }),
+  );
+  const objects = Items.slice(0, request.limit).flatMap((item) => {
+    const stored = storedObjectOf(StoredObjectItem.decode(item));
+    return stored ? [stored] : [];
+  });
+  const last = objects.at(-1);
+  return {
+    objects,
+    nextCursor: Items.length > request.limit && last !== undefined ? last.fullPath : null,
+  };
+};
+
+/**
+ * Deletes the record of a stored object and subtracts its bytes from the company's storage figure, in one
+ * transaction conditional on the record being the one read (`stored`, that size), so however many deletes
+ * race, the bytes are subtracted once. Answers the deleted object, or undefined when there was none
+ * (nothing at the path, only a reservation, or deleted meanwhile).
+ */
+export const deleteStoredObject = async (
+  companyId: string,
+  object: StoredObject,
+): Promise<StoredObject | undefined> => {
+  try {
+    await sendTransaction(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: storedObjectKey(companyId, object.fullPath),
+              ConditionExpression: '#status = :stored AND #size = :size',
+              ExpressionAttributeNames: { '#status': 'status', '#size': 'size' },
+              ExpressionAttributeValues: { ':stored': 'stored', ':size': object.size },
+            },
+          },
+          addStorageBytesItem(companyId, -object.size),
+        ],
+      }),
+    );
+    return object;
+  } catch (error) {
+    if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return undefined;
     throw error;
   }
 };

@@ -5,6 +5,9 @@ export const UPLOAD_URL_SECONDS = 900;
 /** SigV4 presigned URLs cannot live longer than 7 days. */
 export const MAX_DOWNLOAD_URL_SECONDS = 604_800;
 export const DEFAULT_DOWNLOAD_URL_SECONDS = 3600;
+/** File lists (`GET /v1/storage/files`): 100 a page by default, at most 1000 (one Query of the index). */
+export const DEFAULT_FILE_PAGE = 100;
+export const MAX_FILE_PAGE = 1000;
 /** S3's limit for one PUT (larger files would need multipart upload). */
 export const MAX_SINGLE_UPLOAD_BYTES = 5 * 1024 ** 3;
 

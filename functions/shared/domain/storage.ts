@@ -1,11 +1,24 @@
 import { deleteObject, headObject, presignDownload, presignUpload } from '../aws/s3';
-import { completeUpload, reserveUpload, type StoredObject } from '../data/stored-objects';
+import { unfinishedJobsReading } from '../data/jobs/source-readers';
+import {
+  completeUpload,
+  deleteStoredObject,
+  listStoredObjects,
+  reserveUpload,
+  type StoredObject,
+} from '../data/stored-objects';
 import { env } from '../env';
 import { AppError, NotFoundError } from '../errors';
 import { ulid } from '../ids';
 import { companyObjectPrefix } from '../types/object-prefixes';
-import { DEFAULT_DOWNLOAD_URL_SECONDS, UPLOAD_URL_SECONDS } from './storage-limits';
-import { parseStorageReference, resolveStoredObject } from './storage-references';
+import { listCursor, type PageRequest } from './pages';
+import { DEFAULT_DOWNLOAD_URL_SECONDS, DEFAULT_FILE_PAGE, UPLOAD_URL_SECONDS } from './storage-limits';
+import {
+  companyStoragePrefix,
+  parseStorageReference,
+  resolveStoredObject,
+  storagePathProblem,
+} from './storage-references';
 
 /**
  * Storage: a two-step upload (reserve a presigned PUT, then complete) and presigned download URLs.
@@ -19,11 +32,16 @@ import { parseStorageReference, resolveStoredObject } from './storage-references
  *   `upload_mismatch`; the reservation stays, so the same URL may be used again while it lives); so is one
  *   that would take the company past its storage allowance (403 `storage_limit_reached`).
  * - Download URLs live 1 s to 7 days (default 1 hour) and exist only for recorded objects.
+ * - With `checksumSha256` (base64 SHA-256 of the content) the PUT URL is signed for it, so storage refuses
+ *   any other content (400 `BadDigest`); the stored object answers it.
+ * - Files are listed by path prefix and deleted by reference (bytes subtracted once); a file an unfinished
+ *   job reads is refused (409 `file_in_use`, `docs/decisions/0026-files-in-use.md`).
  */
 export interface UploadRequest {
   fileName: string;
   contentType: string;
   size: number;
+  checksumSha256?: string | undefined;
 }
 
 export interface StorageLimits {
@@ -76,16 +94,11 @@ export const createUpload = async (
       contentType: request.contentType,
       fileName: request.fileName,
       expiresAt,
+      ...(request.checksumSha256 === undefined ? {} : { checksumSha256: request.checksumSha256 }),
     },
     now,
   );
-  const { url, headers } = await presignUpload(
-    bucket,
-    fullPath,
-    request.contentType,
-    request.size,
-    UPLOAD_URL_SECONDS,
-  );
+  const { url, headers } = await presignUpload(bucket, fullPath, request, UPLOAD_URL_SECONDS);
   return { uploadUrl: url, method: 'PUT' as const, headers, bucket, fullPath, expiresAt };
 };
 
@@ -94,6 +107,7 @@ const answer = (object: StoredObject) => ({
   fullPath: object.fullPath,
   size: object.size,
   contentType: object.contentType,
+  ...(object.checksumSha256 === undefined ? {} : { checksumSha256: object.checksumSha256 }),
 });
 
 export const finishUpload = async (
@@ -136,6 +150,11 @@ export const finishUpload = async (
               },
             ]),
       ];
+      if (outcome.declared.checksumSha256 !== head.checksumSha256)
+        errors.push({
+          pointer: '/body/fullPath',
+          message: 'uploaded content does not match the declared checksum',
+        });
       throw new AppError(
         'upload_mismatch',
         'The uploaded object does not match the declared size and type; it was deleted. Upload it again.',
@@ -143,7 +162,11 @@ export const finishUpload = async (
           errors,
           extensions: {
             declared: outcome.declared,
-            received: { size: head.size, contentType: head.contentType },
+            received: {
+              size: head.size,
+              contentType: head.contentType,
+              ...(head.checksumSha256 === undefined ? {} : { checksumSha256: head.checksumSha256 }),
+            },
           },
         },
       );
@@ -167,4 +190,72 @@ export const createDownloadUrl = async (
   const expiresIn = input.expiresIn ?? DEFAULT_DOWNLOAD_URL_SECONDS;
   const url = await presignDownload(object.bucket, object.fullPath, expiresIn);
   return { url, expiresAt: new Date(now.getTime() + expiresIn * 1000).toISOString() };
+};
+
+/**
+ * `prefix` as a path prefix of the company's files: absent means all of them; a prefix of another company's
+ * root is 404 like another company's reference; a malformed one is 400 `invalid_storage_reference`.
+ */
+const filePrefix = (companyId: string, prefix: string | undefined): string => {
+  const root = companyStoragePrefix(companyId);
+  if (prefix === undefined || prefix === '') return root;
+  // A prefix is a path, or a path's start: check it as a path (a trailing `/` or a partial segment is fine).
+  const problem = storagePathProblem(prefix.endsWith('/') ? `${prefix}x` : prefix);
+  if (problem !== undefined) {
+    throw new AppError(
+      'invalid_storage_reference',
+      `The prefix is not valid: ${problem.replace('fullPath', 'prefix')}`,
+      {
+        errors: [{ pointer: '/query/prefix', message: problem.replace('fullPath', 'prefix') }],
+      },
+    );
+  }
+  if (root.startsWith(prefix)) return root;
+  if (!prefix.startsWith(root)) throw new NotFoundError('No files of yours are under this prefix.');
+  return prefix;
+};
+
+/**
+ * A page of the company's stored objects under `prefix`, in path order. The cursor is the last `fullPath`
+ * shown: one that is not under the prefix cannot be a cursor of this list and is refused (400).
+ */
+export const listFiles = async (
+  companyId: string,
+  request: PageRequest & { prefix?: string | undefined },
+) => {
+  const prefix = filePrefix(companyId, request.prefix);
+  const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const cursor = listCursor(request.cursor, new RegExp(`^${escaped}[A-Za-z0-9._~+=@,()/-]+$`));
+  const page = await listStoredObjects(companyId, {
+    prefix,
+    limit: request.limit ?? DEFAULT_FILE_PAGE,
+    cursor,
+  });
+  return {
+    files: page.objects.map((object) => ({ ...answer(object), createdAt: object.createdAt })),
+    nextCursor: page.nextCursor,
+  };
+};
+
+/**
+ * Deletes a stored object: its record goes and its bytes leave `storageBytes` in one transaction (a repeated
+ * or racing delete finds nothing and answers 404), then the object itself. A file an unfinished transcode
+ * or transcription reads is refused with 409 `file_in_use` (`docs/decisions/0026-files-in-use.md`).
+ */
+export const deleteFile = async (companyId: string, input: { bucket?: string; fullPath: string }) => {
+  const object = await resolveStoredObject(companyId, input, '/query/fullPath');
+  const readers = await unfinishedJobsReading(companyId, object.fullPath);
+  if (readers.length > 0) {
+    throw new AppError(
+      'file_in_use',
+      'Unfinished jobs read this file; cancel them or wait for them to end.',
+      {
+        extensions: { jobIds: readers },
+      },
+    );
+  }
+  const deleted = await deleteStoredObject(companyId, object);
+  if (!deleted) throw new NotFoundError('No stored object at this reference.');
+  await deleteObject(object.bucket, object.fullPath);
+  return { deleted: true as const, bucket: object.bucket, fullPath: object.fullPath };
 };

@@ -72,13 +72,26 @@ const PROBLEM_EXTENSIONS: Record<string, JsonSchema> = {
   },
   declared: {
     type: 'object',
-    description: '`upload_mismatch`: the size and content type that were reserved.',
-    properties: { size: { type: 'integer' }, contentType: { type: 'string' } },
+    description: '`upload_mismatch`: the size, content type and checksum (when given) that were reserved.',
+    properties: {
+      size: { type: 'integer' },
+      contentType: { type: 'string' },
+      checksumSha256: { type: 'string' },
+    },
   },
   received: {
     type: 'object',
-    description: '`upload_mismatch`: the size and content type that were uploaded.',
-    properties: { size: { type: 'integer' }, contentType: { type: 'string' } },
+    description: '`upload_mismatch`: the size, content type and checksum (when stored) that were uploaded.',
+    properties: {
+      size: { type: 'integer' },
+      contentType: { type: 'string' },
+      checksumSha256: { type: 'string' },
+    },
+  },
+  jobIds: {
+    type: 'array',
+    items: { type: 'string' },
+    description: '`file_in_use`: the unfinished jobs that read the file.',
   },
   allow: {
     type: 'array',

@@ -14,7 +14,13 @@ import { getEvent, listEvents, listWebhookDeliveries } from '../operations/event
 import { sendMessage } from '../operations/messages';
 import { operationInput } from '../operations/operation-input';
 import { createSpeechJob, getSpeechJob, listSpeechJobs, synthesizeSpeech } from '../operations/speech';
-import { completeUpload, createDownloadUrl, createUploadUrl } from '../operations/storage';
+import {
+  completeUpload,
+  createDownloadUrl,
+  createUploadUrl,
+  deleteFile,
+  listFiles,
+} from '../operations/storage';
 import { createTranscode, getTranscode, listTranscodes } from '../operations/transcodes';
 import { createTranscription, getTranscription, listTranscriptions } from '../operations/transcriptions';
 import { getUsage, getUsageHistory } from '../operations/usage';
@@ -125,6 +131,8 @@ const HANDLERS: { [O in AgentOperationId]: RouteHandler<O> } = {
   createUploadUrl,
   completeUpload,
   createDownloadUrl,
+  listFiles,
+  deleteFile,
   getUsage,
   getUsageHistory,
   listWorkflows,

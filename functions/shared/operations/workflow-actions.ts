@@ -27,7 +27,7 @@ import {
 import { sendMessage } from './messages';
 import { operationInput } from './operation-input';
 import { createSpeechJob, getSpeechJob, rewriteSpokenText, synthesizeSpeech } from './speech';
-import { createDownloadUrl } from './storage';
+import { createDownloadUrl, listFiles } from './storage';
 import { createTranscode, getTranscode } from './transcodes';
 import { createTranscription, getTranscription } from './transcriptions';
 import { getUsageHistory } from './usage';
@@ -51,6 +51,7 @@ const HANDLERS: { [O in WorkflowOperationId]: RouteHandler<O> } = {
   rewriteSpokenText,
   sendMessage,
   createDownloadUrl,
+  listFiles,
   getUsageHistory,
   createDynadataItem,
   updateDynadataItem,

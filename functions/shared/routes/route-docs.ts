@@ -201,13 +201,26 @@ export const ROUTE_DOCS: Partial<Record<OperationId, RouteDocs>> = {
   createUploadUrl: {
     description:
       'Step 1 of an upload: reserves a path under `companies/<companyId>/uploads/` and answers a signed PUT ' +
-      'URL with the exact headers to send (valid 15 minutes). The size must fit the plan’s largest file.',
+      'URL with the exact headers to send (valid 15 minutes). The size must fit the plan’s largest file. ' +
+      'With `checksumSha256` the URL is signed for that content: storage refuses other bytes (400 `BadDigest`).',
   },
   completeUpload: {
     description:
       'Step 2 of an upload: checks that the object arrived as reserved (size and content type), counts it ' +
       'in the storage usage, and answers the stored object. Its `{bucket, fullPath}` is the storage ' +
       'reference other routes take.',
+  },
+  listFiles: {
+    description:
+      'Your stored objects (uploads and the files jobs wrote) whose `fullPath` starts with `prefix`, in path ' +
+      'order, `limit` a page (default 100). Objects stored before the list existed appear once recorded again ' +
+      '(see the storage guide).',
+  },
+  deleteFile: {
+    description:
+      'Deletes one of your stored objects, given as `fullPath` (and optionally `bucket`) in the query string, ' +
+      'and subtracts its bytes from the storage usage once. A file that an unfinished transcode or ' +
+      'transcription reads is refused with 409 `file_in_use`; a second delete answers 404.',
   },
   createDownloadUrl: {
     description:

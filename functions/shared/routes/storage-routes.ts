@@ -1,15 +1,19 @@
 import { route } from './route-definition';
 import {
+  deleteFileResponseSchema,
   downloadUrlQuerySchema,
   downloadUrlResponseSchema,
+  listFilesQuerySchema,
+  listFilesResponseSchema,
   storageReferenceBodySchema,
+  storageReferenceQuerySchema,
   storedObjectResponseSchema,
   uploadUrlBodySchema,
   uploadUrlResponseSchema,
 } from './storage-schemas';
 
 /**
- * The routes of storage: upload and download URLs (group `storage`): a section of the route table
+ * The routes of storage: upload and download URLs, the file list and deletion (group `storage`): a section of the route table
  * (`route-table.ts` joins the sections into `ROUTES`), imported alone by the group's function, so its bundle
  * holds only its own routes.
  */
@@ -30,7 +34,14 @@ export const STORAGE_ROUTES = [
       return uploadUrlResponseSchema();
     },
     errors: ['payload_too_large'],
-    examples: { request: { fileName: 'greeting.wav', contentType: 'audio/wav', size: 96044 } },
+    examples: {
+      request: {
+        fileName: 'greeting.wav',
+        contentType: 'audio/wav',
+        size: 96044,
+        checksumSha256: 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=',
+      },
+    },
     agent: {
       tool: 'create_upload_url',
       title: 'Reserve an upload URL',
@@ -88,5 +99,76 @@ export const STORAGE_ROUTES = [
       effect: 'read',
     },
     workflow: { action: 'actions/storage/download-url', maxDurationMs: 5_000 },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/storage/files',
+    group: 'storage',
+    operationId: 'listFiles',
+    summary: 'List stored files by path prefix',
+    tag: 'Storage',
+    scope: 'storage:read',
+    get query() {
+      return listFilesQuerySchema();
+    },
+    get response() {
+      return listFilesResponseSchema();
+    },
+    errors: ['not_found', 'invalid_storage_reference'],
+    examples: {
+      response: {
+        files: [
+          {
+            bucket: 'api-v1-files',
+            fullPath: 'companies/co_01jd3xq0a6m5r6y1z8k7w2v4bn/uploads/01jd3xq0b2/greeting.wav',
+            size: 96044,
+            contentType: 'audio/wav',
+            checksumSha256: 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=',
+            createdAt: '2026-11-02T09:31:12.000Z',
+          },
+        ],
+        nextCursor: null,
+      },
+    },
+    agent: {
+      tool: 'list_files',
+      title: 'List stored files',
+      description:
+        "The stored files whose `fullPath` starts with `prefix` (default: all of the company's), in path " +
+        'order, a page at a time, as GET /v1/storage/files.',
+      effect: 'read',
+    },
+    workflow: { action: 'actions/storage/list', maxDurationMs: 5_000 },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/v1/storage/files',
+    group: 'storage',
+    operationId: 'deleteFile',
+    summary: 'Delete a stored file',
+    tag: 'Storage',
+    scope: 'storage:write',
+    get query() {
+      return storageReferenceQuerySchema();
+    },
+    get response() {
+      return deleteFileResponseSchema();
+    },
+    errors: ['not_found', 'invalid_storage_reference', 'file_in_use'],
+    examples: {
+      response: {
+        deleted: true,
+        bucket: 'api-v1-files',
+        fullPath: 'companies/co_01jd3xq0a6m5r6y1z8k7w2v4bn/uploads/01jd3xq0b2/greeting.wav',
+      },
+    },
+    agent: {
+      tool: 'delete_file',
+      title: 'Delete a stored file',
+      description:
+        'Deletes a stored file (`fullPath`) and stops counting its bytes, as DELETE /v1/storage/files. A ' +
+        'file an unfinished transcode or transcription reads is refused (`file_in_use`).',
+      effect: 'delete',
+    },
   }),
 ] as const;

@@ -1,12 +1,15 @@
 import {
+  DEFAULT_FILE_PAGE,
   FULL_PATH_PATTERN,
   MAX_BUCKET_NAME_LENGTH,
   MAX_DOWNLOAD_URL_SECONDS,
+  MAX_FILE_PAGE,
   MAX_FULL_PATH_BYTES,
   MAX_SINGLE_UPLOAD_BYTES,
 } from '../domain/storage-limits';
 import { lazy } from '../lazy';
 import * as z from '../zod';
+import { nextCursorSchema, pageQuery } from './schemas';
 
 /** Request and response shapes of the storage routes (they become the OpenAPI document). */
 
@@ -19,6 +22,15 @@ const bucketField = /* @__PURE__ */ lazy(() =>
     .optional()
     .describe('The platform bucket (`bucket` of an upload answer). Absent means the platform bucket.'),
 );
+/** Base64 of a SHA-256 digest, as S3's `x-amz-checksum-sha256`: 43 characters and one `=`. */
+const checksumField = /* @__PURE__ */ lazy(() =>
+  z
+    .string()
+    .length(44)
+    .regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/, 'checksumSha256 must be the base64 of a SHA-256 digest')
+    .describe("Base64 SHA-256 of the content (as S3's `x-amz-checksum-sha256`)."),
+);
+
 /** The document states the path rules the storage-reference validator enforces (it answers 400 or 404). */
 export const fullPathDocumentation = { pattern: FULL_PATH_PATTERN, maxLength: MAX_FULL_PATH_BYTES };
 
@@ -57,6 +69,13 @@ export const uploadUrlBodySchema = /* @__PURE__ */ lazy(() =>
         .describe(
           "Exact size in bytes; at most the plan's `maxObjectBytes` (413 `payload_too_large` above).",
         ),
+      checksumSha256: checksumField()
+        .optional()
+        .describe(
+          'Base64 SHA-256 of the content (as `x-amz-checksum-sha256`). When given, the upload URL is signed ' +
+            'for it: send it as the `x-amz-checksum-sha256` header (it is in `headers`), and storage refuses ' +
+            'any other content with 400 `BadDigest`. The stored object answers it.',
+        ),
     })
     .strict()
     .describe('A file to upload.'),
@@ -70,8 +89,9 @@ export const uploadUrlResponseSchema = /* @__PURE__ */ lazy(() =>
       headers: z
         .record(z.string(), z.string())
         .describe(
-          'Headers to send with the upload, exactly (`Content-Type`, `Content-Length`). They are signed: a ' +
-            'different type or length is refused by storage. Browsers set `Content-Length` themselves.',
+          'Headers to send with the upload, exactly (`Content-Type`, `Content-Length`, and ' +
+            '`x-amz-checksum-sha256` when a checksum was given). They are signed: a different type, length or ' +
+            'content is refused by storage. Browsers set `Content-Length` themselves.',
         ),
       bucket: z.string().describe('The platform bucket.'),
       fullPath: z.string().describe('Path of the object once uploaded; pass it to upload-complete.'),
@@ -94,8 +114,56 @@ export const storedObjectResponseSchema = /* @__PURE__ */ lazy(() =>
       fullPath: z.string().describe('Path of the stored object.'),
       size: z.number().int().nonnegative().describe('Size in bytes, counted in the storage usage figure.'),
       contentType: z.string().describe('Media type of the object.'),
+      checksumSha256: checksumField()
+        .optional()
+        .describe('Base64 SHA-256 of the content, when the upload declared one.'),
     })
     .describe('A stored object: `{bucket, fullPath}` is its storage reference.'),
+);
+
+export const listFilesQuerySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      prefix: z
+        .string()
+        .max(MAX_FULL_PATH_BYTES)
+        .optional()
+        .describe(
+          'Only files whose `fullPath` starts with this, e.g. `companies/<companyId>/uploads/`. Absent: all of ' +
+            "the company's files. A prefix under another company answers 404.",
+        ),
+      ...pageQuery('Files', MAX_FILE_PAGE, DEFAULT_FILE_PAGE),
+    })
+    .describe('Which files, and which page.'),
+);
+
+export const listFilesResponseSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      files: z.array(
+        storedObjectResponseSchema()
+          .extend({ createdAt: z.iso.datetime().describe('When the object was recorded.') })
+          .describe('A stored file.'),
+      ),
+      nextCursor: nextCursorSchema(),
+    })
+    .describe('A page of stored files, in `fullPath` order.'),
+);
+
+export const storageReferenceQuerySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({ bucket: bucketField(), fullPath: fullPathField() })
+    .describe('A storage reference `{bucket, fullPath}` in the query string.'),
+);
+
+export const deleteFileResponseSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      deleted: z.literal(true),
+      bucket: z.string().describe('The platform bucket.'),
+      fullPath: z.string().describe('Path of the deleted object.'),
+    })
+    .describe('The file is gone and its bytes no longer count in the storage usage.'),
 );
 
 export const downloadUrlQuerySchema = /* @__PURE__ */ lazy(() =>

@@ -44,3 +44,10 @@ export const companyObjectRoot = (companyId: string): string => `${TENANT_OBJECT
 /** `companies/<companyId>/<prefix>`: where one kind of the company's objects is written. */
 export const companyObjectPrefix = (companyId: string, prefix: ObjectPrefix): string =>
   `${companyObjectRoot(companyId)}${OBJECT_PREFIXES[prefix]}`;
+
+/** The company whose root `fullPath` lies under (`companies/<companyId>/…`), or undefined for another path. */
+export const companyOfObjectPath = (fullPath: string): string | undefined => {
+  if (!fullPath.startsWith(TENANT_OBJECT_ROOT)) return undefined;
+  const end = fullPath.indexOf('/', TENANT_OBJECT_ROOT.length);
+  return end > TENANT_OBJECT_ROOT.length ? fullPath.slice(TENANT_OBJECT_ROOT.length, end) : undefined;
+};
