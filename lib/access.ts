@@ -316,14 +316,16 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // deleted, pinged: a `ping` event), events with their deliveries, an endpoint's delivery log (`gsi1`), and
   // a redelivery: the delivery made pending again with its lane entry and count, and the message that wakes
   // the lane. Registering an endpoint, rotating its secret and redelivering are idempotent.
+  // Events and webhook endpoints (their deliveries, lanes and log), and the message channel (read, written
+  // whole and deleted, each conditional on the channel read).
   events: {
     table: {
-      GetItem: ['webhooks', 'events', 'plans', 'idempotency'],
+      GetItem: ['webhooks', 'events', 'plans', 'idempotency', 'deliveryChannel'],
       BatchGetItem: ['company'],
       Query: ['webhooks', 'events'],
-      PutItem: ['webhooks', 'events', 'webhookLanes', 'idempotency'],
+      PutItem: ['webhooks', 'events', 'webhookLanes', 'idempotency', 'deliveryChannel'],
       UpdateItem: ['webhooks', 'events', 'webhookLanes', 'usage', 'idempotency'],
-      DeleteItem: ['webhooks', 'idempotency'],
+      DeleteItem: ['webhooks', 'idempotency', 'deliveryChannel'],
     },
     gsi1: ['webhookDeliveryLog'],
     queues: { 'webhook-delivery': ['SendMessage'] },

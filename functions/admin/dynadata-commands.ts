@@ -90,28 +90,24 @@ const runChannelCommand = async (
   values: DynadataCommandValues,
   now: Date,
 ): Promise<{ json: unknown; text: string }> => {
-  const { getDeliveryChannel, putDeliveryChannel } = await import('../shared/data/delivery-channels');
+  const { messageChannelOf, setMessageChannel } = await import('../shared/domain/messages/channel');
   if (key === 'channels get') {
-    const channel = await getDeliveryChannel(companyId);
-    if (!channel) throw new Error(`no delivery channel for ${companyId}`);
-    return {
-      json: { url: channel.url, updatedAt: channel.updatedAt },
-      text: `${channel.url} (set ${channel.updatedAt})`,
-    };
+    const { channel } = await messageChannelOf(companyId);
+    return { json: channel, text: `${channel.url} (set ${channel.updatedAt})` };
   }
   if (key !== 'channels set') throw new UsageError(`unknown command: ${key}`);
+  // The path `PUT /v1/messaging/channel` takes: a new channel's secret is printed once; a changed URL keeps it.
   const { env } = await import('../shared/env');
-  const { newWebhookSecret, normalizedOutboundUrl, webhookUrlProblem } = await import(
-    '../shared/domain/messages/webhooks'
-  );
+  const { webhookUrlProblem } = await import('../shared/domain/messages/webhooks');
   const given = need(values.url, 'url');
   const problem = webhookUrlProblem(given, env().outbound);
   if (problem) throw new UsageError(`--url ${problem}`);
-  const url = normalizedOutboundUrl(given);
-  const secret = newWebhookSecret();
-  await putDeliveryChannel(companyId, { url, secret, updatedAt: now.toISOString() });
+  const { channel, secret } = await setMessageChannel(companyId, given, now);
+  const url = channel.url;
   return {
-    json: { url, secret },
-    text: `delivery channel of ${companyId}: ${url}\nsigning secret (Standard Webhooks): ${secret}\nStore it now: it is not shown again.`,
+    json: { ...channel, secret },
+    text: secret
+      ? `delivery channel of ${companyId}: ${url}\nsigning secret (Standard Webhooks): ${secret}\nStore it now: it is not shown again.`
+      : `delivery channel of ${companyId}: ${url} (signing secret unchanged)`,
   };
 };

@@ -105,6 +105,16 @@ describe('least privilege on the table', () => {
     }
   });
 
+  it('lets only the events group change the message channel, and message delivery read it', () => {
+    const channel = `CO#${CO}#CHANNEL`;
+    for (const group of ROUTE_GROUPS) {
+      for (const action of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'])
+        expect(allows(groupFunction(group), action, 'table', [channel]), `${group} ${action}`).toBe(
+          group === 'events' && action !== 'dynamodb:UpdateItem',
+        );
+    }
+  });
+
   it('keeps the Dynadata group within Dynadata, its references and its own bookkeeping', () => {
     const fn = groupFunction('dynadata');
     expect(allows(fn, 'dynamodb:GetItem', 'table', [`CO#${CO}#DD#contacts`])).toBe(true);

@@ -94,6 +94,18 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
       other: { body: { type: 'text', body: { text: 'Goodbye' } } },
     };
   },
+  rotateMessageChannelSecret: async () => {
+    const set = await call('PUT', '/v1/messaging/channel', {
+      headers: headers(),
+      body: { url: `${receiver.base}/channel` },
+    });
+    expect([200, 201]).toContain(set.status);
+    return {
+      path: '/v1/messaging/channel/rotate-secret',
+      body: { overlapSeconds: 60 },
+      other: { body: { overlapSeconds: 120 } },
+    };
+  },
   createApiKey: async () => ({
     path: '/v1/keys',
     body: { name: 'replayed', scopes: ['usage:read'] },

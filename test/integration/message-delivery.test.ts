@@ -158,7 +158,12 @@ describe('message delivery', () => {
       (await admin('channels', 'set', '--company', t.companyId, '--url', 'https://example.com/h')).code,
     ).toBe(0);
     const get = await admin('channels', 'get', '--company', t.companyId, '--json');
-    expect(JSON.parse(get.out)).toEqual({ url: 'https://example.com/h', updatedAt: expect.any(String) });
+    expect(JSON.parse(get.out)).toEqual({
+      url: 'https://example.com/h',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      previousSecretExpiresAt: null,
+    });
     expect(get.out).not.toContain('whsec_');
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookEndpointRecord } from '../../functions/shared/data/webhook-endpoints';
-import { endpointSettingsChange, signingSecrets } from '../../functions/shared/domain/events/endpoints';
+import { endpointSettingsChange } from '../../functions/shared/domain/events/endpoints';
+import { signingSecrets } from '../../functions/shared/domain/messages/webhooks';
 
 const now = new Date('2026-11-23T10:00:00.000Z');
 const endpoint: WebhookEndpointRecord = {

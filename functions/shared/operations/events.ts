@@ -14,10 +14,16 @@ import {
   pingEndpoint,
   redeliverEvent as redeliver,
 } from '../domain/events/events';
+import {
+  messageChannelOf,
+  removeMessageChannel,
+  rotateMessageChannelSecret as rotateChannelSecret,
+  setMessageChannel,
+} from '../domain/messages/channel';
 import type { RouteHandler } from '../http/router';
 import { DEFAULT_SECRET_OVERLAP_SECONDS } from '../types/events';
 
-/** What each operation of events and webhook endpoints does: the group's routes and its MCP tools. */
+/** What each operation of events, webhook endpoints and the message channel does: the group's routes and tools. */
 export const createWebhookEndpoint: RouteHandler<'createWebhookEndpoint'> = async ({ auth, body, now }) => ({
   body: await registerEndpoint(auth.companyId, body, now),
 });
@@ -75,4 +81,23 @@ export const listEvents: RouteHandler<'listEvents'> = async ({ auth, query, now 
 });
 export const getEvent: RouteHandler<'getEvent'> = async ({ auth, params, now }) => ({
   body: { event: await eventWithDeliveries(auth.companyId, params.id, now) },
+});
+
+export const getMessageChannel: RouteHandler<'getMessageChannel'> = async ({ auth }) => ({
+  body: await messageChannelOf(auth.companyId),
+});
+export const putMessageChannel: RouteHandler<'putMessageChannel'> = async ({ auth, body, headers, now }) => {
+  const { created, ...answer } = await setMessageChannel(auth.companyId, body.url, now, headers['if-match']);
+  return { status: created ? 201 : 200, body: answer };
+};
+export const deleteMessageChannel: RouteHandler<'deleteMessageChannel'> = async ({ auth, headers }) => {
+  await removeMessageChannel(auth.companyId, headers['if-match']);
+  return { body: { deleted: true } };
+};
+export const rotateMessageChannelSecret: RouteHandler<'rotateMessageChannelSecret'> = async ({
+  auth,
+  body,
+  now,
+}) => ({
+  body: await rotateChannelSecret(auth.companyId, body.overlapSeconds ?? DEFAULT_SECRET_OVERLAP_SECONDS, now),
 });

@@ -1,3 +1,4 @@
+import { CHANNEL_ROUTES } from './channel-routes';
 import { COMPANY_ROUTES } from './company-routes';
 import { CONTACT_ROUTES } from './contact-routes';
 import { DYNADATA_ROUTES } from './dynadata-routes';
@@ -46,6 +47,7 @@ export const ROUTES = [
   ...DOCS_ROUTES,
   ...WEBHOOK_ROUTES,
   ...EVENT_ROUTES,
+  ...CHANNEL_ROUTES,
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof ROUTES)[number];

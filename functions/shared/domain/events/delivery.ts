@@ -3,8 +3,7 @@ import { finishDelivery, getDelivery, type LaneRef, recordRetry } from '../../da
 import { getEndpoint, recordEndpointFailure, recordEndpointSuccess } from '../../data/webhook-endpoints';
 import { env } from '../../env';
 import { leaseFrom } from '../jobs/worker-shell';
-import { postWebhook, signWebhook, WebhookRejectedError } from '../messages/webhooks';
-import { signingSecrets } from './endpoints';
+import { postWebhook, signingSecrets, signWebhook, WebhookRejectedError } from '../messages/webhooks';
 import { toPublicEvent } from './events';
 
 /**

@@ -42,19 +42,6 @@ const acceptedEndpointUrl = (url: string): string => {
   return normalizedOutboundUrl(url);
 };
 
-/** The secrets that sign a delivery at `now`: the endpoint's, and the previous one during its overlap. */
-export const signingSecrets = (
-  endpoint: Pick<WebhookEndpointRecord, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
-  now: Date,
-): string[] => {
-  const { secret, previousSecret, previousSecretExpiresAt } = endpoint;
-  const overlapping =
-    previousSecret !== undefined &&
-    previousSecretExpiresAt !== undefined &&
-    now.getTime() < Date.parse(previousSecretExpiresAt);
-  return overlapping ? [secret, previousSecret] : [secret];
-};
-
 export const toPublicEndpoint = (e: WebhookEndpointRecord) => ({
   id: e.id,
   url: e.url,

@@ -8,6 +8,7 @@ import {
   assertDeliverableHost,
   NoDeliveryChannelError,
   postWebhook,
+  signingSecrets,
   signWebhook,
   WebhookRejectedError,
   WebhookRetryableError,
@@ -72,7 +73,9 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
         'user-agent': 'public-api-v1-webhooks/1',
         'webhook-id': deliveryId,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signWebhook(channel.secret, deliveryId, timestamp, body),
+        'webhook-signature': signingSecrets(channel, now)
+          .map((secret) => signWebhook(secret, deliveryId, timestamp, body))
+          .join(' '),
       },
       body,
       { ...policy, timeoutMs: DELIVERY_TIMEOUT_MS },

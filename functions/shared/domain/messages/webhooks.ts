@@ -34,6 +34,26 @@ const secretBytes = (secret: string): Buffer => Buffer.from(secret.replace(/^whs
 export const signWebhook = (secret: string, id: string, timestamp: number, body: string): string =>
   `v1,${createHmac('sha256', secretBytes(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 
+/**
+ * The secrets that sign a delivery at `now`: the current one, and the previous one during the overlap a
+ * rotation left (a webhook endpoint's or the message channel's): one signature each in `webhook-signature`.
+ */
+export const signingSecrets = (
+  signer: {
+    secret: string;
+    previousSecret?: string | undefined;
+    previousSecretExpiresAt?: string | undefined;
+  },
+  now: Date,
+): string[] => {
+  const { secret, previousSecret, previousSecretExpiresAt } = signer;
+  const overlapping =
+    previousSecret !== undefined &&
+    previousSecretExpiresAt !== undefined &&
+    now.getTime() < Date.parse(previousSecretExpiresAt);
+  return overlapping ? [secret, previousSecret] : [secret];
+};
+
 export {
   normalizedOutboundUrl,
   type OutboundPolicy,
