@@ -60,6 +60,7 @@ export const createKeyBodySchema = /* @__PURE__ */ lazy(() =>
         .describe("What the key may do: a subset of the creating credential's scopes."),
       expiresAt: z.iso
         .datetime()
+        .max(40)
         .optional()
         .describe(
           'When the key stops working (in the future). Absent: the creating credential’s own expiry, if it has one; otherwise never.',

@@ -29,6 +29,37 @@ const endpoint = {
   createdAt: '2026-11-23T04:00:00.000Z',
   updatedAt: '2026-11-23T04:00:00.000Z',
 };
+const apiKey = {
+  id: 'key_01jd3xq0a7b8c9d0e1f2g3h4j5',
+  name: 'demo',
+  scopes: ['company:read', 'keys:admin'],
+  hint: 'sk-Ab3d',
+  status: 'active',
+  createdAt: '2026-10-01T08:00:00.000Z',
+  createdBy: 'operator',
+  expiresAt: null,
+  ips: null,
+  lastUsedAt: at,
+  revokedAt: null,
+};
+const restrictedKey = {
+  ...apiKey,
+  id: 'key_01jd3xq0c4d5e6f7g8h9j0k1m2',
+  name: 'invoice sync',
+  scopes: ['dynadata:read', 'dynadata:write'],
+  hint: 'sk-Qm9v',
+  createdAt: at,
+  createdBy: apiKey.id,
+  expiresAt: '2027-06-30T00:00:00.000Z',
+  ips: ['203.0.113.0/24'],
+  lastUsedAt: null,
+};
+const channel = {
+  url: 'https://hooks.example.com/messages',
+  createdAt: '2026-10-01T08:00:00.000Z',
+  updatedAt: '2026-10-01T08:00:00.000Z',
+  previousSecretExpiresAt: null,
+};
 const ping = {
   id: 'evt_01jd9a7k3m0v5q8r2t6w4y1z3b',
   type: 'ping',
@@ -261,6 +292,18 @@ export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
     ],
     nextCursor: null,
   },
+  listApiKeys: { keys: [apiKey], nextCursor: null },
+  createApiKey: { key: restrictedKey, secret: 'sk-Qm9vZ2xlLWV4YW1wbGUta2V5LW5vdC1yZWFsLXNlY3JldA1' },
+  getApiKey: { key: restrictedKey },
+  revokeApiKey: { deleted: true, key: { ...restrictedKey, status: 'revoked', revokedAt: later } },
+  getMessageChannel: { channel },
+  putMessageChannel: { channel: { ...channel, updatedAt: later }, secret: null },
+  deleteMessageChannel: { deleted: true },
+  rotateMessageChannelSecret: {
+    channel: { ...channel, updatedAt: later, previousSecretExpiresAt: '2026-11-03T09:30:41.000Z' },
+    secret: 'whsec_m1Xc8sKq2Vr7Tz4Wb9Ln3Hy6Pd0Fg5Je',
+    previousSecretExpiresAt: '2026-11-03T09:30:41.000Z',
+  },
   listWebhookEndpoints: { endpoints: [endpoint], nextCursor: null },
   getWebhookEndpoint: { endpoint },
   deleteWebhookEndpoint: { deleted: true },
@@ -294,6 +337,7 @@ export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
 /** Examples of the other successful answers, by operation and status. */
 export const ALSO_ANSWER_EXAMPLES: Partial<Record<OperationId, Record<number, unknown>>> = {
   runWorkflow: { 202: { runId: 'wr_01jd3xq0e5g7j9l1n3p5r7t9v1' } },
+  putMessageChannel: { 201: { channel, secret: 'whsec_q3Vb0nXk7TzR2mW9pL4sH8dY1cF6gJ5e' } },
   ...WORKFLOW_ALSO_ANSWER_EXAMPLES,
 };
 
