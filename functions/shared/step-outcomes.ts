@@ -14,6 +14,7 @@ export const STEP_OUTCOME_CATALOG = {
   http_request_failed: { title: 'The HTTP request failed' },
   invalid_header: { title: 'A request header is not valid HTTP' },
   step_timeout: { title: 'The step did not finish in time' },
+  condition_type_mismatch: { title: "The step's condition compares values of types it cannot compare" },
   step_interrupted: { title: 'The step was interrupted' },
   workflow_run_failed: { title: 'The workflow run could not complete' },
   workflow_compute_exceeded: { title: 'The workflow run used its compute budget' },

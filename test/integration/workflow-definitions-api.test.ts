@@ -192,6 +192,68 @@ describe('steps that decide and retry', () => {
   });
 });
 
+describe('conditions that compare', () => {
+  const deciding = {
+    name: 'Deciding',
+    steps: [
+      { ...spoken('big'), id: 'big', if: { gte: ['{{ input.total }}', 100] } },
+      { ...spoken('old'), id: 'old', if: { lt: ['{{ input.placedAt }}', '2026-11-01T00:00:00Z'] } },
+      { ...spoken('vip'), id: 'vip', if: { contains: ['{{ input.tags }}', 'vip'] } },
+      { ...spoken('none'), id: 'none', if: { isEmpty: '{{ input.notes }}' } },
+    ],
+  };
+  const statuses = (run: RunBody) => run.logs.map((l) => [l.step, l.status]);
+
+  it('decide steps by numbers, timestamps, lists and emptiness, and fail a step whose operands do not compare', async () => {
+    const t = await createTenant();
+    expect((await put(t.apiKey, 'deciding', deciding)).status).toBe(201);
+    const yes = await runWorkflow(t.apiKey, 'deciding', {
+      input: { total: 100, placedAt: '2026-10-31T23:59:59Z', tags: ['vip'], notes: '' },
+    });
+    expect(yes.json).toMatchObject({ status: 'success', ok: true });
+    expect(statuses(yes.json as RunBody)).toEqual([
+      ['big', 'succeeded'],
+      ['old', 'succeeded'],
+      ['vip', 'succeeded'],
+      ['none', 'succeeded'],
+    ]);
+    const no = await runWorkflow(t.apiKey, 'deciding', {
+      input: { total: 99.5, placedAt: '2026-11-01', tags: [], notes: 'call first' },
+    });
+    expect(statuses(no.json as RunBody).map(([, status]) => status)).toEqual([
+      'skipped',
+      'skipped',
+      'skipped',
+      'skipped',
+    ]);
+    const mismatched = await runWorkflow(t.apiKey, 'deciding', {
+      input: { total: 'a lot', placedAt: '2026-10-01', tags: 'vip', notes: null },
+    });
+    expect(mismatched.json).toMatchObject({
+      status: 'partial',
+      ok: false,
+      failedSteps: [{ step: 'big', code: 'condition_type_mismatch' }],
+    });
+    // A string holds `vip`; null is empty.
+    expect(statuses(mismatched.json as RunBody)).toEqual([
+      ['big', 'failed'],
+      ['old', 'succeeded'],
+      ['vip', 'succeeded'],
+      ['none', 'succeeded'],
+    ]);
+  });
+
+  it('refuses on save operands written out that no run could compare', async () => {
+    const t = await createTenant();
+    const refused = await put(t.apiKey, 'never', {
+      name: 'Never',
+      steps: [{ ...spoken('x'), id: 'x', if: { gt: ['{{ input.total }}', 'many'] } }],
+    });
+    expectProblem(refused, 400, 'validation_failed');
+    expect(refused.json.errors).toEqual([expect.objectContaining({ pointer: '/body/steps/0/if/gt/1' })]);
+  });
+});
+
 describe('canceling a run', () => {
   it('hands a sync run off (202) when its next attempt would pass the deadline, and cancels it while it waits', async () => {
     const t = await createTenant();

@@ -41,11 +41,27 @@ describe("a step's condition", () => {
     expect(condition?.additionalProperties).toBeUndefined();
     const options = condition?.oneOf ?? [];
     const byOperator = Object.fromEntries(options.map((o) => [Object.keys(o.properties ?? {})[0], o]));
-    expect(Object.keys(byOperator)).toEqual(['eq', 'ne', 'in', 'exists', 'and', 'or', 'not']);
+    expect(Object.keys(byOperator)).toEqual([
+      'eq',
+      'ne',
+      'in',
+      'exists',
+      'gt',
+      'gte',
+      'lt',
+      'lte',
+      'contains',
+      'startsWith',
+      'isEmpty',
+      'and',
+      'or',
+      'not',
+    ]);
     for (const [operator, option] of Object.entries(byOperator)) {
       expect(option).toMatchObject({ type: 'object', required: [operator], additionalProperties: false });
     }
-    expect(byOperator.eq?.properties?.eq).toMatchObject({ type: 'array', minItems: 2, maxItems: 2 });
+    for (const pair of ['eq', 'gte', 'contains', 'startsWith'])
+      expect(byOperator[pair]?.properties?.[pair]).toMatchObject({ type: 'array', minItems: 2, maxItems: 2 });
     expect(byOperator.and?.properties?.and).toMatchObject({
       type: 'array',
       minItems: 1,

@@ -12,7 +12,7 @@ import { registerWorkflowActions } from '../../functions/shared/operations/workf
 registerWorkflowActions();
 
 const scope: ReferenceScope = {
-  input: { tier: 'gold', tags: ['a', 'b'], n: 3 },
+  input: { tier: 'gold', tags: ['a', 'b'], n: 3, at: '2026-11-28T10:00:00Z', empty: [], note: '' },
   runId: 'wr_1',
   steps: {
     call: { status: 'succeeded', output: { status: 200, body: { ok: true, list: [1, { x: 2 }] } } },
@@ -42,6 +42,56 @@ describe('step conditions', () => {
     expect(holds({ or: [{ eq: [1, 2] }, { eq: ['{{ steps.gone.status }}', 'failed'] }] })).toBe(true);
   });
 
+  it('orders numbers and ISO 8601 timestamps, and a missing operand makes a comparison false', () => {
+    expect(holds({ gte: ['{{ input.n }}', 3] })).toBe(true);
+    expect(holds({ gt: ['{{ input.n }}', 3] })).toBe(false);
+    expect(holds({ lt: ['{{ steps.call.output.status }}', 300] })).toBe(true);
+    expect(holds({ lte: ['{{ input.at }}', '2026-11-28T11:00:00+01:00'] })).toBe(true);
+    expect(holds({ gt: ['{{ input.at }}', '2026-11-28'] })).toBe(true);
+    expect(holds({ gt: ['{{ steps.gone.output.n }}', 1] })).toBe(false);
+  });
+
+  it('looks into strings and lists, and tells empty values', () => {
+    expect(holds({ contains: ['{{ input.tags }}', 'b'] })).toBe(true);
+    expect(holds({ contains: ['{{ input.tier }}', 'ol'] })).toBe(true);
+    expect(holds({ contains: ['{{ steps.call.output.body.list }}', { x: 2 }] })).toBe(true);
+    expect(holds({ startsWith: ['{{ input.tier }}', 'go'] })).toBe(true);
+    expect(holds({ startsWith: ['{{ input.tier }}', 'ld'] })).toBe(false);
+    for (const empty of ['{{ input.empty }}', '{{ input.note }}', '{{ steps.gone.output }}', {}])
+      expect(holds({ isEmpty: empty }), JSON.stringify(empty)).toBe(true);
+    expect(holds({ isEmpty: '{{ input.tags }}' })).toBe(false);
+  });
+
+  it('fails the step with condition_type_mismatch when operands cannot be compared', () => {
+    for (const condition of [
+      { gt: ['{{ input.tier }}', 3] },
+      { lt: ['{{ input.at }}', 5] },
+      { contains: ['{{ input.n }}', 3] },
+      { contains: ['{{ input.tier }}', 3] },
+      { startsWith: ['{{ input.tags }}', 'a'] },
+    ])
+      expect(() => holds(condition), JSON.stringify(condition)).toThrow(
+        expect.objectContaining({ code: 'condition_type_mismatch' }),
+      );
+  });
+
+  it('refuses on save the operands written out that no run could compare', () => {
+    const problems: string[] = [];
+    const add = (pointer: string) => problems.push(pointer);
+    const none = () => undefined;
+    conditionProblems({ gt: ['{{ input.n }}', 'soon'] }, '/a', add, none);
+    conditionProblems({ gte: [1, '2026-11-28'] }, '/b', add, none);
+    conditionProblems({ startsWith: ['{{ input.tier }}', 7] }, '/c', add, none);
+    conditionProblems({ contains: [12, 1] }, '/d', add, none);
+    conditionProblems(
+      { or: [{ lt: ['{{ input.at }}', '2026-11-28T10:00:00Z'] }, { isEmpty: 1 }] },
+      '/e',
+      add,
+      none,
+    );
+    expect(problems).toEqual(['/a/gt/1', '/b/gte', '/c/startsWith/1', '/d/contains/0']);
+  });
+
   it('lists every malformed operator by pointer', () => {
     const problems: string[] = [];
     const add = (pointer: string) => problems.push(pointer);
@@ -66,7 +116,7 @@ describe('step conditions', () => {
     expect(problems).toEqual([
       '/a/in must be a list of two operands',
       '/b/and/0/eq must be a list of two operands',
-      '/b/and/2 must be an object with exactly one of eq, ne, in, exists, and, or, not',
+      '/b/and/2 must be an object with exactly one of eq, ne, in, exists, gt, gte, lt, lte, contains, startsWith, isEmpty, and, or, not',
       '/b/and/1/exists refers to r2',
     ]);
   });

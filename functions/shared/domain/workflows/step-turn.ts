@@ -1,3 +1,4 @@
+import { StepOutcomeError } from '../../step-outcomes';
 import type { StepAttempt, WorkflowStep } from '../../types/workflows';
 import type { ActionContext } from './actions';
 import { conditionHolds, readCondition } from './conditions';
@@ -37,6 +38,26 @@ export const skippedResult = (step: WorkflowStep, now: Date): StepResult => ({
   files: [],
 });
 
+/** A step whose condition could not be decided (`condition_type_mismatch`): failed, its action never run. */
+const undecidedResult = (step: WorkflowStep, error: StepOutcomeError, now: Date): StepResult => ({
+  log: {
+    step: step.id,
+    action: step.action,
+    status: 'failed',
+    startedAt: now.toISOString(),
+    durationMs: 0,
+    message: error.message,
+    code: error.code,
+    userMessage: error.message,
+    ...(step.allowFailure ? { handled: true } : {}),
+  },
+  files: [],
+});
+
+/** Whether the step runs: its `if` holds (or it has none); a condition that cannot be decided throws. */
+const conditionAllows = (step: WorkflowStep, scope: ReferenceScope): boolean =>
+  step.if === undefined || conditionHolds(readCondition(step.if), scope);
+
 export const takeStepTurn = async (
   step: WorkflowStep,
   scope: ReferenceScope,
@@ -45,8 +66,13 @@ export const takeStepTurn = async (
   /** The attempts made before this turn (a retry waiting). */
   previous: readonly StepAttempt[] = [],
 ): Promise<StepTurn> => {
-  if (previous.length === 0 && step.if !== undefined && !conditionHolds(readCondition(step.if), scope)) {
-    return { kind: 'done', result: skippedResult(step, new Date()) };
+  if (previous.length === 0) {
+    try {
+      if (!conditionAllows(step, scope)) return { kind: 'done', result: skippedResult(step, new Date()) };
+    } catch (error) {
+      if (!(error instanceof StepOutcomeError)) throw error;
+      return { kind: 'done', result: undecidedResult(step, error, new Date()) };
+    }
   }
   const result = await runStep(step, scope, ctx, secrets);
   if (!step.retry) return { kind: 'done', result };
