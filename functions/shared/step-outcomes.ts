@@ -35,3 +35,17 @@ export class StepOutcomeError extends Error {
     this.extensions = extensions;
   }
 }
+
+/**
+ * A step that fails the run on purpose (`actions/flow/fail`) with a code of the definition's own: the run
+ * ends `failed` with it, and no further step runs.
+ */
+export class DeclaredStepFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DeclaredStepFailure';
+  }
+}

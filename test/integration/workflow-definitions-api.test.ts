@@ -254,6 +254,49 @@ describe('conditions that compare', () => {
   });
 });
 
+describe('a step that fails the run', () => {
+  const guarded = {
+    name: 'Guarded',
+    steps: [
+      { ...spoken('checked'), id: 'check' },
+      {
+        id: 'stop',
+        action: 'actions/flow/fail',
+        with: { code: 'order_missing', message: 'No order for {{ input.customer }}.' },
+        if: { isEmpty: '{{ input.order }}' },
+        allowFailure: true,
+      },
+      { ...spoken('shipped'), id: 'ship' },
+    ],
+    return: { shipped: '{{ steps.ship.status }}' },
+  };
+
+  it('ends a sync and an async run failed with its code, the later steps not run', async () => {
+    const t = await createTenant();
+    expect((await put(t.apiKey, 'guarded', guarded)).status).toBe(201);
+    const failed = await runWorkflow(t.apiKey, 'guarded', { input: { customer: 'Ada' } });
+    expect(failed.status).toBe(200);
+    expect(failed.json).toMatchObject({
+      status: 'failed',
+      ok: false,
+      result: null,
+      error: { code: 'order_missing', message: 'No order for Ada.' },
+      failedSteps: [{ step: 'stop', code: 'order_missing' }],
+    });
+    expect((failed.json as RunBody).logs.map((l) => [l.step, l.status])).toEqual([
+      ['check', 'succeeded'],
+      ['stop', 'failed'],
+    ]);
+    const started = await runWorkflow(t.apiKey, 'guarded', { input: { customer: 'Bo' }, mode: 'async' });
+    const finished = await waitForRun(t.apiKey, 'guarded', String(started.json.runId));
+    expect(finished).toMatchObject({ status: 'failed', ok: false, error: { code: 'order_missing' } });
+    expect(finished.logs.map((l) => l.step)).toEqual(['check', 'stop']);
+
+    const passed = await runWorkflow(t.apiKey, 'guarded', { input: { customer: 'Cy', order: { id: 7 } } });
+    expect(passed.json).toMatchObject({ status: 'success', ok: true, result: { shipped: 'succeeded' } });
+  });
+});
+
 describe('canceling a run', () => {
   it('hands a sync run off (202) when its next attempt would pass the deadline, and cancels it while it waits', async () => {
     const t = await createTenant();

@@ -167,9 +167,13 @@ const typeProblems = (
   pointer: string,
   add: (pointer: string, message: string) => void,
 ) => {
-  if ('and' in condition) condition.and.forEach((c, i) => typeProblems(c, `${pointer}/and/${i}`, add));
-  else if ('or' in condition) condition.or.forEach((c, i) => typeProblems(c, `${pointer}/or/${i}`, add));
-  else if ('not' in condition) typeProblems(condition.not, `${pointer}/not`, add);
+  const nested =
+    'and' in condition ? ['and', condition.and] : 'or' in condition ? ['or', condition.or] : undefined;
+  if (nested) {
+    const [operator, conditions] = nested as [string, Condition[]];
+    for (const [i, c] of conditions.entries()) typeProblems(c, `${pointer}/${operator}/${i}`, add);
+  }
+  if ('not' in condition) typeProblems(condition.not, `${pointer}/not`, add);
   const operator = ORDER_OPERATORS.find((o) => o in condition);
   if (operator) {
     const operands = (condition as Record<OrderOperator, [unknown, unknown]>)[operator];

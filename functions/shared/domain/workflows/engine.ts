@@ -5,6 +5,7 @@ import { logger } from '../../observability/logger';
 import { workflowRunWorkBudgetMs } from '../../types/queues';
 import type { PendingAttempts, StepLog, WorkflowRunRecord, WorkflowStep } from '../../types/workflows';
 import { definitionOfRun } from './definitions';
+import { declaredFailureOf } from './outcome';
 import { type RunMessage, sendRunMessage } from './run-queue';
 import { applyStepResult, type RunState, scopeOf, stateOfRun } from './run-state';
 import { computeExceeded, contextOfRun, finishRun } from './runs';
@@ -83,7 +84,8 @@ export const runWorkflowTurns = async (
   try {
     for (let started = arrived; ; started = clock().getTime()) {
       const turn = run.turn ?? 0;
-      const step = definition.steps[run.cursor];
+      // A run its definition failed (`actions/flow/fail`) runs no further step.
+      const step = declaredFailureOf(state.logs) ? undefined : definition.steps[run.cursor];
       const stopped = step ? computeExceeded(run, definition, state) : undefined;
       if (!step || stopped) {
         await finishRun(run, definition, state, stopped);
@@ -124,7 +126,7 @@ export const runWorkflowTurns = async (
         await applyStepResult(run, state, result.result);
       }
       state.executionTimeMs += clock().getTime() - started;
-      if (state.cursor >= definition.steps.length) {
+      if (state.cursor >= definition.steps.length || declaredFailureOf(state.logs)) {
         await finishRun(run, definition, state);
         return 'finished';
       }

@@ -36,3 +36,22 @@ export const computeOutcome = (logs: readonly StepLog[]): RunOutcome => {
     },
   };
 };
+
+/** The action that ends a run on purpose (`actions/flow-fail.ts`). */
+export const FAIL_ACTION = 'actions/flow/fail';
+
+/**
+ * The failure a run's definition declared (its `actions/flow/fail` step ran), read from the logs so a run
+ * resumed from its record after a crash stops there too: the run ends `failed` with the step's code.
+ */
+export const declaredFailureOf = (
+  logs: readonly StepLog[],
+): { code: string; message: string } | undefined => {
+  const failing = logs.find((l) => l.action === FAIL_ACTION && l.status === 'failed');
+  return failing
+    ? {
+        code: failing.code ?? 'workflow_run_failed',
+        message: failing.userMessage ?? failing.message ?? 'The workflow failed.',
+      }
+    : undefined;
+};

@@ -5,7 +5,7 @@ import {
   WorkflowRunMovedError,
 } from '../../data/workflow-runs/runs';
 import type { WorkflowDefinition, WorkflowRunRecord } from '../../types/workflows';
-import { computeOutcome } from './outcome';
+import { computeOutcome, declaredFailureOf } from './outcome';
 import { toPublicRun } from './public-run';
 import { resolveReferences } from './references';
 import { type RunState, scopeOf } from './run-state';
@@ -35,13 +35,15 @@ export const finishRun = async (
   stopped?: { code: 'workflow_compute_exceeded'; message: string },
 ): Promise<{ record: WorkflowRunRecord; answer: WorkflowRunRecord }> => {
   const outcome = computeOutcome(state.logs);
+  // A compute budget used up, or the definition's own `actions/flow/fail` step: the run fails with it.
+  const ended = stopped ?? declaredFailureOf(state.logs);
   const evaluated =
-    definition.return === undefined || stopped
+    definition.return === undefined || ended
       ? null
       : (resolveReferences(definition.return, scopeOf(run, state)) ?? null);
   let result = redactSecrets(evaluated, state.secrets);
-  let status: 'success' | 'partial' | 'failed' = stopped ? 'failed' : outcome.status;
-  let error: { code: string; message?: string } | undefined = stopped ?? outcome.error;
+  let status: 'success' | 'partial' | 'failed' = ended ? 'failed' : outcome.status;
+  let error: { code: string; message?: string } | undefined = ended ?? outcome.error;
   if (Buffer.byteLength(JSON.stringify(result)) > RESULT_MAX_BYTES) {
     result = null;
     status = 'failed';

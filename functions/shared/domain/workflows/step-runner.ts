@@ -1,6 +1,6 @@
 import { AppError } from '../../errors';
 import { logger } from '../../observability/logger';
-import { StepOutcomeError } from '../../step-outcomes';
+import { DeclaredStepFailure, StepOutcomeError } from '../../step-outcomes';
 import type { StepLog, StorageRef, WorkflowStep } from '../../types/workflows';
 import type * as z from '../../zod';
 import { type ActionContext, findAction } from './actions';
@@ -96,6 +96,19 @@ export const runStep = async (
       code = error.code;
       userMessage = error.message;
       reason = error instanceof StepFailure ? undefined : error.extensions?.reason;
+    } else if (error instanceof DeclaredStepFailure) {
+      // The definition ends its run (`actions/flow/fail`): never handled, whatever `allowFailure` says.
+      return {
+        log: {
+          ...base,
+          status: 'failed',
+          durationMs: Date.now() - started,
+          message: error.message,
+          code: error.code,
+          userMessage: error.message,
+        },
+        files: [],
+      };
     } else {
       const { name, message, stack } = error instanceof Error ? error : new Error(String(error));
       logger.error('workflow step failed', {

@@ -16,6 +16,7 @@ import type {
 } from '../../types/workflows';
 import { revokeMintedTokens } from '../tokens';
 import type { ActionContext } from './actions';
+import { declaredFailureOf } from './outcome';
 import { computeExceeded, failRun, finishRun } from './run-finish';
 import { startRunEngine } from './run-queue';
 import { applyStepResult, newRunState, type RunState, scopeOf } from './run-state';
@@ -98,7 +99,8 @@ export const runSync = async (
     return { kind: 'accepted', runId: run.runId };
   };
   try {
-    for (let step = definition.steps[0]; step !== undefined; step = definition.steps[state.cursor]) {
+    const next = () => (declaredFailureOf(state.logs) ? undefined : definition.steps[state.cursor]);
+    for (let step = next(); step !== undefined; step = next()) {
       state.executionTimeMs = Date.now() - started - waited;
       const stopped = computeExceeded(run, definition, state);
       if (stopped) {
