@@ -12,6 +12,7 @@ export const STEP_OUTCOME_CATALOG = {
   jwt_requires_sync_run: { title: 'A token can be minted only in a synchronous run' },
   http_target_refused: { title: 'The request target is not allowed' },
   http_request_failed: { title: 'The HTTP request failed' },
+  http_status: { title: 'The HTTP answer has a status the step does not accept' },
   invalid_header: { title: 'A request header is not valid HTTP' },
   step_timeout: { title: 'The step did not finish in time' },
   condition_type_mismatch: { title: "The step's condition compares values of types it cannot compare" },

@@ -254,6 +254,66 @@ describe('conditions that compare', () => {
   });
 });
 
+describe('HTTP steps judged by their status', () => {
+  it('fail outside 2xx with http_status and keep the answer; expectStatus accepts other statuses', async () => {
+    const t = await createTenant();
+    const doc = {
+      name: 'Judged',
+      steps: [
+        {
+          id: 'call',
+          action: 'actions/http/request',
+          with: { method: 'GET', url: `${target.url}/flaky/judged-1` },
+        },
+        { ...spoken('saw 503'), id: 'seen', if: { eq: ['{{ steps.call.output.status }}', 503] } },
+        {
+          id: 'tolerant',
+          action: 'actions/http/request',
+          with: { method: 'GET', url: `${target.url}/flaky/judged-2`, expectStatus: [503, '2xx'] },
+        },
+      ],
+      return: {
+        first: '{{ steps.call.output.status }}',
+        body: '{{ steps.call.output.body }}',
+        rules: ['{{ steps.call.output.statusRule }}', '{{ steps.tolerant.output.statusRule }}'],
+      },
+    };
+    expect((await put(t.apiKey, 'judged', doc)).status).toBe(201);
+    const run = await runWorkflow(t.apiKey, 'judged');
+    expect(run.json).toMatchObject({
+      status: 'partial',
+      ok: false,
+      error: { code: 'workflow_steps_failed' },
+      failedSteps: [{ step: 'call', code: 'http_status' }],
+      result: { first: 503, body: 'busy', rules: ['2xx', 'expectStatus'] },
+    });
+    expect((run.json as RunBody).logs.map((l) => [l.step, l.status])).toEqual([
+      ['call', 'failed'],
+      ['seen', 'succeeded'],
+      ['tolerant', 'succeeded'],
+    ]);
+  });
+
+  it('refuses on save an expectStatus entry that is no status', async () => {
+    const t = await createTenant();
+    const refused = await put(t.apiKey, 'odd', {
+      name: 'Odd',
+      steps: [
+        {
+          id: 'call',
+          action: 'actions/http/request',
+          with: { method: 'GET', url: `${target.url}/x`, expectStatus: [200, '2xy', 700] },
+        },
+      ],
+    });
+    expectProblem(refused, 400, 'validation_failed');
+    expect((refused.json.errors as { pointer: string }[]).map((e) => e.pointer)).toEqual([
+      '/body/steps/0/with/expectStatus/1',
+      '/body/steps/0/with/expectStatus/2',
+    ]);
+  });
+});
+
 describe('a step that fails the run', () => {
   const guarded = {
     name: 'Guarded',
@@ -320,7 +380,7 @@ describe('canceling a run', () => {
       status: 'canceled',
       mode: 'async',
       handedOffAt: expect.any(String),
-      logs: [{ step: 'call', status: 'failed', attempts: [{ status: 'succeeded', httpStatus: 503 }] }],
+      logs: [{ step: 'call', status: 'failed', attempts: [{ status: 'failed', httpStatus: 503 }] }],
       failedSteps: [{ step: 'call', code: 'step_interrupted' }],
     });
     expect((await waitForRun(t.apiKey, 'patient', runId)).status).toBe('canceled');

@@ -139,10 +139,20 @@ describe('step conditions', () => {
 });
 
 describe('step retries', () => {
-  it('classes results: 5xx and 429 answers, timeouts, network failures, and never a refused input', () => {
+  it('classes results: 5xx, 4xx and 429 answers, timeouts, network failures, and never a refused input', () => {
     expect(retryClassesOf({ status: 'succeeded', httpStatus: 503 })).toEqual(['http_5xx']);
-    expect(retryClassesOf({ status: 'succeeded', httpStatus: 429 })).toEqual(['http_429']);
-    expect(retryClassesOf({ status: 'succeeded', httpStatus: 404 })).toEqual([]);
+    expect(retryClassesOf({ status: 'succeeded', httpStatus: 429 })).toEqual(['http_429', 'http_4xx']);
+    expect(retryClassesOf({ status: 'succeeded', httpStatus: 404 })).toEqual(['http_4xx']);
+    expect(retryClassesOf({ status: 'succeeded', httpStatus: 200 })).toEqual([]);
+    // The same answers when the step does not accept them (`http_status`): any failure is also `error`.
+    expect(retryClassesOf({ status: 'failed', code: 'http_status', httpStatus: 503 })).toEqual([
+      'http_5xx',
+      'error',
+    ]);
+    expect(retryClassesOf({ status: 'failed', code: 'http_status', httpStatus: 404 })).toEqual([
+      'http_4xx',
+      'error',
+    ]);
     expect(retryClassesOf({ status: 'failed', code: 'step_timeout' })).toEqual(['timeout', 'error']);
     expect(retryClassesOf({ status: 'failed', code: 'http_request_failed', reason: 'network' })).toEqual([
       'network',

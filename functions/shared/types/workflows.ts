@@ -8,7 +8,7 @@ export const WORKFLOW_STEP_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const WORKFLOW_MAX_STEPS = 50;
 
 /** What a step's `retry` retries on (`domain/workflows/retry.ts`). */
-export const RETRY_CLASSES = ['http_5xx', 'http_429', 'timeout', 'network', 'error'] as const;
+export const RETRY_CLASSES = ['http_5xx', 'http_4xx', 'http_429', 'timeout', 'network', 'error'] as const;
 export type RetryClass = (typeof RETRY_CLASSES)[number];
 
 /** A step's `retry`: attempts in all, the first wait (doubled each time, jittered) and what is retried. */

@@ -89,8 +89,8 @@ const lookup = (text: string, scope: ReferenceScope): unknown => {
   const step = Object.hasOwn(scope.steps, ref.step) ? scope.steps[ref.step] : undefined;
   if (!step) return undefined;
   if (ref.field === 'status') return step.status;
-  // A skipped step's output is null.
-  return step.status === 'succeeded' || step.status === 'skipped' ? walk(step.output, ref.path) : undefined;
+  // A skipped step's output is null; a failed step has one only when its action answered (an HTTP status).
+  return 'output' in step ? walk(step.output, ref.path) : undefined;
 };
 
 const asText = (value: unknown): string => {

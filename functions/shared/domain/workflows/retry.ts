@@ -3,7 +3,8 @@ import { RETRY_CLASSES, type RetryClass, type StepRetry } from '../../types/work
 /**
  * A step's `retry`: `{ "maxAttempts": 1..10, "backoffSeconds": 0..300, "on": [...] }`. An attempt is tried
  * again while attempts are left and its result is of a class in `on` (default `http_5xx`, `timeout`,
- * `network`): `http_5xx` / `http_429` an HTTP action answered with that status; `timeout` the step's time
+ * `network`): `http_5xx` / `http_4xx` / `http_429` an HTTP action answered with that status (a 429 is also
+ * `http_4xx`), whether the step accepts it (`expectStatus`) or fails with `http_status`; `timeout` the step's time
  * bound or the HTTP action's own passed; `network` the HTTP action reached no answer; `error` any failure
  * but an input, scope or target refusal (those fail the same way every time). The wait before attempt n+1
  * is `backoffSeconds × 2^(n-1)`, at most `MAX_WAIT_SECONDS`, jittered to between half and all of it.
@@ -53,6 +54,13 @@ export const retryProblems = (
   });
 };
 
+/** The classes of an HTTP answer's status: `http_5xx`, `http_429` (also `http_4xx`), `http_4xx`. */
+const statusClasses = (status: number): RetryClass[] => {
+  if (status >= 500 && status <= 599) return ['http_5xx'];
+  if (status === 429) return ['http_429', 'http_4xx'];
+  return status >= 400 && status <= 499 ? ['http_4xx'] : [];
+};
+
 /** What an attempt's result is, for `on`. */
 export const retryClassesOf = (result: {
   status: 'succeeded' | 'failed';
@@ -60,12 +68,11 @@ export const retryClassesOf = (result: {
   reason?: string | undefined;
   httpStatus?: number | undefined;
 }): RetryClass[] => {
-  if (result.status === 'succeeded') {
-    if (result.httpStatus === undefined) return [];
-    if (result.httpStatus >= 500 && result.httpStatus <= 599) return ['http_5xx'];
-    return result.httpStatus === 429 ? ['http_429'] : [];
-  }
+  if (result.status === 'succeeded')
+    return result.httpStatus === undefined ? [] : statusClasses(result.httpStatus);
   if (NEVER_RETRIED.has(result.code ?? '')) return [];
+  // An answer whose status the step does not accept (`http_status`).
+  if (result.httpStatus !== undefined) return [...statusClasses(result.httpStatus), 'error'];
   if (result.code === 'step_timeout' || result.reason === 'timeout') return ['timeout', 'error'];
   if (result.reason === 'network') return ['network', 'error'];
   return ['error'];

@@ -75,6 +75,11 @@ export const applyStepResult = async (run: WorkflowRunRecord, state: RunState, r
   } else if (result.log.status === 'skipped') {
     state.outputs[result.log.step] = { inline: null };
     state.values[result.log.step] = { status: 'skipped', output: null };
+  } else if (result.output !== undefined) {
+    // A step failed by its action's answer (an HTTP status it does not accept) keeps that answer as output.
+    const durable = redactSecrets(result.output, state.secrets);
+    state.outputs[result.log.step] = await storeOutput(run, result.log.step, durable);
+    state.values[result.log.step] = { status: 'failed', output: result.output };
   } else {
     state.values[result.log.step] = { status: 'failed' };
   }
@@ -89,7 +94,7 @@ export const stateOfRun = async (run: WorkflowRunRecord): Promise<RunState> => {
       values[log.step] = { status: 'skipped', output: null };
       continue;
     }
-    if (log.status !== 'succeeded' || !stored) {
+    if (!stored) {
       values[log.step] = { status: log.status };
       continue;
     }
@@ -97,7 +102,7 @@ export const stateOfRun = async (run: WorkflowRunRecord): Promise<RunState> => {
       'inline' in stored
         ? stored.inline
         : JSON.parse((await readObjectText(stored.object.bucket, stored.object.fullPath)) ?? 'null');
-    values[log.step] = { status: 'succeeded', output };
+    values[log.step] = { status: log.status, output };
   }
   return {
     cursor: run.cursor,

@@ -21,6 +21,8 @@ export interface StepResult {
   secrets?: [string, Record<string, unknown>][];
   /** Why a failed step failed, beyond its code (`http_request_failed`: `timeout`, `network`), for `retry`. */
   reason?: string;
+  /** The status of the answer that failed an HTTP step (`http_status`), for `retry`. */
+  httpStatus?: number;
 }
 
 const pointerOf = (path: readonly PropertyKey[]) => `/${path.map(String).join('/')}`;
@@ -92,10 +94,16 @@ export const runStep = async (
     let code = 'internal';
     let userMessage = 'The step failed unexpectedly.';
     let reason: unknown;
+    // A step failed by what its action answered (an HTTP status it does not accept) keeps that answer.
+    let answered: { output: unknown; httpStatus?: number } | undefined;
     if (error instanceof StepFailure || error instanceof AppError || error instanceof StepOutcomeError) {
       code = error.code;
       userMessage = error.message;
       reason = error instanceof StepFailure ? undefined : error.extensions?.reason;
+      if (error instanceof StepOutcomeError && error.extensions && 'output' in error.extensions) {
+        const { output, httpStatus } = error.extensions;
+        answered = { output, ...(typeof httpStatus === 'number' ? { httpStatus } : {}) };
+      }
     } else if (error instanceof DeclaredStepFailure) {
       // The definition ends its run (`actions/flow/fail`): never handled, whatever `allowFailure` says.
       return {
@@ -129,6 +137,7 @@ export const runStep = async (
       },
       files: [],
       ...(typeof reason === 'string' ? { reason } : {}),
+      ...(answered ?? {}),
     };
   }
 };

@@ -79,7 +79,7 @@ export const takeStepTurn = async (
   const { log } = result;
   const status = log.status === 'succeeded' ? 'succeeded' : 'failed';
   const httpStatus =
-    step.action === HTTP_ACTION && status === 'succeeded' ? httpStatusOf(result.output) : undefined;
+    step.action === HTTP_ACTION && status === 'succeeded' ? httpStatusOf(result.output) : result.httpStatus;
   const attempt: StepAttempt = {
     startedAt: log.startedAt,
     durationMs: log.durationMs,

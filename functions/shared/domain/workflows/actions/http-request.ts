@@ -14,6 +14,10 @@ import { defineAction } from './registry';
  * stack). Redirects are not followed. The whole exchange has `HTTP_TIMEOUT_MS`; a response body over
  * `HTTP_MAX_RESPONSE_BYTES` fails the step. JSON responses are parsed, others returned as text.
  *
+ * The answer's status decides the step: outside `expectStatus` (default `2xx`) the step fails with
+ * `http_status`, its output still `{status, headers, body, statusRule}`, so `allowFailure`, `retry.on` and
+ * later conditions can read it. `statusRule` says which rule judged it (`2xx`, or `expectStatus`).
+ *
  * Every request carries `x-workflow-hop` one above the run's hop, set after the step's own headers; a
  * definition naming that header is refused on save, and a step whose `headers` name it through a reference
  * fails with `validation_failed`, so a definition can neither set nor lower it and a workflow that calls this
@@ -62,6 +66,34 @@ const headerProblems = (
       if (!HEADER_VALUE.test(literalPartsOf(headerValue))) add(at, VALUE_MESSAGE);
     }
   }
+};
+
+/** An accepted status: a code (`404`), a class (`4xx`) or an inclusive range (`200-299`). */
+const STATUS_RULE = /^([1-5]xx|[1-5][0-9]{2}-[1-5][0-9]{2})$/;
+const STATUS_MESSAGE = 'must be a status (100 to 599), a class such as "4xx", or a range such as "200-299"';
+
+const statusAccepted = (status: number, rules: readonly (number | string)[]): boolean =>
+  rules.some((rule) => {
+    if (typeof rule === 'number') return rule === status;
+    if (rule.endsWith('xx')) return Math.floor(status / 100) === Number(rule[0]);
+    const [from = 0, to = 0] = rule.split('-').map(Number);
+    return status >= from && status <= to;
+  });
+
+/** Save-time checks of a literal `with.expectStatus`. */
+const expectStatusProblems = (
+  value: Record<string, unknown>,
+  pointer: string,
+  add: (p: string, m: string) => void,
+) => {
+  const rules = value.expectStatus;
+  if (!Array.isArray(rules)) return;
+  rules.forEach((rule: unknown, i) => {
+    const valid =
+      (typeof rule === 'number' && Number.isInteger(rule) && rule >= 100 && rule <= 599) ||
+      (typeof rule === 'string' && (rule.includes('{{') || STATUS_RULE.test(rule)));
+    if (!valid) add(`${pointer}/expectStatus/${i}`, STATUS_MESSAGE);
+  });
 };
 
 /** `reason` tells a step's `retry` what failed (`../retry.ts`). */
@@ -155,10 +187,19 @@ export const httpRequestAction = defineAction({
           })
           .optional(),
         body: z.unknown().optional(),
+        expectStatus: z
+          .array(z.union([z.number().int().min(100).max(599), z.string().regex(STATUS_RULE, STATUS_MESSAGE)]))
+          .min(1)
+          .max(20)
+          .optional()
+          .describe('The statuses that make the step succeed (default `["2xx"]`).'),
       })
       .strict();
   },
-  withProblems: headerProblems,
+  withProblems: (value, pointer, add) => {
+    headerProblems(value, pointer, add);
+    expectStatusProblems(value, pointer, add);
+  },
   run: async (input, ctx) => {
     for (const [name, value] of Object.entries(input.headers ?? {})) {
       if (!HEADER_NAME.test(name)) throw invalidHeader(name, NAME_MESSAGE);
@@ -189,6 +230,15 @@ export const httpRequestAction = defineAction({
         parsed = res.text;
       }
     }
-    return { status: res.status, headers: res.headers, body: parsed };
+    const statusRule = input.expectStatus ? 'expectStatus' : '2xx';
+    const output = { status: res.status, headers: res.headers, body: parsed, statusRule };
+    if (!statusAccepted(res.status, input.expectStatus ?? ['2xx'])) {
+      throw new StepOutcomeError(
+        'http_status',
+        `The answer's status ${res.status} is outside ${input.expectStatus ? `expectStatus ${JSON.stringify(input.expectStatus)}` : '2xx'}.`,
+        { httpStatus: res.status, output },
+      );
+    }
+    return output;
   },
 });
