@@ -47,6 +47,17 @@ const LISTS: Record<string, ListCase> = {
       }),
     idOf: (item) => String(item._id),
   },
+  listApiKeys: {
+    member: 'keys',
+    fetch: (limit, cursor) => call('GET', `/v1/keys?${query(limit, cursor)}`, { headers: headers() }),
+    idOf: (k) => String(k.id),
+  },
+  listFiles: {
+    member: 'files',
+    fetch: (limit, cursor) =>
+      call('GET', `/v1/storage/files?${query(limit, cursor)}`, { headers: headers() }),
+    idOf: (f) => String(f.fullPath),
+  },
   listWebhookEndpoints: {
     member: 'endpoints',
     fetch: (limit, cursor) => call('GET', `/v1/webhooks?${query(limit, cursor)}`, { headers: headers() }),
@@ -116,6 +127,15 @@ beforeAll(async () => {
     });
     expect(created.status).toBe(201);
   }
+  for (let i = 0; i < 3; i++) {
+    const key = await call('POST', '/v1/keys', {
+      headers: headers(),
+      body: { name: `k${i}`, scopes: ['usage:read'] },
+    });
+    expect(key.status).toBe(201);
+  }
+  const { upload } = await import('./storage-uploads');
+  for (let i = 0; i < 3; i++) await upload(tenant, new Uint8Array([i, i, i]));
   for (let i = 0; i < 3; i++) {
     const endpoint = await call('POST', '/v1/webhooks', {
       headers: headers(),
