@@ -98,6 +98,12 @@ const LISTS: Record<string, ListCase> = {
       call('GET', `/v1/workflows/wf-a/runs?${query(limit, cursor)}`, { headers: headers() }),
     idOf: (r) => String(r.runId),
   },
+  listWorkflowVersions: {
+    member: 'versions',
+    fetch: (limit, cursor) =>
+      call('GET', `/v1/workflows/wf-a/versions?${query(limit, cursor)}`, { headers: headers() }),
+    idOf: (v) => String(v.version),
+  },
   listWorkflows: {
     member: 'workflows',
     fetch: (limit, cursor) => call('GET', `/v1/workflows?${query(limit, cursor)}`, { headers: headers() }),
@@ -164,7 +170,7 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i++) await transcriptions.seedJob(tenant.companyId, 'pending');
   const { seedPendingSpeechJob } = await import('./speech-job-support');
   for (let i = 0; i < 3; i++) await seedPendingSpeechJob(tenant.companyId);
-  for (const id of ['wf-a', 'wf-b', 'wf-c']) {
+  for (const id of ['wf-a', 'wf-b', 'wf-c', 'wf-a', 'wf-a']) {
     await savedWorkflow(tenant.companyId, {
       id,
       name: id,

@@ -254,6 +254,39 @@ describe('conditions that compare', () => {
   });
 });
 
+describe('saved versions', () => {
+  it('lists every version a workflow saved and reads each; a run names the version it ran', async () => {
+    const t = await createTenant();
+    const other = await createTenant();
+    for (const name of ['First', 'Second', 'Third'])
+      expect((await put(t.apiKey, 'versioned', { name, steps: [spoken(name)] })).status).toBeLessThan(300);
+    const run = await runWorkflow(t.apiKey, 'versioned');
+    expect((await getRun(t.apiKey, 'versioned', String(run.json.runId))).json.run).toMatchObject({
+      version: 3,
+    });
+    const page = await get(t.apiKey, '/v1/workflows/versioned/versions?limit=2');
+    expect(page.status).toBe(200);
+    const versions = page.json.versions as { version: number; name: string; savedAt: string }[];
+    expect(versions.map((v) => [v.version, v.name])).toEqual([
+      [1, 'First'],
+      [2, 'Second'],
+    ]);
+    const rest = await get(
+      t.apiKey,
+      `/v1/workflows/versioned/versions?limit=2&cursor=${String(page.json.nextCursor)}`,
+    );
+    expect((rest.json.versions as { version: number }[]).map((v) => v.version)).toEqual([3]);
+    expect(rest.json.nextCursor).toBeNull();
+    const first = await get(t.apiKey, '/v1/workflows/versioned/versions/1');
+    expect(first.json.workflow).toMatchObject({ id: 'versioned', version: 1, name: 'First' });
+    expect(first.headers.get('etag')).toBeTruthy();
+    expectProblem(await get(t.apiKey, '/v1/workflows/versioned/versions/4'), 404, 'not_found');
+    expectProblem(await get(t.apiKey, '/v1/workflows/versioned/versions/0'), 400, 'validation_failed');
+    expectProblem(await get(other.apiKey, '/v1/workflows/versioned/versions'), 404, 'not_found');
+    expectProblem(await get(other.apiKey, '/v1/workflows/versioned/versions/1'), 404, 'not_found');
+  });
+});
+
 describe('HTTP steps judged by their status', () => {
   it('fail outside 2xx with http_status and keep the answer; expectStatus accepts other statuses', async () => {
     const t = await createTenant();

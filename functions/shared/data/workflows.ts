@@ -254,6 +254,43 @@ export const getWorkflowVersion = async (
   };
 };
 
+/** The most versions a workflow keeps numbered (`WFV#<id>#000001` … `#999999`). */
+const LAST_VERSION = 999_999;
+
+/**
+ * A page of a workflow's saved versions, oldest first, after version `after`: each `{version, createdAt}` and
+ * the definition it saved.
+ */
+export const listWorkflowVersions = async (
+  companyId: string,
+  workflowId: string,
+  options: { limit: number; after?: number | undefined },
+): Promise<{ versions: WorkflowVersion[]; more: boolean }> => {
+  const { Items = [] } = await ddb.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': workflowPartition(companyId),
+        ':from': sortKeys.workflowVersion(workflowId, (options.after ?? 0) + 1),
+        ':to': sortKeys.workflowVersion(workflowId, LAST_VERSION),
+      },
+      Limit: options.limit + 1,
+    }),
+  );
+  const versions = Items.slice(0, options.limit).map((item) => {
+    const stored = WorkflowVersionItem.decode(item);
+    return {
+      companyId,
+      workflowId,
+      version: stored.version,
+      definition: definitionOf(stored, `${workflowId} version ${stored.version}`),
+      createdAt: stored.createdAt,
+    };
+  });
+  return { versions, more: Items.length > options.limit };
+};
+
 /** The company's workflows (at most a few hundred: one page of heads). */
 export const listWorkflowHeads = async (companyId: string): Promise<WorkflowHead[]> => {
   const heads: WorkflowHead[] = [];

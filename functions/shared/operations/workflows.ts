@@ -1,5 +1,7 @@
 import { cancelWorkflowRun as cancelRun } from '../domain/workflows/cancel';
 import {
+  getWorkflowVersionOf,
+  listWorkflowVersionPage,
   getWorkflow as readWorkflow,
   deleteWorkflow as removeWorkflow,
   listWorkflowRuns as runPage,
@@ -38,6 +40,16 @@ export const listWorkflows: RouteHandler<'listWorkflows'> = async ({ auth, query
 });
 export const getWorkflow: RouteHandler<'getWorkflow'> = async ({ auth, params }) => ({
   body: { workflow: await readWorkflow(auth.companyId, params.id) },
+});
+export const listWorkflowVersions: RouteHandler<'listWorkflowVersions'> = async ({
+  auth,
+  params,
+  query,
+}) => ({
+  body: await listWorkflowVersionPage(auth.companyId, params.id, query),
+});
+export const getWorkflowVersion: RouteHandler<'getWorkflowVersion'> = async ({ auth, params }) => ({
+  body: { workflow: await getWorkflowVersionOf(auth.companyId, params.id, Number(params.version)) },
 });
 export const putWorkflow: RouteHandler<'putWorkflow'> = async ({ auth, params, body, headers, now }) => {
   const saved = await saveWorkflow(auth.companyId, { ...body, id: params.id }, now, {

@@ -42,8 +42,13 @@ const saved = (version: number) => ({
 
 export const WORKFLOW_REQUEST_EXAMPLES = { putWorkflow: definition };
 
+/** A saved version as `/versions` shows it: the workflow of that version, and when it was saved. */
+const version = (n: number) => ({ ...saved(n).workflow, savedAt: n === 1 ? at : later });
+
 export const WORKFLOW_RESPONSE_EXAMPLES = {
   putWorkflow: saved(2),
+  listWorkflowVersions: { versions: [version(1), version(2)], nextCursor: null },
+  getWorkflowVersion: { workflow: version(1) },
   cancelWorkflowRun: {
     run: {
       runId: 'wr_01jd3xq0e5g7j9l1n3p5r7t9v2',

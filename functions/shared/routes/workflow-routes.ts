@@ -186,6 +186,55 @@ export const WORKFLOW_ROUTES = [
   }),
   route({
     method: 'GET',
+    path: '/v1/workflows/{id}/versions',
+    group: 'workflows',
+    operationId: 'listWorkflowVersions',
+    summary: "A workflow's saved versions, oldest first",
+    description:
+      'Every version saved by PUT /v1/workflows/{id} (or the operator CLI), each as GET /v1/workflows/{id} ' +
+      'showed it then, with `savedAt`. A run records the version it ran (`version` on the run). Versions ' +
+      'stay readable while the workflow exists; a deleted workflow answers 404 `not_found`.',
+    tag: 'Workflows',
+    scope: 'workflows:read',
+    get params() {
+      return wf.workflowIdParams();
+    },
+    get query() {
+      return z.object(pageQuery('Versions', MAX_LIST_PAGE, MAX_LIST_PAGE));
+    },
+    get response() {
+      return z.object({ versions: z.array(wf.workflowVersionSchema()), nextCursor: nextCursorSchema() });
+    },
+    errors: ['not_found'],
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/workflows/{id}/versions/{version}',
+    group: 'workflows',
+    operationId: 'getWorkflowVersion',
+    etag: true,
+    summary: 'One saved version of a workflow',
+    description:
+      'The definition saved as that version, as GET /v1/workflows/{id} showed it then, with `savedAt`; a ' +
+      'version never saved answers 404 `not_found`.',
+    tag: 'Workflows',
+    scope: 'workflows:read',
+    get params() {
+      return wf.workflowIdParams().extend({
+        version: z
+          .string()
+          .max(6)
+          .regex(/^[1-9][0-9]{0,5}$/, 'a version number, from 1')
+          .describe('The version number (1 is the first save).'),
+      });
+    },
+    get response() {
+      return z.object({ workflow: wf.workflowVersionSchema() });
+    },
+    errors: ['not_found'],
+  }),
+  route({
+    method: 'GET',
     path: '/v1/workflows/{id}/runs',
     group: 'workflows',
     operationId: 'listWorkflowRuns',

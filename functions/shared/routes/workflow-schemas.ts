@@ -248,3 +248,8 @@ export const syncRunResponseSchema = /* @__PURE__ */ lazy(() =>
   z.object({ ...runFields(), stepOutputs: stepOutputsSchema() }),
 );
 export const acceptedRunResponseSchema = /* @__PURE__ */ lazy(() => z.object({ runId: z.string() }));
+
+/** A saved version: the workflow as GET showed it then, and when it was saved. */
+export const workflowVersionSchema = /* @__PURE__ */ lazy(() =>
+  workflowSchema().extend({ savedAt: z.iso.datetime().describe('When this version was saved.') }),
+);

@@ -4,6 +4,7 @@ import {
   getWorkflowHead,
   getWorkflowVersion,
   listWorkflowHeads,
+  listWorkflowVersions,
   putWorkflowVersion,
   type WorkflowHead,
   WorkflowLimitReachedError,
@@ -11,7 +12,12 @@ import {
 } from '../../data/workflows';
 import { AppError, type FieldError, NotFoundError, ValidationError } from '../../errors';
 import { etagOf, ifMatchHolds } from '../../etag';
-import { WORKFLOW_ID_PATTERN, type WorkflowDefinition, type WorkflowRunStatus } from '../../types/workflows';
+import {
+  WORKFLOW_ID_PATTERN,
+  type WorkflowDefinition,
+  type WorkflowRunStatus,
+  type WorkflowVersion,
+} from '../../types/workflows';
 import { companyLimits } from '../company-limits';
 import { DEFAULT_JOB_PAGE, listCursor, MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
 import { readCondition } from './conditions';
@@ -118,6 +124,45 @@ export const toPublicWorkflow = (head: WorkflowHead) => ({
 
 export const getWorkflow = async (companyId: string, workflowId: string) =>
   toPublicWorkflow(await requireWorkflow(companyId, workflowId));
+
+/** A saved version as the API shows it: the definition of that version, as GET shows the current one. */
+const toPublicVersion = (version: WorkflowVersion) =>
+  toPublicWorkflow({
+    workflowId: version.workflowId,
+    version: version.version,
+    definition: version.definition,
+    createdAt: version.createdAt,
+    updatedAt: version.createdAt,
+  });
+
+const VERSION_CURSOR = /^[1-9][0-9]{0,5}$/;
+
+/** A page of a workflow's saved versions, oldest first (`GET /v1/workflows/{id}/versions`). */
+export const listWorkflowVersionPage = async (
+  companyId: string,
+  workflowId: string,
+  request: PageRequest,
+) => {
+  await requireWorkflow(companyId, workflowId);
+  const after = listCursor(request.cursor, VERSION_CURSOR);
+  const { versions, more } = await listWorkflowVersions(companyId, workflowId, {
+    limit: request.limit ?? MAX_LIST_PAGE,
+    after: after === undefined ? undefined : Number(after),
+  });
+  const last = versions.at(-1);
+  return {
+    versions: versions.map((v) => ({ ...toPublicVersion(v), savedAt: v.createdAt })),
+    nextCursor: more && last ? String(last.version) : null,
+  };
+};
+
+/** One saved version (`GET /v1/workflows/{id}/versions/{version}`); 404 for a version never saved. */
+export const getWorkflowVersionOf = async (companyId: string, workflowId: string, version: number) => {
+  await requireWorkflow(companyId, workflowId);
+  const saved = await getWorkflowVersion(companyId, workflowId, version);
+  if (!saved) throw new NotFoundError(`The workflow has no version ${version}.`);
+  return { ...toPublicVersion(saved), savedAt: saved.createdAt };
+};
 
 /**
  * A page of a workflow's runs, newest first (`GET /v1/workflows/{id}/runs`): an unknown workflow is 404; the
