@@ -265,6 +265,23 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
       other: { body: { input: { name: 'Grace' } } },
     };
   },
+  rerunWorkflowRun: async () => {
+    const id = `wf-${Math.random().toString(36).slice(2, 8)}`;
+    await savedWorkflow(tenant.companyId, {
+      id,
+      name: 'Again',
+      steps: [
+        { id: 'note', action: 'actions/dynadata/create', with: { type: 'contacts', item: { name: 'Bo' } } },
+      ],
+    });
+    const first = await call('POST', `/v1/workflows/${id}/run`, { headers: headers(), body: {} });
+    expect(first.status).toBe(200);
+    return {
+      path: `/v1/workflows/${id}/runs/${String(first.json.runId)}/rerun`,
+      body: { version: 'same' },
+      other: { body: { version: 'latest' } },
+    };
+  },
 };
 
 const REPEATABLE_CASES: Record<string, () => Case> = {

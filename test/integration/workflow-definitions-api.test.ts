@@ -287,6 +287,41 @@ describe('saved versions', () => {
   });
 });
 
+describe('runs started again', () => {
+  it('reruns a run with its input on the version it ran, or the latest, linked to it', async () => {
+    const t = await createTenant();
+    const other = await createTenant();
+    const doc = (text: string) => ({
+      name: text,
+      input: { type: 'object', properties: { who: { type: 'string' } } },
+      steps: [{ ...spoken(`${text} {{ input.who }}`), id: 'say' }],
+      return: { text: '{{ steps.say.output.text }}' },
+    });
+    await put(t.apiKey, 'again', doc('Hello'));
+    const first = await runWorkflow(t.apiKey, 'again', { input: { who: 'Ada' } });
+    const runId = String(first.json.runId);
+    await put(t.apiKey, 'again', doc('Goodbye'));
+    const rerun = (body: unknown, apiKey = t.apiKey, id = runId) =>
+      call('POST', `/v1/workflows/again/runs/${id}/rerun`, { headers: { 'x-api-key': apiKey }, body });
+    const same = await rerun({});
+    expect(same.status).toBe(200);
+    expect(same.json).toMatchObject({ status: 'success', ok: true, result: { text: 'Hello Ada.' } });
+    expect(same.json.runId).not.toBe(runId);
+    const stored = (await getRun(t.apiKey, 'again', String(same.json.runId))).json.run;
+    expect(stored).toMatchObject({ version: 1, trigger: { type: 'rerun', rerunOf: runId } });
+    const latest = await rerun({ version: 'latest' });
+    expect(latest.json).toMatchObject({ result: { text: 'Goodbye Ada.' } });
+    const queued = await rerun({ mode: 'async' });
+    expect(queued.status).toBe(202);
+    expect((await waitForRun(t.apiKey, 'again', String(queued.json.runId))).result).toEqual({
+      text: 'Hello Ada.',
+    });
+    expectProblem(await rerun({}, t.apiKey, 'wr_01jd3xq0e5g7j9l1n3p5r7t9zz'), 404, 'not_found');
+    expectProblem(await rerun({}, other.apiKey), 404, 'not_found');
+    expectProblem(await rerun({ version: 'oldest' }), 400, 'validation_failed');
+  });
+});
+
 describe('HTTP steps judged by their status', () => {
   it('fail outside 2xx with http_status and keep the answer; expectStatus accepts other statuses', async () => {
     const t = await createTenant();

@@ -10,7 +10,9 @@ import {
 } from '../domain/workflows/definitions';
 import {
   getWorkflowRun as readRun,
+  rerunWorkflowRun as rerunRun,
   runCallerOf,
+  type StartRunResult,
   startWorkflowRun,
   toPublicRun,
 } from '../domain/workflows/runs';
@@ -68,6 +70,15 @@ export const deleteWorkflow: RouteHandler<'deleteWorkflow'> = async ({ auth, par
   await removeWorkflow(auth.companyId, params.id, now, headers['if-match']);
   return { status: 204, raw: '' };
 };
+/**
+ * The answer of a started run: 202 `{runId}` when it continues asynchronously, else the finished run. A token
+ * a step minted reaches this caller once: an idempotent replay answers the stored run.
+ */
+const runAnswer = (started: StartRunResult) =>
+  started.kind === 'accepted'
+    ? { status: 202 as const, body: { runId: started.runId } }
+    : { status: 200 as const, body: syncBody(started.run), durableBody: syncBody(started.stored) };
+
 export const runWorkflow: RouteHandler<'runWorkflow'> = async ({ auth, params, body, headers }) => {
   const started = await startWorkflowRun({
     companyId: auth.companyId,
@@ -79,10 +90,21 @@ export const runWorkflow: RouteHandler<'runWorkflow'> = async ({ auth, params, b
     caller: runCallerOf(auth),
     hop: workflowHopOf(headers),
   });
-  // A token a step minted reaches this caller once: an idempotent replay answers the stored run.
-  return started.kind === 'accepted'
-    ? { status: 202, body: { runId: started.runId } }
-    : { status: 200, body: syncBody(started.run), durableBody: syncBody(started.stored) };
+  return runAnswer(started);
+};
+export const rerunWorkflowRun: RouteHandler<'rerunWorkflowRun'> = async ({ auth, params, body, headers }) => {
+  const started = await rerunRun({
+    companyId: auth.companyId,
+    workflowId: params.id,
+    runId: params.runId,
+    version: body.version ?? 'same',
+    mode: body.mode ?? 'sync',
+    includeStepOutputs: body.includeStepOutputs ?? false,
+    callerScopes: auth.scopes,
+    caller: runCallerOf(auth),
+    hop: workflowHopOf(headers),
+  });
+  return runAnswer(started);
 };
 export const listWorkflowRuns: RouteHandler<'listWorkflowRuns'> = async ({ auth, params, query }) => ({
   body: await runPage(auth.companyId, params.id, query),

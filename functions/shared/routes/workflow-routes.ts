@@ -17,6 +17,15 @@ const runParams = /* @__PURE__ */ lazy(() =>
  * joins the sections into `ROUTES`), imported alone by the group's function, so its bundle holds only its own
  * routes.
  */
+/** Starting a run may also answer 202 `{runId}`: the run goes on asynchronously. */
+const acceptedRunAnswer = () => [
+  {
+    status: 202,
+    description: 'Accepted: the run continues asynchronously',
+    response: wf.acceptedRunResponseSchema(),
+  },
+];
+
 export const WORKFLOW_ROUTES = [
   route({
     method: 'GET',
@@ -161,13 +170,7 @@ export const WORKFLOW_ROUTES = [
       return wf.syncRunResponseSchema();
     },
     get alsoAnswers() {
-      return [
-        {
-          status: 202,
-          description: 'Accepted: the run continues asynchronously',
-          response: wf.acceptedRunResponseSchema(),
-        },
-      ];
+      return acceptedRunAnswer();
     },
     errors: ['not_found', 'workflow_quota_exceeded', 'service_unavailable'],
     examples: { request: { mode: 'sync', input: { contactId: '01jd3xq0b2' } } },
@@ -338,5 +341,35 @@ export const WORKFLOW_ROUTES = [
       return z.object({ run: wf.workflowRunSchema() });
     },
     errors: ['not_found', 'workflow_run_not_cancelable'],
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/workflows/{id}/runs/{runId}/rerun',
+    group: 'workflows',
+    operationId: 'rerunWorkflowRun',
+    summary: 'Run a run again',
+    description:
+      'Starts a new run with the input of `runId`, on the version it ran (`version: same`, the default) or ' +
+      'the current one (`latest`), answered as POST /v1/workflows/{id}/run answers (200 with the finished ' +
+      'run, or 202 `{runId}`). Its `trigger` is `{type: "rerun", rerunOf}`. Counted and limited like any run ' +
+      '(429 `workflow_quota_exceeded`); the input is checked against the input schema of the version it ' +
+      'runs. Honours Idempotency-Key.',
+    tag: 'Workflows',
+    scope: 'workflows:run',
+    idempotency: 'keyed',
+    get params() {
+      return runParams();
+    },
+    get body() {
+      return wf.rerunBodySchema();
+    },
+    get response() {
+      return wf.syncRunResponseSchema();
+    },
+    get alsoAnswers() {
+      return acceptedRunAnswer();
+    },
+    errors: ['not_found', 'workflow_quota_exceeded', 'service_unavailable'],
+    examples: { request: { version: 'same', mode: 'sync' } },
   }),
 ] as const;

@@ -225,6 +225,7 @@ const runTriggerSchema = /* @__PURE__ */ lazy(() =>
       eventId: z.string().optional().describe('`event`: the event that started the run.'),
       eventType: z.string().optional().describe('`event`: its type.'),
       scheduledAt: z.string().optional().describe('`schedule`: the time the run was due.'),
+      rerunOf: z.string().optional().describe('`rerun`: the run this one repeats.'),
     })
     .describe('What started the run.'),
 );
@@ -252,4 +253,18 @@ export const acceptedRunResponseSchema = /* @__PURE__ */ lazy(() => z.object({ r
 /** A saved version: the workflow as GET showed it then, and when it was saved. */
 export const workflowVersionSchema = /* @__PURE__ */ lazy(() =>
   workflowSchema().extend({ savedAt: z.iso.datetime().describe('When this version was saved.') }),
+);
+
+/** What `POST …/runs/{runId}/rerun` takes: the version to run, and how, as a run does. */
+export const rerunBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      version: z
+        .enum(['same', 'latest'])
+        .optional()
+        .describe('`same` (default): the version the run ran; `latest`: the current version.'),
+      mode: z.enum(['sync', 'async']).optional().describe('As for a run: `sync` (default) or `async`.'),
+      includeStepOutputs: z.boolean().optional().describe('As for a run.'),
+    })
+    .strict(),
 );

@@ -28,7 +28,7 @@ export const TRIGGER_EVENT_TYPES = [
 ] as const satisfies readonly EventType[];
 
 /** What started a run, as the run list shows it. */
-export const RUN_TRIGGER_TYPES = ['api', 'event', 'schedule'] as const;
+export const RUN_TRIGGER_TYPES = ['api', 'event', 'schedule', 'rerun'] as const;
 
 /** The event a run was started by, as its webhook delivery shows it. */
 export interface TriggerEvent {
@@ -41,4 +41,6 @@ export interface TriggerEvent {
 /** The trigger of a run not started through the API, kept on the run: `{{ trigger.… }}` reads it. */
 export type RunTrigger =
   | { type: 'event'; event: TriggerEvent }
-  | { type: 'schedule'; schedule: string; scheduledAt: string };
+  | { type: 'schedule'; schedule: string; scheduledAt: string }
+  /** A run started again through the API (`POST …/runs/{runId}/rerun`): the run it repeats. */
+  | { type: 'rerun'; runId: string };

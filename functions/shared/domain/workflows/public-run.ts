@@ -8,6 +8,7 @@ const publicTrigger = (trigger: RunTrigger | undefined) => {
   if (trigger?.type === 'event')
     return { type: 'event' as const, eventId: trigger.event.id, eventType: trigger.event.type };
   if (trigger?.type === 'schedule') return { type: 'schedule' as const, scheduledAt: trigger.scheduledAt };
+  if (trigger?.type === 'rerun') return { type: 'rerun' as const, rerunOf: trigger.runId };
   return { type: 'api' as const };
 };
 

@@ -1,9 +1,15 @@
 import { secondsToNextUtcMonth } from '../../data/usage-meters';
-import { createWorkflowRun, WorkflowRunQuotaError } from '../../data/workflow-runs/runs';
-import { AppError, ValidationError } from '../../errors';
+import {
+  createWorkflowRun,
+  getWorkflowRunRecord,
+  WorkflowRunQuotaError,
+} from '../../data/workflow-runs/runs';
+import { getWorkflowVersion } from '../../data/workflows';
+import { AppError, NotFoundError, ValidationError } from '../../errors';
 import { ulid } from '../../ids';
 import type { AuthContext } from '../../types/auth';
 import type { PlanLimits } from '../../types/plans';
+import type { RunTrigger } from '../../types/workflow-triggers';
 import type { RunCaller, RunMode, WorkflowDefinition, WorkflowRunRecord } from '../../types/workflows';
 import { companyLimits } from '../company-limits';
 import { validateAgainst } from '../dynadata/json-schema';
@@ -41,6 +47,10 @@ export interface StartRunInput {
   hop: number;
   /** False where the function holds no signing key (the MCP server): a JWT step fails instead of minting. */
   mints?: boolean;
+  /** The saved version to run (a re-run of an earlier run); the current one when absent. */
+  version?: number;
+  /** What starts the run when it is not a plain API call (a re-run). */
+  trigger?: RunTrigger;
 }
 
 /** What a run keeps of the credential that starts it: its root, and its expiry and addresses (a token's or a key's). */
@@ -115,6 +125,7 @@ const createRun = async (
     computeBudgetMs: limits.workflowRunComputeMs,
     caller: input.caller,
     hop: input.hop,
+    ...(input.trigger === undefined ? {} : { trigger: input.trigger }),
     cursor: 0,
     logs: [],
     outputs: {},
@@ -141,18 +152,48 @@ const createRun = async (
   return run;
 };
 
+const savedVersion = async (companyId: string, workflowId: string, version: number) => {
+  const saved = await getWorkflowVersion(companyId, workflowId, version);
+  if (!saved) throw new NotFoundError(`The workflow has no version ${version}.`);
+  return saved;
+};
+
+/**
+ * Starts a run again (`POST …/runs/{runId}/rerun`): a new run with the input of `runId`, on the version it ran
+ * (`same`) or the current one (`latest`), its trigger naming the run it repeats. It is counted and limited
+ * like any run, and checked against the input schema of the version it runs.
+ */
+export const rerunWorkflowRun = async (
+  input: Omit<StartRunInput, 'input' | 'version' | 'trigger'> & { runId: string; version: 'same' | 'latest' },
+): Promise<StartRunResult> => {
+  const original = await getWorkflowRunRecord(input.companyId, input.runId);
+  if (!original || original.workflowId !== input.workflowId)
+    throw new NotFoundError('No run with this id for this workflow.');
+  const { runId, version, ...start } = input;
+  return startWorkflowRun({
+    ...start,
+    input: original.input,
+    ...(version === 'same' ? { version: original.version } : {}),
+    trigger: { type: 'rerun', runId },
+  });
+};
+
 /** Starts a run: sync runs execute here until done or until the deadline hands them to the engine. */
 export const startWorkflowRun = async (input: StartRunInput): Promise<StartRunResult> => {
   const started = Date.now();
   const now = new Date(started);
   const head = await requireWorkflow(input.companyId, input.workflowId);
-  const run = await createRun(input, head.version, head.definition, now);
+  const { version, definition } =
+    input.version === undefined || input.version === head.version
+      ? head
+      : await savedVersion(input.companyId, input.workflowId, input.version);
+  const run = await createRun(input, version, definition, now);
   if (input.mode === 'async') {
     await startEngine(run);
     return { kind: 'accepted', runId: run.runId };
   }
   try {
-    return await runSync(run, head.definition, started, contextOfRun(run, true, input.mints ?? true));
+    return await runSync(run, definition, started, contextOfRun(run, true, input.mints ?? true));
   } catch (error) {
     // A sync run that broke (not a step: steps never throw) is not left `running`.
     await failRun(run.companyId, run.runId, 'The run could not complete.').catch(() => undefined);
