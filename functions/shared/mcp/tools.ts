@@ -6,8 +6,10 @@ import {
   createDynadataItem,
   deleteDynadataItem,
   getDynadataItem,
+  getDynadataType,
   listDynadataItems,
   listDynadataTypes,
+  putDynadataType,
   updateDynadataItem,
 } from '../operations/dynadata';
 import { getEvent, listEvents } from '../operations/events';
@@ -105,6 +107,8 @@ const runWorkflowForAgent = (async ({
  */
 const HANDLERS: { [O in AgentOperationId]: RouteHandler<O> } = {
   listDynadataTypes,
+  getDynadataType,
+  putDynadataType,
   listDynadataItems,
   getDynadataItem,
   createDynadataItem,
