@@ -228,12 +228,14 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     },
   },
   // The item and type routes, and functions (send_message starts a delivery).
+  // Type definitions (`PUT`/`DELETE /v1/dynadata/types/{type}`): the type record, the company's limits.
   dynadata: combineAccess(DYNADATA_ITEMS, {
     table: {
-      GetItem: ['idempotency'],
-      PutItem: ['idempotency', 'events'],
+      GetItem: ['idempotency', 'plans'],
+      BatchGetItem: ['company'],
+      PutItem: ['idempotency', 'events', 'dynadataTypes'],
       UpdateItem: ['idempotency'],
-      DeleteItem: ['idempotency'],
+      DeleteItem: ['idempotency', 'dynadataTypes'],
     },
     stateMachines: { 'message-delivery': ['StartExecution'] },
   }),
@@ -348,7 +350,8 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
         table: {
           GetItem: ['transcodes', 'transcriptions', 'speechJobs', 'workflowRuns', 'workflows', 'idempotency'],
           Query: ['workflows', 'workflowRuns'],
-          PutItem: ['workflowRuns', 'idempotency'],
+          // put_dynadata_type stores the type record.
+          PutItem: ['workflowRuns', 'idempotency', 'dynadataTypes'],
           UpdateItem: ['usage', 'idempotency'],
           DeleteItem: ['idempotency'],
         },

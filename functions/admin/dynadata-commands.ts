@@ -53,15 +53,12 @@ export const runDynadataCommand = async (
           ?.split(',')
           .map((f) => f.trim())
           .filter((f) => f !== '') ?? [];
-      const type = await admin.putType(
+      const { type } = await admin.putType(
         companyId,
         { name: need(values.name, 'name'), description: values.description ?? '', schema, functions },
         now,
       );
-      return {
-        json: type,
-        text: `stored type ${type.name} (version ${type.typeVersion}, ${type.itemCount} items)`,
-      };
+      return { json: type, text: `stored type ${type.name} (version ${type.version})` };
     }
     case 'types list': {
       const types = await admin.listTypeSummaries(companyId);
@@ -76,7 +73,12 @@ export const runDynadataCommand = async (
       };
     }
     case 'types delete': {
-      const result = await admin.deleteType(companyId, need(values.name, 'name'), values.force ?? false);
+      const result = await admin.deleteType(
+        companyId,
+        need(values.name, 'name'),
+        { deleteItems: values.force ?? false },
+        now,
+      );
       return { json: result, text: `deleted type ${result.name} (${result.deletedItems} items deleted)` };
     }
     default:

@@ -56,6 +56,12 @@ export const ERROR_CATALOG = {
   webhook_endpoint_limit_reached: { status: 403, title: 'Webhook endpoint allowance reached' },
   webhook_endpoint_disabled: { status: 409, title: 'Webhook endpoint is disabled' },
   // Dynadata and messaging.
+  builtin_type_read_only: { status: 403, title: 'Built-in Dynadata types cannot be changed' },
+  dynadata_type_limit_reached: { status: 403, title: 'Dynadata type allowance reached' },
+  dynadata_field_limit_reached: { status: 403, title: 'Too many fields for one Dynadata type' },
+  type_change_breaks_items: { status: 409, title: 'Stored items would fail the new schema' },
+  type_has_items: { status: 409, title: 'The Dynadata type still has items' },
+  type_deleting: { status: 409, title: 'The Dynadata type is being deleted' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused with a different request' },
   idempotency_request_in_progress: {
     status: 409,

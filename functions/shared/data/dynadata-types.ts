@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { lazy } from '../lazy';
 import * as zm from '../zod-mini';
 import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
@@ -10,7 +10,8 @@ import { partitions } from './keys';
  * type's record holds its schema (`schemaJson`), `typeVersion` (bumped by every `types put`) and
  * `itemCount`; a built-in type's record holds only `itemCount` (created by the first item write). Item writes
  * adjust `itemCount` in their own transaction (see `dynadata-items.ts`), which is what lets `types delete`
- * refuse while items exist without reading them.
+ * refuse while items exist without reading them. A type whose items are being deleted holds
+ * `status: 'deleting'` and the running `deletedItems` until its record goes.
  */
 export const dynadataTypeKey = (companyId: string, typeName: string) => ({
   pk: partitions.dynadataTypes(companyId),
@@ -25,9 +26,13 @@ export interface StoredTypeDefinition {
   functions: string[];
   typeVersion: number;
   itemCount: number;
+  status: TypeStatus;
+  deletedItems: number;
   createdAt: string;
   updatedAt: string;
 }
+
+export type TypeStatus = 'active' | 'deleting';
 
 /** A type record: a custom type's (with its schema), or a built-in type's item count alone. */
 const DynadataType = /* @__PURE__ */ defineEntity({
@@ -41,6 +46,8 @@ const DynadataType = /* @__PURE__ */ defineEntity({
       functions: zm.optional(zm.array(zm.string())),
       typeVersion: zm.optional(zm.number()),
       itemCount: zm.optional(zm.number()),
+      status: zm.optional(zm.enum(['active', 'deleting'])),
+      deletedItems: zm.optional(zm.number()),
       createdAt: zm.optional(zm.string()),
       updatedAt: zm.optional(zm.string()),
     });
@@ -71,6 +78,8 @@ const fromItem = (item: Record<string, unknown>): StoredTypeDefinition => {
     functions: record.functions ?? [],
     typeVersion: custom.typeVersion,
     itemCount: record.itemCount ?? 0,
+    status: record.status ?? 'active',
+    deletedItems: record.deletedItems ?? 0,
     createdAt: custom.createdAt,
     updatedAt: custom.updatedAt,
   };
@@ -114,57 +123,96 @@ export const listCustomTypes = async (companyId: string): Promise<StoredTypeDefi
     .filter(isCustomType)
     .map(fromItem);
 
+/** The type changed (another definition, items written or deleted) since the version a write was based on. */
+export class TypeChangedError extends Error {
+  constructor() {
+    super('the type changed since it was read');
+    this.name = 'TypeChangedError';
+  }
+}
+
 /**
  * Creates or replaces a custom type's schema, keeping its item count and bumping its version (item writes
- * made against the old version fail their condition and are revalidated).
+ * made against the old version fail their condition and are revalidated). `previous` is the record the
+ * caller checked the change against (undefined: the type is new): the write holds only while the type still
+ * has that version and item count, else `TypeChangedError`.
  */
 export const putCustomType = async (
   companyId: string,
   def: { name: string; description: string; schemaJson: string; indexed: string[]; functions: string[] },
+  previous: StoredTypeDefinition | undefined,
   now: Date,
 ): Promise<StoredTypeDefinition> => {
-  const current = await ddb.send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: dynadataTypeKey(companyId, def.name),
-      ConsistentRead: true,
-    }),
-  );
-  const previous = current.Item ? DynadataType.decode(current.Item) : undefined;
-  const previousIndexed = previous?.indexed ?? [];
-  const itemCount = previous?.itemCount ?? 0;
-  // Items written before an index change carry no (or another) index entry: refuse while there are items.
-  if (itemCount > 0 && JSON.stringify(previousIndexed) !== JSON.stringify(def.indexed))
-    throw new IndexChangeWithItemsError(itemCount, previousIndexed, def.indexed);
-  const typeVersion = (previous?.typeVersion ?? 0) + 1;
   const item = DynadataType.item(dynadataTypeKey(companyId, def.name), {
     description: def.description,
     schemaJson: def.schemaJson,
     indexed: def.indexed,
     functions: def.functions,
-    typeVersion,
-    itemCount,
+    typeVersion: (previous?.typeVersion ?? 0) + 1,
+    itemCount: previous?.itemCount ?? 0,
+    status: 'active',
     createdAt: previous?.createdAt ?? now.toISOString(),
     updatedAt: now.toISOString(),
   });
+  try {
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: item,
+        ConditionExpression: previous
+          ? 'typeVersion = :v AND itemCount = :n'
+          : 'attribute_not_exists(pk) OR attribute_not_exists(typeVersion)',
+        ...(previous
+          ? { ExpressionAttributeValues: { ':v': previous.typeVersion, ':n': previous.itemCount } }
+          : {}),
+      }),
+    );
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new TypeChangedError();
+    throw error;
+  }
+  return fromItem(item);
+};
+
+/**
+ * Marks a custom type as deleting its items: bumps its version (item writes based on the old one fail their
+ * condition, and the fresh type refuses them) and starts `deletedItems` at 0. Only from `typeVersion`.
+ */
+export const markTypeDeleting = async (
+  companyId: string,
+  typeName: string,
+  typeVersion: number,
+  now: Date,
+): Promise<void> => {
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: dynadataTypeKey(companyId, typeName),
+        ...DynadataType.update(
+          {
+            set: { status: 'deleting', deletedItems: 0, updatedAt: now.toISOString() },
+            add: { typeVersion: 1 },
+          },
+          { expression: '#typeVersion = :tv', values: { ':tv': typeVersion } },
+        ),
+      }),
+    );
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new TypeChangedError();
+    throw error;
+  }
+};
+
+/** Adds to the running count of items deleted with a deleting type (what its GET shows). */
+export const addDeletedItems = async (companyId: string, typeName: string, count: number): Promise<void> => {
   await ddb.send(
-    new PutCommand({
+    new UpdateCommand({
       TableName: tableName(),
-      Item: item,
-      ConditionExpression: previous
-        ? 'typeVersion = :v AND itemCount = :n'
-        : 'attribute_not_exists(pk) OR attribute_not_exists(typeVersion)',
-      ...(previous
-        ? {
-            ExpressionAttributeValues: {
-              ':v': previous.typeVersion ?? 0,
-              ':n': previous.itemCount ?? 0,
-            },
-          }
-        : {}),
+      Key: dynadataTypeKey(companyId, typeName),
+      ...DynadataType.update({ add: { deletedItems: count } }, { expression: 'attribute_exists(pk)' }),
     }),
   );
-  return fromItem(item);
 };
 
 export class IndexChangeWithItemsError extends Error {

@@ -62,6 +62,9 @@ const LIMITS_ADDED_LATER = {
 export const DEFAULT_WEBHOOK_ENDPOINTS = 10;
 /** Workflows of a plan stored before the limit existed. */
 export const DEFAULT_WORKFLOWS = 25;
+/** Custom Dynadata types and fields per type of a plan stored before the limits existed. */
+export const DEFAULT_DYNADATA_TYPES = 50;
+export const DEFAULT_DYNADATA_FIELDS_PER_TYPE = 200;
 /** The compute budget of a workflow run of a plan stored before the limit existed (the smallest plan's). */
 export const DEFAULT_WORKFLOW_RUN_COMPUTE_MS = 30_000;
 
@@ -73,6 +76,8 @@ export const toPlan = (item: Record<string, unknown>): Plan => {
   }
   limits.webhookEndpoints ??= DEFAULT_WEBHOOK_ENDPOINTS;
   limits.workflows ??= DEFAULT_WORKFLOWS;
+  limits.dynadataTypes ??= DEFAULT_DYNADATA_TYPES;
+  limits.dynadataFieldsPerType ??= DEFAULT_DYNADATA_FIELDS_PER_TYPE;
   limits.workflowRunComputeMs ??= DEFAULT_WORKFLOW_RUN_COMPUTE_MS;
   return decodeItem(StoredPlan.name, planSchema(), { pk: item.pk, sk: item.sk, ...plan, limits });
 };

@@ -71,6 +71,8 @@ export const PLAN_LIMIT_NAMES = [
   'logRetentionDays',
   'webhookEndpoints',
   'workflows',
+  'dynadataTypes',
+  'dynadataFieldsPerType',
 ] as const satisfies readonly (keyof PlanLimits)[];
 /** Every limit is named above (a limit added to `PlanLimits` and not here does not compile). */
 const _PLAN_LIMIT_NAMES_COMPLETE: [Exclude<keyof PlanLimits, (typeof PLAN_LIMIT_NAMES)[number]>] extends [

@@ -37,6 +37,8 @@ export const DEFAULT_PLANS: Plan[] = [
       logRetentionDays: 7,
       webhookEndpoints: 3,
       workflows: 10,
+      dynadataTypes: 20,
+      dynadataFieldsPerType: 100,
     },
   },
   {
@@ -67,6 +69,8 @@ export const DEFAULT_PLANS: Plan[] = [
       logRetentionDays: 30,
       webhookEndpoints: 10,
       workflows: 50,
+      dynadataTypes: 50,
+      dynadataFieldsPerType: 200,
     },
   },
   {
@@ -97,6 +101,8 @@ export const DEFAULT_PLANS: Plan[] = [
       logRetentionDays: 90,
       webhookEndpoints: 50,
       workflows: 200,
+      dynadataTypes: 200,
+      dynadataFieldsPerType: 500,
     },
   },
 ];

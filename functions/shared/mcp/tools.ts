@@ -6,8 +6,10 @@ import {
   createDynadataItem,
   deleteDynadataItem,
   getDynadataItem,
+  getDynadataType,
   listDynadataItems,
   listDynadataTypes,
+  putDynadataType,
   updateDynadataItem,
 } from '../operations/dynadata';
 import { getEvent, listEvents, listWebhookDeliveries } from '../operations/events';
@@ -112,6 +114,8 @@ const runWorkflowForAgent = (async ({
  */
 const HANDLERS: { [O in AgentOperationId]: RouteHandler<O> } = {
   listDynadataTypes,
+  getDynadataType,
+  putDynadataType,
   listDynadataItems,
   getDynadataItem,
   createDynadataItem,

@@ -2,7 +2,15 @@ import { executeFunction } from '../domain/dynadata/execute-function';
 import { createItem, deleteItem, getItem, updateItem, validateItem } from '../domain/dynadata/items';
 import { listItems } from '../domain/dynadata/list';
 import { librarySchema, typeSchema } from '../domain/dynadata/schemas';
+import {
+  deleteType,
+  getTypeDefinition,
+  ITEMS_DELETED_PER_REQUEST,
+  putType,
+  TYPE_CHANGE_CHECK_BUDGET_MS,
+} from '../domain/dynadata/type-admin';
 import { typeSummaryPage } from '../domain/dynadata/types';
+import { etagOf } from '../etag';
 import type { RouteHandler } from '../http/router';
 
 /**
@@ -12,6 +20,54 @@ import type { RouteHandler } from '../http/router';
 export const listDynadataTypes: RouteHandler<'listDynadataTypes'> = async ({ auth, query }) => ({
   body: await typeSummaryPage(auth.companyId, query),
 });
+export const getDynadataType: RouteHandler<'getDynadataType'> = async ({ auth, params }) => ({
+  body: { type: await getTypeDefinition(auth.companyId, params.type) },
+});
+export const putDynadataType: RouteHandler<'putDynadataType'> = async ({
+  auth,
+  params,
+  body,
+  headers,
+  now,
+}) => {
+  const saved = await putType(
+    auth.companyId,
+    {
+      name: params.type,
+      description: body.description ?? '',
+      schema: body.schema,
+      functions: body.functions ?? [],
+    },
+    now,
+    {
+      ifMatch: headers['if-match'],
+      pointers: { schema: '/body/schema', functions: '/body/functions' },
+      checkBudgetMs: TYPE_CHANGE_CHECK_BUDGET_MS,
+    },
+  );
+  const answer = { type: saved.type };
+  // The tag GET answers for this version, so a next PUT or DELETE can name it in If-Match.
+  return { status: saved.created ? 201 : 200, body: answer, headers: { etag: etagOf(answer) } };
+};
+export const deleteDynadataType: RouteHandler<'deleteDynadataType'> = async ({
+  auth,
+  params,
+  query,
+  headers,
+  now,
+}) => {
+  const deletion = await deleteType(
+    auth.companyId,
+    params.type,
+    {
+      deleteItems: query.deleteItems ?? false,
+      ifMatch: headers['if-match'],
+      maxItems: ITEMS_DELETED_PER_REQUEST,
+    },
+    now,
+  );
+  return { status: deletion.status === 'deleting' ? 202 : 200, body: deletion };
+};
 export const listDynadataItems: RouteHandler<'listDynadataItems'> = async ({ auth, params, body }) => ({
   body: await listItems(auth.companyId, params.type, body),
 });

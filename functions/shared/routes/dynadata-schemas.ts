@@ -142,3 +142,51 @@ export const executeFunctionDocumented = /* @__PURE__ */ lazy(() => ({
     sendMessageResponse().describe('`sendMessage` answer: as send_message.'),
   ]),
 }));
+
+const typeDefinitionFields = {
+  description: z.string().max(1_000).describe('What the type holds.'),
+  schema: z
+    .record(z.string(), z.unknown())
+    .describe(
+      'The JSON Schema (draft 2020-12, the subset `docs/dynadata-and-messaging.md` lists) of an item, with ' +
+        '`x-indexed` naming the field the list endpoint may sort by.',
+    ),
+  functions: z.array(identifierField('Function name.')).max(50).describe('Functions bound to the type.'),
+};
+
+/** The body of `PUT /v1/dynadata/types/{type}`: what the operator CLI's `types put` takes. */
+export const putTypeBody = /* @__PURE__ */ lazy(() =>
+  z.object({
+    description: typeDefinitionFields.description.optional(),
+    schema: typeDefinitionFields.schema,
+    functions: typeDefinitionFields.functions.optional(),
+  }),
+);
+
+export const typeDefinitionSchema = /* @__PURE__ */ lazy(() =>
+  z.object({
+    name: z.string().describe('Type name: lowercase letters, digits and `_`.'),
+    ...typeDefinitionFields,
+    builtIn: z.boolean().describe('`contacts`, `messages` and `log_entries` are built in and read-only.'),
+    indexed: z.array(z.string()).describe('The `x-indexed` fields of the schema.'),
+    version: z.number().int().nullable().describe('Bumped by every PUT; null for a built-in type.'),
+    status: z
+      .enum(['active', 'deleting'])
+      .describe('`deleting`: DELETE with `deleteItems=true` is deleting its items; they are read-only.'),
+    deletedItems: z.number().int().nonnegative().describe('Items deleted so far while `deleting`.'),
+    createdAt: z.iso.datetime().nullable(),
+    updatedAt: z.iso.datetime().nullable(),
+  }),
+);
+
+export const typeDefinitionResponse = /* @__PURE__ */ lazy(() => z.object({ type: typeDefinitionSchema() }));
+
+export const deleteTypeResponse = /* @__PURE__ */ lazy(() =>
+  z.object({
+    name: z.string(),
+    status: z
+      .enum(['deleted', 'deleting'])
+      .describe('`deleting` (202): items remain; repeat the request to go on deleting them.'),
+    deletedItems: z.number().int().nonnegative().describe('Items deleted with the type so far.'),
+  }),
+);

@@ -41,6 +41,8 @@ const limits = {
   logRetentionDays: 90,
   webhookEndpoints: 10,
   workflows: 50,
+  dynadataTypes: 50,
+  dynadataFieldsPerType: 200,
 };
 const contact = {
   _id: '01jd3xq0b2c4e6g8j0m2p4r6t8',

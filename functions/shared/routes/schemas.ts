@@ -81,6 +81,16 @@ export const planLimitsSchema = /* @__PURE__ */ lazy(() =>
         .int()
         .nonnegative()
         .describe('Workflow definitions a company may have at once (`PUT /v1/workflows/{id}`).'),
+      dynadataTypes: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe('Custom Dynadata types a company may have at once (`PUT /v1/dynadata/types/{type}`).'),
+      dynadataFieldsPerType: z
+        .number()
+        .int()
+        .positive()
+        .describe('Fields (properties at any depth) the schema of one Dynadata type may declare.'),
     })
     .describe('Numeric limits of a plan. A company may have per-limit overrides on top of its plan.'),
 );

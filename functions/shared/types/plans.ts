@@ -30,6 +30,10 @@ export interface PlanLimits {
   webhookEndpoints: number;
   /** Workflow definitions a company may have at once. */
   workflows: number;
+  /** Custom Dynadata types a company may have at once. */
+  dynadataTypes: number;
+  /** Fields (properties at any depth) one Dynadata type schema may declare. */
+  dynadataFieldsPerType: number;
 }
 
 export interface Plan {

@@ -5,6 +5,7 @@ export const SCOPES = [
   'dynadata:read',
   'dynadata:write',
   'dynadata:execute',
+  'dynadata:admin',
   'storage:read',
   'storage:write',
   'transcriptions:read',

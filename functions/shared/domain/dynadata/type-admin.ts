@@ -1,103 +1,389 @@
-import { queryItemsPage, removeItem } from '../../data/dynadata-items';
+import { ItemWriteConflictError, queryItemsPage, removeItem } from '../../data/dynadata-items';
 import {
+  addDeletedItems,
   deleteCustomTypeRecord,
   getCustomType,
   IndexChangeWithItemsError,
+  listCustomTypes,
+  markTypeDeleting,
   putCustomType,
   type StoredTypeDefinition,
+  TypeChangedError,
   TypeHasItemsError,
+  type TypeStatus,
 } from '../../data/dynadata-types';
-import { AppError, ValidationError } from '../../errors';
+import { AppError, type FieldError, NotFoundError, ValidationError } from '../../errors';
+import { etagOf, ifMatchHolds } from '../../etag';
+import { companyLimits } from '../company-limits';
 import './builtin-functions';
 import { isBuiltinTypeName } from './builtin-types';
 import { registeredFunctionNames } from './functions';
-import { normaliseTypeSchema } from './json-schema';
-import { TYPE_NAME_PATTERN } from './types';
+import { type JsonSchema, normaliseTypeSchema, validateAgainst } from './json-schema';
+import { builtinType, TYPE_NAME_PATTERN } from './types';
 
-/** Operator actions on custom types (the `types` commands of the admin CLI). */
+/**
+ * Defining, reading and deleting a company's Dynadata types: `GET`/`PUT`/`DELETE /v1/dynadata/types/{type}`
+ * and the operator CLI's `types` commands run these same functions. A schema change that stored items would
+ * fail is refused (`docs/decisions/0027-type-changes-checked-against-items.md`).
+ */
+
+/** A type as `GET /v1/dynadata/types/{type}` answers it under `type`. */
+export interface TypeDefinition {
+  name: string;
+  description: string;
+  builtIn: boolean;
+  /** The JSON Schema as `PUT` takes it (with `x-indexed` when a field is indexed). */
+  schema: JsonSchema;
+  indexed: string[];
+  functions: string[];
+  /** Bumped by every `PUT`; null for a built-in type. */
+  version: number | null;
+  status: TypeStatus;
+  deletedItems: number;
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+/** Items deleted by one `DELETE ...?deleteItems=true` request before it answers 202 and leaves the rest. */
+export const ITEMS_DELETED_PER_REQUEST = 500;
+/** Time one API request may spend checking stored items against a changed schema. */
+export const TYPE_CHANGE_CHECK_BUDGET_MS = 6_000;
+/** Items named in the sample of a refused change. */
+const BREAKING_SAMPLE_SIZE = 5;
+const PAGE = 200;
+
+const withIndexed = (schema: JsonSchema, indexed: string[]): JsonSchema =>
+  indexed.length > 0 ? { ...schema, 'x-indexed': indexed } : schema;
+
+const customDefinition = (stored: StoredTypeDefinition): TypeDefinition => ({
+  name: stored.name,
+  description: stored.description,
+  builtIn: false,
+  schema: withIndexed(JSON.parse(stored.schemaJson) as JsonSchema, stored.indexed),
+  indexed: stored.indexed,
+  functions: stored.functions,
+  version: stored.typeVersion,
+  status: stored.status,
+  deletedItems: stored.deletedItems,
+  createdAt: stored.createdAt,
+  updatedAt: stored.updatedAt,
+});
+
+const readOnly = (name: string) =>
+  new AppError('builtin_type_read_only', `${name} is a built-in type: its definition cannot be changed.`);
+
+const noSuchType = (name: string) => new NotFoundError(`There is no Dynadata type ${name}.`);
+
+/** The definition of a type of the company (built-in or custom), or 404. */
+export const getTypeDefinition = async (companyId: string, name: string): Promise<TypeDefinition> => {
+  const builtin = builtinType(name);
+  if (builtin) {
+    return {
+      name: builtin.name,
+      description: builtin.description,
+      builtIn: true,
+      schema: withIndexed(builtin.schema, builtin.indexed),
+      indexed: builtin.indexed,
+      functions: builtin.functions,
+      version: null,
+      status: 'active',
+      deletedItems: 0,
+      createdAt: null,
+      updatedAt: null,
+    };
+  }
+  const stored = TYPE_NAME_PATTERN.test(name) ? await getCustomType(companyId, name) : undefined;
+  if (!stored) throw noSuchType(name);
+  return customDefinition(stored);
+};
+
+/** `If-Match` names the tag of the type as its GET answers it (412; a missing type matches nothing). */
+const requireMatch = (ifMatch: string | undefined, current: StoredTypeDefinition | undefined) => {
+  if (ifMatch === undefined) return;
+  if (!current || !ifMatchHolds(ifMatch, etagOf({ type: customDefinition(current) })))
+    throw new AppError('precondition_failed', 'The type does not match If-Match; read it again.');
+};
+
+const deletingConflict = (name: string) =>
+  new AppError(
+    'type_deleting',
+    `The type ${name} is being deleted; repeat DELETE with deleteItems=true to finish, then define it again.`,
+  );
+
+/** Fields a schema declares: properties at any depth (under `items` and `additionalProperties` too). */
+export const fieldCount = (schema: unknown): number => {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return 0;
+  const node = schema as Record<string, unknown>;
+  const properties =
+    typeof node.properties === 'object' && node.properties !== null
+      ? Object.values(node.properties as Record<string, unknown>)
+      : [];
+  return (
+    properties.length +
+    properties.reduce<number>((n, sub) => n + fieldCount(sub), 0) +
+    fieldCount(node.items) +
+    fieldCount(node.additionalProperties)
+  );
+};
+
+export interface PointerPrefixes {
+  /** Prefix of pointers into the schema (`/body/schema` for the API, empty for a schema file). */
+  schema: string;
+  /** Pointer of the function list (`/body/functions` for the API). */
+  functions: string;
+}
+
+const CLI_POINTERS: PointerPrefixes = { schema: '', functions: '/functions' };
+
+const definitionProblems = async (
+  input: { schema: unknown; functions: string[] },
+  pointers: PointerPrefixes,
+) => {
+  const { schema, problems, indexed } = await normaliseTypeSchema(input.schema);
+  const out: FieldError[] = problems.map((p) => ({
+    pointer: p.pointer === '/' ? pointers.schema || '/' : `${pointers.schema}${p.pointer}`,
+    message: p.message,
+  }));
+  const known = registeredFunctionNames();
+  input.functions.forEach((f, i) => {
+    if (!known.includes(f))
+      out.push({ pointer: `${pointers.functions}/${i}`, message: `unknown function ${f}` });
+  });
+  return { schema, problems: out, indexed };
+};
+
+/** The first violation of each stored item the schema refuses: their count and a sample of them. */
+interface BreakingItems {
+  count: number;
+  sample: { _id: string; pointer: string; message: string }[];
+  complete: boolean;
+}
+
+const itemsBrokenBy = async (
+  companyId: string,
+  name: string,
+  schema: JsonSchema,
+  deadline: number,
+): Promise<BreakingItems> => {
+  const found: BreakingItems = { count: 0, sample: [], complete: true };
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    if (Date.now() > deadline) return { ...found, complete: false };
+    const page = await queryItemsPage(companyId, name, {
+      useIndex: false,
+      forward: true,
+      limit: PAGE,
+      ...(startKey ? { startKey } : {}),
+    });
+    for (const { item } of page.items) {
+      const [first] = await validateAgainst(schema, item.data, '');
+      if (!first) continue;
+      found.count++;
+      if (found.sample.length < BREAKING_SAMPLE_SIZE)
+        found.sample.push({ _id: item._id, pointer: first.pointer || '/', message: first.message });
+    }
+    startKey = page.lastKey;
+  } while (startKey);
+  return found;
+};
+
+const refuseBreakingChange = async (
+  companyId: string,
+  name: string,
+  schema: JsonSchema,
+  checkBudgetMs: number,
+) => {
+  const broken = await itemsBrokenBy(companyId, name, schema, Date.now() + checkBudgetMs);
+  if (broken.count > 0) {
+    throw new AppError(
+      'type_change_breaks_items',
+      `${broken.count}${broken.complete ? '' : ' or more'} stored items of ${name} would fail the new ` +
+        'schema; change or delete them first, or make the change additive.',
+      { extensions: { breakingItems: broken.count, complete: broken.complete, sample: broken.sample } },
+    );
+  }
+  if (!broken.complete) {
+    throw new AppError(
+      'type_change_breaks_items',
+      `The stored items of ${name} could not all be checked against the new schema within one request; ` +
+        'the operator CLI (types put) checks them without a time limit.',
+      { extensions: { breakingItems: 0, complete: false, sample: [] } },
+    );
+  }
+};
+
+/**
+ * Creates a custom type or stores the next version of its definition (what `PUT /v1/dynadata/types/{type}`
+ * and `admin types put` take). A changed schema of a type with items is checked against every stored item
+ * first; the write holds only while the type still has the version (and item count) the check read.
+ */
 export const putType = async (
   companyId: string,
   input: { name: string; description: string; schema: unknown; functions: string[] },
   now: Date,
-): Promise<StoredTypeDefinition> => {
+  options: { ifMatch?: string | undefined; pointers?: PointerPrefixes; checkBudgetMs?: number } = {},
+): Promise<{ type: TypeDefinition; created: boolean }> => {
+  const pointers = options.pointers ?? CLI_POINTERS;
+  if (isBuiltinTypeName(input.name)) throw readOnly(input.name);
   if (!TYPE_NAME_PATTERN.test(input.name)) {
     throw new ValidationError([
       { pointer: '/name', message: 'must be 1 to 63 lowercase letters, digits or _, starting with a letter' },
     ]);
   }
-  if (isBuiltinTypeName(input.name)) {
-    throw new ValidationError([{ pointer: '/name', message: `${input.name} is a built-in type name` }]);
-  }
-  const { schema, problems, indexed } = await normaliseTypeSchema(input.schema);
-  const known = registeredFunctionNames();
-  for (const f of input.functions)
-    if (!known.includes(f)) problems.push({ pointer: '/functions', message: `unknown function ${f}` });
+  const { schema, problems, indexed } = await definitionProblems(input, pointers);
   if (problems.length > 0) {
     throw new ValidationError(
       problems,
       `The schema is not valid:\n${problems.map((p) => `  ${p.pointer}: ${p.message}`).join('\n')}`,
     );
   }
+  const limits = await companyLimits(companyId);
+  const fields = fieldCount(schema);
+  if (fields > limits.dynadataFieldsPerType) {
+    throw new AppError(
+      'dynadata_field_limit_reached',
+      `The schema declares ${fields} fields; the plan allows ${limits.dynadataFieldsPerType} per type.`,
+      { extensions: { limit: limits.dynadataFieldsPerType, fields } },
+    );
+  }
+  const previous = await getCustomType(companyId, input.name);
+  if (previous?.status === 'deleting') throw deletingConflict(input.name);
+  requireMatch(options.ifMatch, previous);
+  if (!previous && (await listCustomTypes(companyId)).length >= limits.dynadataTypes) {
+    throw new AppError(
+      'dynadata_type_limit_reached',
+      `The plan allows ${limits.dynadataTypes} custom Dynadata types; delete one first.`,
+      { extensions: { limit: limits.dynadataTypes } },
+    );
+  }
   const { 'x-indexed': _indexed, ...stored } = schema;
+  const schemaJson = JSON.stringify(stored);
+  if (previous && previous.itemCount > 0) {
+    // Items written before an index change carry no (or another) index entry: refuse while there are items.
+    if (JSON.stringify(previous.indexed) !== JSON.stringify(indexed)) {
+      const error = new IndexChangeWithItemsError(previous.itemCount, previous.indexed, indexed);
+      throw new ValidationError(
+        [{ pointer: `${pointers.schema}/x-indexed`, message: error.message }],
+        error.message,
+      );
+    }
+    if (previous.schemaJson !== schemaJson)
+      await refuseBreakingChange(
+        companyId,
+        input.name,
+        stored,
+        options.checkBudgetMs ?? Number.POSITIVE_INFINITY,
+      );
+  }
   try {
-    return await putCustomType(
+    const saved = await putCustomType(
       companyId,
-      {
-        name: input.name,
-        description: input.description,
-        schemaJson: JSON.stringify(stored),
-        indexed,
-        functions: input.functions,
-      },
+      { name: input.name, description: input.description, schemaJson, indexed, functions: input.functions },
+      previous,
       now,
     );
+    return { type: customDefinition(saved), created: !previous };
   } catch (error) {
-    if (error instanceof IndexChangeWithItemsError)
-      throw new ValidationError([{ pointer: '/x-indexed', message: error.message }], error.message);
+    if (error instanceof TypeChangedError) {
+      throw new AppError(
+        'conflict',
+        `The type ${input.name} changed while this change was checked (another definition, or items written); ` +
+          'read it and try again.',
+      );
+    }
     throw error;
   }
 };
 
 export { listTypeSummaries } from './types';
 
+/** Deletes the remaining items of a deleting type, at most `max`; how many it deleted and whether any remain. */
+const deleteItemsOf = async (
+  companyId: string,
+  name: string,
+  max: number,
+): Promise<{ deleted: number; more: boolean }> => {
+  let deleted = 0;
+  while (deleted < max) {
+    const page = await queryItemsPage(companyId, name, {
+      useIndex: false,
+      forward: true,
+      limit: Math.min(100, max - deleted),
+    });
+    let removed = 0;
+    for (const { item } of page.items) {
+      try {
+        await removeItem(companyId, name, item, {});
+        removed++;
+      } catch (error) {
+        // Deleted by a concurrent request of the same deletion: nothing left to do for it.
+        if (!(error instanceof ItemWriteConflictError)) throw error;
+      }
+    }
+    if (removed > 0) await addDeletedItems(companyId, name, removed);
+    deleted += removed;
+    if (page.items.length === 0) return { deleted, more: false };
+  }
+  return { deleted, more: true };
+};
+
+export interface TypeDeletion {
+  name: string;
+  /** `deleted`: the type is gone; `deleting`: items remain, repeat the request to go on. */
+  status: 'deleted' | 'deleting';
+  deletedItems: number;
+}
+
 /**
- * Deletes a custom type. While it has items the deletion is refused unless `force`, which first deletes
- * every item (one transaction each, so the database-bytes figure stays right).
+ * Deletes a custom type. While it has items the deletion is refused (409 `type_has_items`) unless
+ * `deleteItems`: the type is then marked deleting (its items become read-only) and its items are deleted,
+ * one transaction each so the database-bytes figure stays right, at most `maxItems` per call; the type's
+ * record goes with the last item. A deletion left unfinished is continued by the next call.
  */
 export const deleteType = async (
   companyId: string,
   name: string,
-  force: boolean,
-): Promise<{ name: string; deletedItems: number }> => {
-  const type = await getCustomType(companyId, name);
-  if (!type) throw new AppError('not_found', `no custom type ${name}`);
-  let deletedItems = 0;
-  if (force) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await queryItemsPage(companyId, name, {
-        useIndex: false,
-        forward: true,
-        limit: 100,
-        ...(startKey ? { startKey } : {}),
-      });
-      for (const { item } of page.items) {
-        await removeItem(companyId, name, item, {});
-        deletedItems++;
+  options: { deleteItems: boolean; ifMatch?: string | undefined; maxItems?: number },
+  now: Date,
+): Promise<TypeDeletion> => {
+  if (isBuiltinTypeName(name)) throw readOnly(name);
+  const current = TYPE_NAME_PATTERN.test(name) ? await getCustomType(companyId, name) : undefined;
+  if (!current) throw noSuchType(name);
+  requireMatch(options.ifMatch, current);
+  const hasItems = current.itemCount > 0 || current.status === 'deleting';
+  if (hasItems && !options.deleteItems) {
+    throw new AppError(
+      'type_has_items',
+      `The type ${name} still has ${current.itemCount} items; delete them first, or delete the type with ` +
+        'deleteItems=true (the operator CLI: --force).',
+      { extensions: { itemCount: current.itemCount } },
+    );
+  }
+  let deletedItems = current.deletedItems;
+  if (hasItems) {
+    if (current.status !== 'deleting') {
+      try {
+        await markTypeDeleting(companyId, name, current.typeVersion, now);
+      } catch (error) {
+        if (error instanceof TypeChangedError)
+          throw new AppError('conflict', `The type ${name} changed; try again.`);
+        throw error;
       }
-      startKey = page.lastKey;
-    } while (startKey);
+      deletedItems = 0;
+    }
+    const done = await deleteItemsOf(companyId, name, options.maxItems ?? Number.POSITIVE_INFINITY);
+    deletedItems += done.deleted;
+    if (done.more) return { name, status: 'deleting', deletedItems };
   }
   try {
     await deleteCustomTypeRecord(companyId, name);
   } catch (error) {
     if (error instanceof TypeHasItemsError) {
-      throw new AppError(
-        'conflict',
-        `The type ${name} still has ${error.itemCount} items; delete them first or pass --force.`,
-      );
+      throw new AppError('type_has_items', `The type ${name} still has ${error.itemCount} items.`, {
+        extensions: { itemCount: error.itemCount },
+      });
     }
     throw error;
   }
-  return { name, deletedItems };
+  return { name, status: 'deleted', deletedItems };
 };

@@ -27,6 +27,8 @@ export interface ResolvedType {
   indexed: string[];
   functions: string[];
   customTypeVersion?: number;
+  /** A custom type whose items are being deleted (`DELETE /v1/dynadata/types/{type}?deleteItems=true`). */
+  deleting?: boolean;
 }
 
 const cache = createTtlCache<ResolvedType>(TYPE_CACHE_TTL_MS, 2_000);
@@ -49,7 +51,8 @@ const fromStored = (stored: NonNullable<Awaited<ReturnType<typeof getCustomType>
   name: stored.name,
   description: stored.description,
   builtIn: false,
-  writable: true,
+  writable: stored.status !== 'deleting',
+  ...(stored.status === 'deleting' ? { deleting: true } : {}),
   schema: JSON.parse(stored.schemaJson) as JsonSchema,
   indexed: stored.indexed,
   functions: functionsOfType(stored.name, stored.functions),
@@ -114,6 +117,8 @@ export const listTypeSummaries = async (companyId: string) =>
 
 export const requireWritable = (type: ResolvedType): void => {
   if (type.writable) return;
+  if (type.deleting)
+    throw new AppError('type_deleting', `The type ${type.name} is being deleted; its items are read-only.`);
   if (type.name === 'log_entries') {
     throw new AppError(
       'log_entry_writes_not_allowed',
