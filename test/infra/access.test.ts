@@ -121,8 +121,11 @@ describe('least privilege on the table', () => {
     expect(allows(fn, 'dynamodb:Query', 'gsi1', [`CO#${CO}#DD#contacts#IX`])).toBe(true);
     expect(allows(fn, 'dynamodb:Query', 'table', [`CO#${CO}#LOG`])).toBe(true);
     expect(allows(fn, 'dynamodb:PutItem', 'table', [`CO#${CO}#LOG`])).toBe(false);
+    // Defining a type reads the company's limits (its plan and overrides: `dynadataTypes`, fields per type).
     expect(allows(fn, 'dynamodb:GetItem', 'table', [`CO#${CO}`])).toBe(false);
-    expect(allows(fn, 'dynamodb:GetItem', 'table', ['PLAN'])).toBe(false);
+    expect(allows(fn, 'dynamodb:BatchGetItem', 'table', [`CO#${CO}`])).toBe(true);
+    expect(allows(fn, 'dynamodb:GetItem', 'table', ['PLAN'])).toBe(true);
+    expect(allows(fn, 'dynamodb:PutItem', 'table', ['PLAN'])).toBe(false);
     expect(allows(fn, 'dynamodb:PutItem', 'table', [`CO#${CO}#USAGE`])).toBe(false);
     expect(allows(fn, 'dynamodb:UpdateItem', 'table', [`CO#${CO}#TRANSCODE`])).toBe(false);
     expect(allows(fn, 'dynamodb:Query', 'gsi1', ['TRANSCODE#UNFINISHED'])).toBe(false);

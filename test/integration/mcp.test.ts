@@ -19,6 +19,8 @@ const MCP_URL = new URL(`${apiUrl}/v1/mcp`);
 /** Every tool with its scope, in the order of the route table (written out: the server must match it). */
 const SCOPE_OF_TOOL: Record<string, Scope> = {
   list_dynadata_types: 'dynadata:read',
+  get_dynadata_type: 'dynadata:read',
+  put_dynadata_type: 'dynadata:admin',
   list_dynadata_items: 'dynadata:read',
   get_dynadata_item: 'dynadata:read',
   create_dynadata_item: 'dynadata:write',
@@ -104,7 +106,7 @@ describe('POST /v1/mcp: the MCP server', () => {
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
-      expect(tool.description).toMatch(/Scope: [a-z]+:(read|write|run|send)\./);
+      expect(tool.description).toMatch(/Scope: [a-z]+:(read|write|run|send|admin)\./);
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName.get_transcode_job?.inputSchema.required).toEqual(['id']);

@@ -34,6 +34,7 @@ import {
 } from '../operations/workflows';
 import { CONTACT_ROUTES } from '../routes/contact-routes';
 import { DYNADATA_ROUTES } from '../routes/dynadata-routes';
+import { DYNADATA_TYPE_ROUTES } from '../routes/dynadata-type-routes';
 import { EVENT_ROUTES } from '../routes/event-routes';
 import type { AgentDoor, RouteDefinition, ToolEffect } from '../routes/route-definition';
 import type { OperationId, Route } from '../routes/route-table';
@@ -154,6 +155,7 @@ const OUTPUTS: Partial<Record<AgentOperationId, () => z.ZodObject>> = { runWorkf
 
 /** The sections of the table whose operations the tools are (no other area is bundled). */
 const TOOL_ROUTES: readonly RouteDefinition[] = [
+  ...DYNADATA_TYPE_ROUTES,
   ...DYNADATA_ROUTES,
   ...TRANSCODE_ROUTES,
   ...TRANSCRIPTION_ROUTES,

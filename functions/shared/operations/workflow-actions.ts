@@ -4,6 +4,7 @@ import { withIdempotency } from '../http/idempotency';
 import type { RouteHandler } from '../http/router';
 import { CONTACT_ROUTES } from '../routes/contact-routes';
 import { DYNADATA_ROUTES } from '../routes/dynadata-routes';
+import { DYNADATA_TYPE_ROUTES } from '../routes/dynadata-type-routes';
 import type { RouteDefinition } from '../routes/route-definition';
 import type { OperationId, Route } from '../routes/route-table';
 import { SPEECH_JOB_ROUTES } from '../routes/speech-job-routes';
@@ -68,6 +69,7 @@ const ROUTES_OF_ACTIONS: readonly RouteDefinition[] = [
   ...CONTACT_ROUTES,
   ...STORAGE_ROUTES,
   ...USAGE_ROUTES,
+  ...DYNADATA_TYPE_ROUTES,
   ...DYNADATA_ROUTES,
 ];
 

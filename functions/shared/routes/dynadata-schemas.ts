@@ -156,11 +156,13 @@ const typeDefinitionFields = {
 
 /** The body of `PUT /v1/dynadata/types/{type}`: what the operator CLI's `types put` takes. */
 export const putTypeBody = /* @__PURE__ */ lazy(() =>
-  z.object({
-    description: typeDefinitionFields.description.optional(),
-    schema: typeDefinitionFields.schema,
-    functions: typeDefinitionFields.functions.optional(),
-  }),
+  z
+    .object({
+      description: typeDefinitionFields.description.optional(),
+      schema: typeDefinitionFields.schema,
+      functions: typeDefinitionFields.functions.optional(),
+    })
+    .strict(),
 );
 
 export const typeDefinitionSchema = /* @__PURE__ */ lazy(() =>

@@ -2,6 +2,7 @@ import { CHANNEL_ROUTES } from './channel-routes';
 import { COMPANY_ROUTES } from './company-routes';
 import { CONTACT_ROUTES } from './contact-routes';
 import { DYNADATA_ROUTES } from './dynadata-routes';
+import { DYNADATA_TYPE_ROUTES } from './dynadata-type-routes';
 import { EVENT_ROUTES } from './event-routes';
 import { KEY_ROUTES } from './key-routes';
 import { MCP_ROUTES } from './mcp-routes';
@@ -35,6 +36,7 @@ export const ROUTES = [
   ...COMPANY_ROUTES,
   ...KEY_ROUTES,
   ...CONTACT_ROUTES,
+  ...DYNADATA_TYPE_ROUTES,
   ...DYNADATA_ROUTES,
   ...STORAGE_ROUTES,
   ...TRANSCRIPTION_ROUTES,
