@@ -206,6 +206,7 @@ export const downloadUrlResponseSchema = /* @__PURE__ */ lazy(() =>
 const multipartIdField = /* @__PURE__ */ lazy(() =>
   z
     .string()
+    .max(155)
     .regex(/^[0-9a-z]{26}_[A-Za-z0-9._-]{1,128}$/, 'id must be a multipart upload id as answered on creation')
     .describe(
       'Multipart upload id (`id` of the creation answer): `<ulid>_<file name>`, the last two segments of its ' +
