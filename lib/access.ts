@@ -241,16 +241,23 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   }),
   // Upload URLs (signed by the role: PUT), upload completion (HEAD), download URLs (signed by the download
   // signer's key, never by the role), and the deletion of an upload that breaks its declared size or type:
-  // all under `uploads/`.
+  // all under `uploads/`. Multipart uploads: create, part URLs and completion are `s3:PutObject`; listing the
+  // parts and aborting are their own actions, and aborting deletes the reservation.
   // Both steps of an upload honour Idempotency-Key. The file list and deletion (`FILE_LIST`, `FILE_DELETION`).
   storage: combineAccess(FILE_LIST, FILE_DELETION, {
     table: {
       GetItem: ['storedObjects', 'idempotency'],
       PutItem: ['storedObjects', 'idempotency'],
       UpdateItem: ['storedObjects', 'usage', 'idempotency'],
-      DeleteItem: ['idempotency'],
+      DeleteItem: ['storedObjects', 'idempotency'],
     },
-    objects: { 's3:GetObject': ['uploads'], 's3:PutObject': ['uploads'], 's3:DeleteObject': ['uploads'] },
+    objects: {
+      's3:GetObject': ['uploads'],
+      's3:PutObject': ['uploads'],
+      's3:DeleteObject': ['uploads'],
+      's3:AbortMultipartUpload': ['uploads'],
+      's3:ListMultipartUploadParts': ['uploads'],
+    },
     secrets: ['downloadSigner'],
   }),
   transcriptions: {

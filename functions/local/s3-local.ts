@@ -32,7 +32,12 @@ export const startS3Local = async (
   accountModule.DUMMY_ACCOUNT.createKeyPair(credentials.accessKeyId, credentials.secretAccessKey);
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dataDir });
   const { port } = await server.run();
-  const front = await startS3SignatureFront({ upstream: `http://127.0.0.1:${port}`, region, secretFor });
+  const front = await startS3SignatureFront({
+    upstream: `http://127.0.0.1:${port}`,
+    region,
+    secretFor,
+    multipartDirectory: `${dataDir}-multipart`,
+  });
   return {
     endpoint: front.endpoint,
     // s3rver's own port is as much the platform's as the front's: never an outbound target.

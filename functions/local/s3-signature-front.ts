@@ -8,6 +8,13 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningService } from './dynamodb-local';
+import {
+  ETAG_META,
+  handleMultipart,
+  type MultipartStore,
+  multipartAction,
+  multipartEtag,
+} from './s3-multipart';
 import { canonicalPath, S3RequestRefused, type VerifierOptions, verifyS3Request } from './s3-signature';
 
 /**
@@ -21,10 +28,15 @@ import { canonicalPath, S3RequestRefused, type VerifierOptions, verifyS3Request 
  * a body whose SHA-256 differs is refused with 400 `BadDigest` and never stored. s3rver keeps no checksums,
  * so the front keeps it as the object's metadata (`CHECKSUM_META`) and answers it back as S3 does, as
  * `x-amz-checksum-sha256` to a HEAD or GET that asks for checksums (`x-amz-checksum-mode: ENABLED`).
+ *
+ * Multipart uploads (create, upload part, list parts, complete, abort) are the front's own, after the same
+ * signature check (`./s3-multipart`): s3rver lacks some and assembles parts unlike S3.
  */
 export interface S3FrontOptions extends Omit<VerifierOptions, 'now'> {
   /** s3rver's own endpoint (`http://127.0.0.1:<port>`), reached only through this front. */
   upstream: string;
+  /** Where the front keeps unfinished multipart uploads (`./s3-multipart`). */
+  multipartDirectory: string;
 }
 
 const CHECKSUM_HEADER = 'x-amz-checksum-sha256';
@@ -66,6 +78,7 @@ const forward = (req: IncomingMessage, res: ServerResponse, upstream: URL, body?
   const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: upstream.host };
   if (body) headers['content-length'] = String(body.length);
   delete headers[CHECKSUM_META];
+  delete headers[ETAG_META];
   const checksum = req.headers[CHECKSUM_HEADER];
   if (req.method === 'PUT' && typeof checksum === 'string') headers[CHECKSUM_META] = checksum;
   const withChecksum = req.headers['x-amz-checksum-mode']?.toString().toUpperCase() === 'ENABLED';
@@ -79,7 +92,7 @@ const forward = (req: IncomingMessage, res: ServerResponse, upstream: URL, body?
       agent: upstreamAgent,
     },
     (answer) => {
-      const { [CHECKSUM_META]: stored, ...answered } = answer.headers;
+      const { [CHECKSUM_META]: stored, ...answered } = multipartEtag(answer.headers);
       if (withChecksum && typeof stored === 'string') answered[CHECKSUM_HEADER] = stored;
       res.writeHead(answer.statusCode ?? 502, answered);
       answer.pipe(res);
@@ -100,8 +113,9 @@ const handle = async (
   req: IncomingMessage,
   res: ServerResponse,
   options: S3FrontOptions,
-  upstream: URL,
+  multipart: MultipartStore,
 ): Promise<void> => {
+  const { upstream } = multipart;
   const url = req.url ?? '/';
   if (req.method === 'OPTIONS') {
     canonicalPath(url.split('?')[0] as string);
@@ -113,8 +127,10 @@ const handle = async (
     { region: options.region, secretFor: options.secretFor, now: new Date() },
   );
   const checksum = req.method === 'PUT' ? req.headers[CHECKSUM_HEADER] : undefined;
+  const multipartRequest = multipartAction(req.method ?? 'GET', url);
   if (payloadSha256 === undefined && checksum === undefined) {
-    forward(req, res, upstream);
+    if (multipartRequest) await handleMultipart(multipart, req, res, multipartRequest, req);
+    else forward(req, res, upstream);
     return;
   }
   const body = await readBody(req);
@@ -130,14 +146,19 @@ const handle = async (
       'BadDigest',
       'The SHA256 you specified did not match the calculated checksum.',
     );
-  forward(req, res, upstream, body);
+  if (multipartRequest) await handleMultipart(multipart, req, res, multipartRequest, body);
+  else forward(req, res, upstream, body);
 };
 
 /** Starts the front on 127.0.0.1, on a port chosen at run time. */
 export const startS3SignatureFront = async (options: S3FrontOptions): Promise<RunningService> => {
-  const upstream = new URL(options.upstream);
+  const multipart: MultipartStore = {
+    directory: options.multipartDirectory,
+    upstream: new URL(options.upstream),
+    agent: upstreamAgent,
+  };
   const server = createServer((req, res) => {
-    handle(req, res, options, upstream).catch((error: unknown) => {
+    handle(req, res, options, multipart).catch((error: unknown) => {
       if (error instanceof S3RequestRefused) refuse(req, res, error);
       else if (!res.headersSent) res.writeHead(500).end();
       else res.destroy();

@@ -17,9 +17,17 @@ import { nagReference } from '../nag';
  * the prefix after it is fixed, so a grant reaches one kind of object, never the whole bucket.
  * `test/infra/object-prefixes.test.ts` checks each pattern against the path builders.
  */
-export type ObjectAction = 's3:GetObject' | 's3:PutObject' | 's3:DeleteObject';
+export type ObjectAction =
+  | 's3:GetObject'
+  | 's3:PutObject'
+  | 's3:DeleteObject'
+  | 's3:AbortMultipartUpload'
+  | 's3:ListMultipartUploadParts';
 
-/** Object actions, each on the prefixes it touches (`HeadObject` is `s3:GetObject`). */
+/**
+ * Object actions, each on the prefixes it touches (`HeadObject` is `s3:GetObject`; creating, uploading parts
+ * of and completing a multipart upload are `s3:PutObject`, ListParts is `s3:ListMultipartUploadParts`).
+ */
 export type ObjectGrants = Partial<Record<ObjectAction, readonly ObjectPrefix[]>>;
 
 export const objectPattern = (prefix: ObjectPrefix): string =>

@@ -15,7 +15,14 @@ import { stringLikeRegExp } from '../../lib/grants/partitions';
 import { logicalIdOf, type SynthesizedApp, synthesizeApp } from './synth';
 
 const PREFIXES = Object.keys(OBJECT_PREFIXES) as ObjectPrefix[];
-const OBJECT_ACTIONS: readonly string[] = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:*'];
+const OBJECT_ACTIONS: readonly string[] = [
+  's3:GetObject',
+  's3:PutObject',
+  's3:DeleteObject',
+  's3:AbortMultipartUpload',
+  's3:ListMultipartUploadParts',
+  's3:*',
+];
 
 /** One path of each prefix, built by the runtime code that writes it. */
 let paths: Record<ObjectPrefix, string[]>;
@@ -152,8 +159,15 @@ describe('object grants', () => {
       [
         'storage',
         roleOf(api.groups.storage.function),
-        // Deleting a file (`DELETE /v1/storage/files`) reaches any stored object of the company.
-        { 's3:GetObject': ['uploads'], 's3:PutObject': ['uploads'], 's3:DeleteObject': ALL_STORED },
+        // Deleting a file (`DELETE /v1/storage/files`) reaches any stored object of the company; listing
+        // the parts of a multipart upload and aborting it, only uploads.
+        {
+          's3:GetObject': ['uploads'],
+          's3:PutObject': ['uploads'],
+          's3:DeleteObject': ALL_STORED,
+          's3:AbortMultipartUpload': ['uploads'],
+          's3:ListMultipartUploadParts': ['uploads'],
+        },
       ],
       [
         'speech',

@@ -48,6 +48,7 @@ export const SDK_ACTIONS: Record<string, string[] | typeof TRANSACTION> = {
   'client-s3#UploadPartCommand': ['s3:PutObject'],
   'client-s3#CompleteMultipartUploadCommand': ['s3:PutObject'],
   'client-s3#AbortMultipartUploadCommand': ['s3:AbortMultipartUpload'],
+  'client-s3#ListPartsCommand': ['s3:ListMultipartUploadParts'],
   'client-s3#DeleteObjectCommand': ['s3:DeleteObject'],
   'client-s3#DeleteObjectsCommand': ['s3:DeleteObject'],
   'client-s3#ListObjectsV2Command': ['s3:ListBucket'],

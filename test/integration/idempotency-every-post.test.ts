@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDefinition } from '../../functions/shared/routes/route-definition';
 import { ROUTES } from '../../functions/shared/routes/route-table';
 import { seedPendingSpeechJob } from './speech-job-support';
+import { binaryFile, uploadAllParts } from './storage-uploads';
 import { call, createContact, createTenant, expectProblem } from './support';
 import { seedJob, storeSource } from './transcode-support';
 import { startReceiver } from './webhook-receiver';
@@ -184,6 +185,19 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
       path: '/v1/storage/upload-complete',
       body: { fullPath: a.fullPath },
       other: { body: { fullPath: b.fullPath } },
+    };
+  },
+  createMultipartUpload: async () => ({
+    path: '/v1/storage/multipart-uploads',
+    body: { fileName: 'a.bin', contentType: 'application/octet-stream', size: 100 },
+    other: { body: { fileName: 'b.bin', contentType: 'application/octet-stream', size: 100 } },
+  }),
+  completeMultipartUpload: async () => {
+    const { answer, parts } = await uploadAllParts(tenant, binaryFile(100));
+    return {
+      path: `/v1/storage/multipart-uploads/${answer.id}/complete`,
+      body: { parts },
+      other: { body: { parts: [{ partNumber: 1, etag: '0'.repeat(32) }] } },
     };
   },
   createTranscode: async () => {

@@ -56,3 +56,55 @@ export const upload = async (tenant: Tenant, bytes: Uint8Array, contentType = 'a
   expect(done.status).toBe(200);
   return answer;
 };
+
+/** A multipart upload as `POST /v1/storage/multipart-uploads` and its read answer it. */
+export interface MultipartAnswer {
+  id: string;
+  uploadId: string;
+  bucket: string;
+  fullPath: string;
+  size: number;
+  contentType: string;
+  partSize: number;
+  partCount: number;
+  expiresAt: string;
+  receivedParts: { partNumber: number; etag: string; size: number }[];
+  parts: { partNumber: number; size: number; url: string; method: string; expiresAt: string }[];
+}
+
+export const startMultipart = async (
+  tenant: Tenant,
+  body: { fileName: string; contentType: string; size: number; partSize?: number },
+) => {
+  const res = await call('POST', '/v1/storage/multipart-uploads', { headers: auth(tenant), body });
+  if (res.status !== 201)
+    throw new Error(`multipart-uploads answered ${res.status} ${JSON.stringify(res.json)}`);
+  return res.json as unknown as MultipartAnswer;
+};
+
+/** PUTs a part's bytes of `file` to its URL; answers the ETag storage gave it. */
+export const putPart = async (
+  answer: Pick<MultipartAnswer, 'partSize'>,
+  part: MultipartAnswer['parts'][number],
+  file: Uint8Array,
+): Promise<string> => {
+  const start = (part.partNumber - 1) * answer.partSize;
+  const res = await fetch(part.url, { method: part.method, body: file.subarray(start, start + part.size) });
+  if (res.status !== 200)
+    throw new Error(`part ${part.partNumber} answered ${res.status} ${await res.text()}`);
+  return String(res.headers.get('etag')).replaceAll('"', '');
+};
+
+/** A multipart upload of `file` (one part unless `partSize` cuts it), every part sent: ready to complete. */
+export const uploadAllParts = async (tenant: Tenant, file: Uint8Array, partSize?: number) => {
+  const answer = await startMultipart(tenant, {
+    fileName: 'large.bin',
+    contentType: 'application/octet-stream',
+    size: file.length,
+    ...(partSize === undefined ? {} : { partSize }),
+  });
+  const parts = [];
+  for (const part of answer.parts)
+    parts.push({ partNumber: part.partNumber, etag: await putPart(answer, part, file) });
+  return { answer, parts };
+};

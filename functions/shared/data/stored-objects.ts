@@ -1,4 +1,10 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { ComputeMs, MeterName } from '../types/meters';
 import { companyOfObjectPath } from '../types/object-prefixes';
 import * as zm from '../zod-mini';
@@ -44,6 +50,14 @@ export interface UploadReservation {
   fileName: string;
   expiresAt: string;
   checksumSha256?: string;
+  /** A multipart upload's S3 upload id and part layout (`domain/storage-multipart.ts`). */
+  multipart?: MultipartLayout;
+}
+
+export interface MultipartLayout {
+  uploadId: string;
+  partSize: number;
+  partCount: number;
 }
 
 /** The file list's index attributes of a stored object (its company is the one its path lies under). */
@@ -85,6 +99,9 @@ const StoredObjectItem = /* @__PURE__ */ defineEntity({
         reservedAt: zm.string(),
         expiresAt: zm.string(),
         declaredChecksumSha256: zm.optional(zm.string()),
+        uploadId: zm.optional(zm.string()),
+        partSize: zm.optional(zm.number()),
+        partCount: zm.optional(zm.number()),
       }),
     ]);
   },
@@ -315,6 +332,7 @@ export const reserveUpload = async (
             ...(reservation.checksumSha256 === undefined
               ? {}
               : { declaredChecksumSha256: reservation.checksumSha256 }),
+            ...reservation.multipart,
           },
           { ttl: expiresEpoch + RESERVATION_GRACE_SECONDS },
         ),
@@ -324,6 +342,60 @@ export const reserveUpload = async (
   } catch (error) {
     if (isConditionalCheckFailed(error))
       throw new Error(`Upload path already reserved: ${reservation.fullPath}`);
+    throw error;
+  }
+};
+
+/** What is at a reserved path: the reservation while it is pending, the stored object once completed. */
+export type ReservationState =
+  | { status: 'pending'; reservation: UploadReservation }
+  | { status: 'stored'; object: StoredObject };
+
+/** The reservation or stored object at `fullPath`, or undefined when there is neither. */
+export const getUploadReservation = async (
+  companyId: string,
+  fullPath: string,
+): Promise<ReservationState | undefined> => {
+  const item = await readItem(companyId, fullPath);
+  if (!item) return undefined;
+  if (item.status === 'stored') return { status: 'stored', object: toStoredObject(item) };
+  const { uploadId, partSize, partCount } = item;
+  return {
+    status: 'pending',
+    reservation: {
+      bucket: item.bucket,
+      fullPath: item.fullPath,
+      size: item.declaredSize,
+      contentType: item.declaredContentType,
+      fileName: item.fileName,
+      expiresAt: item.expiresAt,
+      ...(item.declaredChecksumSha256 === undefined ? {} : { checksumSha256: item.declaredChecksumSha256 }),
+      ...(uploadId === undefined || partSize === undefined || partCount === undefined
+        ? {}
+        : { multipart: { uploadId, partSize, partCount } }),
+    },
+  };
+};
+
+/** Deletes a pending multipart reservation of that upload id; false when it is not there (any more). */
+export const deleteMultipartReservation = async (
+  companyId: string,
+  fullPath: string,
+  uploadId: string,
+): Promise<boolean> => {
+  try {
+    await ddb.send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: storedObjectKey(companyId, fullPath),
+        ConditionExpression: '#status = :pending AND uploadId = :uploadId',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pending': 'pending', ':uploadId': uploadId },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
     throw error;
   }
 };

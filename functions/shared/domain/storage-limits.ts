@@ -22,3 +22,17 @@ export const MAX_BUCKET_NAME_LENGTH = 63;
  * segments made only of dots, and answers another company's path 404).
  */
 export const FULL_PATH_PATTERN = '^companies/[A-Za-z0-9._~+=@,()-]+(/[A-Za-z0-9._~+=@,()-]+)+$';
+
+/** Multipart uploads (`POST /v1/storage/multipart-uploads`): S3's part rules and the platform's defaults. */
+export const MIN_PART_BYTES = 5 * 1024 ** 2;
+export const MAX_PART_BYTES = 5 * 1024 ** 3;
+export const DEFAULT_PART_BYTES = 8 * 1024 ** 2;
+export const MAX_PARTS = 10_000;
+/** S3's largest object, the most a multipart upload can declare (plans cap it lower). */
+export const MAX_MULTIPART_UPLOAD_BYTES = 5 * 1024 ** 4;
+/** A multipart reservation lives a day: parts may be sent, resumed and completed until then. */
+export const MULTIPART_RESERVATION_SECONDS = 86_400;
+/** Part URLs live an hour; asking for the upload again answers fresh ones for the parts still missing. */
+export const PART_URL_SECONDS = 3600;
+/** At most this many part URLs in one answer (the answer stays small); the rest come with the next read. */
+export const MAX_PART_URLS = 1000;

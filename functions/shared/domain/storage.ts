@@ -66,13 +66,9 @@ export const sanitiseFileName = (fileName: string): string => {
 export const uploadPath = (companyId: string, fileName: string, now: Date): string =>
   `${companyObjectPrefix(companyId, 'uploads')}${ulid(now.getTime())}/${sanitiseFileName(fileName)}`;
 
-export const createUpload = async (
-  companyId: string,
-  request: UploadRequest,
-  limits: StorageLimits,
-  now: Date,
-) => {
-  if (limits.maxObjectBytes !== undefined && request.size > limits.maxObjectBytes) {
+/** 413 `payload_too_large` for a declared size over the plan's `maxObjectBytes`. */
+export const refuseOversize = (size: number, limits: StorageLimits): void => {
+  if (limits.maxObjectBytes !== undefined && size > limits.maxObjectBytes) {
     throw new AppError(
       'payload_too_large',
       `Files of your plan may be at most ${limits.maxObjectBytes} bytes.`,
@@ -82,6 +78,15 @@ export const createUpload = async (
       },
     );
   }
+};
+
+export const createUpload = async (
+  companyId: string,
+  request: UploadRequest,
+  limits: StorageLimits,
+  now: Date,
+) => {
+  refuseOversize(request.size, limits);
   const bucket = env().bucketName;
   const fullPath = uploadPath(companyId, request.fileName, now);
   const expiresAt = new Date(now.getTime() + UPLOAD_URL_SECONDS * 1000).toISOString();

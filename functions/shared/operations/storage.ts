@@ -5,6 +5,12 @@ import {
   finishUpload,
   listFiles as listStoredFiles,
 } from '../domain/storage';
+import {
+  abortMultipartUpload as abortMultipart,
+  completeMultipartUpload as completeMultipart,
+  createMultipartUpload as createMultipart,
+  getMultipartUpload as getMultipart,
+} from '../domain/storage-multipart';
 import type { RouteHandler } from '../http/router';
 
 /** What each operation of storage does: the group's routes, its MCP tools and its workflow actions. */
@@ -22,4 +28,21 @@ export const listFiles: RouteHandler<'listFiles'> = async ({ auth, query }) => (
 });
 export const deleteFile: RouteHandler<'deleteFile'> = async ({ auth, query }) => ({
   body: await deleteStoredFile(auth.companyId, query),
+});
+export const createMultipartUpload: RouteHandler<'createMultipartUpload'> = async ({ auth, body, now }) => ({
+  body: await createMultipart(auth.companyId, body, auth, now),
+});
+export const getMultipartUpload: RouteHandler<'getMultipartUpload'> = async ({ auth, params, now }) => ({
+  body: await getMultipart(auth.companyId, params.id, now),
+});
+export const completeMultipartUpload: RouteHandler<'completeMultipartUpload'> = async ({
+  auth,
+  params,
+  body,
+  now,
+}) => ({
+  body: await completeMultipart(auth.companyId, params.id, body, auth, now),
+});
+export const abortMultipartUpload: RouteHandler<'abortMultipartUpload'> = async ({ auth, params }) => ({
+  body: await abortMultipart(auth.companyId, params.id),
 });

@@ -1,10 +1,15 @@
 import { route } from './route-definition';
 import {
+  abortMultipartResponseSchema,
+  completeMultipartBodySchema,
   deleteFileResponseSchema,
   downloadUrlQuerySchema,
   downloadUrlResponseSchema,
   listFilesQuerySchema,
   listFilesResponseSchema,
+  multipartUploadBodySchema,
+  multipartUploadParamsSchema,
+  multipartUploadResponseSchema,
   storageReferenceBodySchema,
   storageReferenceQuerySchema,
   storedObjectResponseSchema,
@@ -13,10 +18,41 @@ import {
 } from './storage-schemas';
 
 /**
- * The routes of storage: upload and download URLs, the file list and deletion (group `storage`): a section of the route table
- * (`route-table.ts` joins the sections into `ROUTES`), imported alone by the group's function, so its bundle
- * holds only its own routes.
+ * The routes of storage: upload and download URLs, multipart uploads, the file list and deletion (group
+ * `storage`): a section of the route table (`route-table.ts` joins the sections into `ROUTES`), imported
+ * alone by the group's function, so its bundle holds only its own routes.
+ *
+ * The multipart routes have no MCP tool or workflow action: they are for files of many megabytes, which an
+ * agent or a workflow step does not send; both use the single upload.
  */
+const MULTIPART_ID = '01jd3xq0b2k7m4r9s1t6v8w0yz_lecture.mp4';
+const MULTIPART_PATH = `companies/co_01jd3xq0a6m5r6y1z8k7w2v4bn/uploads/${MULTIPART_ID.replace('_', '/')}`;
+const partExample = (partNumber: number, size: number) => ({
+  partNumber,
+  size,
+  url:
+    `https://api-v1-files.s3.eu-west-1.amazonaws.com/${MULTIPART_PATH}?partNumber=${partNumber}` +
+    '&uploadId=VXBsb2FkIElEIGZvciBlbHZpbmcncyBteS1tb3ZpZS5tMnRzIHVwbG9hZA&X-Amz-Algorithm=AWS4-HMAC-SHA256' +
+    '&X-Amz-Expires=3600&X-Amz-SignedHeaders=content-length%3Bhost&X-Amz-Signature=3f1c9a6be0d4',
+  method: 'PUT',
+  expiresAt: '2026-11-02T10:31:12.000Z',
+});
+const multipartExample = (received: number) => ({
+  id: MULTIPART_ID,
+  uploadId: 'VXBsb2FkIElEIGZvciBlbHZpbmcncyBteS1tb3ZpZS5tMnRzIHVwbG9hZA',
+  bucket: 'api-v1-files',
+  fullPath: MULTIPART_PATH,
+  size: 20_000_000,
+  contentType: 'video/mp4',
+  partSize: 8_388_608,
+  partCount: 3,
+  expiresAt: '2026-11-03T09:31:12.000Z',
+  receivedParts: [
+    { partNumber: 1, etag: 'b54357faf0632cce46e942fa68356b38', size: 8_388_608 },
+    { partNumber: 2, etag: '0d3a1ba8a8b5b6c2e5d2e0e5c2f1a9b7', size: 8_388_608 },
+  ].slice(0, received),
+  parts: [partExample(1, 8_388_608), partExample(2, 8_388_608), partExample(3, 3_222_784)].slice(received),
+});
 export const STORAGE_ROUTES = [
   route({
     method: 'POST',
@@ -76,6 +112,113 @@ export const STORAGE_ROUTES = [
         '`fullPath` can then be given to jobs and messages.',
       effect: 'update',
     },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/storage/multipart-uploads',
+    group: 'storage',
+    operationId: 'createMultipartUpload',
+    summary: 'Start a multipart upload',
+    description:
+      'For large files: reserves the object path and answers one signed URL per part (`partSize` bytes each, ' +
+      'the last one the rest). PUT each part with its exact `Content-Length`; each answer carries an `ETag` ' +
+      'header the client keeps for the completion. Parts may be sent in any order and in parallel. The ' +
+      "declared size is capped by the plan's `maxObjectBytes` (413 `payload_too_large`).",
+    tag: 'Storage',
+    scope: 'storage:write',
+    idempotency: 'keyed',
+    get body() {
+      return multipartUploadBodySchema();
+    },
+    get response() {
+      return multipartUploadResponseSchema();
+    },
+    successStatus: 201,
+    errors: ['payload_too_large'],
+    examples: {
+      request: { fileName: 'lecture.mp4', contentType: 'video/mp4', size: 20_000_000, partSize: 8_388_608 },
+      response: multipartExample(0),
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/storage/multipart-uploads/{id}',
+    group: 'storage',
+    operationId: 'getMultipartUpload',
+    summary: 'Resume a multipart upload',
+    description:
+      'The parts storage holds (`receivedParts`, with their ETags) and fresh signed URLs for the missing ' +
+      "ones, to resume an interrupted upload. A completed, aborted or expired upload, or another company's " +
+      'id, answers 404.',
+    tag: 'Storage',
+    scope: 'storage:write',
+    get params() {
+      return multipartUploadParamsSchema();
+    },
+    get response() {
+      return multipartUploadResponseSchema();
+    },
+    errors: ['not_found'],
+    examples: { response: multipartExample(2) },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/storage/multipart-uploads/{id}/complete',
+    group: 'storage',
+    operationId: 'completeMultipartUpload',
+    summary: 'Finish a multipart upload',
+    description:
+      'Assembles the parts (every part number from 1 to `partCount`, in order, with the ETag each PUT ' +
+      'answered; otherwise 400 `multipart_parts_invalid`) and records the object as ' +
+      '`POST /v1/storage/upload-complete` does, with the same answer. Completing again answers the same object.',
+    tag: 'Storage',
+    scope: 'storage:write',
+    idempotency: 'keyed',
+    get params() {
+      return multipartUploadParamsSchema();
+    },
+    get body() {
+      return completeMultipartBodySchema();
+    },
+    get response() {
+      return storedObjectResponseSchema();
+    },
+    errors: ['not_found', 'multipart_parts_invalid', 'upload_mismatch', 'storage_limit_reached'],
+    examples: {
+      request: {
+        parts: [
+          { partNumber: 1, etag: 'b54357faf0632cce46e942fa68356b38' },
+          { partNumber: 2, etag: '0d3a1ba8a8b5b6c2e5d2e0e5c2f1a9b7' },
+          { partNumber: 3, etag: '7c4a8d09ca3762af61e59520943dc264' },
+        ],
+      },
+      response: {
+        bucket: 'api-v1-files',
+        fullPath: MULTIPART_PATH,
+        size: 20_000_000,
+        contentType: 'video/mp4',
+      },
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/v1/storage/multipart-uploads/{id}',
+    group: 'storage',
+    operationId: 'abortMultipartUpload',
+    summary: 'Abort a multipart upload',
+    description:
+      'Storage drops the parts received and the path is no longer reserved. A completed upload cannot be ' +
+      'aborted (404; delete the file instead).',
+    tag: 'Storage',
+    scope: 'storage:write',
+    get params() {
+      return multipartUploadParamsSchema();
+    },
+    get response() {
+      return abortMultipartResponseSchema();
+    },
+    errors: ['not_found'],
+    examples: { response: { deleted: true, id: MULTIPART_ID, fullPath: MULTIPART_PATH } },
   }),
   route({
     method: 'GET',

@@ -1,11 +1,17 @@
 import {
   DEFAULT_FILE_PAGE,
+  DEFAULT_PART_BYTES,
   FULL_PATH_PATTERN,
   MAX_BUCKET_NAME_LENGTH,
   MAX_DOWNLOAD_URL_SECONDS,
   MAX_FILE_PAGE,
   MAX_FULL_PATH_BYTES,
+  MAX_MULTIPART_UPLOAD_BYTES,
+  MAX_PART_BYTES,
+  MAX_PART_URLS,
+  MAX_PARTS,
   MAX_SINGLE_UPLOAD_BYTES,
+  MIN_PART_BYTES,
 } from '../domain/storage-limits';
 import { lazy } from '../lazy';
 import * as z from '../zod';
@@ -44,31 +50,34 @@ const fullPathField = /* @__PURE__ */ lazy(() =>
     ),
 );
 
+/** The fields a single and a multipart upload both declare: the file's name, type and size. */
+const declaredFileFields = (maxSize: number) => ({
+  fileName: z
+    .string()
+    .min(1)
+    .max(255)
+    .describe(
+      'Original file name. Sanitised into the stored path: directories dropped, accents removed, other ' +
+        'characters outside `A-Z a-z 0-9 . _ -` replaced by `-`.',
+    ),
+  contentType: z
+    .string()
+    .max(255)
+    .regex(MEDIA_TYPE, 'contentType must be a media type such as image/png (type/subtype, no parameters)')
+    .transform((value) => value.toLowerCase())
+    .describe('Media type of the file (`type/subtype`), sent again as `Content-Type` on upload.'),
+  size: z
+    .number()
+    .int()
+    .min(0)
+    .max(maxSize)
+    .describe("Exact size in bytes; at most the plan's `maxObjectBytes` (413 `payload_too_large` above)."),
+});
+
 export const uploadUrlBodySchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
-      fileName: z
-        .string()
-        .min(1)
-        .max(255)
-        .describe(
-          'Original file name. Sanitised into the stored path: directories dropped, accents removed, other ' +
-            'characters outside `A-Z a-z 0-9 . _ -` replaced by `-`.',
-        ),
-      contentType: z
-        .string()
-        .max(255)
-        .regex(MEDIA_TYPE, 'contentType must be a media type such as image/png (type/subtype, no parameters)')
-        .transform((value) => value.toLowerCase())
-        .describe('Media type of the file (`type/subtype`), sent again as `Content-Type` on upload.'),
-      size: z
-        .number()
-        .int()
-        .min(0)
-        .max(MAX_SINGLE_UPLOAD_BYTES)
-        .describe(
-          "Exact size in bytes; at most the plan's `maxObjectBytes` (413 `payload_too_large` above).",
-        ),
+      ...declaredFileFields(MAX_SINGLE_UPLOAD_BYTES),
       checksumSha256: checksumField()
         .optional()
         .describe(
@@ -192,4 +201,116 @@ export const downloadUrlResponseSchema = /* @__PURE__ */ lazy(() =>
       expiresAt: z.iso.datetime().describe('The URL stops working at this time.'),
     })
     .describe('A signed download URL.'),
+);
+
+const multipartIdField = /* @__PURE__ */ lazy(() =>
+  z
+    .string()
+    .max(155)
+    .regex(/^[0-9a-z]{26}_[A-Za-z0-9._-]{1,128}$/, 'id must be a multipart upload id as answered on creation')
+    .describe(
+      'Multipart upload id (`id` of the creation answer): `<ulid>_<file name>`, the last two segments of its ' +
+        "`fullPath`. It always names a path under the caller's own company.",
+    ),
+);
+
+export const multipartUploadParamsSchema = /* @__PURE__ */ lazy(() => z.object({ id: multipartIdField() }));
+
+export const multipartUploadBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      ...declaredFileFields(MAX_MULTIPART_UPLOAD_BYTES),
+      partSize: z
+        .number()
+        .int()
+        .min(MIN_PART_BYTES)
+        .max(MAX_PART_BYTES)
+        .optional()
+        .describe(
+          `Bytes of every part but the last (${MIN_PART_BYTES} to ${MAX_PART_BYTES}; default ${DEFAULT_PART_BYTES}, ` +
+            `8 MiB). \`size\` / \`partSize\` may make at most ${MAX_PARTS} parts.`,
+        ),
+    })
+    .strict()
+    .describe('A file to upload in parts.'),
+);
+
+export const multipartUploadResponseSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      id: multipartIdField(),
+      uploadId: z.string().describe("Storage's own id of the upload (it is in each part URL)."),
+      bucket: z.string().describe('The platform bucket.'),
+      fullPath: z.string().describe('Path of the object once completed.'),
+      size: z.number().int().describe('Declared size in bytes.'),
+      contentType: z.string().describe('Declared media type; the completed object has it.'),
+      partSize: z.number().int().describe('Bytes of every part but the last.'),
+      partCount: z.number().int().describe('Number of parts: the part numbers are 1 to `partCount`.'),
+      expiresAt: z.iso
+        .datetime()
+        .describe(
+          'The upload must be completed by this time (a day after its creation); then it is dropped.',
+        ),
+      receivedParts: z
+        .array(
+          z.object({
+            partNumber: z.number().int(),
+            etag: z.string().describe('The ETag storage answered for the part.'),
+            size: z.number().int(),
+          }),
+        )
+        .describe('The parts storage holds, in part-number order (empty on creation).'),
+      parts: z
+        .array(
+          z.object({
+            partNumber: z.number().int().min(1).max(MAX_PARTS),
+            size: z
+              .number()
+              .int()
+              .describe('Exact bytes of this part, sent as `Content-Length`: the URL is signed for it.'),
+            url: z.url().describe('Presigned URL; PUT the part bytes to it.'),
+            method: z.literal('PUT'),
+            expiresAt: z.iso.datetime().describe('The URL stops working at this time (1 hour).'),
+          }),
+        )
+        .describe(
+          `URLs for the parts storage does not hold yet, the first ${MAX_PART_URLS} of them; read the upload ` +
+            "again for fresh URLs or the next ones. Each PUT answers the part's `ETag` header: keep it for " +
+            'the completion.',
+        ),
+    })
+    .describe(
+      'An unfinished multipart upload: PUT each part to its URL, then `POST ' +
+        '/v1/storage/multipart-uploads/{id}/complete` with every part number and ETag.',
+    ),
+);
+
+export const completeMultipartBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      parts: z
+        .array(
+          z
+            .object({
+              partNumber: z.number().int().min(1).max(MAX_PARTS),
+              etag: z.string().min(1).max(128).describe("The `ETag` header the part's PUT answered."),
+            })
+            .strict(),
+        )
+        .min(1)
+        .max(MAX_PARTS)
+        .describe('Every part, 1 to `partCount` in order, each with the ETag its upload answered.'),
+    })
+    .strict()
+    .describe('The parts that make the object.'),
+);
+
+export const abortMultipartResponseSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      deleted: z.literal(true),
+      id: z.string().describe('The aborted upload.'),
+      fullPath: z.string().describe('The path it had reserved.'),
+    })
+    .describe('The upload is aborted: storage dropped its parts and the path is no longer reserved.'),
 );
