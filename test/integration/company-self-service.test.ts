@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from './local-stack-process';
-import { binaryFile } from './storage-uploads';
+import { binaryFile, uploadAllParts } from './storage-uploads';
 import { call, expectProblem, runAdmin } from './support';
 import { eventually, startReceiver, verifySignature } from './webhook-receiver';
 
@@ -48,6 +48,36 @@ describe('a company that runs itself through the API', () => {
     expect((await api('DELETE', `/v1/keys/${key.id}`)).status).toBe(200);
     await new Promise((r) => setTimeout(r, AUTHORIZER_CACHE_TTL_SECONDS * 1000 + 300));
     expect((await call('GET', '/v1/usage', { headers: as(secret) })).status).toBe(401);
+  });
+
+  it('defines a type, writes items, makes an additive change and is refused a breaking one with the count', async () => {
+    const schema = (extra: Record<string, unknown>, required: string[] = ['sku']) => ({
+      schema: {
+        type: 'object',
+        properties: { sku: { type: 'string' }, stock: { type: 'number' }, ...extra },
+        required,
+      },
+    });
+    expect((await api('PUT', '/v1/dynadata/types/products', schema({}))).status).toBe(201);
+    for (const [sku, stock] of [
+      ['a-1', 3],
+      ['b-2', 30],
+    ] as const)
+      expect((await api('POST', '/v1/dynadata/type/products/create', { sku, stock })).status).toBe(201);
+    const additive = await api('PUT', '/v1/dynadata/types/products', schema({ colour: { type: 'string' } }));
+    expect(additive.status).toBe(200);
+    const breaking = await api(
+      'PUT',
+      '/v1/dynadata/types/products',
+      schema({ colour: { type: 'string' } }, ['sku', 'colour']),
+    );
+    expectProblem(breaking, 409, 'type_change_breaks_items');
+    expect(breaking.json).toMatchObject({ breakingItems: 2 });
+    expectProblem(
+      await call('GET', '/v1/dynadata/types/products', { headers: as(rival.apiKey) }),
+      404,
+      'not_found',
+    );
   });
 
   it('sets its message channel and sends a message the channel receives and verifies', async () => {
@@ -154,6 +184,19 @@ describe('a company that runs itself through the API', () => {
       'not_found',
     );
     expect((await api('DELETE', `/v1/storage/files?${reference}`)).status).toBe(200);
+    expect(await storageBytes()).toBe(before);
+
+    // A large file in parts: three of the 5 MiB minimum and a short last one.
+    const part = 5 * 1024 * 1024;
+    const large = binaryFile(3 * part + 4096);
+    const tenant = { companyId: acme.companyId, keyId: '', apiKey: acme.apiKey };
+    const { answer: upload, parts } = await uploadAllParts(tenant, large, part);
+    expect(parts).toHaveLength(4);
+    const completed = await api('POST', `/v1/storage/multipart-uploads/${upload.id}/complete`, { parts });
+    expect(completed.status).toBe(200);
+    expect(await storageBytes()).toBe(before + large.length);
+    const largeReference = `fullPath=${encodeURIComponent(upload.fullPath)}`;
+    expect((await api('DELETE', `/v1/storage/files?${largeReference}`)).status).toBe(200);
     expect(await storageBytes()).toBe(before);
   });
 
