@@ -123,6 +123,39 @@ describe('Dynadata types over the API', () => {
     expectProblem(await putType(reader, 'tickets', tickets()), 403, 'insufficient_scope');
   });
 
+  it("holds the plan's number of types and fields per type", async () => {
+    const small = await createTenant({ limits: { dynadataTypes: 1, dynadataFieldsPerType: 2 } });
+    const wide = await putType(small, 'wide', {
+      schema: {
+        type: 'object',
+        properties: { a: { type: 'string' }, b: { type: 'string' }, c: { type: 'string' } },
+      },
+    });
+    expectProblem(wide, 403, 'dynadata_field_limit_reached');
+    expect(
+      (await putType(small, 'one', { schema: { type: 'object', properties: { a: { type: 'string' } } } }))
+        .status,
+    ).toBe(201);
+    expectProblem(
+      await putType(small, 'two', { schema: { type: 'object', properties: { a: { type: 'string' } } } }),
+      403,
+      'dynadata_type_limit_reached',
+    );
+  });
+
+  it('refuses a new definition of a type being deleted until the last item is gone', async () => {
+    await putType(tenant, 'logs', { schema: { type: 'object', properties: { text: { type: 'string' } } } });
+    for (const text of ['x', 'y', 'z']) expect((await create(tenant, 'logs', { text })).status).toBe(201);
+    // One request's share of the deletion, cut to one item: the type stays `deleting`.
+    const { deleteType } = await import('../../functions/shared/domain/dynadata/type-admin');
+    await deleteType(tenant.companyId, 'logs', { deleteItems: true, maxItems: 1 }, new Date());
+    const read = await call('GET', '/v1/dynadata/types/logs', { headers: as(tenant) });
+    expect(read.json.type).toMatchObject({ status: 'deleting', deletedItems: 1 });
+    expectProblem(await putType(tenant, 'logs', tickets()), 409, 'type_deleting');
+    const rest = await call('DELETE', '/v1/dynadata/types/logs?deleteItems=true', { headers: as(tenant) });
+    expect(rest.json).toMatchObject({ status: 'deleted' });
+  });
+
   it('refuses to delete a type with items unless asked, then deletes them and the type', async () => {
     await putType(tenant, 'notes', { schema: { type: 'object', properties: { text: { type: 'string' } } } });
     for (const text of ['x', 'y']) expect((await create(tenant, 'notes', { text })).status).toBe(201);
