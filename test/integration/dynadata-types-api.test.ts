@@ -143,7 +143,7 @@ describe('Dynadata types over the API', () => {
     );
   });
 
-  it('refuses a new definition of a type being deleted until the last item is gone', async () => {
+  it('keeps a type being deleted read-only, its items and its definition, until the last item is gone', async () => {
     await putType(tenant, 'logs', { schema: { type: 'object', properties: { text: { type: 'string' } } } });
     for (const text of ['x', 'y', 'z']) expect((await create(tenant, 'logs', { text })).status).toBe(201);
     // One request's share of the deletion, cut to one item: the type stays `deleting`.
@@ -151,6 +151,7 @@ describe('Dynadata types over the API', () => {
     await deleteType(tenant.companyId, 'logs', { deleteItems: true, maxItems: 1 }, new Date());
     const read = await call('GET', '/v1/dynadata/types/logs', { headers: as(tenant) });
     expect(read.json.type).toMatchObject({ status: 'deleting', deletedItems: 1 });
+    expectProblem(await create(tenant, 'logs', { text: 'late' }), 409, 'type_deleting');
     expectProblem(await putType(tenant, 'logs', tickets()), 409, 'type_deleting');
     const rest = await call('DELETE', '/v1/dynadata/types/logs?deleteItems=true', { headers: as(tenant) });
     expect(rest.json).toMatchObject({ status: 'deleted' });

@@ -105,6 +105,8 @@ const withFreshTypeOnChange = async <T>(
   } catch (error) {
     if (!(error instanceof ItemWriteConflictError && error.reason === 'type')) throw error;
     const fresh = await resolveType(companyId, typeName, { fresh: true });
+    // The type changed meanwhile: it may have become read-only (a deletion under way).
+    requireWritable(fresh);
     return write(fresh);
   }
 };
