@@ -107,10 +107,8 @@ export const issueApiKey = async (
       'The key would be expired already.',
     );
   }
-  const input: NewApiKey =
-    issuer.kind === 'caller'
-      ? boundedByCaller(request, issuer.auth)
-      : { ...request, ips: request.ips?.map((ip) => ip.trim()) };
+  // Addresses arrive trimmed by the body schema, which the operator CLI parses through too.
+  const input: NewApiKey = issuer.kind === 'caller' ? boundedByCaller(request, issuer.auth) : request;
   try {
     const { record, key } = await createApiKey(companyId, input, now);
     return { key: toPublicApiKey(record, now), secret: key };

@@ -69,6 +69,7 @@ export const createKeyBodySchema = /* @__PURE__ */ lazy(() =>
         .array(
           z
             .string()
+            .trim()
             .max(64)
             .refine((rule) => parseIpRule(rule) !== undefined, 'an IPv4 or IPv6 address or CIDR block'),
         )
