@@ -390,15 +390,22 @@ export const WORKER_ACCESS = {
    * The table stream's dispatcher: for each new event, the subscribed endpoints (or the pinged one), one
    * delivery per endpoint with its lane entry and count, and the message that wakes the lane; the runs of
    * the workflows the event triggers (their trigger items: a Query of the definitions' partition); for each
-   * changed usage month, the company's limits and a once-only threshold event.
+   * changed usage month, the company's limits and a once-only threshold event; for each turn of a Dynadata
+   * type's background deletion, the type, a page of its items, each item's deletion (with the type's count
+   * and the company's database bytes, one transaction), the next turn or the type's record.
    */
   eventDispatcher: combineAccess(TRIGGERED_RUNS, {
     table: {
-      GetItem: ['webhooks', 'plans'],
+      GetItem: ['webhooks', 'plans', 'dynadataTypes'],
       BatchGetItem: ['company'],
-      Query: ['webhooks', 'workflows'],
+      Query: ['webhooks', 'workflows', 'dynadataItems'],
       PutItem: ['events', 'webhookLanes'],
-      UpdateItem: ['webhookLanes'],
+      UpdateItem: ['webhookLanes', 'dynadataTypes', 'usage'],
+      DeleteItem: ['dynadataItems', 'dynadataTypes'],
+    },
+    neverCalls: {
+      'dynamodb:ConditionCheckItem':
+        "a deleting type's items are only deleted, and a deletion checks no type version",
     },
     queues: { 'webhook-delivery': ['SendMessage'] },
   }),

@@ -73,10 +73,11 @@ export const runDynadataCommand = async (
       };
     }
     case 'types delete': {
-      const result = await admin.deleteType(
+      const { deleteType } = await import('../shared/domain/dynadata/type-deletion');
+      const result = await deleteType(
         companyId,
         need(values.name, 'name'),
-        { deleteItems: values.force ?? false },
+        { deleteItems: values.force ?? false, wait: true },
         now,
       );
       return { json: result, text: `deleted type ${result.name} (${result.deletedItems} items deleted)` };

@@ -4,6 +4,7 @@ import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { USAGE_MONTH_SORT_KEY_PREFIX } from '../../functions/shared/data/keys';
+import { DELETING_STATUS, TYPE_ENTITY } from '../../functions/shared/types/dynadata-types';
 import { EVENT_ENTITY } from '../../functions/shared/types/events';
 import { type DataResources, WORKER_ACCESS } from '../access';
 import { AppFunction } from './app-function';
@@ -91,6 +92,16 @@ export class WebhookEvents extends Construct {
           FilterCriteria.filter({
             eventName: FilterRule.isEqual('MODIFY'),
             dynamodb: { Keys: { sk: { S: FilterRule.beginsWith(USAGE_MONTH_SORT_KEY_PREFIX) } } },
+          }),
+          // A Dynadata type being deleted: each turn of its background deletion (`type-sweep.ts`).
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual('MODIFY'),
+            dynamodb: {
+              NewImage: {
+                entity: { S: FilterRule.isEqual(TYPE_ENTITY) },
+                status: { S: FilterRule.isEqual(DELETING_STATUS) },
+              },
+            },
           }),
         ],
       }),

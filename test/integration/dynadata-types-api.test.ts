@@ -1,5 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, expectProblem } from './support';
+import { eventually } from './webhook-receiver';
+
+const { readUsage } = await import('../../functions/shared/data/usage-meters');
+const { ITEMS_PER_SWEEP } = await import('../../functions/shared/domain/dynadata/type-sweep');
 
 /**
  * `GET/PUT/DELETE /v1/dynadata/types/{type}`: a company defines its own types through the API (scope
@@ -143,18 +147,58 @@ describe('Dynadata types over the API', () => {
     );
   });
 
-  it('keeps a type being deleted read-only, its items and its definition, until the last item is gone', async () => {
-    await putType(tenant, 'logs', { schema: { type: 'object', properties: { text: { type: 'string' } } } });
-    for (const text of ['x', 'y', 'z']) expect((await create(tenant, 'logs', { text })).status).toBe(201);
-    // One request's share of the deletion, cut to one item: the type stays `deleting`.
-    const { deleteType } = await import('../../functions/shared/domain/dynadata/type-admin');
-    await deleteType(tenant.companyId, 'logs', { deleteItems: true, maxItems: 1 }, new Date());
-    const read = await call('GET', '/v1/dynadata/types/logs', { headers: as(tenant) });
-    expect(read.json.type).toMatchObject({ status: 'deleting', deletedItems: 1 });
-    expectProblem(await create(tenant, 'logs', { text: 'late' }), 409, 'type_deleting');
-    expectProblem(await putType(tenant, 'logs', tickets()), 409, 'type_deleting');
-    const rest = await call('DELETE', '/v1/dynadata/types/logs?deleteItems=true', { headers: as(tenant) });
-    expect(rest.json).toMatchObject({ status: 'deleted' });
+  it('deletes a type of many items in the background, read-only meanwhile, its progress readable', async () => {
+    const owner = await createTenant();
+    await putType(owner, 'logs', { schema: { type: 'object', properties: { text: { type: 'string' } } } });
+    const bytesBefore = (await readUsage(owner.companyId, new Date(), 'month')).databaseBytes;
+    // Several turns of the background deletion (200 items a turn), written in-process to save time.
+    const { createItem } = await import('../../functions/shared/domain/dynadata/items');
+    const total = ITEMS_PER_SWEEP * 2 + 50;
+    for (let i = 0; i < total; i += 25) {
+      await Promise.all(
+        Array.from({ length: 25 }, (_, j) =>
+          createItem(owner.companyId, 'logs', { text: `t${i + j}` }, new Date()),
+        ),
+      );
+    }
+    const started = await call('DELETE', '/v1/dynadata/types/logs?deleteItems=true', { headers: as(owner) });
+    expect(started.status).toBe(202);
+    expect(started.json).toEqual({
+      name: 'logs',
+      status: 'deleting',
+      deletedItems: 0,
+      remainingItems: total,
+    });
+    // Read-only while deleting: no new item, no new definition.
+    expectProblem(await create(owner, 'logs', { text: 'late' }), 409, 'type_deleting');
+    expectProblem(await putType(owner, 'logs', tickets()), 409, 'type_deleting');
+    const seen: { deletedItems: number; remainingItems: number }[] = [];
+    for (;;) {
+      const read = await call('GET', '/v1/dynadata/types/logs', { headers: as(owner) });
+      if (read.status === 404) break;
+      const type = read.json.type as { status: string; deletedItems: number; remainingItems: number };
+      expect(type.status).toBe('deleting');
+      seen.push({ deletedItems: type.deletedItems, remainingItems: type.remainingItems });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Progress grew as the items went, and every item was counted once.
+    expect(seen.length).toBeGreaterThan(0);
+    for (const [i, s] of seen.entries()) {
+      expect(s.deletedItems + s.remainingItems).toBeLessThanOrEqual(total);
+      if (i > 0) expect(s.deletedItems).toBeGreaterThanOrEqual(seen[i - 1]?.deletedItems ?? 0);
+    }
+    // No item is left in the type's partition.
+    const { queryItemsPage } = await import('../../functions/shared/data/dynadata-items');
+    const left = await queryItemsPage(owner.companyId, 'logs', { useIndex: false, forward: true, limit: 10 });
+    expect(left.items).toEqual([]);
+    // The items' bytes left the company's database figure with them.
+    expect((await readUsage(owner.companyId, new Date(), 'month')).databaseBytes).toBe(bytesBefore);
+    // A repeat after the end finds nothing: 404.
+    expectProblem(
+      await call('DELETE', '/v1/dynadata/types/logs?deleteItems=true', { headers: as(owner) }),
+      404,
+      'not_found',
+    );
   });
 
   it('refuses to delete a type with items unless asked, then deletes them and the type', async () => {
@@ -166,9 +210,18 @@ describe('Dynadata types over the API', () => {
     const deleted = await call('DELETE', '/v1/dynadata/types/notes?deleteItems=true', {
       headers: as(tenant),
     });
-    expect(deleted.status).toBe(200);
-    expect(deleted.json).toMatchObject({ name: 'notes', status: 'deleted', deletedItems: 2 });
-    expectProblem(await call('GET', '/v1/dynadata/types/notes', { headers: as(tenant) }), 404, 'not_found');
+    expect(deleted.status).toBe(202);
+    expect(deleted.json).toEqual({ name: 'notes', status: 'deleting', deletedItems: 0, remainingItems: 2 });
+    const gone = await eventually(
+      () => call('GET', '/v1/dynadata/types/notes', { headers: as(tenant) }),
+      (read) => read.status === 404,
+    );
+    expectProblem(gone, 404, 'not_found');
+    // A type without items goes at once.
+    await putType(tenant, 'empty', tickets());
+    const empty = await call('DELETE', '/v1/dynadata/types/empty', { headers: as(tenant) });
+    expect(empty.status).toBe(200);
+    expect(empty.json).toEqual({ name: 'empty', status: 'deleted', deletedItems: 0, remainingItems: 0 });
     // The name is free again, with no items.
     expect((await putType(tenant, 'notes', tickets())).status).toBe(201);
   });

@@ -351,7 +351,12 @@ describe('Dynadata items', () => {
       '--json',
     );
     expect(forced.code).toBe(0);
-    expect(JSON.parse(forced.out)).toEqual({ name: 'orders', status: 'deleted', deletedItems: 1 });
+    expect(JSON.parse(forced.out)).toEqual({
+      name: 'orders',
+      status: 'deleted',
+      deletedItems: 1,
+      remainingItems: 0,
+    });
     expect((await readUsage(t.companyId, new Date(), 'month')).databaseBytes).toBe(0);
   });
 });

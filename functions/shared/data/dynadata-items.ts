@@ -1,4 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TYPE_ENTITY } from '../types/dynadata-types';
 import * as zm from '../zod-mini';
 import { asTenantMap, ddb, tableName } from './client';
 import { dynadataTypeKey } from './dynadata-types';
@@ -158,7 +159,7 @@ const typeCountUpdate = (companyId: string, typeName: string, delta: number, gua
     TableName: tableName(),
     Key: dynadataTypeKey(companyId, typeName),
     ...updateParams<TypeCountItem>(
-      { add: { itemCount: delta }, set: { entity: ifAbsent('dd_type') } },
+      { add: { itemCount: delta }, set: { entity: ifAbsent(TYPE_ENTITY) } },
       guard.customTypeVersion === undefined
         ? undefined
         : { expression: 'typeVersion = :tv', values: { ':tv': guard.customTypeVersion } },

@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { lazy } from '../lazy';
+import { TYPE_ENTITY } from '../types/dynadata-types';
 import * as zm from '../zod-mini';
 import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
 import { decodeItem, defineEntity } from './entity';
@@ -28,6 +29,8 @@ export interface StoredTypeDefinition {
   itemCount: number;
   status: TypeStatus;
   deletedItems: number;
+  /** The turn of the background deletion of a deleting type: each turn deletes a share of its items. */
+  sweep: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -36,7 +39,7 @@ export type TypeStatus = 'active' | 'deleting';
 
 /** A type record: a custom type's (with its schema), or a built-in type's item count alone. */
 const DynadataType = /* @__PURE__ */ defineEntity({
-  name: 'dd_type',
+  name: TYPE_ENTITY,
   key: dynadataTypeKey,
   get schema() {
     return zm.object({
@@ -48,6 +51,7 @@ const DynadataType = /* @__PURE__ */ defineEntity({
       itemCount: zm.optional(zm.number()),
       status: zm.optional(zm.enum(['active', 'deleting'])),
       deletedItems: zm.optional(zm.number()),
+      sweep: zm.optional(zm.number()),
       createdAt: zm.optional(zm.string()),
       updatedAt: zm.optional(zm.string()),
     });
@@ -80,6 +84,7 @@ const fromItem = (item: Record<string, unknown>): StoredTypeDefinition => {
     itemCount: record.itemCount ?? 0,
     status: record.status ?? 'active',
     deletedItems: record.deletedItems ?? 0,
+    sweep: record.sweep ?? 0,
     createdAt: custom.createdAt,
     updatedAt: custom.updatedAt,
   };
@@ -174,9 +179,35 @@ export const putCustomType = async (
   return fromItem(item);
 };
 
+type TypeRecordChange = Parameters<typeof DynadataType.update>[0];
+type TypeRecordCondition = NonNullable<Parameters<typeof DynadataType.update>[1]>;
+
+/** Changes a type's record under `condition`: false when the condition does not hold. */
+const updateTypeIf = async (
+  companyId: string,
+  typeName: string,
+  change: TypeRecordChange,
+  condition: TypeRecordCondition,
+): Promise<boolean> => {
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: dynadataTypeKey(companyId, typeName),
+        ...DynadataType.update(change, condition),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+};
+
 /**
  * Marks a custom type as deleting its items: bumps its version (item writes based on the old one fail their
- * condition, and the fresh type refuses them) and starts `deletedItems` at 0. Only from `typeVersion`.
+ * condition, and the fresh type refuses them) and starts `deletedItems` and `sweep` at 0. Only from
+ * `typeVersion`. The change itself starts the background deletion (the table's stream).
  */
 export const markTypeDeleting = async (
   companyId: string,
@@ -184,36 +215,49 @@ export const markTypeDeleting = async (
   typeVersion: number,
   now: Date,
 ): Promise<void> => {
-  try {
-    await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: dynadataTypeKey(companyId, typeName),
-        ...DynadataType.update(
-          {
-            set: { status: 'deleting', deletedItems: 0, updatedAt: now.toISOString() },
-            add: { typeVersion: 1 },
-          },
-          { expression: '#typeVersion = :tv', values: { ':tv': typeVersion } },
-        ),
-      }),
-    );
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new TypeChangedError();
-    throw error;
-  }
+  const marked = await updateTypeIf(
+    companyId,
+    typeName,
+    {
+      set: { status: 'deleting', deletedItems: 0, sweep: 0, updatedAt: now.toISOString() },
+      add: { typeVersion: 1 },
+    },
+    { expression: '#typeVersion = :tv', values: { ':tv': typeVersion } },
+  );
+  if (!marked) throw new TypeChangedError();
 };
 
 /** Adds to the running count of items deleted with a deleting type (what its GET shows). */
 export const addDeletedItems = async (companyId: string, typeName: string, count: number): Promise<void> => {
-  await ddb.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: dynadataTypeKey(companyId, typeName),
-      ...DynadataType.update({ add: { deletedItems: count } }, { expression: 'attribute_exists(pk)' }),
-    }),
+  await updateTypeIf(
+    companyId,
+    typeName,
+    { add: { deletedItems: count } },
+    { expression: 'attribute_exists(pk)' },
   );
 };
+
+/**
+ * Hands a deleting type's background deletion on to its next turn (`sweep + 1`, a change the stream carries
+ * to the next turn), only from turn `sweep`: false when another turn already moved on (a stream record handled
+ * twice), which then stops.
+ */
+export const advanceTypeSweep = (
+  companyId: string,
+  typeName: string,
+  sweep: number,
+  now: Date,
+): Promise<boolean> =>
+  updateTypeIf(
+    companyId,
+    typeName,
+    { add: { sweep: 1 }, set: { updatedAt: now.toISOString() } },
+    {
+      expression: '#sweep = :sweep AND #status = :deleting',
+      names: { '#status': 'status' },
+      values: { ':sweep': sweep, ':deleting': 'deleting' },
+    },
+  );
 
 export class IndexChangeWithItemsError extends Error {
   constructor(

@@ -139,13 +139,21 @@ export const sortKeys = {
 /** The sort key of an item in a sparse index partition of unfinished work: the company, then the item. */
 export const unfinishedSortKey = (companyId: string, id: string): string => `${companyId}#${id}`;
 
-/** The company of a usage partition key, or undefined when `pk` is not one. */
-export const companyOfUsagePartition = (pk: string): string | undefined => {
-  const prefix = partitions.usage('');
+/** The company of a tenant partition key of the family `family`, or undefined when `pk` is not one. */
+const companyOfPartition = (pk: string, family: (companyId: string) => string): string | undefined => {
+  const prefix = family('');
   if (!pk.startsWith(TENANT) || !pk.endsWith(prefix.slice(TENANT.length))) return undefined;
   const companyId = pk.slice(TENANT.length, pk.length - (prefix.length - TENANT.length));
   return companyId === '' ? undefined : companyId;
 };
+
+/** The company of a usage partition key, or undefined when `pk` is not one. */
+export const companyOfUsagePartition = (pk: string): string | undefined =>
+  companyOfPartition(pk, partitions.usage);
+
+/** The company of a Dynadata types partition key, or undefined when `pk` is not one. */
+export const companyOfTypesPartition = (pk: string): string | undefined =>
+  companyOfPartition(pk, partitions.dynadataTypes);
 
 /** The month of a usage month's sort key, or undefined when `sk` is not one. */
 export const monthOfUsageSortKey = (sk: string): string | undefined => {

@@ -2,13 +2,8 @@ import { executeFunction } from '../domain/dynadata/execute-function';
 import { createItem, deleteItem, getItem, updateItem, validateItem } from '../domain/dynadata/items';
 import { listItems } from '../domain/dynadata/list';
 import { librarySchema, typeSchema } from '../domain/dynadata/schemas';
-import {
-  deleteType,
-  getTypeDefinition,
-  ITEMS_DELETED_PER_REQUEST,
-  putType,
-  TYPE_CHANGE_CHECK_BUDGET_MS,
-} from '../domain/dynadata/type-admin';
+import { getTypeDefinition, putType, TYPE_CHANGE_CHECK_BUDGET_MS } from '../domain/dynadata/type-admin';
+import { deleteType } from '../domain/dynadata/type-deletion';
 import { typeSummaryPage } from '../domain/dynadata/types';
 import { etagOf } from '../etag';
 import type { RouteHandler } from '../http/router';
@@ -59,13 +54,10 @@ export const deleteDynadataType: RouteHandler<'deleteDynadataType'> = async ({
   const deletion = await deleteType(
     auth.companyId,
     params.type,
-    {
-      deleteItems: query.deleteItems ?? false,
-      ifMatch: headers['if-match'],
-      maxItems: ITEMS_DELETED_PER_REQUEST,
-    },
+    { deleteItems: query.deleteItems ?? false, ifMatch: headers['if-match'] },
     now,
   );
+  // 202: the items go in the background; the type's GET shows how far.
   return { status: deletion.status === 'deleting' ? 202 : 200, body: deletion };
 };
 export const listDynadataItems: RouteHandler<'listDynadataItems'> = async ({ auth, params, body }) => ({

@@ -176,6 +176,12 @@ export const typeDefinitionSchema = /* @__PURE__ */ lazy(() =>
       .enum(['active', 'deleting'])
       .describe('`deleting`: DELETE with `deleteItems=true` is deleting its items; they are read-only.'),
     deletedItems: z.number().int().nonnegative().describe('Items deleted so far while `deleting`.'),
+    remainingItems: z
+      .number()
+      .int()
+      .nonnegative()
+      .nullable()
+      .describe('Items still to delete while `deleting`; null while `active`.'),
     createdAt: z.iso.datetime().nullable(),
     updatedAt: z.iso.datetime().nullable(),
   }),
@@ -188,7 +194,11 @@ export const deleteTypeResponse = /* @__PURE__ */ lazy(() =>
     name: z.string(),
     status: z
       .enum(['deleted', 'deleting'])
-      .describe('`deleting` (202): items remain; repeat the request to go on deleting them.'),
+      .describe(
+        '`deleting` (202): the items are being deleted in the background; GET on the type shows how far, ' +
+          'and answers 404 once it is gone.',
+      ),
     deletedItems: z.number().int().nonnegative().describe('Items deleted with the type so far.'),
+    remainingItems: z.number().int().nonnegative().describe('Items still to delete (0 once `deleted`).'),
   }),
 );

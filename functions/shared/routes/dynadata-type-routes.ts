@@ -27,6 +27,7 @@ export const ORDER_TYPE = {
   version: 2,
   status: 'active',
   deletedItems: 0,
+  remainingItems: null,
   createdAt: '2026-11-02T09:15:00.000Z',
   updatedAt: '2026-11-20T16:40:00.000Z',
 };
@@ -67,8 +68,9 @@ export const DYNADATA_TYPE_ROUTES = [
     summary: 'A Dynadata type definition',
     description:
       'The definition of a type, built-in or custom: its JSON Schema (with `x-indexed`), its functions and ' +
-      'its version, as PUT takes them. While DELETE with `deleteItems=true` deletes its items, `status` is ' +
-      "`deleting` and `deletedItems` counts them. Another company's type answers 404 `not_found`.",
+      'its version, as PUT takes them. While DELETE with `deleteItems=true` deletes its items in the ' +
+      'background, `status` is `deleting` with `deletedItems` and `remainingItems`; once the type is gone, 404. ' +
+      "Another company's type answers 404 `not_found`.",
     tag: 'Dynadata',
     scope: 'dynadata:read',
     get params() {
@@ -159,9 +161,10 @@ export const DYNADATA_TYPE_ROUTES = [
     summary: 'Delete a Dynadata type',
     description:
       'Deletes a custom type. While it has items this answers 409 `type_has_items` (with `itemCount`) unless ' +
-      '`deleteItems=true`: the type is then marked `deleting` (its items become read-only) and its items are ' +
-      'deleted, at most 500 per request. 200 `deleted` once the type is gone; 202 `deleting` when items ' +
-      'remain: repeat the request to go on (GET shows `deletedItems`). Built-in types are read-only (403 ' +
+      '`deleteItems=true`: the type is then marked `deleting` (its items become read-only) and answers 202 ' +
+      '`deleting` while its items are deleted in the background (GET on the type shows `deletedItems` and ' +
+      '`remainingItems`, then 404 once it is gone; repeating the request answers the progress). A type ' +
+      'without items is deleted at once: 200 `deleted`. Built-in types are read-only (403 ' +
       '`builtin_type_read_only`). Honours If-Match with the ETag of GET.',
     tag: 'Dynadata',
     scope: 'dynadata:admin',
@@ -180,12 +183,12 @@ export const DYNADATA_TYPE_ROUTES = [
       return [
         {
           status: 202,
-          description: 'Items remain: the type is `deleting`; repeat the request to go on',
+          description: 'The type is `deleting`: its items are being deleted in the background',
           response: dd.deleteTypeResponse(),
         },
       ];
     },
     errors: ['not_found', 'builtin_type_read_only', 'type_has_items', 'conflict'],
-    examples: { response: { name: 'orders', status: 'deleted', deletedItems: 42 } },
+    examples: { response: { name: 'orders', status: 'deleted', deletedItems: 42, remainingItems: 0 } },
   }),
 ] as const;

@@ -339,7 +339,9 @@ export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
 /** Examples of the other successful answers, by operation and status. */
 export const ALSO_ANSWER_EXAMPLES: Partial<Record<OperationId, Record<number, unknown>>> = {
   runWorkflow: { 202: { runId: 'wr_01jd3xq0e5g7j9l1n3p5r7t9v1' } },
-  deleteDynadataType: { 202: { name: 'orders', status: 'deleting', deletedItems: 500 } },
+  deleteDynadataType: {
+    202: { name: 'orders', status: 'deleting', deletedItems: 500, remainingItems: 1200 },
+  },
   putDynadataType: { 201: { type: { ...ORDER_TYPE, version: 1, updatedAt: ORDER_TYPE.createdAt } } },
   rerunWorkflowRun: { 202: { runId: 'wr_01jd3xq0e5g7j9l1n3p5r7t9v3' } },
   putMessageChannel: { 201: { channel, secret: 'whsec_q3Vb0nXk7TzR2mW9pL4sH8dY1cF6gJ5e' } },

@@ -40,12 +40,12 @@ export interface TypeDefinition {
   version: number | null;
   status: TypeStatus;
   deletedItems: number;
+  /** Items still to delete while `deleting`; null while `active`. */
+  remainingItems: number | null;
   createdAt: string | null;
   updatedAt: string | null;
 }
 
-/** Items deleted by one `DELETE ...?deleteItems=true` request before it answers 202 and leaves the rest. */
-export const ITEMS_DELETED_PER_REQUEST = 500;
 /** Time one API request may spend checking stored items against a changed schema. */
 export const TYPE_CHANGE_CHECK_BUDGET_MS = 6_000;
 /** Items named in the sample of a refused change. */
@@ -65,14 +65,15 @@ const customDefinition = (stored: StoredTypeDefinition): TypeDefinition => ({
   version: stored.typeVersion,
   status: stored.status,
   deletedItems: stored.deletedItems,
+  remainingItems: stored.status === 'deleting' ? Math.max(0, stored.itemCount) : null,
   createdAt: stored.createdAt,
   updatedAt: stored.updatedAt,
 });
 
-const readOnly = (name: string) =>
+export const readOnly = (name: string) =>
   new AppError('builtin_type_read_only', `${name} is a built-in type: its definition cannot be changed.`);
 
-const noSuchType = (name: string) => new NotFoundError(`There is no Dynadata type ${name}.`);
+export const noSuchType = (name: string) => new NotFoundError(`There is no Dynadata type ${name}.`);
 
 /** The definition of a type of the company (built-in or custom), or 404. */
 export const getTypeDefinition = async (companyId: string, name: string): Promise<TypeDefinition> => {
@@ -88,6 +89,7 @@ export const getTypeDefinition = async (companyId: string, name: string): Promis
       version: null,
       status: 'active',
       deletedItems: 0,
+      remainingItems: null,
       createdAt: null,
       updatedAt: null,
     };
@@ -98,7 +100,7 @@ export const getTypeDefinition = async (companyId: string, name: string): Promis
 };
 
 /** `If-Match` names the tag of the type as its GET answers it (412; a missing type matches nothing). */
-const requireMatch = (ifMatch: string | undefined, current: StoredTypeDefinition | undefined) => {
+export const requireMatch = (ifMatch: string | undefined, current: StoredTypeDefinition | undefined) => {
   if (ifMatch === undefined) return;
   if (!current || !ifMatchHolds(ifMatch, etagOf({ type: customDefinition(current) })))
     throw new AppError('precondition_failed', 'The type does not match If-Match; read it again.');
@@ -107,7 +109,7 @@ const requireMatch = (ifMatch: string | undefined, current: StoredTypeDefinition
 const deletingConflict = (name: string) =>
   new AppError(
     'type_deleting',
-    `The type ${name} is being deleted; repeat DELETE with deleteItems=true to finish, then define it again.`,
+    `The type ${name} is being deleted (GET shows how far); define it again once it is gone.`,
   );
 
 /** Fields a schema declares: properties at any depth (under `items` and `additionalProperties` too). */
@@ -296,94 +298,3 @@ export const putType = async (
 };
 
 export { listTypeSummaries } from './types';
-
-/** Deletes the remaining items of a deleting type, at most `max`; how many it deleted and whether any remain. */
-const deleteItemsOf = async (
-  companyId: string,
-  name: string,
-  max: number,
-): Promise<{ deleted: number; more: boolean }> => {
-  let deleted = 0;
-  while (deleted < max) {
-    const page = await queryItemsPage(companyId, name, {
-      useIndex: false,
-      forward: true,
-      limit: Math.min(100, max - deleted),
-    });
-    let removed = 0;
-    for (const { item } of page.items) {
-      try {
-        await removeItem(companyId, name, item, {});
-        removed++;
-      } catch (error) {
-        // Deleted by a concurrent request of the same deletion: nothing left to do for it.
-        if (!(error instanceof ItemWriteConflictError)) throw error;
-      }
-    }
-    if (removed > 0) await addDeletedItems(companyId, name, removed);
-    deleted += removed;
-    if (page.items.length === 0) return { deleted, more: false };
-  }
-  return { deleted, more: true };
-};
-
-export interface TypeDeletion {
-  name: string;
-  /** `deleted`: the type is gone; `deleting`: items remain, repeat the request to go on. */
-  status: 'deleted' | 'deleting';
-  deletedItems: number;
-}
-
-/**
- * Deletes a custom type. While it has items the deletion is refused (409 `type_has_items`) unless
- * `deleteItems`: the type is then marked deleting (its items become read-only) and its items are deleted,
- * one transaction each so the database-bytes figure stays right, at most `maxItems` per call; the type's
- * record goes with the last item. A deletion left unfinished is continued by the next call.
- */
-export const deleteType = async (
-  companyId: string,
-  name: string,
-  options: { deleteItems: boolean; ifMatch?: string | undefined; maxItems?: number },
-  now: Date,
-): Promise<TypeDeletion> => {
-  if (isBuiltinTypeName(name)) throw readOnly(name);
-  const current = TYPE_NAME_PATTERN.test(name) ? await getCustomType(companyId, name) : undefined;
-  if (!current) throw noSuchType(name);
-  requireMatch(options.ifMatch, current);
-  const hasItems = current.itemCount > 0 || current.status === 'deleting';
-  if (hasItems && !options.deleteItems) {
-    throw new AppError(
-      'type_has_items',
-      `The type ${name} still has ${current.itemCount} items; delete them first, or delete the type with ` +
-        'deleteItems=true (the operator CLI: --force).',
-      { extensions: { itemCount: current.itemCount } },
-    );
-  }
-  let deletedItems = current.deletedItems;
-  if (hasItems) {
-    if (current.status !== 'deleting') {
-      try {
-        await markTypeDeleting(companyId, name, current.typeVersion, now);
-      } catch (error) {
-        if (error instanceof TypeChangedError)
-          throw new AppError('conflict', `The type ${name} changed; try again.`);
-        throw error;
-      }
-      deletedItems = 0;
-    }
-    const done = await deleteItemsOf(companyId, name, options.maxItems ?? Number.POSITIVE_INFINITY);
-    deletedItems += done.deleted;
-    if (done.more) return { name, status: 'deleting', deletedItems };
-  }
-  try {
-    await deleteCustomTypeRecord(companyId, name);
-  } catch (error) {
-    if (error instanceof TypeHasItemsError) {
-      throw new AppError('type_has_items', `The type ${name} still has ${error.itemCount} items.`, {
-        extensions: { itemCount: error.itemCount },
-      });
-    }
-    throw error;
-  }
-  return { name, status: 'deleted', deletedItems };
-};

@@ -9,6 +9,7 @@ import { cachedOrLoad, createTtlCache } from '../../ttl-cache';
 import type { MeterName } from '../../types/meters';
 import type { PlanLimits } from '../../types/plans';
 import { limitsOf } from '../company-limits';
+import { sweepDeletingType, typeSweepOf } from '../dynadata/type-sweep';
 import { alertsOf, type UsageAlerts } from '../usage-alerts';
 import { startEventRuns } from '../workflows/trigger-sources';
 import { subscribes } from './endpoints';
@@ -27,6 +28,8 @@ import { startLane } from './lanes';
  *   event and workflow (`workflows/trigger-sources.ts`), before its deliveries.
  * - A changed usage month: a meter that passed 80 % or 100 % of its monthly allowance raises
  *   `usage.threshold_reached`, once per meter, threshold and month (a marker written with the event).
+ * - A Dynadata type marked deleting, or its deletion handed on to a next turn: the turn deletes a share of its
+ *   items (`dynadata/type-sweep.ts`).
  */
 export interface StreamChange {
   eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
@@ -199,6 +202,21 @@ export const createChangeDispatcher = () => {
       );
       lanes.set(lane, handled);
       return handled;
+    }
+    const sweep = typeSweepOf(image, change.oldImage);
+    if (sweep) {
+      // A turn of a type's background deletion; its turns follow one another (each starts the next).
+      return run(async () => {
+        try {
+          await sweepDeletingType(sweep, new Date());
+        } catch (error) {
+          logger.error('type deletion turn failed: handled again', {
+            type: sweep.name,
+            error: error as Error,
+          });
+          throw error;
+        }
+      });
     }
     if (!companyOfUsagePartition(String(image.pk ?? ''))) return Promise.resolve();
     // One company's usage changes one after another: the thresholds they pass are raised in the order the

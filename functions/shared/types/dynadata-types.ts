@@ -1,0 +1,6 @@
+/**
+ * The entity name of Dynadata type records (`data/dynadata-types.ts`) and the status of a type being deleted:
+ * pure, so the event source's filter (`lib/constructs/webhook-events.ts`) and the dispatcher name them alike.
+ */
+export const TYPE_ENTITY = 'dd_type';
+export const DELETING_STATUS = 'deleting';
