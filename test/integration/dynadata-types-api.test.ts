@@ -110,6 +110,60 @@ describe('Dynadata types over the API', () => {
     expect(read.json.type).toMatchObject({ version: 2 });
   });
 
+  it('counts an item written while a change is checked against that change, and refuses the change', async () => {
+    const types = await import('../../functions/shared/data/dynadata-types');
+    const owner = await createTenant();
+    const schema = (maximum?: number) => ({
+      type: 'object',
+      properties: {
+        title: { type: 'string' },
+        priority: { type: 'number', ...(maximum ? { maximum } : {}) },
+      },
+    });
+    await putType(owner, 'tasks', { schema: schema() });
+    const item = await create(owner, 'tasks', { title: 'a', priority: 1 });
+    const version = async () => (await types.getCustomType(owner.companyId, 'tasks'))?.typeVersion ?? 0;
+    // A change to `maximum: 5` under check (as a PUT's check marks it), the item read as valid by it...
+    const change = { typeVersion: await version(), token: 'check-1', schemaJson: JSON.stringify(schema(5)) };
+    expect(await types.beginTypeChange(owner.companyId, 'tasks', change, new Date())).toBe(true);
+    // ...another PUT meanwhile is refused: one change is checked at a time.
+    expectProblem(await putType(owner, 'tasks', { schema: schema(50) }), 409, 'conflict');
+    // ...then updated, valid for the stored schema but not for the change: the write counts itself.
+    const patched = await call('POST', '/v1/dynadata/type/tasks/update', {
+      headers: as(owner),
+      body: { _id: item.json._id, priority: 9 },
+    });
+    expect(patched.status).toBe(200);
+    // A write the change accepts counts nothing.
+    expect((await create(owner, 'tasks', { title: 'b', priority: 2 })).status).toBe(201);
+    expect((await types.getCustomType(owner.companyId, 'tasks'))?.change?.breaks).toBe(1);
+    // So the change, its check of the stored items done, is refused when it is stored.
+    const previous = await types.getCustomType(owner.companyId, 'tasks');
+    if (!previous) throw new Error('the type is gone');
+    const definition = {
+      name: 'tasks',
+      description: '',
+      schemaJson: change.schemaJson,
+      indexed: [],
+      functions: [],
+    };
+    await expect(
+      types.putCustomType(owner.companyId, definition, previous, new Date(), change.token),
+    ).rejects.toMatchObject({ name: 'ChangeBreaksItemsError', breaks: 1 });
+    await types.endTypeChange(owner.companyId, 'tasks', change.token);
+    expect((await types.getCustomType(owner.companyId, 'tasks'))?.change).toBeUndefined();
+    // A mark left by a check that never ended (a crash) is taken over after a minute.
+    const old = new Date(Date.now() - 120_000);
+    const stale = { typeVersion: await version(), token: 'check-2', schemaJson: JSON.stringify(schema(5)) };
+    expect(await types.beginTypeChange(owner.companyId, 'tasks', stale, old)).toBe(true);
+    const additive = await putType(owner, 'tasks', { schema: schema(100) });
+    expect(additive.status).toBe(200);
+    expect((await types.getCustomType(owner.companyId, 'tasks'))?.change).toBeUndefined();
+    // The items are untouched and still valid.
+    const listed = await call('POST', '/v1/dynadata/type/tasks/list', { headers: as(owner), body: {} });
+    expect((listed.json.items as unknown[]).length).toBe(2);
+  });
+
   it('keeps built-in types read-only, another company out, and needs dynadata:admin', async () => {
     expectProblem(await putType(tenant, 'contacts', tickets()), 403, 'builtin_type_read_only');
     expectProblem(

@@ -25,8 +25,9 @@ import { addDatabaseBytesItem } from './usage-meters';
  * in place of `#`, so ids sort by time too.
  *
  * Every write is one transaction: the item (conditional on its absence or on its `_version`), the type
- * record's `itemCount` (conditional on the custom type's `typeVersion`, so a schema change or a type deletion
- * never races an item write), and the company's `databaseBytes` running total.
+ * record's `itemCount` (conditional on the custom type's `typeVersion` and on the schema change under check,
+ * so a schema change or a type deletion never races an item write), and the company's `databaseBytes`
+ * running total.
  */
 export const LOG_ENTRIES_TYPE = 'log_entries';
 export const MESSAGES_TYPE = 'messages';
@@ -136,6 +137,12 @@ export const getStoredItem = async (
 /** The write conditions that come from the type: a custom type's version must still be the one validated. */
 export interface TypeGuard {
   customTypeVersion?: number;
+  /**
+   * The schema change under check the write was also validated against (`token`), and whether the item fails
+   * it (`breaks`: the write counts itself on the type, which then refuses the change). Absent: the write holds
+   * only while no change is under check.
+   */
+  change?: { token: string; breaks: boolean };
   indexedField?: string;
   /** Log entries written through Dynadata (self-hosted switch) expire like shipped ones. */
   ttl?: number;
@@ -152,34 +159,53 @@ export class ItemWriteConflictError extends Error {
 interface TypeCountItem {
   entity: string;
   itemCount: number;
+  changeBreaks: number;
 }
+
+/**
+ * What a custom type's record must hold for a write validated against it: the version, and the schema change
+ * under check the write was also validated against, or none (so a change's check never misses a write).
+ */
+const typeCondition = (version: number, change: TypeGuard['change']) =>
+  change
+    ? {
+        expression: 'typeVersion = :tv AND changeToken = :ct',
+        values: { ':tv': version, ':ct': change.token },
+      }
+    : { expression: 'typeVersion = :tv AND attribute_not_exists(changeToken)', values: { ':tv': version } };
 
 const typeCountUpdate = (companyId: string, typeName: string, delta: number, guard: TypeGuard) => ({
   Update: {
     TableName: tableName(),
     Key: dynadataTypeKey(companyId, typeName),
     ...updateParams<TypeCountItem>(
-      { add: { itemCount: delta }, set: { entity: ifAbsent(TYPE_ENTITY) } },
+      {
+        add: { itemCount: delta, changeBreaks: guard.change?.breaks ? 1 : undefined },
+        set: { entity: ifAbsent(TYPE_ENTITY) },
+      },
       guard.customTypeVersion === undefined
         ? undefined
-        : { expression: 'typeVersion = :tv', values: { ':tv': guard.customTypeVersion } },
+        : typeCondition(guard.customTypeVersion, guard.change),
     ),
   },
 });
 
-const typeCheck = (companyId: string, typeName: string, guard: TypeGuard) =>
-  guard.customTypeVersion === undefined
-    ? []
-    : [
-        {
-          ConditionCheck: {
-            TableName: tableName(),
-            Key: dynadataTypeKey(companyId, typeName),
-            ConditionExpression: 'typeVersion = :tv',
-            ExpressionAttributeValues: { ':tv': guard.customTypeVersion },
-          },
-        },
-      ];
+const typeCheck = (companyId: string, typeName: string, guard: TypeGuard) => {
+  if (guard.customTypeVersion === undefined) return [];
+  // An item the change under check would break counts itself on the type: an update, not a check.
+  if (guard.change?.breaks) return [typeCountUpdate(companyId, typeName, 0, guard)];
+  const condition = typeCondition(guard.customTypeVersion, guard.change);
+  return [
+    {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: dynadataTypeKey(companyId, typeName),
+        ConditionExpression: condition.expression,
+        ExpressionAttributeValues: condition.values,
+      },
+    },
+  ];
+};
 
 const rawItem = (companyId: string, typeName: string, item: StoredItem, guard: TypeGuard) => {
   if (typeName === LOG_ENTRIES_TYPE) {

@@ -31,8 +31,22 @@ export interface StoredTypeDefinition {
   deletedItems: number;
   /** The turn of the background deletion of a deleting type: each turn deletes a share of its items. */
   sweep: number;
+  /** A schema change under check (`PUT` of a type with items), while it is checked. */
+  change?: PendingChange;
   createdAt: string;
   updatedAt: string;
+}
+
+/**
+ * A schema change being checked against the stored items: item writes meanwhile are validated against it too,
+ * and one it would break counts itself in `breaks`, so the change is refused even for an item the check had
+ * already read (`docs/decisions/0027-type-changes-against-items.md`).
+ */
+export interface PendingChange {
+  token: string;
+  schemaJson: string;
+  breaks: number;
+  startedAt: string;
 }
 
 export type TypeStatus = 'active' | 'deleting';
@@ -52,6 +66,10 @@ const DynadataType = /* @__PURE__ */ defineEntity({
       status: zm.optional(zm.enum(['active', 'deleting'])),
       deletedItems: zm.optional(zm.number()),
       sweep: zm.optional(zm.number()),
+      changeToken: zm.optional(zm.string()),
+      changeSchemaJson: zm.optional(zm.string()),
+      changeBreaks: zm.optional(zm.number()),
+      changeStartedAt: zm.optional(zm.string()),
       createdAt: zm.optional(zm.string()),
       updatedAt: zm.optional(zm.string()),
     });
@@ -85,6 +103,16 @@ const fromItem = (item: Record<string, unknown>): StoredTypeDefinition => {
     status: record.status ?? 'active',
     deletedItems: record.deletedItems ?? 0,
     sweep: record.sweep ?? 0,
+    ...(record.changeToken !== undefined && record.changeSchemaJson !== undefined
+      ? {
+          change: {
+            token: record.changeToken,
+            schemaJson: record.changeSchemaJson,
+            breaks: record.changeBreaks ?? 0,
+            startedAt: record.changeStartedAt ?? '',
+          },
+        }
+      : {}),
     createdAt: custom.createdAt,
     updatedAt: custom.updatedAt,
   };
@@ -136,47 +164,128 @@ export class TypeChangedError extends Error {
   }
 }
 
+/** Items written while a schema change was checked fail it: the change is refused. */
+export class ChangeBreaksItemsError extends Error {
+  constructor(readonly breaks: number) {
+    super(`${breaks} items written while the change was checked fail it`);
+    this.name = 'ChangeBreaksItemsError';
+  }
+}
+
+const CHANGE_FIELDS = ['changeToken', 'changeSchemaJson', 'changeBreaks', 'changeStartedAt'] as const;
+
 /**
- * Creates or replaces a custom type's schema, keeping its item count and bumping its version (item writes
- * made against the old version fail their condition and are revalidated). `previous` is the record the
- * caller checked the change against (undefined: the type is new): the write holds only while the type still
- * has that version and item count, else `TypeChangedError`.
+ * Creates a custom type, or stores the next version of its definition, bumping its version (item writes made
+ * against the old version fail their condition and are revalidated) and ending any change under check.
+ * `previous` is the record the caller checked the change against (undefined: the type is new). The write holds
+ * only while the type still has that version and either the change `token` the caller checked under, with no
+ * item written meanwhile that breaks it (else `ChangeBreaksItemsError`), or, without a token, that item count;
+ * else `TypeChangedError`.
  */
 export const putCustomType = async (
   companyId: string,
   def: { name: string; description: string; schemaJson: string; indexed: string[]; functions: string[] },
   previous: StoredTypeDefinition | undefined,
   now: Date,
+  token?: string,
 ): Promise<StoredTypeDefinition> => {
-  const item = DynadataType.item(dynadataTypeKey(companyId, def.name), {
+  const key = dynadataTypeKey(companyId, def.name);
+  const fields = {
     description: def.description,
     schemaJson: def.schemaJson,
     indexed: def.indexed,
     functions: def.functions,
-    typeVersion: (previous?.typeVersion ?? 0) + 1,
-    itemCount: previous?.itemCount ?? 0,
-    status: 'active',
-    createdAt: previous?.createdAt ?? now.toISOString(),
+    status: 'active' as const,
     updatedAt: now.toISOString(),
-  });
+  };
   try {
-    await ddb.send(
-      new PutCommand({
+    if (!previous) {
+      const item = DynadataType.item(key, {
+        ...fields,
+        typeVersion: 1,
+        itemCount: 0,
+        createdAt: fields.updatedAt,
+      });
+      await ddb.send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(pk) OR attribute_not_exists(typeVersion)',
+        }),
+      );
+      return fromItem(item);
+    }
+    const { Attributes } = await ddb.send(
+      new UpdateCommand({
         TableName: tableName(),
-        Item: item,
-        ConditionExpression: previous
-          ? 'typeVersion = :v AND itemCount = :n'
-          : 'attribute_not_exists(pk) OR attribute_not_exists(typeVersion)',
-        ...(previous
-          ? { ExpressionAttributeValues: { ':v': previous.typeVersion, ':n': previous.itemCount } }
-          : {}),
+        Key: key,
+        ...DynadataType.update(
+          { set: fields, add: { typeVersion: 1 }, remove: CHANGE_FIELDS },
+          token
+            ? {
+                expression:
+                  '#typeVersion = :v AND #changeToken = :ct AND (attribute_not_exists(#changeBreaks) OR #changeBreaks = :zero)',
+                values: { ':v': previous.typeVersion, ':ct': token, ':zero': 0 },
+              }
+            : {
+                expression: '#typeVersion = :v AND itemCount = :n',
+                values: { ':v': previous.typeVersion, ':n': previous.itemCount },
+              },
+        ),
+        ReturnValues: 'ALL_NEW',
       }),
     );
+    return fromItem(Attributes ?? {});
   } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new TypeChangedError();
-    throw error;
+    if (!isConditionalCheckFailed(error)) throw error;
+    const change = token ? (await getCustomType(companyId, def.name))?.change : undefined;
+    if (change && change.token === token && change.breaks > 0)
+      throw new ChangeBreaksItemsError(change.breaks);
+    throw new TypeChangedError();
   }
-  return fromItem(item);
+};
+
+/** A change under check older than this was left by a request that ended: another change may take over. */
+const STALE_CHANGE_MS = 60_000;
+
+/**
+ * Starts checking a schema change of a type at `typeVersion`: from now on item writes are validated against
+ * `schemaJson` too. False when the type changed, or another change is being checked.
+ */
+export const beginTypeChange = (
+  companyId: string,
+  typeName: string,
+  change: { typeVersion: number; token: string; schemaJson: string },
+  now: Date,
+): Promise<boolean> =>
+  updateTypeIf(
+    companyId,
+    typeName,
+    {
+      set: {
+        changeToken: change.token,
+        changeSchemaJson: change.schemaJson,
+        changeBreaks: 0,
+        changeStartedAt: now.toISOString(),
+      },
+    },
+    {
+      expression: 'typeVersion = :tv AND (attribute_not_exists(#changeToken) OR #changeStartedAt < :stale)',
+      values: {
+        ':tv': change.typeVersion,
+        ':stale': new Date(now.getTime() - STALE_CHANGE_MS).toISOString(),
+      },
+    },
+  );
+
+/** Ends a change under check that was not stored (refused, or failed): item writes go back to one schema. */
+export const endTypeChange = async (companyId: string, typeName: string, token: string): Promise<void> => {
+  await updateTypeIf(
+    companyId,
+    typeName,
+    { remove: CHANGE_FIELDS },
+    { expression: '#changeToken = :ct', values: { ':ct': token } },
+  );
 };
 
 type TypeRecordChange = Parameters<typeof DynadataType.update>[0];

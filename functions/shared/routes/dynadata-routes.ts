@@ -1,9 +1,7 @@
-import { MAX_LIST_PAGE } from '../domain/pages';
 import { identifierField } from '../fields';
 import * as z from '../zod';
 import * as dd from './dynadata-schemas';
 import { itemParams, route, typeParam } from './route-definition';
-import { pageQuery, queryBoolean } from './schemas';
 
 /**
  * The routes of Dynadata items, schemas and functions (group `dynadata`, with `dynadata-type-routes.ts`): a section of the route table

@@ -92,6 +92,17 @@ const guardOf = (type: ResolvedType): TypeGuard => ({
   ...(type.indexed[0] === undefined ? {} : { indexedField: type.indexed[0] }),
 });
 
+/**
+ * The guard of a write of `data`: while a schema change is being checked, whether `data` fails the changed
+ * schema too (the write then counts itself on the type, and the change is refused).
+ */
+const writeGuardOf = async (type: ResolvedType, data: Record<string, unknown>): Promise<TypeGuard> => {
+  const guard = guardOf(type);
+  if (!type.change) return guard;
+  const breaks = (await validateAgainst(type.change.schema, data, '')).length > 0;
+  return { ...guard, change: { token: type.change.token, breaks } };
+};
+
 /** Runs a write once with the cached type and once more with a fresh one if the type changed meanwhile. */
 const withFreshTypeOnChange = async <T>(
   companyId: string,
@@ -132,7 +143,7 @@ export const createItem = async (
         : ulid(now.getTime());
     const data = typeName === LOG_ENTRIES_TYPE ? { ...body } : body;
     const item: StoredItem = { _id: id, _version: 1, createdAt: stamp, updatedAt: stamp, data, size };
-    await insertItem(companyId, typeName, item, guardOf(type));
+    await insertItem(companyId, typeName, item, await writeGuardOf(type, data));
     return toPublicItem(item);
   });
 };
@@ -206,7 +217,7 @@ export const updateItem = async (
       size: typeName === LOG_ENTRIES_TYPE ? 0 : size,
     };
     try {
-      await replaceItem(companyId, typeName, previous, next, guardOf(type));
+      await replaceItem(companyId, typeName, previous, next, await writeGuardOf(type, next.data));
     } catch (error) {
       if (error instanceof ItemWriteConflictError && error.reason === 'item') {
         if (ifMatch !== undefined) throw itemChanged(typeName, previous._id);

@@ -1,19 +1,19 @@
-import { ItemWriteConflictError, queryItemsPage, removeItem } from '../../data/dynadata-items';
+import { queryItemsPage } from '../../data/dynadata-items';
 import {
-  addDeletedItems,
-  deleteCustomTypeRecord,
+  beginTypeChange,
+  ChangeBreaksItemsError,
+  endTypeChange,
   getCustomType,
   IndexChangeWithItemsError,
   listCustomTypes,
-  markTypeDeleting,
   putCustomType,
   type StoredTypeDefinition,
   TypeChangedError,
-  TypeHasItemsError,
   type TypeStatus,
 } from '../../data/dynadata-types';
 import { AppError, type FieldError, NotFoundError, ValidationError } from '../../errors';
 import { etagOf, ifMatchHolds } from '../../etag';
+import { ulid } from '../../ids';
 import { companyLimits } from '../company-limits';
 import './builtin-functions';
 import { isBuiltinTypeName } from './builtin-types';
@@ -189,6 +189,14 @@ const itemsBrokenBy = async (
   return found;
 };
 
+const breakingItems = (name: string, count: number, complete: boolean, sample: BreakingItems['sample']) =>
+  new AppError(
+    'type_change_breaks_items',
+    `${count}${complete ? '' : ' or more'} stored items of ${name} would fail the new ` +
+      'schema; change or delete them first, or make the change additive.',
+    { extensions: { breakingItems: count, complete, sample } },
+  );
+
 const refuseBreakingChange = async (
   companyId: string,
   name: string,
@@ -196,14 +204,7 @@ const refuseBreakingChange = async (
   checkBudgetMs: number,
 ) => {
   const broken = await itemsBrokenBy(companyId, name, schema, Date.now() + checkBudgetMs);
-  if (broken.count > 0) {
-    throw new AppError(
-      'type_change_breaks_items',
-      `${broken.count}${broken.complete ? '' : ' or more'} stored items of ${name} would fail the new ` +
-        'schema; change or delete them first, or make the change additive.',
-      { extensions: { breakingItems: broken.count, complete: broken.complete, sample: broken.sample } },
-    );
-  }
+  if (broken.count > 0) throw breakingItems(name, broken.count, broken.complete, broken.sample);
   if (!broken.complete) {
     throw new AppError(
       'type_change_breaks_items',
@@ -260,6 +261,13 @@ export const putType = async (
   }
   const { 'x-indexed': _indexed, ...stored } = schema;
   const schemaJson = JSON.stringify(stored);
+  const definition = {
+    name: input.name,
+    description: input.description,
+    schemaJson,
+    indexed,
+    functions: input.functions,
+  };
   if (previous && previous.itemCount > 0) {
     // Items written before an index change carry no (or another) index entry: refuse while there are items.
     if (JSON.stringify(previous.indexed) !== JSON.stringify(indexed)) {
@@ -269,22 +277,15 @@ export const putType = async (
         error.message,
       );
     }
-    if (previous.schemaJson !== schemaJson)
-      await refuseBreakingChange(
-        companyId,
-        input.name,
-        stored,
-        options.checkBudgetMs ?? Number.POSITIVE_INFINITY,
-      );
   }
+  const checked = previous !== undefined && previous.itemCount > 0 && previous.schemaJson !== schemaJson;
   try {
-    const saved = await putCustomType(
-      companyId,
-      { name: input.name, description: input.description, schemaJson, indexed, functions: input.functions },
-      previous,
-      now,
-    );
-    return { type: customDefinition(saved), created: !previous };
+    if (!checked) {
+      const saved = await putCustomType(companyId, definition, previous, now);
+      return { type: customDefinition(saved), created: !previous };
+    }
+    const saved = await checkedChange(companyId, definition, previous, now, options.checkBudgetMs);
+    return { type: customDefinition(saved), created: false };
   } catch (error) {
     if (error instanceof TypeChangedError) {
       throw new AppError(
@@ -294,6 +295,46 @@ export const putType = async (
       );
     }
     throw error;
+  }
+};
+
+/**
+ * Stores a schema change of a type with items, checked against them: the change is marked on the type first,
+ * so item writes from then on are validated against it too and count themselves when they fail it; then every
+ * stored item is checked; the change is stored only if neither found an item it breaks. The mark goes with the
+ * change, or when the change is refused.
+ */
+const checkedChange = async (
+  companyId: string,
+  definition: Parameters<typeof putCustomType>[1],
+  previous: StoredTypeDefinition,
+  now: Date,
+  checkBudgetMs = Number.POSITIVE_INFINITY,
+): Promise<StoredTypeDefinition> => {
+  const token = ulid(now.getTime());
+  const change = { typeVersion: previous.typeVersion, token, schemaJson: definition.schemaJson };
+  if (!(await beginTypeChange(companyId, definition.name, change, now))) {
+    throw new AppError(
+      'conflict',
+      `The type ${definition.name} changed, or another change of it is being checked; read it and try again.`,
+    );
+  }
+  let stored = false;
+  try {
+    await refuseBreakingChange(
+      companyId,
+      definition.name,
+      JSON.parse(definition.schemaJson) as JsonSchema,
+      checkBudgetMs,
+    );
+    const saved = await putCustomType(companyId, definition, previous, now, token);
+    stored = true;
+    return saved;
+  } catch (error) {
+    if (error instanceof ChangeBreaksItemsError) throw breakingItems(definition.name, error.breaks, true, []);
+    throw error;
+  } finally {
+    if (!stored) await endTypeChange(companyId, definition.name, token);
   }
 };
 

@@ -27,6 +27,8 @@ export interface ResolvedType {
   indexed: string[];
   functions: string[];
   customTypeVersion?: number;
+  /** A schema change being checked: item writes are validated against its schema too. */
+  change?: { token: string; schema: JsonSchema };
   /** A custom type whose items are being deleted (`DELETE /v1/dynadata/types/{type}?deleteItems=true`). */
   deleting?: boolean;
 }
@@ -57,6 +59,9 @@ const fromStored = (stored: NonNullable<Awaited<ReturnType<typeof getCustomType>
   indexed: stored.indexed,
   functions: functionsOfType(stored.name, stored.functions),
   customTypeVersion: stored.typeVersion,
+  ...(stored.change
+    ? { change: { token: stored.change.token, schema: JSON.parse(stored.change.schemaJson) as JsonSchema } }
+    : {}),
 });
 
 /** The type, or 404 `not_found` for names the company does not have (same answer for malformed names). */
