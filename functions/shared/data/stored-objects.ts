@@ -59,6 +59,8 @@ export interface MultipartLayout {
   uploadId: string;
   partSize: number;
   partCount: number;
+  /** `SHA256`: every part carries its checksum, and the object gets the composite of them. */
+  checksumAlgorithm?: 'SHA256';
 }
 
 /** The file list's index attributes of a stored object (its company is the one its path lies under). */
@@ -103,6 +105,7 @@ const StoredObjectItem = /* @__PURE__ */ defineEntity({
         uploadId: zm.optional(zm.string()),
         partSize: zm.optional(zm.number()),
         partCount: zm.optional(zm.number()),
+        checksumAlgorithm: zm.optional(zm.literal('SHA256')),
       }),
     ]);
   },
@@ -388,7 +391,7 @@ export const getUploadReservation = async (
   const item = await readItem(companyId, fullPath);
   if (!item) return undefined;
   if (item.status === 'stored') return { status: 'stored', object: toStoredObject(item) };
-  const { uploadId, partSize, partCount } = item;
+  const { uploadId, partSize, partCount, checksumAlgorithm } = item;
   return {
     status: 'pending',
     reservation: {
@@ -401,7 +404,14 @@ export const getUploadReservation = async (
       ...(item.declaredChecksumSha256 === undefined ? {} : { checksumSha256: item.declaredChecksumSha256 }),
       ...(uploadId === undefined || partSize === undefined || partCount === undefined
         ? {}
-        : { multipart: { uploadId, partSize, partCount } }),
+        : {
+            multipart: {
+              uploadId,
+              partSize,
+              partCount,
+              ...(checksumAlgorithm === undefined ? {} : { checksumAlgorithm }),
+            },
+          }),
     },
   };
 };
