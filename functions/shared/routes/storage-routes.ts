@@ -137,7 +137,8 @@ export const STORAGE_ROUTES = [
       'For large files: reserves the object path and answers one signed URL per part (`partSize` bytes each, ' +
       'the last one the rest). PUT each part with its exact `Content-Length`; each answer carries an `ETag` ' +
       'header the client keeps for the completion. Parts may be sent in any order and in parallel. The ' +
-      "declared size is capped by the plan's `maxObjectBytes` (413 `payload_too_large`).",
+      "declared size is capped by the plan's `maxObjectBytes` (413 `payload_too_large`). With " +
+      '`checksumAlgorithm: SHA256` each part URL is asked for with its checksum (`…/part-urls`).',
     tag: 'Storage',
     scope: 'storage:write',
     idempotency: 'keyed',
