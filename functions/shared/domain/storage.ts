@@ -159,7 +159,11 @@ export const finishUpload = async (
               },
             ]),
       ];
-      if (outcome.declared.checksumSha256 !== head.checksumSha256)
+      // Only a declared checksum can mismatch: a multipart upload's composite was never declared.
+      if (
+        outcome.declared.checksumSha256 !== undefined &&
+        outcome.declared.checksumSha256 !== head.checksumSha256
+      )
         errors.push({
           pointer: '/body/fullPath',
           message: 'uploaded content does not match the declared checksum',
