@@ -5,6 +5,7 @@ import { parseScopeList, SCOPES, type Scope } from '../shared/types/scopes';
 import { COMPANY_USAGE, runCompanyCommand } from './company-commands';
 import { DYNADATA_USAGE, runDynadataCommand } from './dynadata-commands';
 import { LOG_SHIPPER_USAGE, runLogShipperCommand } from './log-shipper-commands';
+import { runStorageCommand, STORAGE_USAGE } from './storage-commands';
 import { selectTarget, UsageError } from './target';
 import { InvalidWorkflowError, runWorkflowCommand, WORKFLOW_USAGE } from './workflow-commands';
 
@@ -26,6 +27,7 @@ ${COMPANY_USAGE}
                                         public verification keys first, then the signing keys)
 ${DYNADATA_USAGE}
 ${WORKFLOW_USAGE}
+${STORAGE_USAGE}
 ${LOG_SHIPPER_USAGE}
 
 target: the local stack in $DATA_DIR (default .data), or AWS with --table T --bucket B --region R
@@ -69,6 +71,9 @@ const OPTIONS = {
   // Log shipper commands.
   'queue-url': { type: 'string' },
   max: { type: 'string' },
+  // Storage commands.
+  'page-size': { type: 'string' },
+  from: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -221,6 +226,8 @@ const run = async (
       if (dynadata) return dynadata;
       const workflow = await runWorkflowCommand(key, values, now);
       if (workflow) return workflow;
+      const storage = await runStorageCommand(key, values);
+      if (storage) return storage;
       const logShipper = await runLogShipperCommand(key, values);
       if (logShipper) return logShipper;
       throw new UsageError(`unknown command: ${key.trim() || '(none)'}`);

@@ -6,6 +6,7 @@ import { type Agent, request as httpRequest, type IncomingMessage, type ServerRe
 import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { compositeChecksumSha256 } from '../shared/types/checksums';
 import { parseQuery, S3RequestRefused } from './s3-canonical';
 
 /**
@@ -27,8 +28,20 @@ import { parseQuery, S3RequestRefused } from './s3-canonical';
  * - `DELETE ?uploadId` (AbortMultipartUpload) drops the upload and its parts.
  *
  * An upload id that is not held, or held for another key, is `NoSuchUpload` (404).
+ *
+ * An upload created with `x-amz-checksum-algorithm: SHA256` has checksums as S3's: each part must come with
+ * its `x-amz-checksum-sha256` (the front has already refused a body that does not match it, 400
+ * `BadDigest`, so nothing is stored), which the part keeps and ListParts answers; a part with a checksum is
+ * refused for an upload without the algorithm, and another algorithm is refused (SHA-256 only here). The
+ * completion must name each part's checksum as held (else `InvalidPart`; `InvalidRequest` when one is
+ * missing); the object gets the composite checksum (`types/checksums.ts`), kept as its checksum metadata
+ * (`CHECKSUM_META`, answered by the front as S3 answers a checksum) and answered with `ChecksumType`
+ * `COMPOSITE`.
  */
 export const ETAG_META = 'x-amz-meta-local-multipart-etag';
+/** The metadata where the front keeps an object's SHA-256 checksum (s3rver keeps none). */
+export const CHECKSUM_META = 'x-amz-meta-local-checksum-sha256';
+const CHECKSUM_HEADER = 'x-amz-checksum-sha256';
 const MIN_PART_BYTES = 5 * 1024 ** 2;
 const MAX_PART_NUMBER = 10_000;
 const MAX_LISTED_PARTS = 1000;
@@ -38,12 +51,14 @@ interface Upload {
   bucket: string;
   key: string;
   contentType: string;
+  checksumAlgorithm?: 'SHA256';
 }
 interface StoredPart {
   partNumber: number;
   etag: string;
   size: number;
   lastModified: string;
+  checksumSha256?: string;
 }
 
 export interface MultipartStore {
@@ -76,6 +91,8 @@ const invalidPart = () =>
     'InvalidPart',
     "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
   );
+
+const invalidRequest = (message: string) => new S3RequestRefused(400, 'InvalidRequest', message);
 
 const sendXml = (res: ServerResponse, body: string): void => {
   const xml = `<?xml version="1.0" encoding="UTF-8"?>\n${body}`;
@@ -145,6 +162,9 @@ const bodyText = async (body: Buffer | Readable): Promise<string> => {
 };
 
 const create = async (store: MultipartStore, req: IncomingMessage, res: ServerResponse, action: Action) => {
+  const algorithm = req.headers['x-amz-checksum-algorithm']?.toString().toUpperCase();
+  if (algorithm !== undefined && algorithm !== 'SHA256')
+    throw invalidRequest(`Checksum algorithm ${algorithm} is not supported by the local S3 (SHA256 only).`);
   const uploadId = randomBytes(16).toString('hex');
   const dir = join(store.directory, uploadId);
   await mkdir(dir, { recursive: true });
@@ -152,6 +172,7 @@ const create = async (store: MultipartStore, req: IncomingMessage, res: ServerRe
     bucket: action.bucket,
     key: action.key,
     contentType: req.headers['content-type'] ?? 'application/octet-stream',
+    ...(algorithm === undefined ? {} : { checksumAlgorithm: algorithm }),
   };
   await writeFile(join(dir, 'upload.json'), JSON.stringify(upload));
   sendXml(
@@ -163,6 +184,7 @@ const create = async (store: MultipartStore, req: IncomingMessage, res: ServerRe
 
 const putPart = async (
   store: MultipartStore,
+  req: IncomingMessage,
   body: Buffer | Readable,
   res: ServerResponse,
   action: Extract<Action, { kind: 'part' }>,
@@ -174,7 +196,17 @@ const putPart = async (
       'InvalidArgument',
       'Part number must be an integer between 1 and 10000, inclusive',
     );
-  const { dir } = await readUpload(store, action);
+  const { dir, upload } = await readUpload(store, action);
+  // The front checked the body against the checksum header before calling here.
+  const checksum = req.headers[CHECKSUM_HEADER]?.toString();
+  if (upload.checksumAlgorithm !== undefined && checksum === undefined)
+    throw invalidRequest(
+      'The upload was created using a sha256 checksum; every part must carry x-amz-checksum-sha256.',
+    );
+  if (upload.checksumAlgorithm === undefined && checksum !== undefined)
+    throw invalidRequest(
+      'Checksum Type mismatch occurred, expected checksum Type: null, actual checksum Type: sha256',
+    );
   const md5 = createHash('md5');
   let size = 0;
   const counted = new PassThrough();
@@ -185,9 +217,19 @@ const putPart = async (
   const file = join(dir, String(partNumber));
   await pipeline(Buffer.isBuffer(body) ? PassThrough.from([body]) : body, counted, createWriteStream(file));
   const etag = md5.digest('hex');
-  const part: StoredPart = { partNumber, etag, size, lastModified: new Date().toISOString() };
+  const part: StoredPart = {
+    partNumber,
+    etag,
+    size,
+    lastModified: new Date().toISOString(),
+    ...(checksum === undefined ? {} : { checksumSha256: checksum }),
+  };
   await writeFile(`${file}.json`, JSON.stringify(part));
-  res.writeHead(200, { etag: `"${etag}"`, 'content-length': 0 });
+  res.writeHead(200, {
+    etag: `"${etag}"`,
+    'content-length': 0,
+    ...(checksum === undefined ? {} : { [CHECKSUM_HEADER]: checksum }),
+  });
   res.end();
 };
 
@@ -211,7 +253,11 @@ const listParts = async (
         .map(
           (part) =>
             `<Part><PartNumber>${part.partNumber}</PartNumber><LastModified>${part.lastModified}</LastModified>` +
-            `<ETag>&quot;${part.etag}&quot;</ETag><Size>${part.size}</Size></Part>`,
+            `<ETag>&quot;${part.etag}&quot;</ETag><Size>${part.size}</Size>` +
+            (part.checksumSha256 === undefined
+              ? ''
+              : `<ChecksumSHA256>${part.checksumSha256}</ChecksumSHA256>`) +
+            '</Part>',
         )
         .join('') +
       '</ListPartsResult>',
@@ -219,11 +265,15 @@ const listParts = async (
 };
 
 /** The part list of a CompleteMultipartUpload body, in the order given. */
-const requestedParts = (xml: string): { partNumber: number; etag: string }[] => {
-  const parts = [...xml.matchAll(/<Part>([\s\S]*?)<\/Part>/g)].map(([, inner = '']) => ({
-    partNumber: Number(/<PartNumber>\s*(\d+)\s*<\/PartNumber>/.exec(inner)?.[1] ?? Number.NaN),
-    etag: unescapeXml(/<ETag>([\s\S]*?)<\/ETag>/.exec(inner)?.[1] ?? '').replaceAll('"', ''),
-  }));
+const requestedParts = (xml: string): { partNumber: number; etag: string; checksumSha256?: string }[] => {
+  const parts = [...xml.matchAll(/<Part>([\s\S]*?)<\/Part>/g)].map(([, inner = '']) => {
+    const checksum = /<ChecksumSHA256>([\s\S]*?)<\/ChecksumSHA256>/.exec(inner)?.[1];
+    return {
+      partNumber: Number(/<PartNumber>\s*(\d+)\s*<\/PartNumber>/.exec(inner)?.[1] ?? Number.NaN),
+      etag: unescapeXml(/<ETag>([\s\S]*?)<\/ETag>/.exec(inner)?.[1] ?? '').replaceAll('"', ''),
+      ...(checksum === undefined ? {} : { checksumSha256: unescapeXml(checksum).trim() }),
+    };
+  });
   if (parts.length === 0 || parts.some((part) => !Number.isInteger(part.partNumber)))
     throw new S3RequestRefused(
       400,
@@ -233,13 +283,13 @@ const requestedParts = (xml: string): { partNumber: number; etag: string }[] => 
   return parts;
 };
 
-/** PUTs the concatenated parts to s3rver as the object, with its multipart ETag as metadata. */
+/** PUTs the concatenated parts to s3rver as the object, with its multipart ETag (and checksum) as metadata. */
 const writeObject = (
   store: MultipartStore,
   upload: Upload,
   files: string[],
   size: number,
-  etag: string,
+  meta: { etag: string; checksumSha256?: string | undefined },
 ): Promise<void> =>
   new Promise((resolve, reject) => {
     const path = `/${[upload.bucket, ...upload.key.split('/')].map(encodeURIComponent).join('/')}`;
@@ -249,7 +299,12 @@ const writeObject = (
         port: store.upstream.port,
         method: 'PUT',
         path,
-        headers: { 'content-type': upload.contentType, 'content-length': size, [ETAG_META]: etag },
+        headers: {
+          'content-type': upload.contentType,
+          'content-length': size,
+          [ETAG_META]: meta.etag,
+          ...(meta.checksumSha256 === undefined ? {} : { [CHECKSUM_META]: meta.checksumSha256 }),
+        },
         agent: store.agent,
       },
       (answer) => {
@@ -284,6 +339,13 @@ const complete = async (
   const parts = requested.map((wanted) => {
     const part = held.get(wanted.partNumber);
     if (part?.etag !== wanted.etag) throw invalidPart();
+    if (upload.checksumAlgorithm !== undefined && wanted.checksumSha256 === undefined)
+      throw invalidRequest(
+        'The upload was created using a sha256 checksum. The complete request must include the checksum for ' +
+          `each part. It was missing for part ${wanted.partNumber} in the request.`,
+      );
+    if (wanted.checksumSha256 !== undefined && wanted.checksumSha256 !== part.checksumSha256)
+      throw invalidPart();
     return part;
   });
   if (parts.slice(0, -1).some((part) => part.size < MIN_PART_BYTES))
@@ -296,19 +358,27 @@ const complete = async (
   const etag = `${createHash('md5').update(digests).digest('hex')}-${parts.length}`;
   const files = parts.map((part) => join(dir, String(part.partNumber)));
   await Promise.all(files.map((file) => stat(file)));
+  const checksum =
+    upload.checksumAlgorithm === undefined
+      ? undefined
+      : compositeChecksumSha256(parts.map((part) => part.checksumSha256 ?? ''));
   await writeObject(
     store,
     upload,
     files,
     parts.reduce((sum, part) => sum + part.size, 0),
-    etag,
+    { etag, checksumSha256: checksum },
   );
   await rm(dir, { recursive: true, force: true });
   sendXml(
     res,
     `<CompleteMultipartUploadResult xmlns="${XMLNS}"><Location>${escapeXml(`${store.upstream.origin}/${upload.bucket}/${upload.key}`)}</Location>` +
       `<Bucket>${escapeXml(upload.bucket)}</Bucket><Key>${escapeXml(upload.key)}</Key>` +
-      `<ETag>&quot;${etag}&quot;</ETag></CompleteMultipartUploadResult>`,
+      `<ETag>&quot;${etag}&quot;</ETag>` +
+      (checksum === undefined
+        ? ''
+        : `<ChecksumSHA256>${checksum}</ChecksumSHA256><ChecksumType>COMPOSITE</ChecksumType>`) +
+      '</CompleteMultipartUploadResult>',
   );
 };
 
@@ -335,7 +405,7 @@ export const handleMultipart = async (
       await bodyText(body);
       return create(store, req, res, action);
     case 'part':
-      return putPart(store, body, res, action);
+      return putPart(store, req, body, res, action);
     case 'list':
       await bodyText(body);
       return listParts(store, res, action);

@@ -7,8 +7,10 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checksumTypeOf } from '../shared/types/checksums';
 import type { RunningService } from './dynamodb-local';
 import {
+  CHECKSUM_META,
   ETAG_META,
   handleMultipart,
   type MultipartStore,
@@ -27,7 +29,8 @@ import { canonicalPath, S3RequestRefused, type VerifierOptions, verifyS3Request 
  * A PUT with `x-amz-checksum-sha256` (a presigned upload signed for a checksum) is checked as S3 checks it:
  * a body whose SHA-256 differs is refused with 400 `BadDigest` and never stored. s3rver keeps no checksums,
  * so the front keeps it as the object's metadata (`CHECKSUM_META`) and answers it back as S3 does, as
- * `x-amz-checksum-sha256` to a HEAD or GET that asks for checksums (`x-amz-checksum-mode: ENABLED`).
+ * `x-amz-checksum-sha256` (with `x-amz-checksum-type`) to a HEAD or GET that asks for checksums
+ * (`x-amz-checksum-mode: ENABLED`). A part of a multipart upload is checked the same way before it is kept.
  *
  * Multipart uploads (create, upload part, list parts, complete, abort) are the front's own, after the same
  * signature check (`./s3-multipart`): s3rver lacks some and assembles parts unlike S3.
@@ -40,7 +43,6 @@ export interface S3FrontOptions extends Omit<VerifierOptions, 'now'> {
 }
 
 const CHECKSUM_HEADER = 'x-amz-checksum-sha256';
-const CHECKSUM_META = 'x-amz-meta-local-checksum-sha256';
 
 const escapeXml = (value: string): string => value.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -93,7 +95,10 @@ const forward = (req: IncomingMessage, res: ServerResponse, upstream: URL, body?
     },
     (answer) => {
       const { [CHECKSUM_META]: stored, ...answered } = multipartEtag(answer.headers);
-      if (withChecksum && typeof stored === 'string') answered[CHECKSUM_HEADER] = stored;
+      if (withChecksum && typeof stored === 'string') {
+        answered[CHECKSUM_HEADER] = stored;
+        answered['x-amz-checksum-type'] = checksumTypeOf(stored);
+      }
       res.writeHead(answer.statusCode ?? 502, answered);
       answer.pipe(res);
     },

@@ -29,6 +29,7 @@ export const ERROR_CATALOG = {
   invalid_storage_reference: { status: 400, title: 'Invalid storage reference' },
   upload_mismatch: { status: 400, title: 'Uploaded object does not match the reservation' },
   multipart_parts_invalid: { status: 400, title: 'Part list does not match the uploaded parts' },
+  multipart_checksum_mismatch: { status: 400, title: 'Composite checksum does not match the parts' },
   storage_limit_reached: { status: 403, title: 'Storage allowance reached' },
   file_in_use: { status: 409, title: 'A job still reads this file' },
   internal: { status: 500, title: 'Internal server error' },

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from './local-stack-process';
-import { binaryFile, uploadAllParts } from './storage-uploads';
+import { binaryFile, type PartUrl, partBytes, partUrls, sha256, uploadAllParts } from './storage-uploads';
 import { call, expectProblem, runAdmin } from './support';
 import { eventually, startReceiver, verifySignature } from './webhook-receiver';
 
@@ -28,7 +27,6 @@ let rival: Awaited<ReturnType<typeof operatorCompany>>;
 const as = (apiKey: string, more: Record<string, string> = {}) => ({ 'x-api-key': apiKey, ...more });
 const api = (method: string, path: string, body?: unknown, more: Record<string, string> = {}) =>
   call(method, path, { headers: as(acme.apiKey, more), ...(body === undefined ? {} : { body }) });
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64');
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -149,7 +147,7 @@ describe('a company that runs itself through the API', () => {
     );
   });
 
-  it('uploads a checksummed file, lists it, deletes it and sees storageBytes fall', async () => {
+  it('uploads checksummed files, one in parts, lists, refuses wrong bytes, deletes and sees storageBytes fall', async () => {
     const storageBytes = async () =>
       ((await api('GET', '/v1/usage')).json.usage as { storageBytes: number }).storageBytes;
     const before = await storageBytes();
@@ -186,14 +184,28 @@ describe('a company that runs itself through the API', () => {
     expect((await api('DELETE', `/v1/storage/files?${reference}`)).status).toBe(200);
     expect(await storageBytes()).toBe(before);
 
-    // A large file in parts: three of the 5 MiB minimum and a short last one.
+    // A large file in parts with checksums: three of the 5 MiB minimum and a short last one.
     const part = 5 * 1024 * 1024;
     const large = binaryFile(3 * part + 4096);
     const tenant = { companyId: acme.companyId, keyId: '', apiKey: acme.apiKey };
-    const { answer: upload, parts } = await uploadAllParts(tenant, large, part);
+    const { answer: upload, parts } = await uploadAllParts(tenant, large, part, { checksums: true });
     expect(parts).toHaveLength(4);
+    // Bytes other than those a part's checksum names are refused, and the part stored stays as it was.
+    const resent = await partUrls(tenant, upload.id, [
+      { partNumber: 4, checksumSha256: sha256(partBytes(large, part, 4)) },
+    ]);
+    const [last] = resent.json.parts as PartUrl[];
+    const wrong = Uint8Array.from(partBytes(large, part, 4));
+    wrong[0] = (wrong[0] ?? 0) ^ 0xff;
+    expect(
+      (await fetch(String(last?.url), { method: 'PUT', headers: last?.headers, body: wrong })).status,
+    ).toBe(400);
     const completed = await api('POST', `/v1/storage/multipart-uploads/${upload.id}/complete`, { parts });
     expect(completed.status).toBe(200);
+    expect(completed.json).toMatchObject({
+      checksumType: 'COMPOSITE',
+      checksumSha256: expect.stringMatching(/-4$/),
+    });
     expect(await storageBytes()).toBe(before + large.length);
     const largeReference = `fullPath=${encodeURIComponent(upload.fullPath)}`;
     expect((await api('DELETE', `/v1/storage/files?${largeReference}`)).status).toBe(200);

@@ -298,7 +298,7 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
   },
 };
 
-const REPEATABLE_CASES: Record<string, () => Case> = {
+const REPEATABLE_CASES: Record<string, () => Case | Promise<Case>> = {
   listDynadataItems: () => ({ path: '/v1/dynadata/type/contacts/list', body: { limit: 5 }, other: {} }),
   validateDynadataItem: () => ({
     path: '/v1/dynadata/type/contacts/validate',
@@ -306,6 +306,14 @@ const REPEATABLE_CASES: Record<string, () => Case> = {
     other: {},
   }),
   rewriteSpokenText: () => ({ path: '/v1/spoken-text', body: { markdown: '# Hi' }, other: {} }),
+  createMultipartPartUrls: async () => {
+    const { answer } = await uploadAllParts(tenant, binaryFile(100));
+    return {
+      path: `/v1/storage/multipart-uploads/${answer.id}/part-urls`,
+      body: { parts: [{ partNumber: 1 }] },
+      other: {},
+    };
+  },
 };
 
 const posts = (ROUTES as readonly RouteDefinition[]).filter((r) => r.method === 'POST' && !r.planned);
@@ -354,7 +362,7 @@ describe('Idempotency-Key on every POST', () => {
   it.each(byKind('repeatable'))('%s accepts the key and answers as without it', async (op) => {
     const prepare = REPEATABLE_CASES[op];
     if (!prepare) throw new Error(`no case for ${op}`);
-    const { path, body } = prepare();
+    const { path, body } = await prepare();
     const key = { ...headers(), 'idempotency-key': unique() };
     const first = await call('POST', path, { headers: key, body });
     expect(first.status, JSON.stringify(first.json)).toBe(200);

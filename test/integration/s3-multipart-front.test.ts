@@ -20,7 +20,8 @@ import { startS3Local } from '../../functions/local/s3-local';
 /**
  * The local S3's multipart upload (`functions/local/s3-multipart.ts`) driven by the AWS SDK, as S3 answers it:
  * parts listed a page at a time, part lists checked (order, ETags, the 5 MiB minimum), the assembled
- * object's ETag, unknown and foreign upload ids, abort, and part URLs whose signature is checked.
+ * object's ETag, unknown and foreign upload ids, abort, part URLs whose signature is checked, and SHA-256
+ * checksums (per part, and the object's composite).
  */
 const BUCKET = 'multipart-front';
 const KEY = 'companies/co_1/uploads/01/big.bin';
@@ -194,5 +195,88 @@ describe('local S3 multipart uploads', () => {
     ).toBe(403);
     const parts = await client.send(new ListPartsCommand({ Bucket: BUCKET, Key: key, UploadId: uploadId }));
     expect(parts.Parts?.map((p) => [p.PartNumber, p.Size])).toEqual([[1, 4]]);
+  });
+
+  it('keeps SHA-256 part checksums and gives the object their composite, refusing what S3 refuses', async () => {
+    const key = 'companies/co_1/uploads/05/sum.bin';
+    const created = await client.send(
+      new CreateMultipartUploadCommand({
+        Bucket: BUCKET,
+        Key: key,
+        ContentType: 'application/octet-stream',
+        ChecksumAlgorithm: 'SHA256',
+      }),
+    );
+    const uploadId = String(created.UploadId);
+    const chunks = [randomBytes(5 * MIB), randomBytes(1000)];
+    const sums = chunks.map((chunk) => createHash('sha256').update(chunk).digest('base64'));
+    const put = (partNumber: number, checksum?: string) =>
+      client.send(
+        new UploadPartCommand({
+          Bucket: BUCKET,
+          Key: key,
+          UploadId: uploadId,
+          PartNumber: partNumber,
+          Body: chunks[partNumber - 1],
+          ...(checksum === undefined ? {} : { ChecksumSHA256: checksum }),
+        }),
+      );
+    // A part without its SHA-256, or with another part's: refused, nothing kept.
+    expect(await refusal(put(1))).toBe('InvalidRequest');
+    expect(await refusal(put(1, sums[1]))).toBe('BadDigest');
+    const parts = [];
+    for (const partNumber of [1, 2]) {
+      const out = await put(partNumber, sums[partNumber - 1]);
+      expect(out.ChecksumSHA256).toBe(sums[partNumber - 1]);
+      parts.push({ PartNumber: partNumber, ETag: String(out.ETag), ChecksumSHA256: sums[partNumber - 1] });
+    }
+    const listed = await client.send(new ListPartsCommand({ Bucket: BUCKET, Key: key, UploadId: uploadId }));
+    expect(listed.Parts?.map((p) => [p.PartNumber, p.ChecksumSHA256])).toEqual([
+      [1, sums[0]],
+      [2, sums[1]],
+    ]);
+    const completeWith = (list: { PartNumber: number; ETag: string; ChecksumSHA256?: string }[]) =>
+      client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: BUCKET,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: list },
+        }),
+      );
+    const [one, two] = parts as [(typeof parts)[0], (typeof parts)[0]];
+    expect(await refusal(completeWith([one, { PartNumber: 2, ETag: two.ETag }]))).toBe('InvalidRequest');
+    expect(await refusal(completeWith([one, { ...two, ChecksumSHA256: sums[0] }]))).toBe('InvalidPart');
+
+    const composite = `${createHash('sha256')
+      .update(Buffer.concat(sums.map((sum) => Buffer.from(sum as string, 'base64'))))
+      .digest('base64')}-2`;
+    const done = await completeWith(parts);
+    expect(done).toMatchObject({ ChecksumSHA256: composite, ChecksumType: 'COMPOSITE' });
+    const head = await client.send(
+      new HeadObjectCommand({ Bucket: BUCKET, Key: key, ChecksumMode: 'ENABLED' }),
+    );
+    expect(head).toMatchObject({
+      ChecksumSHA256: composite,
+      ChecksumType: 'COMPOSITE',
+      ContentLength: 5 * MIB + 1000,
+    });
+  });
+
+  it('refuses a SHA-256 part checksum on an upload started without the algorithm', async () => {
+    const key = 'companies/co_1/uploads/06/plain.bin';
+    const uploadId = await start(key);
+    const body = randomBytes(100);
+    const out = client.send(
+      new UploadPartCommand({
+        Bucket: BUCKET,
+        Key: key,
+        UploadId: uploadId,
+        PartNumber: 1,
+        Body: body,
+        ChecksumSHA256: createHash('sha256').update(body).digest('base64'),
+      }),
+    );
+    expect(await refusal(out)).toBe('InvalidRequest');
   });
 });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { call, type createTenant } from './support';
 
@@ -68,13 +68,28 @@ export interface MultipartAnswer {
   partSize: number;
   partCount: number;
   expiresAt: string;
-  receivedParts: { partNumber: number; etag: string; size: number }[];
-  parts: { partNumber: number; size: number; url: string; method: string; expiresAt: string }[];
+  checksumAlgorithm?: 'SHA256';
+  receivedParts: { partNumber: number; etag: string; size: number; checksumSha256?: string }[];
+  parts: PartUrl[];
+}
+export interface PartUrl {
+  partNumber: number;
+  size: number;
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  expiresAt: string;
 }
 
 export const startMultipart = async (
   tenant: Tenant,
-  body: { fileName: string; contentType: string; size: number; partSize?: number },
+  body: {
+    fileName: string;
+    contentType: string;
+    size: number;
+    partSize?: number;
+    checksumAlgorithm?: 'SHA256';
+  },
 ) => {
   const res = await call('POST', '/v1/storage/multipart-uploads', { headers: auth(tenant), body });
   if (res.status !== 201)
@@ -82,29 +97,73 @@ export const startMultipart = async (
   return res.json as unknown as MultipartAnswer;
 };
 
-/** PUTs a part's bytes of `file` to its URL; answers the ETag storage gave it. */
+/** The bytes of part `partNumber` of `file` cut in parts of `partSize`. */
+export const partBytes = (file: Uint8Array, partSize: number, partNumber: number) =>
+  file.subarray((partNumber - 1) * partSize, partNumber * partSize);
+
+/** Base64 SHA-256, as `x-amz-checksum-sha256`. */
+export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64');
+
+/** Signed URLs of parts of an upload, with their checksums (`POST …/{id}/part-urls`). */
+export const partUrls = (
+  tenant: Tenant,
+  id: string,
+  parts: readonly { partNumber: number; checksumSha256?: string }[],
+) =>
+  call('POST', `/v1/storage/multipart-uploads/${id}/part-urls`, { headers: auth(tenant), body: { parts } });
+
+/** PUTs a part's bytes of `file` to its URL with its signed headers; answers the ETag storage gave it. */
 export const putPart = async (
   answer: Pick<MultipartAnswer, 'partSize'>,
-  part: MultipartAnswer['parts'][number],
+  part: PartUrl,
   file: Uint8Array,
 ): Promise<string> => {
-  const start = (part.partNumber - 1) * answer.partSize;
-  const res = await fetch(part.url, { method: part.method, body: file.subarray(start, start + part.size) });
+  const res = await fetch(part.url, {
+    method: part.method,
+    headers: part.headers,
+    body: partBytes(file, answer.partSize, part.partNumber),
+  });
   if (res.status !== 200)
     throw new Error(`part ${part.partNumber} answered ${res.status} ${await res.text()}`);
   return String(res.headers.get('etag')).replaceAll('"', '');
 };
 
-/** A multipart upload of `file` (one part unless `partSize` cuts it), every part sent: ready to complete. */
-export const uploadAllParts = async (tenant: Tenant, file: Uint8Array, partSize?: number) => {
+/**
+ * A multipart upload of `file` (one part unless `partSize` cuts it), every part sent: ready to complete. With
+ * `checksums`, it is started with `checksumAlgorithm: SHA256` and each part's URL is asked for with its checksum.
+ */
+export const uploadAllParts = async (
+  tenant: Tenant,
+  file: Uint8Array,
+  partSize?: number,
+  options: { checksums?: boolean } = {},
+) => {
   const answer = await startMultipart(tenant, {
     fileName: 'large.bin',
     contentType: 'application/octet-stream',
     size: file.length,
     ...(partSize === undefined ? {} : { partSize }),
+    ...(options.checksums ? { checksumAlgorithm: 'SHA256' as const } : {}),
   });
+  let urls = answer.parts;
+  if (options.checksums) {
+    const wanted = Array.from({ length: answer.partCount }, (_, i) => ({
+      partNumber: i + 1,
+      checksumSha256: sha256(partBytes(file, answer.partSize, i + 1)),
+    }));
+    const signed = await partUrls(tenant, answer.id, wanted);
+    if (signed.status !== 200)
+      throw new Error(`part-urls answered ${signed.status} ${JSON.stringify(signed.json)}`);
+    urls = signed.json.parts as PartUrl[];
+  }
   const parts = [];
-  for (const part of answer.parts)
-    parts.push({ partNumber: part.partNumber, etag: await putPart(answer, part, file) });
+  for (const part of urls)
+    parts.push({
+      partNumber: part.partNumber,
+      etag: await putPart(answer, part, file),
+      ...(options.checksums
+        ? { checksumSha256: sha256(partBytes(file, answer.partSize, part.partNumber)) }
+        : {}),
+    });
   return { answer, parts };
 };

@@ -95,10 +95,28 @@ export const deleteObject = async (bucket: string, key: string): Promise<void> =
 };
 
 /**
+ * What signing a PUT for a base64 SHA-256 `checksumSha256` adds (nothing without one): the command's
+ * `ChecksumSHA256`, `x-amz-checksum-sha256` among the signed headers and kept a header (never hoisted into
+ * the query), and that header among those the uploader sends. S3 refuses a body whose SHA-256 differs
+ * (400 `BadDigest`).
+ */
+export const checksumSigning = (checksumSha256: string | undefined) => {
+  const names = checksumSha256 === undefined ? [] : ['x-amz-checksum-sha256'];
+  return {
+    command: checksumSha256 === undefined ? {} : { ChecksumSHA256: checksumSha256 },
+    signed: names,
+    unhoistableHeaders: new Set(names),
+    headers: (checksumSha256 === undefined ? {} : { 'x-amz-checksum-sha256': checksumSha256 }) as Record<
+      string,
+      string
+    >,
+  };
+};
+
+/**
  * A presigned PUT that binds the content type and the exact length, and with `checksumSha256` the content
- * itself: S3 checks every signed header, and refuses a body whose SHA-256 is not the signed
- * `x-amz-checksum-sha256` (400 `BadDigest`), so the stored object cannot differ from what was declared. The
- * checksum header stays a header (never hoisted into the query). The uploader must send exactly `headers`.
+ * itself (`checksumSigning`): S3 checks every signed header, so the stored object cannot differ from what
+ * was declared. The uploader must send exactly `headers`.
  */
 export const presignUpload = async (
   bucket: string,
@@ -106,8 +124,8 @@ export const presignUpload = async (
   declared: { contentType: string; size: number; checksumSha256?: string | undefined },
   expiresIn: number,
 ): Promise<{ url: string; headers: Record<string, string> }> => {
-  const { contentType, size, checksumSha256 } = declared;
-  const checksum = checksumSha256 === undefined ? [] : ['x-amz-checksum-sha256'];
+  const { contentType, size } = declared;
+  const checksum = checksumSigning(declared.checksumSha256);
   const url = await getSignedUrl(
     s3(),
     new PutObjectCommand({
@@ -115,21 +133,17 @@ export const presignUpload = async (
       Key: key,
       ContentType: contentType,
       ContentLength: size,
-      ...(checksumSha256 === undefined ? {} : { ChecksumSHA256: checksumSha256 }),
+      ...checksum.command,
     }),
     {
       expiresIn,
-      signableHeaders: new Set(['content-type', 'content-length', ...checksum]),
-      unhoistableHeaders: new Set(checksum),
+      signableHeaders: new Set(['content-type', 'content-length', ...checksum.signed]),
+      unhoistableHeaders: checksum.unhoistableHeaders,
     },
   );
   return {
     url,
-    headers: {
-      'Content-Type': contentType,
-      'Content-Length': String(size),
-      ...(checksumSha256 === undefined ? {} : { 'x-amz-checksum-sha256': checksumSha256 }),
-    },
+    headers: { 'Content-Type': contentType, 'Content-Length': String(size), ...checksum.headers },
   };
 };
 

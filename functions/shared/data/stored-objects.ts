@@ -29,7 +29,8 @@ import { addStorageBytesItem, billedWork, usageItems } from './usage-meters';
  * A stored object is also in the company's file list, the `gsi1` partition `CO#<companyId>#FILES` sorted by
  * `fullPath` (so a prefix is a `begins_with`): the index attributes are written by every write that makes an
  * item `stored` (`recordUpdate`), and leave with the item when it is deleted. Items stored before the list
- * existed carry none until they are recorded again (see `docs/storage.md#listing-files`).
+ * existed carry none until the operator backfill gives them theirs (`fileListBackfill`, `admin files reindex`;
+ * see `docs/storage.md#listing-files`).
  */
 export interface StoredObject {
   bucket: string;
@@ -58,6 +59,8 @@ export interface MultipartLayout {
   uploadId: string;
   partSize: number;
   partCount: number;
+  /** `SHA256`: every part carries its checksum, and the object gets the composite of them. */
+  checksumAlgorithm?: 'SHA256';
 }
 
 /** The file list's index attributes of a stored object (its company is the one its path lies under). */
@@ -102,6 +105,7 @@ const StoredObjectItem = /* @__PURE__ */ defineEntity({
         uploadId: zm.optional(zm.string()),
         partSize: zm.optional(zm.number()),
         partCount: zm.optional(zm.number()),
+        checksumAlgorithm: zm.optional(zm.literal('SHA256')),
       }),
     ]);
   },
@@ -124,6 +128,34 @@ const toStoredObject = (record: Extract<StoredObjectItemRecord, { status: 'store
   createdAt: record.createdAt,
   ...(record.checksumSha256 === undefined ? {} : { checksumSha256: record.checksumSha256 }),
 });
+
+/**
+ * The write that puts a stored object recorded before the file list existed into the list
+ * (`stored-file-reindex.ts` finds them): the index attributes the entity computes, set only while the item is
+ * `stored` and holds none, so a repeated or racing backfill changes nothing. Undefined for an item that is
+ * only a reservation or whose path lies under no company.
+ */
+export const fileListBackfill = (item: Record<string, unknown>) => {
+  const record = StoredObjectItem.decode(item);
+  if (record.status !== 'stored') return undefined;
+  const index = StoredObjectItem.indexOf(record);
+  const companyId = companyOfObjectPath(record.fullPath);
+  if (companyId === undefined || !('gsi1pk' in index)) return undefined;
+  return {
+    Key: storedObjectKey(companyId, record.fullPath),
+    ...StoredObjectItem.update(
+      { set: index },
+      {
+        expression: '#status = :stored AND attribute_not_exists(#gsi1pk)',
+        names: { '#status': 'status' },
+        values: { ':stored': 'stored' },
+      },
+    ),
+  };
+};
+
+/** The entity name of stored-object items (their `entity` attribute). */
+export const STORED_OBJECT_ENTITY = ENTITY;
 
 /** The stored object of an item, or undefined when the item is only a reservation. */
 const storedObjectOf = (record: StoredObjectItemRecord): StoredObject | undefined =>
@@ -359,7 +391,7 @@ export const getUploadReservation = async (
   const item = await readItem(companyId, fullPath);
   if (!item) return undefined;
   if (item.status === 'stored') return { status: 'stored', object: toStoredObject(item) };
-  const { uploadId, partSize, partCount } = item;
+  const { uploadId, partSize, partCount, checksumAlgorithm } = item;
   return {
     status: 'pending',
     reservation: {
@@ -372,7 +404,14 @@ export const getUploadReservation = async (
       ...(item.declaredChecksumSha256 === undefined ? {} : { checksumSha256: item.declaredChecksumSha256 }),
       ...(uploadId === undefined || partSize === undefined || partCount === undefined
         ? {}
-        : { multipart: { uploadId, partSize, partCount } }),
+        : {
+            multipart: {
+              uploadId,
+              partSize,
+              partCount,
+              ...(checksumAlgorithm === undefined ? {} : { checksumAlgorithm }),
+            },
+          }),
     },
   };
 };

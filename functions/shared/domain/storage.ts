@@ -10,6 +10,7 @@ import {
 import { env } from '../env';
 import { AppError, NotFoundError } from '../errors';
 import { ulid } from '../ids';
+import { checksumTypeOf } from '../types/checksums';
 import { companyObjectPrefix } from '../types/object-prefixes';
 import { listCursor, type PageRequest } from './pages';
 import { DEFAULT_DOWNLOAD_URL_SECONDS, DEFAULT_FILE_PAGE, UPLOAD_URL_SECONDS } from './storage-limits';
@@ -33,7 +34,8 @@ import {
  *   that would take the company past its storage allowance (403 `storage_limit_reached`).
  * - Download URLs live 1 s to 7 days (default 1 hour) and exist only for recorded objects.
  * - With `checksumSha256` (base64 SHA-256 of the content) the PUT URL is signed for it, so storage refuses
- *   any other content (400 `BadDigest`); the stored object answers it.
+ *   any other content (400 `BadDigest`); the stored object answers it with `checksumType` `FULL_OBJECT` (a
+ *   multipart upload's composite checksum, `<base64>-<parts>`, is `COMPOSITE`).
  * - Files are listed by path prefix and deleted by reference (bytes subtracted once); a file an unfinished
  *   job reads is refused (409 `file_in_use`, `docs/decisions/0026-files-in-use.md`).
  */
@@ -112,7 +114,9 @@ const answer = (object: StoredObject) => ({
   fullPath: object.fullPath,
   size: object.size,
   contentType: object.contentType,
-  ...(object.checksumSha256 === undefined ? {} : { checksumSha256: object.checksumSha256 }),
+  ...(object.checksumSha256 === undefined
+    ? {}
+    : { checksumSha256: object.checksumSha256, checksumType: checksumTypeOf(object.checksumSha256) }),
 });
 
 export const finishUpload = async (
@@ -155,7 +159,11 @@ export const finishUpload = async (
               },
             ]),
       ];
-      if (outcome.declared.checksumSha256 !== head.checksumSha256)
+      // Only a declared checksum can mismatch: a multipart upload's composite was never declared.
+      if (
+        outcome.declared.checksumSha256 !== undefined &&
+        outcome.declared.checksumSha256 !== head.checksumSha256
+      )
         errors.push({
           pointer: '/body/fullPath',
           message: 'uploaded content does not match the declared checksum',

@@ -10,6 +10,7 @@ import {
   completeMultipartUpload as completeMultipart,
   createMultipartUpload as createMultipart,
   getMultipartUpload as getMultipart,
+  signPartUrls,
 } from '../domain/storage-multipart';
 import type { RouteHandler } from '../http/router';
 
@@ -42,6 +43,14 @@ export const completeMultipartUpload: RouteHandler<'completeMultipartUpload'> = 
   now,
 }) => ({
   body: await completeMultipart(auth.companyId, params.id, body, auth, now),
+});
+export const createMultipartPartUrls: RouteHandler<'createMultipartPartUrls'> = async ({
+  auth,
+  params,
+  body,
+  now,
+}) => ({
+  body: await signPartUrls(auth.companyId, params.id, body, now),
 });
 export const abortMultipartUpload: RouteHandler<'abortMultipartUpload'> = async ({ auth, params }) => ({
   body: await abortMultipart(auth.companyId, params.id),

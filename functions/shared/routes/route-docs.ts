@@ -215,8 +215,9 @@ export const ROUTE_DOCS: Partial<Record<OperationId, RouteDocs>> = {
   listFiles: {
     description:
       'Your stored objects (uploads and the files jobs wrote) whose `fullPath` starts with `prefix`, in path ' +
-      'order, `limit` a page (default 100). Objects stored before the list existed appear once recorded again ' +
-      '(see the storage guide).',
+      'order, `limit` a page (default 100). A file uploaded with a checksum has `checksumSha256` and ' +
+      '`checksumType` (`FULL_OBJECT`, or `COMPOSITE` for a multipart upload). Objects stored before the list ' +
+      'existed appear once an operator has reindexed them (see the storage guide).',
   },
   deleteFile: {
     description:

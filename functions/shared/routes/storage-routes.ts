@@ -7,6 +7,8 @@ import {
   downloadUrlResponseSchema,
   listFilesQuerySchema,
   listFilesResponseSchema,
+  multipartPartUrlsBodySchema,
+  multipartPartUrlsResponseSchema,
   multipartUploadBodySchema,
   multipartUploadParamsSchema,
   multipartUploadResponseSchema,
@@ -27,14 +29,26 @@ import {
  */
 const MULTIPART_ID = '01jd3xq0b2k7m4r9s1t6v8w0yz_lecture.mp4';
 const MULTIPART_PATH = `companies/co_01jd3xq0a6m5r6y1z8k7w2v4bn/uploads/${MULTIPART_ID.replace('_', '/')}`;
-const partExample = (partNumber: number, size: number) => ({
+const PART_CHECKSUMS = [
+  'vyy1imj2hNlaO3jvj2Ycmk5bCegsyPnMiMzpBSjK6yc=',
+  '6kFaYb0ZkVCENmoKL9rr4HCpwxaId+zbXjb0kFtfiqM=',
+  'Ln0sA6lQeuJl7PW1NWiFpTOTogKdJBOUmXJloaJa78Y=',
+];
+/** The composite of `PART_CHECKSUMS` (`types/checksums.ts`). */
+const COMPOSITE_EXAMPLE = 'BxkdPQ7wfZOPHWJ+/oa8UfGeQieYmRXFF1W3vMuz5aM=-3';
+const partExample = (partNumber: number, size: number, checksumSha256?: string) => ({
   partNumber,
   size,
   url:
     `https://api-v1-files.s3.eu-west-1.amazonaws.com/${MULTIPART_PATH}?partNumber=${partNumber}` +
     '&uploadId=VXBsb2FkIElEIGZvciBlbHZpbmcncyBteS1tb3ZpZS5tMnRzIHVwbG9hZA&X-Amz-Algorithm=AWS4-HMAC-SHA256' +
-    '&X-Amz-Expires=3600&X-Amz-SignedHeaders=content-length%3Bhost&X-Amz-Signature=3f1c9a6be0d4',
+    `&X-Amz-Expires=3600&X-Amz-SignedHeaders=content-length%3Bhost${checksumSha256 ? '%3Bx-amz-checksum-sha256' : ''}` +
+    '&X-Amz-Signature=3f1c9a6be0d4',
   method: 'PUT',
+  headers: {
+    'Content-Length': String(size),
+    ...(checksumSha256 === undefined ? {} : { 'x-amz-checksum-sha256': checksumSha256 }),
+  },
   expiresAt: '2026-11-02T10:31:12.000Z',
 });
 const multipartExample = (received: number) => ({
@@ -123,7 +137,8 @@ export const STORAGE_ROUTES = [
       'For large files: reserves the object path and answers one signed URL per part (`partSize` bytes each, ' +
       'the last one the rest). PUT each part with its exact `Content-Length`; each answer carries an `ETag` ' +
       'header the client keeps for the completion. Parts may be sent in any order and in parallel. The ' +
-      "declared size is capped by the plan's `maxObjectBytes` (413 `payload_too_large`).",
+      "declared size is capped by the plan's `maxObjectBytes` (413 `payload_too_large`). With " +
+      '`checksumAlgorithm: SHA256` each part URL is asked for with its checksum (`…/part-urls`).',
     tag: 'Storage',
     scope: 'storage:write',
     idempotency: 'keyed',
@@ -138,6 +153,44 @@ export const STORAGE_ROUTES = [
     examples: {
       request: { fileName: 'lecture.mp4', contentType: 'video/mp4', size: 20_000_000, partSize: 8_388_608 },
       response: multipartExample(0),
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/storage/multipart-uploads/{id}/part-urls',
+    group: 'storage',
+    operationId: 'createMultipartPartUrls',
+    summary: 'Sign part URLs, with their checksums',
+    description:
+      'Signed URLs for the parts named, each bound to its exact length and to the `checksumSha256` given for ' +
+      'it: the way to send the parts of an upload started with `checksumAlgorithm` (every part needs its ' +
+      'checksum; storage refuses bytes that do not match with 400 `BadDigest`), and fresh URLs of any parts ' +
+      'of another upload (no checksums then). A part number past `partCount`, or a checksum missing or ' +
+      'refused, is 400 `validation_failed`.',
+    tag: 'Storage',
+    scope: 'storage:write',
+    idempotency: 'repeatable',
+    get params() {
+      return multipartUploadParamsSchema();
+    },
+    get body() {
+      return multipartPartUrlsBodySchema();
+    },
+    get response() {
+      return multipartPartUrlsResponseSchema();
+    },
+    errors: ['not_found'],
+    examples: {
+      request: {
+        parts: PART_CHECKSUMS.map((checksumSha256, i) => ({ partNumber: i + 1, checksumSha256 })),
+      },
+      response: {
+        parts: [
+          partExample(1, 8_388_608, PART_CHECKSUMS[0]),
+          partExample(2, 8_388_608, PART_CHECKSUMS[1]),
+          partExample(3, 3_222_784, PART_CHECKSUMS[2]),
+        ],
+      },
     },
   }),
   route({
@@ -169,8 +222,11 @@ export const STORAGE_ROUTES = [
     summary: 'Finish a multipart upload',
     description:
       'Assembles the parts (every part number from 1 to `partCount`, in order, with the ETag each PUT ' +
-      'answered; otherwise 400 `multipart_parts_invalid`) and records the object as ' +
-      '`POST /v1/storage/upload-complete` does, with the same answer. Completing again answers the same object.',
+      'answered and, for an upload with `checksumAlgorithm`, the checksum of each; otherwise 400 ' +
+      '`multipart_parts_invalid`) and records the object as `POST /v1/storage/upload-complete` does, with ' +
+      'the same answer; with checksums it answers the composite checksum (`checksumType` `COMPOSITE`). A ' +
+      'composite `checksumSha256` given here that the parts do not make is 400 ' +
+      '`multipart_checksum_mismatch`, before anything is assembled. Completing again answers the same object.',
     tag: 'Storage',
     scope: 'storage:write',
     idempotency: 'keyed',
@@ -183,20 +239,29 @@ export const STORAGE_ROUTES = [
     get response() {
       return storedObjectResponseSchema();
     },
-    errors: ['not_found', 'multipart_parts_invalid', 'upload_mismatch', 'storage_limit_reached'],
+    errors: [
+      'not_found',
+      'multipart_parts_invalid',
+      'multipart_checksum_mismatch',
+      'upload_mismatch',
+      'storage_limit_reached',
+    ],
     examples: {
       request: {
         parts: [
-          { partNumber: 1, etag: 'b54357faf0632cce46e942fa68356b38' },
-          { partNumber: 2, etag: '0d3a1ba8a8b5b6c2e5d2e0e5c2f1a9b7' },
-          { partNumber: 3, etag: '7c4a8d09ca3762af61e59520943dc264' },
+          { partNumber: 1, etag: 'b54357faf0632cce46e942fa68356b38', checksumSha256: PART_CHECKSUMS[0] },
+          { partNumber: 2, etag: '0d3a1ba8a8b5b6c2e5d2e0e5c2f1a9b7', checksumSha256: PART_CHECKSUMS[1] },
+          { partNumber: 3, etag: '7c4a8d09ca3762af61e59520943dc264', checksumSha256: PART_CHECKSUMS[2] },
         ],
+        checksumSha256: COMPOSITE_EXAMPLE,
       },
       response: {
         bucket: 'api-v1-files',
         fullPath: MULTIPART_PATH,
         size: 20_000_000,
         contentType: 'video/mp4',
+        checksumSha256: COMPOSITE_EXAMPLE,
+        checksumType: 'COMPOSITE',
       },
     },
   }),
@@ -267,7 +332,17 @@ export const STORAGE_ROUTES = [
             size: 96044,
             contentType: 'audio/wav',
             checksumSha256: 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=',
+            checksumType: 'FULL_OBJECT',
             createdAt: '2026-11-02T09:31:12.000Z',
+          },
+          {
+            bucket: 'api-v1-files',
+            fullPath: MULTIPART_PATH,
+            size: 20_000_000,
+            contentType: 'video/mp4',
+            checksumSha256: COMPOSITE_EXAMPLE,
+            checksumType: 'COMPOSITE',
+            createdAt: '2026-11-02T09:58:40.000Z',
           },
         ],
         nextCursor: null,

@@ -29,13 +29,35 @@ const bucketField = /* @__PURE__ */ lazy(() =>
     .describe('The platform bucket (`bucket` of an upload answer). Absent means the platform bucket.'),
 );
 /** Base64 of a SHA-256 digest, as S3's `x-amz-checksum-sha256`: 43 characters and one `=`. */
+const SHA256_BASE64 = '[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=';
+/** A composite checksum's suffix: `-<part count>` (1 to 10,000 parts). */
+const PART_COUNT_SUFFIX = `-[1-9][0-9]{0,4}`;
+
 const checksumField = /* @__PURE__ */ lazy(() =>
   z
     .string()
     .length(44)
-    .regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/, 'checksumSha256 must be the base64 of a SHA-256 digest')
+    .regex(new RegExp(`^${SHA256_BASE64}$`), 'checksumSha256 must be the base64 of a SHA-256 digest')
     .describe("Base64 SHA-256 of the content (as S3's `x-amz-checksum-sha256`)."),
 );
+
+/** The composite checksum of a multipart upload: base64 SHA-256 of the parts' digests, `-`, the part count. */
+const compositeChecksumField = /* @__PURE__ */ lazy(() =>
+  z
+    .string()
+    .max(50)
+    .regex(
+      new RegExp(`^${SHA256_BASE64}${PART_COUNT_SUFFIX}$`),
+      'checksumSha256 must be a composite checksum: the base64 of a SHA-256 digest, `-`, the part count',
+    )
+    .describe(
+      'Composite checksum (as S3 answers it): base64 SHA-256 of the concatenated binary SHA-256 digests of the ' +
+        'parts, in part order, then `-<partCount>`.',
+    ),
+);
+
+/** The checksum algorithm of a multipart upload's parts (S3 `ChecksumAlgorithm`): SHA-256 only. */
+const checksumAlgorithmField = /* @__PURE__ */ lazy(() => z.enum(['SHA256']));
 
 /** The document states the path rules the storage-reference validator enforces (it answers 400 or 404). */
 export const fullPathDocumentation = { pattern: FULL_PATH_PATTERN, maxLength: MAX_FULL_PATH_BYTES };
@@ -123,9 +145,21 @@ export const storedObjectResponseSchema = /* @__PURE__ */ lazy(() =>
       fullPath: z.string().describe('Path of the stored object.'),
       size: z.number().int().nonnegative().describe('Size in bytes, counted in the storage usage figure.'),
       contentType: z.string().describe('Media type of the object.'),
-      checksumSha256: checksumField()
+      checksumSha256: z
+        .string()
+        .max(50)
+        .regex(new RegExp(`^${SHA256_BASE64}(${PART_COUNT_SUFFIX})?$`))
         .optional()
-        .describe('Base64 SHA-256 of the content, when the upload declared one.'),
+        .describe(
+          'The checksum storage checked, when the upload had one: the base64 SHA-256 of the content ' +
+            "(`checksumType` `FULL_OBJECT`, a single upload), or the composite of the parts' checksums " +
+            '(`COMPOSITE`, a multipart upload: base64 SHA-256 of the concatenated binary SHA-256 digests of ' +
+            'the parts, then `-<partCount>`).',
+        ),
+      checksumType: z
+        .enum(['FULL_OBJECT', 'COMPOSITE'])
+        .optional()
+        .describe('What `checksumSha256` is a checksum of (present with it).'),
     })
     .describe('A stored object: `{bucket, fullPath}` is its storage reference.'),
 );
@@ -230,9 +264,38 @@ export const multipartUploadBodySchema = /* @__PURE__ */ lazy(() =>
           `Bytes of every part but the last (${MIN_PART_BYTES} to ${MAX_PART_BYTES}; default ${DEFAULT_PART_BYTES}, ` +
             `8 MiB). \`size\` / \`partSize\` may make at most ${MAX_PARTS} parts.`,
         ),
+      checksumAlgorithm: checksumAlgorithmField()
+        .optional()
+        .describe(
+          '`SHA256`: every part is checked against its own checksum. The answer then has no part URLs: ' +
+            "request each part's URL with its checksum (`POST /v1/storage/multipart-uploads/{id}/part-urls`); " +
+            'storage refuses a part whose bytes do not match (400 `BadDigest`), and the completed object ' +
+            'answers the composite checksum of the parts (`checksumType` `COMPOSITE`).',
+        ),
     })
     .strict()
     .describe('A file to upload in parts.'),
+);
+
+/** A presigned URL of one part. */
+const partUrlSchema = /* @__PURE__ */ lazy(() =>
+  z.object({
+    partNumber: z.number().int().min(1).max(MAX_PARTS),
+    size: z
+      .number()
+      .int()
+      .describe('Exact bytes of this part, sent as `Content-Length`: the URL is signed for it.'),
+    url: z.url().describe('Presigned URL; PUT the part bytes to it with `headers`.'),
+    method: z.literal('PUT'),
+    headers: z
+      .record(z.string(), z.string())
+      .describe(
+        'Headers to send with the part, exactly (`Content-Length`, and `x-amz-checksum-sha256` for a part ' +
+          'with a checksum). They are signed: another length or content is refused by storage. Browsers ' +
+          'set `Content-Length` themselves.',
+      ),
+    expiresAt: z.iso.datetime().describe('The URL stops working at this time (1 hour).'),
+  }),
 );
 
 export const multipartUploadResponseSchema = /* @__PURE__ */ lazy(() =>
@@ -251,38 +314,68 @@ export const multipartUploadResponseSchema = /* @__PURE__ */ lazy(() =>
         .describe(
           'The upload must be completed by this time (a day after its creation); then it is dropped.',
         ),
+      checksumAlgorithm: checksumAlgorithmField()
+        .optional()
+        .describe('Present when the upload was started with it: every part carries its checksum.'),
       receivedParts: z
         .array(
           z.object({
             partNumber: z.number().int(),
             etag: z.string().describe('The ETag storage answered for the part.'),
             size: z.number().int(),
+            checksumSha256: checksumField()
+              .optional()
+              .describe('The checksum storage checked the part against (uploads with `checksumAlgorithm`).'),
           }),
         )
         .describe('The parts storage holds, in part-number order (empty on creation).'),
       parts: z
-        .array(
-          z.object({
-            partNumber: z.number().int().min(1).max(MAX_PARTS),
-            size: z
-              .number()
-              .int()
-              .describe('Exact bytes of this part, sent as `Content-Length`: the URL is signed for it.'),
-            url: z.url().describe('Presigned URL; PUT the part bytes to it.'),
-            method: z.literal('PUT'),
-            expiresAt: z.iso.datetime().describe('The URL stops working at this time (1 hour).'),
-          }),
-        )
+        .array(partUrlSchema())
         .describe(
           `URLs for the parts storage does not hold yet, the first ${MAX_PART_URLS} of them; read the upload ` +
             "again for fresh URLs or the next ones. Each PUT answers the part's `ETag` header: keep it for " +
-            'the completion.',
+            'the completion. Empty for an upload with `checksumAlgorithm`: its part URLs are requested with ' +
+            'their checksums.',
         ),
     })
     .describe(
       'An unfinished multipart upload: PUT each part to its URL, then `POST ' +
         '/v1/storage/multipart-uploads/{id}/complete` with every part number and ETag.',
     ),
+);
+
+/** A part number of the upload, and its checksum when the upload has `checksumAlgorithm`. */
+const partChecksumFields = () => ({
+  partNumber: z.number().int().min(1).max(MAX_PARTS),
+  checksumSha256: checksumField()
+    .optional()
+    .describe(
+      "Base64 SHA-256 of the part's bytes (as `x-amz-checksum-sha256`): required for every part of an upload " +
+        'with `checksumAlgorithm`, refused for the others.',
+    ),
+});
+
+export const multipartPartUrlsBodySchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      parts: z
+        .array(z.object(partChecksumFields()).strict())
+        .min(1)
+        .max(MAX_PART_URLS)
+        .describe(
+          `The parts to sign a URL for (1 to ${MAX_PART_URLS}), each with its checksum when it has one.`,
+        ),
+    })
+    .strict()
+    .describe('Parts of an unfinished multipart upload to send.'),
+);
+
+export const multipartPartUrlsResponseSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      parts: z.array(partUrlSchema()).describe('One signed URL per part asked for, in the order asked.'),
+    })
+    .describe('Signed part URLs: PUT each part to its URL with its `headers`.'),
 );
 
 export const completeMultipartBodySchema = /* @__PURE__ */ lazy(() =>
@@ -292,14 +385,24 @@ export const completeMultipartBodySchema = /* @__PURE__ */ lazy(() =>
         .array(
           z
             .object({
-              partNumber: z.number().int().min(1).max(MAX_PARTS),
+              ...partChecksumFields(),
               etag: z.string().min(1).max(128).describe("The `ETag` header the part's PUT answered."),
             })
             .strict(),
         )
         .min(1)
         .max(MAX_PARTS)
-        .describe('Every part, 1 to `partCount` in order, each with the ETag its upload answered.'),
+        .describe(
+          'Every part, 1 to `partCount` in order, each with the ETag its upload answered (and, for an upload ' +
+            'with `checksumAlgorithm`, the checksum its URL was signed for).',
+        ),
+      checksumSha256: compositeChecksumField()
+        .optional()
+        .describe(
+          'For an upload with `checksumAlgorithm`, optionally: the composite checksum the client expects (base64 ' +
+            "SHA-256 of the parts' concatenated binary SHA-256 digests, `-<partCount>`). When the parts' " +
+            'checksums make another, nothing is assembled: 400 `multipart_checksum_mismatch`.',
+        ),
     })
     .strict()
     .describe('The parts that make the object.'),
