@@ -141,19 +141,36 @@ const JWT_MINTING: FunctionAccess = { table: { PutItem: ['credentials'] }, secre
 
 /**
  * What a workflow run calls around its steps, sync or async (`functions/shared/domain/workflows`): reads the
- * definition version, the run and the company's limits, records each step on the run item, stores an output
- * over 4 KB as a tenant object (`companies/<id>/workflows/runs/...`: the object, its record and storage
- * bytes), and finishes the run with its compute time in one transaction.
+ * definition version, the run and the company's limits, reads the workflow secrets its definition references
+ * (one batch) and unwraps their data keys (`kms:Decrypt` on the secrets' key alone), records each step on
+ * the run item, stores an output over 4 KB as a tenant object (`companies/<id>/workflows/runs/...`: the
+ * object, its record and storage bytes), and finishes the run with its compute time in one transaction.
  */
 const WORKFLOW_RUN: FunctionAccess = {
   table: {
     GetItem: ['workflows', 'workflowRuns', 'storedObjects', 'plans'],
     PutItem: ['events'],
-    BatchGetItem: ['company'],
+    BatchGetItem: ['company', 'workflowSecrets'],
     // The run and its entry in its workflow's run list (`data/workflow-runs/entries.ts`).
     UpdateItem: ['workflowRuns', 'storedObjects', 'usage'],
   },
   objects: { 's3:PutObject': ['workflowRuns'] },
+  workflowSecretsKey: ['Decrypt'],
+};
+
+/**
+ * Storing, reading, listing and deleting workflow secrets (`domain/workflows/vault.ts`): the secret items
+ * (each write conditional on the version read, a count before a new one) and a fresh data key per value
+ * (`kms:GenerateDataKey` on the secrets' key alone).
+ */
+const WORKFLOW_SECRETS: FunctionAccess = {
+  table: {
+    GetItem: ['workflowSecrets'],
+    Query: ['workflowSecrets'],
+    PutItem: ['workflowSecrets'],
+    DeleteItem: ['workflowSecrets'],
+  },
+  workflowSecretsKey: ['GenerateDataKey'],
 };
 
 /**
@@ -311,16 +328,24 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // company's limits), runs sync runs in the function (one invocation: step outputs stay in memory) and hands
   // async ones to the engine (`RUN_ENGINE`); cancels a run (its final move, which the engine's next claim sees).
   // POST /v1/workflows/{id}/run is idempotent.
-  workflows: combineAccess(WORKFLOW_ACTIONS, WORKFLOW_RUN, JWT_MINTING, WORKFLOW_DEFINITIONS, RUN_ENGINE, {
-    table: {
-      GetItem: ['idempotency'],
-      // A workflow's run list (`data/workflow-runs/entries.ts`).
-      Query: ['workflowRuns'],
-      PutItem: ['workflowRuns', 'idempotency'],
-      UpdateItem: ['usage', 'idempotency'],
-      DeleteItem: ['idempotency'],
+  workflows: combineAccess(
+    WORKFLOW_ACTIONS,
+    WORKFLOW_RUN,
+    JWT_MINTING,
+    WORKFLOW_DEFINITIONS,
+    WORKFLOW_SECRETS,
+    RUN_ENGINE,
+    {
+      table: {
+        GetItem: ['idempotency'],
+        // A workflow's run list (`data/workflow-runs/entries.ts`).
+        Query: ['workflowRuns'],
+        PutItem: ['workflowRuns', 'idempotency'],
+        UpdateItem: ['usage', 'idempotency'],
+        DeleteItem: ['idempotency'],
+      },
     },
-  }),
+  ),
   // Webhook endpoints (registered within the plan's cap, listed, read, changed, their secret rotated,
   // deleted, pinged: a `ping` event), events with their deliveries, an endpoint's delivery log (`gsi1`), and
   // a redelivery: the delivery made pending again with its lane entry and count, and the message that wakes
@@ -356,7 +381,8 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       {
         table: {
           GetItem: ['transcodes', 'transcriptions', 'speechJobs', 'workflowRuns', 'workflows', 'idempotency'],
-          Query: ['workflows', 'workflowRuns'],
+          // list_workflow_secrets: the names of the company's workflow secrets.
+          Query: ['workflows', 'workflowRuns', 'workflowSecrets'],
           // put_dynadata_type stores the type record.
           PutItem: ['workflowRuns', 'idempotency', 'dynadataTypes'],
           UpdateItem: ['usage', 'idempotency'],

@@ -31,7 +31,7 @@ export const createApp = (props?: AppProps): PublicApiApp => {
   };
   const jobs = new JobsStack(app, 'PublicApiV1Jobs', {
     description: 'Public API v1: state machines and their workers (transcodes, message delivery, workflows)',
-    data: { ...dataResources, cursorKey: data.cursorKey },
+    data: { ...dataResources, cursorKey: data.cursorKey, workflowSecretsKey: data.workflowSecretsKey },
   });
   const api = new ApiStack(app, 'PublicApiV1', {
     description: 'Public API v1: REST API, authorizer and route group functions',
@@ -44,6 +44,7 @@ export const createApp = (props?: AppProps): PublicApiApp => {
       },
       downloadSigner: data.downloadSigner.secret,
       cursorKey: data.cursorKey,
+      workflowSecretsKey: data.workflowSecretsKey,
     },
     workflowSchedules: jobs.workflowSchedules,
   });

@@ -15,6 +15,7 @@ import {
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import {
   BlockPublicAccess,
   Bucket,
@@ -47,6 +48,11 @@ export class DataStack extends Stack {
   readonly jwtPublicKeys: Secret;
   /** The HMAC key of Dynadata and contacts list cursors (generated, never leaves Secrets Manager). */
   readonly cursorKey: Secret;
+  /**
+   * Wraps the data keys of workflow secrets (envelope encryption, `functions/shared/aws/kms.ts`): the values
+   * never leave the table in the clear, and only the functions that store or use them may call it.
+   */
+  readonly workflowSecretsKey: Key;
   readonly downloadSigner: DownloadSigner;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
@@ -157,6 +163,12 @@ export class DataStack extends Stack {
       reason:
         'The key only authenticates short-lived list cursors; replacing it (by hand, when needed) ends the ' +
         'lists in progress, which a scheduled rotation would do for no gain.',
+    });
+
+    this.workflowSecretsKey = new Key(this, 'WorkflowSecretsKey', {
+      description: 'Public API v1: wraps the data keys of workflow secrets',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
 
     new CfnOutput(this, 'TableName', {

@@ -31,6 +31,13 @@ export const ensureS3Credentials = (dataDir: string): { accessKeyId: string; sec
   return JSON.parse(readFileSync(file, 'utf8')) as { accessKeyId: string; secretAccessKey: string };
 };
 
+/** The local key that wraps workflow secrets' data keys (on AWS a KMS key), generated once (mode 0600). */
+export const ensureWorkflowSecretsKey = (dataDir: string): string => {
+  const file = join(dataDir, 'workflow-secrets-key');
+  if (!existsSync(file)) writeFileAtomically(file, randomBytes(32).toString('base64'), 0o600);
+  return readFileSync(file, 'utf8').trim();
+};
+
 /** The local list-cursor HMAC key, generated once (mode 0600) under the data directory. */
 export const ensureCursorKey = (dataDir: string): string => {
   const file = cursorKeyFile(dataDir);

@@ -8,6 +8,7 @@ import {
   ensureCursorKey,
   ensureJwtKeys,
   ensureS3Credentials,
+  ensureWorkflowSecretsKey,
   jwtKeysFile,
   jwtPublicKeysFile,
 } from './data-dir-secrets';
@@ -164,6 +165,7 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
     JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
     JWT_PUBLIC_KEYS_FILE: jwtPublicKeysFile(d.dataDir),
     DYNADATA_CURSOR_SECRET: ensureCursorKey(d.dataDir),
+    WORKFLOW_SECRETS_LOCAL_KEY: ensureWorkflowSecretsKey(d.dataDir),
     S3_ACCESS_KEY_ID: s3.accessKeyId,
     S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
     // Webhooks and workflow HTTP actions may reach a receiver on this machine when the stack was started with

@@ -57,6 +57,8 @@ export const ERROR_CATALOG = {
   // Webhook endpoints
   webhook_endpoint_limit_reached: { status: 403, title: 'Webhook endpoint allowance reached' },
   webhook_endpoint_disabled: { status: 409, title: 'Webhook endpoint is disabled' },
+  // Workflows
+  workflow_secret_limit_reached: { status: 403, title: 'Workflow secret allowance reached' },
   // Dynadata and messaging.
   builtin_type_read_only: { status: 403, title: 'Built-in Dynadata types cannot be changed' },
   dynadata_type_limit_reached: { status: 403, title: 'Dynadata type allowance reached' },

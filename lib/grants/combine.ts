@@ -28,6 +28,7 @@ export const combineAccess = (...parts: FunctionAccess[]): FunctionAccess => {
     gsi1: union(...parts.map((p) => p.gsi1)),
     objects: unionRecord(...parts.map((p) => p.objects)),
     secrets: union(...parts.map((p) => p.secrets)),
+    workflowSecretsKey: union(...parts.map((p) => p.workflowSecretsKey)),
     stateMachines: unionRecord(...parts.map((p) => p.stateMachines)),
     queues: unionRecord(...parts.map((p) => p.queues)),
     unscoped: [...unscoped.values()],

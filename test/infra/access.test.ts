@@ -281,6 +281,8 @@ describe('least privilege elsewhere', () => {
       'dynamodb:PutItem',
       'dynamodb:Query',
       'dynamodb:UpdateItem',
+      // The workflow secrets a sync run's definition references: unwrapped, never made.
+      'kms:Decrypt',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'polly:SynthesizeSpeech',
@@ -303,6 +305,9 @@ describe('least privilege elsewhere', () => {
     }
     expect(allows(fn, 'dynamodb:PutItem', 'table', [`CO#${CO}#IDEM`])).toBe(true);
     expect(allows(fn, 'dynamodb:PutItem', 'table', [`CO#${CO}#CRED`])).toBe(false);
+    // It lists the names of workflow secrets and reads the ones a run uses; it stores none.
+    expect(allows(fn, 'dynamodb:Query', 'table', [`CO#${CO}#WFSECRET`])).toBe(true);
+    expect(allows(fn, 'dynamodb:PutItem', 'table', [`CO#${CO}#WFSECRET`])).toBe(false);
   });
 
   it('attaches no managed policy to a function role', () => {

@@ -24,6 +24,7 @@ const build = () => {
     jwtKeys: data.jwtKeys,
     jwtPublicKeys: data.jwtPublicKeys,
     cursorKey: data.cursorKey,
+    workflowSecretsKey: data.workflowSecretsKey,
   };
   const jobs = new JobsStack(app, 'Jobs', { data: resources });
   const worker = new LambdaFunction(jobs, 'Worker', {

@@ -37,6 +37,7 @@ beforeAll(async () => {
   const { SPEECH_JOB_STORE } = await import('../../functions/shared/data/speech-jobs');
   const speechJobs = createJobLifecycle(SPEECH_JOB_STORE);
   const { workflowPartition } = await import('../../functions/shared/data/workflows');
+  const { workflowSecretKey } = await import('../../functions/shared/data/workflow-secrets');
   const { workflowRunKey, unfinishedRunIndexKey } = await import(
     '../../functions/shared/data/workflow-runs/runs'
   );
@@ -64,6 +65,7 @@ beforeAll(async () => {
     transcriptions: transcriptionJobs.jobKey(co, 'tr_1').pk,
     speechJobs: speechJobs.jobKey(co, 'sj_1').pk,
     workflows: workflowPartition(co),
+    workflowSecrets: workflowSecretKey(co, 'API_TOKEN').pk,
     workflowRuns: workflowRunKey(co, 'wr_1').pk,
     events: eventKey(co, 'evt_1').pk,
     webhooks: endpointKey(co, 'we_1').pk,

@@ -62,6 +62,8 @@ export const SDK_ACTIONS: Record<string, string[] | typeof TRANSACTION> = {
   'client-sfn#SendTaskFailureCommand': ['states:SendTaskFailure'],
   'client-sfn#SendTaskHeartbeatCommand': ['states:SendTaskHeartbeat'],
   'client-secrets-manager#GetSecretValueCommand': ['secretsmanager:GetSecretValue'],
+  'client-kms#GenerateDataKeyCommand': ['kms:GenerateDataKey'],
+  'client-kms#DecryptCommand': ['kms:Decrypt'],
   'client-secrets-manager#PutSecretValueCommand': ['secretsmanager:PutSecretValue'],
   'client-secrets-manager#DescribeSecretCommand': ['secretsmanager:DescribeSecret'],
   'client-secrets-manager#UpdateSecretVersionStageCommand': ['secretsmanager:UpdateSecretVersionStage'],

@@ -64,6 +64,7 @@ export default async function setup(project: TestProject) {
       ALLOW_LOOPBACK_WEBHOOKS: String(d.outbound.allowLoopback),
       OUTBOUND_DENIED_LOOPBACK_PORTS: d.outbound.deniedLoopbackPorts.join(','),
       DYNADATA_CURSOR_SECRET: readFileSync(join(dataDir, 'dynadata-cursor-key'), 'utf8').trim(),
+      WORKFLOW_SECRETS_LOCAL_KEY: readFileSync(join(dataDir, 'workflow-secrets-key'), 'utf8').trim(),
       // The local S3 accepts only the stack's own generated key.
       ...(() => {
         const { accessKeyId, secretAccessKey } = JSON.parse(

@@ -104,6 +104,12 @@ const LISTS: Record<string, ListCase> = {
       call('GET', `/v1/workflows/wf-a/versions?${query(limit, cursor)}`, { headers: headers() }),
     idOf: (v) => String(v.version),
   },
+  listWorkflowSecrets: {
+    member: 'secrets',
+    fetch: (limit, cursor) =>
+      call('GET', `/v1/workflows/secrets?${query(limit, cursor)}`, { headers: headers() }),
+    idOf: (s) => String(s.name),
+  },
   listWorkflows: {
     member: 'workflows',
     fetch: (limit, cursor) => call('GET', `/v1/workflows?${query(limit, cursor)}`, { headers: headers() }),
@@ -139,6 +145,13 @@ beforeAll(async () => {
       body: { name: `k${i}`, scopes: ['usage:read'] },
     });
     expect(key.status).toBe(201);
+  }
+  for (const name of ['API_A', 'API_B', 'API_C']) {
+    const secret = await call('PUT', `/v1/workflows/secrets/${name}`, {
+      headers: headers(),
+      body: { value: `value-of-${name}` },
+    });
+    expect(secret.status).toBe(201);
   }
   const { upload } = await import('./storage-uploads');
   for (let i = 0; i < 3; i++) await upload(tenant, new Uint8Array([i, i, i]));

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import type { StackDescription } from '../../functions/local/stack';
@@ -73,7 +73,10 @@ export const startStackProcess = async (
   let output = '';
   const answeredCodes = new Set<string>();
   let partialLine = '';
+  // Everything the stack prints, kept whole in the data directory too: tests search its logs.
+  const log = join(dataDir, 'stack-output.log');
   child.stdout?.on('data', (c: Buffer) => {
+    appendFileSync(log, c);
     output = (output + c.toString()).slice(-200_000);
     const lines = (partialLine + c.toString()).split('\n');
     partialLine = lines.pop() ?? '';
@@ -83,6 +86,7 @@ export const startStackProcess = async (
     }
   });
   child.stderr?.on('data', (c: Buffer) => {
+    appendFileSync(log, c);
     output = (output + c.toString()).slice(-200_000);
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -49,6 +49,7 @@ const SCOPE_OF_TOOL: Record<string, Scope> = {
   run_workflow: 'workflows:run',
   list_workflow_runs: 'workflows:read',
   get_workflow_run: 'workflows:read',
+  list_workflow_secrets: 'workflows:read',
   list_events: 'webhooks:read',
   get_event: 'webhooks:read',
   list_webhook_deliveries: 'webhooks:read',

@@ -1,16 +1,11 @@
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from './local-stack-process';
+import { everythingStored } from './stored-text';
 import { call, createTenant, expectProblem, revokeKey, runAdmin } from './support';
 import { eventually, startReceiver } from './webhook-receiver';
 import { getRun, type RunBody, runWorkflow, savedWorkflow, waitForRun } from './workflow-support';
 
-const { ddb, tableName } = await import('../../functions/shared/data/client');
 const { createApiKey } = await import('../../functions/shared/data/api-keys');
-const { readObjectText } = await import('../../functions/shared/aws/s3-objects');
-const { s3 } = await import('../../functions/shared/aws/s3');
-const { env } = await import('../../functions/shared/env');
 
 /** Anything shaped like a compact JWS: three base64url segments, the first a JSON header. */
 const JWT_SHAPED = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/;
@@ -29,25 +24,6 @@ beforeAll(async () => {
   receiver = await startReceiver();
 });
 afterAll(() => receiver.close());
-
-/** Every item of the table and every object of the company, as text. */
-const everythingStored = async (companyId: string): Promise<string[]> => {
-  const texts: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start }));
-    for (const item of page.Items ?? []) texts.push(JSON.stringify(item));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  const { bucketName } = env();
-  const listed = await s3().send(
-    new ListObjectsV2Command({ Bucket: bucketName, Prefix: `companies/${companyId}/` }),
-  );
-  for (const object of listed.Contents ?? []) {
-    texts.push((await readObjectText(bucketName, object.Key ?? '')) ?? '');
-  }
-  return texts;
-};
 
 const minting = {
   id: 'mint',

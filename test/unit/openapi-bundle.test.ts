@@ -48,6 +48,8 @@ describe('the public group as the stacks bundle it', () => {
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', ANSWER_ONE, outfile], {
       cwd: dir,
       encoding: 'utf8',
+      // The answer is the whole document, escaped inside the proxy answer's JSON: over the 1 MiB default.
+      maxBuffer: 16 * 1024 * 1024,
       env: {
         PATH: process.env.PATH ?? '',
         AWS_REGION: 'us-east-1',

@@ -47,6 +47,8 @@ export const partitions = {
   speechJobs: (companyId: string) => tenant(companyId, '#SPEECHJOB'),
   /** `CO#<companyId>#WF`: workflow definitions (the head item and one item per saved version). */
   workflows: (companyId: string) => tenant(companyId, '#WF'),
+  /** `CO#<companyId>#WFSECRET`: the company's workflow secrets, one item per name (values encrypted). */
+  workflowSecrets: (companyId: string) => tenant(companyId, '#WFSECRET'),
   /** `CO#<companyId>#WFRUN#<runId>`: one item per workflow run. */
   workflowRuns: (companyId: string, runId: string) => tenant(companyId, `#WFRUN#${runId}`),
   /** `CO#<companyId>#EVENT`: events (the outbox), their webhook deliveries and once-only markers. */

@@ -29,6 +29,7 @@ import { getUsage, getUsageHistory } from '../operations/usage';
 import {
   getWorkflow,
   listWorkflowRuns,
+  listWorkflowSecrets,
   listWorkflows,
   getWorkflowRun as readRun,
 } from '../operations/workflows';
@@ -47,6 +48,7 @@ import { USAGE_ROUTES } from '../routes/usage-routes';
 import { WEBHOOK_ROUTES } from '../routes/webhook-routes';
 import { WORKFLOW_ROUTES } from '../routes/workflow-routes';
 import { workflowRunSchema } from '../routes/workflow-schemas';
+import { WORKFLOW_SECRET_ROUTES } from '../routes/workflow-secret-routes';
 import type { AuthContext } from '../types/auth';
 import { WORKFLOW_HOP_HEADER, workflowHopOf } from '../workflow-hops';
 import type * as z from '../zod';
@@ -114,6 +116,7 @@ const runWorkflowForAgent = (async ({
  * or a handler without its mark, does not compile), imported one by one so the group bundles only these.
  */
 const HANDLERS: { [O in AgentOperationId]: RouteHandler<O> } = {
+  listWorkflowSecrets,
   listDynadataTypes,
   getDynadataType,
   putDynadataType,
@@ -165,6 +168,7 @@ const TOOL_ROUTES: readonly RouteDefinition[] = [
   ...STORAGE_ROUTES,
   ...USAGE_ROUTES,
   ...WORKFLOW_ROUTES,
+  ...WORKFLOW_SECRET_ROUTES,
   ...EVENT_ROUTES,
   ...WEBHOOK_ROUTES,
 ];

@@ -16,6 +16,13 @@ import {
   startWorkflowRun,
   toPublicRun,
 } from '../domain/workflows/runs';
+import {
+  deleteWorkflowSecretNamed,
+  getWorkflowSecretSummary,
+  listWorkflowSecretPage,
+  putWorkflowSecret as storeSecret,
+} from '../domain/workflows/vault';
+import { etagOf } from '../etag';
 import type { RouteHandler } from '../http/router';
 import { workflowHopOf } from '../workflow-hops';
 
@@ -124,3 +131,31 @@ export const getWorkflowRun: RouteHandler<'getWorkflowRun'> = async ({ auth, par
     }),
   },
 });
+
+export const listWorkflowSecrets: RouteHandler<'listWorkflowSecrets'> = async ({ auth, query }) => ({
+  body: await listWorkflowSecretPage(auth.companyId, query),
+});
+export const getWorkflowSecret: RouteHandler<'getWorkflowSecret'> = async ({ auth, params }) => ({
+  body: { secret: await getWorkflowSecretSummary(auth.companyId, params.name) },
+});
+export const putWorkflowSecret: RouteHandler<'putWorkflowSecret'> = async ({
+  auth,
+  params,
+  body,
+  headers,
+  now,
+}) => {
+  const { secret, created } = await storeSecret(auth.companyId, params.name, body, now, {
+    ifMatch: headers['if-match'],
+  });
+  const answer = { secret };
+  return { status: created ? 201 : 200, body: answer, headers: { etag: etagOf(answer) } };
+};
+export const deleteWorkflowSecret: RouteHandler<'deleteWorkflowSecret'> = async ({
+  auth,
+  params,
+  headers,
+}) => {
+  await deleteWorkflowSecretNamed(auth.companyId, params.name, { ifMatch: headers['if-match'] });
+  return { body: { deleted: true as const } };
+};

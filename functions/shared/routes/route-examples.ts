@@ -345,6 +345,17 @@ export const ALSO_ANSWER_EXAMPLES: Partial<Record<OperationId, Record<number, un
   putDynadataType: { 201: { type: { ...ORDER_TYPE, version: 1, updatedAt: ORDER_TYPE.createdAt } } },
   rerunWorkflowRun: { 202: { runId: 'wr_01jd3xq0e5g7j9l1n3p5r7t9v3' } },
   putMessageChannel: { 201: { channel, secret: 'whsec_q3Vb0nXk7TzR2mW9pL4sH8dY1cF6gJ5e' } },
+  putWorkflowSecret: {
+    201: {
+      secret: {
+        name: 'CRM_TOKEN',
+        description: 'Bearer token of the CRM API',
+        version: 1,
+        createdAt: '2026-11-02T09:15:00.000Z',
+        updatedAt: '2026-11-02T09:15:00.000Z',
+      },
+    },
+  },
   ...WORKFLOW_ALSO_ANSWER_EXAMPLES,
 };
 

@@ -16,6 +16,7 @@ import { TRANSCRIPTION_ROUTES } from './transcription-routes';
 import { USAGE_ROUTES } from './usage-routes';
 import { WEBHOOK_ROUTES } from './webhook-routes';
 import { WORKFLOW_ROUTES } from './workflow-routes';
+import { WORKFLOW_SECRET_ROUTES } from './workflow-secret-routes';
 
 export {
   apiResourcePath,
@@ -44,6 +45,7 @@ export const ROUTES = [
   ...SPEECH_ROUTES,
   ...SPEECH_JOB_ROUTES,
   ...USAGE_ROUTES,
+  ...WORKFLOW_SECRET_ROUTES,
   ...WORKFLOW_ROUTES,
   ...MCP_ROUTES,
   ...DOCS_ROUTES,

@@ -19,6 +19,7 @@ export const SCOPES = [
   'workflows:run',
   'workflows:read',
   'workflows:write',
+  'workflows:admin',
   'webhooks:read',
   'webhooks:write',
   'keys:admin',

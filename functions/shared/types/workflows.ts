@@ -5,6 +5,10 @@ import type { RunTrigger, WorkflowTriggers } from './workflow-triggers';
  */
 export const WORKFLOW_ID_PATTERN = /^[a-z0-9_-]{1,64}$/;
 export const WORKFLOW_STEP_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** A workflow secret's name (`{{ secrets.NAME }}`): upper case, digits and `_`, starting with a letter. */
+export const SECRET_NAME_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
+/** Not a workflow id: `/v1/workflows/secrets` is the path of the company's workflow secrets. */
+export const RESERVED_WORKFLOW_IDS: ReadonlySet<string> = new Set(['secrets']);
 export const WORKFLOW_MAX_STEPS = 50;
 
 /** What a step's `retry` retries on (`domain/workflows/retry.ts`). */

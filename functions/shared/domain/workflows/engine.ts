@@ -7,7 +7,7 @@ import type { PendingAttempts, StepLog, WorkflowRunRecord, WorkflowStep } from '
 import { definitionOfRun } from './definitions';
 import { declaredFailureOf } from './outcome';
 import { type RunMessage, sendRunMessage } from './run-queue';
-import { applyStepResult, type RunState, scopeOf, stateOfRun } from './run-state';
+import { applyStepResult, loadRunSecrets, type RunState, scopeOf, stateOfRun } from './run-state';
 import { computeExceeded, contextOfRun, finishRun } from './runs';
 import { takeStepTurn } from './step-turn';
 
@@ -80,6 +80,7 @@ export const runWorkflowTurns = async (
   if ((run.turn ?? 0) !== message.turn && !message.resume && !options.returning) return 'passed';
   const definition = await definitionOfRun(run.companyId, run.workflowId, run.version);
   const state = await stateOfRun(run);
+  await loadRunSecrets(run.companyId, definition, state);
   const budgetMs = workflowRunWorkBudgetMs(env().workflowRunLeaseSeconds);
   try {
     for (let started = arrived; ; started = clock().getTime()) {

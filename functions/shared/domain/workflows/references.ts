@@ -1,7 +1,10 @@
+import { SECRET_NAME_PATTERN } from '../../types/workflows';
+
 /**
  * References in workflow definitions: `{{ path }}` inside any string of a step's `with` or of `return`.
  * Paths are data, never code: `input.<path>`, `steps.<id>.output[.<path>]`, `steps.<id>.status`, `run.id`,
  * `trigger.<path>` (what started the run: `trigger.type`, and `trigger.event.…` of a run started by an event),
+ * `secrets.NAME` (a workflow secret, only in an HTTP step's `url`, `headers` and `body`),
  * where `<path>` is dot-separated keys or array indexes. A string that is exactly one reference takes the
  * referenced value with its type; a reference inside a longer string is interpolated as text. A value that
  * is missing (a failed step's output, an absent key) resolves to `undefined` (the key is left out), and to
@@ -17,7 +20,8 @@ export type Reference =
   | { root: 'steps'; step: string; field: 'output'; path: string[] }
   | { root: 'steps'; step: string; field: 'status' }
   | { root: 'run'; field: 'id' }
-  | { root: 'trigger'; path: string[] };
+  | { root: 'trigger'; path: string[] }
+  | { root: 'secrets'; name: string };
 
 /** Parses one reference path, or answers why it is not one. */
 export const parseReference = (text: string): Reference | { problem: string } => {
@@ -27,6 +31,11 @@ export const parseReference = (text: string): Reference | { problem: string } =>
   }
   const [root, second, third, ...rest] = segments as [string, ...string[]];
   if (root === 'input' || root === 'trigger') return { root, path: segments.slice(1) };
+  if (root === 'secrets') {
+    return second !== undefined && segments.length === 2 && SECRET_NAME_PATTERN.test(second)
+      ? { root, name: second }
+      : { problem: 'a secret is secrets.NAME (upper case, digits and _, starting with a letter)' };
+  }
   if (root === 'run') {
     return second === 'id' && segments.length === 2
       ? { root, field: 'id' }
@@ -37,7 +46,7 @@ export const parseReference = (text: string): Reference | { problem: string } =>
     if (third === 'status' && rest.length === 0) return { root, step: second, field: 'status' };
     return { problem: `steps.${second} has only output and status` };
   }
-  return { problem: `"${text}" must start with input., steps.<id>., trigger. or run.id` };
+  return { problem: `"${text}" must start with input., steps.<id>., trigger., secrets. or run.id` };
 };
 
 /** The literal parts of a string: the string with every `{{ reference }}` taken out. */
@@ -59,6 +68,13 @@ export const referencesIn = (value: unknown, pointer = ''): { pointer: string; t
   return [];
 };
 
+/** The names of the workflow secrets a value references (`{{ secrets.NAME }}`). */
+export const secretNamesIn = (value: unknown): string[] =>
+  referencesIn(value).flatMap(({ text }) => {
+    const ref = parseReference(text);
+    return 'root' in ref && ref.root === 'secrets' ? [ref.name] : [];
+  });
+
 /** What references resolve against. */
 export interface ReferenceScope {
   input: unknown;
@@ -67,6 +83,8 @@ export interface ReferenceScope {
   steps: Record<string, { status: string; output?: unknown }>;
   /** What started the run (`{ type: 'api' }` for an API call). */
   trigger?: unknown;
+  /** The values of the workflow secrets the step may use (only an HTTP step's outbound request gets them). */
+  secrets?: ReadonlyMap<string, string>;
 }
 
 const walk = (value: unknown, path: readonly string[]): unknown => {
@@ -86,6 +104,7 @@ const lookup = (text: string, scope: ReferenceScope): unknown => {
   if (ref.root === 'input') return walk(scope.input, ref.path);
   if (ref.root === 'trigger') return walk(scope.trigger, ref.path);
   if (ref.root === 'run') return scope.runId;
+  if (ref.root === 'secrets') return scope.secrets?.get(ref.name);
   const step = Object.hasOwn(scope.steps, ref.step) ? scope.steps[ref.step] : undefined;
   if (!step) return undefined;
   if (ref.field === 'status') return step.status;

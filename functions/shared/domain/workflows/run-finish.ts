@@ -61,7 +61,15 @@ export const finishRun = async (
     failedSteps: outcome.failedSteps,
     dropOutputs: !run.includeStepOutputs,
   };
-  const { dropOutputs: _d, values: _v, secrets: _s, revealed, ...fields } = finished;
+  const {
+    dropOutputs: _d,
+    values: _v,
+    secrets: _s,
+    vault: _vault,
+    secretValues: _sv,
+    revealed,
+    ...fields
+  } = finished;
   const record: WorkflowRunRecord = {
     ...run,
     ...fields,
@@ -72,7 +80,9 @@ export const finishRun = async (
   await finishWorkflowRun(run, finished, now, [finishedEvent(record, now)]);
   const answer: WorkflowRunRecord = {
     ...record,
-    ...(result === null || result === evaluated ? {} : { result: evaluated }),
+    ...(result === null || result === evaluated
+      ? {}
+      : { result: redactSecrets(evaluated, state.vault, true) }),
     ...(run.includeStepOutputs ? { outputs: { ...record.outputs, ...revealed } } : {}),
   };
   return { record, answer };

@@ -3,8 +3,8 @@ import { readObjectText } from '../../aws/s3-objects';
 import { recordStoredObject } from '../../data/stored-objects';
 import { env } from '../../env';
 import { companyObjectPrefix } from '../../types/object-prefixes';
-import type { StoredStepOutput, WorkflowRunRecord } from '../../types/workflows';
-import type { ReferenceScope } from './references';
+import type { StoredStepOutput, WorkflowDefinition, WorkflowRunRecord } from '../../types/workflows';
+import { type ReferenceScope, secretNamesIn } from './references';
 import { newSecretRegistry, redactSecrets, type SecretRegistry } from './secrets';
 import type { StepResult } from './step-runner';
 
@@ -19,8 +19,15 @@ export const INLINE_OUTPUT_BYTES = 4096;
 export interface RunState
   extends Pick<WorkflowRunRecord, 'cursor' | 'logs' | 'outputs' | 'files' | 'executionTimeMs'> {
   values: ReferenceScope['steps'];
-  /** Secrets this invocation's steps produced (never persisted: a later invocation sees stand-ins). */
+  /**
+   * Secrets this invocation's steps produced and the workflow secrets the definition references (never
+   * persisted: a later invocation sees stand-ins, and loads the workflow secrets again).
+   */
   secrets: SecretRegistry;
+  /** The workflow secrets alone: redacted from the sync caller's answer too (a minted token is shown once). */
+  vault: SecretRegistry;
+  /** The workflow secrets' values by name, for the references of HTTP steps (`{{ secrets.NAME }}`). */
+  secretValues: Map<string, string>;
   /** Inline outputs as they were before redaction, for the answer of a sync run only. */
   revealed: Record<string, StoredStepOutput>;
 }
@@ -30,6 +37,7 @@ export const scopeOf = (run: WorkflowRunRecord, state: RunState): ReferenceScope
   runId: run.runId,
   steps: state.values,
   trigger: run.trigger ?? { type: 'api' },
+  secrets: state.secretValues,
 });
 
 /** `companies/<companyId>/workflows/runs/<runId>/steps/<stepId>.json`: a stored step output. */
@@ -68,7 +76,8 @@ export const applyStepResult = async (run: WorkflowRunRecord, state: RunState, r
     const stored = await storeOutput(run, result.log.step, durable);
     state.outputs[result.log.step] = stored;
     if (durable !== result.output && 'inline' in stored) {
-      state.revealed[result.log.step] = { inline: result.output ?? null };
+      // Shown to the sync caller: the tokens its steps minted, never a workflow secret.
+      state.revealed[result.log.step] = { inline: redactSecrets(result.output, state.vault, true) ?? null };
     }
     state.values[result.log.step] = { status: 'succeeded', output: result.output };
     state.files.push(...result.files);
@@ -112,6 +121,8 @@ export const stateOfRun = async (run: WorkflowRunRecord): Promise<RunState> => {
     executionTimeMs: run.executionTimeMs,
     values,
     secrets: newSecretRegistry(),
+    vault: newSecretRegistry(),
+    secretValues: new Map(),
     revealed: {},
   };
 };
@@ -124,5 +135,28 @@ export const newRunState = (): RunState => ({
   executionTimeMs: 0,
   values: {},
   secrets: newSecretRegistry(),
+  vault: newSecretRegistry(),
+  secretValues: new Map(),
   revealed: {},
 });
+
+/**
+ * Loads the workflow secrets the definition's steps reference into the state: their values for the HTTP
+ * steps' references, and each registered for redaction from everything the run writes. A secret the company
+ * does not hold is left out (the step that uses it fails with `secret_not_found`).
+ */
+export const loadRunSecrets = async (
+  companyId: string,
+  definition: Pick<WorkflowDefinition, 'steps'>,
+  state: RunState,
+): Promise<void> => {
+  const names = [...new Set(definition.steps.flatMap((step) => secretNamesIn(step.with ?? {})))];
+  if (names.length === 0) return;
+  const { revealSecrets } = await import('./vault-reveal');
+  for (const [name, value] of await revealSecrets(companyId, names)) {
+    const standIn = { redacted: true, secret: name };
+    state.secretValues.set(name, value);
+    state.secrets.set(value, standIn);
+    state.vault.set(value, standIn);
+  }
+};

@@ -71,13 +71,14 @@ const standInOfPlatformToken = (token: string): Record<string, unknown> | undefi
 
 /**
  * `value` with every registered secret, and every token the platform signed, replaced (see the module
- * comment); `value` itself when none occurs.
+ * comment); `value` itself when none occurs. `registeredOnly`: the registered secrets alone (what the caller
+ * of a sync run must not see though the tokens its steps minted are shown to it: the workflow secrets).
  */
-export const redactSecrets = <T>(value: T, secrets: SecretRegistry): T => {
-  if (value === undefined) return value;
+export const redactSecrets = <T>(value: T, secrets: SecretRegistry, registeredOnly = false): T => {
+  if (value === undefined || (registeredOnly && secrets.size === 0)) return value;
   let text = JSON.stringify(value);
   const found = new Map(secrets);
-  for (const [token] of text.matchAll(TOKEN_SHAPED)) {
+  for (const [token] of registeredOnly ? [] : text.matchAll(TOKEN_SHAPED)) {
     const standIn = found.has(token) ? undefined : standInOfPlatformToken(token);
     if (standIn) found.set(token, standIn);
   }

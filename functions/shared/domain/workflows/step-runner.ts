@@ -4,7 +4,7 @@ import { DeclaredStepFailure, StepOutcomeError } from '../../step-outcomes';
 import type { StepLog, StorageRef, WorkflowStep } from '../../types/workflows';
 import type * as z from '../../zod';
 import { type ActionContext, findAction } from './actions';
-import { type ReferenceScope, resolveReferences } from './references';
+import { type ReferenceScope, resolveReferences, secretNamesIn } from './references';
 import { newSecretRegistry, redactSecrets, type SecretRegistry, secretsOf } from './secrets';
 
 /**
@@ -57,6 +57,10 @@ const attempt = async (
   if (!action) throw new StepFailure('validation_failed', `Unknown action ${step.action}.`);
   if (!ctx.callerScopes.includes(action.scope)) {
     throw new StepFailure('insufficient_scope', `This action requires the scope ${action.scope}.`);
+  }
+  const missing = secretNamesIn(step.with ?? {}).find((name) => !scope.secrets?.has(name));
+  if (missing !== undefined) {
+    throw new StepFailure('secret_not_found', `The workflow secret ${missing} does not exist.`);
   }
   const parsed = action.input.safeParse(resolveReferences(step.with ?? {}, scope));
   if (!parsed.success) {

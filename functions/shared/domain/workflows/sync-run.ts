@@ -19,7 +19,7 @@ import type { ActionContext } from './actions';
 import { declaredFailureOf } from './outcome';
 import { computeExceeded, failRun, finishRun } from './run-finish';
 import { startRunEngine } from './run-queue';
-import { applyStepResult, newRunState, type RunState, scopeOf } from './run-state';
+import { applyStepResult, loadRunSecrets, newRunState, type RunState, scopeOf } from './run-state';
 import { stepBoundMs } from './step-runner';
 import { takeStepTurn } from './step-turn';
 
@@ -76,6 +76,7 @@ export const runSync = async (
 ): Promise<StartRunResult> => {
   const deadline = started + env().workflowSyncDeadlineMs;
   const state = newRunState();
+  await loadRunSecrets(run.companyId, definition, state);
   let waited = 0;
   let attempts: StepAttempt[] = [];
   let notBefore = 0;

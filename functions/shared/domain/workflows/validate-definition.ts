@@ -1,5 +1,6 @@
 import type { FieldError } from '../../errors';
 import {
+  RESERVED_WORKFLOW_IDS,
   WORKFLOW_ID_PATTERN,
   WORKFLOW_MAX_STEPS,
   WORKFLOW_STEP_ID_PATTERN,
@@ -17,7 +18,7 @@ import { triggerProblems } from './trigger-definition';
  * document (`/steps/1/with/fullPath`). Rules: `id` `[a-z0-9_-]{1,64}`; `name` 1..200 characters; `input` a
  * JSON Schema of the Dynadata subset (an object schema); 1..50 `steps` with unique ids, a known `action`, a
  * `with` object, `allowFailure` boolean, an optional `if` (`conditions.ts`) and `retry` (`retry.ts`); references parse, and a step refers only to earlier steps
- * (`return` may refer to any step). The document stays under `WORKFLOW_MAX_BYTES`.
+ * (`return` may refer to any step); `{{ secrets.NAME }}` only in an HTTP step's `url`, `headers` and `body`. The document stays under `WORKFLOW_MAX_BYTES`.
  */
 export const WORKFLOW_MAX_BYTES = 64 * 1024;
 /** Deepest nesting of a definition's arrays and objects (the document is depth 1), as for request bodies. */
@@ -50,12 +51,23 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 const escapeKey = (k: string) => k.replaceAll('~', '~0').replaceAll('/', '~1');
 
+/** The action whose outbound request may carry workflow secrets, and the members of its `with` that may. */
+const SECRET_ACTION = 'actions/http/request';
+const SECRET_MEMBERS = ['url', 'headers', 'body'];
+const SECRET_PLACES = 'secrets may be used only in the url, headers and body of an actions/http/request step';
+
+/** Whether a reference at `pointer` may name a secret: inside `with.url`, `.headers` or `.body` of an HTTP step. */
+const secretsAllowedIn = (stepAt: string, action: unknown) => (pointer: string) =>
+  action === SECRET_ACTION &&
+  SECRET_MEMBERS.some((m) => pointer === `${stepAt}/with/${m}` || pointer.startsWith(`${stepAt}/with/${m}/`));
+
 const checkReferences = (
   value: unknown,
   pointer: string,
   known: ReadonlySet<string>,
   all: ReadonlySet<string>,
   add: (pointer: string, message: string) => void,
+  secretsAllowed: (pointer: string) => boolean = () => false,
 ) => {
   for (const found of referencesIn(value, pointer)) {
     if (found.text === '{{') {
@@ -64,6 +76,7 @@ const checkReferences = (
     }
     const ref = parseReference(found.text);
     if ('problem' in ref) add(found.pointer, `reference {{ ${found.text} }}: ${ref.problem}`);
+    else if (ref.root === 'secrets' && !secretsAllowed(found.pointer)) add(found.pointer, SECRET_PLACES);
     else if (ref.root === 'steps' && !known.has(ref.step)) {
       add(
         found.pointer,
@@ -87,6 +100,7 @@ export const definitionProblems = async (doc: unknown): Promise<FieldError[]> =>
     if (!TOP_KEYS.has(key)) add(`/${escapeKey(key)}`, 'is not a field of a workflow');
   if (typeof doc.id !== 'string' || !WORKFLOW_ID_PATTERN.test(doc.id))
     add('/id', 'must match [a-z0-9_-]{1,64}');
+  else if (RESERVED_WORKFLOW_IDS.has(doc.id)) add('/id', `${doc.id} is reserved (/v1/workflows/${doc.id})`);
   if (typeof doc.name !== 'string' || doc.name.length < 1 || doc.name.length > 200)
     add('/name', 'must be a string of 1 to 200 characters');
   if (doc.description !== undefined && (typeof doc.description !== 'string' || doc.description.length > 2000))
@@ -122,7 +136,7 @@ export const definitionProblems = async (doc: unknown): Promise<FieldError[]> =>
       findAction(step.action)?.withProblems?.(step.with, `${at}/with`, add);
     if (step.allowFailure !== undefined && typeof step.allowFailure !== 'boolean')
       add(`${at}/allowFailure`, 'must be a boolean');
-    checkReferences(step.with, `${at}/with`, known, all, add);
+    checkReferences(step.with, `${at}/with`, known, all, add, secretsAllowedIn(at, step.action));
     if (step.if !== undefined)
       conditionProblems(step.if, `${at}/if`, add, (v, p, found) => checkReferences(v, p, known, all, found));
     if (step.retry !== undefined) retryProblems(step.retry, `${at}/retry`, add);
