@@ -133,9 +133,11 @@ const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, USAGE_HIS
 });
 
 /**
- * Minting a token (`functions/shared/domain/tokens.ts`, the JWT action of sync runs): the signing keys
- * (private), and the record of the token (its id, root and expiry; never the token) in the credentials
- * partition. Only the workflows group mints; the async step worker refuses to (`jwt_requires_sync_run`).
+ * Minting a token (`functions/shared/domain/tokens.ts`, the JWT action): the signing keys (private), and the
+ * record of the token (its id, root and expiry; never the token) in the credentials partition. The workflows
+ * group mints for sync runs, the async step worker for async runs, which keep the token sealed in the run's
+ * partition for their later steps (`domain/workflows/run-secrets.ts`: a fresh data key, the item, and the
+ * items read back by a later turn). The MCP group never mints.
  */
 const JWT_MINTING: FunctionAccess = { table: { PutItem: ['credentials'] }, secrets: ['jwtKeys'] };
 
@@ -195,8 +197,11 @@ export const WORKFLOW_STEP_ACCESS: FunctionAccess = combineAccess(
   WORKFLOW_ACTIONS,
   WORKFLOW_RUN,
   RUN_ENGINE,
+  JWT_MINTING,
   {
+    table: { Query: ['workflowRuns'] },
     objects: { 's3:GetObject': ['workflowRuns'] },
+    workflowSecretsKey: ['GenerateDataKey'],
   },
 );
 
@@ -390,6 +395,10 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
         },
       },
     ),
+    neverCalls: {
+      'kms:GenerateDataKey':
+        'runs started through the MCP server mint no token (their JWT step refuses), so nothing is sealed',
+    },
   },
 };
 

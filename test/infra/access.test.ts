@@ -317,17 +317,21 @@ describe('least privilege elsewhere', () => {
     }
   });
 
-  it('passes the signing keys to the workflows group (the minting action) only, the verification keys to the authorizer only', () => {
+  it('passes the signing keys to what runs minting steps only (the workflows group, the async step worker), the verification keys to the authorizer only', () => {
     const functions = [
       ...Object.entries(resourcesOfType(synth.apiTemplate, 'AWS::Lambda::Function')),
       ...Object.entries(resourcesOfType(Template.fromStack(synth.jobs), 'AWS::Lambda::Function')),
       ...Object.entries(resourcesOfType(synth.dataTemplate, 'AWS::Lambda::Function')),
     ];
     expect(functions.length).toBeGreaterThanOrEqual(15);
+    const worker = synth.jobs.node.findAll().find((c) => c.node.path.endsWith('WorkflowRuns/Worker'));
+    if (!worker) throw new Error('no workflow run worker');
+    const stepWorker = logicalIdOf(worker as AppFunction);
     for (const [logicalId, fn] of functions) {
       const variables =
         (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
-      const mints = logicalId === logicalIdOf(synth.api.groups.workflows.function);
+      const mints =
+        logicalId === logicalIdOf(synth.api.groups.workflows.function) || logicalId === stepWorker;
       const verifies = logicalId === logicalIdOf(synth.api.authorizerFunction);
       expect('JWT_KEYS_SECRET_ARN' in variables, logicalId).toBe(mints);
       expect('JWT_PUBLIC_KEYS_SECRET_ARN' in variables, logicalId).toBe(verifies);

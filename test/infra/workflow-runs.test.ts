@@ -73,7 +73,7 @@ describe('workflow runs infrastructure', () => {
     ]);
   });
 
-  it('grants the step worker exactly what the actions call: the job machines, Polly, the cursor key, never the signing keys', () => {
+  it('grants the step worker exactly what the actions call: the job machines, Polly, the cursor key, the signing keys', () => {
     const actions = actionsOf(statementsOf(jobsTemplate, runs.worker.role as never));
     for (const action of [
       'states:StartExecution',
@@ -93,13 +93,13 @@ describe('workflow runs infrastructure', () => {
           TRANSCODE_STATE_MACHINE_ARN: Match.anyValue(),
           TRANSCRIPTION_STATE_MACHINE_ARN: Match.anyValue(),
           MESSAGE_DELIVERY_STATE_MACHINE_ARN: Match.anyValue(),
-          JWT_KEYS_SECRET_ARN: Match.absent(),
+          JWT_KEYS_SECRET_ARN: Match.anyValue(),
           DYNADATA_CURSOR_SECRET_ARN: Match.anyValue(),
         }),
       },
     });
-    // Async runs mint no token: the step worker cannot read the signing keys.
-    expect(JSON.stringify(statementsOf(jobsTemplate, runs.worker.role as never))).not.toContain(
+    // Async runs mint tokens (kept sealed for their later steps): the step worker reads the signing keys.
+    expect(JSON.stringify(statementsOf(jobsTemplate, runs.worker.role as never))).toContain(
       logicalIdOf(built.data.jwtKeys),
     );
   });

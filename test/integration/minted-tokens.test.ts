@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from './local-stack-process';
 import { everythingStored } from './stored-text';
@@ -133,15 +135,50 @@ describe('minted tokens', () => {
     expect((await everythingStored(t.companyId)).filter((text) => text.includes(token))).toEqual([]);
   });
 
-  it('cannot be handed to anyone by an async run: the step fails and nothing is minted', async () => {
+  it('are kept sealed by an async run for its later steps, across its turns, and stored nowhere readable', async () => {
     const t = await createTenant();
-    await savedWorkflow(t.companyId, { id: 'later', name: 'Later', steps: [minting.steps[0]] });
-    const accepted = await runWorkflow(t.apiKey, 'later', { mode: 'async' });
-    expect(accepted.status).toBe(202);
-    const run = await waitForRun(t.apiKey, 'later', String(accepted.json.runId));
-    expect(run.failedSteps).toEqual([
-      { step: 'token', code: 'jwt_requires_sync_run', userMessage: expect.any(String) },
-    ]);
+    // The target fails the first call: the retry waits, so the second attempt runs in a later turn of the
+    // run, which opens the kept token again.
+    const seen: string[] = [];
+    const target = createServer((req, res) => {
+      seen.push(String(req.headers.authorization));
+      res.writeHead(seen.length === 1 ? 503 : 200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}/agent`;
+      await savedWorkflow(t.companyId, {
+        id: 'agent',
+        name: 'Agent',
+        steps: [
+          minting.steps[0],
+          {
+            id: 'call',
+            action: 'actions/http/request',
+            with: { method: 'GET', url, headers: { authorization: 'Bearer {{ steps.token.output.token }}' } },
+            retry: { maxAttempts: 3, backoffSeconds: 2, on: ['http_5xx'] },
+          },
+        ],
+        return: { token: '{{ steps.token.output.token }}' },
+      });
+      const accepted = await runWorkflow(t.apiKey, 'agent', { mode: 'async', includeStepOutputs: true });
+      expect(accepted.status).toBe(202);
+      const run = await waitForRun(t.apiKey, 'agent', String(accepted.json.runId));
+      expect(run.ok, JSON.stringify(run.failedSteps)).toBe(true);
+      expect(seen).toHaveLength(2);
+      const [first, second] = seen;
+      expect(first).toMatch(/^Bearer eyJ/);
+      expect(second).toBe(first);
+      const token = String(first).slice('Bearer '.length);
+      // A real token of the run's company, within its scopes.
+      expect((await call('GET', '/v1/usage', { headers: { 'x-jwt-token': token } })).status).toBe(200);
+      expect(run.result).toEqual({ token: expect.objectContaining({ redacted: true }) });
+      const read = await getRun(t.apiKey, 'agent', String(accepted.json.runId), '?includeStepOutputs=true');
+      expect(JSON.stringify(read.json)).not.toContain(token);
+      expect((await everythingStored(t.companyId)).filter((text) => text.includes(token))).toEqual([]);
+    } finally {
+      await new Promise<void>((r) => target.close(() => r()));
+    }
   });
 });
 

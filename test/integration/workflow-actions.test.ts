@@ -88,7 +88,6 @@ const everyAction = (url: string) => ({
 const checkRun = async (apiKey: string, run: RunBody, mode: 'sync' | 'async') => {
   expect(run, JSON.stringify(run.failedSteps)).toMatchObject({ status: 'success', ok: true, error: null });
   expect(run.failedSteps.map((f) => [f.step, f.code, f.handled])).toEqual([
-    ...(mode === 'async' ? [['token', 'jwt_requires_sync_run', true]] : []),
     ['audit', 'log_entry_writes_not_allowed', true],
     ['private', 'http_target_refused', true],
     ['plain', 'http_target_refused', true],

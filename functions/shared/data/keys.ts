@@ -125,6 +125,8 @@ export const sortKeys = {
   workflowVersion: (workflowId: string, version: number) =>
     `WFV#${workflowId}#${String(version).padStart(6, '0')}`,
   workflowRun: 'RUN',
+  /** A secret an async run's step produced (a minted token), sealed, in the run's partition. */
+  workflowRunSecret: (stepId: string) => `SECRET#${stepId}`,
   event: (eventId: string) => `EV#${eventId}`,
   /** The first sort key after every event of the partition (`$` follows `#`), the upper bound of a page. */
   afterEvents: 'EV$',

@@ -156,7 +156,8 @@ export const WORKFLOW_ROUTES = [
       '`workflow_runs`: 429 `workflow_quota_exceeded` (Retry-After) once the month is used up. Honours ' +
       'Idempotency-Key. A token a step mints (`actions/security/auth/jwt/generate`) is in this answer only, ' +
       'once: the stored run, its event and a replay of the same Idempotency-Key show ' +
-      '`{"redacted": true, "jti", "expiresAt"}`; an async run cannot mint one (`jwt_requires_sync_run`).',
+      '`{"redacted": true, "jti", "expiresAt"}`. An async run keeps its tokens sealed for its later steps and ' +
+      'answers them to nobody.',
     tag: 'Workflows',
     scope: 'workflows:run',
     idempotency: 'keyed',

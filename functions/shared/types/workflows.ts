@@ -6,6 +6,8 @@ import type { RunTrigger, WorkflowTriggers } from './workflow-triggers';
 export const WORKFLOW_ID_PATTERN = /^[a-z0-9_-]{1,64}$/;
 export const WORKFLOW_STEP_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** A workflow secret's name (`{{ secrets.NAME }}`): upper case, digits and `_`, starting with a letter. */
+/** The `caller.source` of a run a trigger started: no credential, so nothing to derive a token from. */
+export const TRIGGER_CALLER_PREFIX = 'trigger:';
 export const SECRET_NAME_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
 /** Not a workflow id: `/v1/workflows/secrets` is the path of the company's workflow secrets. */
 export const RESERVED_WORKFLOW_IDS: ReadonlySet<string> = new Set(['secrets']);
@@ -143,6 +145,8 @@ export interface WorkflowRunRecord {
   caller?: RunCaller;
   /** How many workflow runs deep the request that started the run was (absent on runs stored before: 0). */
   hop?: number;
+  /** Set on a run started through the MCP server: none of its steps mints a token, sync or async. */
+  mintsNoToken?: true;
   /** Step time the run may use (its plan's `workflowRunComputeMs` when it started; absent on older runs). */
   computeBudgetMs?: number;
   /** Index of the next step to run. */

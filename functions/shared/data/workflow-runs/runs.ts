@@ -91,6 +91,7 @@ export const WorkflowRun = /* @__PURE__ */ defineEntity({
         }),
       ),
       hop: zm.optional(zm.number()),
+      mintsNoToken: zm.optional(zm.literal(true)),
       computeBudgetMs: zm.optional(zm.number()),
       cursor: zm.number(),
       current: zm.optional(zm.object({ index: zm.number(), startedAt: zm.string() })),

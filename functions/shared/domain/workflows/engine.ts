@@ -7,6 +7,7 @@ import type { PendingAttempts, StepLog, WorkflowRunRecord, WorkflowStep } from '
 import { definitionOfRun } from './definitions';
 import { declaredFailureOf } from './outcome';
 import { type RunMessage, sendRunMessage } from './run-queue';
+import { restoreRunSecrets } from './run-secrets';
 import { applyStepResult, loadRunSecrets, type RunState, scopeOf, stateOfRun } from './run-state';
 import { computeExceeded, contextOfRun, finishRun } from './runs';
 import { takeStepTurn } from './step-turn';
@@ -81,6 +82,8 @@ export const runWorkflowTurns = async (
   const definition = await definitionOfRun(run.companyId, run.workflowId, run.version);
   const state = await stateOfRun(run);
   await loadRunSecrets(run.companyId, definition, state);
+  // Tokens earlier turns' steps minted, for the later steps' requests.
+  await restoreRunSecrets(run, state);
   const budgetMs = workflowRunWorkBudgetMs(env().workflowRunLeaseSeconds);
   try {
     for (let started = arrived; ; started = clock().getTime()) {

@@ -69,8 +69,11 @@ export const runCallerOf = (auth: AuthContext): RunCaller =>
         ...(auth.tokenIps === undefined ? {} : { ips: auth.tokenIps }),
       };
 
-/** The action context of a run: `sync` while it executes in the call that started it. */
-export const contextOfRun = (run: WorkflowRunRecord, sync: boolean, mints = sync): ActionContext => {
+/**
+ * The action context of a run: `sync` while it executes in the call that started it; a run started through
+ * the MCP server mints no token (`mintsNoToken`), in either.
+ */
+export const contextOfRun = (run: WorkflowRunRecord, sync: boolean): ActionContext => {
   let limits: Promise<PlanLimits> | undefined;
   return {
     companyId: run.companyId,
@@ -78,7 +81,7 @@ export const contextOfRun = (run: WorkflowRunRecord, sync: boolean, mints = sync
     callerScopes: run.callerScopes,
     caller: run.caller,
     sync,
-    mints,
+    mints: run.mintsNoToken !== true,
     hop: run.hop ?? 0,
     now: new Date(),
     limits: () => {
@@ -125,6 +128,7 @@ const createRun = async (
     computeBudgetMs: limits.workflowRunComputeMs,
     caller: input.caller,
     hop: input.hop,
+    ...(input.mints === false ? { mintsNoToken: true as const } : {}),
     ...(input.trigger === undefined ? {} : { trigger: input.trigger }),
     cursor: 0,
     logs: [],
@@ -193,7 +197,7 @@ export const startWorkflowRun = async (input: StartRunInput): Promise<StartRunRe
     return { kind: 'accepted', runId: run.runId };
   }
   try {
-    return await runSync(run, definition, started, contextOfRun(run, true, input.mints ?? true));
+    return await runSync(run, definition, started, contextOfRun(run, true));
   } catch (error) {
     // A sync run that broke (not a step: steps never throw) is not left `running`.
     await failRun(run.companyId, run.runId, 'The run could not complete.').catch(() => undefined);

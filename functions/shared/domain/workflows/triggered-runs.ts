@@ -11,7 +11,11 @@ import {
 import { getWorkflowHead } from '../../data/workflows';
 import { logger } from '../../observability/logger';
 import type { RunTrigger } from '../../types/workflow-triggers';
-import type { WorkflowDefinition, WorkflowRunRecord } from '../../types/workflows';
+import {
+  TRIGGER_CALLER_PREFIX,
+  type WorkflowDefinition,
+  type WorkflowRunRecord,
+} from '../../types/workflows';
 import { companyLimits } from '../company-limits';
 import { toPublicRun } from './public-run';
 import { startRunEngine } from './run-queue';
@@ -72,7 +76,7 @@ export const startTriggeredRun = async (request: TriggeredRunRequest): Promise<T
     input: {},
     callerScopes: [...request.scopes],
     computeBudgetMs: limits.workflowRunComputeMs,
-    caller: { source: `trigger:${request.trigger.type}` },
+    caller: { source: `${TRIGGER_CALLER_PREFIX}${request.trigger.type}` },
     hop: 0,
     cursor: 0,
     logs: [],

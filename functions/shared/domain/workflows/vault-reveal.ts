@@ -1,4 +1,4 @@
-import { type EncryptionContext, openWith, unwrapDataKey } from '../../aws/kms';
+import { contextBytes, type EncryptionContext, openWith, unwrapDataKey } from '../../aws/kms';
 import { getWorkflowSecrets } from '../../data/workflow-secrets';
 import { SECRET_NAME_PATTERN } from '../../types/workflows';
 
@@ -11,8 +11,8 @@ export const contextOf = (companyId: string, name: string): EncryptionContext =>
   workflowSecret: name,
 });
 
-export const aadOf = (context: EncryptionContext) =>
-  Buffer.from(`${context.companyId}/${context.workflowSecret}`);
+/** The context as the sealed value's additional authenticated data too. */
+export const aadOf = (context: EncryptionContext) => contextBytes(context);
 
 /** The values of the named secrets the company holds (a name it does not hold is absent from the map). */
 export const revealSecrets = async (

@@ -1,7 +1,9 @@
 import type { MintSource } from '../../../auth/jwt-mint';
 import { StepOutcomeError } from '../../../step-outcomes';
+import { TRIGGER_CALLER_PREFIX } from '../../../types/workflows';
 import * as z from '../../../zod';
 import { issueToken } from '../../tokens';
+import { keepRunSecret } from '../run-secrets';
 import { type ActionContext, defineAction } from './registry';
 
 /**
@@ -13,12 +15,14 @@ import { type ActionContext, defineAction } from './registry';
  *
  * The token is a secret (`secretFields`): only the caller of a sync run receives it, in the run's answer.
  * The run item, its step outputs, the `workflow_run.finished` event and its webhook deliveries hold the
- * stand-in `{ redacted: true, jti, expiresAt }`. An async run has nobody to hand a token to: the step fails
- * with `jwt_requires_sync_run` and nothing is minted.
+ * stand-in `{ redacted: true, jti, expiresAt }`. An async run keeps it as a run-scoped secret
+ * (`../run-secrets.ts`): sealed, opened again by its later turns for its later steps' requests, never
+ * answered. A run started by a trigger has no credential to derive a token from: `jwt_requires_sync_run`.
  */
 const sourceOf = (ctx: ActionContext): MintSource | undefined => {
   const { caller } = ctx;
-  if (!caller) return undefined;
+  // A run a trigger started holds no credential a token could be derived from (and revoked with).
+  if (!caller || caller.source.startsWith(TRIGGER_CALLER_PREFIX)) return undefined;
   if (caller.tokenId === undefined)
     return {
       kind: 'api_key',
@@ -58,10 +62,10 @@ export const jwtGenerate = defineAction({
   },
   run: async (input, ctx) => {
     const source = sourceOf(ctx);
-    if (!ctx.sync || !source) {
+    if (!source) {
       throw new StepOutcomeError(
         'jwt_requires_sync_run',
-        'A token is shown only to the caller of a synchronous run; this run has nobody to hand it to.',
+        'A token is derived from the credential that started the run, and this run was started by none.',
       );
     }
     if (ctx.mints === false) {
@@ -75,6 +79,15 @@ export const jwtGenerate = defineAction({
       `workflow_run:${ctx.runId}`,
       ctx.now,
     );
+    // An async run keeps it sealed for its later steps, which may run in another invocation.
+    if (!ctx.sync) {
+      await keepRunSecret(
+        { companyId: ctx.companyId, runId: ctx.runId, stepId: ctx.stepId ?? 'step' },
+        'token',
+        minted.token,
+        minted.expiresAt,
+      );
+    }
     return { token: minted.token, jti: minted.jti, expiresAt: minted.expiresAt };
   },
 });
