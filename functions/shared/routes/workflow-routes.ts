@@ -60,7 +60,7 @@ export const WORKFLOW_ROUTES = [
     summary: 'A workflow definition',
     description:
       'The current version of a definition: its input schema, ordered steps (action, `with`, ' +
-      '`allowFailure`, and `if` and `retry` where set) and `return` object. The `ETag` makes a PUT or DELETE ' +
+      '`allowFailure`, and `if`, `retry`, `forEach` and `concurrency` where set) and `return` object. The `ETag` makes a PUT or DELETE ' +
       "conditional (If-Match). An unknown id, or another company's, answers 404 `not_found`.",
     tag: 'Workflows',
     scope: 'workflows:read',
