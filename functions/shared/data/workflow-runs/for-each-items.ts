@@ -1,4 +1,4 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StepAttempt } from '../../types/workflows';
 import * as zm from '../../zod-mini';
 import { ddb, isConditionalCheckFailed, queryAll, tableName } from '../client';
@@ -53,10 +53,9 @@ export interface ForEachItemAddress {
   stepId: string;
 }
 
-const send = async (command: PutCommand | UpdateCommand): Promise<boolean> => {
+const send = async (command: UpdateCommand): Promise<boolean> => {
   try {
-    if (command instanceof PutCommand) await ddb.send(command);
-    else await ddb.send(command);
+    await ddb.send(command);
     return true;
   } catch (error) {
     if (isConditionalCheckFailed(error)) return false;
@@ -91,12 +90,25 @@ export const claimForEachItem = (
   const key = forEachItemKey(at.companyId, at.runId, at.stepId, index);
   const startedAt = now.toISOString();
   if (!waiting) {
-    const record: ForEachItemRecord = { index, status: 'started', startedAt, attempts: [], durationMs: 0 };
+    // An update creating the item: a run's runners update its partition and create no run there.
     return send(
-      new PutCommand({
+      new UpdateCommand({
         TableName: tableName(),
-        Item: ForEachItem.item(key, record, { ttl: Math.floor(now.getTime() / 1000) + ITEM_TTL_SECONDS }),
-        ConditionExpression: 'attribute_not_exists(pk)',
+        Key: key,
+        ...ForEachItem.update(
+          {
+            set: {
+              entity: ForEachItem.name,
+              index,
+              status: 'started',
+              startedAt,
+              attempts: [],
+              durationMs: 0,
+              ttl: Math.floor(now.getTime() / 1000) + ITEM_TTL_SECONDS,
+            },
+          },
+          { expression: 'attribute_not_exists(pk)' },
+        ),
       }),
     );
   }
