@@ -153,6 +153,40 @@ describe('forEach steps', () => {
     expect(itemsOf(lenient).map((i) => i.status)).toEqual(['succeeded', 'succeeded', 'failed']);
   });
 
+  it('leaves an item whose retry waits past the work budget waiting, and comes back for it', async () => {
+    const t = await createTenant();
+    const tag = `wait-${Date.now()}`;
+    await savedWorkflow(t.companyId, {
+      id: 'wait',
+      name: 'Long wait',
+      steps: [
+        {
+          id: 'each',
+          action: 'actions/http/request',
+          forEach: [1, 0],
+          // A wait of 10 to 20 s: longer than an async message's work budget, so the item is released.
+          retry: { maxAttempts: 2, backoffSeconds: 20 },
+          with: post(`/flaky/${tag}-{{ index }}?fails={{ item }}`),
+        },
+      ],
+      return: { items: '{{ steps.each.output.items }}' },
+    });
+    const started = Date.now();
+    const accepted = await runWorkflow(t.apiKey, 'wait', { mode: 'async' });
+    expect(accepted.status).toBe(202);
+    const run = await waitForRun(t.apiKey, 'wait', String(accepted.json.runId), 60_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(10_000);
+    expect(run).toMatchObject({ status: 'success', ok: true });
+    expect(itemsOf(run)).toMatchObject([
+      { index: 0, status: 'succeeded', attempts: 2, output: { status: 200 } },
+      { index: 1, status: 'succeeded', attempts: 1 },
+    ]);
+    expect(target.calls.get(`/flaky/${tag}-0`)).toBe(2);
+    expect(target.calls.get(`/flaky/${tag}-1`)).toBe(1);
+    // Waiting is not step time.
+    expect(run.executionTimeMs).toBeLessThan(5_000);
+  }, 90_000);
+
   it('fails the step with foreach_not_array when the reference is not a list, calling nothing', async () => {
     const t = await createTenant();
     const tag = `notlist-${Date.now()}`;
