@@ -91,7 +91,7 @@ const endedItem = (
       attempts: [...attempts],
       durationMs,
       ...(output === undefined || tooLarge ? {} : { output: kept }),
-      ...(error ? { error } : {}),
+      ...(error ? { error: redactSecrets(error, secrets) } : {}),
     },
   };
 };
