@@ -146,11 +146,14 @@ const JWT_MINTING: FunctionAccess = { table: { PutItem: ['credentials'] }, secre
  * definition version, the run and the company's limits, reads the workflow secrets its definition references
  * (one batch) and unwraps their data keys (`kms:Decrypt` on the secrets' key alone), records each step on
  * the run item, stores an output over 4 KB as a tenant object (`companies/<id>/workflows/runs/...`: the
- * object, its record and storage bytes), and finishes the run with its compute time in one transaction.
+ * object, its record and storage bytes), records and reads back the items of a `forEach` step
+ * (`data/workflow-runs/for-each-items.ts`, in the run's partition), and finishes the run with its compute time
+ * in one transaction.
  */
 const WORKFLOW_RUN: FunctionAccess = {
   table: {
     GetItem: ['workflows', 'workflowRuns', 'storedObjects', 'plans'],
+    Query: ['workflowRuns'],
     PutItem: ['events'],
     BatchGetItem: ['company', 'workflowSecrets'],
     // The run and its entry in its workflow's run list (`data/workflow-runs/entries.ts`).

@@ -127,6 +127,12 @@ export const sortKeys = {
   workflowRun: 'RUN',
   /** A secret an async run's step produced (a minted token), sealed, in the run's partition. */
   workflowRunSecret: (stepId: string) => `SECRET#${stepId}`,
+  /**
+   * One item's result of a run's `forEach` step (`FE#<stepId>#<index>`, beside the run's item); called with
+   * `''` as index it gives the prefix of the step's items (the index is padded: the sort key orders them).
+   */
+  workflowForEachItem: (stepId: string, index: number | '') =>
+    `FE#${stepId}#${index === '' ? '' : String(index).padStart(6, '0')}`,
   event: (eventId: string) => `EV#${eventId}`,
   /** The first sort key after every event of the partition (`$` follows `#`), the upper bound of a page. */
   afterEvents: 'EV$',

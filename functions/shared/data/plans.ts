@@ -67,6 +67,8 @@ export const DEFAULT_DYNADATA_TYPES = 50;
 export const DEFAULT_DYNADATA_FIELDS_PER_TYPE = 200;
 /** The compute budget of a workflow run of a plan stored before the limit existed (the smallest plan's). */
 export const DEFAULT_WORKFLOW_RUN_COMPUTE_MS = 30_000;
+/** The `forEach` items of a plan stored before the limit existed (the smallest plan's). */
+export const DEFAULT_WORKFLOW_FOREACH_ITEMS = 100;
 
 export const toPlan = (item: Record<string, unknown>): Plan => {
   const plan = StoredPlan.decode(item);
@@ -79,6 +81,7 @@ export const toPlan = (item: Record<string, unknown>): Plan => {
   limits.dynadataTypes ??= DEFAULT_DYNADATA_TYPES;
   limits.dynadataFieldsPerType ??= DEFAULT_DYNADATA_FIELDS_PER_TYPE;
   limits.workflowRunComputeMs ??= DEFAULT_WORKFLOW_RUN_COMPUTE_MS;
+  limits.workflowForEachItems ??= DEFAULT_WORKFLOW_FOREACH_ITEMS;
   return decodeItem(StoredPlan.name, planSchema(), { pk: item.pk, sk: item.sk, ...plan, limits });
 };
 

@@ -68,6 +68,7 @@ export const PLAN_LIMIT_NAMES = [
   'speechJobQueueCap',
   'workflowRunsPerMonth',
   'workflowRunComputeMs',
+  'workflowForEachItems',
   'logRetentionDays',
   'webhookEndpoints',
   'workflows',

@@ -38,6 +38,7 @@ const limits = {
   speechJobQueueCap: 10,
   workflowRunsPerMonth: 10000,
   workflowRunComputeMs: 120000,
+  workflowForEachItems: 500,
   logRetentionDays: 90,
   webhookEndpoints: 10,
   workflows: 50,

@@ -74,6 +74,14 @@ export const planLimitsSchema = /* @__PURE__ */ lazy(() =>
           'Total step time one workflow run may use, in milliseconds: past it the run fails with ' +
             '`workflow_compute_exceeded` (the time used is still counted).',
         ),
+      workflowForEachItems: z
+        .number()
+        .int()
+        .positive()
+        .describe(
+          'Items one `forEach` step of a workflow may loop over: past it the step fails with ' +
+            '`foreach_too_many_items`.',
+        ),
       logRetentionDays: z.number().int().positive().describe('Days the log_entries audit trail is kept.'),
       webhookEndpoints: z.number().int().nonnegative().describe('Webhook endpoints a company may register.'),
       workflows: z

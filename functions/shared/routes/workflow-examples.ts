@@ -1,6 +1,7 @@
 /**
  * Examples of the workflow definition and run-control operations (saving, deleting, canceling), joined into
- * `route-examples.ts`: a definition with a retried HTTP step and a step with a condition, and the answers.
+ * `route-examples.ts`: a definition with a retried HTTP step, a `forEach` step and a step with a condition,
+ * and the answers.
  */
 const at = '2026-11-02T09:30:00.000Z';
 const later = '2026-11-02T09:30:41.000Z';
@@ -14,6 +15,18 @@ const definition = {
       action: 'actions/http/request',
       with: { method: 'GET', url: 'https://shop.example.com/orders/{{ input.orderId }}' },
       retry: { maxAttempts: 3, backoffSeconds: 2, on: ['http_5xx', 'timeout'] },
+    },
+    {
+      id: 'stock',
+      action: 'actions/http/request',
+      forEach: '{{ steps.order.output.body.lines }}',
+      concurrency: 5,
+      with: {
+        method: 'POST',
+        url: 'https://shop.example.com/stock/{{ item.sku }}/reserve',
+        body: { quantity: '{{ item.quantity }}', line: '{{ index }}' },
+      },
+      retry: { maxAttempts: 2, backoffSeconds: 1 },
     },
     {
       id: 'say',

@@ -60,7 +60,7 @@ export const WORKFLOW_ROUTES = [
     summary: 'A workflow definition',
     description:
       'The current version of a definition: its input schema, ordered steps (action, `with`, ' +
-      '`allowFailure`, and `if` and `retry` where set) and `return` object. The `ETag` makes a PUT or DELETE ' +
+      '`allowFailure`, and `if`, `retry`, `forEach` and `concurrency` where set) and `return` object. The `ETag` makes a PUT or DELETE ' +
       "conditional (If-Match). An unknown id, or another company's, answers 404 `not_found`.",
     tag: 'Workflows',
     scope: 'workflows:read',
@@ -94,7 +94,8 @@ export const WORKFLOW_ROUTES = [
       'a new workflow, 200 for a new version; runs in flight finish on the version they started with. An ' +
       'invalid definition answers 400 `validation_failed` listing every violation by JSON pointer (`errors`). ' +
       "At most the plan's `workflows` per company (403 `workflow_limit_reached`). Honours If-Match with the " +
-      'ETag of GET /v1/workflows/{id}.',
+      'ETag of GET /v1/workflows/{id}. A step with `forEach` runs its action once per element of a list ' +
+      '(`{{ item }}`, `{{ index }}` in its `with`; `concurrency` at once; `retry` and `allowFailure` per item).',
     tag: 'Workflows',
     scope: 'workflows:write',
     get params() {

@@ -2,7 +2,12 @@ import { conditionSchema } from '../domain/workflows/conditions';
 import { identifierField } from '../fields';
 import { lazy } from '../lazy';
 import { RUN_TRIGGER_TYPES, TRIGGER_EVENT_TYPES } from '../types/workflow-triggers';
-import { RETRY_CLASSES, STEP_STATUSES, WORKFLOW_RUN_STATUSES } from '../types/workflows';
+import {
+  FOREACH_MAX_CONCURRENCY,
+  RETRY_CLASSES,
+  STEP_STATUSES,
+  WORKFLOW_RUN_STATUSES,
+} from '../types/workflows';
 import * as z from '../zod';
 
 /** Request and response shapes of the workflow routes (they become the OpenAPI document). */
@@ -48,6 +53,26 @@ export const stepRetrySchema = /* @__PURE__ */ lazy(() =>
     .strict()
     .describe('Try the step again; each attempt is in the step log `attempts`.'),
 );
+
+/** `forEach` and `concurrency` of a step (`domain/workflows/for-each.ts`). */
+const forEachFields = /* @__PURE__ */ lazy(() => ({
+  forEach: z
+    .union([z.string().max(1000), z.array(z.unknown()).max(1000)])
+    .optional()
+    .describe(
+      'Run the action once per element of a list: one `{{ reference }}` to a list (e.g. ' +
+        '`{{ steps.list.output.items }}`) or a list written out. `{{ item }}` and `{{ index }}` are then ' +
+        "available in `with`. At most the plan's `workflowForEachItems` elements; the output is " +
+        '`{items: [{index, status, output | error, attempts}], succeeded, failed}`.',
+    ),
+  concurrency: z
+    .number()
+    .int()
+    .min(1)
+    .max(FOREACH_MAX_CONCURRENCY)
+    .optional()
+    .describe('With `forEach`: items run at once (default 1).'),
+}));
 
 /** `on` of a definition: what starts its runs besides an API call. */
 const workflowTriggersSchema = /* @__PURE__ */ lazy(() =>
@@ -99,6 +124,7 @@ export const workflowDefinitionBodySchema = /* @__PURE__ */ lazy(() =>
               allowFailure: z.boolean().optional(),
               if: conditionSchema().optional(),
               retry: stepRetrySchema().optional(),
+              ...forEachFields(),
             })
             .strict(),
         )
@@ -131,6 +157,7 @@ export const workflowSchema = /* @__PURE__ */ lazy(() =>
           allowFailure: z.boolean(),
           if: conditionSchema().optional(),
           retry: stepRetrySchema().optional(),
+          ...forEachFields(),
         }),
       ),
       return: z.unknown().describe('The run result, with `{{ references }}` evaluated.'),

@@ -26,6 +26,8 @@ export interface PlanLimits {
   workflowRunsPerMonth: number;
   /** Total step time one workflow run may use, in milliseconds; past it the run fails. */
   workflowRunComputeMs: number;
+  /** Items one `forEach` step of a workflow may loop over; past it the step fails. */
+  workflowForEachItems: number;
   logRetentionDays: number;
   webhookEndpoints: number;
   /** Workflow definitions a company may have at once. */

@@ -35,7 +35,17 @@ export interface WorkflowStep {
    */
   if?: unknown;
   retry?: StepRetry;
+  /**
+   * A list to loop over (`domain/workflows/for-each.ts`): one `{{ reference }}` resolving to an array, or an
+   * array written out; the action runs once per item, with `{{ item }}` and `{{ index }}` in its `with`.
+   */
+  forEach?: string | unknown[];
+  /** Items of a `forEach` run at once (1..`FOREACH_MAX_CONCURRENCY`, default 1). */
+  concurrency?: number;
 }
+
+export const FOREACH_MAX_CONCURRENCY = 10;
+export const FOREACH_DEFAULT_CONCURRENCY = 1;
 
 export interface WorkflowDefinition {
   id: string;

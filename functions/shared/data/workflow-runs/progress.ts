@@ -25,9 +25,16 @@ const conditional = async (runId: string, command: UpdateCommand): Promise<void>
 
 /**
  * Claims step `index` for the engine's turn `turn` and marks it started: a step is started at most once,
- * by the one message (or copy of it) whose turn it is, never while another claim stands.
+ * by the one message (or copy of it) whose turn it is, never while another claim stands. With `takeOver`,
+ * the claim of a holder that is gone is taken instead (a `forEach` step goes on from its recorded items).
  */
-export const beginWorkflowStep = (run: WorkflowRunRecord, index: number, turn: number, now: Date) =>
+export const beginWorkflowStep = (
+  run: WorkflowRunRecord,
+  index: number,
+  turn: number,
+  now: Date,
+  options: { takeOver?: boolean } = {},
+) =>
   conditional(
     run.runId,
     new UpdateCommand({
@@ -36,8 +43,15 @@ export const beginWorkflowStep = (run: WorkflowRunRecord, index: number, turn: n
       ...WorkflowRun.update(
         { set: { current: { index, startedAt: now.toISOString() }, updatedAt: now.toISOString() } },
         {
-          expression: `#status = :running AND #cursor = :index AND attribute_not_exists(#current) AND ${turnIs(turn)}`,
-          names: { '#status': 'status', '#cursor': 'cursor', '#turn': 'turn' },
+          expression: `#status = :running AND #cursor = :index AND ${
+            options.takeOver ? '#current.#index = :index' : 'attribute_not_exists(#current)'
+          } AND ${turnIs(turn)}`,
+          names: {
+            '#status': 'status',
+            '#cursor': 'cursor',
+            '#turn': 'turn',
+            ...(options.takeOver ? { '#index': 'index' } : {}),
+          },
           values: { ':running': 'running', ':index': index, ':turn': turn },
         },
       ),

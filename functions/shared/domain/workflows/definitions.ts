@@ -115,6 +115,8 @@ export const toPublicWorkflow = (head: WorkflowHead) => ({
     allowFailure: s.allowFailure ?? false,
     ...(s.if === undefined ? {} : { if: readCondition(s.if) }),
     ...(s.retry === undefined ? {} : { retry: s.retry }),
+    ...(s.forEach === undefined ? {} : { forEach: s.forEach }),
+    ...(s.concurrency === undefined ? {} : { concurrency: s.concurrency }),
   })),
   return: head.definition.return ?? null,
   on: head.definition.on ?? null,

@@ -5,10 +5,18 @@ import { logger } from '../../observability/logger';
 import { workflowRunWorkBudgetMs } from '../../types/queues';
 import type { PendingAttempts, StepLog, WorkflowRunRecord, WorkflowStep } from '../../types/workflows';
 import { definitionOfRun } from './definitions';
+import { takeForEachTurn } from './for-each-loop';
 import { declaredFailureOf } from './outcome';
 import { type RunMessage, sendRunMessage } from './run-queue';
 import { restoreRunSecrets } from './run-secrets';
-import { applyStepResult, loadRunSecrets, type RunState, scopeOf, stateOfRun } from './run-state';
+import {
+  applyStepResult,
+  forEachAddress,
+  loadRunSecrets,
+  type RunState,
+  scopeOf,
+  stateOfRun,
+} from './run-state';
 import { computeExceeded, contextOfRun, finishRun } from './runs';
 import { takeStepTurn } from './step-turn';
 
@@ -21,7 +29,9 @@ import { takeStepTurn } from './step-turn';
  *   at this turn, with no step started), so a step is started at most once; recording it moves the turn on.
  *   A cancel moves the run out of `running`, so the next claim (or recording) fails and the engine stops.
  * - A step found started and not recorded is recorded as failed with `step_interrupted`, once its lease has
- *   ended (its holder is gone: the lease outlasts the worker's run) and never while it lasts.
+ *   ended (its holder is gone: the lease outlasts the worker's run) and never while it lasts. A `forEach` step
+ *   is taken over instead: its items with a result stay, those its holder had started are interrupted
+ *   (`for-each-loop.ts`), and the rest run. A loop goes on over as many turns as its items need.
  * - A message takes the run's current turn when it names that turn, when it comes back after its handling
  *   failed (the queue's visibility timeout outlasts the work budget plus the lease: whatever it left behind,
  *   a step in flight or a turn recorded with no message sent yet, is taken over), or when it is the local
@@ -96,9 +106,35 @@ export const runWorkflowTurns = async (
         return 'finished';
       }
       const pending = run.pendingAttempts?.index === run.cursor ? run.pendingAttempts : undefined;
-      if (run.current?.index === run.cursor) {
+      if (step.forEach !== undefined) {
+        const takeOver = run.current?.index === run.cursor;
+        await beginWorkflowStep(run, run.cursor, turn, new Date(started), { takeOver });
+        const budgetLeft = (run.computeBudgetMs ?? Number.POSITIVE_INFINITY) - state.executionTimeMs;
+        const loop = await takeForEachTurn(
+          step,
+          scopeOf(run, state),
+          contextOfRun(run, false),
+          state.secrets,
+          forEachAddress(run, step),
+          (waitMs, _bound, computeMs) =>
+            clock().getTime() + waitMs - arrived < budgetMs && computeMs < budgetLeft,
+        );
+        state.executionTimeMs += loop.computeMs;
+        if (loop.kind === 'paused') {
+          await saveWorkflowRunProgress(run, run.cursor, state, clock(), {
+            turn: { from: turn, to: turn + 1 },
+          });
+          await sendRunMessage(
+            { companyId: run.companyId, runId: run.runId, turn: turn + 1 },
+            loop.dueInMs / 1000,
+          );
+          return loop.dueInMs > DUE_SLACK_MS ? 'waiting' : 'continued';
+        }
+        await applyStepResult(run, state, loop.result);
+      } else if (run.current?.index === run.cursor) {
         logger.warn('workflow step interrupted', { runId: run.runId, step: step.id });
         await applyStepResult(run, state, { log: interruptedLog(step, run, pending), files: [] });
+        state.executionTimeMs += clock().getTime() - started;
       } else {
         const waitMs = pending ? Date.parse(pending.notBefore) - started : 0;
         if (waitMs > DUE_SLACK_MS) {
@@ -128,8 +164,8 @@ export const runWorkflowTurns = async (
           return 'waiting';
         }
         await applyStepResult(run, state, result.result);
+        state.executionTimeMs += clock().getTime() - started;
       }
-      state.executionTimeMs += clock().getTime() - started;
       if (state.cursor >= definition.steps.length || declaredFailureOf(state.logs)) {
         await finishRun(run, definition, state);
         return 'finished';

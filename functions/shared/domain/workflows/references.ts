@@ -5,7 +5,8 @@ import { SECRET_NAME_PATTERN } from '../../types/workflows';
  * Paths are data, never code: `input.<path>`, `steps.<id>.output[.<path>]`, `steps.<id>.status`, `run.id`,
  * `trigger.<path>` (what started the run: `trigger.type`, and `trigger.event.…` of a run started by an event),
  * `secrets.NAME` (a workflow secret, only in an HTTP step's `url`, `headers` and `body`),
- * where `<path>` is dot-separated keys or array indexes. A string that is exactly one reference takes the
+ * and in a `forEach` step `item[.<path>]` (the element of the list this run of the action is for) and `index`
+ * (its position, from 0), where `<path>` is dot-separated keys or array indexes. A string that is exactly one reference takes the
  * referenced value with its type; a reference inside a longer string is interpolated as text. A value that
  * is missing (a failed step's output, an absent key) resolves to `undefined` (the key is left out), and to
  * the empty string inside a longer string.
@@ -21,7 +22,9 @@ export type Reference =
   | { root: 'steps'; step: string; field: 'status' }
   | { root: 'run'; field: 'id' }
   | { root: 'trigger'; path: string[] }
-  | { root: 'secrets'; name: string };
+  | { root: 'secrets'; name: string }
+  | { root: 'item'; path: string[] }
+  | { root: 'index' };
 
 /** Parses one reference path, or answers why it is not one. */
 export const parseReference = (text: string): Reference | { problem: string } => {
@@ -30,7 +33,8 @@ export const parseReference = (text: string): Reference | { problem: string } =>
     return { problem: `"${text}" is not a path of keys separated by dots` };
   }
   const [root, second, third, ...rest] = segments as [string, ...string[]];
-  if (root === 'input' || root === 'trigger') return { root, path: segments.slice(1) };
+  if (root === 'input' || root === 'trigger' || root === 'item') return { root, path: segments.slice(1) };
+  if (root === 'index') return segments.length === 1 ? { root } : { problem: 'index has no fields' };
   if (root === 'secrets') {
     return second !== undefined && segments.length === 2 && SECRET_NAME_PATTERN.test(second)
       ? { root, name: second }
@@ -46,8 +50,13 @@ export const parseReference = (text: string): Reference | { problem: string } =>
     if (third === 'status' && rest.length === 0) return { root, step: second, field: 'status' };
     return { problem: `steps.${second} has only output and status` };
   }
-  return { problem: `"${text}" must start with input., steps.<id>., trigger., secrets. or run.id` };
+  return {
+    problem: `"${text}" must start with input., steps.<id>., trigger., secrets., item or index, or be run.id`,
+  };
 };
+
+/** Whether a string is exactly one `{{ reference }}` (it then takes the referenced value with its type). */
+export const isWholeReference = (value: string): boolean => WHOLE.test(value);
 
 /** The literal parts of a string: the string with every `{{ reference }}` taken out. */
 export const literalPartsOf = (value: string): string => value.replace(REFERENCE, '');
@@ -85,6 +94,9 @@ export interface ReferenceScope {
   trigger?: unknown;
   /** The values of the workflow secrets the step may use (only an HTTP step's outbound request gets them). */
   secrets?: ReadonlyMap<string, string>;
+  /** In a `forEach` step: the element of the list and its position. */
+  item?: unknown;
+  index?: number;
 }
 
 const walk = (value: unknown, path: readonly string[]): unknown => {
@@ -105,6 +117,8 @@ const lookup = (text: string, scope: ReferenceScope): unknown => {
   if (ref.root === 'trigger') return walk(scope.trigger, ref.path);
   if (ref.root === 'run') return scope.runId;
   if (ref.root === 'secrets') return scope.secrets?.get(ref.name);
+  if (ref.root === 'item') return walk(scope.item, ref.path);
+  if (ref.root === 'index') return scope.index;
   const step = Object.hasOwn(scope.steps, ref.step) ? scope.steps[ref.step] : undefined;
   if (!step) return undefined;
   if (ref.field === 'status') return step.status;

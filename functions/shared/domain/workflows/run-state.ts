@@ -44,6 +44,16 @@ export const scopeOf = (run: WorkflowRunRecord, state: RunState): ReferenceScope
 export const stepOutputPath = (run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>, stepId: string) =>
   `${companyObjectPrefix(run.companyId, 'workflowRuns')}${run.runId}/steps/${stepId}.json`;
 
+/** Where the items of a run's `forEach` step are recorded (`for-each-items.ts`). */
+export const forEachAddress = (
+  run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>,
+  step: { id: string },
+) => ({
+  companyId: run.companyId,
+  runId: run.runId,
+  stepId: step.id,
+});
+
 const storeOutput = async (
   run: WorkflowRunRecord,
   stepId: string,

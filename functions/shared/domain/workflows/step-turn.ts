@@ -38,8 +38,8 @@ export const skippedResult = (step: WorkflowStep, now: Date): StepResult => ({
   files: [],
 });
 
-/** A step whose condition could not be decided (`condition_type_mismatch`): failed, its action never run. */
-const undecidedResult = (step: WorkflowStep, error: StepOutcomeError, now: Date): StepResult => ({
+/** A step failed before its action ran (`condition_type_mismatch`, a `forEach` that is no list): its code. */
+export const notRunResult = (step: WorkflowStep, error: StepOutcomeError, now: Date): StepResult => ({
   log: {
     step: step.id,
     action: step.action,
@@ -58,22 +58,35 @@ const undecidedResult = (step: WorkflowStep, error: StepOutcomeError, now: Date)
 const conditionAllows = (step: WorkflowStep, scope: ReferenceScope): boolean =>
   step.if === undefined || conditionHolds(readCondition(step.if), scope);
 
-export const takeStepTurn = async (
+/**
+ * The result of a step whose `if` keeps it from running: `skipped` (false) or failed (it cannot be decided);
+ * undefined when the step runs.
+ */
+export const conditionResult = (
+  step: WorkflowStep,
+  scope: ReferenceScope,
+  now: Date,
+): StepResult | undefined => {
+  try {
+    return conditionAllows(step, scope) ? undefined : skippedResult(step, now);
+  } catch (error) {
+    if (!(error instanceof StepOutcomeError)) throw error;
+    return notRunResult(step, error, now);
+  }
+};
+
+/**
+ * One attempt of the step's action (of a `forEach` step: for one item, the scope holding it), and whether its
+ * `retry` tries again.
+ */
+export const attemptTurn = async (
   step: WorkflowStep,
   scope: ReferenceScope,
   ctx: ActionContext,
   secrets: SecretRegistry,
-  /** The attempts made before this turn (a retry waiting). */
+  /** The attempts made before this one (a retry waiting). */
   previous: readonly StepAttempt[] = [],
 ): Promise<StepTurn> => {
-  if (previous.length === 0) {
-    try {
-      if (!conditionAllows(step, scope)) return { kind: 'done', result: skippedResult(step, new Date()) };
-    } catch (error) {
-      if (!(error instanceof StepOutcomeError)) throw error;
-      return { kind: 'done', result: undecidedResult(step, error, new Date()) };
-    }
-  }
   const result = await runStep(step, scope, ctx, secrets);
   if (!step.retry) return { kind: 'done', result };
   const { log } = result;
@@ -93,4 +106,11 @@ export const takeStepTurn = async (
     return { kind: 'retry', attempts, waitMs: retryWaitMs(step.retry, attempts.length) };
   }
   return { kind: 'done', result: { ...result, log: { ...log, attempts } } };
+};
+
+/** A step's turn: its `if` decided on its first attempt, then an attempt (`attemptTurn`). */
+export const takeStepTurn = async (...args: Parameters<typeof attemptTurn>): Promise<StepTurn> => {
+  const [step, scope, , , previous = []] = args;
+  const unrun = previous.length === 0 ? conditionResult(step, scope, new Date()) : undefined;
+  return unrun ? { kind: 'done', result: unrun } : attemptTurn(...args);
 };

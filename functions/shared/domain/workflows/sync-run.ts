@@ -16,10 +16,18 @@ import type {
 } from '../../types/workflows';
 import { revokeMintedTokens } from '../tokens';
 import type { ActionContext } from './actions';
+import { takeForEachTurn } from './for-each-loop';
 import { declaredFailureOf } from './outcome';
 import { computeExceeded, failRun, finishRun } from './run-finish';
 import { startRunEngine } from './run-queue';
-import { applyStepResult, loadRunSecrets, newRunState, type RunState, scopeOf } from './run-state';
+import {
+  applyStepResult,
+  forEachAddress,
+  loadRunSecrets,
+  newRunState,
+  type RunState,
+  scopeOf,
+} from './run-state';
 import { stepBoundMs } from './step-runner';
 import { takeStepTurn } from './step-turn';
 
@@ -78,10 +86,12 @@ export const runSync = async (
   const state = newRunState();
   await loadRunSecrets(run.companyId, definition, state);
   let waited = 0;
+  // Step time beyond the call's own time: the items of a `forEach` run at once each count.
+  let extra = 0;
   let attempts: StepAttempt[] = [];
   let notBefore = 0;
   const handOff = async (): Promise<StartRunResult> => {
-    state.executionTimeMs = Date.now() - started - waited;
+    state.executionTimeMs = Date.now() - started - waited + extra;
     const handedOffAt = new Date().toISOString();
     const pending: PendingAttempts | undefined =
       attempts.length > 0
@@ -94,21 +104,21 @@ export const runSync = async (
     });
     // The caller gets 202, never the answer: a token minted so far reaches nobody, so it is revoked.
     await revokeUndelivered(run, state);
-    // A retry waiting for its next attempt: the message arrives when the attempt is due.
-    await startEngine(run, pending ? Math.max(0, notBefore - Date.now()) / 1000 : 0);
+    // A retry (a step's, or a `forEach` item's) waiting for its next attempt: the message arrives when due.
+    await startEngine(run, notBefore > 0 ? Math.max(0, notBefore - Date.now()) / 1000 : 0);
     logger.info('sync workflow run handed off', { runId: run.runId, cursor: state.cursor });
     return { kind: 'accepted', runId: run.runId };
   };
   try {
     const next = () => (declaredFailureOf(state.logs) ? undefined : definition.steps[state.cursor]);
     for (let step = next(); step !== undefined; step = next()) {
-      state.executionTimeMs = Date.now() - started - waited;
+      state.executionTimeMs = Date.now() - started - waited + extra;
       const stopped = computeExceeded(run, definition, state);
       if (stopped) {
         const { record, answer } = await finishRun(run, definition, state, stopped);
         return { kind: 'finished', run: answer, stored: record };
       }
-      if (state.cursor > 0 || attempts.length > 0) {
+      if (state.cursor > 0 || notBefore > 0) {
         if ((await getWorkflowRunStatus(run.companyId, run.runId)) !== 'running') return await storedRun(run);
       }
       const wait = Math.max(0, notBefore - Date.now());
@@ -116,6 +126,23 @@ export const runSync = async (
       if (wait > 0) {
         await sleep(wait);
         waited += wait;
+      }
+      if (step.forEach !== undefined) {
+        const loopStarted = Date.now();
+        const budgetLeft = (run.computeBudgetMs ?? Number.POSITIVE_INFINITY) - state.executionTimeMs;
+        const loop = await takeForEachTurn(
+          step,
+          scopeOf(run, state),
+          ctx,
+          state.secrets,
+          forEachAddress(run, step),
+          (waitMs, boundMs, computeMs) => Date.now() + waitMs + boundMs <= deadline && computeMs < budgetLeft,
+        );
+        extra += loop.computeMs - (Date.now() - loopStarted);
+        // Items left (the deadline, the compute budget, a retry's wait): decided at the top of the loop.
+        notBefore = loop.kind === 'paused' ? Date.now() + loop.dueInMs : 0;
+        if (loop.kind === 'done') await applyStepResult(run, state, loop.result);
+        continue;
       }
       const turn = await takeStepTurn(step, scopeOf(run, state), ctx, state.secrets, attempts);
       if (turn.kind === 'retry') {
@@ -127,7 +154,7 @@ export const runSync = async (
       notBefore = 0;
       await applyStepResult(run, state, turn.result);
     }
-    state.executionTimeMs = Date.now() - started - waited;
+    state.executionTimeMs = Date.now() - started - waited + extra;
     const { record, answer } = await finishRun(run, definition, state);
     return { kind: 'finished', run: answer, stored: record };
   } catch (error) {

@@ -9,6 +9,7 @@ import {
 import { normaliseTypeSchema } from '../dynadata/json-schema';
 import { findAction } from './actions';
 import { conditionProblems } from './conditions';
+import { forEachProblems } from './for-each';
 import { parseReference, referencesIn } from './references';
 import { retryProblems } from './retry';
 import { triggerProblems } from './trigger-definition';
@@ -17,8 +18,10 @@ import { triggerProblems } from './trigger-definition';
  * Validation of a workflow definition on save: every violation is listed with a JSON pointer into the
  * document (`/steps/1/with/fullPath`). Rules: `id` `[a-z0-9_-]{1,64}`; `name` 1..200 characters; `input` a
  * JSON Schema of the Dynadata subset (an object schema); 1..50 `steps` with unique ids, a known `action`, a
- * `with` object, `allowFailure` boolean, an optional `if` (`conditions.ts`) and `retry` (`retry.ts`); references parse, and a step refers only to earlier steps
- * (`return` may refer to any step); `{{ secrets.NAME }}` only in an HTTP step's `url`, `headers` and `body`. The document stays under `WORKFLOW_MAX_BYTES`.
+ * `with` object, `allowFailure` boolean, an optional `if` (`conditions.ts`), `retry` (`retry.ts`) and `forEach`
+ * with `concurrency` (`for-each.ts`); references parse, a step refers only to earlier steps (`return` may refer
+ * to any step), `{{ item }}` / `{{ index }}` appear only in the `with` of a `forEach` step, and
+ * `{{ secrets.NAME }}` only in an HTTP step's `url`, `headers` and `body`. The document stays under `WORKFLOW_MAX_BYTES`.
  */
 export const WORKFLOW_MAX_BYTES = 64 * 1024;
 /** Deepest nesting of a definition's arrays and objects (the document is depth 1), as for request bodies. */
@@ -44,7 +47,7 @@ const shapeProblem = (doc: unknown): FieldError | undefined => {
   return undefined;
 };
 const TOP_KEYS = new Set(['id', 'name', 'description', 'input', 'steps', 'return', 'on']);
-const STEP_KEYS = new Set(['id', 'action', 'with', 'allowFailure', 'if', 'retry']);
+const STEP_KEYS = new Set(['id', 'action', 'with', 'allowFailure', 'if', 'retry', 'forEach', 'concurrency']);
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -67,7 +70,12 @@ const checkReferences = (
   known: ReadonlySet<string>,
   all: ReadonlySet<string>,
   add: (pointer: string, message: string) => void,
-  secretsAllowed: (pointer: string) => boolean = () => false,
+  where: {
+    /** Whether `{{ item }}` and `{{ index }}` may appear (the `with` of a `forEach` step). */
+    inLoop?: boolean;
+    /** Whether a reference at that pointer may name a workflow secret. */
+    secretsAllowed?: (pointer: string) => boolean;
+  } = {},
 ) => {
   for (const found of referencesIn(value, pointer)) {
     if (found.text === '{{') {
@@ -76,7 +84,10 @@ const checkReferences = (
     }
     const ref = parseReference(found.text);
     if ('problem' in ref) add(found.pointer, `reference {{ ${found.text} }}: ${ref.problem}`);
-    else if (ref.root === 'secrets' && !secretsAllowed(found.pointer)) add(found.pointer, SECRET_PLACES);
+    else if (ref.root === 'secrets' && !(where.secretsAllowed?.(found.pointer) ?? false))
+      add(found.pointer, SECRET_PLACES);
+    else if ((ref.root === 'item' || ref.root === 'index') && !where.inLoop)
+      add(found.pointer, `reference {{ ${found.text} }} is only available in the with of a forEach step`);
     else if (ref.root === 'steps' && !known.has(ref.step)) {
       add(
         found.pointer,
@@ -136,7 +147,11 @@ export const definitionProblems = async (doc: unknown): Promise<FieldError[]> =>
       findAction(step.action)?.withProblems?.(step.with, `${at}/with`, add);
     if (step.allowFailure !== undefined && typeof step.allowFailure !== 'boolean')
       add(`${at}/allowFailure`, 'must be a boolean');
-    checkReferences(step.with, `${at}/with`, known, all, add, secretsAllowedIn(at, step.action));
+    checkReferences(step.with, `${at}/with`, known, all, add, {
+      inLoop: step.forEach !== undefined,
+      secretsAllowed: secretsAllowedIn(at, step.action),
+    });
+    forEachProblems(step, at, add, (v, p) => checkReferences(v, p, known, all, add));
     if (step.if !== undefined)
       conditionProblems(step.if, `${at}/if`, add, (v, p, found) => checkReferences(v, p, known, all, found));
     if (step.retry !== undefined) retryProblems(step.retry, `${at}/retry`, add);
