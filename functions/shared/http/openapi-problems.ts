@@ -93,6 +93,45 @@ const PROBLEM_EXTENSIONS: Record<string, JsonSchema> = {
     items: { type: 'string' },
     description: '`file_in_use`: the unfinished jobs that read the file.',
   },
+  requested: { type: 'integer', description: 'Quota codes: the units the refused job would have used.' },
+  itemCount: { type: 'integer', description: '`type_has_items`: the items the Dynadata type still holds.' },
+  fields: { type: 'integer', description: '`dynadata_field_limit_reached`: the fields the schema declares.' },
+  breakingItems: {
+    type: 'integer',
+    description: '`type_change_breaks_items`: the stored items the new schema would refuse.',
+  },
+  complete: {
+    type: 'boolean',
+    description: '`type_change_breaks_items`: whether every stored item was checked (false: more may break).',
+  },
+  sample: {
+    type: 'array',
+    description: '`type_change_breaks_items`: up to five of those items, each with its first violation.',
+    items: {
+      type: 'object',
+      properties: { _id: { type: 'string' }, pointer: { type: 'string' }, message: { type: 'string' } },
+    },
+  },
+  scopes: {
+    type: 'array',
+    items: { type: 'string' },
+    description: '`api_key_scopes_exceed_caller`: the scopes asked for that the caller does not hold.',
+  },
+  ips: {
+    type: 'array',
+    items: { type: 'string' },
+    description: "`api_key_ips_exceed_caller`: the addresses asked for outside the caller's own.",
+  },
+  invalidScopes: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'A token asked for with scopes that do not exist: those scopes.',
+  },
+  given: { type: 'string', description: '`multipart_checksum_mismatch`: the composite checksum sent.' },
+  computed: {
+    type: 'string',
+    description: "`multipart_checksum_mismatch`: the composite of the parts' checksums.",
+  },
   allow: {
     type: 'array',
     items: { type: 'string' },
