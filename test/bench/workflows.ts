@@ -11,7 +11,10 @@ import { join } from 'node:path';
  *     async runs (the engine driven by the local `workflow-run` queue: the first message's worker runs the
  *     steps within its work budget), from the start until the run item shows it finished (polled every
  *     5 ms);
- *  2. DynamoDB requests per run and per step, counted at the SDK client (the polling reads not counted).
+ *  2. DynamoDB requests per run and per step, counted at the SDK client (the polling reads not counted);
+ *  3. workflow secrets: a sync run of one HTTP step that references two secrets against the same step with
+ *     none (its target is refused, so no request leaves: what differs is loading the secrets), and sealing
+ *     and opening one value with the local key (`aws/kms.ts`: on AWS a KMS call each instead).
  */
 const RUNS = Number(process.env.BENCH_WORKFLOW_RUNS ?? 7);
 const STEPS = 10;
@@ -57,12 +60,35 @@ export const benchWorkflows = async (dataDir: string, write: (line: string) => v
     );
     if (code !== 0) throw new Error('workflows put failed');
   }
+  const { putWorkflowSecret } = await import('../../functions/shared/domain/workflows/vault');
+  for (const name of ['API_TOKEN', 'API_USER'])
+    await putWorkflowSecret(companyId, name, { value: `value-of-${name}-0123456789` }, new Date());
+  for (const [id, header] of [
+    ['secrets-0', 'Bearer none'],
+    ['secrets-2', 'Bearer {{ secrets.API_TOKEN }} {{ secrets.API_USER }}'],
+  ]) {
+    const file = join(dir, `${id}.json`);
+    // A private address: the step is refused before any request, after its references are resolved.
+    const url = 'https://10.0.0.1/hook';
+    const steps = [
+      { id: 'call', action: 'actions/http/request', with: { url, headers: { authorization: header } } },
+    ];
+    writeFileSync(file, JSON.stringify({ id, name: id, steps }));
+    const code = await runCli(
+      ['workflows', 'put', '--company', companyId, '--file', file, '--data-dir', dataDir],
+      {
+        out: () => undefined,
+        err: (t) => write(`${t}\n`),
+      },
+    );
+    if (code !== 0) throw new Error('workflows put failed');
+  }
   rmSync(dir, { recursive: true, force: true });
 
-  const run = async (n: number, mode: 'sync' | 'async') => {
+  const run = async (n: number | string, mode: 'sync' | 'async') => {
     const started = await startWorkflowRun({
       companyId,
-      workflowId: `trivial-${n}`,
+      workflowId: typeof n === 'string' ? n : `trivial-${n}`,
       mode,
       includeStepOutputs: false,
       input: {},
@@ -80,7 +106,7 @@ export const benchWorkflows = async (dataDir: string, write: (line: string) => v
   // Warm-up: the signing key, the plan cache, the saved versions, the first queue message.
   for (const n of [1, STEPS]) for (const mode of ['sync', 'async'] as const) await run(n, mode);
 
-  const measure = async (n: number, mode: 'sync' | 'async') => {
+  const measure = async (n: number | string, mode: 'sync' | 'async') => {
     const times: number[] = [];
     const counts: number[] = [];
     for (let i = 0; i < RUNS; i++) {
@@ -109,4 +135,37 @@ export const benchWorkflows = async (dataDir: string, write: (line: string) => v
     );
   }
   write(`ratio async / sync time per step: ${((perStep.async ?? 0) / (perStep.sync ?? 1)).toFixed(1)}\n`);
+
+  // Workflow secrets: what loading two costs a run, and sealing and opening one with the local key.
+  const noSecrets = await measure('secrets-0', 'sync');
+  const twoSecrets = await measure('secrets-2', 'sync');
+  write(
+    '\n== Workflow secrets: a sync run of one HTTP step (target refused) with 0 and 2 secrets referenced\n',
+  );
+  write(
+    `0 secrets ${noSecrets.ms.toFixed(1)} ms, ${noSecrets.requests} requests; 2 secrets ${twoSecrets.ms.toFixed(1)} ms, ` +
+      `${twoSecrets.requests} requests; +${(twoSecrets.ms - noSecrets.ms).toFixed(1)} ms, ` +
+      `+${twoSecrets.requests - noSecrets.requests} request (one BatchGetItem)\n`,
+  );
+  const { generateDataKey } = await import('../../functions/shared/aws/kms-data-keys');
+  const { openWith, sealWith, unwrapDataKey, contextBytes } = await import('../../functions/shared/aws/kms');
+  const context = { companyId, workflowSecret: 'API_TOKEN' };
+  const aad = contextBytes(context);
+  const N = 2000;
+  const sealed: { wrapped: Buffer; value: Buffer }[] = [];
+  let t = performance.now();
+  for (let i = 0; i < N; i++) {
+    const key = await generateDataKey(context);
+    sealed.push({
+      wrapped: key.wrapped,
+      value: sealWith(key.plaintext, Buffer.from('value-of-API_TOKEN'), aad),
+    });
+  }
+  const sealUs = ((performance.now() - t) * 1000) / N;
+  t = performance.now();
+  for (const s of sealed) openWith(await unwrapDataKey(s.wrapped, context), s.value, aad);
+  const openUs = ((performance.now() - t) * 1000) / N;
+  write(
+    `seal one value (data key made and wrapped) ${sealUs.toFixed(1)} us, open one ${openUs.toFixed(1)} us (local key)\n`,
+  );
 };
