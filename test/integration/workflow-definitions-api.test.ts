@@ -485,6 +485,7 @@ describe('canceling a run', () => {
     });
     const again = await cancel(t.apiKey, 'slow', runId);
     expectProblem(again, 409, 'workflow_run_not_cancelable');
+    expect(again.json.runStatus).toBe('canceled');
     target.release();
     const history = await get(t.apiKey, '/v1/workflows/slow/runs?status=canceled');
     expect(history.json.runs).toMatchObject([{ runId, status: 'canceled', trigger: 'api' }]);

@@ -93,6 +93,10 @@ const PROBLEM_EXTENSIONS: Record<string, JsonSchema> = {
     items: { type: 'string' },
     description: '`file_in_use`: the unfinished jobs that read the file.',
   },
+  runStatus: {
+    type: 'string',
+    description: '`workflow_run_not_cancelable`: the status the run already has (`success`, `canceled`, …).',
+  },
   requested: { type: 'integer', description: 'Quota codes: the units the refused job would have used.' },
   itemCount: { type: 'integer', description: '`type_has_items`: the items the Dynadata type still holds.' },
   fields: { type: 'integer', description: '`dynadata_field_limit_reached`: the fields the schema declares.' },

@@ -47,7 +47,10 @@ const interruptedStep = async (run: WorkflowRunRecord): Promise<StepLog[]> => {
 };
 
 const notCancelable = (status: string) =>
-  new AppError('workflow_run_not_cancelable', `The run is already ${status}.`, { extensions: { status } });
+  // `runStatus`: the problem's own `status` is the HTTP status.
+  new AppError('workflow_run_not_cancelable', `The run is already ${status}.`, {
+    extensions: { runStatus: status },
+  });
 
 export const cancelWorkflowRun = async (input: {
   companyId: string;
