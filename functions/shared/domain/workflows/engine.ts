@@ -4,6 +4,7 @@ import { env } from '../../env';
 import { logger } from '../../observability/logger';
 import { workflowRunWorkBudgetMs } from '../../types/queues';
 import type { PendingAttempts, StepLog, WorkflowRunRecord, WorkflowStep } from '../../types/workflows';
+import { findAction } from './actions';
 import { definitionOfRun } from './definitions';
 import { takeForEachTurn } from './for-each-loop';
 import { declaredFailureOf } from './outcome';
@@ -93,7 +94,10 @@ export const runWorkflowTurns = async (
   const state = await stateOfRun(run);
   await loadRunSecrets(run.companyId, definition, state);
   // Tokens earlier turns' steps minted, for the later steps' requests.
-  await restoreRunSecrets(run, state);
+  // Only a definition with an action that produces secrets (a minted token) has any to read back: no Query
+  // on the turns of every other run.
+  if (definition.steps.some((step) => findAction(step.action)?.secretFields?.length))
+    await restoreRunSecrets(run, state);
   const budgetMs = workflowRunWorkBudgetMs(env().workflowRunLeaseSeconds);
   try {
     for (let started = arrived; ; started = clock().getTime()) {
