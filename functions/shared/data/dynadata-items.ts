@@ -262,6 +262,8 @@ export const insertItem = async (
   typeName: string,
   item: StoredItem,
   guard: TypeGuard,
+  /** More items of the same transaction (the change event). */
+  also: TransactItem[] = [],
 ): Promise<void> => {
   await transact([
     {
@@ -273,6 +275,7 @@ export const insertItem = async (
     },
     ...(typeName === LOG_ENTRIES_TYPE ? [] : [typeCountUpdate(companyId, typeName, 1, guard)]),
     ...(item.size > 0 ? [addDatabaseBytesItem(companyId, item.size)] : []),
+    ...also,
   ]);
 };
 
@@ -313,6 +316,8 @@ export const removeItem = async (
   typeName: string,
   previous: StoredItem,
   guard: TypeGuard,
+  /** More items of the same transaction (the change event). */
+  also: TransactItem[] = [],
 ): Promise<void> => {
   const key = itemKey(companyId, typeName, previous._id);
   await transact([
@@ -333,6 +338,7 @@ export const removeItem = async (
       ? []
       : [typeCountUpdate(companyId, typeName, -1, { ...guard, customTypeVersion: undefined })]),
     ...(previous.size > 0 ? [addDatabaseBytesItem(companyId, -previous.size)] : []),
+    ...also,
   ]);
 };
 

@@ -44,6 +44,7 @@ const Event = /* @__PURE__ */ defineEntity({
       resourceId: zm.string(),
       data: zm.optional(zm.unknown()),
       endpointId: zm.optional(zm.string()),
+      hop: zm.optional(zm.number()),
     });
   },
 });
@@ -75,6 +76,11 @@ export interface EventRecord {
   data: unknown;
   /** Set on `ping` events: the only endpoint the event is delivered to. */
   endpointId?: string;
+  /**
+   * How many workflow runs deep the change that raised the event is (`workflow-hops.ts`; absent: 0). A run
+   * the event triggers starts at this hop, so a workflow that re-triggers itself ends at the hop limit.
+   */
+  hop?: number;
 }
 
 export interface EventInput {
@@ -85,6 +91,8 @@ export interface EventInput {
   now: Date;
   /** Only for `ping`: the one endpoint to deliver to. */
   endpointId?: string;
+  /** The workflow hop of the change that raises the event (set only when above 0). */
+  hop?: number;
   /** A chosen id (tests, benchmarks); by default a new `evt_<ULID>` of `now`. */
   id?: string;
 }
@@ -98,6 +106,7 @@ export const eventRecord = (input: EventInput): EventRecord => ({
   resourceId: input.resourceId,
   data: input.data,
   ...(input.endpointId ? { endpointId: input.endpointId } : {}),
+  ...(input.hop ? { hop: input.hop } : {}),
 });
 
 /**
@@ -167,11 +176,12 @@ export const putEventOnce = (marker: string, input: EventInput): Promise<boolean
   );
 
 export const toEventRecord = (item: Record<string, unknown>): EventRecord => {
-  const { data, endpointId, ...event } = Event.decode(item);
+  const { data, endpointId, hop, ...event } = Event.decode(item);
   return {
     ...event,
     data: typeof data === 'string' ? JSON.parse(data) : (data ?? null),
     ...(endpointId === undefined ? {} : { endpointId }),
+    ...(hop ? { hop } : {}),
   };
 };
 

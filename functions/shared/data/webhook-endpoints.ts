@@ -32,6 +32,8 @@ export interface WebhookEndpointRecord {
   companyId: string;
   url: string;
   events: string[];
+  /** Only events about items of these Dynadata types among the `dynadata.item.*` ones (absent: all types). */
+  dynadataTypes?: string[];
   description?: string;
   secret: string;
   previousSecret?: string;
@@ -55,6 +57,7 @@ export const WebhookEndpoint = /* @__PURE__ */ defineEntity({
       companyId: zm.string(),
       url: zm.string(),
       events: zm.array(zm.string()),
+      dynadataTypes: zm.optional(zm.array(zm.string())),
       description: zm.optional(zm.string()),
       secret: zm.string(),
       previousSecret: zm.optional(zm.string()),

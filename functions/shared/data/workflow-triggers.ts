@@ -28,6 +28,7 @@ const triggerSchema = /* @__PURE__ */ lazy(() =>
   zm.object({
     workflowId: zm.string(),
     events: zm.array(zm.string()),
+    dynadataTypes: zm.optional(zm.array(zm.string())),
     schedule: zm.optional(zm.string()),
     scopes: zm.array(zm.string()),
     since: zm.string(),
@@ -45,6 +46,7 @@ export const triggerItemOfVersion = (
   const key = triggerKey(companyId, definition.id);
   const events = definition.on?.events ?? [];
   const schedule = definition.on?.schedule;
+  const dynadataTypes = definition.on?.dynadataTypes;
   if (events.length === 0 && schedule === undefined) return { Delete: { TableName: tableName(), Key: key } };
   return {
     Update: {
@@ -58,8 +60,12 @@ export const triggerItemOfVersion = (
           scopes: [...scopes],
           since: ifAbsent(now.toISOString()),
           ...(schedule === undefined ? {} : { schedule }),
+          ...(dynadataTypes === undefined ? {} : { dynadataTypes: [...dynadataTypes] }),
         },
-        ...(schedule === undefined ? { remove: ['schedule'] as const } : {}),
+        remove: [
+          ...(schedule === undefined ? (['schedule'] as const) : []),
+          ...(dynadataTypes === undefined ? (['dynadataTypes'] as const) : []),
+        ],
       }),
     },
   };

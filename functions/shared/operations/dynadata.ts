@@ -7,6 +7,7 @@ import { deleteType } from '../domain/dynadata/type-deletion';
 import { typeSummaryPage } from '../domain/dynadata/types';
 import { etagOf } from '../etag';
 import type { RouteHandler } from '../http/router';
+import { workflowHopOf } from '../workflow-hops';
 
 /**
  * What each operation of Dynadata does: the group's routes, its MCP tools and its workflow actions. The route
@@ -70,9 +71,10 @@ export const createDynadataItem: RouteHandler<'createDynadataItem'> = async ({
   auth,
   params,
   body,
+  headers,
   now,
 }) => ({
-  body: await createItem(auth.companyId, params.type, body, now),
+  body: await createItem(auth.companyId, params.type, body, now, { hop: workflowHopOf(headers) }),
 });
 export const updateDynadataItem: RouteHandler<'updateDynadataItem'> = async ({
   auth,
@@ -80,9 +82,21 @@ export const updateDynadataItem: RouteHandler<'updateDynadataItem'> = async ({
   body,
   headers,
   now,
-}) => ({ body: await updateItem(auth.companyId, params.type, body, now, headers['if-match']) });
-export const deleteDynadataItem: RouteHandler<'deleteDynadataItem'> = async ({ auth, params, headers }) => ({
-  body: await deleteItem(auth.companyId, params.type, params._id, headers['if-match']),
+}) => ({
+  body: await updateItem(auth.companyId, params.type, body, now, headers['if-match'], {
+    hop: workflowHopOf(headers),
+  }),
+});
+export const deleteDynadataItem: RouteHandler<'deleteDynadataItem'> = async ({
+  auth,
+  params,
+  headers,
+  now,
+}) => ({
+  body: await deleteItem(auth.companyId, params.type, params._id, headers['if-match'], {
+    hop: workflowHopOf(headers),
+    now,
+  }),
 });
 export const validateDynadataItem: RouteHandler<'validateDynadataItem'> = async ({ auth, params, body }) => ({
   body: await validateItem(auth.companyId, params.type, body),

@@ -1,4 +1,5 @@
 import { lazy } from '../lazy';
+import { MAX_INLINE_CHANGE_ITEM_BYTES } from '../types/events';
 import { METERS } from '../types/meters';
 import * as z from '../zod';
 import { dynadataItemSchema } from './dynadata-schemas';
@@ -22,6 +23,27 @@ const envelope = <T extends string, D extends z.ZodType>(type: T, data: D, descr
       data,
     })
     .describe(description);
+
+/** `data` of the Dynadata change events (`domain/dynadata/change-events.ts`). */
+const dynadataChangeSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      type: z.string().describe('The item’s Dynadata type.'),
+      _id: z.string(),
+      _version: z.number().int().describe('The item’s version after the change (before it, for a delete).'),
+      changedFields: z
+        .array(z.string())
+        .describe('Top-level fields the change set, changed or removed (all of them, for a create or delete).'),
+      item: dynadataItemSchema()
+        .nullable()
+        .describe(
+          `The item as GET shows it, when its JSON takes at most ${MAX_INLINE_CHANGE_ITEM_BYTES} bytes; ` +
+            'null otherwise (read it by `_id`).',
+        ),
+      itemOmitted: z.literal(true).optional().describe('Set when `item` is null because the item is larger.'),
+    })
+    .describe('A committed change of one Dynadata item.'),
+);
 
 export const EVENT_PAYLOADS = /* @__PURE__ */ lazy(() => ({
   'message.sent': envelope('message.sent', dynadataItemSchema(), 'A message left `queued` for `sent`.'),
@@ -60,6 +82,21 @@ export const EVENT_PAYLOADS = /* @__PURE__ */ lazy(() => ({
       limit: z.number().describe('The monthly allowance.'),
     }),
     'A meter passed 80 % or 100 % of its monthly allowance (once per meter, threshold and month).',
+  ),
+  'dynadata.item.created': envelope(
+    'dynadata.item.created',
+    dynadataChangeSchema(),
+    'An item of a company type was created (custom types and `contacts`).',
+  ),
+  'dynadata.item.updated': envelope(
+    'dynadata.item.updated',
+    dynadataChangeSchema(),
+    'An item of a company type was updated: `item` as after the change.',
+  ),
+  'dynadata.item.deleted': envelope(
+    'dynadata.item.deleted',
+    dynadataChangeSchema(),
+    'An item of a company type was deleted: `item` as before the delete.',
   ),
   ping: envelope(
     'ping',

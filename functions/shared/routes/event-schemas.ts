@@ -3,7 +3,9 @@ import { lazy } from '../lazy';
 import {
   DEFAULT_EVENTS_PAGE,
   DEFAULT_SECRET_OVERLAP_SECONDS,
+  EVENT_TYPE_PATTERNS,
   EVENT_TYPES,
+  MAX_DYNADATA_TYPE_FILTER,
   MAX_EVENTS_PAGE,
   MAX_SECRET_OVERLAP_SECONDS,
   SUBSCRIBABLE_EVENT_TYPES,
@@ -14,6 +16,18 @@ import { nextCursorSchema, pageQuery } from './schemas';
 /** Request and response shapes of the webhook endpoint and event routes (they become the OpenAPI document). */
 
 export const eventTypeSchema = /* @__PURE__ */ lazy(() => z.enum(EVENT_TYPES).describe('Event type.'));
+
+/** A subscription's filter of the Dynadata change events by item type (webhook endpoints, workflow triggers). */
+export const dynadataTypeFilterSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .array(identifierField('Dynadata type name.'))
+    .min(1)
+    .max(MAX_DYNADATA_TYPE_FILTER)
+    .describe(
+      `Only \`dynadata.item.*\` events about items of these types (at most ${MAX_DYNADATA_TYPE_FILTER}); other ` +
+        'event types are not narrowed. Absent: items of every type.',
+    ),
+);
 
 export const createWebhookBodySchema = /* @__PURE__ */ lazy(() =>
   z
@@ -27,10 +41,14 @@ export const createWebhookBodySchema = /* @__PURE__ */ lazy(() =>
             'reserved addresses are refused.',
         ),
       events: z
-        .array(z.enum([...SUBSCRIBABLE_EVENT_TYPES, '*']))
+        .array(z.enum([...SUBSCRIBABLE_EVENT_TYPES, ...EVENT_TYPE_PATTERNS, '*']))
         .min(1)
-        .max(SUBSCRIBABLE_EVENT_TYPES.length + 1)
-        .describe('Event types to receive; `["*"]` subscribes to all.'),
+        .max(SUBSCRIBABLE_EVENT_TYPES.length + EVENT_TYPE_PATTERNS.length + 1)
+        .describe(
+          'Event types to receive: types, families (`dynadata.item.*`, which also takes the family’s types ' +
+            'added later) or `["*"]` for all.',
+        ),
+      dynadataTypes: dynadataTypeFilterSchema().optional(),
       description: z.string().max(256).optional().describe('Free text for your own reference.'),
     })
     .strict()
@@ -42,11 +60,12 @@ export const createWebhookBodySchema = /* @__PURE__ */ lazy(() =>
  * `description` that `null` removes, and `enabled`.
  */
 export const updateWebhookBodySchema = /* @__PURE__ */ lazy(() => {
-  const { url, events } = createWebhookBodySchema().shape;
+  const { url, events, dynadataTypes } = createWebhookBodySchema().shape;
   return z
     .object({
       url: url.optional(),
       events: events.optional(),
+      dynadataTypes: dynadataTypes.unwrap().nullable().optional().describe('`null` removes the filter.'),
       description: z.string().max(256).nullable().optional().describe('Free text; `null` removes it.'),
       enabled: z
         .boolean()
@@ -83,6 +102,10 @@ export const webhookEndpointSchema = /* @__PURE__ */ lazy(() =>
       id: z.string().describe('Endpoint identifier.'),
       url: z.string(),
       events: z.array(z.string()).describe('Subscribed event types (`*`: all).'),
+      dynadataTypes: z
+        .array(z.string())
+        .nullable()
+        .describe('The filter of `dynadata.item.*` events by item type; null: every type.'),
       description: z.string().nullable(),
       status: z.enum(['enabled', 'disabled']),
       disabledReason: z

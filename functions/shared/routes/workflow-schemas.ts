@@ -1,4 +1,5 @@
 import { conditionSchema } from '../domain/workflows/conditions';
+import { dynadataTypeFilterSchema } from './event-schemas';
 import { identifierField } from '../fields';
 import { lazy } from '../lazy';
 import { RUN_TRIGGER_TYPES, TRIGGER_EVENT_TYPES } from '../types/workflow-triggers';
@@ -85,6 +86,7 @@ const workflowTriggersSchema = /* @__PURE__ */ lazy(() =>
         .describe(
           `Event types of the company that each start a run: ${TRIGGER_EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}.`,
         ),
+      dynadataTypes: dynadataTypeFilterSchema().optional(),
       schedule: z
         .string()
         .max(256)

@@ -14,12 +14,61 @@ export const EVENT_TYPES = [
   'speech_job.failed',
   'workflow_run.finished',
   'usage.threshold_reached',
+  'dynadata.item.created',
+  'dynadata.item.updated',
+  'dynadata.item.deleted',
   'ping',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** What an endpoint may subscribe to: every type but `ping`, which is always sent to the endpoint tested. */
 export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((t) => t !== 'ping');
+
+/**
+ * The family patterns an endpoint may subscribe to besides single types: `<family>.*` for every family of two
+ * types or more (`dynadata.item.*`, `transcode.*`, …), which also covers the family's types added later.
+ */
+export const EVENT_TYPE_PATTERNS = /* @__PURE__ */ (() => {
+  const families = new Map<string, number>();
+  for (const type of SUBSCRIBABLE_EVENT_TYPES) {
+    const family = type.slice(0, type.lastIndexOf('.'));
+    if (family) families.set(family, (families.get(family) ?? 0) + 1);
+  }
+  return [...families].filter(([, n]) => n > 1).map(([family]) => `${family}.*`);
+})();
+
+/** True when a subscription (`*`, a family pattern or types) takes events of `type`. */
+export const subscriptionTakes = (subscribed: readonly string[], type: string): boolean =>
+  subscribed.includes('*') ||
+  subscribed.includes(type) ||
+  subscribed.includes(`${type.slice(0, type.lastIndexOf('.'))}.*`);
+
+/** The Dynadata change events (`dynadata.item.*`): what a subscription's `dynadataTypes` filter narrows. */
+export const DYNADATA_CHANGE_EVENT_TYPES = [
+  'dynadata.item.created',
+  'dynadata.item.updated',
+  'dynadata.item.deleted',
+] as const satisfies readonly EventType[];
+export type DynadataChangeEventType = (typeof DYNADATA_CHANGE_EVENT_TYPES)[number];
+
+/**
+ * True when a subscription's `dynadataTypes` filter (absent: every type) takes the event: it narrows only the
+ * `dynadata.item.*` events, to those about items of the listed types.
+ */
+export const dynadataTypeFilterTakes = (
+  dynadataTypes: readonly string[] | undefined,
+  event: { type: string; data: unknown },
+): boolean => {
+  if (dynadataTypes === undefined || !event.type.startsWith('dynadata.item.')) return true;
+  const itemType = (event.data as { type?: unknown } | null)?.type;
+  return typeof itemType === 'string' && dynadataTypes.includes(itemType);
+};
+
+/** At most this many type names in a subscription's `dynadataTypes` filter. */
+export const MAX_DYNADATA_TYPE_FILTER = 20;
+
+/** A change event inlines the item when its JSON takes at most this many bytes (else `item: null`). */
+export const MAX_INLINE_CHANGE_ITEM_BYTES = 8192;
 
 /** Events are kept (and listed by `GET /v1/events`) for this many days. */
 export const EVENT_RETENTION_DAYS = 30;

@@ -7,6 +7,8 @@ import type { EventType } from './events';
  */
 export interface WorkflowTriggers {
   events?: EventType[];
+  /** Only `dynadata.item.*` events about items of these types start a run (absent: every type). */
+  dynadataTypes?: string[];
   schedule?: string;
 }
 
@@ -25,6 +27,9 @@ export const TRIGGER_EVENT_TYPES = [
   'speech_job.done',
   'speech_job.failed',
   'usage.threshold_reached',
+  'dynadata.item.created',
+  'dynadata.item.updated',
+  'dynadata.item.deleted',
 ] as const satisfies readonly EventType[];
 
 /** What started a run, as the run list shows it. */

@@ -11,6 +11,7 @@ import {
 import { AppError, type FieldError, NotFoundError, ValidationError } from '../../errors';
 import { etagOf, ifMatchHolds } from '../../etag';
 import { ulid } from '../../ids';
+import { changedFieldsOf, changeEventItems } from './change-events';
 import { documentReferenceErrors } from './document-references';
 import { documentFieldsOf, isReservedFieldName, validateAgainst } from './json-schema';
 import { type ResolvedType, requireWritable, resolveType } from './types';
@@ -122,11 +123,17 @@ const withFreshTypeOnChange = async <T>(
   }
 };
 
+/** How a write was asked for: the workflow hop of its request (0 outside a workflow run). */
+export interface WriteOptions {
+  hop?: number;
+}
+
 export const createItem = async (
   companyId: string,
   typeName: string,
   body: Record<string, unknown>,
   now: Date,
+  options: WriteOptions = {},
 ): Promise<PublicItem> => {
   const present = SYSTEM_FIELDS.filter((f) => f in body);
   if (present.length > 0) {
@@ -143,8 +150,19 @@ export const createItem = async (
         : ulid(now.getTime());
     const data = typeName === LOG_ENTRIES_TYPE ? { ...body } : body;
     const item: StoredItem = { _id: id, _version: 1, createdAt: stamp, updatedAt: stamp, data, size };
-    await insertItem(companyId, typeName, item, await writeGuardOf(type, data));
-    return toPublicItem(item);
+    const created = toPublicItem(item);
+    await insertItem(companyId, typeName, item, await writeGuardOf(type, data), [
+      ...changeEventItems({
+        companyId,
+        typeName,
+        kind: 'dynadata.item.created',
+        item: created,
+        changedFields: Object.keys(data).sort(),
+        hop: options.hop ?? 0,
+        now,
+      }),
+    ]);
+    return created;
   });
 };
 
@@ -184,6 +202,7 @@ export const updateItem = async (
   body: Record<string, unknown>,
   now: Date,
   ifMatch?: string,
+  options: WriteOptions = {},
 ): Promise<PublicItem> => {
   const id = body._id;
   const expected = body._version;
@@ -216,8 +235,18 @@ export const updateItem = async (
       data,
       size: typeName === LOG_ENTRIES_TYPE ? 0 : size,
     };
+    const updated = toPublicItem(next);
+    const event = changeEventItems({
+      companyId,
+      typeName,
+      kind: 'dynadata.item.updated',
+      item: updated,
+      changedFields: changedFieldsOf(previous.data, next.data),
+      hop: options.hop ?? 0,
+      now,
+    });
     try {
-      await replaceItem(companyId, typeName, previous, next, await writeGuardOf(type, next.data));
+      await replaceItem(companyId, typeName, previous, next, await writeGuardOf(type, next.data), event);
     } catch (error) {
       if (error instanceof ItemWriteConflictError && error.reason === 'item') {
         if (ifMatch !== undefined) throw itemChanged(typeName, previous._id);
@@ -225,7 +254,7 @@ export const updateItem = async (
       }
       throw error;
     }
-    return toPublicItem(next);
+    return updated;
   });
 };
 
@@ -234,6 +263,7 @@ export const deleteItem = async (
   typeName: string,
   id: string,
   ifMatch?: string,
+  options: WriteOptions & { now?: Date } = {},
 ): Promise<{ deleted: true; _id: string }> => {
   const type = await resolveType(companyId, typeName);
   requireWritable(type);
@@ -241,8 +271,18 @@ export const deleteItem = async (
     const previous = await getStoredItem(companyId, typeName, id);
     if (!previous) throw new NotFoundError(`There is no ${typeName} item ${id}.`);
     requireIfMatch(ifMatch, previous, typeName);
+    const before = toPublicItem(previous);
+    const event = changeEventItems({
+      companyId,
+      typeName,
+      kind: 'dynadata.item.deleted',
+      item: before,
+      changedFields: Object.keys(previous.data).sort(),
+      hop: options.hop ?? 0,
+      now: options.now ?? new Date(),
+    });
     try {
-      await removeItem(companyId, typeName, previous, guardOf(type));
+      await removeItem(companyId, typeName, previous, guardOf(type), event);
       return { deleted: true, _id: id };
     } catch (error) {
       // The delete is conditional on the version read: a change since then fails If-Match, never retried past.

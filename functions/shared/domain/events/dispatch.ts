@@ -50,7 +50,7 @@ export const dispatchEvent = async (event: EventRecord): Promise<number> => {
   await startEventRuns(event);
   const endpoints = event.endpointId
     ? [await getEndpoint(event.companyId, event.endpointId)].filter((e) => e !== undefined)
-    : (await listEndpoints(event.companyId)).filter((e) => subscribes(e, event.type));
+    : (await listEndpoints(event.companyId)).filter((e) => subscribes(e, event));
   const enabled = endpoints.filter((e) => e.status === 'enabled' && existedAt(e, event));
   for (const endpoint of enabled) {
     const lane = { companyId: event.companyId, endpointId: endpoint.id, resourceId: event.resourceId };

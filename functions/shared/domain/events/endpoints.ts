@@ -13,6 +13,7 @@ import { env } from '../../env';
 import { AppError, NotFoundError, ValidationError } from '../../errors';
 import { etagOf, ifMatchHolds } from '../../etag';
 import { ulid } from '../../ids';
+import { dynadataTypeFilterTakes, subscriptionTakes } from '../../types/events';
 import { companyLimits } from '../company-limits';
 import { newWebhookSecret, normalizedOutboundUrl, webhookUrlProblem } from '../messages/webhooks';
 import { MAX_LIST_PAGE, type PageRequest, pageById } from '../pages';
@@ -46,6 +47,7 @@ export const toPublicEndpoint = (e: WebhookEndpointRecord) => ({
   id: e.id,
   url: e.url,
   events: e.events,
+  dynadataTypes: e.dynadataTypes ?? null,
   description: e.description ?? null,
   status: e.status,
   disabledReason: e.disabledReason ?? null,
@@ -56,12 +58,22 @@ export const toPublicEndpoint = (e: WebhookEndpointRecord) => ({
 });
 
 /** True when the endpoint receives events of `type` (`ping` goes only to the endpoint tested). */
-export const subscribes = (endpoint: Pick<WebhookEndpointRecord, 'events'>, type: string): boolean =>
-  type !== 'ping' && (endpoint.events.includes('*') || endpoint.events.includes(type));
+export const subscribes = (
+  endpoint: Pick<WebhookEndpointRecord, 'events' | 'dynadataTypes'>,
+  event: { type: string; data: unknown },
+): boolean =>
+  event.type !== 'ping' &&
+  subscriptionTakes(endpoint.events, event.type) &&
+  dynadataTypeFilterTakes(endpoint.dynadataTypes, event);
 
 export const registerEndpoint = async (
   companyId: string,
-  body: { url: string; events: string[]; description?: string | undefined },
+  body: {
+    url: string;
+    events: string[];
+    dynadataTypes?: string[] | undefined;
+    description?: string | undefined;
+  },
   now: Date,
 ) => {
   const url = acceptedEndpointUrl(body.url);
@@ -71,6 +83,7 @@ export const registerEndpoint = async (
     companyId,
     url,
     events: [...new Set(body.events)],
+    ...(body.dynadataTypes === undefined ? {} : { dynadataTypes: [...new Set(body.dynadataTypes)] }),
     ...(body.description !== undefined ? { description: body.description } : {}),
     secret: newWebhookSecret(),
     status: 'enabled',
@@ -117,6 +130,7 @@ const checkIfMatch = (endpoint: WebhookEndpointRecord, ifMatch: string | undefin
 export interface EndpointSettings {
   url?: string | undefined;
   events?: string[] | undefined;
+  dynadataTypes?: string[] | null | undefined;
   description?: string | null | undefined;
   enabled?: boolean | undefined;
 }
@@ -131,6 +145,8 @@ export const endpointSettingsChange = (
   const remove: (keyof WebhookEndpointRecord)[] = [];
   if (settings.url !== undefined) set.url = acceptedEndpointUrl(settings.url);
   if (settings.events !== undefined) set.events = [...new Set(settings.events)];
+  if (settings.dynadataTypes === null) remove.push('dynadataTypes');
+  else if (settings.dynadataTypes !== undefined) set.dynadataTypes = [...new Set(settings.dynadataTypes)];
   if (settings.description === null) remove.push('description');
   else if (settings.description !== undefined) set.description = settings.description;
   if (settings.enabled === true && endpoint.status === 'disabled') {

@@ -1,14 +1,17 @@
 import type { FieldError } from '../../errors';
+import { MAX_DYNADATA_TYPE_FILTER } from '../../types/events';
 import { TRIGGER_EVENT_TYPES } from '../../types/workflow-triggers';
 import { normaliseTypeSchema, validateAgainst } from '../dynadata/json-schema';
+import { TYPE_NAME_PATTERN } from '../dynadata/types';
 
 /**
  * Validation of a definition's `on` (its triggers), every violation with a JSON pointer: an object with
  * `events` (1 or more distinct event types of `TRIGGER_EVENT_TYPES`) and/or `schedule` (an EventBridge
  * Scheduler `rate(…)` or `cron(…)` expression, runs at least 5 minutes apart). A triggered run starts with
- * the input `{}`, so the definition's input schema must accept it.
+ * the input `{}`, so the definition's input schema must accept it. `dynadataTypes` narrows the
+ * `dynadata.item.*` events of `events` to items of those types.
  */
-const TRIGGER_KEYS = new Set(['events', 'schedule']);
+const TRIGGER_KEYS = new Set(['events', 'dynadataTypes', 'schedule']);
 const EVENT_TYPES: ReadonlySet<string> = new Set(TRIGGER_EVENT_TYPES);
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -28,6 +31,27 @@ const eventProblems = (events: unknown): FieldError[] => {
   });
 };
 
+/** `dynadataTypes`: distinct type names narrowing the `dynadata.item.*` events that `events` lists. */
+const dynadataTypeProblems = (types: unknown, events: unknown): FieldError[] => {
+  if (!Array.isArray(types) || types.length === 0 || types.length > MAX_DYNADATA_TYPE_FILTER)
+    return [
+      {
+        pointer: '/on/dynadataTypes',
+        message: `must be a list of 1 to ${MAX_DYNADATA_TYPE_FILTER} Dynadata type names`,
+      },
+    ];
+  if (!Array.isArray(events) || !events.some((t) => typeof t === 'string' && t.startsWith('dynadata.item.')))
+    return [{ pointer: '/on/dynadataTypes', message: 'narrows only dynadata.item.* events, and events lists none' }];
+  const seen = new Set<unknown>();
+  return types.flatMap((name, i): FieldError[] => {
+    const pointer = `/on/dynadataTypes/${i}`;
+    if (typeof name !== 'string' || !TYPE_NAME_PATTERN.test(name)) return [{ pointer, message: 'must be a type name' }];
+    if (seen.has(name)) return [{ pointer, message: `repeats ${name}` }];
+    seen.add(name);
+    return [];
+  });
+};
+
 export const triggerProblems = async (
   doc: Record<string, unknown>,
   now: Date = new Date(),
@@ -43,6 +67,7 @@ export const triggerProblems = async (
       message: 'is not a trigger',
     }));
   if (on.events !== undefined) problems.push(...eventProblems(on.events));
+  if (on.dynadataTypes !== undefined) problems.push(...dynadataTypeProblems(on.dynadataTypes, on.events));
   if (on.schedule !== undefined) {
     // The cron parser (about 33 KB) loads with the first schedule checked: most saves have none.
     const problem =

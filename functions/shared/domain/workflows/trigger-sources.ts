@@ -1,5 +1,6 @@
 import type { EventRecord } from '../../data/events';
 import { getWorkflowTrigger, listEventTriggers } from '../../data/workflow-triggers';
+import { dynadataTypeFilterTakes } from '../../types/events';
 import { TRIGGER_EVENT_TYPES } from '../../types/workflow-triggers';
 import { startTriggeredRun, type TriggeredRunOutcome, triggeredRunId } from './triggered-runs';
 
@@ -11,13 +12,15 @@ import { startTriggeredRun, type TriggeredRunOutcome, triggeredRunId } from './t
 const TRIGGERING: ReadonlySet<string> = new Set(TRIGGER_EVENT_TYPES);
 
 /**
- * One run of each workflow of the company whose `on.events` lists the event's type and that subscribed
- * before the event was raised. Returns how many runs this call started or recorded refused.
+ * One run of each workflow of the company whose `on.events` lists the event's type (and whose
+ * `on.dynadataTypes`, when set, the item's type) and that subscribed before the event was raised. The run
+ * starts at the event's workflow hop: past `MAX_WORKFLOW_HOP` it is recorded refused (a workflow whose
+ * writes re-trigger it ends there). Returns how many runs this call started or recorded refused.
  */
 export const startEventRuns = async (event: EventRecord, now = new Date()): Promise<number> => {
   if (!TRIGGERING.has(event.type)) return 0;
   const triggers = (await listEventTriggers(event.companyId, event.type)).filter(
-    (t) => t.since <= event.createdAt,
+    (t) => t.since <= event.createdAt && dynadataTypeFilterTakes(t.dynadataTypes, event),
   );
   let started = 0;
   for (const trigger of triggers) {
@@ -30,7 +33,10 @@ export const startEventRuns = async (event: EventRecord, now = new Date()): Prom
         event: { id: event.id, type: event.type, createdAt: event.createdAt, data: event.data },
       },
       scopes: trigger.scopes,
-      accepts: (definition) => definition.on?.events?.includes(event.type) === true,
+      accepts: (definition) =>
+        definition.on?.events?.includes(event.type) === true &&
+        dynadataTypeFilterTakes(definition.on.dynadataTypes, event),
+      hop: event.hop ?? 0,
       now,
     });
     if (outcome === 'started' || outcome === 'refused') started++;

@@ -10,6 +10,7 @@ import {
 } from '../../data/workflow-runs/runs';
 import { getWorkflowHead } from '../../data/workflows';
 import { logger } from '../../observability/logger';
+import { MAX_WORKFLOW_HOP } from '../../workflow-hops';
 import type { RunTrigger } from '../../types/workflow-triggers';
 import {
   TRIGGER_CALLER_PREFIX,
@@ -30,8 +31,9 @@ import { startRunEngine } from './run-queue';
  * (`docs/decisions/*-exactly-once-workflow-triggers.md`).
  *
  * A triggered run is an async run with the input `{}`, counted in `workflow_runs` like any; over the
- * monthly allowance it is recorded `failed` with `workflow_quota_exceeded` (not counted), so the refusal is
- * visible in the run list and as a `workflow_run.finished` event.
+ * monthly allowance it is recorded `failed` with `workflow_quota_exceeded` (not counted), and one deeper
+ * than `MAX_WORKFLOW_HOP` with `hop_limit_exceeded`, so the refusal is visible in the run list and as a
+ * `workflow_run.finished` event.
  */
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
@@ -52,12 +54,23 @@ export interface TriggeredRunRequest {
   scopes: readonly string[];
   /** Whether the workflow's current definition still has this trigger (a stale one starts nothing). */
   accepts: (definition: WorkflowDefinition) => boolean;
+  /** The workflow hop of what triggered the run (an event raised by a run's write is one deeper). */
+  hop?: number;
   now: Date;
 }
 
 export type TriggeredRunOutcome = 'started' | 'refused' | 'exists' | 'skipped';
 
-const QUOTA_MESSAGE = 'The monthly workflow runs of the plan are used up; the run was not started.';
+const QUOTA_REFUSAL = {
+  code: 'workflow_quota_exceeded',
+  message: 'The monthly workflow runs of the plan are used up; the run was not started.',
+} as const;
+const HOP_REFUSAL = {
+  code: 'hop_limit_exceeded',
+  message:
+    `The event was raised ${MAX_WORKFLOW_HOP + 1} or more workflow runs deep (a workflow whose writes ` +
+    'trigger it again); the run was not started.',
+} as const;
 
 export const startTriggeredRun = async (request: TriggeredRunRequest): Promise<TriggeredRunOutcome> => {
   const { companyId, workflowId, runId, now } = request;
@@ -77,7 +90,7 @@ export const startTriggeredRun = async (request: TriggeredRunRequest): Promise<T
     callerScopes: [...request.scopes],
     computeBudgetMs: limits.workflowRunComputeMs,
     caller: { source: `${TRIGGER_CALLER_PREFIX}${request.trigger.type}` },
-    hop: 0,
+    hop: request.hop ?? 0,
     cursor: 0,
     logs: [],
     outputs: {},
@@ -87,6 +100,7 @@ export const startTriggeredRun = async (request: TriggeredRunRequest): Promise<T
     updatedAt: stamp,
     trigger: request.trigger,
   };
+  if ((run.hop ?? 0) > MAX_WORKFLOW_HOP) return recordRefusedRun(run, HOP_REFUSAL, now);
   try {
     await createWorkflowRun(run, limits.workflowRunsPerMonth, now);
   } catch (error) {
@@ -96,18 +110,22 @@ export const startTriggeredRun = async (request: TriggeredRunRequest): Promise<T
       return 'exists';
     }
     if (!(error instanceof WorkflowRunQuotaError)) throw error;
-    return recordRefusedRun(run, now);
+    return recordRefusedRun(run, QUOTA_REFUSAL, now);
   }
   await startRunEngine(run);
   logger.info('triggered workflow run started', { runId, workflowId, trigger: request.trigger.type });
   return 'started';
 };
 
-const recordRefusedRun = async (run: WorkflowRunRecord, now: Date): Promise<TriggeredRunOutcome> => {
+const recordRefusedRun = async (
+  run: WorkflowRunRecord,
+  reason: typeof QUOTA_REFUSAL | typeof HOP_REFUSAL,
+  now: Date,
+): Promise<TriggeredRunOutcome> => {
   const refused: WorkflowRunRecord = {
     ...run,
     status: 'failed',
-    error: { code: 'workflow_quota_exceeded', message: QUOTA_MESSAGE },
+    error: { ...reason },
     failedSteps: [],
     finishedAt: now.toISOString(),
   };
@@ -118,6 +136,10 @@ const recordRefusedRun = async (run: WorkflowRunRecord, now: Date): Promise<Trig
     if (error instanceof WorkflowRunExistsError) return 'exists';
     throw error;
   }
-  logger.warn('triggered workflow run refused: quota', { runId: run.runId, workflowId: run.workflowId });
+  logger.warn('triggered workflow run refused', {
+    runId: run.runId,
+    workflowId: run.workflowId,
+    code: reason.code,
+  });
   return 'refused';
 };
