@@ -40,6 +40,13 @@ describe('workflow triggers across restarts of the local stack', () => {
     return String(put.Put.Item.id);
   };
 
+  /** Creates a contact through the API: its `dynadata.item.created` is written with it. */
+  const contact = async (stack: StackProcess) => {
+    const created = await apiOf(stack)('POST', '/v1/dynadata/type/contacts/create', { name: 'Ada' });
+    expect(created.status).toBe(201);
+    return String(created.json._id);
+  };
+
   const runsOf = async (stack: StackProcess, workflowId: string) =>
     ((await apiOf(stack)('GET', `/v1/workflows/${workflowId}/runs?limit=100`)).json.runs ?? []) as Entry[];
 
@@ -66,6 +73,13 @@ describe('workflow triggers across restarts of the local stack', () => {
         steps,
       });
       await putWorkflowInto(stack, companyId, {
+        id: 'per-item',
+        name: 'One run per created contact',
+        on: { events: ['dynadata.item.created'], dynadataTypes: ['contacts'] },
+        steps,
+        return: { contact: '{{ trigger.event.data._id }}' },
+      });
+      await putWorkflowInto(stack, companyId, {
         id: 'timed',
         name: 'On a schedule',
         on: { schedule: 'rate(15 minutes)' },
@@ -76,11 +90,15 @@ describe('workflow triggers across restarts of the local stack', () => {
       const firedBefore = (await finishedRuns(stack, 'timed', 1)).length;
       expect(firedBefore).toBeGreaterThan(0);
 
-      // A crash right after an event is raised: it may or may not have been dispatched yet.
+      // A crash right after an event is raised: it may or may not have been dispatched yet. A contact
+      // created just before it raises its `dynadata.item.created` in the same transaction.
+      const contacts = [await contact(stack)];
       raised.push(await raise(stack, companyId));
+      contacts.push(await contact(stack));
       await stack.stop('SIGKILL');
       stack = await startStackProcess(dataDir, OPTIONS);
       raised.push(await raise(stack, companyId));
+      contacts.push(await contact(stack));
       const timedRuns = await finishedRuns(stack, 'timed', firedBefore + 1);
       expect(timedRuns.length).toBeGreaterThan(firedBefore);
       await stack.stop('SIGTERM');
@@ -96,6 +114,15 @@ describe('workflow triggers across restarts of the local stack', () => {
         runs.map(async (r) => (await runOf(stack, 'per-event', r.runId)).trigger.eventId),
       );
       expect(eventIds.sort()).toEqual([...raised].sort());
+      // One run per created contact, none twice, across the crash and the stream read again.
+      const itemRuns = await finishedRuns(stack, 'per-item', contacts.length);
+      const started = await Promise.all(
+        itemRuns.map(async (r) => {
+          const run = (await apiOf(stack)('GET', `/v1/workflows/per-item/runs/${r.runId}`)).json.run;
+          return (run as { result: { contact: string } }).result.contact;
+        }),
+      );
+      expect(started.sort()).toEqual([...contacts].sort());
 
       // Each schedule run is one due time; a version without the schedule removes it.
       const due = await Promise.all(
