@@ -85,7 +85,7 @@ const everyAction = (url: string) => ({
   },
 });
 
-const checkRun = async (apiKey: string, run: RunBody, mode: 'sync' | 'async') => {
+const checkRun = async (apiKey: string, run: RunBody, _mode: 'sync' | 'async') => {
   expect(run, JSON.stringify(run.failedSteps)).toMatchObject({ status: 'success', ok: true, error: null });
   expect(run.failedSteps.map((f) => [f.step, f.code, f.handled])).toEqual([
     ['audit', 'log_entry_writes_not_allowed', true],

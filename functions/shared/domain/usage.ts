@@ -1,8 +1,13 @@
 import { getItemsByKey } from '../data/batch';
 import { companyEntry } from '../data/companies';
 import { getPlan, planEntry } from '../data/plans';
-import { usageFigures, usagePeriodEntry, usageTotalsEntry } from '../data/usage-meters';
-import { NotFoundError } from '../errors';
+import {
+  secondsToNextUtcMonth,
+  usageFigures,
+  usagePeriodEntry,
+  usageTotalsEntry,
+} from '../data/usage-meters';
+import { AppError, NotFoundError } from '../errors';
 import { resolveLimits } from './limits';
 import { subscriptionPeriod } from './subscription';
 
@@ -57,3 +62,10 @@ export const getUsageSnapshot = async (
     },
   };
 };
+
+/** 429 `quota_exceeded`: the month's `api_requests` allowance is used up (until the next UTC month). */
+export const apiRequestsQuotaError = (limit: number | undefined, now: Date): AppError =>
+  new AppError('quota_exceeded', 'The monthly allowance of API requests of your plan is used up.', {
+    retryAfterSeconds: secondsToNextUtcMonth(now),
+    extensions: { meter: 'api_requests', limit },
+  });

@@ -1,5 +1,5 @@
-import { addToMeter, MeterLimitReachedError, secondsToNextUtcMonth } from '../data/usage-meters';
-import { AppError } from '../errors';
+import { addToMeter, MeterLimitReachedError } from '../data/usage-meters';
+import { apiRequestsQuotaError } from '../domain/usage';
 import { countBilledUnits } from '../observability/metrics';
 import { type ApiMiddleware, companyIdOf, requestIdOf } from './api-request';
 import { readAuthContext } from './auth-context';
@@ -21,10 +21,7 @@ export const meterApiRequests = (): ApiMiddleware => ({
       await addToMeter(auth.companyId, 'api_requests', 1, now, auth.apiRequestsPerMonth);
     } catch (error) {
       if (!(error instanceof MeterLimitReachedError)) throw error;
-      throw new AppError('quota_exceeded', 'The monthly allowance of API requests of your plan is used up.', {
-        retryAfterSeconds: secondsToNextUtcMonth(now),
-        extensions: { meter: 'api_requests', limit: auth.apiRequestsPerMonth },
-      });
+      throw apiRequestsQuotaError(auth.apiRequestsPerMonth, now);
     }
     countBilledUnits('api_requests', 1, { companyId: auth.companyId, requestId: requestIdOf(event) });
   },

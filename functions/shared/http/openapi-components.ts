@@ -131,6 +131,14 @@ export const PARAMETERS = {
       'An `ETag` this resource answered before: 304 without a body while the resource still has it.',
     schema: { type: 'string', maxLength: 1024, pattern: '^[\\x20-\\x7e]+$' },
   },
+  IfNoneMatchCreate: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description:
+      '`*`: create only. When the resource exists nothing changes and the answer is 412 `precondition_failed`.',
+    schema: { type: 'string', enum: ['*'] },
+  },
   IfMatch: {
     name: 'If-Match',
     in: 'header',

@@ -31,7 +31,7 @@ export const chainCodes = (route: RouteDefinition): ErrorCode[] => {
       ? (['idempotency_key_reused', 'idempotency_request_in_progress'] as const)
       : []),
     ...(route.idempotency === 'refused' ? (['idempotency_key_not_supported'] as const) : []),
-    ...(route.ifMatch ? (['precondition_failed'] as const) : []),
+    ...(route.ifMatch || route.createOnlyIfNoneMatch ? (['precondition_failed'] as const) : []),
     ...(route.writesItemsOfType ? (['log_entry_writes_not_allowed'] as const) : []),
   ];
 };

@@ -136,6 +136,7 @@ const parametersOf = (route: RouteDefinition) => {
   if (route.operationId === 'runWorkflow') out.push({ $ref: '#/components/parameters/WorkflowHop' });
   if (route.etag) out.push({ $ref: '#/components/parameters/IfNoneMatch' });
   if (route.ifMatch) out.push({ $ref: '#/components/parameters/IfMatch' });
+  if (route.createOnlyIfNoneMatch) out.push({ $ref: '#/components/parameters/IfNoneMatchCreate' });
   return out;
 };
 

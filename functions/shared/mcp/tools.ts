@@ -3,6 +3,7 @@ import type { RouteHandler } from '../http/router';
 import { lazy } from '../lazy';
 import { callOperation } from '../operations/call-operation';
 import {
+  batchDynadataItems,
   createDynadataItem,
   deleteDynadataItem,
   getDynadataItem,
@@ -11,6 +12,7 @@ import {
   listDynadataTypes,
   putDynadataType,
   updateDynadataItem,
+  upsertDynadataItem,
 } from '../operations/dynadata';
 import { getEvent, listEvents, listWebhookDeliveries } from '../operations/events';
 import { sendMessage } from '../operations/messages';
@@ -122,7 +124,9 @@ const HANDLERS: { [O in AgentOperationId]: RouteHandler<O> } = {
   putDynadataType,
   listDynadataItems,
   getDynadataItem,
+  batchDynadataItems,
   createDynadataItem,
+  upsertDynadataItem,
   updateDynadataItem,
   deleteDynadataItem,
   createTranscode,

@@ -1,5 +1,13 @@
+import { writeBatch } from '../domain/dynadata/batch';
 import { executeFunction } from '../domain/dynadata/execute-function';
-import { createItem, deleteItem, getItem, updateItem, validateItem } from '../domain/dynadata/items';
+import {
+  createItem,
+  deleteItem,
+  getItem,
+  updateItem,
+  upsertItem,
+  validateItem,
+} from '../domain/dynadata/items';
 import { listItems } from '../domain/dynadata/list';
 import { librarySchema, typeSchema } from '../domain/dynadata/schemas';
 import { getTypeDefinition, putType, TYPE_CHANGE_CHECK_BUDGET_MS } from '../domain/dynadata/type-admin';
@@ -92,10 +100,39 @@ export const deleteDynadataItem: RouteHandler<'deleteDynadataItem'> = async ({
   params,
   headers,
   now,
-}) => ({
-  body: await deleteItem(auth.companyId, params.type, params._id, headers['if-match'], {
+}) => {
+  const { deleted, _id } = await deleteItem(auth.companyId, params.type, params._id, headers['if-match'], {
     hop: workflowHopOf(headers),
     now,
+  });
+  return { body: { deleted, _id } };
+};
+export const upsertDynadataItem: RouteHandler<'upsertDynadataItem'> = async ({
+  auth,
+  params,
+  body,
+  headers,
+  now,
+}) => {
+  const { created, item } = await upsertItem(auth.companyId, params.type, params._id, body, now, {
+    hop: workflowHopOf(headers),
+    ifMatch: headers['if-match'],
+    ifNoneMatch: headers['if-none-match'],
+  });
+  // The tag GET answers for this version, so a next write can name it in If-Match.
+  return { status: created ? 201 : 200, body: item, headers: { etag: etagOf(item) } };
+};
+export const batchDynadataItems: RouteHandler<'batchDynadataItems'> = async ({
+  auth,
+  params,
+  body,
+  headers,
+  now,
+}) => ({
+  body: await writeBatch(auth.companyId, params.type, body, {
+    now,
+    hop: workflowHopOf(headers),
+    apiRequestsPerMonth: auth.apiRequestsPerMonth,
   }),
 });
 export const validateDynadataItem: RouteHandler<'validateDynadataItem'> = async ({ auth, params, body }) => ({

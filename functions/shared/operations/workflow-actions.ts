@@ -19,11 +19,13 @@ import type { StorageRef } from '../types/workflows';
 import { WORKFLOW_HOP_HEADER } from '../workflow-hops';
 import { callOperation } from './call-operation';
 import {
+  batchDynadataItems,
   createDynadataItem,
   deleteDynadataItem,
   getDynadataItem,
   listDynadataItems,
   updateDynadataItem,
+  upsertDynadataItem,
 } from './dynadata';
 import { sendMessage } from './messages';
 import { operationInput } from './operation-input';
@@ -54,7 +56,9 @@ const HANDLERS: { [O in WorkflowOperationId]: RouteHandler<O> } = {
   createDownloadUrl,
   listFiles,
   getUsageHistory,
+  batchDynadataItems,
   createDynadataItem,
+  upsertDynadataItem,
   updateDynadataItem,
   getDynadataItem,
   deleteDynadataItem,

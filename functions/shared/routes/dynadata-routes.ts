@@ -161,6 +161,119 @@ export const DYNADATA_ROUTES = [
     workflow: { action: 'actions/dynadata/delete', maxDurationMs: 5_000 },
   }),
   route({
+    method: 'PUT',
+    path: '/v1/dynadata/type/{type}/item/{_id}',
+    group: 'dynadata',
+    operationId: 'upsertDynadataItem',
+    ifMatch: true,
+    createOnlyIfNoneMatch: true,
+    summary: 'Create or replace an item with your own id',
+    description:
+      'Creates the item with the `_id` of the path (201) or replaces the whole item (200: its fields become ' +
+      'the body’s, validated as a whole; `_version` +1). `If-None-Match: *` creates only and `If-Match` ' +
+      'replaces only (412 `precondition_failed` otherwise); `_version` in the body is checked like an ' +
+      'update’s (409 `conflict`). Answers the item with its `ETag`. A safe retry: the same body twice leaves ' +
+      'one item.',
+    tag: 'Dynadata',
+    scope: 'dynadata:write',
+    idempotency: 'repeatable',
+    get params() {
+      return dd.upsertItemParams();
+    },
+    get body() {
+      return dd.itemFieldsBody();
+    },
+    get response() {
+      return dd.dynadataItemSchema();
+    },
+    get alsoAnswers() {
+      return [{ status: 201, description: 'Created: the item is new', response: dd.dynadataItemSchema() }];
+    },
+    writesItemsOfType: true,
+    errors: ['not_found', 'forbidden', 'payload_too_large', 'invalid_storage_reference', 'conflict'],
+    examples: { request: { name: 'Ada Lovelace', emails: [{ label: 'work', address: 'ada@example.org' }] } },
+    documented: { body: 'item-fields' },
+    payload: 'item',
+    inputNames: { _id: 'id' },
+    agent: {
+      tool: 'upsert_dynadata_item',
+      title: 'Create or replace a Dynadata item by id',
+      description:
+        'Creates the item `id` or replaces it whole with `item`, as PUT /v1/dynadata/type/{type}/item/{_id}: ' +
+        'retrying it is safe.',
+      effect: 'update',
+    },
+    workflow: { action: 'actions/dynadata/upsert', maxDurationMs: 5_000 },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/dynadata/type/{type}/batch',
+    group: 'dynadata',
+    operationId: 'batchDynadataItems',
+    summary: 'Write several items at once',
+    description:
+      'Up to 100 operations (`create`, `update`, `upsert`, `delete`) on items of the type, in order, each as ' +
+      'its own route would do it and raising the same change event. By default each is written on its own ' +
+      'and answers a result (status, `_id`, `_version`, `problem`); `atomic: true` writes all or nothing ' +
+      '(at most 49 operations, each item once): the first refused operation answers its problem with ' +
+      '`operation` (its index) and nothing is written. Counts one API request per operation.',
+    tag: 'Dynadata',
+    scope: 'dynadata:write',
+    idempotency: 'keyed',
+    get params() {
+      return typeParam();
+    },
+    get body() {
+      return dd.batchItemsBody();
+    },
+    get response() {
+      return dd.batchItemsResponse();
+    },
+    writesItemsOfType: true,
+    errors: ['not_found', 'forbidden', 'payload_too_large', 'invalid_storage_reference', 'conflict'],
+    examples: {
+      request: {
+        operations: [
+          { op: 'create', item: { name: 'Ada Lovelace' } },
+          { op: 'upsert', _id: 'crm-1042', item: { name: 'Grace Hopper' } },
+          { op: 'delete', _id: '01JD3XQ0E5G7J9L1N3P5R7T9V1' },
+        ],
+      },
+      response: {
+        atomic: false,
+        results: [
+          { op: 'create', status: 201, _id: '01JD3XQ0E5G7J9L1N3P5R7T9V2', _version: 1, problem: null },
+          { op: 'upsert', status: 200, _id: 'crm-1042', _version: 4, problem: null },
+          {
+            op: 'delete',
+            status: 404,
+            _id: '01JD3XQ0E5G7J9L1N3P5R7T9V1',
+            _version: null,
+            problem: {
+              type: 'urn:problem-type:not_found',
+              title: 'Not found',
+              status: 404,
+              code: 'not_found',
+              detail: 'There is no contacts item 01JD3XQ0E5G7J9L1N3P5R7T9V1.',
+              operation: 2,
+            },
+          },
+        ],
+        written: 2,
+        failed: 1,
+      },
+    },
+    agent: {
+      tool: 'batch_dynadata_items',
+      title: 'Write several Dynadata items at once',
+      description:
+        'Up to 100 create, update, upsert and delete operations on items of a type, as POST ' +
+        '/v1/dynadata/type/{type}/batch; `atomic: true` for all or nothing (49 at most).',
+      effect: 'update',
+    },
+    workflow: { action: 'actions/dynadata/batch', maxDurationMs: 20_000 },
+  }),
+  route({
     method: 'POST',
     path: '/v1/dynadata/type/{type}/validate',
     group: 'dynadata',

@@ -2,6 +2,7 @@ import { countAnswerSchema, countInputSchema, listRequestSchema } from '../domai
 import { sendMessageBody } from '../domain/messages/message-body';
 import { identifierField } from '../fields';
 import { lazy } from '../lazy';
+import { MAX_ATOMIC_BATCH_OPERATIONS, MAX_BATCH_OPERATIONS } from '../types/dynadata-types';
 import * as z from '../zod';
 import { nextCursorSchema } from './schemas';
 
@@ -66,6 +67,101 @@ export const updateItemBody = /* @__PURE__ */ lazy(() =>
       'JSON merge patch (RFC 7396) of the item: fields present replace (objects merge), `null` removes a field. ' +
         'The merged item is validated as a whole.',
     ),
+);
+
+/** `PUT …/item/{_id}` answers the item it created (201) or replaced (200). */
+export const upsertItemParams = /* @__PURE__ */ lazy(() =>
+  z.object({
+    type: identifierField('Dynadata type name.'),
+    _id: identifierField(
+      'The item’s id, chosen by the caller: letters, digits, `_` and `-`, starting with a letter or digit.',
+    ),
+  }),
+);
+
+export const batchItemsBody = /* @__PURE__ */ lazy(() =>
+  z
+    .object({
+      operations: z
+        .array(
+          z.discriminatedUnion('op', [
+            z.object({ op: z.literal('create'), item: itemFieldsBody() }).strict(),
+            z.object({ op: z.literal('update'), item: updateItemBody() }).strict(),
+            z
+              .object({
+                op: z.literal('upsert'),
+                _id: upsertItemParams().shape._id,
+                item: itemFieldsBody(),
+                onlyIf: z
+                  .enum(['absent', 'exists'])
+                  .optional()
+                  .describe(
+                    '`absent`: create only; `exists`: replace only (as If-None-Match: * and If-Match).',
+                  ),
+              })
+              .strict(),
+            z
+              .object({
+                op: z.literal('delete'),
+                _id: identifierField('The item to delete.'),
+                _version: updateItemBody().shape._version,
+              })
+              .strict(),
+          ]),
+        )
+        .min(1)
+        .max(MAX_BATCH_OPERATIONS)
+        .describe(`1 to ${MAX_BATCH_OPERATIONS} writes of items of the type, applied in order.`),
+      atomic: z
+        .boolean()
+        .optional()
+        .describe(
+          `All or nothing (at most ${MAX_ATOMIC_BATCH_OPERATIONS} operations, each item once): the first ` +
+            'operation refused answers its problem, with `operation` its index, and nothing is written. ' +
+            'Default false: each operation on its own, a result for each.',
+        ),
+    })
+    .strict()
+    .describe('Writes of several items of one type.'),
+);
+
+const batchProblemSchema = /* @__PURE__ */ lazy(() =>
+  z
+    .looseObject({
+      type: z.string(),
+      title: z.string(),
+      status: z.number().int(),
+      code: z.string(),
+      detail: z.string(),
+      errors: z.array(fieldError()).optional(),
+    })
+    .describe('Why the operation was refused: the problem its own route would answer.'),
+);
+
+export const batchItemsResponse = /* @__PURE__ */ lazy(() =>
+  z.object({
+    atomic: z.boolean(),
+    results: z
+      .array(
+        z.object({
+          op: z.enum(['create', 'update', 'upsert', 'delete']),
+          status: z
+            .number()
+            .int()
+            .describe('The status the operation’s own route would answer: 201, 200, or the problem’s.'),
+          _id: z.string().nullable(),
+          _version: z
+            .number()
+            .int()
+            .nullable()
+            .describe('After the write (the deleted version, for a delete); null when refused.'),
+          problem: batchProblemSchema().nullable(),
+        }),
+      )
+      .describe('One result per operation, in order.'),
+    written: z.number().int().describe('Operations written.'),
+    failed: z.number().int().describe('Operations refused.'),
+  }),
 );
 
 export const listItemsBody = listRequestSchema;

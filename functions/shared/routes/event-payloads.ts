@@ -33,7 +33,9 @@ const dynadataChangeSchema = /* @__PURE__ */ lazy(() =>
       _version: z.number().int().describe('The item’s version after the change (before it, for a delete).'),
       changedFields: z
         .array(z.string())
-        .describe('Top-level fields the change set, changed or removed (all of them, for a create or delete).'),
+        .describe(
+          'Top-level fields the change set, changed or removed (all of them, for a create or delete).',
+        ),
       item: dynadataItemSchema()
         .nullable()
         .describe(

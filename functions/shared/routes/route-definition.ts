@@ -69,6 +69,8 @@ export interface RouteDefinition {
   etag?: true;
   /** A write of one resource that honours `If-Match` with the tag its read answers (412 on a mismatch). */
   ifMatch?: true;
+  /** A write that creates only under `If-None-Match: *` (412 `precondition_failed` when the resource exists). */
+  createOnlyIfNoneMatch?: true;
   /** The route writes items of the Dynadata type `{type}`: the log-entry guard (`http/log-entry-guard.ts`) runs. */
   writesItemsOfType?: true;
   /**

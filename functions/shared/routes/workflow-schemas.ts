@@ -1,5 +1,4 @@
 import { conditionSchema } from '../domain/workflows/conditions';
-import { dynadataTypeFilterSchema } from './event-schemas';
 import { identifierField } from '../fields';
 import { lazy } from '../lazy';
 import { RUN_TRIGGER_TYPES, TRIGGER_EVENT_TYPES } from '../types/workflow-triggers';
@@ -10,6 +9,7 @@ import {
   WORKFLOW_RUN_STATUSES,
 } from '../types/workflows';
 import * as z from '../zod';
+import { dynadataTypeFilterSchema } from './event-schemas';
 
 /** Request and response shapes of the workflow routes (they become the OpenAPI document). */
 const storageRef = /* @__PURE__ */ lazy(() =>

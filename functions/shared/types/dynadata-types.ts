@@ -4,3 +4,7 @@
  */
 export const TYPE_ENTITY = 'dd_type';
 export const DELETING_STATUS = 'deleting';
+
+/** At most this many operations in one batch, and in one atomic batch (DynamoDB's 100 actions a transaction). */
+export const MAX_BATCH_OPERATIONS = 100;
+export const MAX_ATOMIC_BATCH_OPERATIONS = 49;

@@ -1,6 +1,6 @@
 import { LOG_ENTRIES_TYPE, MESSAGES_TYPE } from '../../data/dynadata-items';
-import { eventItem } from '../../data/events';
 import type { TransactItem } from '../../data/entity';
+import { eventItem } from '../../data/events';
 import { type DynadataChangeEventType, MAX_INLINE_CHANGE_ITEM_BYTES } from '../../types/events';
 
 /**
@@ -25,9 +25,7 @@ export const changedFieldsOf = (
   after: Record<string, unknown>,
 ): string[] => {
   const names = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...names]
-    .filter((name) => JSON.stringify(before[name]) !== JSON.stringify(after[name]))
-    .sort();
+  return [...names].filter((name) => JSON.stringify(before[name]) !== JSON.stringify(after[name])).sort();
 };
 
 export interface ChangeEventInput {

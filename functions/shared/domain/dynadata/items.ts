@@ -41,7 +41,7 @@ export const toPublicItem = (item: StoredItem): PublicItem => ({
 const SYSTEM_FIELDS = ['_id', '_version', 'createdAt', 'updatedAt'];
 
 /** The fields of a request body without the system fields a client may echo back. */
-const userFields = (body: Record<string, unknown>): Record<string, unknown> => {
+export const userFields = (body: Record<string, unknown>): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) if (!SYSTEM_FIELDS.includes(k)) out[k] = v;
   return out;
@@ -65,7 +65,7 @@ export const itemProblems = async (
   return undefined;
 };
 
-const assertValid = async (
+export const assertValid = async (
   companyId: string,
   type: ResolvedType,
   data: Record<string, unknown>,
@@ -97,7 +97,7 @@ const guardOf = (type: ResolvedType): TypeGuard => ({
  * The guard of a write of `data`: while a schema change is being checked, whether `data` fails the changed
  * schema too (the write then counts itself on the type, and the change is refused).
  */
-const writeGuardOf = async (type: ResolvedType, data: Record<string, unknown>): Promise<TypeGuard> => {
+export const writeGuardOf = async (type: ResolvedType, data: Record<string, unknown>): Promise<TypeGuard> => {
   const guard = guardOf(type);
   if (!type.change) return guard;
   const breaks = (await validateAgainst(type.change.schema, data, '')).length > 0;
@@ -263,14 +263,20 @@ export const deleteItem = async (
   typeName: string,
   id: string,
   ifMatch?: string,
-  options: WriteOptions & { now?: Date } = {},
-): Promise<{ deleted: true; _id: string }> => {
+  options: WriteOptions & { now?: Date; expectedVersion?: number } = {},
+): Promise<{ deleted: true; _id: string; _version: number }> => {
   const type = await resolveType(companyId, typeName);
   requireWritable(type);
   for (let attempt = 0; ; attempt++) {
     const previous = await getStoredItem(companyId, typeName, id);
     if (!previous) throw new NotFoundError(`There is no ${typeName} item ${id}.`);
     requireIfMatch(ifMatch, previous, typeName);
+    if (options.expectedVersion !== undefined && options.expectedVersion !== previous._version)
+      throw new AppError(
+        'conflict',
+        `The item is at _version ${previous._version}, not ${options.expectedVersion}.`,
+        { extensions: { currentVersion: previous._version } },
+      );
     const before = toPublicItem(previous);
     const event = changeEventItems({
       companyId,
@@ -283,7 +289,7 @@ export const deleteItem = async (
     });
     try {
       await removeItem(companyId, typeName, previous, guardOf(type), event);
-      return { deleted: true, _id: id };
+      return { deleted: true, _id: id, _version: previous._version };
     } catch (error) {
       // The delete is conditional on the version read: a change since then fails If-Match, never retried past.
       if (error instanceof ItemWriteConflictError && error.reason === 'item' && ifMatch !== undefined)
@@ -291,6 +297,127 @@ export const deleteItem = async (
       if (!(error instanceof ItemWriteConflictError) || attempt >= 2) throw error;
     }
   }
+};
+
+/** An `_id` a caller chooses (upsert): letters, digits, `_` and `-`, starting with a letter or digit. */
+export const CALLER_ITEM_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export interface UpsertOptions extends WriteOptions {
+  /** `If-Match`: replace only the item with this tag (412 when absent or different). */
+  ifMatch?: string | undefined;
+  /** `If-None-Match: *`: create only (412 when the item exists). */
+  ifNoneMatch?: string | undefined;
+  /** Replace only, whatever its tag (412 when the item does not exist). */
+  mustExist?: boolean;
+}
+
+/** Refuses what an upsert body may not carry: another `_id`, a bad `_version`, the server's times. */
+const upsertBodyErrors = (id: string, body: Record<string, unknown>, ifNoneMatch?: string): FieldError[] => {
+  const errors: FieldError[] = [];
+  if (!CALLER_ITEM_ID.test(id))
+    errors.push({ pointer: '/params/_id', message: `must match ${CALLER_ITEM_ID.source}` });
+  if ('_id' in body && body._id !== id)
+    errors.push({ pointer: '/body/_id', message: 'differs from the path' });
+  if (body._version !== undefined && (!Number.isInteger(body._version) || (body._version as number) < 1))
+    errors.push({ pointer: '/body/_version', message: 'must be a positive integer' });
+  for (const f of ['createdAt', 'updatedAt'])
+    if (f in body) errors.push({ pointer: `/body/${f}`, message: 'is set by the server and cannot be sent' });
+  if (ifNoneMatch !== undefined && ifNoneMatch.trim() !== '*')
+    errors.push({ pointer: '/headers/if-none-match', message: 'must be * (create only)' });
+  return errors;
+};
+
+/**
+ * `PUT …/item/{_id}`: creates the item with the caller's `_id`, or replaces the whole item (its fields are
+ * the body's, validated as a whole; `_version` +1, `createdAt` kept). `If-None-Match: *` creates only and
+ * `If-Match` replaces only (412 `precondition_failed` otherwise); `_version` in the body is checked like an
+ * update's (409 `conflict`). A create and a replace racing for the same id are ordered by their conditional
+ * writes: the loser is redone as a replace (or refused, under either header).
+ */
+export const upsertItem = async (
+  companyId: string,
+  typeName: string,
+  id: string,
+  body: Record<string, unknown>,
+  now: Date,
+  options: UpsertOptions = {},
+): Promise<{ created: boolean; item: PublicItem }> => {
+  const errors = upsertBodyErrors(id, body, options.ifNoneMatch);
+  if (errors.length > 0) throw new ValidationError(errors);
+  const createOnly = options.ifNoneMatch !== undefined;
+  const data = userFields(body);
+  return withFreshTypeOnChange(companyId, typeName, async (type) => {
+    const size = await assertValid(companyId, type, data);
+    const guard = await writeGuardOf(type, data);
+    for (let attempt = 0; ; attempt++) {
+      const previous = await getStoredItem(companyId, typeName, id);
+      const stamp = now.toISOString();
+      try {
+        if (!previous) {
+          if (options.ifMatch !== undefined || options.mustExist) throw itemChanged(typeName, id);
+          const item: StoredItem = { _id: id, _version: 1, createdAt: stamp, updatedAt: stamp, data, size };
+          const created = toPublicItem(item);
+          await insertItem(companyId, typeName, item, guard, [
+            ...changeEventItems({
+              companyId,
+              typeName,
+              kind: 'dynadata.item.created',
+              item: created,
+              changedFields: Object.keys(data).sort(),
+              hop: options.hop ?? 0,
+              now,
+            }),
+          ]);
+          return { created: true, item: created };
+        }
+        if (createOnly)
+          throw new AppError('precondition_failed', `The ${typeName} item ${id} exists (If-None-Match: *).`);
+        requireIfMatch(options.ifMatch, previous, typeName);
+        if (body._version !== undefined && body._version !== previous._version)
+          throw new AppError(
+            'conflict',
+            `The item is at _version ${previous._version}, not ${String(body._version)}.`,
+            {
+              extensions: { currentVersion: previous._version },
+            },
+          );
+        const next: StoredItem = {
+          ...previous,
+          _version: previous._version + 1,
+          updatedAt: stamp,
+          data,
+          size,
+        };
+        const replaced = toPublicItem(next);
+        await replaceItem(
+          companyId,
+          typeName,
+          previous,
+          next,
+          guard,
+          changeEventItems({
+            companyId,
+            typeName,
+            kind: 'dynadata.item.updated',
+            item: replaced,
+            changedFields: changedFieldsOf(previous.data, data),
+            hop: options.hop ?? 0,
+            now,
+          }),
+        );
+        return { created: false, item: replaced };
+      } catch (error) {
+        if (!(error instanceof ItemWriteConflictError && error.reason === 'item')) throw error;
+        // Created or changed meanwhile: under a header the caller's precondition no longer holds.
+        if (createOnly || options.ifMatch !== undefined || body._version !== undefined || attempt >= 2)
+          throw createOnly
+            ? new AppError('precondition_failed', `The ${typeName} item ${id} exists (If-None-Match: *).`)
+            : options.ifMatch !== undefined
+              ? itemChanged(typeName, id)
+              : new AppError('conflict', 'The item was changed by another request; read it and try again.');
+      }
+    }
+  });
 };
 
 /** Validates a whole item without writing: `{valid, errors}` with every violation. */

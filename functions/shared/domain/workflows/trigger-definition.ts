@@ -41,11 +41,14 @@ const dynadataTypeProblems = (types: unknown, events: unknown): FieldError[] => 
       },
     ];
   if (!Array.isArray(events) || !events.some((t) => typeof t === 'string' && t.startsWith('dynadata.item.')))
-    return [{ pointer: '/on/dynadataTypes', message: 'narrows only dynadata.item.* events, and events lists none' }];
+    return [
+      { pointer: '/on/dynadataTypes', message: 'narrows only dynadata.item.* events, and events lists none' },
+    ];
   const seen = new Set<unknown>();
   return types.flatMap((name, i): FieldError[] => {
     const pointer = `/on/dynadataTypes/${i}`;
-    if (typeof name !== 'string' || !TYPE_NAME_PATTERN.test(name)) return [{ pointer, message: 'must be a type name' }];
+    if (typeof name !== 'string' || !TYPE_NAME_PATTERN.test(name))
+      return [{ pointer, message: 'must be a type name' }];
     if (seen.has(name)) return [{ pointer, message: `repeats ${name}` }];
     seen.add(name);
     return [];

@@ -10,13 +10,13 @@ import {
 } from '../../data/workflow-runs/runs';
 import { getWorkflowHead } from '../../data/workflows';
 import { logger } from '../../observability/logger';
-import { MAX_WORKFLOW_HOP } from '../../workflow-hops';
 import type { RunTrigger } from '../../types/workflow-triggers';
 import {
   TRIGGER_CALLER_PREFIX,
   type WorkflowDefinition,
   type WorkflowRunRecord,
 } from '../../types/workflows';
+import { MAX_WORKFLOW_HOP } from '../../workflow-hops';
 import { companyLimits } from '../company-limits';
 import { toPublicRun } from './public-run';
 import { startRunEngine } from './run-queue';
