@@ -82,6 +82,11 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
       other: { body: { _id, name: 'Ada King' } },
     };
   },
+  batchDynadataItems: async () => ({
+    path: '/v1/dynadata/type/contacts/batch',
+    body: { operations: [{ op: 'create', item: { name: 'Grace' } }] },
+    other: { body: { operations: [{ op: 'create', item: { name: 'Hedy' } }] } },
+  }),
   executeDynadataTypeFunction: async () => ({
     path: '/v1/dynadata/type/contacts/executeFunction/count',
     body: {},

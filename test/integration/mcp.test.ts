@@ -26,6 +26,8 @@ const SCOPE_OF_TOOL: Record<string, Scope> = {
   create_dynadata_item: 'dynadata:write',
   update_dynadata_item: 'dynadata:write',
   delete_dynadata_item: 'dynadata:write',
+  upsert_dynadata_item: 'dynadata:write',
+  batch_dynadata_items: 'dynadata:write',
   create_transcode_job: 'transcodes:write',
   list_transcode_jobs: 'transcodes:read',
   get_transcode_job: 'transcodes:read',

@@ -69,7 +69,14 @@ const openObjects = (
 const routes: readonly RouteDefinition[] = ROUTES;
 const withBody = routes.filter((r): r is RouteDefinition & { body: z.ZodType } => r.body !== undefined);
 /** The fields of a Dynadata item: checked against the item's type schema (built-in types are closed). */
-const ITEM_FIELDS = new Set(['createDynadataItem', 'validateDynadataItem', 'updateDynadataItem']);
+const ITEM_FIELDS = new Set([
+  'createDynadataItem',
+  'validateDynadataItem',
+  'updateDynadataItem',
+  'upsertDynadataItem',
+  // Its operations carry item fields; its own members are checked by the domain's parse of each operation.
+  'batchDynadataItems',
+]);
 /** The schema that decides a body: the one the route parses with, or the one each function parses with. */
 const decidingSchema = (r: RouteDefinition & { body: z.ZodType }): z.ZodType => {
   const documented = r.documented?.body;

@@ -65,6 +65,10 @@ const PROBLEM_EXTENSIONS: Record<string, JsonSchema> = {
   leaseUntil: { type: 'string', format: 'date-time', description: 'A worker holds the job until then.' },
   currentVersion: { type: 'integer', description: '`conflict` on update: the item version now stored.' },
   maxItemBytes: { type: 'integer', description: '`payload_too_large` on items: the largest item accepted.' },
+  operation: {
+    type: 'integer',
+    description: 'Batch codes: the index of the operation refused (an atomic batch wrote nothing).',
+  },
   supportedLibraries: {
     type: 'array',
     items: { type: 'string' },

@@ -191,7 +191,17 @@ export const DYNADATA_ROUTES = [
     },
     writesItemsOfType: true,
     errors: ['not_found', 'forbidden', 'payload_too_large', 'invalid_storage_reference', 'conflict'],
-    examples: { request: { name: 'Ada Lovelace', emails: [{ label: 'work', address: 'ada@example.org' }] } },
+    examples: {
+      request: { name: 'Ada Lovelace', emails: [{ label: 'work', address: 'ada@example.org' }] },
+      response: {
+        _id: 'crm-1042',
+        _version: 3,
+        createdAt: '2026-11-02T09:15:00.000Z',
+        updatedAt: '2026-11-20T16:40:00.000Z',
+        name: 'Ada Lovelace',
+        emails: [{ label: 'work', address: 'ada@example.org' }],
+      },
+    },
     documented: { body: 'item-fields' },
     payload: 'item',
     inputNames: { _id: 'id' },

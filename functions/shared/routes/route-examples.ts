@@ -22,6 +22,7 @@ const endpoint = {
   id: 'we_01jd8x3m5q2w9r7t4y6u8i0o1p',
   url: 'https://hooks.example.com/platform',
   events: ['transcode.done', 'transcode.failed'],
+  dynadataTypes: null,
   description: 'Media pipeline',
   status: 'enabled',
   disabledReason: null,
@@ -341,6 +342,15 @@ export const ALSO_ANSWER_EXAMPLES: Partial<Record<OperationId, Record<number, un
   runWorkflow: { 202: { runId: 'wr_01jd3xq0e5g7j9l1n3p5r7t9v1' } },
   deleteDynadataType: {
     202: { name: 'orders', status: 'deleting', deletedItems: 500, remainingItems: 1200 },
+  },
+  upsertDynadataItem: {
+    201: {
+      _id: 'crm-1042',
+      _version: 1,
+      createdAt: '2026-11-02T09:15:00.000Z',
+      updatedAt: '2026-11-02T09:15:00.000Z',
+      name: 'Ada Lovelace',
+    },
   },
   putDynadataType: { 201: { type: { ...ORDER_TYPE, version: 1, updatedAt: ORDER_TYPE.createdAt } } },
   rerunWorkflowRun: { 202: { runId: 'wr_01jd3xq0e5g7j9l1n3p5r7t9v3' } },
