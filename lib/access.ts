@@ -60,14 +60,15 @@ const MEDIA_PROBE = {
 
 /**
  * The Dynadata item calls (`functions/shared/domain/dynadata`: get, list with signed cursors, create, update,
- * delete, the type list): items and their index, the `log_entries` partition, type records and counts, the
- * company's database bytes, and the stored-object records file fields name.
+ * delete, upsert, batches, the type list): items and their index, the `log_entries` partition, type records and
+ * counts, the company's database bytes, the stored-object records file fields name, and the change event each
+ * write puts in its own transaction.
  */
 const DYNADATA_ITEMS: FunctionAccess = {
   table: {
     GetItem: ['dynadataItems', 'logEntries', 'dynadataTypes', 'storedObjects'],
     Query: ['dynadataItems', 'logEntries', 'dynadataTypes'],
-    PutItem: ['dynadataItems'],
+    PutItem: ['dynadataItems', 'events'],
     UpdateItem: ['dynadataTypes', 'usage'],
     DeleteItem: ['dynadataItems'],
     ConditionCheckItem: ['dynadataTypes'],
