@@ -69,6 +69,27 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
       other: { body: { type: 'text', body: { text: 'Goodbye' } } },
     };
   },
+  reportMessageStatus: async () => {
+    const contactId = await createContact(headers(), 'Ada');
+    const sent = await call('POST', `/v1/contacts/${contactId}/send_message`, {
+      headers: headers(),
+      body: { type: 'text', body: { text: 'Hello' } },
+    });
+    expect(sent.status).toBe(202);
+    return {
+      path: `/v1/messages/${String(sent.json.messageId)}/status`,
+      body: { status: 'delivered' },
+      other: { body: { status: 'read' } },
+    };
+  },
+  receiveMessage: async () => {
+    const contactId = await createContact(headers(), 'Ada');
+    return {
+      path: '/v1/messages/inbound',
+      body: { contactId, message: { type: 'text', body: { text: 'Hello' } } },
+      other: { body: { contactId, message: { type: 'text', body: { text: 'Goodbye' } } } },
+    };
+  },
   createDynadataItem: async () => ({
     path: '/v1/dynadata/type/contacts/create',
     body: { name: 'Grace' },

@@ -262,6 +262,8 @@ export const insertItem = async (
   typeName: string,
   item: StoredItem,
   guard: TypeGuard,
+  /** More items of the same transaction (a message's thread entry and the event it raises). */
+  also: TransactItem[] = [],
 ): Promise<void> => {
   await transact([
     {
@@ -273,6 +275,7 @@ export const insertItem = async (
     },
     ...(typeName === LOG_ENTRIES_TYPE ? [] : [typeCountUpdate(companyId, typeName, 1, guard)]),
     ...(item.size > 0 ? [addDatabaseBytesItem(companyId, item.size)] : []),
+    ...also,
   ]);
 };
 
