@@ -239,6 +239,39 @@ describe('inbound messages and the thread', () => {
   });
 });
 
+describe('messages stored before threads', () => {
+  it('are put on their thread by the reindex command, as outbound, once', async () => {
+    const t = await createTenant();
+    const headers = { 'x-api-key': t.apiKey };
+    const contactId = await createContact(headers, 'Ada');
+    const { insertItem } = await import('../../functions/shared/data/dynadata-items');
+    const stamp = new Date().toISOString();
+    const data = { contactId, type: 'text', body: { text: 'Old' }, status: 'sent', attempts: 1 };
+    const _id = '01jd3xq0a6m5r6y1z8k7w2v4bn';
+    await insertItem(
+      t.companyId,
+      'messages',
+      {
+        _id,
+        _version: 1,
+        createdAt: stamp,
+        updatedAt: stamp,
+        data,
+        size: Buffer.byteLength(JSON.stringify(data)),
+      },
+      {},
+    );
+    const thread = () => call('GET', `/v1/contacts/${contactId}/messages`, { headers });
+    expect((await thread()).json.messages).toEqual([]);
+    const first = await runAdmin('messages', 'reindex', '--company', t.companyId, '--json');
+    expect(first.code, first.err).toBe(0);
+    expect(JSON.parse(first.out)).toEqual({ messages: 1, indexed: 1, alreadyIndexed: 0 });
+    expect((await thread()).json.messages).toMatchObject([{ _id, direction: 'outbound', status: 'sent' }]);
+    const again = await runAdmin('messages', 'reindex', '--company', t.companyId, '--json');
+    expect(JSON.parse(again.out)).toEqual({ messages: 1, indexed: 0, alreadyIndexed: 1 });
+  });
+});
+
 describe('tenant isolation', () => {
   it("another company's message and contact are 404 on status, inbound and thread", async () => {
     const s = await setup();

@@ -10,7 +10,8 @@ import { messageThread, partitions } from './keys';
  * partition `CO#<companyId>#DD#messages#THREAD#<contactId>` with the message's `_id` (a ULID) as sort key,
  * so a page is one Query newest first and one `BatchGetItem` of the messages it names. The entry is written
  * in the transaction that stores the message, and holds nothing else: a message's status changes never touch
- * it. Messages stored before threads existed have none until `admin messages reindex` gives them one.
+ * it. Messages stored before threads existed have none until `admin messages reindex` gives them one
+ * (`reindexMessageThreads`).
  */
 export const THREAD_ENTRY_ENTITY = 'message_thread_entry';
 
@@ -29,12 +30,8 @@ export const threadEntryItem = (companyId: string, contactId: string, messageId:
   },
 });
 
-/** Puts an older message on its contact's thread (the backfill); false when it already was. */
-export const backfillThreadEntry = async (
-  companyId: string,
-  contactId: string,
-  messageId: string,
-): Promise<boolean> => {
+/** Puts an older message on its contact's thread; false when it already was. */
+const backfillThreadEntry = async (companyId: string, contactId: string, messageId: string) => {
   try {
     await ddb.send(
       new PutCommand({
@@ -48,6 +45,40 @@ export const backfillThreadEntry = async (
     if (isConditionalCheckFailed(error)) return false;
     throw error;
   }
+};
+
+/**
+ * The operator backfill (`admin messages reindex --company ID`): reads the company's messages partition a
+ * page at a time and puts each message on its contact's thread unless it already is (a conditional put), so
+ * a run can be repeated or stopped at any time. Answers how many entries it wrote and found.
+ */
+export const reindexMessageThreads = async (
+  companyId: string,
+): Promise<{ messages: number; indexed: number; alreadyIndexed: number }> => {
+  const counts = { messages: 0, indexed: 0, alreadyIndexed: 0 };
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': partitions.dynadataItems(companyId, MESSAGES_TYPE) },
+        ProjectionExpression: 'sk, #data.contactId',
+        ExpressionAttributeNames: { '#data': 'data' },
+        Limit: 500,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const raw of page.Items ?? []) {
+      const contactId = (raw.data as { contactId?: unknown } | undefined)?.contactId;
+      if (typeof contactId !== 'string') continue;
+      counts.messages++;
+      if (await backfillThreadEntry(companyId, contactId, String(raw.sk))) counts.indexed++;
+      else counts.alreadyIndexed++;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return counts;
 };
 
 /**
