@@ -76,10 +76,11 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
       body: { type: 'text', body: { text: 'Hello' } },
     });
     expect(sent.status).toBe(202);
+    // The tenant has no channel, so the message ends `failed` at once: a `failed` report is a 200 either way.
     return {
       path: `/v1/messages/${String(sent.json.messageId)}/status`,
-      body: { status: 'delivered' },
-      other: { body: { status: 'read' } },
+      body: { status: 'failed', reason: 'unreachable' },
+      other: { body: { status: 'failed', reason: 'refused' } },
     };
   },
   receiveMessage: async () => {
