@@ -1,5 +1,6 @@
 import { identifierField } from '../fields';
 import { lazy } from '../lazy';
+import { DEFAULT_THREAD_PAGE, MAX_THREAD_PAGE } from '../types/message-threads';
 import * as z from '../zod';
 import * as dd from './dynadata-schemas';
 import { route } from './route-definition';
@@ -137,7 +138,7 @@ export const MESSAGE_ROUTES = [
       return z.object({ contactId: identifierField('Contact item `_id`.') });
     },
     get query() {
-      return z.object(pageQuery('Messages', 100, 20));
+      return z.object(pageQuery('Messages', MAX_THREAD_PAGE, DEFAULT_THREAD_PAGE));
     },
     get response() {
       return z.object({ messages: z.array(dd.dynadataItemSchema()), nextCursor: nextCursorSchema() });

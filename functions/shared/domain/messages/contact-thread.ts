@@ -1,6 +1,7 @@
 import { getStoredItem } from '../../data/dynadata-items';
 import { threadPage } from '../../data/message-threads';
 import { NotFoundError } from '../../errors';
+import { DEFAULT_THREAD_PAGE } from '../../types/message-threads';
 import { type PublicItem, toPublicItem } from '../dynadata/items';
 import { listCursor, type Page, type PageRequest } from '../pages';
 
@@ -10,9 +11,6 @@ import { listCursor, type Page, type PageRequest } from '../pages';
  * stored before it had a `direction` was sent: it shows `direction: "outbound"`. Another company's contact,
  * like a missing one, answers 404.
  */
-export const DEFAULT_THREAD_PAGE = 20;
-export const MAX_THREAD_PAGE = 100;
-
 const MESSAGE_ID = /^[0-9a-z]{26}$/;
 
 export const contactThread = async (
