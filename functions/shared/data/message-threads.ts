@@ -83,7 +83,8 @@ export const reindexMessageThreads = async (
 
 /**
  * One page of a contact's thread, newest first, before the message `before` when given: the messages and,
- * when an older one follows, the `_id` the next page starts before. An entry whose message is gone (deleted since) is left out of the page.
+ * when an older one follows, the `_id` the next page starts before. An entry whose message is gone is left
+ * out of the page.
  */
 export const threadPage = async (
   companyId: string,

@@ -9,9 +9,10 @@ import { checkedMessage, newMessageItem } from './stored-message';
 
 /**
  * send_message: the message is stored as an item of the built-in `messages` type (`{contactId, direction,
- * type, body, status, attempts}`, status `queued`) in one transaction that also counts its bytes, and answered with 202
- * `{messageId, status: "queued"}`. An unknown contact answers 404; a `file` that is not one of the company's
- * stored files answers 404 as well (a foreign path and a missing file look the same).
+ * type, body, status, attempts}`, status `queued`) in one transaction that also counts its bytes and puts it
+ * on the contact's thread, and answered with 202 `{messageId, status: "queued"}`. An unknown contact answers
+ * 404; a `file` that is not one of the company's stored files answers 404 as well (a foreign path and a
+ * missing file look the same).
  *
  * Cost: one GetItem (the contact), one GetItem per file, one transaction, then the delivery execution.
  * Delivery runs in the `message-delivery` state machine, one execution per message named after it, so a
