@@ -239,10 +239,14 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     neverCalls: { 'dynamodb:PutItem': NO_IDEMPOTENT_ROUTE, 'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE },
   },
   // send_message: reads the contact (and the attachment's object record), inserts the message (its type's
-  // item count and the company's database bytes in the same transaction) and starts its delivery.
+  // item count, the company's database bytes and its thread entry in the same transaction) and starts its
+  // delivery. The sender's status reports and inbound messages write messages with their events; a contact's
+  // thread is a Query of its thread partition (in the Dynadata items' family) and a batch read of messages.
   contacts: {
     table: {
       GetItem: ['dynadataItems', 'storedObjects', 'idempotency'],
+      Query: ['dynadataItems'],
+      BatchGetItem: ['dynadataItems'],
       PutItem: ['dynadataItems', 'idempotency', 'events'],
       UpdateItem: ['dynadataTypes', 'usage', 'idempotency'],
       DeleteItem: ['idempotency'],

@@ -6,12 +6,15 @@ import { UsageError } from './target';
  *   types put --company ID --name N --file schema.json [--description D] [--functions a,b]
  *   types list --company ID
  *   types delete --company ID --name N [--force]   (refuses while items exist unless --force)
+ *   messages reindex --company ID   (the thread backfill, `data/message-threads.ts`)
  */
 export const DYNADATA_USAGE = `  types put --company ID --name N --file schema.json [--description D] [--functions a,b]
   types list --company ID
   types delete --company ID --name N [--force]   refuses while the type has items unless --force
   channels set --company ID --url U      webhook for message delivery; prints its signing secret once
-  channels get --company ID`;
+  channels get --company ID
+  messages reindex --company ID          put the messages stored before contact threads existed on their
+                                        contact's thread (re-runnable)`;
 
 export interface DynadataCommandValues {
   company?: string;
@@ -33,10 +36,21 @@ export const runDynadataCommand = async (
   values: DynadataCommandValues,
   now: Date,
 ): Promise<{ json: unknown; text: string } | undefined> => {
-  if (!key.startsWith('types ') && !key.startsWith('channels ')) return undefined;
+  if (!key.startsWith('types ') && !key.startsWith('channels ') && key !== 'messages reindex')
+    return undefined;
   const { getCompany } = await import('../shared/data/companies');
   const companyId = need(values.company, 'company');
   if (!(await getCompany(companyId))) throw new Error(`no company ${companyId}`);
+  if (key === 'messages reindex') {
+    const { reindexMessageThreads } = await import('../shared/data/message-threads');
+    const counts = await reindexMessageThreads(companyId);
+    return {
+      json: counts,
+      text:
+        `messages reindex (${companyId}): ${counts.indexed} messages put on their thread, ` +
+        `${counts.alreadyIndexed} already on it (${counts.messages} messages)`,
+    };
+  }
   if (key.startsWith('channels ')) return runChannelCommand(key, companyId, values, now);
   const admin = await import('../shared/domain/dynadata/type-admin');
   switch (key) {

@@ -66,6 +66,7 @@ export const ERROR_CATALOG = {
   type_change_breaks_items: { status: 409, title: 'Stored items would fail the new schema' },
   type_has_items: { status: 409, title: 'The Dynadata type still has items' },
   type_deleting: { status: 409, title: 'The Dynadata type is being deleted' },
+  message_status_regression: { status: 409, title: 'The message is already past that status' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused with a different request' },
   idempotency_request_in_progress: {
     status: 409,

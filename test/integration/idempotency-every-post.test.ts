@@ -69,6 +69,28 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
       other: { body: { type: 'text', body: { text: 'Goodbye' } } },
     };
   },
+  reportMessageStatus: async () => {
+    const contactId = await createContact(headers(), 'Ada');
+    const sent = await call('POST', `/v1/contacts/${contactId}/send_message`, {
+      headers: headers(),
+      body: { type: 'text', body: { text: 'Hello' } },
+    });
+    expect(sent.status).toBe(202);
+    // The tenant has no channel, so the message ends `failed` at once: a `failed` report is a 200 either way.
+    return {
+      path: `/v1/messages/${String(sent.json.messageId)}/status`,
+      body: { status: 'failed', reason: 'unreachable' },
+      other: { body: { status: 'failed', reason: 'refused' } },
+    };
+  },
+  receiveMessage: async () => {
+    const contactId = await createContact(headers(), 'Ada');
+    return {
+      path: '/v1/messages/inbound',
+      body: { contactId, message: { type: 'text', body: { text: 'Hello' } } },
+      other: { body: { contactId, message: { type: 'text', body: { text: 'Goodbye' } } } },
+    };
+  },
   createDynadataItem: async () => ({
     path: '/v1/dynadata/type/contacts/create',
     body: { name: 'Grace' },

@@ -18,6 +18,8 @@ let tenant: Tenant;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 /** The endpoint whose delivery log is walked (three pings). */
 let loggedEndpoint = '';
+/** The contact whose thread is walked (three inbound messages). */
+let threadContact = '';
 const headers = () => ({ 'x-api-key': tenant.apiKey });
 
 interface ListCase {
@@ -46,6 +48,12 @@ const LISTS: Record<string, ListCase> = {
         body: { limit, ...(cursor === undefined ? {} : { cursor }) },
       }),
     idOf: (item) => String(item._id),
+  },
+  listContactMessages: {
+    member: 'messages',
+    fetch: (limit, cursor) =>
+      call('GET', `/v1/contacts/${threadContact}/messages?${query(limit, cursor)}`, { headers: headers() }),
+    idOf: (m) => String(m._id),
   },
   listApiKeys: {
     member: 'keys',
@@ -138,6 +146,14 @@ beforeAll(async () => {
       body: { name: `Contact ${i}` },
     });
     expect(created.status).toBe(201);
+    threadContact = String(created.json._id);
+  }
+  for (let i = 0; i < 3; i++) {
+    const inbound = await call('POST', '/v1/messages/inbound', {
+      headers: headers(),
+      body: { contactId: threadContact, message: { type: 'text', body: { text: `Reply ${i}` } } },
+    });
+    expect(inbound.status).toBe(201);
   }
   for (let i = 0; i < 3; i++) {
     const key = await call('POST', '/v1/keys', {

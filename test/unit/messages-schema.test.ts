@@ -14,6 +14,43 @@ describe('the published messages schema', () => {
       'failed before delivery started',
       { ...base, status: 'failed', attempts: 0, error: 'delivery_start_failed' },
     ],
+    [
+      'delivered',
+      {
+        ...base,
+        direction: 'outbound',
+        status: 'delivered',
+        attempts: 1,
+        deliveredAt: '2026-01-02T03:04:06.000Z',
+      },
+    ],
+    [
+      'read',
+      {
+        ...base,
+        direction: 'outbound',
+        status: 'read',
+        attempts: 1,
+        sentAt: '2026-01-02T03:04:05.000Z',
+        deliveredAt: '2026-01-02T03:04:06.000Z',
+        readAt: '2026-01-02T03:04:07.000Z',
+      },
+    ],
+    [
+      'reported failed',
+      {
+        ...base,
+        direction: 'outbound',
+        status: 'failed',
+        attempts: 1,
+        failedAt: '2026-01-02T03:04:06.000Z',
+        failureReason: 'handset unreachable',
+      },
+    ],
+    [
+      'received',
+      { ...base, direction: 'inbound', status: 'received', receivedAt: '2026-01-02T03:04:05.000Z' },
+    ],
   ])('accepts a %s message', async (_state, data) => {
     expect(await validateAgainst(MESSAGES_SCHEMA, data)).toEqual([]);
   });

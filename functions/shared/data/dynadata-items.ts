@@ -262,7 +262,7 @@ export const insertItem = async (
   typeName: string,
   item: StoredItem,
   guard: TypeGuard,
-  /** More items of the same transaction (the change event). */
+  /** More items of the same transaction (the change event; a message's thread entry and its event). */
   also: TransactItem[] = [],
 ): Promise<void> => {
   await transact([

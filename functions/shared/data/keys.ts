@@ -67,6 +67,14 @@ export const partitions = {
 export const workflowRunList = (companyId: string, workflowId: string) =>
   partitions.workflowRuns(companyId, `LIST#${workflowId}`);
 
+/**
+ * `CO#<companyId>#DD#messages#THREAD#<contactId>`: a contact's message thread, one entry per message (sort key
+ * its `_id`, a ULID: time order). It sits in the Dynadata items' partition family (a type name holds no `#`,
+ * so no type is named `messages#THREAD#…`): whoever writes messages writes their entries.
+ */
+export const messageThread = (companyId: string, contactId: string) =>
+  partitions.dynadataItems(companyId, `messages#THREAD#${contactId}`);
+
 /** Partition keys (`gsi1pk`) of `gsi1`. */
 export const indexPartitions = {
   /** `CO#<companyId>#DD#<type>#IX`: the indexed field of a Dynadata type. */

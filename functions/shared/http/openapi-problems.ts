@@ -101,6 +101,10 @@ const PROBLEM_EXTENSIONS: Record<string, JsonSchema> = {
     type: 'string',
     description: '`workflow_run_not_cancelable`: the status the run already has (`success`, `canceled`, …).',
   },
+  messageStatus: {
+    type: 'string',
+    description: '`message_status_regression`: the status the message already has (`read`, `failed`, …).',
+  },
   requested: { type: 'integer', description: 'Quota codes: the units the refused job would have used.' },
   itemCount: { type: 'integer', description: '`type_has_items`: the items the Dynadata type still holds.' },
   fields: { type: 'integer', description: '`dynadata_field_limit_reached`: the fields the schema declares.' },

@@ -49,7 +49,26 @@ const dynadataChangeSchema = /* @__PURE__ */ lazy(() =>
 
 export const EVENT_PAYLOADS = /* @__PURE__ */ lazy(() => ({
   'message.sent': envelope('message.sent', dynadataItemSchema(), 'A message left `queued` for `sent`.'),
-  'message.failed': envelope('message.failed', dynadataItemSchema(), 'A message left `queued` for `failed`.'),
+  'message.failed': envelope(
+    'message.failed',
+    dynadataItemSchema(),
+    'A message failed: its delivery failed, or the sender reported it `failed` (`failureReason`).',
+  ),
+  'message.delivered': envelope(
+    'message.delivered',
+    dynadataItemSchema(),
+    'The sender reported a message `delivered` (`deliveredAt`).',
+  ),
+  'message.read': envelope(
+    'message.read',
+    dynadataItemSchema(),
+    'The sender reported a message `read` (`readAt`).',
+  ),
+  'message.received': envelope(
+    'message.received',
+    dynadataItemSchema(),
+    'A contact sent a message: stored `inbound` with status `received`.',
+  ),
   'transcode.done': envelope('transcode.done', transcodeJobSchema(), 'A transcode job is `done`.'),
   'transcode.failed': envelope('transcode.failed', transcodeJobSchema(), 'A transcode job `failed`.'),
   'transcode.canceled': envelope(

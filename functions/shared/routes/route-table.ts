@@ -6,6 +6,7 @@ import { DYNADATA_TYPE_ROUTES } from './dynadata-type-routes';
 import { EVENT_ROUTES } from './event-routes';
 import { KEY_ROUTES } from './key-routes';
 import { MCP_ROUTES } from './mcp-routes';
+import { MESSAGE_ROUTES } from './message-routes';
 import { DOCS_ROUTES, PUBLIC_ROUTES } from './public-routes';
 import type { RouteDefinition } from './route-definition';
 import { SPEECH_JOB_ROUTES } from './speech-job-routes';
@@ -37,6 +38,7 @@ export const ROUTES = [
   ...COMPANY_ROUTES,
   ...KEY_ROUTES,
   ...CONTACT_ROUTES,
+  ...MESSAGE_ROUTES,
   ...DYNADATA_TYPE_ROUTES,
   ...DYNADATA_ROUTES,
   ...STORAGE_ROUTES,

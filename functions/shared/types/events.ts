@@ -5,6 +5,9 @@
 export const EVENT_TYPES = [
   'message.sent',
   'message.failed',
+  'message.delivered',
+  'message.read',
+  'message.received',
   'transcode.done',
   'transcode.failed',
   'transcode.canceled',

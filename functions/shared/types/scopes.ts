@@ -2,6 +2,7 @@
 export const SCOPES = [
   'company:read',
   'messages:send',
+  'messages:report',
   'dynadata:read',
   'dynadata:write',
   'dynadata:execute',

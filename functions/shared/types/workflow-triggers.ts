@@ -19,6 +19,9 @@ export interface WorkflowTriggers {
 export const TRIGGER_EVENT_TYPES = [
   'message.sent',
   'message.failed',
+  'message.delivered',
+  'message.read',
+  'message.received',
   'transcode.done',
   'transcode.failed',
   'transcode.canceled',

@@ -93,20 +93,30 @@ const contactsSchema = /* @__PURE__ */ lazy(
 export const CONTACTS_SCHEMA: JsonSchema = /* @__PURE__ */ contactsSchema();
 
 export const MESSAGE_TYPES = ['text', 'image', 'audio', 'video', 'document'] as const;
-export const MESSAGE_STATUSES = ['queued', 'sent', 'failed'] as const;
+export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'read', 'failed', 'received'] as const;
+export const MESSAGE_DIRECTIONS = ['outbound', 'inbound'] as const;
 
 const messagesSchema = /* @__PURE__ */ lazy(
   (): JsonSchema => ({
     $schema: JSON_SCHEMA_DIALECT,
     type: 'object',
-    description: 'Record of a message sent with send_message (read-only; written by the platform).',
+    description:
+      'Record of a message sent with send_message or received from the channel (read-only; written by the ' +
+      'platform).',
     properties: {
       contactId: { type: 'string', description: '`_id` of the contact.' },
+      direction: {
+        enum: [...MESSAGE_DIRECTIONS],
+        description:
+          '`outbound` (sent to the contact) or `inbound` (received from it); absent reads `outbound`.',
+      },
       type: { enum: [...MESSAGE_TYPES], description: 'Message type.' },
       body: { type: 'object', description: 'The message body as sent.' },
       status: {
         enum: [...MESSAGE_STATUSES],
-        description: 'Delivery status: `queued` then `sent` or `failed`.',
+        description:
+          'Outbound: `queued` then `sent` or `failed`, then as the sender reports `delivered`, `read` or ' +
+          '`failed`. Inbound: `received`.',
       },
       attempts: { type: 'integer', minimum: 0, description: 'Delivery attempts made.' },
       error: { type: 'string', description: 'Why delivery failed (when `failed`).' },
@@ -114,6 +124,19 @@ const messagesSchema = /* @__PURE__ */ lazy(
         type: 'string',
         format: 'date-time',
         description: 'When the webhook accepted the message (when `sent`).',
+      },
+      deliveredAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the sender reported it delivered.',
+      },
+      readAt: { type: 'string', format: 'date-time', description: 'When the sender reported it read.' },
+      failedAt: { type: 'string', format: 'date-time', description: 'When the sender reported it failed.' },
+      failureReason: { type: 'string', maxLength: 500, description: 'Why the sender reported it failed.' },
+      receivedAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When an inbound message was received.',
       },
     },
     required: ['contactId', 'type', 'body', 'status'],

@@ -1,18 +1,18 @@
 import { ExecutionAlreadyExistsError, startExecution } from '../../aws/step-functions';
-import { getStoredItem, insertItem, type StoredItem } from '../../data/dynadata-items';
-import { NotFoundError } from '../../errors';
-import { ulid } from '../../ids';
+import { insertItem } from '../../data/dynadata-items';
+import { threadEntryItem } from '../../data/message-threads';
 import { logger } from '../../observability/logger';
-import { resolveStoredObject } from '../storage-references';
 import { DELIVERY_START_FAILED } from './failure-reason';
 import type { SendMessageBody } from './message-body';
 import { failMessage } from './message-status';
+import { checkedMessage, newMessageItem } from './stored-message';
 
 /**
- * send_message: the message is stored as an item of the built-in `messages` type (`{contactId, type, body,
- * status, attempts}`, status `queued`) in one transaction that also counts its bytes, and answered with 202
- * `{messageId, status: "queued"}`. An unknown contact answers 404; a `file` that is not one of the company's
- * stored files answers 404 as well (a foreign path and a missing file look the same).
+ * send_message: the message is stored as an item of the built-in `messages` type (`{contactId, direction,
+ * type, body, status, attempts}`, status `queued`) in one transaction that also counts its bytes and puts it
+ * on the contact's thread, and answered with 202 `{messageId, status: "queued"}`. An unknown contact answers
+ * 404; a `file` that is not one of the company's stored files answers 404 as well (a foreign path and a
+ * missing file look the same).
  *
  * Cost: one GetItem (the contact), one GetItem per file, one transaction, then the delivery execution.
  * Delivery runs in the `message-delivery` state machine, one execution per message named after it, so a
@@ -41,22 +41,20 @@ export const sendMessageToContact = async (
   message: SendMessageBody,
   now: Date,
 ): Promise<{ messageId: string; status: 'queued' }> => {
-  const contact = await getStoredItem(companyId, 'contacts', contactId);
-  if (!contact) throw new NotFoundError(`There is no contact ${contactId}.`);
-  // A foreign path and a missing file are both 404; a malformed path is 400 with its pointer.
-  if (message.type !== 'text')
-    await resolveStoredObject(companyId, message.body.file, '/body/body/file/fullPath');
-  const stamp = now.toISOString();
-  const data = { contactId, type: message.type, body: message.body, status: 'queued', attempts: 0 };
-  const item: StoredItem = {
-    _id: ulid(now.getTime()),
-    _version: 1,
-    createdAt: stamp,
-    updatedAt: stamp,
-    data,
-    size: Buffer.byteLength(JSON.stringify(data), 'utf8'),
-  };
-  await insertItem(companyId, 'messages', item, {});
+  await checkedMessage(companyId, contactId, message);
+  const item = newMessageItem(
+    {
+      contactId,
+      direction: 'outbound',
+      type: message.type,
+      body: message.body,
+      status: 'queued',
+      attempts: 0,
+    },
+    now,
+  );
+  // The message joins its contact's thread in the transaction that stores it.
+  await insertItem(companyId, 'messages', item, {}, [threadEntryItem(companyId, contactId, item._id)]);
   try {
     await startMessageDelivery(companyId, item._id);
   } catch (error) {
