@@ -73,6 +73,7 @@ const DYNADATA_ITEMS: FunctionAccess = {
     ConditionCheckItem: ['dynadataTypes'],
   },
   gsi1: ['dynadataIndex'],
+  sortIndexes: ['dynadataIndex'],
   secrets: ['cursorKey'],
 };
 

@@ -70,6 +70,21 @@ export const updateItemBody = /* @__PURE__ */ lazy(() =>
 
 export const listItemsBody = listRequestSchema;
 
+/** `?fields=a,b` of a get: the fields to answer besides the system fields. */
+export const itemFieldsQuery = /* @__PURE__ */ lazy(() =>
+  z.object({
+    fields: z
+      .string()
+      .min(1)
+      .max(2048)
+      .optional()
+      .describe(
+        'Comma-separated field names: answer only these fields, besides `_id`, `_version`, `createdAt` and ' +
+          '`updatedAt` (always answered). The `ETag` stays the tag of the whole item.',
+      ),
+  }),
+);
+
 export const listItemsResponse = /* @__PURE__ */ lazy(() =>
   z.object({
     items: z.array(dynadataItemSchema()),

@@ -22,28 +22,84 @@ const conditionSchema = /* @__PURE__ */ lazy(() =>
       in: z.array(scalar()).min(1).max(100).optional(),
       exists: z.boolean().optional(),
       prefix: filterString().min(1).optional(),
+      contains: scalar()
+        .optional()
+        .describe('A substring of a string field, or an element of an array field.'),
     })
     .strict()
     .describe('Operators on one field, ANDed.'),
 );
 
-export const listFilterSchema = /* @__PURE__ */ lazy(() =>
-  z
-    .record(z.string(), z.union([scalar(), conditionSchema()]))
-    .describe('Conditions on top-level fields: a value (equality) or an operator object.'),
-);
+/**
+ * How deep logical groups nest: the filter itself is level 1, and each `_and`, `_or` or `_not` opens the next
+ * level. A filter at the deepest level takes field conditions only.
+ */
+export const MAX_FILTER_DEPTH = 4;
+/** The most conditions a filter holds: each operator on a field counts one, an `in` one per value. */
+export const MAX_FILTER_TERMS = 100;
+/** The most members of one `_and` or `_or` list. */
+const MAX_GROUP_MEMBERS = 20;
+
+/** Keys of a filter object that group other filters rather than name a field (`_` never starts a field name). */
+export const LOGICAL_KEYS = ['_and', '_or', '_not'] as const;
+
+const filterAtLevel = (level: number): z.ZodType => {
+  const fieldCondition = z.union([scalar(), conditionSchema()]);
+  const object =
+    level >= MAX_FILTER_DEPTH
+      ? z.object({})
+      : z.object({
+          _and: z
+            .array(filterAtLevel(level + 1))
+            .min(1)
+            .max(MAX_GROUP_MEMBERS)
+            .optional()
+            .describe('Every filter of the list holds.'),
+          _or: z
+            .array(filterAtLevel(level + 1))
+            .min(1)
+            .max(MAX_GROUP_MEMBERS)
+            .optional()
+            .describe('At least one filter of the list holds.'),
+          _not: filterAtLevel(level + 1)
+            .optional()
+            .describe('The filter does not hold.'),
+        });
+  return object
+    .catchall(fieldCondition)
+    .describe(
+      level >= MAX_FILTER_DEPTH
+        ? `Conditions on fields, ANDed (level ${MAX_FILTER_DEPTH}: no further \`_and\`, \`_or\`, \`_not\`).`
+        : 'Conditions on top-level fields (a value: equality; or an operator object), ANDed with `_and`, ' +
+            '`_or` and `_not` groups.',
+    );
+};
+
+export const listFilterSchema = /* @__PURE__ */ lazy(() => filterAtLevel(1) as z.ZodType<ListFilter>);
+
+/** Field names of the type a list or get answers, besides the system fields (always answered). */
+export const MAX_PROJECTED_FIELDS = 50;
 
 export const listRequestSchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
       filter: listFilterSchema().optional(),
+      fields: z
+        .array(z.string().min(1).max(256))
+        .min(1)
+        .max(MAX_PROJECTED_FIELDS)
+        .optional()
+        .describe(
+          'Answer only these fields of each item, besides `_id`, `_version`, `createdAt` and `updatedAt` ' +
+            '(always answered). Default: every field.',
+        ),
       sort: z
         .object({
           field: z
             .string()
             .max(256)
             .default('_id')
-            .describe('`_id` (creation order) or the type’s indexed field.'),
+            .describe('`_id` (creation order) or one of the type’s indexed fields (`x-indexed`).'),
           order: z.enum(['asc', 'desc']).default('desc'),
         })
         .strict()
@@ -81,5 +137,12 @@ export const countAnswerSchema = /* @__PURE__ */ lazy(() =>
 );
 
 export type ListRequest = z.infer<ReturnType<typeof listRequestSchema>>;
-export type ListFilter = z.infer<ReturnType<typeof listFilterSchema>>;
 export type ListFilterCondition = z.infer<ReturnType<typeof conditionSchema>>;
+type FilterScalar = string | number | boolean | null;
+/** A filter: conditions on fields, and the logical groups `_and`, `_or` and `_not`. */
+export interface ListFilter {
+  _and?: ListFilter[];
+  _or?: ListFilter[];
+  _not?: ListFilter;
+  [field: string]: FilterScalar | ListFilterCondition | ListFilter | ListFilter[] | undefined;
+}
