@@ -40,42 +40,35 @@ export const MAX_FILTER_TERMS = 100;
 /** The most members of one `_and` or `_or` list. */
 const MAX_GROUP_MEMBERS = 20;
 
-/** Keys of a filter object that group other filters rather than name a field (`_` never starts a field name). */
-export const LOGICAL_KEYS = ['_and', '_or', '_not'] as const;
-
-const filterAtLevel = (level: number): z.ZodType => {
-  const fieldCondition = z.union([scalar(), conditionSchema()]);
-  const object =
-    level >= MAX_FILTER_DEPTH
-      ? z.object({})
-      : z.object({
-          _and: z
-            .array(filterAtLevel(level + 1))
-            .min(1)
-            .max(MAX_GROUP_MEMBERS)
-            .optional()
-            .describe('Every filter of the list holds.'),
-          _or: z
-            .array(filterAtLevel(level + 1))
-            .min(1)
-            .max(MAX_GROUP_MEMBERS)
-            .optional()
-            .describe('At least one filter of the list holds.'),
-          _not: filterAtLevel(level + 1)
-            .optional()
-            .describe('The filter does not hold.'),
-        });
-  return object
-    .catchall(fieldCondition)
+/**
+ * A filter: conditions on fields, ANDed, and the groups `_and`, `_or` and `_not` (recursive, as the workflow
+ * condition is: the OpenAPI document names it `DynadataFilter`). A body nests at most `MAX_JSON_DEPTH` levels,
+ * and the compiler refuses groups deeper than `MAX_FILTER_DEPTH` with a pointer.
+ */
+export const listFilterSchema = /* @__PURE__ */ lazy(() => {
+  const group = (description: string) =>
+    z.array(filter).min(1).max(MAX_GROUP_MEMBERS).optional().describe(description);
+  const filter: z.ZodType<ListFilter> = z
+    .object({
+      get _and() {
+        return group('Every filter of the list holds.');
+      },
+      get _or() {
+        return group('At least one filter of the list holds.');
+      },
+      get _not() {
+        return filter.optional().describe('The filter does not hold.');
+      },
+    })
+    .catchall(z.union([scalar(), conditionSchema()]))
     .describe(
-      level >= MAX_FILTER_DEPTH
-        ? `Conditions on fields, ANDed (level ${MAX_FILTER_DEPTH}: no further \`_and\`, \`_or\`, \`_not\`).`
-        : 'Conditions on top-level fields (a value: equality; or an operator object), ANDed with `_and`, ' +
-            '`_or` and `_not` groups.',
-    );
-};
-
-export const listFilterSchema = /* @__PURE__ */ lazy(() => filterAtLevel(1) as z.ZodType<ListFilter>);
+      'Conditions on top-level fields, ANDed: a value (equality) or an operator object. `_and: [filter, …]`, ' +
+        `\`_or: [filter, …]\` (1 to ${MAX_GROUP_MEMBERS} each) and \`_not: filter\` group filters, nested at most ` +
+        `${MAX_FILTER_DEPTH} levels deep; a filter holds at most ${MAX_FILTER_TERMS} conditions (an \`in\` counts ` +
+        'one per value). Field names never start with `_`, so no field is shadowed by a group.',
+    ) as unknown as z.ZodType<ListFilter>;
+  return filter;
+});
 
 /** Field names of the type a list or get answers, besides the system fields (always answered). */
 export const MAX_PROJECTED_FIELDS = 50;
