@@ -164,7 +164,7 @@ const typeDefinitionFields = {
     .record(z.string(), z.unknown())
     .describe(
       'The JSON Schema (draft 2020-12, the subset `docs/dynadata-and-messaging.md` lists) of an item, with ' +
-        '`x-indexed` naming the field the list endpoint may sort by.',
+        '`x-indexed` naming up to three fields the list endpoint may sort by.',
     ),
   functions: z.array(identifierField('Function name.')).max(50).describe('Functions bound to the type.'),
 };
