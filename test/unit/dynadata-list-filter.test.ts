@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileFilter } from '../../functions/shared/domain/dynadata/list-filter';
 import {
+  type ListFilter,
   listFilterSchema,
   listRequestSchema,
   MAX_FILTER_DEPTH,
@@ -118,7 +119,7 @@ describe('list filter compiler', () => {
   });
 
   it('bounds nesting: a group below the deepest level is refused at its pointer', () => {
-    let filter: Record<string, unknown> = { status: 'open' };
+    let filter: ListFilter = { status: 'open' };
     for (let level = 1; level < MAX_FILTER_DEPTH; level++) filter = { _not: filter };
     expect(listFilterSchema().safeParse(filter).success).toBe(true);
     expect(pointers(() => compileFilter(tickets, filter))).toEqual([]);
