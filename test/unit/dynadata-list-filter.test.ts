@@ -18,7 +18,7 @@ const tickets: ResolvedType = {
   schema: {
     type: 'object',
     properties: {
-      status: { type: 'string' },
+      status: { enum: ['open', 'closed'] },
       priority: { type: 'integer' },
       owner: { type: 'string' },
       tags: { type: 'array', items: { type: 'string' } },
@@ -96,6 +96,10 @@ describe('list filter compiler', () => {
   it('refuses contains on a field that is neither string nor array, unknown fields and too many terms', () => {
     expect(pointers(() => compileFilter(tickets, { priority: { contains: 3 } }))).toEqual([
       '/body/filter/priority/contains',
+    ]);
+    expect(pointers(() => compileFilter(tickets, { status: { contains: 'pe' } }))).toEqual([]);
+    expect(pointers(() => compileFilter(tickets, { open: { contains: true } }))).toEqual([
+      '/body/filter/open/contains',
     ]);
     expect(pointers(() => compileFilter(tickets, { _or: [{ status: 'a' }, { nope: 1 }] }))).toEqual([
       '/body/filter/_or/1/nope',

@@ -39,11 +39,19 @@ const logSortKeyOfId = (id: string): string => (id[15] === '-' ? `${id.slice(0, 
 
 const escapePointer = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
-/** The JSON Schema `type` of a top-level field as a list (empty when the schema does not say). */
+/**
+ * The JSON Schema `type` of a top-level field as a list: its `type`, else that of its `enum` or `const` values
+ * (`{enum: ["open", "closed"]}` is a string field), else empty.
+ */
 const declaredTypes = (type: ResolvedType, field: string): string[] => {
   if (SYSTEM_FILTER_FIELDS.includes(field)) return ['string'];
-  const own = ((type.schema.properties ?? {}) as Record<string, { type?: unknown }>)[field]?.type;
-  return Array.isArray(own) ? (own as string[]) : typeof own === 'string' ? [own] : [];
+  const own = (
+    (type.schema.properties ?? {}) as Record<string, { type?: unknown; enum?: unknown; const?: unknown }>
+  )[field];
+  if (Array.isArray(own?.type)) return own.type as string[];
+  if (typeof own?.type === 'string') return [own.type];
+  const values = Array.isArray(own?.enum) ? own.enum : own && 'const' in own ? [own.const] : [];
+  return [...new Set(values.map((v) => (Array.isArray(v) ? 'array' : typeof v)))];
 };
 
 /** Compiles the filter into a key condition (id, time or index range) and a filter expression. */
