@@ -42,8 +42,8 @@ const MAX_GROUP_MEMBERS = 20;
 
 /**
  * A filter: conditions on fields, ANDed, and the groups `_and`, `_or` and `_not` (recursive, as the workflow
- * condition is: the OpenAPI document names it `DynadataFilter`). A body nests at most `MAX_JSON_DEPTH` levels,
- * and the compiler refuses groups deeper than `MAX_FILTER_DEPTH` with a pointer.
+ * condition is: the OpenAPI document names it `DynadataFilterInput`, a request-only schema). A body nests at
+ * most `MAX_JSON_DEPTH` levels, and the compiler refuses groups deeper than `MAX_FILTER_DEPTH` with a pointer.
  */
 export const listFilterSchema = /* @__PURE__ */ lazy(() => {
   const group = (description: string) =>
