@@ -74,6 +74,7 @@ const DYNADATA_ITEMS: FunctionAccess = {
     ConditionCheckItem: ['dynadataTypes'],
   },
   gsi1: ['dynadataIndex'],
+  sortIndexes: ['dynadataIndex'],
   secrets: ['cursorKey'],
 };
 

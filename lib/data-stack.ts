@@ -26,7 +26,7 @@ import {
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { BUCKET_CORS_RULE } from '../functions/shared/aws/bucket-cors';
-import { TABLE_SHAPE } from '../functions/shared/data/table';
+import { TABLE_INDEXES, TABLE_SHAPE } from '../functions/shared/data/table';
 import { STORED_OBJECT_PREFIXES } from '../functions/shared/types/object-prefixes';
 import { DownloadSigner } from './constructs/download-signer';
 
@@ -73,12 +73,18 @@ export class DataStack extends Stack {
       // Feeds the event dispatcher: new events, and usage months (their thresholds), old and new.
       stream: StreamViewType.NEW_AND_OLD_IMAGES,
     });
-    this.table.addGlobalSecondaryIndex({
-      indexName: TABLE_SHAPE.gsi1.indexName,
-      partitionKey: { name: TABLE_SHAPE.gsi1.partitionKey, type: AttributeType.STRING },
-      sortKey: { name: TABLE_SHAPE.gsi1.sortKey, type: AttributeType.STRING },
-      projectionType: ProjectionType.ALL,
-    });
+    // gsi2 and gsi3 are the further sort indexes of Dynadata types (docs/decisions/0031-dynadata-sort-indexes.md).
+    // CloudFormation creates one index per table update: an existing table gains them one deploy at a time
+    // (`-c tableIndexes=2`, then a deploy without it; docs/operate.md).
+    const indexes = Number(this.node.tryGetContext('tableIndexes') ?? TABLE_INDEXES.length);
+    for (const index of TABLE_INDEXES.slice(0, Math.max(1, indexes))) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
+    }
 
     const accessLogs = new Bucket(this, 'AccessLogsBucket', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,

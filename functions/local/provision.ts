@@ -8,20 +8,52 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
 import { BUCKET_CORS_RULE } from '../shared/aws/bucket-cors';
-import { TABLE_SHAPE } from '../shared/data/table';
+import { TABLE_INDEXES, TABLE_SHAPE } from '../shared/data/table';
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 const STREAM = { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } as const;
 
+const indexDefinition = (index: (typeof TABLE_INDEXES)[number]) => ({
+  IndexName: index.indexName,
+  KeySchema: [
+    { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+    { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+  ],
+  Projection: { ProjectionType: 'ALL' as const },
+});
+
+/** Adds to a table created before them the indexes of `TABLE_INDEXES` it lacks, one update each. */
+const addMissingIndexes = async (
+  client: DynamoDBClient,
+  tableName: string,
+  existing: readonly { IndexName?: string }[],
+): Promise<void> => {
+  for (const index of TABLE_INDEXES) {
+    if (existing.some((e) => e.IndexName === index.indexName)) continue;
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [index.partitionKey, index.sortKey].map((name) => ({
+          AttributeName: name,
+          AttributeType: 'S',
+        })),
+        GlobalSecondaryIndexUpdates: [{ Create: indexDefinition(index) }],
+      }),
+    );
+  }
+};
+
 /**
  * Creates the single table (same shape as the CDK data stack, with its stream) if it does not exist yet, and
- * enables the stream of a table created before it had one. Returns the stream's ARN.
+ * enables the stream of a table created before it had one and adds the indexes it lacks. Returns the stream's
+ * ARN.
  */
 export const ensureTable = async (endpoint: string, region: string, tableName: string): Promise<string> => {
   const client = new DynamoDBClient({ endpoint, region, credentials: LOCAL_CREDENTIALS });
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    await addMissingIndexes(client, tableName, Table?.GlobalSecondaryIndexes ?? []);
     if (Table?.LatestStreamArn && Table.StreamSpecification?.StreamEnabled) return Table.LatestStreamArn;
     const { TableDescription } = await client.send(
       new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }),
@@ -31,30 +63,22 @@ export const ensureTable = async (endpoint: string, region: string, tableName: s
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
-  const { partitionKey, sortKey, gsi1, timeToLiveAttribute } = TABLE_SHAPE;
+  const { partitionKey, sortKey, timeToLiveAttribute } = TABLE_SHAPE;
   const { TableDescription } = await client.send(
     new CreateTableCommand({
       TableName: tableName,
       StreamSpecification: STREAM,
       BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [partitionKey, sortKey, gsi1.partitionKey, gsi1.sortKey].map((name) => ({
-        AttributeName: name,
-        AttributeType: 'S',
-      })),
+      AttributeDefinitions: [
+        partitionKey,
+        sortKey,
+        ...TABLE_INDEXES.flatMap((index) => [index.partitionKey, index.sortKey]),
+      ].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
       KeySchema: [
         { AttributeName: partitionKey, KeyType: 'HASH' },
         { AttributeName: sortKey, KeyType: 'RANGE' },
       ],
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: gsi1.indexName,
-          KeySchema: [
-            { AttributeName: gsi1.partitionKey, KeyType: 'HASH' },
-            { AttributeName: gsi1.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        },
-      ],
+      GlobalSecondaryIndexes: TABLE_INDEXES.map(indexDefinition),
     }),
   );
   await client.send(

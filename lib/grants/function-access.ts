@@ -37,6 +37,8 @@ export type WorkflowSecretsKeyAction = 'GenerateDataKey' | 'Decrypt';
  *
  * - `table`: item actions, each on the table partitions it touches (a `dynamodb:LeadingKeys` condition).
  * - `gsi1`: `Query` on `gsi1`, on the index partitions it touches.
+ * - `sortIndexes`: `Query` on `gsi2` and `gsi3` (the further sort indexes of Dynadata types), on the index
+ *   partitions it touches.
  * - `objects`: object actions, each on the object prefixes it touches (`lib/grants/object-prefixes.ts`:
  *   `companies/<any company>/<prefix>`; `HeadObject` is `s3:GetObject`), never the whole bucket.
  * - `secrets`: `secretsmanager:GetSecretValue` on these secrets (their ARNs reach the environment).
@@ -59,6 +61,7 @@ export type WorkflowSecretsKeyAction = 'GenerateDataKey' | 'Decrypt';
 export interface FunctionAccess {
   table?: Partial<Record<ItemAction, readonly TablePartition[]>>;
   gsi1?: readonly IndexPartition[];
+  sortIndexes?: readonly IndexPartition[];
   objects?: ObjectGrants;
   secrets?: readonly SecretName[];
   /** `kms:<action>` on the key of workflow secrets (its ARN reaches the environment). */
@@ -145,14 +148,19 @@ const tableStatements = (access: FunctionAccess, table: ITable): PolicyStatement
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } },
       }),
   );
-  if (access.gsi1?.length) {
+  const indexQueries = [
+    [access.gsi1, [TABLE_SHAPE.gsi1]],
+    [access.sortIndexes, [TABLE_SHAPE.gsi2, TABLE_SHAPE.gsi3]],
+  ] as const;
+  for (const [partitions, indexes] of indexQueries) {
+    if (!partitions?.length) continue;
     statements.push(
       new PolicyStatement({
         actions: ['dynamodb:Query'],
-        resources: [`${table.tableArn}/index/${TABLE_SHAPE.gsi1.indexName}`],
+        resources: indexes.map((index) => `${table.tableArn}/index/${index.indexName}`),
         conditions: {
           'ForAllValues:StringLike': {
-            'dynamodb:LeadingKeys': [...new Set(access.gsi1.map((p) => INDEX_PARTITIONS[p]))].sort(),
+            'dynamodb:LeadingKeys': [...new Set(partitions.map((p) => INDEX_PARTITIONS[p]))].sort(),
           },
         },
       }),

@@ -1,7 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TABLE_SHAPE } from '../../functions/shared/data/table';
+import { TABLE_INDEXES, TABLE_SHAPE } from '../../functions/shared/data/table';
 import { DataStack } from '../../lib/data-stack';
 import { resourcesOfType } from './rest-api';
 import { logicalIdOf, testContext } from './synth';
@@ -15,7 +15,7 @@ beforeAll(() => {
 });
 
 describe('table', () => {
-  it('is the single table of TABLE_SHAPE: pk/sk strings, gsi1 projecting all attributes, ttl', () => {
+  it('is the single table of TABLE_SHAPE: pk/sk strings, gsi1 to gsi3 projecting all attributes, ttl', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [
@@ -25,21 +25,31 @@ describe('table', () => {
       AttributeDefinitions: Match.arrayWith([
         { AttributeName: TABLE_SHAPE.partitionKey, AttributeType: 'S' },
         { AttributeName: TABLE_SHAPE.sortKey, AttributeType: 'S' },
-        { AttributeName: TABLE_SHAPE.gsi1.partitionKey, AttributeType: 'S' },
-        { AttributeName: TABLE_SHAPE.gsi1.sortKey, AttributeType: 'S' },
+        ...TABLE_INDEXES.flatMap((index) => [
+          { AttributeName: index.partitionKey, AttributeType: 'S' },
+          { AttributeName: index.sortKey, AttributeType: 'S' },
+        ]),
       ]),
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: TABLE_SHAPE.gsi1.indexName,
-          KeySchema: [
-            { AttributeName: TABLE_SHAPE.gsi1.partitionKey, KeyType: 'HASH' },
-            { AttributeName: TABLE_SHAPE.gsi1.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        },
-      ],
+      GlobalSecondaryIndexes: TABLE_INDEXES.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
       TimeToLiveSpecification: { AttributeName: TABLE_SHAPE.timeToLiveAttribute, Enabled: true },
     });
+  });
+
+  it('declares fewer indexes under -c tableIndexes, for a table that gains one index per deploy', () => {
+    const two = new DataStack(new App({ context: { ...testContext(), tableIndexes: 2 } }), 'DataTwo');
+    const [table] = Object.values(Template.fromStack(two).findResources('AWS::DynamoDB::Table'));
+    const properties = table?.Properties as { GlobalSecondaryIndexes?: { IndexName: string }[] } | undefined;
+    expect((properties?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName)).toEqual([
+      'gsi1',
+      'gsi2',
+    ]);
   });
 
   it('bills on demand, keeps point-in-time recovery and is encrypted', () => {

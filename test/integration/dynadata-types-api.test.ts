@@ -243,7 +243,7 @@ describe('Dynadata types over the API', () => {
     }
     // No item is left in the type's partition.
     const { queryItemsPage } = await import('../../functions/shared/data/dynadata-items');
-    const left = await queryItemsPage(owner.companyId, 'logs', { useIndex: false, forward: true, limit: 10 });
+    const left = await queryItemsPage(owner.companyId, 'logs', { forward: true, limit: 10 });
     expect(left.items).toEqual([]);
     // The items' bytes left the company's database figure with them.
     expect((await readUsage(owner.companyId, new Date(), 'month')).databaseBytes).toBe(bytesBefore);

@@ -115,7 +115,7 @@ describe('POST /v1/mcp: the MCP server', () => {
     expect(byName.get_transcode_job?.inputSchema.required).toEqual(['id']);
     expect(byName.list_dynadata_items?.inputSchema.required).toEqual(['type']);
     expect(Object.keys(byName.list_dynadata_items?.inputSchema.properties ?? {}).sort()).toEqual(
-      ['cursor', 'filter', 'limit', 'sort', 'type'].sort(),
+      ['cursor', 'fields', 'filter', 'limit', 'sort', 'type'].sort(),
     );
     expect(byName.create_dynadata_item?.inputSchema.required).toEqual(['type', 'item']);
     const hints = (name: string) => {

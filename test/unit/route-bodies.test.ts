@@ -43,6 +43,9 @@ const openObjects = (
       const members = Object.entries(def.shape ?? {}).flatMap(([name, s]) =>
         openObjects(s, `${pointer}/${name}`, inside),
       );
+      // A catchall schema checks every other member, as a record's value schema does (a filter's fields).
+      const checked = def.catchall !== undefined && !closed;
+      if (checked) return [...members, ...children([def.catchall], `${pointer}/*`)];
       return closed ? members : [pointer, ...members];
     }
     case 'union':

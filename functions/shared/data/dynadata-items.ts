@@ -6,6 +6,7 @@ import { dynadataTypeKey } from './dynadata-types';
 import { defineEntity, type TransactItem } from './entity';
 import { indexPartitions, partitions } from './keys';
 import { logEntryKey } from './log-entries';
+import { TABLE_INDEXES } from './table';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { undeliveredMessageIndexKey } from './undelivered-messages';
 import { ifAbsent, updateParams } from './update-expression';
@@ -14,8 +15,9 @@ import { addDatabaseBytesItem } from './usage-meters';
 /**
  * Dynadata items. Each type of a company has its own partition `CO#<companyId>#DD#<type>` with the item `_id`
  * (a ULID, so the partition sorts by creation time) as sort key; the fields of the item live in the `data`
- * map, apart from the system attributes. A type that declares an indexed field also writes
- * `gsi1pk = CO#<companyId>#DD#<type>#IX` and `gsi1sk = <order-preserving value>#<_id>`.
+ * map, apart from the system attributes. A type that declares indexed fields (`x-indexed`, at most
+ * `SORT_INDEXES.length`) writes, for its n-th indexed field, `gsi<n>pk = CO#<companyId>#DD#<type>#IX` and
+ * `gsi<n>sk = <order-preserving value>#<_id>` (`docs/decisions/0031-dynadata-sort-indexes.md`).
  *
  * A message of the built-in `messages` type (which indexes no field) is in the sparse index partition of
  * undelivered messages while its status is `queued` (`undelivered-messages.ts`).
@@ -102,7 +104,15 @@ const DynadataItem = /* @__PURE__ */ defineEntity({
     });
   },
 });
-const SYSTEM = new Set(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'entity', 'ttl']);
+/** The indexes a type's indexed fields use, in `x-indexed` order: `gsi1` for the first, and so on. */
+export const SORT_INDEXES = TABLE_INDEXES;
+const SYSTEM = new Set([
+  'pk',
+  'sk',
+  ...SORT_INDEXES.flatMap((index) => [index.partitionKey, index.sortKey]),
+  'entity',
+  'ttl',
+]);
 
 /** Maps a raw table item of a type to the stored item. */
 export const toStoredItem = (typeName: string, raw: Record<string, unknown>): StoredItem => {
@@ -143,7 +153,8 @@ export interface TypeGuard {
    * only while no change is under check.
    */
   change?: { token: string; breaks: boolean };
-  indexedField?: string;
+  /** The type's indexed fields (`x-indexed`), in order: the n-th writes the keys of the n-th sort index. */
+  indexedFields?: readonly string[];
   /** Log entries written through Dynadata (self-hosted switch) expire like shipped ones. */
   ttl?: number;
 }
@@ -212,7 +223,14 @@ const rawItem = (companyId: string, typeName: string, item: StoredItem, guard: T
     const key = itemKey(companyId, typeName, item._id);
     return { ...key, entity: 'log_entry', ...(guard.ttl ? { ttl: guard.ttl } : {}), ...item.data };
   }
-  const indexed = guard.indexedField === undefined ? undefined : indexValue(item.data[guard.indexedField]);
+  const indexKeys: Record<string, string> = {};
+  (guard.indexedFields ?? []).forEach((field, n) => {
+    const value = indexValue(item.data[field]);
+    const index = SORT_INDEXES[n];
+    if (value === undefined || !index) return;
+    indexKeys[index.partitionKey] = indexPartition(companyId, typeName);
+    indexKeys[index.sortKey] = `${value}#${item._id}`;
+  });
   return DynadataItem.item(
     DynadataItem.key(companyId, typeName, item._id),
     {
@@ -225,9 +243,7 @@ const rawItem = (companyId: string, typeName: string, item: StoredItem, guard: T
     {
       // Tenant JSON is stored as a map whatever its member names (`asTenantMap`).
       data: asTenantMap(item.data),
-      ...(indexed === undefined
-        ? {}
-        : { gsi1pk: indexPartition(companyId, typeName), gsi1sk: `${indexed}#${item._id}` }),
+      ...indexKeys,
       ...(typeName === MESSAGES_TYPE && item.data.status === 'queued'
         ? undeliveredMessageIndexKey(companyId, item._id)
         : {}),
@@ -434,7 +450,8 @@ export const writeItemsAtomically = async (
 };
 
 export interface ItemQuery {
-  useIndex: boolean;
+  /** Position of the sort index to query (`SORT_INDEXES`), or undefined for the type's partition. */
+  index?: number;
   forward: boolean;
   keyCondition?: { expression: string; values: Record<string, unknown> };
   filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
@@ -460,14 +477,15 @@ export const queryItemsPage = async (
   scanned: number;
   lastKey?: Record<string, unknown>;
 }> => {
-  const pkName = q.useIndex ? 'gsi1pk' : 'pk';
-  const skName = q.useIndex ? 'gsi1sk' : 'sk';
-  const pk = q.useIndex ? indexPartition(companyId, typeName) : itemPartition(companyId, typeName);
+  const index = q.index === undefined ? undefined : SORT_INDEXES[q.index];
+  const pkName = index ? index.partitionKey : 'pk';
+  const skName = index ? index.sortKey : 'sk';
+  const pk = index ? indexPartition(companyId, typeName) : itemPartition(companyId, typeName);
   const keyExpr = `#pk = :pk${q.keyCondition ? ` AND ${q.keyCondition.expression}` : ''}`;
   const result = await ddb.send(
     new QueryCommand({
       TableName: tableName(),
-      ...(q.useIndex ? { IndexName: 'gsi1' } : {}),
+      ...(index ? { IndexName: index.indexName } : {}),
       KeyConditionExpression: keyExpr,
       ...(q.filter ? { FilterExpression: q.filter.expression } : {}),
       ExpressionAttributeNames: {
@@ -489,7 +507,7 @@ export const queryItemsPage = async (
   return {
     items: (result.Items ?? []).map((raw) => ({
       item: toStoredItem(typeName, raw),
-      startKey: startKeyOf(raw, q.useIndex),
+      startKey: startKeyOf(raw, q.index),
     })),
     count: result.Count ?? 0,
     scanned: Math.max(result.ScannedCount ?? 0, 1),
@@ -501,7 +519,7 @@ export const queryItemsPage = async (
 export const isStartKeyOf = (
   companyId: string,
   typeName: string,
-  useIndex: boolean,
+  indexAt: number | undefined,
   key: Record<string, unknown>,
 ): boolean => {
   const names = Object.keys(key).sort().join(',');
@@ -511,14 +529,25 @@ export const isStartKeyOf = (
     key.pk !== itemPartition(companyId, typeName)
   )
     return false;
-  if (!useIndex) return names === 'pk,sk';
+  if (indexAt === undefined) return names === 'pk,sk';
+  const index = SORT_INDEXES[indexAt];
   return (
-    names === 'gsi1pk,gsi1sk,pk,sk' &&
-    key.gsi1pk === indexPartition(companyId, typeName) &&
-    typeof key.gsi1sk === 'string'
+    index !== undefined &&
+    names === [index.partitionKey, index.sortKey, 'pk', 'sk'].sort().join(',') &&
+    key[index.partitionKey] === indexPartition(companyId, typeName) &&
+    typeof key[index.sortKey] === 'string'
   );
 };
 
 /** Key of a raw item as DynamoDB expects it in `ExclusiveStartKey`. */
-const startKeyOf = (raw: Record<string, unknown>, useIndex: boolean): Record<string, unknown> =>
-  useIndex ? { pk: raw.pk, sk: raw.sk, gsi1pk: raw.gsi1pk, gsi1sk: raw.gsi1sk } : { pk: raw.pk, sk: raw.sk };
+const startKeyOf = (raw: Record<string, unknown>, indexAt: number | undefined): Record<string, unknown> => {
+  const index = indexAt === undefined ? undefined : SORT_INDEXES[indexAt];
+  return index
+    ? {
+        pk: raw.pk,
+        sk: raw.sk,
+        [index.partitionKey]: raw[index.partitionKey],
+        [index.sortKey]: raw[index.sortKey],
+      }
+    : { pk: raw.pk, sk: raw.sk };
+};

@@ -77,7 +77,7 @@ export const messageThread = (companyId: string, contactId: string) =>
 
 /** Partition keys (`gsi1pk`) of `gsi1`. */
 export const indexPartitions = {
-  /** `CO#<companyId>#DD#<type>#IX`: the indexed field of a Dynadata type. */
+  /** `CO#<companyId>#DD#<type>#IX`: the indexed fields of a Dynadata type (also `gsi2pk`, `gsi3pk`). */
   dynadataIndex: (companyId: string, typeName: string) =>
     `${partitions.dynadataItems(companyId, typeName)}#IX`,
   /** `CO#<companyId>#FILES`: a company's stored objects, by `fullPath` (a prefix is a `begins_with`). */

@@ -1,3 +1,4 @@
+import { listFilterSchema } from '../domain/dynadata/list-request';
 import { conditionSchema } from '../domain/workflows/conditions';
 import * as dd from '../routes/dynadata-schemas';
 import { EVENT_PAYLOADS } from '../routes/event-payloads';
@@ -24,6 +25,7 @@ const documentNames = (): ReadonlyArray<readonly [z.ZodType, string]> => [
   [shared.usageSnapshotSchema(), 'Usage'],
   [dd.dynadataTypeSummarySchema(), 'DynadataType'],
   [dd.dynadataItemSchema(), 'DynadataItem'],
+  [listFilterSchema(), 'DynadataFilter'],
   [st.storedObjectResponseSchema(), 'StoredObject'],
   [st.uploadUrlResponseSchema(), 'UploadReservation'],
   [tc.transcodeJobSchema(), 'TranscodeJob'],

@@ -167,7 +167,8 @@ export const createRouter =
     };
     if (route.etag && result.status === 200 && result.raw === undefined) {
       // Kept by the client alone and revalidated on every use: the tag, never the tenant's data, decides.
-      const etag = etagOf(result.body);
+      // A handler that answers part of a resource names the tag of the whole of it.
+      const etag = result.headers?.etag ?? etagOf(result.body);
       headers.etag = etag;
       headers['cache-control'] = 'private, no-cache';
       if (noneMatchHits(requestHeaders['if-none-match'], etag)) {

@@ -1,14 +1,8 @@
 import { writeBatch } from '../domain/dynadata/batch';
 import { executeFunction } from '../domain/dynadata/execute-function';
-import {
-  createItem,
-  deleteItem,
-  getItem,
-  updateItem,
-  upsertItem,
-  validateItem,
-} from '../domain/dynadata/items';
+import { createItem, deleteItem, updateItem, upsertItem, validateItem } from '../domain/dynadata/items';
 import { listItems } from '../domain/dynadata/list';
+import { getProjectedItem } from '../domain/dynadata/projection';
 import { librarySchema, typeSchema } from '../domain/dynadata/schemas';
 import { getTypeDefinition, putType, TYPE_CHANGE_CHECK_BUDGET_MS } from '../domain/dynadata/type-admin';
 import { deleteType } from '../domain/dynadata/type-deletion';
@@ -72,9 +66,11 @@ export const deleteDynadataType: RouteHandler<'deleteDynadataType'> = async ({
 export const listDynadataItems: RouteHandler<'listDynadataItems'> = async ({ auth, params, body }) => ({
   body: await listItems(auth.companyId, params.type, body),
 });
-export const getDynadataItem: RouteHandler<'getDynadataItem'> = async ({ auth, params }) => ({
-  body: await getItem(auth.companyId, params.type, params._id),
-});
+export const getDynadataItem: RouteHandler<'getDynadataItem'> = async ({ auth, params, query }) => {
+  const { body, etag } = await getProjectedItem(auth.companyId, params.type, params._id, query.fields);
+  // The tag of the whole stored item, also when `fields` projects it: `If-Match` names the stored item.
+  return { body, headers: { etag } };
+};
 export const createDynadataItem: RouteHandler<'createDynadataItem'> = async ({
   auth,
   params,

@@ -35,8 +35,8 @@ export const DYNADATA_ROUTES = [
       tool: 'list_dynadata_items',
       title: 'List items of a Dynadata type',
       description:
-        'One page of items of a type, as POST /v1/dynadata/type/{type}/list: optional filter, sort, limit ' +
-        '(1 to 100) and the `nextCursor` of the previous page.',
+        'One page of items of a type, as POST /v1/dynadata/type/{type}/list: optional filter (with `_and`, ' +
+        '`_or`, `_not` groups), fields, sort, limit (1 to 100) and the `nextCursor` of the previous page.',
       effect: 'read',
     },
     workflow: { action: 'actions/dynadata/list', maxDurationMs: 8_000 },
@@ -53,6 +53,9 @@ export const DYNADATA_ROUTES = [
     get params() {
       return itemParams();
     },
+    get query() {
+      return dd.itemFieldsQuery();
+    },
     get response() {
       return dd.dynadataItemSchema();
     },
@@ -61,7 +64,9 @@ export const DYNADATA_ROUTES = [
     agent: {
       tool: 'get_dynadata_item',
       title: 'Get a Dynadata item',
-      description: 'One item by `_id` (given as `id`), as GET /v1/dynadata/type/{type}/item/{_id}.',
+      description:
+        'One item by `_id` (given as `id`), as GET /v1/dynadata/type/{type}/item/{_id}; `fields` ' +
+        '(comma-separated) answers only those fields besides the system fields.',
       effect: 'read',
     },
     workflow: { action: 'actions/dynadata/get', maxDurationMs: 5_000 },

@@ -166,6 +166,21 @@ export const batchItemsResponse = /* @__PURE__ */ lazy(() =>
 
 export const listItemsBody = listRequestSchema;
 
+/** `?fields=a,b` of a get: the fields to answer besides the system fields. */
+export const itemFieldsQuery = /* @__PURE__ */ lazy(() =>
+  z.object({
+    fields: z
+      .string()
+      .min(1)
+      .max(2048)
+      .optional()
+      .describe(
+        'Comma-separated field names: answer only these fields, besides `_id`, `_version`, `createdAt` and ' +
+          '`updatedAt` (always answered). The `ETag` stays the tag of the whole item.',
+      ),
+  }),
+);
+
 export const listItemsResponse = /* @__PURE__ */ lazy(() =>
   z.object({
     items: z.array(dynadataItemSchema()),
@@ -245,7 +260,7 @@ const typeDefinitionFields = {
     .record(z.string(), z.unknown())
     .describe(
       'The JSON Schema (draft 2020-12, the subset `docs/dynadata-and-messaging.md` lists) of an item, with ' +
-        '`x-indexed` naming the field the list endpoint may sort by.',
+        '`x-indexed` naming up to three fields the list endpoint may sort by.',
     ),
   functions: z.array(identifierField('Function name.')).max(50).describe('Functions bound to the type.'),
 };

@@ -34,7 +34,7 @@ export const countItems = async (
   const unfiltered = filter === undefined || Object.keys(filter).length === 0;
   if (unfiltered && typeName !== LOG_ENTRIES_TYPE && options.cursor === undefined)
     return { count: await getTypeItemCount(companyId, typeName), complete: true, cursor: null };
-  const { keyCondition, filter: f } = compileFilter(type, filter, false);
+  const { keyCondition, filter: f } = compileFilter(type, filter);
   const maxExamined = options.maxExamined ?? COUNT_MAX_EXAMINED;
   const secret = await loadCursorKey();
   const fingerprint = JSON.stringify(['count', companyId, typeName, canonical(filter ?? null)]);
@@ -47,7 +47,7 @@ export const countItems = async (
       typeof state.count !== 'number' ||
       typeof key !== 'object' ||
       key === null ||
-      !isStartKeyOf(companyId, typeName, false, key)
+      !isStartKeyOf(companyId, typeName, undefined, key)
     )
       throw badCursor();
     count = state.count;
@@ -56,7 +56,6 @@ export const countItems = async (
   let examined = 0;
   do {
     const page = await queryItemsPage(companyId, typeName, {
-      useIndex: false,
       forward: true,
       ...(keyCondition ? { keyCondition } : {}),
       ...(f ? { filter: f } : {}),

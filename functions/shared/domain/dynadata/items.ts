@@ -90,7 +90,7 @@ export const assertValid = async (
 
 const guardOf = (type: ResolvedType): TypeGuard => ({
   ...(type.customTypeVersion === undefined ? {} : { customTypeVersion: type.customTypeVersion }),
-  ...(type.indexed[0] === undefined ? {} : { indexedField: type.indexed[0] }),
+  ...(type.indexed.length === 0 ? {} : { indexedFields: type.indexed }),
 });
 
 /**

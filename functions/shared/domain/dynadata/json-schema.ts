@@ -22,12 +22,15 @@ export type { JsonSchema };
  *   on the root; every value in every position goes through the storage-reference validator
  *   (`documentFieldsOf` + `document-references.ts`) on create, update and validate;
  * - on the root only: `x-indexed`: names of top-level `string`/`number`/`integer` fields the list endpoint
- *   may sort by (at most one). An indexed string field must declare `maxLength` of at most
+ *   may sort by (at most `MAX_INDEXED_FIELDS`, each once; each its own index, in order). An indexed string field must declare `maxLength` of at most
  *   `MAX_INDEXED_STRING_LENGTH` (its value becomes part of an index sort key, which DynamoDB bounds).
  *
  * The root is an object schema. Field names starting with `_` and `createdAt`/`updatedAt` are reserved for
  * the system fields every item carries (`_id`, `_version`, `createdAt`, `updatedAt`).
  */
+
+/** The most fields a type may index (`x-indexed`): one table index each (`0031-dynadata-sort-indexes.md`). */
+export const MAX_INDEXED_FIELDS = 3;
 
 /** Longest value (in characters) an indexed string field may declare. */
 export const MAX_INDEXED_STRING_LENGTH = 900;
@@ -143,8 +146,13 @@ export const normaliseTypeSchema = async (
   for (const name of Object.keys(properties))
     if (isReservedFieldName(name)) add(`/properties/${name}`, 'is a reserved field name');
   const indexed = out['x-indexed'] === undefined ? [] : out['x-indexed'];
-  if (!Array.isArray(indexed) || indexed.length > 1 || !indexed.every((f) => typeof f === 'string')) {
-    add('/x-indexed', 'must list at most one field name');
+  if (
+    !Array.isArray(indexed) ||
+    indexed.length > MAX_INDEXED_FIELDS ||
+    !indexed.every((f) => typeof f === 'string') ||
+    new Set(indexed).size !== indexed.length
+  ) {
+    add('/x-indexed', `must list at most ${MAX_INDEXED_FIELDS} distinct field names`);
   } else {
     for (const field of indexed) {
       const own = Object.hasOwn(properties, field) ? properties[field] : undefined;

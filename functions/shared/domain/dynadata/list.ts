@@ -5,18 +5,21 @@ import { type PublicItem, toPublicItem } from './items';
 import { badCursor, decodeCursor, encodeCursor, queryFingerprint } from './list-cursor';
 import { compileFilter } from './list-filter';
 import type { ListRequest } from './list-request';
+import { projectedFields, projectItem } from './projection';
 import { resolveType } from './types';
 
 /**
  * Listing items: `{filter?, sort?, limit?, cursor?}` → `{items, nextCursor}`.
  *
- * - `filter`: `{ <field>: <value> | { eq, ne, gt, gte, lt, lte, in, exists, prefix } }` on top-level fields
- *   of the type and on `_id`, `createdAt`, `updatedAt`; conditions are ANDed. `_id` ranges (and `time`
- *   ranges of `log_entries`) narrow the key range; other conditions are evaluated by DynamoDB on the items of
- *   the key range. On `log_entries`, `_id` is the sort key itself, so it takes `eq`, `gt`, `gte`, `lt`, `lte`
- *   and `prefix` only (400 for other operators), all applied as the key range.
- * - `sort`: `{field: '_id', order: 'desc'}` by default (newest first); `asc` for oldest first; or the
- *   type's indexed field (items without that field are not part of that order).
+ * - `filter`: `{ <field>: <value> | { eq, ne, gt, gte, lt, lte, in, exists, prefix, contains } }` on
+ *   top-level fields of the type and on `_id`, `createdAt`, `updatedAt`, ANDed, with the groups `_and`, `_or`
+ *   and `_not` (`list-filter.ts`). Ranges of the top-level (ANDed) conditions on `_id` (and `time` of
+ *   `log_entries`, and the indexed field sorted by) narrow the key range; other conditions are evaluated by
+ *   DynamoDB on the items of the key range. On `log_entries`, `_id` is the sort key itself, so it takes
+ *   `eq`, `gt`, `gte`, `lt`, `lte` and `prefix` only (400 for other operators).
+ * - `fields`: answer only these fields besides the system fields (`projection.ts`).
+ * - `sort`: `{field: '_id', order: 'desc'}` by default (newest first); `asc` for oldest first; or one of the
+ *   type's indexed fields, each its own index (items without that field are not part of that order).
  * - `limit` 1–100, default 25.
  * - `cursor`: opaque, HMAC-bound to the company, the type and the filter/sort (another tenant's or another
  *   query's cursor → 400). It carries the DynamoDB key of the last item, so page 500 costs what page 1 costs.
@@ -41,8 +44,8 @@ export const listItems = async (
 ): Promise<ListPage> => {
   const type = await resolveType(companyId, typeName);
   const sort = { field: request.sort?.field ?? '_id', order: request.sort?.order ?? 'desc' };
-  const useIndex = sort.field !== '_id';
-  if (useIndex && !type.indexed.includes(sort.field)) {
+  const indexAt = sort.field === '_id' ? undefined : type.indexed.indexOf(sort.field);
+  if (indexAt === -1) {
     throw new ValidationError([
       {
         pointer: '/body/sort/field',
@@ -50,20 +53,25 @@ export const listItems = async (
       },
     ]);
   }
+  const fields = projectedFields(type, request.fields, (i) => `/body/fields/${i}`);
   const limit = request.limit ?? 25;
   const fingerprint = queryFingerprint(companyId, typeName, request.filter, sort);
   const secret = await loadCursorKey();
   let startKey = request.cursor === undefined ? undefined : decodeCursor(secret, fingerprint, request.cursor);
   // A cursor names a key of this company's partition of this type only, whatever its signature.
-  if (startKey && !isStartKeyOf(companyId, typeName, useIndex, startKey)) throw badCursor();
-  const { keyCondition, filter } = compileFilter(type, request.filter, useIndex);
+  if (startKey && !isStartKeyOf(companyId, typeName, indexAt, startKey)) throw badCursor();
+  const { keyCondition, filter } = compileFilter(
+    type,
+    request.filter,
+    indexAt === undefined ? undefined : sort.field,
+  );
   const found: PagedItem[] = [];
   let examined = 0;
   let lastKey: Record<string, unknown> | undefined;
   do {
     const remaining = limit - found.length;
     const page = await queryItemsPage(companyId, typeName, {
-      useIndex,
+      ...(indexAt === undefined ? {} : { index: indexAt }),
       forward: sort.order === 'asc',
       ...(keyCondition ? { keyCondition } : {}),
       ...(filter ? { filter } : {}),
@@ -85,7 +93,7 @@ export const listItems = async (
     startKey = page.lastKey;
   } while (lastKey && examined < MAX_EXAMINED_PER_PAGE);
   return {
-    items: found.map(({ item }) => toPublicItem(item)),
+    items: found.map(({ item }) => projectItem(toPublicItem(item), fields)),
     nextCursor: lastKey ? encodeCursor(secret, fingerprint, lastKey) : null,
   };
 };

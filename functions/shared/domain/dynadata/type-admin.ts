@@ -172,7 +172,6 @@ const itemsBrokenBy = async (
   do {
     if (Date.now() > deadline) return { ...found, complete: false };
     const page = await queryItemsPage(companyId, name, {
-      useIndex: false,
       forward: true,
       limit: PAGE,
       ...(startKey ? { startKey } : {}),

@@ -36,7 +36,6 @@ export const deleteItemsOf = async (
   let deleted = 0;
   while (deleted < max) {
     const page = await queryItemsPage(companyId, name, {
-      useIndex: false,
       forward: true,
       limit: Math.min(PAGE, max - deleted),
     });
