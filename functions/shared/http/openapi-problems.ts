@@ -93,6 +93,10 @@ const PROBLEM_EXTENSIONS: Record<string, JsonSchema> = {
     items: { type: 'string' },
     description: '`file_in_use`: the unfinished jobs that read the file.',
   },
+  messageStatus: {
+    type: 'string',
+    description: '`message_not_cancelable`: the status the message already has (`queued`, `sent`, …).',
+  },
   runStatus: {
     type: 'string',
     description: '`workflow_run_not_cancelable`: the status the run already has (`success`, `canceled`, …).',

@@ -7,6 +7,7 @@ import { resolveStoredObject } from '../storage-references';
 import { DELIVERY_START_FAILED } from './failure-reason';
 import type { SendMessageBody } from './message-body';
 import { failMessage } from './message-status';
+import { scheduleMessage, sendTimeOf } from './send-time';
 
 /**
  * send_message: the message is stored as an item of the built-in `messages` type (`{contactId, type, body,
@@ -19,6 +20,11 @@ import { failMessage } from './message-status';
  * repeated start is harmless. A start that fails after the message was stored moves it `queued → failed`
  * (error `delivery_start_failed`, a conditional write, so a delivery that did start is never overridden)
  * before the error is answered as a 500: no message stays `queued` with nothing to deliver it.
+ *
+ * With a `sendAt` ahead of now the message is stored `scheduled` (with `sendAt`) and answered 202
+ * `{messageId, status: "scheduled", sendAt}`; its one-time schedule is created after the write, and a schedule
+ * that cannot be created is only logged: the sweep sends a `scheduled` message whose time has passed
+ * (`scheduled.ts`, decision 0033).
  */
 
 export const deliveryExecutionName = (companyId: string, messageId: string): string =>
@@ -40,14 +46,24 @@ export const sendMessageToContact = async (
   contactId: string,
   message: SendMessageBody,
   now: Date,
-): Promise<{ messageId: string; status: 'queued' }> => {
+): Promise<
+  { messageId: string; status: 'queued' } | { messageId: string; status: 'scheduled'; sendAt: string }
+> => {
+  const sendAt = sendTimeOf(message.sendAt, now);
   const contact = await getStoredItem(companyId, 'contacts', contactId);
   if (!contact) throw new NotFoundError(`There is no contact ${contactId}.`);
   // A foreign path and a missing file are both 404; a malformed path is 400 with its pointer.
   if (message.type !== 'text')
     await resolveStoredObject(companyId, message.body.file, '/body/body/file/fullPath');
   const stamp = now.toISOString();
-  const data = { contactId, type: message.type, body: message.body, status: 'queued', attempts: 0 };
+  const data = {
+    contactId,
+    type: message.type,
+    body: message.body,
+    status: sendAt ? 'scheduled' : 'queued',
+    attempts: 0,
+    ...(sendAt ? { sendAt: sendAt.toISOString() } : {}),
+  };
   const item: StoredItem = {
     _id: ulid(now.getTime()),
     _version: 1,
@@ -57,6 +73,15 @@ export const sendMessageToContact = async (
     size: Buffer.byteLength(JSON.stringify(data), 'utf8'),
   };
   await insertItem(companyId, 'messages', item, {});
+  if (sendAt) {
+    await scheduleMessage(companyId, item._id, sendAt).catch((cause: unknown) =>
+      logger.error('message schedule could not be created; the sweep sends it', {
+        messageId: item._id,
+        cause,
+      }),
+    );
+    return { messageId: item._id, status: 'scheduled', sendAt: sendAt.toISOString() };
+  }
   try {
     await startMessageDelivery(companyId, item._id);
   } catch (error) {
