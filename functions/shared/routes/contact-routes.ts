@@ -38,7 +38,8 @@ export const CONTACT_ROUTES = [
       title: 'Send a message to a contact',
       description:
         'Queues a text or file message to one contact (`contactId`: the contact item `_id`), as POST ' +
-        '/v1/contacts/{contactId}/send_message, and answers its `messageId` and `status`.',
+        '/v1/contacts/{contactId}/send_message, and answers its `messageId` and `status`; with `sendAt` it ' +
+        'is sent at that time instead (`scheduled`).',
       effect: 'create',
     },
     workflow: { action: 'actions/messages/send', maxDurationMs: 5_000 },
