@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readStackFile } from '../../functions/local/stack-file';
 import { messageSendPayload } from '../../functions/shared/routes/event-payloads';
 import { binaryFile, upload } from './storage-uploads';
 import { call, createContact, createTenant, expectProblem, runAdmin } from './support';
@@ -56,6 +57,13 @@ const setup = async () => {
   return { t, headers, send, message, deliveriesOf, contactId };
 };
 
+/** The message's one-time schedule in the local stack's scheduler (its Scheduler API on loopback). */
+const schedule = (companyId: string, messageId: string, method: 'GET' | 'DELETE') => {
+  const endpoint = readStackFile(inject('stack').dataDir)?.schedulerEndpoint;
+  if (!endpoint) throw new Error('no scheduler endpoint in stack.json');
+  return fetch(`${endpoint}/schedules/m-${companyId}-${messageId}?groupName=messages`, { method });
+};
+
 const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 
 describe('scheduled messages', () => {
@@ -87,8 +95,11 @@ describe('scheduled messages', () => {
     const s = await setup();
     const sendAt = inSeconds(3);
     const id = (await s.send({ type: 'text', body: { text: 'Never' }, sendAt })).json.messageId as string;
+    expect((await schedule(s.t.companyId, id, 'GET')).status).toBe(200);
     const canceled = await call('POST', `/v1/messages/${id}/cancel`, { headers: s.headers });
     expect(canceled.status).toBe(200);
+    // Its schedule is deleted with it.
+    expect((await schedule(s.t.companyId, id, 'GET')).status).toBe(404);
     expect(canceled.json.message).toMatchObject({ _id: id, status: 'canceled', sendAt });
     const again = await call('POST', `/v1/messages/${id}/cancel`, { headers: s.headers });
     expect(again.status).toBe(200);
@@ -128,6 +139,22 @@ describe('scheduled messages', () => {
     const malformed = await s.send({ type: 'text', body: { text: 'x' }, sendAt: 'tomorrow' });
     expectProblem(malformed, 400, 'validation_failed');
     expect(JSON.stringify(malformed.json.errors)).toContain('/body/sendAt');
+    // The contacts function takes the same body and refuses the same way.
+    const viaFunction = await call(
+      'POST',
+      `/v1/dynadata/type/contacts/item/${s.contactId}/executeFunction/sendMessage`,
+      { headers: s.headers, body: { type: 'text', body: { text: 'x' }, sendAt: inSeconds(-3600) } },
+    );
+    expectProblem(viaFunction, 400, 'send_at_out_of_range');
+    const later = await call(
+      'POST',
+      `/v1/dynadata/type/contacts/item/${s.contactId}/executeFunction/sendMessage`,
+      {
+        headers: s.headers,
+        body: { type: 'text', body: { text: 'x' }, sendAt: inSeconds(3600) },
+      },
+    );
+    expect(later.json).toMatchObject({ status: 'scheduled' });
     // Up to a minute in the past (a caller's clock): sent at once.
     const soon = await s.send({ type: 'text', body: { text: 'x' }, sendAt: inSeconds(-5) });
     expect(soon.status).toBe(202);
@@ -136,13 +163,13 @@ describe('scheduled messages', () => {
 
   it('sends a scheduled message whose schedule was lost, once its time has passed', async () => {
     const s = await setup();
-    const sendAt = inSeconds(1);
+    const sendAt = inSeconds(3);
     const id = (await s.send({ type: 'text', body: { text: 'Lost' }, sendAt })).json.messageId as string;
     // The schedule is gone (a crash before it fired, a failed creation): the sweep finds the message by time.
-    const { deleteSchedule } = await import('../../functions/shared/aws/scheduler');
-    const { env } = await import('../../functions/shared/env');
-    await deleteSchedule(`m-${s.t.companyId}-${id}`, env().messageSchedules);
-    await sleep(1_500);
+    expect((await schedule(s.t.companyId, id, 'GET')).status).toBe(200);
+    expect((await schedule(s.t.companyId, id, 'DELETE')).status).toBe(200);
+    await sleep(Math.max(0, Date.parse(sendAt) - Date.now()) + 1_500);
+    expect((await s.message(id)).json.status).toBe('scheduled');
     const { releaseDueScheduledMessages } = await import('../../functions/shared/domain/messages/scheduled');
     const counts = await releaseDueScheduledMessages(new Date(), { lateByMs: 0 });
     expect(counts.released).toBeGreaterThanOrEqual(1);
