@@ -51,14 +51,15 @@ export const scheduleNameOf = (companyId: string, messageId: string) => `m-${com
 const atExpression = (at: Date): string =>
   `at(${new Date(Math.ceil(at.getTime() / 1000) * 1000).toISOString().slice(0, 19)})`;
 
-export const scheduleSettings = () => {
+const scheduleSettings = () => {
   const settings = env().messageSchedules;
   if (!settings) throw new Error('Message schedules are not configured (MESSAGE_SCHEDULE_GROUP is not set)');
   return settings;
 };
 
 /** Creates the one-time schedule that releases a `scheduled` message at its time. */
-export const scheduleMessage = (companyId: string, messageId: string, at: Date): Promise<void> =>
+export const scheduleMessage = async (companyId: string, messageId: string, at: Date): Promise<void> =>
+  // Async, so that missing settings reject like a failed creation (the sweep sends the message) rather than throw.
   putSchedule(
     scheduleNameOf(companyId, messageId),
     atExpression(at),
