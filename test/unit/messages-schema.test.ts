@@ -14,6 +14,27 @@ describe('the published messages schema', () => {
       'failed before delivery started',
       { ...base, status: 'failed', attempts: 0, error: 'delivery_start_failed' },
     ],
+    ['scheduled', { ...base, status: 'scheduled', attempts: 0, sendAt: '2026-01-03T09:00:00.000Z' }],
+    [
+      'canceled',
+      {
+        ...base,
+        status: 'canceled',
+        attempts: 0,
+        sendAt: '2026-01-03T09:00:00.000Z',
+        canceledAt: '2026-01-02T10:00:00.000Z',
+      },
+    ],
+    [
+      'sent later',
+      {
+        ...base,
+        status: 'sent',
+        attempts: 1,
+        sendAt: '2026-01-03T09:00:00.000Z',
+        sentAt: '2026-01-03T09:00:01.000Z',
+      },
+    ],
   ])('accepts a %s message', async (_state, data) => {
     expect(await validateAgainst(MESSAGES_SCHEMA, data)).toEqual([]);
   });

@@ -93,7 +93,7 @@ const contactsSchema = /* @__PURE__ */ lazy(
 export const CONTACTS_SCHEMA: JsonSchema = /* @__PURE__ */ contactsSchema();
 
 export const MESSAGE_TYPES = ['text', 'image', 'audio', 'video', 'document'] as const;
-export const MESSAGE_STATUSES = ['queued', 'sent', 'failed'] as const;
+export const MESSAGE_STATUSES = ['queued', 'sent', 'failed', 'scheduled', 'canceled'] as const;
 
 const messagesSchema = /* @__PURE__ */ lazy(
   (): JsonSchema => ({
@@ -106,7 +106,9 @@ const messagesSchema = /* @__PURE__ */ lazy(
       body: { type: 'object', description: 'The message body as sent.' },
       status: {
         enum: [...MESSAGE_STATUSES],
-        description: 'Delivery status: `queued` then `sent` or `failed`.',
+        description:
+          'Delivery status: `queued` then `sent` or `failed`; a message sent later is `scheduled` until its ' +
+          '`sendAt` (then `queued`), or `canceled`.',
       },
       attempts: { type: 'integer', minimum: 0, description: 'Delivery attempts made.' },
       error: { type: 'string', description: 'Why delivery failed (when `failed`).' },
@@ -114,6 +116,16 @@ const messagesSchema = /* @__PURE__ */ lazy(
         type: 'string',
         format: 'date-time',
         description: 'When the webhook accepted the message (when `sent`).',
+      },
+      sendAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When a message sent later is (or was) to be sent (UTC).',
+      },
+      canceledAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When a scheduled message was canceled (when `canceled`).',
       },
     },
     required: ['contactId', 'type', 'body', 'status'],
