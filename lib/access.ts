@@ -470,25 +470,39 @@ export const WORKER_ACCESS = {
     },
     queues: { 'webhook-delivery': ['SendMessage'] },
   },
-  /** Reads the message, its contact and the channel; moves the message's status (and database bytes). */
+  /**
+   * Reads the message, its contact and the channel; moves the message's status (and database bytes); signs
+   * the download URL of a file message with the download signer's key (the URL is authorized by that key).
+   */
   messageDelivery: {
     table: {
       GetItem: ['dynadataItems', 'deliveryChannel'],
       PutItem: ['dynadataItems', 'events'],
       UpdateItem: ['usage'],
     },
+    secrets: ['downloadSigner'],
     neverCalls: {
       'dynamodb:ConditionCheckItem':
         'messages are a built-in type: their writes carry no custom type version to check',
+      's3:GetObject':
+        "the worker only presigns download URLs with the download signer's key; the file is read by the " +
+        "URL's holder, authorized by that key, never by this role",
     },
   },
   /**
    * Lists the messages still `queued` (the sparse index partition of undelivered messages) and starts the
-   * delivery of each that has been quiet longer than a delivery can run.
+   * delivery of each that has been quiet longer than a delivery can run; releases scheduled messages (the
+   * target of their schedules, and those past their time in the partition of scheduled messages):
+   * `scheduled → queued` (the message and the company's database bytes in one transaction), then the delivery.
    */
   messageSweep: {
-    gsi1: ['undeliveredMessages'],
+    gsi1: ['undeliveredMessages', 'scheduledMessages'],
+    table: { GetItem: ['dynadataItems'], PutItem: ['dynadataItems'], UpdateItem: ['usage'] },
     stateMachines: { 'message-delivery': ['StartExecution'] },
+    neverCalls: {
+      'dynamodb:ConditionCheckItem':
+        'messages are a built-in type: their writes carry no custom type version to check',
+    },
   },
   /** Secrets Manager rotation of the download signer's key set (`functions/workers/download-signer-rotation`). */
   downloadSignerRotation: { rotatesDownloadSigner: true },

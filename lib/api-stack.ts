@@ -31,6 +31,7 @@ import { AUTHORIZER_ACCESS, type DataResources, LOG_SHIPPER_ACCESS } from './acc
 import { ApiWebAcl } from './constructs/api-web-acl';
 import { AppFunction } from './constructs/app-function';
 import { failureQueue } from './constructs/failure-queue';
+import type { MessageSchedules } from './constructs/message-delivery';
 import { RequestRates } from './constructs/request-rates';
 import { RouteGroupFunction } from './constructs/route-group';
 import type { WorkflowSchedules } from './constructs/workflow-schedules';
@@ -42,6 +43,8 @@ export interface ApiStackProps extends StackProps {
   data: DataResources;
   /** Saving and deleting a definition over the API creates, replaces and deletes its schedule. */
   workflowSchedules?: WorkflowSchedules;
+  /** The schedules of messages sent later: the groups that send messages create them, contacts cancels them. */
+  messageSchedules?: MessageSchedules;
 }
 
 /** Stage-wide default method throttling; per-company monthly quotas are enforced by the API itself. */
@@ -145,6 +148,11 @@ export class ApiStack extends Stack {
       props.workflowSchedules.grantManagement(saver);
       for (const [name, value] of Object.entries(props.workflowSchedules.environment()))
         saver.addEnvironment(name, value);
+    }
+    if (props.messageSchedules) {
+      props.messageSchedules.grantScheduling(this.groups.contacts.function, { cancel: true });
+      for (const group of ['dynadata', 'mcp', 'workflows'] as const)
+        props.messageSchedules.grantScheduling(this.groups[group].function);
     }
 
     const protectedMethod: MethodOptions = {

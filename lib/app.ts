@@ -31,7 +31,13 @@ export const createApp = (props?: AppProps): PublicApiApp => {
   };
   const jobs = new JobsStack(app, 'PublicApiV1Jobs', {
     description: 'Public API v1: state machines and their workers (transcodes, message delivery, workflows)',
-    data: { ...dataResources, cursorKey: data.cursorKey, workflowSecretsKey: data.workflowSecretsKey },
+    data: {
+      ...dataResources,
+      cursorKey: data.cursorKey,
+      workflowSecretsKey: data.workflowSecretsKey,
+      // The message delivery worker signs the download URLs of file messages.
+      downloadSigner: data.downloadSigner.secret,
+    },
   });
   const api = new ApiStack(app, 'PublicApiV1', {
     description: 'Public API v1: REST API, authorizer and route group functions',
@@ -47,6 +53,7 @@ export const createApp = (props?: AppProps): PublicApiApp => {
       workflowSecretsKey: data.workflowSecretsKey,
     },
     workflowSchedules: jobs.workflowSchedules,
+    messageSchedules: jobs.messageSchedules,
   });
   const observability = new ObservabilityStack(app, 'PublicApiV1Observability', {
     description: 'Public API v1: alarms, alarm topic and dashboard',

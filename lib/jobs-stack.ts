@@ -5,7 +5,7 @@ import type { Construct } from 'constructs';
 import type { QueueName } from '../functions/shared/types/queues';
 import type { StateMachineName } from '../functions/shared/types/state-machines';
 import type { DataResources } from './access';
-import { MessageDelivery } from './constructs/message-delivery';
+import { MessageDelivery, type MessageSchedules } from './constructs/message-delivery';
 import { SpeechJobs } from './constructs/speech-jobs';
 import { TranscodeJobs } from './constructs/transcode-jobs';
 import { TranscriptionJobs } from './constructs/transcription-jobs';
@@ -28,6 +28,8 @@ export class JobsStack extends Stack {
   readonly data: DataResources;
   /** Workflow schedules: the API's workflows group saves definitions, so it manages them. */
   readonly workflowSchedules: WorkflowSchedules;
+  /** Schedules of messages sent later: what sends messages (API groups, workflow steps) creates them. */
+  readonly messageSchedules: MessageSchedules;
   /** The queues that drive work (with the dead-letter queue of each), for the alarms. */
   readonly queues: Partial<Record<QueueName, { queue: IQueue; deadLetters: IQueue }>> = {};
 
@@ -41,12 +43,16 @@ export class JobsStack extends Stack {
       data: this.data,
     }).stateMachine;
     this.stateMachines['speech-job'] = new SpeechJobs(this, 'SpeechJobs', { data: this.data }).stateMachine;
-    this.stateMachines['message-delivery'] = new MessageDelivery(this, 'MessageDelivery', props).stateMachine;
+    const messages = new MessageDelivery(this, 'MessageDelivery', props);
+    this.stateMachines['message-delivery'] = messages.stateMachine;
+    this.messageSchedules = messages.schedules;
     // Workflow steps start the machines above: the worker is granted them, so it comes last.
     const runs = new WorkflowRuns(this, 'WorkflowRuns', {
       data: { ...this.data, stateMachines: { ...this.stateMachines } },
     });
     this.queues['workflow-run'] = { queue: runs.queue, deadLetters: runs.deadLetterQueue };
+    // A workflow step may send a message later (`sendAt`).
+    this.messageSchedules.grantScheduling(runs.worker);
     // The dispatcher and the schedule target start the runs of triggered workflows: they send to `workflow-run`.
     const withRuns = {
       data: {

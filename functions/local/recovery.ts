@@ -2,6 +2,7 @@ import { listUnfinishedLanes } from '../shared/data/webhook-deliveries';
 import { listUnfinishedWorkflowRuns } from '../shared/data/workflow-runs/runs';
 import { resumeLane } from '../shared/domain/events/lanes';
 import { type RecoveryCounts, recoverUnfinishedJobs } from '../shared/domain/jobs/recovery';
+import { releaseDueScheduledMessages } from '../shared/domain/messages/scheduled';
 import { resumeUndeliveredMessages } from '../shared/domain/messages/undelivered';
 import { SPEECH_JOB_TYPE } from '../shared/domain/speech-jobs';
 import { transcodeJobs } from '../shared/domain/transcodes';
@@ -22,7 +23,9 @@ import { failRun, resumeWorkflowRun } from '../shared/domain/workflows/runs';
  *   caller's connection is gone) `failed` with `workflow_run_failed` (`docs/decisions/0004-*.md`);
  * - webhook lanes: freed and resumed, so every pending delivery ends delivered or failed with a reason;
  * - messages still `queued` (answered 202, their delivery execution gone or never started): delivered by a
- *   new execution (`domain/messages/undelivered.ts`), so every accepted message ends `sent` or `failed`.
+ *   new execution (`domain/messages/undelivered.ts`), so every accepted message ends `sent` or `failed`;
+ * - messages still `scheduled` whose time passed while the stack was down (the local scheduler fires no missed
+ *   time): released and delivered now (`domain/messages/scheduled.ts`).
  *
  * A new job type adds its `jobs(…)` entry to `UNFINISHED_WORK`. Events the table's stream had not handed over yet are
  * not replayed here: the stream goes on from its checkpoint (`event-stream.ts`).
@@ -77,6 +80,14 @@ export const UNFINISHED_WORK: readonly UnfinishedWork[] = [
     recover: async (now) => {
       const { resumed, failed } = await resumeUndeliveredMessages(now, { quietForMs: 0 });
       return { resumed, failed, moved: 0 };
+    },
+  },
+  {
+    name: 'scheduled messages',
+    // After the deliveries above: a message released here starts its delivery itself, so only once.
+    recover: async (now) => {
+      const { released, failed, unchanged } = await releaseDueScheduledMessages(now, { lateByMs: 0 });
+      return { resumed: released, failed, moved: unchanged };
     },
   },
 ];

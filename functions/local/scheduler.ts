@@ -12,8 +12,10 @@ import { writeFileAtomically } from './state-file';
  * it is due, with `<aws.scheduler.scheduled-time>` in its input replaced by the due time, as EventBridge
  * Scheduler does. Expressions mean what they mean there (`schedule-expression.ts`, UTC; a rate counts from
  * the schedule's creation). With `everyMs` (`npm start -- --schedule-every 2s`) every schedule is due that
- * often instead, so tests see schedules fire in seconds. A stack that is down misses the times that fall
- * while it is down; nothing is fired late for them.
+ * often instead, so tests see schedules fire in seconds. A one-time schedule (`at(yyyy-mm-ddThh:mm:ss)`, UTC)
+ * fires once at its time whatever `everyMs`, and is deleted then when it was created with
+ * `ActionAfterCompletion: DELETE`. A stack that is down misses the times that fall while it is down; nothing is
+ * fired late for them.
  */
 export interface StoredSchedule {
   name: string;
@@ -22,6 +24,8 @@ export interface StoredSchedule {
   targetArn: string;
   input: string;
   createdAt: string;
+  /** `ActionAfterCompletion: DELETE`: a one-time schedule is deleted once it has fired. */
+  deleteAfterCompletion?: boolean;
 }
 
 export interface LocalSchedulerOptions {
@@ -44,6 +48,13 @@ class SchedulerError extends Error {
 }
 
 const TICK_MS = 250;
+const AT_EXPRESSION = /^at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$/;
+
+/** The time of a one-time schedule's `at(…)` expression (UTC), or undefined for any other expression. */
+const oneTimeAt = (expression: string): number | undefined => {
+  const match = AT_EXPRESSION.exec(expression);
+  return match ? Date.parse(`${match[1]}Z`) : undefined;
+};
 const SCHEDULED_TIME = /<aws\.scheduler\.scheduled-time>/g;
 
 const readBody = async (req: IncomingMessage): Promise<Record<string, unknown>> => {
@@ -70,6 +81,8 @@ export const startLocalScheduler = async (
   /** The next due time of each schedule, from now on (times that fell while the stack was down are missed). */
   const due = new Map<string, number>();
   const nextDue = (schedule: StoredSchedule, after: number): number | undefined => {
+    const at = oneTimeAt(schedule.expression);
+    if (at !== undefined) return at > after ? at : undefined;
     if (options.everyMs) return after + options.everyMs;
     const parsed = parseScheduleExpression(schedule.expression);
     if ('problem' in parsed) return undefined;
@@ -98,6 +111,12 @@ export const startLocalScheduler = async (
       const schedule = schedules.get(key);
       if (!schedule || at > now) continue;
       fire(schedule, at);
+      if (schedule.deleteAfterCompletion && oneTimeAt(schedule.expression) !== undefined) {
+        schedules.delete(key);
+        due.delete(key);
+        persist();
+        continue;
+      }
       arm(key, schedule, Math.max(at, now));
     }
   }, TICK_MS);
@@ -111,7 +130,11 @@ export const startLocalScheduler = async (
       throw new SchedulerError(404, 'ResourceNotFoundException', `Schedule ${name} does not exist.`);
     const target = body.Target as { Arn?: unknown; Input?: unknown } | undefined;
     const expression = String(body.ScheduleExpression ?? '');
-    if ('problem' in parseScheduleExpression(expression) || typeof target?.Arn !== 'string')
+    const oneTime = oneTimeAt(expression);
+    if (
+      (oneTime === undefined ? 'problem' in parseScheduleExpression(expression) : Number.isNaN(oneTime)) ||
+      typeof target?.Arn !== 'string'
+    )
       throw new SchedulerError(400, 'ValidationException', 'Invalid schedule expression or target.');
     const schedule: StoredSchedule = {
       name,
@@ -120,10 +143,13 @@ export const startLocalScheduler = async (
       targetArn: target.Arn,
       input: typeof target.Input === 'string' ? target.Input : '{}',
       createdAt: new Date().toISOString(),
+      ...(body.ActionAfterCompletion === 'DELETE' ? { deleteAfterCompletion: true } : {}),
     };
     schedules.set(key, schedule);
     persist();
-    arm(key, schedule, Date.now());
+    // A one-time schedule created for a time just past still fires (once, at once).
+    if (oneTime !== undefined) due.set(key, oneTime);
+    else arm(key, schedule, Date.now());
     return { ScheduleArn: `arn:aws:scheduler:local:000000000000:schedule/${group}/${name}` };
   };
 

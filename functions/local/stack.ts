@@ -110,6 +110,8 @@ export interface LocalStack {
 export const REGION = 'us-east-1';
 /** The ARN the local scheduler maps to the schedule target (`functions/workers/workflow-schedule`). */
 const LOCAL_SCHEDULE_TARGET = `arn:aws:lambda:${REGION}:${LOCAL_ACCOUNT}:function:workflow-schedule`;
+/** The target of the one-time schedules of scheduled messages: the message sweep, as on AWS. */
+const LOCAL_MESSAGE_SCHEDULE_TARGET = `arn:aws:lambda:${REGION}:${LOCAL_ACCOUNT}:function:message-sweep`;
 
 /**
  * The local queues and their workers, as the jobs stack declares them (`lib/constructs/webhook-events.ts`,
@@ -160,6 +162,9 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
           WORKFLOW_SCHEDULE_GROUP: 'workflows',
           WORKFLOW_SCHEDULER_ROLE_ARN: `arn:aws:iam::${LOCAL_ACCOUNT}:role/workflow-scheduler`,
           WORKFLOW_SCHEDULE_TARGET_ARN: LOCAL_SCHEDULE_TARGET,
+          MESSAGE_SCHEDULE_GROUP: 'messages',
+          MESSAGE_SCHEDULER_ROLE_ARN: `arn:aws:iam::${LOCAL_ACCOUNT}:role/message-scheduler`,
+          MESSAGE_SCHEDULE_TARGET_ARN: LOCAL_MESSAGE_SCHEDULE_TARGET,
         }
       : {}),
     JWT_KEYS_FILE: jwtKeysFile(d.dataDir),
@@ -282,6 +287,10 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       file: join(dataDir, 'schedules.json'),
       ...(options.scheduleEveryMs ? { everyMs: options.scheduleEveryMs } : {}),
       invoke: async (arn, input) => {
+        if (arn === LOCAL_MESSAGE_SCHEDULE_TARGET) {
+          await (await import('../workers/message-sweep/index')).handler(JSON.parse(input));
+          return;
+        }
         if (arn !== LOCAL_SCHEDULE_TARGET) throw new Error(`no local target ${arn}`);
         await (await import('../workers/workflow-schedule/index')).handler(JSON.parse(input));
       },

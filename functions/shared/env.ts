@@ -37,7 +37,12 @@ export interface Env {
    * Where workflow schedules live (`on.schedule`): the schedule group, the role EventBridge Scheduler
    * assumes and the function it invokes. Set for what saves definitions; absent elsewhere.
    */
-  workflowSchedules: { groupName: string; roleArn: string; targetArn: string } | undefined;
+  workflowSchedules: ScheduleSettings | undefined;
+  /**
+   * Where the one-time schedules of messages sent later (`sendAt`) live: their group, role and target (the
+   * message sweep). Set for what sends and cancels messages; absent elsewhere.
+   */
+  messageSchedules: ScheduleSettings | undefined;
   /** State machine ARNs a function may start, by machine name; only those granted are set. */
   stateMachineArns: Partial<Record<StateMachineName, string>>;
   /** Endpoint override of SQS: set only by the local stack (its local queues). */
@@ -131,6 +136,13 @@ const outboundPolicy = (): OutboundPolicy => {
   };
 };
 
+/** A schedule group of EventBridge Scheduler, the role it assumes and the target its schedules invoke. */
+export interface ScheduleSettings {
+  groupName: string;
+  roleArn: string;
+  targetArn: string;
+}
+
 /** The three schedule settings come together or not at all. */
 const workflowSchedules = (): Env['workflowSchedules'] => {
   if (optional('WORKFLOW_SCHEDULE_GROUP') === undefined) return undefined;
@@ -138,6 +150,15 @@ const workflowSchedules = (): Env['workflowSchedules'] => {
     groupName: required('WORKFLOW_SCHEDULE_GROUP'),
     roleArn: required('WORKFLOW_SCHEDULER_ROLE_ARN'),
     targetArn: required('WORKFLOW_SCHEDULE_TARGET_ARN'),
+  });
+};
+
+const messageSchedules = (): Env['messageSchedules'] => {
+  if (optional('MESSAGE_SCHEDULE_GROUP') === undefined) return undefined;
+  return Object.freeze({
+    groupName: required('MESSAGE_SCHEDULE_GROUP'),
+    roleArn: required('MESSAGE_SCHEDULER_ROLE_ARN'),
+    targetArn: required('MESSAGE_SCHEDULE_TARGET_ARN'),
   });
 };
 
@@ -163,6 +184,7 @@ export const env = (): Env => {
     stepFunctionsEndpoint: optional('SFN_ENDPOINT'),
     schedulerEndpoint: optional('SCHEDULER_ENDPOINT'),
     workflowSchedules: workflowSchedules(),
+    messageSchedules: messageSchedules(),
     stateMachineArns: Object.freeze(
       Object.fromEntries(STATE_MACHINE_NAMES.map((m) => [m, optional(stateMachineArnVariable(m))])),
     ),

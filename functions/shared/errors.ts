@@ -67,6 +67,8 @@ export const ERROR_CATALOG = {
   type_has_items: { status: 409, title: 'The Dynadata type still has items' },
   type_deleting: { status: 409, title: 'The Dynadata type is being deleted' },
   message_status_regression: { status: 409, title: 'The message is already past that status' },
+  message_not_cancelable: { status: 409, title: 'Message is no longer scheduled' },
+  send_at_out_of_range: { status: 400, title: 'Send time is in the past or too far ahead' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused with a different request' },
   idempotency_request_in_progress: {
     status: 409,

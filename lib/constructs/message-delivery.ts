@@ -1,11 +1,60 @@
 import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { type DataResources, WORKER_ACCESS } from '../access';
 import { AppFunction } from './app-function';
 import { AslStateMachine } from './asl-state-machine';
+import { ScheduleGroupWithRole } from './schedule-group';
+
+/**
+ * The one-time schedules of messages sent later (`sendAt`, `docs/decisions/0033-*.md`): a schedule group whose
+ * schedules (`at(…)`, deleted once they fire) invoke the message sweep with `{companyId, messageId}`, which
+ * releases that message. What sends messages may create them (`grantScheduling`); what cancels them may
+ * delete them too (`grantCancel`).
+ */
+export class MessageSchedules extends ScheduleGroupWithRole {
+  private readonly target: IFunction;
+
+  constructor(scope: Construct, id: string, props: { target: IFunction }) {
+    super(scope, id, {
+      roleDescription:
+        'EventBridge Scheduler: invokes the message sweep for the scheduled messages of its group',
+    });
+    this.target = props.target;
+    this.invokes(props.target);
+  }
+
+  /** The environment of what schedules messages (`env().messageSchedules`). */
+  environment(): Record<string, string> {
+    return {
+      MESSAGE_SCHEDULE_GROUP: this.group.scheduleGroupName,
+      MESSAGE_SCHEDULER_ROLE_ARN: this.role.roleArn,
+      MESSAGE_SCHEDULE_TARGET_ARN: this.target.functionArn,
+    };
+  }
+
+  /**
+   * Lets `grantee` create (and replace) message schedules, with the role hand-over, and with `cancel` delete
+   * them; its environment names the group.
+   */
+  grantScheduling(grantee: AppFunction, { cancel = false }: { cancel?: boolean } = {}): void {
+    this.grantSchedules(
+      grantee as IGrantable,
+      [
+        'scheduler:CreateSchedule',
+        'scheduler:UpdateSchedule',
+        ...(cancel ? (['scheduler:DeleteSchedule'] as const) : []),
+      ],
+      'one schedule per scheduled message, named from its company and message when it is sent: the ' +
+        'schedules of this group only',
+    );
+    for (const [name, value] of Object.entries(this.environment())) grantee.addEnvironment(name, value);
+  }
+}
 
 /**
  * Message delivery: the worker function (`functions/workers/message-delivery`) and the `message-delivery`
@@ -30,6 +79,7 @@ export class MessageDelivery extends Construct {
   readonly stateMachine: StateMachine;
   readonly worker: AppFunction;
   readonly sweep: AppFunction;
+  readonly schedules: MessageSchedules;
 
   constructor(scope: Construct, id: string, props: { data: DataResources }) {
     super(scope, id);
@@ -48,7 +98,8 @@ export class MessageDelivery extends Construct {
     }).stateMachine;
     this.sweep = new AppFunction(this, 'Sweep', {
       entry: 'functions/workers/message-sweep/index.ts',
-      description: 'Public API v1, restarts message deliveries that never started',
+      description:
+        'Public API v1, releases scheduled messages and restarts message deliveries that never started',
       access: WORKER_ACCESS.messageSweep,
       data: { ...props.data, stateMachines: { 'message-delivery': this.stateMachine } },
       timeout: Duration.minutes(1),
@@ -58,5 +109,6 @@ export class MessageDelivery extends Construct {
       schedule: Schedule.rate(SWEEP_EVERY),
       targets: [new LambdaFunction(this.sweep, { retryAttempts: 2 })],
     });
+    this.schedules = new MessageSchedules(this, 'Schedules', { target: this.sweep });
   }
 }

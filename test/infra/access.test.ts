@@ -281,6 +281,8 @@ describe('least privilege elsewhere', () => {
       'dynamodb:PutItem',
       'dynamodb:Query',
       'dynamodb:UpdateItem',
+      // send_message with `sendAt` creates the message's schedule, handing the scheduler role over.
+      'iam:PassRole',
       // The workflow secrets a sync run's definition references: unwrapped, never made.
       'kms:Decrypt',
       'logs:CreateLogStream',
@@ -289,6 +291,8 @@ describe('least privilege elsewhere', () => {
       's3:DeleteObject',
       's3:GetObject',
       's3:PutObject',
+      'scheduler:CreateSchedule',
+      'scheduler:UpdateSchedule',
       'secretsmanager:GetSecretValue',
       'sqs:SendMessage',
       'states:StartExecution',

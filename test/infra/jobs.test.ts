@@ -26,7 +26,9 @@ const build = () => {
     cursorKey: data.cursorKey,
     workflowSecretsKey: data.workflowSecretsKey,
   };
-  const jobs = new JobsStack(app, 'Jobs', { data: resources });
+  const jobs = new JobsStack(app, 'Jobs', {
+    data: { ...resources, downloadSigner: data.downloadSigner.secret },
+  });
   const worker = new LambdaFunction(jobs, 'Worker', {
     runtime: Runtime.NODEJS_22_X,
     handler: 'index.handler',

@@ -1,6 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MessageDelivery } from '../../lib/constructs/message-delivery';
+import { WorkflowRuns } from '../../lib/constructs/workflow-runs';
 import { logicalIdOf, statementsOfRole, synthesizeApp } from './synth';
 
 const built = synthesizeApp({ bundling: false });
@@ -22,17 +23,55 @@ describe('message sweep infrastructure', () => {
     ]);
   });
 
-  it('lets the sweep query only the undelivered-messages index partition and start only delivery executions', () => {
+  it('lets the sweep query only the undelivered and scheduled messages index partitions, release messages and start only delivery executions', () => {
     const role = delivery.sweep.role;
     if (!role) throw new Error('the sweep has no role');
     const statements = statementsOf(logicalIdOf(role));
     const actions = statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
-    expect(actions.filter((a) => a.startsWith('dynamodb:'))).toEqual(['dynamodb:Query']);
+    expect([...new Set(actions.filter((a) => a.startsWith('dynamodb:')))].sort()).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
     expect(actions.filter((a) => a.startsWith('states:'))).toEqual(['states:StartExecution']);
+    expect(actions.filter((a) => a.startsWith('scheduler:'))).toEqual([]);
     const query = statements.find((s) => s.Action === 'dynamodb:Query');
     expect(JSON.stringify(query?.Condition)).toContain('MESSAGE#UNDELIVERED');
+    expect(JSON.stringify(query?.Condition)).toContain('MESSAGE#SCHEDULED');
     expect(JSON.stringify(query?.Resource)).toContain('/index/gsi1');
     const start = statements.find((s) => s.Action === 'states:StartExecution');
     expect(start?.Resource).toEqual({ Ref: logicalIdOf(delivery.stateMachine) });
+  });
+
+  it('lets the message scheduler role invoke the sweep and nothing else, from schedules of its group only', () => {
+    const { schedules } = delivery;
+    expect(statementsOf(logicalIdOf(schedules.role))).toEqual([
+      {
+        Action: 'lambda:InvokeFunction',
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [logicalIdOf(delivery.sweep), 'Arn'] },
+      },
+    ]);
+    const trust = JSON.stringify(
+      template.toJSON().Resources[logicalIdOf(schedules.role)].Properties.AssumeRolePolicyDocument,
+    );
+    expect(trust).toContain(`:schedule/${built.jobs.resolve(schedules.group.scheduleGroupName)}/*`);
+    expect(trust).toContain('aws:SourceAccount');
+  });
+
+  it('lets the workflow step worker create message schedules, not delete them, and pass the role to the scheduler only', () => {
+    const runs = built.jobs.node.findAll().find((c): c is WorkflowRuns => c instanceof WorkflowRuns);
+    const role = runs?.worker.role;
+    if (!role) throw new Error('no workflow step worker');
+    const statements = statementsOf(logicalIdOf(role));
+    const actions = statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+    expect(actions.filter((a) => a.startsWith('scheduler:')).sort()).toEqual([
+      'scheduler:CreateSchedule',
+      'scheduler:UpdateSchedule',
+    ]);
+    const pass = statements.find((s) => s.Action === 'iam:PassRole');
+    expect(pass?.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+    expect(pass?.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(delivery.schedules.role), 'Arn'] });
   });
 });

@@ -25,6 +25,7 @@ beforeAll(async () => {
   const { credentialsPartition } = await import('../../functions/shared/data/credentials');
   const { itemPartition, indexPartition } = await import('../../functions/shared/data/dynadata-items');
   const { undeliveredMessageIndexKey } = await import('../../functions/shared/data/undelivered-messages');
+  const { scheduledMessageIndexKey } = await import('../../functions/shared/data/scheduled-messages');
   const { dynadataTypeKey } = await import('../../functions/shared/data/dynadata-types');
   const { logEntryKey } = await import('../../functions/shared/data/log-entries');
   const { deliveryChannelKey } = await import('../../functions/shared/data/delivery-channels');
@@ -82,6 +83,7 @@ beforeAll(async () => {
     unfinishedWebhookLanes: unfinishedLaneIndexKey({ companyId: co, endpointId: 'we_1', resourceId: 'tc_1' })
       .gsi1pk,
     undeliveredMessages: undeliveredMessageIndexKey(co, 'msg_1').gsi1pk,
+    scheduledMessages: scheduledMessageIndexKey(co, 'msg_1', '2026-01-01T00:00:00.000Z').gsi1pk,
     webhookDeliveryLog: deliveryLogIndexKey(co, 'we_1', 'evt_1').gsi1pk,
   };
 });

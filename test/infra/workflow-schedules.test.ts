@@ -19,7 +19,8 @@ const statementsOf = statementsOfRole;
 
 describe('workflow schedules infrastructure', () => {
   it('has one schedule group, and a scheduler role that only schedules of that group in this account may assume', () => {
-    jobsTemplate.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+    // Its own group, beside the group of scheduled messages (`message-sweep.test.ts`).
+    jobsTemplate.resourceCountIs('AWS::Scheduler::ScheduleGroup', 2);
     jobsTemplate.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: {
         Statement: [

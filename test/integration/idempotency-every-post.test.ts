@@ -91,6 +91,27 @@ const KEYED_CASES: Record<string, () => Promise<Case>> = {
       other: { body: { contactId, message: { type: 'text', body: { text: 'Goodbye' } } } },
     };
   },
+  cancelMessage: async () => {
+    const contactId = await createContact(headers(), 'Ada');
+    const schedule = async () => {
+      const sent = await call('POST', `/v1/contacts/${contactId}/send_message`, {
+        headers: headers(),
+        body: {
+          type: 'text',
+          body: { text: 'Later' },
+          sendAt: new Date(Date.now() + 3600_000).toISOString(),
+        },
+      });
+      expect(sent.json.status).toBe('scheduled');
+      return String(sent.json.messageId);
+    };
+    const [id, other] = [await schedule(), await schedule()];
+    return {
+      path: `/v1/messages/${id}/cancel`,
+      body: undefined,
+      other: { path: `/v1/messages/${other}/cancel` },
+    };
+  },
   createDynadataItem: async () => ({
     path: '/v1/dynadata/type/contacts/create',
     body: { name: 'Grace' },

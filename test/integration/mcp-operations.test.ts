@@ -132,6 +132,7 @@ describe('operations at the agent door', () => {
       'body',
       'contactId',
       'idempotencyKey',
+      'sendAt',
       'type',
     ]);
     const sent = structured(
@@ -156,6 +157,13 @@ describe('operations at the agent door', () => {
       }),
     );
     expect(missing.code).toBe('not_found');
+    const past = problemOf(
+      await agent.callTool({
+        name: 'send_message',
+        arguments: { contactId, type: 'text', body: { text: 'hi' }, sendAt: '2020-01-01T00:00:00Z' },
+      }),
+    );
+    expect(past.code).toBe('send_at_out_of_range');
   });
 
   it('reads the events and one event as GET /v1/events does', async () => {

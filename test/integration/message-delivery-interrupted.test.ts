@@ -61,4 +61,43 @@ describe('local stack killed right after a message was accepted', () => {
       await target.close();
     }
   }, 180_000);
+
+  it('sends a scheduled message whose time fell while the stack was down, at start-up', async () => {
+    const scheduledDir = mkdtempSync(join(tmpdir(), 'api-v1-message-scheduled-restart-'));
+    const target = await startRecordingTarget(0);
+    const first = await startStackProcess(scheduledDir);
+    let second: StackProcess | undefined;
+    try {
+      const companyId = await demoCompanyId(first);
+      await runAdminInto(first, ['channels', 'set', '--company', companyId, '--url', `${target.url}/later`]);
+      const api = apiOf(first);
+      const contact = await api('POST', '/v1/dynadata/type/contacts/create', { name: 'Ada' });
+      const sendAt = new Date(Date.now() + 2_000).toISOString();
+      const sent = await api('POST', `/v1/contacts/${String(contact.json._id)}/send_message`, {
+        type: 'text',
+        body: { text: 'While down.' },
+        sendAt,
+      });
+      expect(sent.json, JSON.stringify(sent.json)).toMatchObject({ status: 'scheduled', sendAt });
+      const messageId = String(sent.json.messageId);
+      expect(await first.stop('SIGKILL')).toBeNull();
+      // Its time falls while the stack is down: the local scheduler fires no missed time.
+      await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(sendAt) - Date.now()) + 500));
+      expect(target.arrived).toEqual([]);
+
+      second = await startStackProcess(scheduledDir);
+      expect(second.output()).toMatch(/recovered unfinished work: .*scheduled messages 1 resumed/);
+      const read = async () =>
+        (await apiOf(second as StackProcess)('GET', `/v1/dynadata/type/messages/item/${messageId}`))
+          .json as unknown as Message;
+      const message = await eventually(read, (m) => m.status === 'sent', 30_000);
+      expect(message.status).toBe('sent');
+      expect(target.arrived).toEqual(['/later']);
+    } finally {
+      await second?.stop('SIGTERM');
+      if (first.child.exitCode === null) await first.stop('SIGKILL');
+      await target.close();
+      rmSync(scheduledDir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

@@ -1,6 +1,6 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { call, createTenant } from './support';
+import { call, createContact, createTenant } from './support';
 
 const { sendMessageToContact } = await import('../../functions/shared/domain/messages/send-message');
 
@@ -40,5 +40,39 @@ describe('send_message whose delivery does not start', () => {
     const items = list.json.items as { status: string; error?: string }[];
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ status: 'failed', error: 'delivery_start_failed' });
+  });
+
+  it('answers a scheduled message whose schedule cannot be created, and the sweep sends it once due', async () => {
+    const t = await createTenant();
+    const headers = { 'x-api-key': t.apiKey };
+    const contactId = await createContact(headers, 'Ada');
+    // This process has no message schedule settings: creating the schedule fails, after the message's write.
+    const { env } = await import('../../functions/shared/env');
+    expect(env().messageSchedules).toBeUndefined();
+    const sendAt = new Date(Date.now() + 1_000).toISOString();
+    const sent = await sendMessageToContact(
+      t.companyId,
+      contactId,
+      { type: 'text', body: { text: 'Hello' }, sendAt },
+      new Date(),
+    );
+    expect(sent).toEqual({ messageId: expect.any(String), status: 'scheduled', sendAt });
+    await new Promise((r) => setTimeout(r, 1_500));
+    const { releaseDueScheduledMessages } = await import('../../functions/shared/domain/messages/scheduled');
+    expect((await releaseDueScheduledMessages(new Date(), { lateByMs: 0 })).released).toBeGreaterThanOrEqual(
+      1,
+    );
+    const read = () => call('GET', `/v1/dynadata/type/messages/item/${sent.messageId}`, { headers });
+    const deadline = Date.now() + 30_000;
+    let message = await read();
+    while (message.json.status === 'queued' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      message = await read();
+    }
+    // No channel is set for this company: the delivery ran and ended as every undeliverable message does.
+    expect(message.json).toMatchObject({
+      status: 'failed',
+      error: 'no delivery channel is set for the company',
+    });
   });
 });

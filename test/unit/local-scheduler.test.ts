@@ -68,4 +68,29 @@ describe('the local EventBridge Scheduler', () => {
       name: 'ValidationException',
     });
   });
+
+  it('fires a one-time at() schedule once at its time, whatever everyMs, and deletes it when asked to', async () => {
+    const settings = {
+      groupName: 'messages',
+      roleArn: 'arn:aws:iam::000000000000:role/message-scheduler',
+      targetArn: 'arn:aws:lambda:us-east-1:000000000000:function:message-sweep',
+    };
+    const at = new Date(Math.ceil((Date.now() + 1500) / 1000) * 1000);
+    const before = invoked.length;
+    await putSchedule('m-once', `at(${at.toISOString().slice(0, 19)})`, '{"messageId":"m1"}', {
+      settings,
+      deleteAfterCompletion: true,
+    });
+    expect(scheduler.schedules()).toMatchObject([
+      { name: 'm-once', group: 'messages', deleteAfterCompletion: true },
+    ]);
+    await new Promise((r) => setTimeout(r, 700));
+    expect(invoked.length).toBe(before);
+    await until(() => invoked.length > before);
+    expect(Date.now()).toBeGreaterThanOrEqual(at.getTime());
+    expect(invoked.slice(before)).toEqual([{ arn: settings.targetArn, input: '{"messageId":"m1"}' }]);
+    expect(scheduler.schedules()).toEqual([]);
+    await new Promise((r) => setTimeout(r, 700));
+    expect(invoked.length).toBe(before + 1);
+  });
 });

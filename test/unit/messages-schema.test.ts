@@ -51,6 +51,27 @@ describe('the published messages schema', () => {
       'received',
       { ...base, direction: 'inbound', status: 'received', receivedAt: '2026-01-02T03:04:05.000Z' },
     ],
+    ['scheduled', { ...base, status: 'scheduled', attempts: 0, sendAt: '2026-01-03T09:00:00.000Z' }],
+    [
+      'canceled',
+      {
+        ...base,
+        status: 'canceled',
+        attempts: 0,
+        sendAt: '2026-01-03T09:00:00.000Z',
+        canceledAt: '2026-01-02T10:00:00.000Z',
+      },
+    ],
+    [
+      'sent later',
+      {
+        ...base,
+        status: 'sent',
+        attempts: 1,
+        sendAt: '2026-01-03T09:00:00.000Z',
+        sentAt: '2026-01-03T09:00:01.000Z',
+      },
+    ],
   ])('accepts a %s message', async (_state, data) => {
     expect(await validateAgainst(MESSAGES_SCHEMA, data)).toEqual([]);
   });

@@ -6,7 +6,7 @@ import {
   SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
-import { env } from '../env';
+import { env, type ScheduleSettings } from '../env';
 import { tracer } from '../observability/tracer';
 
 /**
@@ -34,10 +34,20 @@ const settings = () => {
   return config;
 };
 
-/** Creates or replaces the schedule `name`: `expression` (`rate(…)`/`cron(…)`, UTC) invokes the target with `input`. */
-export const putSchedule = async (name: string, expression: string, input: string): Promise<void> => {
-  const { groupName, roleArn, targetArn } = settings();
+/**
+ * Creates or replaces the schedule `name`: `expression` (`rate(…)`/`cron(…)`/`at(…)`, UTC) invokes the target
+ * with `input`. By default a workflow schedule; `options.settings` names another group and target, and
+ * `options.deleteAfterCompletion` has a one-time schedule (`at(…)`) deleted once it has invoked its target.
+ */
+export const putSchedule = async (
+  name: string,
+  expression: string,
+  input: string,
+  options: { settings?: ScheduleSettings; deleteAfterCompletion?: boolean } = {},
+): Promise<void> => {
+  const { groupName, roleArn, targetArn } = options.settings ?? settings();
   const schedule = {
+    ...(options.deleteAfterCompletion ? { ActionAfterCompletion: 'DELETE' as const } : {}),
     Name: name,
     GroupName: groupName,
     ScheduleExpression: expression,
@@ -54,9 +64,14 @@ export const putSchedule = async (name: string, expression: string, input: strin
   }
 };
 
-/** Deletes the schedule `name`; one that does not exist (or schedules not configured here) is nothing to do. */
-export const deleteSchedule = async (name: string): Promise<void> => {
-  const config = env().workflowSchedules;
+/**
+ * Deletes the schedule `name` (of workflow schedules, or of the group `config` names); one that does not exist
+ * (or schedules not configured here) is nothing to do.
+ */
+export const deleteSchedule = async (
+  name: string,
+  config: ScheduleSettings | undefined = env().workflowSchedules,
+): Promise<void> => {
   if (!config) return;
   try {
     await scheduler().send(new DeleteScheduleCommand({ Name: name, GroupName: config.groupName }));

@@ -6,6 +6,7 @@ import { dynadataTypeKey } from './dynadata-types';
 import { defineEntity, type TransactItem } from './entity';
 import { indexPartitions, partitions } from './keys';
 import { logEntryKey } from './log-entries';
+import { scheduledMessageIndexKey } from './scheduled-messages';
 import { TABLE_INDEXES } from './table';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { undeliveredMessageIndexKey } from './undelivered-messages';
@@ -246,6 +247,11 @@ const rawItem = (companyId: string, typeName: string, item: StoredItem, guard: T
       ...indexKeys,
       ...(typeName === MESSAGES_TYPE && item.data.status === 'queued'
         ? undeliveredMessageIndexKey(companyId, item._id)
+        : {}),
+      ...(typeName === MESSAGES_TYPE &&
+      item.data.status === 'scheduled' &&
+      typeof item.data.sendAt === 'string'
+        ? scheduledMessageIndexKey(companyId, item._id, item.data.sendAt)
         : {}),
     },
   );

@@ -98,6 +98,8 @@ export const indexPartitions = {
   webhookDeliveryLog: (companyId: string, endpointId: string) => tenant(companyId, `#WHDL#${endpointId}`),
   /** `MESSAGE#UNDELIVERED`: messages still `queued` for delivery, of every company. */
   undeliveredMessages: () => 'MESSAGE#UNDELIVERED',
+  /** `MESSAGE#SCHEDULED`: messages `scheduled` for a later time, of every company, by that time. */
+  scheduledMessages: () => 'MESSAGE#SCHEDULED',
 } as const;
 
 /**

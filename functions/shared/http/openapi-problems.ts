@@ -97,13 +97,14 @@ const PROBLEM_EXTENSIONS: Record<string, JsonSchema> = {
     items: { type: 'string' },
     description: '`file_in_use`: the unfinished jobs that read the file.',
   },
+  messageStatus: {
+    type: 'string',
+    description:
+      '`message_not_cancelable`, `message_status_regression`: the status the message already has (`sent`, `read`, …).',
+  },
   runStatus: {
     type: 'string',
     description: '`workflow_run_not_cancelable`: the status the run already has (`success`, `canceled`, …).',
-  },
-  messageStatus: {
-    type: 'string',
-    description: '`message_status_regression`: the status the message already has (`read`, `failed`, …).',
   },
   requested: { type: 'integer', description: 'Quota codes: the units the refused job would have used.' },
   itemCount: { type: 'integer', description: '`type_has_items`: the items the Dynadata type still holds.' },

@@ -1,6 +1,7 @@
 import { contactThread } from '../domain/messages/contact-thread';
 import { reportMessageStatus as reportStatus } from '../domain/messages/message-reports';
 import { receiveMessageFromContact } from '../domain/messages/receive-message';
+import { cancelScheduledMessage } from '../domain/messages/scheduled';
 import { sendMessageToContact } from '../domain/messages/send-message';
 import type { RouteHandler } from '../http/router';
 
@@ -26,4 +27,9 @@ export const receiveMessage: RouteHandler<'receiveMessage'> = async ({ auth, bod
 /** A contact's thread. */
 export const listContactMessages: RouteHandler<'listContactMessages'> = async ({ auth, params, query }) => ({
   body: await contactThread(auth.companyId, params.contactId, query),
+});
+
+/** Cancels a message that is still `scheduled` (`domain/messages/scheduled.ts`). */
+export const cancelMessage: RouteHandler<'cancelMessage'> = async ({ auth, params, now }) => ({
+  body: { message: await cancelScheduledMessage(auth.companyId, params.id, now) },
 });

@@ -388,7 +388,7 @@ export const DYNADATA_ROUTES = [
     get response() {
       return dd.executeFunctionResponse();
     },
-    errors: ['not_found', 'invalid_storage_reference'],
+    errors: ['not_found', 'invalid_storage_reference', 'send_at_out_of_range'],
     get documented() {
       return dd.executeFunctionDocumented();
     },

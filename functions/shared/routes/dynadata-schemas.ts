@@ -238,7 +238,12 @@ export const executeFunctionResponse = /* @__PURE__ */ lazy(() =>
 export const sendMessageResponse = /* @__PURE__ */ lazy(() =>
   z.object({
     messageId: z.string().describe('`_id` of the stored message (type `messages`).'),
-    status: z.literal('queued').describe('Delivery runs asynchronously: `queued` → `sent` or `failed`.'),
+    status: z
+      .enum(['queued', 'scheduled'])
+      .describe(
+        'Delivery runs asynchronously: `queued` → `sent` or `failed`; with `sendAt`, `scheduled` until then.',
+      ),
+    sendAt: z.iso.datetime().optional().describe('A scheduled message: when it is sent.'),
   }),
 );
 

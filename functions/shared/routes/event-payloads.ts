@@ -137,7 +137,22 @@ export const messageSendPayload = /* @__PURE__ */ lazy(() =>
       messageId: z.string(),
       contactId: z.string(),
       contact: z.record(z.string(), z.unknown()).nullable().describe('The contact (`_id` and its fields).'),
-      message: z.object({ type: z.string(), body: z.record(z.string(), z.unknown()) }),
+      message: z.object({
+        type: z.string(),
+        body: z
+          .looseObject({
+            file: z
+              .object({
+                bucket: z.string(),
+                fullPath: z.string(),
+                url: z.url().describe('A signed download URL of the file (GET), valid one hour.'),
+                urlExpiresAt: z.iso.datetime().describe('The URL stops working at this time.'),
+              })
+              .optional()
+              .describe('File messages: the stored file, with a download URL for the sender.'),
+          })
+          .describe('The message body as sent (`text`, or `file`, `caption`, `filename`).'),
+      }),
       createdAt: z.iso.datetime(),
     }),
     'A message to send, posted to the company’s message channel (`channels set`), not to event endpoints.',

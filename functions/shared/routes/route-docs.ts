@@ -115,7 +115,9 @@ export const ROUTE_DOCS: Partial<Record<OperationId, RouteDocs>> = {
     description:
       'Queues a message to one contact (an item of the built-in type `contacts`) and answers 202 with the ' +
       'stored message id; delivery to the company’s webhook channel runs asynchronously (`queued` → `sent` ' +
-      'or `failed`, readable as items of the type `messages`). A file can be attached by storage reference.',
+      'or `failed`, readable as items of the type `messages`). A file can be attached by storage reference. ' +
+      'With `sendAt` (up to 30 days ahead) the message is stored `scheduled` and sent then; ' +
+      'POST /v1/messages/{id}/cancel cancels it until then.',
   },
   listDynadataTypes: {
     description:

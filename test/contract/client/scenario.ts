@@ -155,7 +155,7 @@ export const runClientScenario = async ({
     });
     expect(sent.error, JSON.stringify(sent.error)).toBeUndefined();
     expect(sent.response.status).toBe(202);
-    const status: 'queued' | undefined = sent.data?.status;
+    const status: 'queued' | 'scheduled' | undefined = sent.data?.status;
     expect(status).toBe('queued');
     step('contacts send_message');
   }

@@ -93,7 +93,16 @@ const contactsSchema = /* @__PURE__ */ lazy(
 export const CONTACTS_SCHEMA: JsonSchema = /* @__PURE__ */ contactsSchema();
 
 export const MESSAGE_TYPES = ['text', 'image', 'audio', 'video', 'document'] as const;
-export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'read', 'failed', 'received'] as const;
+export const MESSAGE_STATUSES = [
+  'queued',
+  'sent',
+  'delivered',
+  'read',
+  'failed',
+  'received',
+  'scheduled',
+  'canceled',
+] as const;
 export const MESSAGE_DIRECTIONS = ['outbound', 'inbound'] as const;
 
 const messagesSchema = /* @__PURE__ */ lazy(
@@ -116,7 +125,8 @@ const messagesSchema = /* @__PURE__ */ lazy(
         enum: [...MESSAGE_STATUSES],
         description:
           'Outbound: `queued` then `sent` or `failed`, then as the sender reports `delivered`, `read` or ' +
-          '`failed`. Inbound: `received`.',
+          '`failed`; a message sent later is `scheduled` until its `sendAt` (then `queued`), or `canceled`. ' +
+          'Inbound: `received`.',
       },
       attempts: { type: 'integer', minimum: 0, description: 'Delivery attempts made.' },
       error: { type: 'string', description: 'Why delivery failed (when `failed`).' },
@@ -137,6 +147,16 @@ const messagesSchema = /* @__PURE__ */ lazy(
         type: 'string',
         format: 'date-time',
         description: 'When an inbound message was received.',
+      },
+      sendAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When a message sent later is (or was) to be sent (UTC).',
+      },
+      canceledAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When a scheduled message was canceled (when `canceled`).',
       },
     },
     required: ['contactId', 'type', 'body', 'status'],

@@ -3,6 +3,7 @@ import { getStoredItem } from '../../data/dynadata-items';
 import { env } from '../../env';
 import type { WebhookDeliveryOutcome } from '../../observability/metric-names';
 import { countWebhookDelivery } from '../../observability/metrics';
+import { withDownloadUrls } from './file-urls';
 import { type DeliveryInput, updateQueuedMessage } from './message-status';
 import {
   assertDeliverableHost,
@@ -60,7 +61,11 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
       messageId,
       contactId,
       contact: contact ? { _id: contact._id, ...contact.data } : null,
-      message: { type: message.data.type, body: message.data.body },
+      // A file message's reference carries a signed download URL (one hour) for the sender.
+      message: {
+        type: message.data.type,
+        body: await withDownloadUrls(companyId, message.data.body as Record<string, unknown>, now),
+      },
       createdAt: message.createdAt,
     },
   });

@@ -30,20 +30,34 @@ const fileBody = /* @__PURE__ */ lazy(() =>
     .strict(),
 );
 
+/** When to send it: absent (or not ahead of now) sends it at once. */
+const sendAtField = () =>
+  z.iso
+    .datetime({ offset: true })
+    .max(64)
+    .optional()
+    .describe(
+      'Send the message later, at this time (ISO 8601), up to 30 days ahead; it is stored `scheduled` until ' +
+        'then and may be canceled. A time up to a minute in the past sends it at once; earlier, or more than ' +
+        '30 days ahead, is 400 `send_at_out_of_range`.',
+    );
+
 export const sendMessageBody = /* @__PURE__ */ lazy(() =>
   z
     .discriminatedUnion('type', [
       z.strictObject({
         type: z.literal('text'),
         body: z.strictObject({ text: z.string().min(1).max(4096) }),
+        sendAt: sendAtField(),
       }),
-      z.strictObject({ type: z.literal('image'), body: fileBody() }),
-      z.strictObject({ type: z.literal('audio'), body: fileBody() }),
-      z.strictObject({ type: z.literal('video'), body: fileBody() }),
-      z.strictObject({ type: z.literal('document'), body: fileBody() }),
+      z.strictObject({ type: z.literal('image'), body: fileBody(), sendAt: sendAtField() }),
+      z.strictObject({ type: z.literal('audio'), body: fileBody(), sendAt: sendAtField() }),
+      z.strictObject({ type: z.literal('video'), body: fileBody(), sendAt: sendAtField() }),
+      z.strictObject({ type: z.literal('document'), body: fileBody(), sendAt: sendAtField() }),
     ])
     .describe(
-      '`text`: `{text}` (1–4096 characters); `image`, `audio`, `video`, `document`: `{file, caption?, filename?}`.',
+      '`text`: `{text}` (1–4096 characters); `image`, `audio`, `video`, `document`: `{file, caption?, filename?}`; ' +
+        '`sendAt` to send it later.',
     ),
 );
 

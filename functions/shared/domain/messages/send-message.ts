@@ -5,6 +5,7 @@ import { logger } from '../../observability/logger';
 import { DELIVERY_START_FAILED } from './failure-reason';
 import type { SendMessageBody } from './message-body';
 import { failMessage } from './message-status';
+import { scheduleMessage, sendTimeOf } from './send-time';
 import { checkedMessage, newMessageItem } from './stored-message';
 
 /**
@@ -19,6 +20,11 @@ import { checkedMessage, newMessageItem } from './stored-message';
  * repeated start is harmless. A start that fails after the message was stored moves it `queued → failed`
  * (error `delivery_start_failed`, a conditional write, so a delivery that did start is never overridden)
  * before the error is answered as a 500: no message stays `queued` with nothing to deliver it.
+ *
+ * With a `sendAt` ahead of now the message is stored `scheduled` (with `sendAt`) and answered 202
+ * `{messageId, status: "scheduled", sendAt}`; its one-time schedule is created after the write, and a schedule
+ * that cannot be created is only logged: the sweep sends a `scheduled` message whose time has passed
+ * (`scheduled.ts`, decision 0033).
  */
 
 export const deliveryExecutionName = (companyId: string, messageId: string): string =>
@@ -40,7 +46,10 @@ export const sendMessageToContact = async (
   contactId: string,
   message: SendMessageBody,
   now: Date,
-): Promise<{ messageId: string; status: 'queued' }> => {
+): Promise<
+  { messageId: string; status: 'queued' } | { messageId: string; status: 'scheduled'; sendAt: string }
+> => {
+  const sendAt = sendTimeOf(message.sendAt, now);
   await checkedMessage(companyId, contactId, message);
   const item = newMessageItem(
     {
@@ -48,13 +57,23 @@ export const sendMessageToContact = async (
       direction: 'outbound',
       type: message.type,
       body: message.body,
-      status: 'queued',
+      status: sendAt ? 'scheduled' : 'queued',
       attempts: 0,
+      ...(sendAt ? { sendAt: sendAt.toISOString() } : {}),
     },
     now,
   );
   // The message joins its contact's thread in the transaction that stores it.
   await insertItem(companyId, 'messages', item, {}, [threadEntryItem(companyId, contactId, item._id)]);
+  if (sendAt) {
+    await scheduleMessage(companyId, item._id, sendAt).catch((cause: unknown) =>
+      logger.error('message schedule could not be created; the sweep sends it', {
+        messageId: item._id,
+        cause,
+      }),
+    );
+    return { messageId: item._id, status: 'scheduled', sendAt: sendAt.toISOString() };
+  }
   try {
     await startMessageDelivery(companyId, item._id);
   } catch (error) {
