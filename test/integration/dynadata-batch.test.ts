@@ -180,6 +180,23 @@ describe('POST /v1/dynadata/type/{type}/batch', () => {
       ],
     });
     expectProblem(twice, 400, 'validation_failed');
+    // The single routes' checks hold in an atomic batch too: a caller id that PUT refuses, a server time.
+    const badId = await batch(owner, {
+      atomic: true,
+      operations: [
+        { op: 'upsert', _id: 'bad.id', item: { total: 1 } },
+        { op: 'update', item: { _id: 'seed-9', updatedAt: '2026-01-01T00:00:00.000Z' } },
+      ],
+    });
+    expectProblem(badId, 400, 'validation_failed');
+    expect(badId.json.errors).toEqual([expect.objectContaining({ pointer: '/body/operations/0/_id' })]);
+    const serverTime = await batch(owner, {
+      atomic: true,
+      operations: [{ op: 'update', item: { _id: 'seed-9', updatedAt: '2026-01-01T00:00:00.000Z' } }],
+    });
+    expect(serverTime.json.errors).toEqual([
+      expect.objectContaining({ pointer: '/body/operations/0/item/updatedAt' }),
+    ]);
     const tooMany = await batch(owner, {
       atomic: true,
       operations: Array.from({ length: 50 }, () => ({ op: 'create', item: {} })),

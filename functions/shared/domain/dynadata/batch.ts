@@ -20,6 +20,7 @@ import {
   type PublicItem,
   toPublicItem,
   updateItem,
+  upsertBodyErrors,
   upsertItem,
   userFields,
   writeGuardOf,
@@ -181,6 +182,7 @@ interface Prepared {
 }
 
 const SERVER_FIELDS = ['_id', '_version', 'createdAt', 'updatedAt'];
+const SERVER_TIMES = ['createdAt', 'updatedAt'];
 
 /** What one operation of an atomic batch writes, checked as its single route would check it. */
 const prepare = async (
@@ -197,6 +199,17 @@ const prepare = async (
     new AppError('conflict', `The item is at _version ${current._version}, not ${String(expected)}.`, {
       extensions: { currentVersion: current._version },
     });
+  // The checks of the single routes that precede any read: an upsert's id and body, an update's body.
+  const bodyErrors =
+    op.op === 'upsert'
+      ? upsertBodyErrors(op._id, op.item)
+      : op.op === 'update'
+        ? SERVER_TIMES.filter((f) => f in op.item).map((f) => ({
+            pointer: `/body/${f}`,
+            message: 'is set by the server and cannot be sent',
+          }))
+        : [];
+  if (bodyErrors.length > 0) throw new ValidationError(bodyErrors);
   if (op.op === 'create' || (op.op === 'upsert' && !previous)) {
     const fields = op.op === 'create' ? op.item : userFields(op.item);
     const sent = op.op === 'create' ? SERVER_FIELDS.filter((f) => f in fields) : [];

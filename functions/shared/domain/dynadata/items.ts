@@ -312,7 +312,11 @@ export interface UpsertOptions extends WriteOptions {
 }
 
 /** Refuses what an upsert body may not carry: another `_id`, a bad `_version`, the server's times. */
-const upsertBodyErrors = (id: string, body: Record<string, unknown>, ifNoneMatch?: string): FieldError[] => {
+export const upsertBodyErrors = (
+  id: string,
+  body: Record<string, unknown>,
+  ifNoneMatch?: string,
+): FieldError[] => {
   const errors: FieldError[] = [];
   if (!CALLER_ITEM_ID.test(id))
     errors.push({ pointer: '/params/_id', message: `must match ${CALLER_ITEM_ID.source}` });
