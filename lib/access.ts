@@ -113,7 +113,8 @@ const USAGE_HISTORY: FunctionAccess = { table: { Query: ['usage'] } };
 const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, USAGE_HISTORY, FILE_LIST, {
   table: {
     GetItem: ['plans', 'dynadataItems', 'storedObjects'],
-    BatchGetItem: ['company', 'usage', 'storedObjects', 'speechJobs'],
+    // A contact's thread (`list_contact_messages`, `actions/messages/thread`) reads its messages in a batch.
+    BatchGetItem: ['company', 'usage', 'storedObjects', 'speechJobs', 'dynadataItems'],
     PutItem: ['transcodes', 'transcriptions', 'speechJobs', 'dynadataItems', 'events'],
     UpdateItem: ['transcodes', 'transcriptions', 'speechJobs', 'storedObjects', 'dynadataTypes', 'usage'],
   },

@@ -150,9 +150,10 @@ export class ApiStack extends Stack {
         saver.addEnvironment(name, value);
     }
     if (props.messageSchedules) {
-      props.messageSchedules.grantScheduling(this.groups.contacts.function, { cancel: true });
-      for (const group of ['dynadata', 'mcp', 'workflows'] as const)
-        props.messageSchedules.grantScheduling(this.groups[group].function);
+      // Cancel (`cancel_message`, `actions/messages/cancel`) deletes a schedule: the contacts group, MCP, workflows.
+      for (const group of ['contacts', 'mcp', 'workflows'] as const)
+        props.messageSchedules.grantScheduling(this.groups[group].function, { cancel: true });
+      props.messageSchedules.grantScheduling(this.groups.dynadata.function);
     }
 
     const protectedMethod: MethodOptions = {

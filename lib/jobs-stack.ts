@@ -52,7 +52,7 @@ export class JobsStack extends Stack {
     });
     this.queues['workflow-run'] = { queue: runs.queue, deadLetters: runs.deadLetterQueue };
     // A workflow step may send a message later (`sendAt`).
-    this.messageSchedules.grantScheduling(runs.worker);
+    this.messageSchedules.grantScheduling(runs.worker, { cancel: true });
     // The dispatcher and the schedule target start the runs of triggered workflows: they send to `workflow-run`.
     const withRuns = {
       data: {

@@ -292,6 +292,7 @@ describe('least privilege elsewhere', () => {
       's3:GetObject',
       's3:PutObject',
       'scheduler:CreateSchedule',
+      'scheduler:DeleteSchedule',
       'scheduler:UpdateSchedule',
       'secretsmanager:GetSecretValue',
       'sqs:SendMessage',

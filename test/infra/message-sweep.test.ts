@@ -60,7 +60,7 @@ describe('message sweep infrastructure', () => {
     expect(trust).toContain('aws:SourceAccount');
   });
 
-  it('lets the workflow step worker create message schedules, not delete them, and pass the role to the scheduler only', () => {
+  it('lets the workflow step worker create and cancel message schedules, and pass the role to the scheduler only', () => {
     const runs = built.jobs.node.findAll().find((c): c is WorkflowRuns => c instanceof WorkflowRuns);
     const role = runs?.worker.role;
     if (!role) throw new Error('no workflow step worker');
@@ -68,6 +68,7 @@ describe('message sweep infrastructure', () => {
     const actions = statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
     expect(actions.filter((a) => a.startsWith('scheduler:')).sort()).toEqual([
       'scheduler:CreateSchedule',
+      'scheduler:DeleteSchedule',
       'scheduler:UpdateSchedule',
     ]);
     const pass = statements.find((s) => s.Action === 'iam:PassRole');

@@ -166,6 +166,35 @@ describe('operations at the agent door', () => {
     expect(past.code).toBe('send_at_out_of_range');
   });
 
+  it("schedules a message, reads the contact's thread and cancels it, as the routes do", async () => {
+    const contactId = await createContact({ 'x-api-key': tenant.apiKey });
+    const later = structured(
+      await agent.callTool({
+        name: 'send_message',
+        arguments: {
+          contactId,
+          type: 'text',
+          body: { text: 'Tomorrow' },
+          sendAt: new Date(Date.now() + 86_400_000).toISOString(),
+        },
+      }),
+    );
+    expect(later).toMatchObject({ status: 'scheduled' });
+    const thread = structured(
+      await agent.callTool({ name: 'list_contact_messages', arguments: { contactId } }),
+    );
+    expect((thread.messages as { _id: string }[]).map((m) => m._id)).toEqual([later.messageId]);
+    const canceled = structured(
+      await agent.callTool({ name: 'cancel_message', arguments: { id: later.messageId } }),
+    );
+    expect(canceled.message).toMatchObject({ _id: later.messageId, status: 'canceled' });
+    const other = await createTenant({ plan: 'starter' });
+    const stranger = await connect({ 'x-api-key': other.apiKey });
+    expect(
+      problemOf(await stranger.callTool({ name: 'cancel_message', arguments: { id: later.messageId } })).code,
+    ).toBe('not_found');
+  });
+
   it('reads the events and one event as GET /v1/events does', async () => {
     const page = structured(await agent.callTool({ name: 'list_events', arguments: { limit: 10 } }));
     const viaRoute = await call('GET', '/v1/events?limit=10', { headers: { 'x-api-key': tenant.apiKey } });

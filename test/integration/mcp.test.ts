@@ -39,6 +39,8 @@ const SCOPE_OF_TOOL: Record<string, Scope> = {
   list_speech_jobs: 'speech:read',
   get_speech_job: 'speech:read',
   send_message: 'messages:send',
+  cancel_message: 'messages:send',
+  list_contact_messages: 'dynadata:read',
   create_upload_url: 'storage:write',
   complete_upload: 'storage:write',
   get_download_url: 'storage:read',

@@ -15,7 +15,7 @@ import {
   upsertDynadataItem,
 } from '../operations/dynadata';
 import { getEvent, listEvents, listWebhookDeliveries } from '../operations/events';
-import { sendMessage } from '../operations/messages';
+import { cancelMessage, listContactMessages, sendMessage } from '../operations/messages';
 import { operationInput } from '../operations/operation-input';
 import { createSpeechJob, getSpeechJob, listSpeechJobs, synthesizeSpeech } from '../operations/speech';
 import {
@@ -39,6 +39,7 @@ import { CONTACT_ROUTES } from '../routes/contact-routes';
 import { DYNADATA_ROUTES } from '../routes/dynadata-routes';
 import { DYNADATA_TYPE_ROUTES } from '../routes/dynadata-type-routes';
 import { EVENT_ROUTES } from '../routes/event-routes';
+import { MESSAGE_ROUTES } from '../routes/message-routes';
 import type { AgentDoor, RouteDefinition, ToolEffect } from '../routes/route-definition';
 import type { OperationId, Route } from '../routes/route-table';
 import { SPEECH_JOB_ROUTES } from '../routes/speech-job-routes';
@@ -140,6 +141,8 @@ const HANDLERS: { [O in AgentOperationId]: RouteHandler<O> } = {
   listSpeechJobs,
   getSpeechJob,
   sendMessage,
+  cancelMessage,
+  listContactMessages,
   createUploadUrl,
   completeUpload,
   createDownloadUrl,
@@ -169,6 +172,7 @@ const TOOL_ROUTES: readonly RouteDefinition[] = [
   ...SPEECH_ROUTES,
   ...SPEECH_JOB_ROUTES,
   ...CONTACT_ROUTES,
+  ...MESSAGE_ROUTES,
   ...STORAGE_ROUTES,
   ...USAGE_ROUTES,
   ...WORKFLOW_ROUTES,

@@ -5,6 +5,7 @@ import type { RouteHandler } from '../http/router';
 import { CONTACT_ROUTES } from '../routes/contact-routes';
 import { DYNADATA_ROUTES } from '../routes/dynadata-routes';
 import { DYNADATA_TYPE_ROUTES } from '../routes/dynadata-type-routes';
+import { MESSAGE_ROUTES } from '../routes/message-routes';
 import type { RouteDefinition } from '../routes/route-definition';
 import type { OperationId, Route } from '../routes/route-table';
 import { SPEECH_JOB_ROUTES } from '../routes/speech-job-routes';
@@ -27,7 +28,7 @@ import {
   updateDynadataItem,
   upsertDynadataItem,
 } from './dynadata';
-import { sendMessage } from './messages';
+import { cancelMessage, listContactMessages, sendMessage } from './messages';
 import { operationInput } from './operation-input';
 import { createSpeechJob, getSpeechJob, rewriteSpokenText, synthesizeSpeech } from './speech';
 import { createDownloadUrl, listFiles } from './storage';
@@ -53,6 +54,8 @@ const HANDLERS: { [O in WorkflowOperationId]: RouteHandler<O> } = {
   synthesizeSpeech,
   rewriteSpokenText,
   sendMessage,
+  cancelMessage,
+  listContactMessages,
   createDownloadUrl,
   listFiles,
   getUsageHistory,
@@ -71,6 +74,7 @@ const ROUTES_OF_ACTIONS: readonly RouteDefinition[] = [
   ...SPEECH_JOB_ROUTES,
   ...SPEECH_ROUTES,
   ...CONTACT_ROUTES,
+  ...MESSAGE_ROUTES,
   ...STORAGE_ROUTES,
   ...USAGE_ROUTES,
   ...DYNADATA_TYPE_ROUTES,

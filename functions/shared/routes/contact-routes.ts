@@ -68,6 +68,15 @@ export const CONTACT_ROUTES = [
       });
     },
     errors: ['not_found', 'message_not_cancelable'],
+    agent: {
+      tool: 'cancel_message',
+      title: 'Cancel a scheduled message',
+      description:
+        'Cancels a message sent with `sendAt` while it is still `scheduled` (`id`: its `messageId`), as POST ' +
+        '/v1/messages/{id}/cancel; one already on its way answers `message_not_cancelable`.',
+      effect: 'update',
+    },
+    workflow: { action: 'actions/messages/cancel', maxDurationMs: 5_000 },
     examples: {
       response: {
         message: {

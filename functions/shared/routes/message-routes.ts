@@ -145,5 +145,14 @@ export const MESSAGE_ROUTES = [
     },
     errors: ['not_found'],
     examples: { response: { messages: [MESSAGE_EXAMPLE], nextCursor: null } },
+    agent: {
+      tool: 'list_contact_messages',
+      title: "List a contact's messages",
+      description:
+        'The messages sent to and received from one contact, newest first, a page at a time, as GET ' +
+        '/v1/contacts/{contactId}/messages.',
+      effect: 'read',
+    },
+    workflow: { action: 'actions/messages/thread', maxDurationMs: 5_000 },
   }),
 ] as const;
