@@ -160,11 +160,10 @@ const writeEach = async (
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const refused = withinOperation(error, index, op);
-      const id = op.op === 'create' ? null : op.op === 'update' ? op.item._id : op._id;
       results.push({
         op: op.op,
         status: refused.status,
-        _id: id,
+        _id: idOf(op) ?? null,
         _version: null,
         problem: problemOf(refused),
       });
@@ -276,24 +275,27 @@ const writtenData = (write: ItemWrite): Record<string, unknown> =>
       ? write.next.data
       : write.previous.data;
 
+/** The item an operation names (a create names none: its id is new). */
+const idOf = (op: BatchOperation): string | undefined =>
+  op.op === 'create' ? undefined : op.op === 'update' ? op.item._id : op._id;
+
 /** The ids an atomic batch reads first; an item named twice is refused (a transaction writes it once). */
 const touchedIds = (operations: readonly BatchOperation[]): string[] => {
   const errors: FieldError[] = [];
-  const ids = operations.map((op, i) => {
-    if (op.op === 'create') return undefined;
-    const id = op.op === 'update' ? op.item._id : op._id;
-    const first = operations.findIndex(
-      (o) => o !== op && o.op !== 'create' && (o.op === 'update' ? o.item._id : o._id) === id,
-    );
-    if (first >= 0 && first < i)
+  const firstOf = new Map<string, number>();
+  for (const [i, op] of operations.entries()) {
+    const id = idOf(op);
+    if (id === undefined) continue;
+    const first = firstOf.get(id);
+    if (first === undefined) firstOf.set(id, i);
+    else
       errors.push({
         pointer: `/body/operations/${i}/${op.op === 'update' ? 'item/_id' : '_id'}`,
         message: `repeats the item of operation ${first}: an atomic batch writes each item once`,
       });
-    return id;
-  });
+  }
   if (errors.length > 0) throw new ValidationError(errors);
-  return ids.filter((id): id is string => id !== undefined);
+  return [...firstOf.keys()];
 };
 
 /** All or nothing: one transaction, after every operation was checked. */
@@ -313,7 +315,7 @@ const writeAll = async (
       if (item) read.set(item._id, item);
     const prepared: Prepared[] = [];
     for (const [index, op] of operations.entries()) {
-      const id = op.op === 'create' ? undefined : op.op === 'update' ? op.item._id : op._id;
+      const id = idOf(op);
       try {
         prepared.push(await prepare(companyId, type, op, id === undefined ? undefined : read.get(id), now));
       } catch (error) {
