@@ -18,6 +18,7 @@ import { FilterPattern, LogGroup, RetentionDays, SubscriptionFilter } from 'aws-
 import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { STAGE_THROTTLING } from '../functions/shared/domain/capacity';
 import { DEFAULT_PLANS } from '../functions/shared/domain/plan-catalog';
 import { ACCESS_LOG_FIELDS } from '../functions/shared/http/access-log';
 import { buildProblem, methodNotAllowed, PROBLEM_CONTENT_TYPE } from '../functions/shared/http/problem';
@@ -46,9 +47,6 @@ export interface ApiStackProps extends StackProps {
   /** The schedules of messages sent later: the groups that send messages create them, contacts cancels them. */
   messageSchedules?: MessageSchedules;
 }
-
-/** Stage-wide default method throttling; per-company monthly quotas are enforced by the API itself. */
-export const STAGE_THROTTLING = { rateLimit: 100, burstLimit: 200 } as const;
 
 /**
  * The public REST API v1: a regional REST API whose `v1` stage serves the route table. Resources and methods

@@ -3,19 +3,11 @@ import type { CfnStage, Stage } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { WAF_RATE_LIMITS, WAF_RATE_WINDOW_SECONDS } from '../../functions/shared/domain/capacity';
 import { ERROR_CATALOG } from '../../functions/shared/errors';
 import { problemType } from '../../functions/shared/http/problem';
 import { CREDENTIAL_HEADERS } from '../../functions/shared/types/credential-headers';
 
-/**
- * Rate-based rules, in requests per `WAF_RATE_WINDOW_SECONDS` (WAF re-counts about every 10 s and blocks a
- * key while it is over its limit). They are a backstop against floods, set above what one plan may send
- * (the per-company rates of the plans are enforced behind them): a source IP may send 40 requests a second on
- * average, one credential 30, and a source IP that sends no credential at all (the plan catalogue, the
- * OpenAPI document, and 401 floods, which reach no meter) 5.
- */
-export const WAF_RATE_LIMITS = { perIp: 12_000, perCredential: 9_000, anonymousPerIp: 1_500 } as const;
-export const WAF_RATE_WINDOW_SECONDS = 300;
 /** What a rate-limited client is told to wait before retrying (seconds). */
 export const WAF_RETRY_AFTER_SECONDS = 60;
 
@@ -112,8 +104,10 @@ export interface ApiWebAclProps {
 /**
  * The AWS WAF web ACL of the API stage (REGIONAL): AWS managed rules for common exploits and known bad
  * inputs, then rate-based rules per source IP, per source IP without a credential, and per credential header
- * value. Rate-limited requests get 429 with `Retry-After` and a problem body; other blocks reach clients as
- * API Gateway's `WAF_FILTERED` response (403 `forbidden`). Every rule publishes CloudWatch metrics and sampled
+ * value: backstops against floods above the highest rate a plan may sell, with room (`WAF_RATE_LIMITS`, in
+ * requests per `WAF_RATE_WINDOW_SECONDS`, from `functions/shared/domain/capacity.ts`; WAF re-counts about
+ * every 10 s and blocks a key while it is over its limit). Rate-limited requests get 429 with `Retry-After`
+ * and a problem body; other blocks reach clients as API Gateway's `WAF_FILTERED` response (403 `forbidden`). Every rule publishes CloudWatch metrics and sampled
  * requests, and blocked and counted requests are logged (credential headers redacted) for three months.
  */
 export class ApiWebAcl extends Construct {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STAGE_THROTTLING } from '../../functions/shared/domain/capacity';
 import { ACCESS_LOG_FIELDS } from '../../functions/shared/http/access-log';
 import { DOCS_PACKAGE, DOCS_PACKAGE_FILES } from '../../functions/shared/http/docs-page';
 import { GATEWAY_RESPONSES, gatewayResponseTemplate } from '../../functions/shared/http/gateway-responses';
@@ -14,7 +15,6 @@ import {
   type RouteGroup,
   routeKey,
 } from '../../functions/shared/routes/route-table';
-import { STAGE_THROTTLING } from '../../lib/api-stack';
 import {
   nodeOptionsOf,
   POWERTOOLS_VERSION,

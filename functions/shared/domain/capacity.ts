@@ -1,0 +1,106 @@
+/**
+ * The request rates the platform carries, derived from AWS's default quotas and from what one request
+ * writes, so the edge's limits, the plan ceiling `plans put` checks and the capacity table of
+ * `docs/operate.md#capacity` are one set of numbers (`test/infra/capacity.test.ts` holds them together).
+ *
+ * - The platform: API Gateway's account quota per region (10,000 requests a second, burst 5,000; soft, raised
+ *   on request), Lambda's account concurrency (1,000 by default) over the time a request holds it, and the
+ *   on-demand table's per-table throughput quota (40,000 units a second each way) over the write units of a
+ *   metered request. The smallest is what saturates first.
+ * - One company: the hottest partitions its requests write (the usage meter, `METER_RATE_CEILING`; the audit
+ *   trail, one write unit per request spread over `AUDIT_PARTITIONS_PER_COMPANY` partitions). A plan may sell at
+ *   most half of that (`PLAN_RATE_CEILING`), so one company at the highest plan's rate has twice its rate in
+ *   reserve.
+ * - The edge: the stage's default method throttle is the account quota (nothing stage-wide below the
+ *   platform); the WAF's rate rules are backstops above the plan ceiling with room (per credential twice
+ *   it, per source IP four times it: several companies may call from one address).
+ */
+export const AWS_DEFAULT_QUOTAS = {
+  /** API Gateway, requests a second per account and region (all APIs), and its burst. */
+  apiGatewayRequestsPerSecond: 10_000,
+  apiGatewayBurst: 5_000,
+  /** Lambda concurrent executions per account and region. */
+  lambdaConcurrentExecutions: 1_000,
+  /** DynamoDB on-demand: most read and write units a second of one table. */
+  tableUnitsPerSecond: 40_000,
+  /** DynamoDB: most write units a second of one partition (a key's item collection, before any split). */
+  partitionWriteUnitsPerSecond: 1_000,
+} as const;
+
+/**
+ * What one metered request costs the shared resources, at volume: the Lambda time it holds (the route
+ * group's function; the authorizer runs on a cache miss only, about once per credential per 5 minutes) and
+ * the table's write units (the meter's one write, the audit entry's one, and the route's own: a read route
+ * writes nothing else, a Dynadata create about 8 in its transaction). Figures from `npm run bench -- cost`.
+ */
+export const REQUEST_FOOTPRINT = {
+  lambdaMs: 50,
+  readRouteWriteUnits: 2,
+  writeRouteWriteUnits: 10,
+} as const;
+
+/** Audit partitions one company's `log_entries` are written across at once (`data/log-entries.ts`). */
+export const AUDIT_PARTITIONS_PER_COMPANY = 1;
+/** Write units one metered request spends in the company's usage partition (`data/usage-meters.ts`). */
+export const METER_WRITE_UNITS_PER_REQUEST = 2;
+/** Usage partitions one company's request meter is written across (`data/usage-meters.ts`). */
+export const METER_PARTITIONS_PER_COMPANY = 1;
+
+const platformLimits = () => {
+  const q = AWS_DEFAULT_QUOTAS;
+  return {
+    apiGateway: q.apiGatewayRequestsPerSecond,
+    lambda: Math.floor(q.lambdaConcurrentExecutions / (REQUEST_FOOTPRINT.lambdaMs / 1000)),
+    tableForReads: Math.floor(q.tableUnitsPerSecond / REQUEST_FOOTPRINT.readRouteWriteUnits),
+    tableForWrites: Math.floor(q.tableUnitsPerSecond / REQUEST_FOOTPRINT.writeRouteWriteUnits),
+  };
+};
+
+/** The platform's request rates by what bounds them, a second. */
+export const PLATFORM_LIMITS = /* @__PURE__ */ platformLimits();
+
+/** Metered requests a second of all companies together: the smallest bound of a read-heavy mix. */
+export const PLATFORM_REQUESTS_PER_SECOND = Math.min(
+  PLATFORM_LIMITS.apiGateway,
+  PLATFORM_LIMITS.lambda,
+  PLATFORM_LIMITS.tableForReads,
+);
+
+/** One company's sustained metered requests a second, by partition. */
+export const COMPANY_LIMITS = {
+  /** The usage meter's partition (`decisions/0008-usage-meter-items.md`). */
+  usageMeter: Math.floor(
+    (AWS_DEFAULT_QUOTAS.partitionWriteUnitsPerSecond * METER_PARTITIONS_PER_COMPANY) /
+      METER_WRITE_UNITS_PER_REQUEST,
+  ),
+  /** The audit trail: one write unit per request, per partition. */
+  auditTrail: AWS_DEFAULT_QUOTAS.partitionWriteUnitsPerSecond * AUDIT_PARTITIONS_PER_COMPANY,
+} as const;
+
+export const COMPANY_REQUESTS_PER_SECOND = Math.min(COMPANY_LIMITS.usageMeter, COMPANY_LIMITS.auditTrail);
+
+/** The highest rate a plan may sell: half of what one company sustains, and never above the platform's. */
+export const PLAN_RATE_CEILING = {
+  requestsPerSecond: Math.min(Math.floor(COMPANY_REQUESTS_PER_SECOND / 2), PLATFORM_REQUESTS_PER_SECOND),
+  burst: Math.min(COMPANY_REQUESTS_PER_SECOND, AWS_DEFAULT_QUOTAS.apiGatewayBurst),
+} as const;
+
+/** The stage's default method throttle: the account's own quota, nothing below it. */
+export const STAGE_THROTTLING = {
+  rateLimit: AWS_DEFAULT_QUOTAS.apiGatewayRequestsPerSecond,
+  burstLimit: AWS_DEFAULT_QUOTAS.apiGatewayBurst,
+} as const;
+
+/** Seconds over which the WAF's rate-based rules count (one of 60, 120, 300 or 600). */
+export const WAF_RATE_WINDOW_SECONDS = 300;
+
+/**
+ * The WAF's rate-based rules, in requests per window: per credential twice the plan ceiling, per source IP
+ * four times it, and per source IP without a credential (the plan catalogue, the OpenAPI document, 401
+ * floods: nothing a plan sells, and no meter behind it) 5 a second.
+ */
+export const WAF_RATE_LIMITS = {
+  perCredential: 2 * PLAN_RATE_CEILING.requestsPerSecond * WAF_RATE_WINDOW_SECONDS,
+  perIp: 4 * PLAN_RATE_CEILING.requestsPerSecond * WAF_RATE_WINDOW_SECONDS,
+  anonymousPerIp: 5 * WAF_RATE_WINDOW_SECONDS,
+} as const;
