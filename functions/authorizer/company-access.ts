@@ -3,6 +3,7 @@ import { getPlan } from '../shared/data/plans';
 import { resolveLimits } from '../shared/domain/limits';
 import { env } from '../shared/env';
 import { createTtlCache } from '../shared/ttl-cache';
+import type { CompanyProfileHint } from '../shared/types/auth';
 
 /**
  * What the authorizer needs to know about a company: whether it may call, its monthly allowance, its request
@@ -20,6 +21,8 @@ export type CompanyAccess =
       planId: string;
       /** The company's own API Gateway usage key (AWS), when it has one (`domain/company-rate-keys.ts`). */
       usageKey?: string;
+      /** What `GET /v1/self` answers, passed on so that the route reads nothing. */
+      profile: CompanyProfileHint;
     }
   | { active: false };
 
@@ -32,18 +35,25 @@ export const companyAccess = async (companyId: string, now: number): Promise<Com
   const plan = company ? await getPlan(company.planId) : undefined;
   const limits =
     company && plan && company.status === 'active' ? resolveLimits(plan.limits, company) : undefined;
-  const access: CompanyAccess = limits
-    ? {
-        active: true,
-        apiRequestsPerMonth: limits.apiRequestsPerMonth,
-        maxObjectBytes: limits.maxObjectBytes,
-        storageBytesLimit: limits.storageBytes,
-        requestsPerSecond: limits.requestsPerSecond,
-        burst: limits.burst,
-        planId: plan?.id ?? '',
-        ...(company?.rateKey ? { usageKey: company.rateKey.value } : {}),
-      }
-    : { active: false };
+  const access: CompanyAccess =
+    company && limits
+      ? {
+          active: true,
+          apiRequestsPerMonth: limits.apiRequestsPerMonth,
+          maxObjectBytes: limits.maxObjectBytes,
+          storageBytesLimit: limits.storageBytes,
+          requestsPerSecond: limits.requestsPerSecond,
+          burst: limits.burst,
+          planId: plan?.id ?? '',
+          ...(company.rateKey ? { usageKey: company.rateKey.value } : {}),
+          profile: {
+            name: company.name,
+            createdAt: company.createdAt,
+            subscriptionAnchor: company.subscriptionAnchor,
+            subscriptionStatus: company.subscriptionStatus,
+          },
+        }
+      : { active: false };
   companies.set(companyId, access, now);
   return access;
 };

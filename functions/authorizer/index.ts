@@ -52,6 +52,7 @@ const authorize = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
       storageBytesLimit: access.storageBytesLimit,
       requestsPerSecond: access.requestsPerSecond,
       burst: access.burst,
+      profile: access.profile,
     }),
   };
 };

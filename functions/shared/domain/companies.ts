@@ -1,5 +1,6 @@
 import { type CompanyRecord, getCompany } from '../data/companies';
 import { NotFoundError } from '../errors';
+import type { AuthContext } from '../types/auth';
 import { subscriptionPeriod } from './subscription';
 
 export interface CompanyProfile {
@@ -15,9 +16,16 @@ export interface CompanyProfile {
   };
 }
 
-/** The profile `GET /v1/self` returns: one read of the company item. */
-export const getCompanyProfile = async (companyId: string, now: Date): Promise<CompanyProfile> => {
-  const company = await getCompany(companyId);
+/**
+ * The profile `GET /v1/self` returns: from what the authorizer passed when it passed the profile (the company
+ * as the request is held to it, at most the authorizer's cache TTL old, like its plan and limits), else one read
+ * of the company item.
+ */
+export const getCompanyProfile = async (auth: AuthContext, now: Date): Promise<CompanyProfile> => {
+  const company =
+    auth.profile && auth.planId
+      ? { ...auth.profile, companyId: auth.companyId, status: 'active' as const, planId: auth.planId }
+      : await getCompany(auth.companyId);
   if (!company) throw new NotFoundError('The company of this credential no longer exists.');
   const period = subscriptionPeriod(company.subscriptionAnchor, now);
   return {

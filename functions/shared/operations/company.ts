@@ -4,7 +4,7 @@ import type { RouteHandler } from '../http/router';
 
 /** What the company's operations do: its profile and its API keys. */
 export const getSelf: RouteHandler<'getSelf'> = async ({ auth, now }) => ({
-  body: { company: await getCompanyProfile(auth.companyId, now) },
+  body: { company: await getCompanyProfile(auth, now) },
 });
 
 export const listApiKeys: RouteHandler<'listApiKeys'> = async ({ auth, query, now }) => ({

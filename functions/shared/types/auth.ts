@@ -29,4 +29,17 @@ export interface AuthContext {
   burst?: number;
   /** The company's plan as the authorizer saw it (at most its cache TTL old); a hint, not an authority. */
   planId?: string;
+  /**
+   * The company's profile as the authorizer saw it (at most its cache TTL old, like the plan and limits the
+   * request is held to): `GET /v1/self` answers from it without reading the company again.
+   */
+  profile?: CompanyProfileHint;
+}
+
+/** The company item's members the profile is made of (the company is active, or the call was refused). */
+export interface CompanyProfileHint {
+  name: string;
+  createdAt: string;
+  subscriptionAnchor: string;
+  subscriptionStatus: 'active' | 'past_due' | 'canceled';
 }

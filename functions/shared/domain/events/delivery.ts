@@ -116,7 +116,8 @@ export const attemptStep = async (
     now,
   );
   if (answer.ok) {
-    await recordEndpointSuccess(task.companyId, task.endpointId);
+    // A healthy endpoint has nothing to clear: no write that is known to fail (it would still bill a unit).
+    if (endpoint.failingSince !== undefined) await recordEndpointSuccess(task.companyId, task.endpointId);
     return end('delivered', answer.status, attempts, answer.durationMs);
   }
   const settings = env().webhookDelivery;
