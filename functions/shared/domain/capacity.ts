@@ -7,9 +7,9 @@
  *   on request), Lambda's account concurrency (1,000 by default) over the time a request holds it, and the
  *   on-demand table's per-table throughput quota (40,000 units a second each way) over the write units of a
  *   metered request. The smallest is what saturates first.
- * - One company: the hottest partitions its requests write (the usage meter, `METER_RATE_CEILING`; the audit
- *   trail, one write unit per request spread over `AUDIT_PARTITIONS_PER_COMPANY` partitions). A plan may sell at
- *   most half of that (`PLAN_RATE_CEILING`), so one company at the highest plan's rate has twice its rate in
+ * - One company: the hottest partitions its requests write (the usage meter; the audit trail, one write unit
+ *   per request spread over `AUDIT_PARTITIONS_PER_COMPANY` partitions; the event partition and the byte totals
+ *   every Dynadata write adds to). A plan may sell at most half of that (`PLAN_RATE_CEILING`), so one company at the highest plan's rate has twice its rate in
  *   reserve.
  * - The edge: the stage's default method throttle is the account quota (nothing stage-wide below the
  *   platform); the WAF's rate rules are backstops above the plan ceiling with room (per credential twice
@@ -39,6 +39,8 @@ export const REQUEST_FOOTPRINT = {
   writeRouteWriteUnits: 10,
 } as const;
 
+/** A transaction's write of an item under 1 KB: twice a plain write's unit. */
+const TRANSACTION_WRITE_UNITS_PER_ITEM = 2;
 /** Audit partitions one company's `log_entries` are written across at once (`data/log-entries.ts`). */
 export const AUDIT_PARTITIONS_PER_COMPANY = 1;
 /** Write units one metered request spends in the company's usage partition (`data/usage-meters.ts`). */
@@ -75,9 +77,15 @@ export const COMPANY_LIMITS = {
   ),
   /** The audit trail: one write unit per request, per partition. */
   auditTrail: AWS_DEFAULT_QUOTAS.partitionWriteUnitsPerSecond * AUDIT_PARTITIONS_PER_COMPANY,
+  /**
+   * Writes of Dynadata items: each puts its change event (time-ordered in the company's event partition) and
+   * adds its bytes to the company's one totals item, in its transaction, where a write of an item under 1 KB
+   * costs 2 units; the event partition and the totals item each take 1,000 units a second.
+   */
+  dataWrites: AWS_DEFAULT_QUOTAS.partitionWriteUnitsPerSecond / TRANSACTION_WRITE_UNITS_PER_ITEM,
 } as const;
 
-export const COMPANY_REQUESTS_PER_SECOND = Math.min(COMPANY_LIMITS.usageMeter, COMPANY_LIMITS.auditTrail);
+export const COMPANY_REQUESTS_PER_SECOND = Math.min(...Object.values(COMPANY_LIMITS));
 
 /** The highest rate a plan may sell: half of what one company sustains, and never above the platform's. */
 export const PLAN_RATE_CEILING = {
