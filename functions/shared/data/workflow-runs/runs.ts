@@ -1,4 +1,5 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { decodeScopeSet, encodeScopeSet } from '../../types/scopes';
 import type { RunTrigger } from '../../types/workflow-triggers';
 import {
   type FailedStep,
@@ -80,7 +81,8 @@ export const WorkflowRun = /* @__PURE__ */ defineEntity({
       status: zm.enum(WORKFLOW_RUN_STATUSES),
       includeStepOutputs: zm.boolean(),
       input: zm.optional(zm.string()),
-      callerScopes: zm.array(zm.string()),
+      /** A scope set (`encodeScopeSet`); runs stored before it hold the names. */
+      callerScopes: zm.union([zm.number(), zm.array(zm.string())]),
       caller: zm.optional(
         zm.object({
           source: zm.string(),
@@ -119,9 +121,10 @@ export const WorkflowRun = /* @__PURE__ */ defineEntity({
 });
 
 const toRun = (item: Record<string, unknown>): WorkflowRunRecord => {
-  const { input, outputs, result, trigger, ...run } = WorkflowRun.decode(item);
+  const { input, outputs, result, trigger, callerScopes, ...run } = WorkflowRun.decode(item);
   return {
     ...run,
+    callerScopes: typeof callerScopes === 'number' ? decodeScopeSet(callerScopes) : callerScopes,
     ...(trigger === undefined ? {} : { trigger: JSON.parse(trigger) as RunTrigger }),
     input: JSON.parse(input ?? '{}') as Record<string, unknown>,
     outputs: decodeOutputs(outputs),
@@ -136,6 +139,7 @@ const runPut = (run: WorkflowRunRecord, now: Date): TransactItem =>
     workflowRunKey(run.companyId, run.runId),
     {
       ...run,
+      callerScopes: encodeScopeSet(run.callerScopes),
       input: JSON.stringify(run.input),
       outputs: encodeOutputs(run.outputs),
       result: run.result === undefined ? undefined : JSON.stringify(run.result),
