@@ -181,22 +181,22 @@ describe('storage: file deletion', () => {
     expect((await listFiles(owner)).json.files).toHaveLength(1);
   });
 
-  it.each([
-    'work',
-    'gsi1',
-  ] as const)('refuses a file an unfinished job (marked in %s) reads with 409 file_in_use, and deletes it once the job ended', async (marker) => {
-    const tenant = await createTenant();
-    const answer = await upload(tenant, binaryFile(512));
-    const job = await seedUnfinishedTranscode(tenant.companyId, answer.fullPath, answer.bucket, marker);
-    const refused = await deleteFile(tenant, { fullPath: answer.fullPath });
-    expectProblem(refused, 409, 'file_in_use');
-    expect(refused.json.jobIds).toEqual([job.jobId]);
-    expect(await storageBytes(tenant)).toBe(512);
+  it.each(['work', 'gsi1'] as const)(
+    'refuses a file an unfinished job (marked in %s) reads with 409 file_in_use, and deletes it once the job ended',
+    async (marker) => {
+      const tenant = await createTenant();
+      const answer = await upload(tenant, binaryFile(512));
+      const job = await seedUnfinishedTranscode(tenant.companyId, answer.fullPath, answer.bucket, marker);
+      const refused = await deleteFile(tenant, { fullPath: answer.fullPath });
+      expectProblem(refused, 409, 'file_in_use');
+      expect(refused.json.jobIds).toEqual([job.jobId]);
+      expect(await storageBytes(tenant)).toBe(512);
 
-    await job.finish();
-    expect((await deleteFile(tenant, { fullPath: answer.fullPath })).status).toBe(200);
-    expect(await storageBytes(tenant)).toBe(0);
-  });
+      await job.finish();
+      expect((await deleteFile(tenant, { fullPath: answer.fullPath })).status).toBe(200);
+      expect(await storageBytes(tenant)).toBe(0);
+    },
+  );
 
   it('refuses a reservation that was never completed with 404', async () => {
     const tenant = await createTenant();

@@ -12,11 +12,9 @@ import {
   beginWorkflowStep,
   saveWorkflowRunProgress,
 } from '../../functions/shared/data/workflow-runs/progress';
-import {
-  finishWorkflowRunItems,
-  type WorkflowRunRecord,
-} from '../../functions/shared/data/workflow-runs/runs';
+import { finishWorkflowRunItems } from '../../functions/shared/data/workflow-runs/runs';
 import { transcodeJobs } from '../../functions/shared/domain/transcodes';
+import type { WorkflowRunRecord } from '../../functions/shared/types/workflows';
 import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 
 /**
@@ -96,7 +94,7 @@ describe('the work index attributes', () => {
     const [finish] = finishWorkflowRunItems(
       run,
       {
-        status: 'succeeded',
+        status: 'success',
         cursor: 1,
         logs: [],
         outputs: {},

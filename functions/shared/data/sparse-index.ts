@@ -63,7 +63,9 @@ const queryPartition = (index: IndexShape, partition: string, range?: SortKeyRan
 const readItems = async (keys: readonly Key[]): Promise<Record<string, unknown>[]> => {
   const items: Record<string, unknown>[] = [];
   for (let at = 0; at < keys.length; at += BATCH_GET_LIMIT) {
-    const batch = keys.slice(at, at + BATCH_GET_LIMIT).map((key) => ({ key, decode: (item: unknown) => item }));
+    const batch = keys
+      .slice(at, at + BATCH_GET_LIMIT)
+      .map((key) => ({ key, decode: (item: unknown) => item }));
     for (const item of await getItemsByKey(batch)) if (item) items.push(item as Record<string, unknown>);
   }
   return items;

@@ -70,9 +70,7 @@ const fileListIndexKey = (companyId: string, fullPath: string) => ({
 /** The file list's index attributes of a stored object (its company is the one its path lies under). */
 export const fileListKey = (fullPath: string) => {
   const companyId = companyOfObjectPath(fullPath);
-  return companyId === undefined
-    ? undefined
-    : fileListIndexKey(companyId, fullPath);
+  return companyId === undefined ? undefined : fileListIndexKey(companyId, fullPath);
 };
 
 export const storedObjectKey = (companyId: string, fullPath: string) => ({

@@ -22,4 +22,9 @@ export const TABLE_SHAPE = {
  * Every global secondary index of the table, in order of creation: CloudFormation adds one per deploy, so a
  * new index goes last (`lib/data-stack.ts`, `docs/operate.md#deploy`).
  */
-export const TABLE_INDEXES = [TABLE_SHAPE.gsi1, TABLE_SHAPE.gsi2, TABLE_SHAPE.gsi3, TABLE_SHAPE.work] as const;
+export const TABLE_INDEXES = [
+  TABLE_SHAPE.gsi1,
+  TABLE_SHAPE.gsi2,
+  TABLE_SHAPE.gsi3,
+  TABLE_SHAPE.work,
+] as const;
