@@ -86,14 +86,19 @@ const USAGE_SNAPSHOT: FunctionAccess = {
 /**
  * The file list and deletion (`functions/shared/domain/storage.ts`): a page of the company's file list (its
  * `gsi1` partition); a delete reads the record, asks the unfinished transcodes and transcriptions of the
- * company whether one reads the file (their sparse `gsi1` partitions, narrowed to the company by sort key:
- * `docs/decisions/0026-files-in-use.md`), deletes the record with its bytes off the totals in one
+ * company whether one reads the file (their sparse `work` partitions, narrowed to the company by sort key,
+ * then the jobs by key: `docs/decisions/0026-files-in-use.md`, `0040-keys-only-work-index.md`), deletes the record with its bytes off the totals in one
  * transaction, then the object, under any stored-object prefix.
  */
 const FILE_LIST: FunctionAccess = { gsi1: ['storedFiles'] };
 const FILE_DELETION: FunctionAccess = {
-  table: { GetItem: ['storedObjects'], DeleteItem: ['storedObjects'], UpdateItem: ['usage'] },
-  gsi1: ['unfinishedTranscodes', 'unfinishedTranscriptions'],
+  table: {
+    GetItem: ['storedObjects'],
+    BatchGetItem: ['transcodes', 'transcriptions'],
+    DeleteItem: ['storedObjects'],
+    UpdateItem: ['usage'],
+  },
+  work: ['unfinishedTranscodes', 'unfinishedTranscriptions'],
   objects: { 's3:DeleteObject': STORED_OBJECT_PREFIXES },
 };
 
@@ -491,14 +496,19 @@ export const WORKER_ACCESS = {
     },
   },
   /**
-   * Lists the messages still `queued` (the sparse index partition of undelivered messages) and starts the
-   * delivery of each that has been quiet longer than a delivery can run; releases scheduled messages (the
+   * Lists the messages still `queued` (the sparse `work` partition of undelivered messages, then the messages
+   * by key) and starts the delivery of each that has been quiet longer than a delivery can run; releases scheduled messages (the
    * target of their schedules, and those past their time in the partition of scheduled messages):
    * `scheduled → queued` (the message and the company's database bytes in one transaction), then the delivery.
    */
   messageSweep: {
-    gsi1: ['undeliveredMessages', 'scheduledMessages'],
-    table: { GetItem: ['dynadataItems'], PutItem: ['dynadataItems'], UpdateItem: ['usage'] },
+    work: ['undeliveredMessages', 'scheduledMessages'],
+    table: {
+      GetItem: ['dynadataItems'],
+      BatchGetItem: ['dynadataItems'],
+      PutItem: ['dynadataItems'],
+      UpdateItem: ['usage'],
+    },
     stateMachines: { 'message-delivery': ['StartExecution'] },
     neverCalls: {
       'dynamodb:ConditionCheckItem':
@@ -558,6 +568,9 @@ export const WORKER_ACCESS = {
       's3:PutObject': ['speechJobs'],
       's3:DeleteObject': ['speechJobs'],
     },
-    neverCalls: { 'dynamodb:Query': UNFINISHED_LIST },
+    neverCalls: {
+      'dynamodb:Query': UNFINISHED_LIST,
+      'dynamodb:BatchGetItem': 'the unfinished jobs the operator CLI lists are read by key there, never here',
+    },
   },
 } satisfies Record<string, FunctionAccess>;

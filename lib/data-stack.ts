@@ -73,16 +73,17 @@ export class DataStack extends Stack {
       // Feeds the event dispatcher: new events, and usage months (their thresholds), old and new.
       stream: StreamViewType.NEW_AND_OLD_IMAGES,
     });
-    // gsi2 and gsi3 are the further sort indexes of Dynadata types (docs/decisions/0031-dynadata-sort-indexes.md).
-    // CloudFormation creates one index per table update: an existing table gains them one deploy at a time
-    // (`-c tableIndexes=2`, then a deploy without it; docs/operate.md).
+    // gsi2 and gsi3 are the further sort indexes of Dynadata types (docs/decisions/0031-dynadata-sort-indexes.md);
+    // `work` holds the keys of unfinished work (docs/decisions/0040-keys-only-work-index.md). CloudFormation
+    // creates one index per table update: an existing table gains them one deploy at a time (`-c tableIndexes=3`,
+    // then a deploy without it; docs/operate.md#deploy).
     const indexes = Number(this.node.tryGetContext('tableIndexes') ?? TABLE_INDEXES.length);
     for (const index of TABLE_INDEXES.slice(0, Math.max(1, indexes))) {
       this.table.addGlobalSecondaryIndex({
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
+        projectionType: index.projection === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
       });
     }
 

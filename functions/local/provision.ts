@@ -20,7 +20,7 @@ const indexDefinition = (index: (typeof TABLE_INDEXES)[number]) => ({
     { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
     { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
   ],
-  Projection: { ProjectionType: 'ALL' as const },
+  Projection: { ProjectionType: index.projection },
 });
 
 /** Adds to a table created before them the indexes of `TABLE_INDEXES` it lacks, one update each. */

@@ -26,6 +26,7 @@ export const combineAccess = (...parts: FunctionAccess[]): FunctionAccess => {
   const combined: FunctionAccess = {
     table: unionRecord(...parts.map((p) => p.table)),
     gsi1: union(...parts.map((p) => p.gsi1)),
+    work: union(...parts.map((p) => p.work)),
     sortIndexes: union(...parts.map((p) => p.sortIndexes)),
     objects: unionRecord(...parts.map((p) => p.objects)),
     secrets: union(...parts.map((p) => p.secrets)),

@@ -37,6 +37,10 @@ export type WorkflowSecretsKeyAction = 'GenerateDataKey' | 'Decrypt';
  *
  * - `table`: item actions, each on the table partitions it touches (a `dynamodb:LeadingKeys` condition).
  * - `gsi1`: `Query` on `gsi1`, on the index partitions it touches.
+ * - `work`: `Query` on the keys-only `work` index (sparse partitions of unfinished work), on the index
+ *   partitions it touches, and on the same partitions of `gsi1`, where items marked before the `work` index
+ *   still are (`docs/decisions/0040-keys-only-work-index.md`); the items themselves are a `BatchGetItem` of
+ *   `table`.
  * - `sortIndexes`: `Query` on `gsi2` and `gsi3` (the further sort indexes of Dynadata types), on the index
  *   partitions it touches.
  * - `objects`: object actions, each on the object prefixes it touches (`lib/grants/object-prefixes.ts`:
@@ -61,6 +65,7 @@ export type WorkflowSecretsKeyAction = 'GenerateDataKey' | 'Decrypt';
 export interface FunctionAccess {
   table?: Partial<Record<ItemAction, readonly TablePartition[]>>;
   gsi1?: readonly IndexPartition[];
+  work?: readonly IndexPartition[];
   sortIndexes?: readonly IndexPartition[];
   objects?: ObjectGrants;
   secrets?: readonly SecretName[];
@@ -150,6 +155,7 @@ const tableStatements = (access: FunctionAccess, table: ITable): PolicyStatement
   );
   const indexQueries = [
     [access.gsi1, [TABLE_SHAPE.gsi1]],
+    [access.work, [TABLE_SHAPE.work, TABLE_SHAPE.gsi1]],
     [access.sortIndexes, [TABLE_SHAPE.gsi2, TABLE_SHAPE.gsi3]],
   ] as const;
   for (const [partitions, indexes] of indexQueries) {

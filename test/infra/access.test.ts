@@ -115,6 +115,19 @@ describe('least privilege on the table', () => {
     }
   });
 
+  it('lets the storage group find the unfinished jobs reading a file: their keys in work and gsi1, then the jobs', () => {
+    const fn = groupFunction('storage');
+    const unfinished = statementsOf(fn).find((s) => leadingKeys(s).includes('TRANSCODE#UNFINISHED'));
+    expect(actionsOf(unfinished ? [unfinished] : [])).toEqual(['dynamodb:Query']);
+    // The keys-only work index, and gsi1 for jobs marked before it (decision 0040).
+    expect(JSON.stringify(unfinished?.Resource)).toContain('/index/work');
+    expect(JSON.stringify(unfinished?.Resource)).toContain('/index/gsi1');
+    expect(allows(fn, 'dynamodb:Query', 'gsi1', ['WFRUN#UNFINISHED'])).toBe(false);
+    expect(allows(fn, 'dynamodb:BatchGetItem', 'table', [`CO#${CO}#TRANSCODE`])).toBe(true);
+    expect(allows(fn, 'dynamodb:BatchGetItem', 'table', [`CO#${CO}#TRANSCRIPTION`])).toBe(true);
+    expect(allows(fn, 'dynamodb:GetItem', 'table', [`CO#${CO}#TRANSCODE`])).toBe(false);
+  });
+
   it('keeps the Dynadata group within Dynadata, its references and its own bookkeeping', () => {
     const fn = groupFunction('dynadata');
     expect(allows(fn, 'dynamodb:GetItem', 'table', [`CO#${CO}#DD#contacts`])).toBe(true);

@@ -15,7 +15,7 @@ beforeAll(() => {
 });
 
 describe('table', () => {
-  it('is the single table of TABLE_SHAPE: pk/sk strings, gsi1 to gsi3 projecting all attributes, ttl', () => {
+  it('is the single table of TABLE_SHAPE: pk/sk strings, gsi1 to gsi3 projecting all attributes, work keys only, ttl', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [
@@ -36,7 +36,7 @@ describe('table', () => {
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
           { AttributeName: index.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: index.projection },
       })),
       TimeToLiveSpecification: { AttributeName: TABLE_SHAPE.timeToLiveAttribute, Enabled: true },
     });

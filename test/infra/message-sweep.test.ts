@@ -29,6 +29,7 @@ describe('message sweep infrastructure', () => {
     const statements = statementsOf(logicalIdOf(role));
     const actions = statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
     expect([...new Set(actions.filter((a) => a.startsWith('dynamodb:')))].sort()).toEqual([
+      'dynamodb:BatchGetItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
       'dynamodb:Query',
@@ -39,6 +40,8 @@ describe('message sweep infrastructure', () => {
     const query = statements.find((s) => s.Action === 'dynamodb:Query');
     expect(JSON.stringify(query?.Condition)).toContain('MESSAGE#UNDELIVERED');
     expect(JSON.stringify(query?.Condition)).toContain('MESSAGE#SCHEDULED');
+    // The keys-only `work` index, and `gsi1` for messages marked before it (decision 0040).
+    expect(JSON.stringify(query?.Resource)).toContain('/index/work');
     expect(JSON.stringify(query?.Resource)).toContain('/index/gsi1');
     const start = statements.find((s) => s.Action === 'states:StartExecution');
     expect(start?.Resource).toEqual({ Ref: logicalIdOf(delivery.stateMachine) });

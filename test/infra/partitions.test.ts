@@ -76,14 +76,14 @@ beforeAll(async () => {
     dynadataIndex: indexPartition(co, 'contacts'),
     apiKeyList: apiKeyListKey(co, '', '').gsi1pk,
     storedFiles: fileListKey(`companies/${co}/uploads/a/b.txt`)?.gsi1pk ?? '',
-    unfinishedTranscodes: transcodeJobs.unfinishedIndexKey(co, 'tc_1').gsi1pk,
-    unfinishedTranscriptions: transcriptionJobs.unfinishedIndexKey(co, 'tr_1').gsi1pk,
-    unfinishedSpeechJobs: speechJobs.unfinishedIndexKey(co, 'sj_1').gsi1pk,
-    unfinishedWorkflowRuns: unfinishedRunIndexKey(co, 'wr_1').gsi1pk,
+    unfinishedTranscodes: transcodeJobs.unfinishedIndexKey(co, 'tc_1').workpk,
+    unfinishedTranscriptions: transcriptionJobs.unfinishedIndexKey(co, 'tr_1').workpk,
+    unfinishedSpeechJobs: speechJobs.unfinishedIndexKey(co, 'sj_1').workpk,
+    unfinishedWorkflowRuns: unfinishedRunIndexKey(co, 'wr_1').workpk,
     unfinishedWebhookLanes: unfinishedLaneIndexKey({ companyId: co, endpointId: 'we_1', resourceId: 'tc_1' })
-      .gsi1pk,
-    undeliveredMessages: undeliveredMessageIndexKey(co, 'msg_1').gsi1pk,
-    scheduledMessages: scheduledMessageIndexKey(co, 'msg_1', '2026-01-01T00:00:00.000Z').gsi1pk,
+      .workpk,
+    undeliveredMessages: undeliveredMessageIndexKey(co, 'msg_1').workpk,
+    scheduledMessages: scheduledMessageIndexKey(co, 'msg_1', '2026-01-01T00:00:00.000Z').workpk,
     webhookDeliveryLog: deliveryLogIndexKey(co, 'we_1', 'evt_1').gsi1pk,
   };
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CREDENTIAL_HEADERS } from '../../functions/shared/types/credential-headers';
 import { WAF_RATE_LIMITS } from '../../functions/shared/domain/capacity';
+import { CREDENTIAL_HEADERS } from '../../functions/shared/types/credential-headers';
 import { COMMON_RULE_SET_COUNT_ONLY, WAF_RETRY_AFTER_SECONDS } from '../../lib/constructs/api-web-acl';
 import { resourcesOfType } from './rest-api';
 import { logicalIdOf, type SynthesizedApp, synthesizeApp } from './synth';

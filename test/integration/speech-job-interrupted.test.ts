@@ -45,7 +45,7 @@ describe('local stack killed during a speech job', () => {
         db.send(new GetCommand({ TableName: second.description.tableName, Key: key, ConsistentRead: true }));
       const item = await read(SPEECH_JOB_TYPE.lifecycle.jobKey(companyId, id));
       expect(item.Item?.leaseUntil).toBeUndefined();
-      expect(item.Item?.gsi1pk).toBeUndefined();
+      expect(item.Item?.workpk).toBeUndefined();
       expect((await read(SPEECH_JOB_TYPE.lifecycle.queueKey(companyId))).Item?.unfinished).toBe(0);
     } finally {
       await second.stop('SIGTERM');

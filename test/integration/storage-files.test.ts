@@ -21,22 +21,31 @@ const deleteFile = (tenant: Tenant, query: Record<string, string>) =>
 
 type Listed = { fullPath: string; size: number; contentType: string; createdAt: string; bucket: string };
 
-/** Puts an unfinished transcode of `tenant` reading `fullPath` in place, as the job engine records one. */
-const seedUnfinishedTranscode = async (companyId: string, fullPath: string, bucket: string) => {
+/**
+ * Puts an unfinished transcode of `tenant` reading `fullPath` in place, as the job engine records one (`work`),
+ * or as it did before the `work` index (`gsi1`, `docs/decisions/0040-keys-only-work-index.md`).
+ */
+const seedUnfinishedTranscode = async (
+  companyId: string,
+  fullPath: string,
+  bucket: string,
+  marker: 'work' | 'gsi1',
+) => {
   const { ddb, tableName } = await import('../../functions/shared/data/client');
   const { indexPartitions, partitions, sortKeys, unfinishedSortKey } = await import(
     '../../functions/shared/data/keys'
   );
-  const { PutCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { sparseIndexKey } = await import('../../functions/shared/data/sparse-index');
   const jobId = `tc_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const index = sparseIndexKey(indexPartitions.unfinishedTranscodes(), unfinishedSortKey(companyId, jobId));
+  const { PutCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
   const key = { pk: partitions.transcodes(companyId), sk: sortKeys.job(jobId) };
   await ddb.send(
     new PutCommand({
       TableName: tableName(),
       Item: {
         ...key,
-        gsi1pk: indexPartitions.unfinishedTranscodes(),
-        gsi1sk: unfinishedSortKey(companyId, jobId),
+        ...(marker === 'work' ? index : { gsi1pk: index.workpk, gsi1sk: index.worksk }),
         jobId,
         status: 'processing',
         source: { bucket, fullPath, size: 1, etag: 'e' },
@@ -51,7 +60,7 @@ const seedUnfinishedTranscode = async (companyId: string, fullPath: string, buck
         new UpdateCommand({
           TableName: tableName(),
           Key: key,
-          UpdateExpression: 'REMOVE gsi1pk, gsi1sk SET #s = :done',
+          UpdateExpression: 'REMOVE workpk, worksk, gsi1pk, gsi1sk SET #s = :done',
           ExpressionAttributeNames: { '#s': 'status' },
           ExpressionAttributeValues: { ':done': 'done' },
         }),
@@ -172,19 +181,22 @@ describe('storage: file deletion', () => {
     expect((await listFiles(owner)).json.files).toHaveLength(1);
   });
 
-  it('refuses a file an unfinished job reads with 409 file_in_use, and deletes it once the job ended', async () => {
-    const tenant = await createTenant();
-    const answer = await upload(tenant, binaryFile(512));
-    const job = await seedUnfinishedTranscode(tenant.companyId, answer.fullPath, answer.bucket);
-    const refused = await deleteFile(tenant, { fullPath: answer.fullPath });
-    expectProblem(refused, 409, 'file_in_use');
-    expect(refused.json.jobIds).toEqual([job.jobId]);
-    expect(await storageBytes(tenant)).toBe(512);
+  it.each(['work', 'gsi1'] as const)(
+    'refuses a file an unfinished job (marked in %s) reads with 409 file_in_use, and deletes it once the job ended',
+    async (marker) => {
+      const tenant = await createTenant();
+      const answer = await upload(tenant, binaryFile(512));
+      const job = await seedUnfinishedTranscode(tenant.companyId, answer.fullPath, answer.bucket, marker);
+      const refused = await deleteFile(tenant, { fullPath: answer.fullPath });
+      expectProblem(refused, 409, 'file_in_use');
+      expect(refused.json.jobIds).toEqual([job.jobId]);
+      expect(await storageBytes(tenant)).toBe(512);
 
-    await job.finish();
-    expect((await deleteFile(tenant, { fullPath: answer.fullPath })).status).toBe(200);
-    expect(await storageBytes(tenant)).toBe(0);
-  });
+      await job.finish();
+      expect((await deleteFile(tenant, { fullPath: answer.fullPath })).status).toBe(200);
+      expect(await storageBytes(tenant)).toBe(0);
+    },
+  );
 
   it('refuses a reservation that was never completed with 404', async () => {
     const tenant = await createTenant();

@@ -90,7 +90,7 @@ describe('local stack restart with unfinished transcription jobs', () => {
         }),
       );
       expect(item.Item?.leaseUntil).toBeUndefined();
-      expect(item.Item?.gsi1pk).toBeUndefined();
+      expect(item.Item?.workpk).toBeUndefined();
       const queue = await db2.send(
         new GetCommand({
           TableName: tableName,

@@ -95,8 +95,8 @@ describe('local stack killed while workflow runs are in flight', () => {
       const unfinished = await db.send(
         new QueryCommand({
           TableName: tableName,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :p',
+          IndexName: 'work',
+          KeyConditionExpression: 'workpk = :p',
           ExpressionAttributeValues: { ':p': 'WFRUN#UNFINISHED' },
         }),
       );

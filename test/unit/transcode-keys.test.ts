@@ -19,8 +19,8 @@ describe('transcode keys (permanent: items exist under them)', () => {
 
   it('indexes unfinished jobs of every company in one sparse partition', () => {
     expect(transcodeJobs.unfinishedIndexKey('co_1', 'tc_1')).toEqual({
-      gsi1pk: 'TRANSCODE#UNFINISHED',
-      gsi1sk: 'co_1#tc_1',
+      workpk: 'TRANSCODE#UNFINISHED',
+      worksk: 'co_1#tc_1',
     });
   });
 });

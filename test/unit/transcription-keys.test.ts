@@ -17,8 +17,8 @@ describe('transcription keys (permanent: items exist under them)', () => {
 
   it('indexes unfinished transcriptions of every company in one sparse partition', () => {
     expect(transcriptionJobs.unfinishedIndexKey('co_1', 'tr_1')).toEqual({
-      gsi1pk: 'TRANSCRIPTION#UNFINISHED',
-      gsi1sk: 'co_1#tr_1',
+      workpk: 'TRANSCRIPTION#UNFINISHED',
+      worksk: 'co_1#tr_1',
     });
   });
 });

@@ -7,7 +7,7 @@ import { defineEntity, type TransactItem } from './entity';
 import { indexPartitions, partitions } from './keys';
 import { logEntryKey } from './log-entries';
 import { scheduledMessageIndexKey } from './scheduled-messages';
-import { TABLE_INDEXES } from './table';
+import { TABLE_INDEXES, TABLE_SHAPE } from './table';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { undeliveredMessageIndexKey } from './undelivered-messages';
 import { ifAbsent, updateParams } from './update-expression';
@@ -106,11 +106,11 @@ const DynadataItem = /* @__PURE__ */ defineEntity({
   },
 });
 /** The indexes a type's indexed fields use, in `x-indexed` order: `gsi1` for the first, and so on. */
-export const SORT_INDEXES = TABLE_INDEXES;
+export const SORT_INDEXES = [TABLE_SHAPE.gsi1, TABLE_SHAPE.gsi2, TABLE_SHAPE.gsi3] as const;
 const SYSTEM = new Set([
   'pk',
   'sk',
-  ...SORT_INDEXES.flatMap((index) => [index.partitionKey, index.sortKey]),
+  ...TABLE_INDEXES.flatMap((index) => [index.partitionKey, index.sortKey]),
   'entity',
   'ttl',
 ]);

@@ -11,7 +11,7 @@ import { type Change, type Condition, type UpdateParams, updateParams } from './
  * writes and transaction items are typed from the schema. `docs/decisions/0005-entity-layer.md` says why this
  * is our own small module and not ElectroDB or dynamodb-toolbox.
  *
- * The system attributes (`pk`, `sk`, `gsi1pk`, `gsi1sk`, `entity`, `ttl`) are not part of a schema: object
+ * The system attributes (`pk`, `sk`, the index attributes, `entity`, `ttl`) are not part of a schema: object
  * schemas drop members they do not declare, so a decoded record holds only its own attributes.
  */
 
@@ -68,24 +68,26 @@ export interface EntityDefinition<A extends unknown[], S extends zm.ZodMiniType>
    */
   readonly schema: S;
   /**
-   * The entity's place in the `gsi1` index, from its record (`undefined` while it is in none: a finished run
+   * The entity's place in an index (`IndexKey`), from its record (`undefined` while it is in none: a finished run
    * leaves the unfinished partition): `item` writes it, and an update that moves the entity in or out of the
    * index writes or removes it through `indexOf`, so no write function computes index attributes by hand.
    */
   index?: (record: zm.output<S>) => IndexKey | undefined;
 }
 
-/** An item's attributes in the `gsi1` index. */
-export interface IndexKey {
-  gsi1pk: string;
-  gsi1sk: string;
-}
+/**
+ * An item's attributes in an index: `gsi1` for listings of whole items, `work` for the sparse partitions of
+ * unfinished work (`sparse-index.ts`).
+ */
+export type IndexKey = { gsi1pk: string; gsi1sk: string } | { workpk: string; worksk: string };
 
 /** An item as stored: its record, its entity name, and the index and expiry attributes it may carry. */
 export type StoredItem<S extends zm.ZodMiniType> = zm.output<S> & {
   entity?: string;
   gsi1pk?: string;
   gsi1sk?: string;
+  workpk?: string;
+  worksk?: string;
   ttl?: number;
 };
 

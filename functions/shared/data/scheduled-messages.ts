@@ -1,10 +1,8 @@
-import { queryAll, tableName } from './client';
 import { indexPartitions } from './keys';
-import { sparseIndexKey } from './sparse-index';
-import { TABLE_SHAPE } from './table';
+import { listSparsePartition, sparseIndexKey, sparseSortKey } from './sparse-index';
 
 /**
- * Messages to send later: a message of the built-in `messages` type is in the sparse `gsi1` partition
+ * Messages to send later: a message of the built-in `messages` type is in the sparse `work` partition
  * `MESSAGE#SCHEDULED` while its status is `scheduled`, sorted by its send time (`<sendAt>#<companyId>#<messageId>`,
  * `sendAt` in UTC ISO 8601, so the text order is the time order). The write that moves it on (`queued` when it is
  * due, `canceled`) takes it out, so the partition holds only messages still waiting: the message sweep and the
@@ -24,14 +22,7 @@ export interface DueScheduledMessage {
 
 /** The messages still `scheduled` whose send time is before `before`, of every company, earliest first. */
 export const listDueScheduledMessages = async (before: Date): Promise<DueScheduledMessage[]> =>
-  (
-    await queryAll({
-      TableName: tableName(),
-      IndexName: TABLE_SHAPE.gsi1.indexName,
-      KeyConditionExpression: 'gsi1pk = :p AND gsi1sk < :t',
-      ExpressionAttributeValues: { ':p': SCHEDULED_MESSAGES_PARTITION, ':t': before.toISOString() },
-    })
-  ).map((raw) => {
-    const [sendAt = '', companyId = '', messageId = ''] = String(raw.gsi1sk).split('#');
+  (await listSparsePartition(SCHEDULED_MESSAGES_PARTITION, { before: before.toISOString() })).map((raw) => {
+    const [sendAt = '', companyId = '', messageId = ''] = sparseSortKey(raw).split('#');
     return { companyId, messageId, sendAt };
   });

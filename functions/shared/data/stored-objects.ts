@@ -12,7 +12,6 @@ import type { BatchEntry } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { defineEntity } from './entity';
 import { indexPartitions, partitions, sortKeys } from './keys';
-import { sparseIndexKey } from './sparse-index';
 import { TABLE_SHAPE } from './table';
 import { type CancellationReason, cancellationReasons, sendTransaction } from './transactions';
 import { type Condition, updateParams } from './update-expression';
@@ -63,12 +62,15 @@ export interface MultipartLayout {
   checksumAlgorithm?: 'SHA256';
 }
 
+const fileListIndexKey = (companyId: string, fullPath: string) => ({
+  gsi1pk: indexPartitions.storedFiles(companyId),
+  gsi1sk: fullPath,
+});
+
 /** The file list's index attributes of a stored object (its company is the one its path lies under). */
 export const fileListKey = (fullPath: string) => {
   const companyId = companyOfObjectPath(fullPath);
-  return companyId === undefined
-    ? undefined
-    : sparseIndexKey(indexPartitions.storedFiles(companyId), fullPath);
+  return companyId === undefined ? undefined : fileListIndexKey(companyId, fullPath);
 };
 
 export const storedObjectKey = (companyId: string, fullPath: string) => ({
@@ -546,7 +548,7 @@ export const listStoredObjects = async (
         : {
             ExclusiveStartKey: {
               ...storedObjectKey(companyId, request.cursor),
-              ...sparseIndexKey(partition, request.cursor),
+              ...fileListIndexKey(companyId, request.cursor),
             },
           }),
     }),

@@ -3,7 +3,7 @@ import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { putItem } from './entity';
 import { eventExpiry, eventPartition } from './events';
 import { sortKeys } from './keys';
-import { listSparsePartition } from './sparse-index';
+import { INDEX_ATTRIBUTES, listSparsePartition } from './sparse-index';
 import { transactUnlessFailed } from './transactions';
 import { ifAbsent } from './update-expression';
 import {
@@ -12,11 +12,12 @@ import {
   type LaneRef,
   lanePartition,
   UNFINISHED_LANES_PARTITION,
+  unfinishedLaneIndexKey,
   WebhookDelivery,
   WebhookLane,
 } from './webhook-delivery-entities';
 
-export { type LaneRef, lanePartition } from './webhook-delivery-entities';
+export { type LaneRef, lanePartition, unfinishedLaneIndexKey } from './webhook-delivery-entities';
 
 /**
  * Deliveries of events to webhook endpoints, and the lanes that order them.
@@ -30,7 +31,7 @@ export { type LaneRef, lanePartition } from './webhook-delivery-entities';
  *   entry per pending delivery. Entries sort by event id, i.e. by creation time. Only the lane's owner sends,
  *   oldest entry first, so at most one delivery is in flight per endpoint and resource and a consumer sees a
  *   resource's events in order.
- * - A lane with deliveries to send is in the sparse index partition `gsi1pk = WHLANE#UNFINISHED` from the
+ * - A lane with deliveries to send is in the sparse `work` index partition `workpk = WHLANE#UNFINISHED` from the
  *   enqueue until its owner releases it empty, so lanes whose message was lost are found without
  *   reading history (the local stack's start-up resumes them).
  * - Each delivery is also in its endpoint's log, `gsi1pk = CO#<companyId>#WHDL#<endpointId>` ordered by event
@@ -38,7 +39,6 @@ export { type LaneRef, lanePartition } from './webhook-delivery-entities';
  */
 const laneKey = (lane: LaneRef) => WebhookLane.key(lanePartition(lane));
 export const entryKey = (lane: LaneRef, eventId: string) => LaneEntry.key(lanePartition(lane), eventId);
-export const unfinishedLaneIndexKey = (lane: LaneRef) => WebhookLane.indexOf(lane);
 /** A delivery queued: one more pending, the lane's identity and its place in the unfinished partition. */
 export const laneEnqueueItem = (lane: LaneRef) => ({
   Update: {
@@ -51,7 +51,7 @@ export const laneEnqueueItem = (lane: LaneRef) => ({
         companyId: lane.companyId,
         endpointId: lane.endpointId,
         resourceId: lane.resourceId,
-        ...WebhookLane.indexOf(lane),
+        ...unfinishedLaneIndexKey(lane),
       },
     }),
   },
@@ -235,7 +235,7 @@ export const releaseLane = async (lane: LaneRef, owner: string): Promise<boolean
         TableName: tableName(),
         Key: laneKey(lane),
         ...WebhookLane.update(
-          { remove: ['owner', 'leaseUntil', 'gsi1pk', 'gsi1sk'] },
+          { remove: ['owner', 'leaseUntil', ...INDEX_ATTRIBUTES] },
           { expression: '#owner = :owner AND pending <= :zero', values: { ':owner': owner, ':zero': 0 } },
         ),
       }),
@@ -279,7 +279,7 @@ export const freeLane = async (lane: UnfinishedLane): Promise<boolean> => {
         TableName: tableName(),
         Key: laneKey(lane),
         ...WebhookLane.update(
-          { remove: empty ? ['owner', 'leaseUntil', 'gsi1pk', 'gsi1sk'] : ['owner', 'leaseUntil'] },
+          { remove: empty ? ['owner', 'leaseUntil', ...INDEX_ATTRIBUTES] : ['owner', 'leaseUntil'] },
           {
             expression: `${lane.owner ? '#owner = :owner' : 'attribute_not_exists(#owner)'} AND pending ${empty ? '<=' : '>'} :zero`,
             values: { ':zero': 0, ...(lane.owner ? { ':owner': lane.owner } : {}) },

@@ -50,8 +50,12 @@ export interface LaneRef {
 export const lanePartition = (lane: LaneRef) =>
   partitions.webhookLanes(lane.companyId, lane.endpointId, lane.resourceId);
 
-/** The sparse `gsi1` partition of lanes with deliveries to send (`sparse-index.ts`). */
+/** The sparse `work` partition of lanes with deliveries to send (`sparse-index.ts`). */
 export const UNFINISHED_LANES_PARTITION = indexPartitions.unfinishedWebhookLanes();
+
+/** A lane's place in the unfinished partition. */
+export const unfinishedLaneIndexKey = (lane: LaneRef) =>
+  sparseIndexKey(UNFINISHED_LANES_PARTITION, lanePartition(lane));
 
 /**
  * A lane's head item: its identity, the number of pending deliveries, and the owner with its lease; in the
@@ -70,7 +74,7 @@ export const WebhookLane = /* @__PURE__ */ defineEntity({
       leaseUntil: zm.optional(zm.string()),
     });
   },
-  index: (lane) => sparseIndexKey(UNFINISHED_LANES_PARTITION, lanePartition(lane)),
+  index: unfinishedLaneIndexKey,
 });
 
 /** A queued delivery of a lane (its event id), oldest first. */

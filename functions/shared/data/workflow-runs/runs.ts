@@ -14,7 +14,7 @@ import { ddb, tableName } from '../client';
 import { defineEntity, putItem, type TransactItem } from '../entity';
 import { indexPartitions, partitions, sortKeys, unfinishedSortKey } from '../keys';
 import { objectReference, storedList } from '../schemas';
-import { listSparsePartition, sparseIndexKey } from '../sparse-index';
+import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from '../sparse-index';
 import { cancellationReasons, sendTransaction } from '../transactions';
 import { addComputeMsItems, addToMeterItems } from '../usage-meters';
 import { runEntryFinish, runEntryPut } from './entries';
@@ -27,7 +27,7 @@ import { decodeOutputs, encodeOutputs, storedOutputs } from './outputs';
  * transaction (idempotent by run id: the meter is never counted twice for one run, nor past the allowance);
  * the move to the final state and the run's compute time are one transaction too.
  *
- * A running run is also in the sparse index partition `gsi1pk = WFRUN#UNFINISHED`, from its creation to the
+ * A running run is also in the sparse `work` index partition `workpk = WFRUN#UNFINISHED`, from its creation to the
  * move to its final state (which removes it), so what a crash interrupted is found without reading history.
  */
 export const workflowRunKey = (companyId: string, runId: string) => ({
@@ -35,7 +35,7 @@ export const workflowRunKey = (companyId: string, runId: string) => ({
   sk: sortKeys.workflowRun,
 });
 
-/** The sparse `gsi1` partition of running runs (`sparse-index.ts`). */
+/** The sparse `work` partition of running runs (`sparse-index.ts`). */
 export const UNFINISHED_RUNS_PARTITION = indexPartitions.unfinishedWorkflowRuns();
 export const unfinishedRunIndexKey = (companyId: string, runId: string) =>
   sparseIndexKey(UNFINISHED_RUNS_PARTITION, unfinishedSortKey(companyId, runId));
@@ -274,8 +274,7 @@ export const finishWorkflowRunItems = (
       remove: [
         'current',
         'pendingAttempts',
-        'gsi1pk',
-        'gsi1sk',
+        ...INDEX_ATTRIBUTES,
         ...(outcome.dropOutputs ? (['outputs'] as const) : []),
       ],
     },
