@@ -524,6 +524,14 @@ export const WORKER_ACCESS = {
     neverCalls: { 'dynamodb:Query': UNFINISHED_LIST },
   },
   /**
+   * The ffmpeg function (audio-only presets): reads the source (any stored object of the company), writes the
+   * output under `transcodes/`, and records the conversion's progress on the job (a conditional update).
+   */
+  transcodeAudio: {
+    table: { UpdateItem: ['transcodes'] },
+    objects: { 's3:GetObject': STORED_OBJECT_PREFIXES, 's3:PutObject': ['transcodes'] },
+  },
+  /**
    * Probe, finalize (reads Transcribe's output, writes the transcript), fail. Reads the source (any stored
    * object of the company); reads, writes and deletes only under `transcriptions/`.
    */
