@@ -26,7 +26,7 @@ export interface AudioConversion {
 
 export interface ProbeOutput extends SourceStepOutput {
   output?: { bucket: string; fullPath: string; contentType: string };
-  /** The engine that converts the source: the machine's `Engine?` state chooses its task by it. */
+  /** The engine that converts the source: the machine's `Reused?` choice picks the task by it. */
   engine?: TranscodeEngine;
   /** MediaConvert job settings of the preset (the input of the `Transcode` task), for MediaConvert. */
   settings?: Record<string, unknown>;
