@@ -109,7 +109,11 @@ describe('the ffmpeg function (audio-only presets)', () => {
           conversion: {
             preset: 'wav',
             source: { bucket: 'b', fullPath: 'companies/co_1/uploads/bogus.wav' },
-            output: { bucket: 'b', fullPath: 'companies/co_1/transcodes/tc_2/a1/output.wav', contentType: 'a' },
+            output: {
+              bucket: 'b',
+              fullPath: 'companies/co_1/transcodes/tc_2/a1/output.wav',
+              contentType: 'a',
+            },
             durationSeconds: 3,
           },
           userMetadata: { companyId: 'co_1', jobId: 'tc_2', attempt: '1' },
