@@ -23,23 +23,16 @@ export interface ProbeStreams {
   }[];
 }
 
+/** Runs a command to its end, with its stdout and the end of its stderr. */
 const run = (
   command: string,
   args: string[],
-  options: { signal?: AbortSignal } = {},
-): Promise<{ code: number | null; stdout: string; stderr: string; aborted: boolean }> =>
+): Promise<{ code: number | null; stdout: string; stderr: string }> =>
   new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    let aborted = false;
-    const kill = () => {
-      aborted = true;
-      child.kill('SIGKILL');
-    };
-    if (options.signal?.aborted) kill();
-    options.signal?.addEventListener('abort', kill, { once: true });
     child.stdout.on('data', (c: Buffer) => {
       stdout += c.toString();
     });
@@ -49,8 +42,7 @@ const run = (
     child.once('error', reject);
     child.once('close', (code) => {
       recordEngineSpan(command, started);
-      options.signal?.removeEventListener('abort', kill);
-      resolve({ code, stdout, stderr, aborted });
+      resolve({ code, stdout, stderr });
     });
   });
 

@@ -60,14 +60,20 @@ export const runFfmpegBinary = (binary: string, args: string[], options: FfmpegR
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-8000);
     });
-    child.once('error', (error) => {
+    // A process that cannot start emits `error` and may emit `close` too: the first one settles the run.
+    let exited = false;
+    const exit = () => {
+      if (exited) return false;
+      exited = true;
       options.signal.removeEventListener('abort', kill);
       options.onExit?.(child.pid);
-      reject(error);
+      return true;
+    };
+    child.once('error', (error) => {
+      if (exit()) reject(error);
     });
     child.once('close', (code) => {
-      options.signal.removeEventListener('abort', kill);
-      options.onExit?.(child.pid);
+      if (!exit()) return;
       if (aborted) {
         const reason: unknown = options.signal.reason;
         reject(reason instanceof Error ? reason : new Error('aborted'));
