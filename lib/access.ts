@@ -419,6 +419,11 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
 
 const UNFINISHED_LIST = 'the unfinished-jobs index is listed by the operator CLI only';
 
+/** Why the ffmpeg function holds the job type's reads and transactions in its bundle but never makes them. */
+const AUDIO_PROGRESS_ONLY =
+  "the ffmpeg function's only table write is the job's progress (one conditional update); the job type's " +
+  'reads and transactions (probe, finalize, fail and their events) are the transcode worker steps';
+
 /**
  * Starting a triggered workflow run (`functions/shared/domain/workflows/triggered-runs.ts`): the workflow's
  * trigger item and head, the company's limits, the run (created with its meter and run list entry; read
@@ -532,6 +537,19 @@ export const WORKER_ACCESS = {
     objects: { 's3:GetObject': STORED_OBJECT_PREFIXES },
     unscoped: [MEDIA_PROBE],
     neverCalls: { 'dynamodb:Query': UNFINISHED_LIST },
+  },
+  /**
+   * The ffmpeg function (audio-only presets): reads the source (any stored object of the company), writes the
+   * output under `transcodes/`, and records the conversion's progress on the job (a conditional update).
+   */
+  transcodeAudio: {
+    table: { UpdateItem: ['transcodes'] },
+    objects: { 's3:GetObject': STORED_OBJECT_PREFIXES, 's3:PutObject': ['transcodes'] },
+    neverCalls: {
+      'dynamodb:GetItem': AUDIO_PROGRESS_ONLY,
+      'dynamodb:PutItem': AUDIO_PROGRESS_ONLY,
+      'dynamodb:Query': UNFINISHED_LIST,
+    },
   },
   /**
    * Probe, finalize (reads Transcribe's output, writes the transcript), fail. Reads the source (any stored

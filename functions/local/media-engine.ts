@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { type MediaProbe, type MediaProber, SourceUnreadableError } from '../shared/aws/mediaconvert';
 import { presignRead } from '../shared/aws/s3-objects';
+import { runFfmpegBinary } from '../shared/media/ffmpeg-process';
 import { recordEngineSpan } from './engine-processes';
 
 /**
@@ -22,28 +23,18 @@ export interface ProbeStreams {
   }[];
 }
 
+/** Runs a command to its end, with its stdout and the end of its stderr. */
 const run = (
   command: string,
   args: string[],
-  options: { signal?: AbortSignal; onStdout?: (chunk: string) => void; onSpawn?: (pid: number) => void } = {},
-): Promise<{ code: number | null; stdout: string; stderr: string; aborted: boolean }> =>
+): Promise<{ code: number | null; stdout: string; stderr: string }> =>
   new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    if (child.pid) options.onSpawn?.(child.pid);
     let stdout = '';
     let stderr = '';
-    let aborted = false;
-    const kill = () => {
-      aborted = true;
-      child.kill('SIGKILL');
-    };
-    if (options.signal?.aborted) kill();
-    options.signal?.addEventListener('abort', kill, { once: true });
     child.stdout.on('data', (c: Buffer) => {
-      const text = c.toString();
-      if (options.onStdout) options.onStdout(text);
-      else stdout += text;
+      stdout += c.toString();
     });
     child.stderr.on('data', (c: Buffer) => {
       stderr = (stderr + c.toString()).slice(-8000);
@@ -51,8 +42,7 @@ const run = (
     child.once('error', reject);
     child.once('close', (code) => {
       recordEngineSpan(command, started);
-      options.signal?.removeEventListener('abort', kill);
-      resolve({ code, stdout, stderr, aborted });
+      resolve({ code, stdout, stderr });
     });
   });
 
@@ -90,49 +80,25 @@ export const mediaProbeOf = (probe: ProbeStreams | undefined): MediaProbe => {
 export const probeWithFfprobe: MediaProber = async ({ bucket, fullPath }) =>
   mediaProbeOf(await ffprobeFile(await presignRead(bucket, fullPath)));
 
-export class FfmpegFailedError extends Error {
-  constructor(detail: string) {
-    super(detail);
-    this.name = 'TranscodeEngineFailed';
-  }
-}
-
 /** Processes the local stack started, so tests can check that cancel leaves none running. */
 export const runningFfmpeg = new Set<number>();
 
 /**
- * Runs ffmpeg with `args` (which must include `-progress pipe:1`), reporting progress in percent of
- * `durationSeconds`. Aborting the signal kills ffmpeg (SIGKILL) and rejects with the signal's reason.
+ * Runs the machine's ffmpeg with `args` (which must include `-progress pipe:1`), reporting progress in
+ * percent of `durationSeconds`, as the ffmpeg function runs its own (`runFfmpegBinary`). Aborting the signal
+ * kills ffmpeg (SIGKILL) and rejects with the signal's reason.
  */
-export const runFfmpeg = async (
+export const runFfmpeg = (
   args: string[],
   options: { signal: AbortSignal; durationSeconds: number; onProgress?: (percent: number) => void },
 ): Promise<void> => {
-  let pid: number | undefined;
-  let buffered = '';
-  const result = await run(FFMPEG, args, {
-    signal: options.signal,
-    onSpawn: (p) => {
-      pid = p;
-      runningFfmpeg.add(p);
+  const started = performance.now();
+  return runFfmpegBinary(FFMPEG, args, {
+    ...options,
+    onSpawn: (pid) => runningFfmpeg.add(pid),
+    onExit: (pid) => {
+      recordEngineSpan(FFMPEG, started);
+      if (pid !== undefined) runningFfmpeg.delete(pid);
     },
-    onStdout: (chunk) => {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        const match = /^out_time_us=(\d+)/.exec(line.trim());
-        if (match && options.durationSeconds > 0) {
-          const percent = Math.min(99, Math.floor(Number(match[1]) / 1e4 / options.durationSeconds));
-          options.onProgress?.(percent);
-        }
-      }
-    },
-  }).finally(() => {
-    if (pid !== undefined) runningFfmpeg.delete(pid);
   });
-  if (result.aborted)
-    throw options.signal.reason instanceof Error ? options.signal.reason : new Error('aborted');
-  if (result.code !== 0)
-    throw new FfmpegFailedError(`ffmpeg exited with ${result.code}: ${result.stderr.slice(-500)}`);
 };

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, type Size, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type ILayerVersion, LayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -51,6 +51,12 @@ export interface AppFunctionProps {
    */
   lazyModuleAliases?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   timeout?: Duration;
+  /** arm64 unless the function runs a binary of another architecture (the ffmpeg function: x86_64). */
+  architecture?: Architecture;
+  /** Layers beyond the Powertools layer (the ffmpeg binary's). */
+  layers?: readonly ILayerVersion[];
+  /** `/tmp` beyond Lambda's 512 MB (the ffmpeg function keeps a source and its output there). */
+  ephemeralStorageSize?: Size;
 }
 
 /**
@@ -173,7 +179,7 @@ export const packageFileCommands = (
 };
 
 /**
- * One Lambda function of the API: nodejs22.x on arm64, active X-Ray tracing (the role gets
+ * One Lambda function of the API: nodejs22.x on arm64 (x86_64 where `architecture` says so), active X-Ray tracing (the role gets
  * `xray:PutTraceSegments` and `xray:PutTelemetryRecords` with it), one minified, tree-shaken ESM file
  * (everything but the runtime's AWS SDK and the Powertools layer, see `RUNTIME_PROVIDED_MODULES`), an
  * explicit log group kept for a
@@ -199,13 +205,14 @@ export class AppFunction extends NodejsFunction {
       depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
+      architecture: props.architecture ?? Architecture.ARM_64,
       tracing: Tracing.ACTIVE,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
+      ...(props.ephemeralStorageSize ? { ephemeralStorageSize: props.ephemeralStorageSize } : {}),
       role,
       logGroup,
-      layers: [powertoolsLayer(scope)],
+      layers: [powertoolsLayer(scope), ...(props.layers ?? [])],
       environment: {
         ...dataEnvironment(props.access, props.data),
         ...props.environment,

@@ -1,14 +1,16 @@
-import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Size, Stack, Validations } from 'aws-cdk-lib';
 import { EventField, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, type LayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { STORED_OBJECT_PREFIXES } from '../../functions/shared/types/object-prefixes';
 import { type DataResources, WORKER_ACCESS } from '../access';
 import { grantObjects } from '../grants/object-prefixes';
-import type { AppFunction } from './app-function';
+import { AppFunction } from './app-function';
 import { AslStateMachine } from './asl-state-machine';
+import { ffmpegLayer } from './ffmpeg-layer';
 import { mediaJobWorker } from './job-worker';
 
 export interface TranscodeJobsProps {
@@ -20,11 +22,16 @@ export interface TranscodeJobsProps {
  * assumes to read sources (any stored object) and write outputs under `companies/<companyId>/transcodes/`, and the `transcode` state machine
  * (`statemachines/transcode.asl.json`), whose role may create, watch and cancel MediaConvert jobs
  * (`createJob.sync`: the managed EventBridge rule) and pass exactly the MediaConvert role; and the rule that
- * sends the progress events of this machine's MediaConvert jobs to the worker.
+ * sends the progress events of this machine's MediaConvert jobs to the worker. Audio-only presets run on ffmpeg
+ * instead: an x86_64 function with the ffmpeg layer (`TranscodeAudio`), which reads the source, writes the
+ * output under `transcodes/` and records progress on the job (docs/decisions/0039).
  */
 export class TranscodeJobs extends Construct {
   readonly stateMachine: StateMachine;
   readonly worker: AppFunction;
+  /** The ffmpeg function of the audio-only presets, and the layer that carries its binary. */
+  readonly audioFunction: AppFunction;
+  readonly ffmpegLayer: LayerVersion;
   readonly mediaConvertRole: Role;
   /** MediaConvert `STATUS_UPDATE` events of this machine's jobs → the worker's `progress` action. */
   readonly progressRule: Rule;
@@ -39,6 +46,21 @@ export class TranscodeJobs extends Construct {
       description: 'Public API v1, transcode worker (probe, finalize, fail)',
       access: WORKER_ACCESS.transcode,
       data,
+    });
+
+    // One vCPU (1,769 MB): ffmpeg's audio encoders use one thread, and CPU is what a conversion bills; 15
+    // minutes and 4 GiB of /tmp hold the largest source it takes (`FFMPEG_BOUNDS`: 2 GiB, 2 hours) and its output.
+    this.ffmpegLayer = ffmpegLayer(this, 'FfmpegLayer');
+    this.audioFunction = new AppFunction(this, 'AudioFunction', {
+      entry: 'functions/workers/transcode-audio/index.ts',
+      description: 'Public API v1, audio-only transcodes on ffmpeg',
+      access: WORKER_ACCESS.transcodeAudio,
+      data,
+      architecture: Architecture.X86_64,
+      layers: [this.ffmpegLayer],
+      memorySize: 1769,
+      timeout: Duration.minutes(15),
+      ephemeralStorageSize: Size.gibibytes(4),
     });
 
     this.mediaConvertRole = new Role(this, 'MediaConvertRole', {
@@ -56,7 +78,7 @@ export class TranscodeJobs extends Construct {
 
     const machine = new AslStateMachine(this, 'Machine', {
       name: 'transcode',
-      functions: { TranscodeWorkerFunctionArn: this.worker },
+      functions: { TranscodeWorkerFunctionArn: this.worker, TranscodeAudioFunctionArn: this.audioFunction },
       substitutions: { MediaConvertRoleArn: this.mediaConvertRole.roleArn },
       timeout: Duration.minutes(150),
     });

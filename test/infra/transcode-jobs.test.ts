@@ -27,6 +27,7 @@ describe('transcode state machine (jobs stack)', () => {
     jobsTemplate.hasResourceProperties('AWS::StepFunctions::StateMachine', {
       DefinitionSubstitutions: {
         TranscodeWorkerFunctionArn: { 'Fn::GetAtt': [logicalIdOf(transcodes.worker), 'Arn'] },
+        TranscodeAudioFunctionArn: { 'Fn::GetAtt': [logicalIdOf(transcodes.audioFunction), 'Arn'] },
         MediaConvertRoleArn: { 'Fn::GetAtt': [logicalIdOf(transcodes.mediaConvertRole), 'Arn'] },
       },
     });
@@ -40,13 +41,22 @@ describe('transcode state machine (jobs stack)', () => {
       >;
     };
     const tasks = Object.entries(asl.States).filter(([, s]) => s.Type === 'Task');
-    expect(tasks.map(([n]) => n).sort()).toEqual(['Finalize', 'Probe', 'RecordFailure', 'Transcode']);
+    expect(tasks.map(([n]) => n).sort()).toEqual([
+      'Finalize',
+      'Probe',
+      'RecordFailure',
+      'Transcode',
+      'TranscodeAudio',
+    ]);
     for (const [, task] of tasks) {
       expect(task.TimeoutSeconds).toBeGreaterThan(0);
       expect(task.Retry?.length).toBeGreaterThan(0);
       expect(task.Catch?.length).toBeGreaterThan(0);
     }
     expect(asl.States.Transcode?.Resource).toBe('arn:aws:states:::mediaconvert:createJob.sync');
+    expect(asl.States.TranscodeAudio?.Resource).toMatch(/^\$\{TranscodeAudioFunctionArn\}$/);
+    // The task outlives the function's 15 minutes, so a timed-out function reports its own error first.
+    expect(asl.States.TranscodeAudio?.TimeoutSeconds).toBeGreaterThan(900);
   });
 
   it('lets MediaConvert (and only it) assume a role limited to tenant objects', () => {
@@ -81,7 +91,11 @@ describe('transcode state machine (jobs stack)', () => {
     expect(pass?.Condition).toEqual({
       StringEquals: { 'iam:PassedToService': 'mediaconvert.amazonaws.com' },
     });
-    expect(actions.filter((a) => a === 'lambda:InvokeFunction')).toHaveLength(1);
+    const invoked = statements
+      .filter((s) => [s.Action].flat().includes('lambda:InvokeFunction'))
+      .flatMap((s) => [s.Resource].flat());
+    expect(JSON.stringify(invoked)).toContain(logicalIdOf(transcodes.worker));
+    expect(JSON.stringify(invoked)).toContain(logicalIdOf(transcodes.audioFunction));
   });
 
   it('gives the worker the table, the tenant prefix and MediaConvert Probe, and no state machine', () => {
@@ -138,5 +152,43 @@ describe('transcode state machine (jobs stack)', () => {
       FunctionName: { 'Fn::GetAtt': [logicalIdOf(transcodes.worker), 'Arn'] },
       SourceArn: { 'Fn::GetAtt': [logicalIdOf(transcodes.progressRule), 'Arn'] },
     });
+  });
+
+  it('runs the audio-only presets on an x86_64 function with the ffmpeg layer, one vCPU and 15 minutes', () => {
+    jobsTemplate.hasResourceProperties('AWS::Lambda::LayerVersion', {
+      CompatibleArchitectures: ['x86_64'],
+      Description: Match.stringLikeRegexp('ffmpeg'),
+    });
+    jobsTemplate.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'Public API v1, audio-only transcodes on ffmpeg',
+      Runtime: 'nodejs22.x',
+      Architectures: ['x86_64'],
+      // 1,769 MB is one full vCPU (ffmpeg's audio encoders use one thread); /tmp holds a 2 GiB source and its output.
+      MemorySize: 1769,
+      Timeout: 900,
+      EphemeralStorage: { Size: 4096 },
+      Layers: Match.arrayWith([{ Ref: logicalIdOf(transcodes.ffmpegLayer) }]),
+    });
+  });
+
+  it('lets the ffmpeg function read sources, write transcode outputs and record progress, nothing more', () => {
+    const role = transcodes.audioFunction.role;
+    if (!role) throw new Error('ffmpeg function without role');
+    const statements = statementsOf(jobsTemplate, role).filter(
+      (s) => !actionsOf([s]).some((a) => a.startsWith('xray:') || a.startsWith('logs:')),
+    );
+    expect([...new Set(actionsOf(statements))].sort()).toEqual([
+      'dynamodb:UpdateItem',
+      's3:GetObject',
+      's3:PutObject',
+    ]);
+    const writes = statements.filter((s) => actionsOf([s]).includes('s3:PutObject'));
+    expect(writes).toHaveLength(1);
+    expect(actionsOf(writes)).toEqual(['s3:PutObject']);
+    expect(JSON.stringify(writes[0]?.Resource)).toContain('/companies/*/transcodes/*');
+    expect(JSON.stringify(statements)).not.toMatch(/\/companies\/\*"/);
+    const update = statements.find((s) => actionsOf([s]).includes('dynamodb:UpdateItem'));
+    // Only the transcode partition of the table (its leading key condition).
+    expect(JSON.stringify(update?.Condition)).toContain('TRANSCODE');
   });
 });

@@ -3,6 +3,7 @@ import { hostileStorageReferences } from '../fixtures/hostile-storage-paths';
 import { presetExpectation } from '../fixtures/transcode-expectations';
 import { call, createTenant, expectHostileRefusal, expectProblem } from './support';
 import {
+  engineOf,
   ffmpegProcessesOf,
   getJob,
   type Job,
@@ -28,7 +29,7 @@ const presets = await import('../../functions/shared/domain/transcode-presets');
 
 describe('POST /v1/transcodes end to end (local engine: ffmpeg)', () => {
   it.each(presets.TRANSCODE_PRESETS)(
-    'converts an audio source to %s, stores the output and bills once',
+    'converts an audio source to %s on its engine, stores the output and bills the same seconds once',
     async (preset) => {
       const tenant = await createTenant({ plan: 'starter' });
       const source = await storeSource(tenant.companyId, 'tone', { seconds: 3 });
@@ -56,6 +57,8 @@ describe('POST /v1/transcodes end to end (local engine: ffmpeg)', () => {
       expect(audio?.channels).toBe(expected.channels);
       expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
       expect(await queueOf(tenant.companyId)).toBe(0);
+      // Audio-only presets run on the ffmpeg function's module, mp4 on MediaConvert's stand-in: same bill.
+      expect(await engineOf(tenant.companyId, created.id)).toBe(preset === 'mp4' ? 'mediaconvert' : 'ffmpeg');
     },
   );
 
@@ -558,10 +561,12 @@ describe('Transcode worker: a repeated invocation of the same attempt', () => {
         companyId: tenant.companyId,
         jobId: job.jobId,
         attempt: 1,
-      })) as { reused: boolean; output?: { fullPath: string }; settings?: unknown };
+      })) as { reused: boolean; output?: { fullPath: string }; engine?: string; conversion?: unknown };
       expect(result.reused).toBe(false);
       expect(result.output?.fullPath).toContain(`/transcodes/${job.jobId}/a1/output.wav`);
-      expect(result.settings).toBeTruthy();
+      // A wav is an audio-only preset: the engine input is the ffmpeg function's.
+      expect(result.engine).toBe('ffmpeg');
+      expect(result.conversion).toMatchObject({ preset: 'wav', output: result.output });
       expect(await getJob(tenant.apiKey, job.jobId)).toMatchObject({ status: 'transcoding', attempt: 1 });
       expect(await queueOf(tenant.companyId)).toBe(1);
     },

@@ -2,11 +2,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runFfmpeg } from '../../functions/local/media-engine';
 import { tasks } from '../../functions/local/step-functions/transcode-tasks';
 import { presignRead, uploadFile } from '../../functions/shared/aws/s3-objects';
+import { convertAudio } from '../../functions/workers/transcode-audio/convert';
 
 const worker = vi.hoisted(() => vi.fn());
 vi.mock('../../functions/workers/transcode/worker', () => ({ createTranscodeWorker: () => worker }));
 vi.mock('../../functions/local/media-engine', () => ({ runFfmpeg: vi.fn(), probeWithFfprobe: vi.fn() }));
 vi.mock('../../functions/shared/aws/s3-objects', () => ({ presignRead: vi.fn(), uploadFile: vi.fn() }));
+vi.mock('../../functions/workers/transcode-audio/convert', () => ({ convertAudio: vi.fn() }));
 
 const meta = {
   stateMachine: 'transcode',
@@ -63,5 +65,14 @@ describe('local MediaConvert stand-in (ffmpeg)', () => {
       'audio/wav',
     );
     expect(answer).toMatchObject({ Job: { Status: 'COMPLETE', UserMetadata: meta } });
+  });
+
+  it("runs TranscodeAudio with the ffmpeg function's own module, the machine's ffmpeg and the execution's signal", async () => {
+    vi.mocked(convertAudio).mockResolvedValue({ timing: { StartTime: 1, FinishTime: 2 } });
+    const input = { conversion: { preset: 'wav' }, userMetadata: meta };
+    await expect(tasks.TranscodeAudio?.(input, ctx)).resolves.toEqual({
+      timing: { StartTime: 1, FinishTime: 2 },
+    });
+    expect(convertAudio).toHaveBeenCalledWith(input, { signal: ctx.signal, runFfmpeg });
   });
 });

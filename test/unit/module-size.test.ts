@@ -26,7 +26,9 @@ const over = (files: readonly string[], limit: number) =>
 
 /** A job type's own files: named after it (`transcode…`, `workers/transcode/…`), the local stack's left out. */
 const JOB_TYPES: Record<string, { pattern: RegExp; except?: RegExp }> = {
-  transcode: { pattern: /(^|\/)transcodes?([-/.]|$)/ },
+  // The ffmpeg function converts, as MediaConvert (whose adapters are not named after the type) does: an engine,
+  // not the job type's lifecycle.
+  transcode: { pattern: /(^|\/)transcodes?([-/.]|$)/, except: /\/transcode-audio\// },
   // The transcript format converters are the output's formats, not the job type's lifecycle.
   transcription: { pattern: /(^|\/)transcriptions?([-/.]|$)/, except: /\/transcripts\.ts$/ },
   speech_job: { pattern: /(^|\/)speech-jobs?([-/.]|$)/ },

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ffmpegArguments } from '../../functions/local/ffmpeg-arguments';
 import { FFMPEG, ffprobeFile, mediaProbeOf, runFfmpeg } from '../../functions/local/media-engine';
+import { ffmpegArguments } from '../../functions/shared/domain/ffmpeg-arguments';
 import {
   mediaConvertSettings,
   presetContentType,

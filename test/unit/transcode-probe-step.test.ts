@@ -80,7 +80,7 @@ describe('transcode probe step', () => {
       from: ['probing'],
       leaseUntil: new Date(now.getTime() + 7_800_000),
       percent: 0,
-      set: { durationSeconds: 12.5, hasVideo: false },
+      set: { durationSeconds: 12.5, hasVideo: false, engine: 'ffmpeg' },
       now,
     });
     expect(getTranscodeReuse).toHaveBeenCalledWith('co_1', 'wav#500#e2');
@@ -104,7 +104,34 @@ describe('transcode probe step', () => {
         durationSeconds: '12.5',
       },
     });
+    // A 12.5 s wav is an audio-only conversion within the ffmpeg function's bounds: its input, not MediaConvert's.
+    expect(result).toMatchObject({
+      engine: 'ffmpeg',
+      conversion: {
+        preset: 'wav',
+        source: { bucket: 'b', fullPath: job.source.fullPath },
+        output: result.output,
+        durationSeconds: 12.5,
+      },
+    });
+    expect(result.settings).toBeUndefined();
+  });
+
+  it('leaves a source longer than the ffmpeg bounds to MediaConvert, with its job settings', async () => {
+    vi.mocked(transcodeLimits).mockResolvedValue({
+      ...limits,
+      transcodeMaxDurationSeconds: 4 * 3600,
+    } as never);
+    probe.mockResolvedValue({ durationSeconds: 3 * 3600, hasVideo: false, hasAudio: true });
+    const result = await run();
+    expect(startTranscoding).toHaveBeenCalledWith(
+      expect.objectContaining({
+        set: { durationSeconds: 3 * 3600, hasVideo: false, engine: 'mediaconvert' },
+      }),
+    );
+    expect(result).toMatchObject({ engine: 'mediaconvert' });
     expect(result.settings).toBeTruthy();
+    expect(result.conversion).toBeUndefined();
   });
 
   it('finishes the job with the stored output of the same content converted before, billing nothing', async () => {

@@ -5,6 +5,7 @@ import { presignRead, uploadFile } from '../../shared/aws/s3-objects';
 import { isTranscodePreset, presetContentType } from '../../shared/domain/transcode-presets';
 import type { ProgressInput } from '../../workers/transcode/types';
 import { createTranscodeWorker } from '../../workers/transcode/worker';
+import { type AudioConversionInput, convertAudio } from '../../workers/transcode-audio/convert';
 import { ffmpegArguments } from '../ffmpeg-arguments';
 import { probeWithFfprobe, runFfmpeg } from '../media-engine';
 import type { TaskOverride } from './machines';
@@ -16,7 +17,8 @@ import type { TaskOverride } from './machines';
  * does (ffmpeg's start and finish). Its progress reaches the job as MediaConvert's does on AWS: a
  * `STATUS_UPDATE` job state change carrying the job's user metadata, handed to the worker's progress step
  * (what the machine's EventBridge rule delivers there). Stopping the execution (cancel) aborts the signal,
- * which kills ffmpeg.
+ * which kills ffmpeg. `TranscodeAudio` (the audio-only presets) runs the ffmpeg function's own module with
+ * the machine's ffmpeg: the same arguments, reads, writes and progress as on AWS.
  */
 const worker = createTranscodeWorker({ probe: probeWithFfprobe });
 
@@ -106,6 +108,8 @@ const transcodeWithFfmpeg: TaskOverride = async (input: CreateJobInput, ctx) => 
 export const tasks: Record<string, TaskOverride> = {
   Probe: (input) => worker(input),
   Transcode: transcodeWithFfmpeg,
+  TranscodeAudio: (input: AudioConversionInput, ctx) =>
+    convertAudio(input, { signal: ctx.signal, runFfmpeg }),
   Finalize: (input) => worker(input),
   RecordFailure: (input) => worker(input),
 };

@@ -1,5 +1,10 @@
 import { lazy } from '../lazy';
-import { TRANSCODE_PRESETS, type TranscodePreset } from '../types/transcodes';
+import {
+  TRANSCODE_ENGINES,
+  TRANSCODE_PRESETS,
+  type TranscodeEngine,
+  type TranscodePreset,
+} from '../types/transcodes';
 import * as zm from '../zod-mini';
 import type { JobStoreConfig } from './jobs/lifecycle';
 import { type JobRecordBase, jobRecordFields, reuseEntryFields } from './jobs/record';
@@ -23,6 +28,8 @@ export interface TranscodeJobRecord extends JobRecordBase<TranscodeStatus> {
   /** From the probe: seconds of media and whether the source has video. */
   durationSeconds?: number;
   hasVideo?: boolean;
+  /** From the probe: the engine that converts this attempt (internal; the public job does not show it). */
+  engine?: TranscodeEngine;
 }
 
 /** The stored output of an earlier conversion of the same content. */
@@ -40,6 +47,7 @@ const transcodeJobSchema = /* @__PURE__ */ lazy(
       output: zm.optional(jobOutputFile()),
       durationSeconds: zm.optional(zm.number()),
       hasVideo: zm.optional(zm.boolean()),
+      engine: zm.optional(zm.enum(TRANSCODE_ENGINES)),
     }) satisfies zm.ZodMiniType<TranscodeJobRecord>,
 );
 

@@ -1,5 +1,5 @@
 import { type MediaConvertOutput, mediaConvertJobSettings } from '../aws/mediaconvert-settings';
-import { TRANSCODE_PRESETS, type TranscodePreset } from '../types/transcodes';
+import { TRANSCODE_PRESETS, type TranscodeEngine, type TranscodePreset } from '../types/transcodes';
 
 export { TRANSCODE_PRESETS, type TranscodePreset };
 
@@ -14,6 +14,8 @@ export { TRANSCODE_PRESETS, type TranscodePreset };
  * - `mp4` keeps the first video stream as H.264 (yuv420p) when the source has one; an audio-only source
  *   gives AAC in MP4 (no video track). Every other preset drops video.
  * - Outputs are written as `output.<extension>` under the job's attempt prefix.
+ * - The audio-only presets run on ffmpeg in a Lambda function (`transcodeEngine`), within `FFMPEG_BOUNDS`;
+ *   `mp4` (video) and sources beyond those bounds run on MediaConvert (docs/decisions/0039).
  */
 interface PresetDefinition {
   extension: string;
@@ -72,6 +74,28 @@ const PRESETS: Record<TranscodePreset, PresetDefinition> = {
     },
   },
 };
+
+/**
+ * What the ffmpeg function converts: sources up to 2 GiB and 2 hours. The function downloads the source to
+ * its ephemeral storage and writes the output there (a 2-hour 48 kHz stereo WAV is 1.4 GB), and must finish
+ * within Lambda's 15 minutes: the slowest audio preset (`ogg_opus`) takes about 2 s of CPU per minute of
+ * audio with the packaged ffmpeg, so 2 hours is about 4 minutes on the function's one vCPU.
+ */
+export const FFMPEG_BOUNDS = { sourceBytes: 2 * 1024 ** 3, durationSeconds: 2 * 3600 } as const;
+
+/**
+ * The engine that converts a source to `preset`: ffmpeg for the audio-only presets within `FFMPEG_BOUNDS`,
+ * MediaConvert for video (`mp4`) and for longer or larger sources.
+ */
+export const transcodeEngine = (
+  preset: TranscodePreset,
+  source: { bytes: number; durationSeconds: number },
+): TranscodeEngine =>
+  !PRESETS[preset].keepsVideo &&
+  source.bytes <= FFMPEG_BOUNDS.sourceBytes &&
+  source.durationSeconds <= FFMPEG_BOUNDS.durationSeconds
+    ? 'ffmpeg'
+    : 'mediaconvert';
 
 export const isTranscodePreset = (value: string): value is TranscodePreset =>
   (TRANSCODE_PRESETS as readonly string[]).includes(value);

@@ -7,6 +7,7 @@ import {
   mediaConvertSettings,
   presetContentType,
   presetExtension,
+  transcodeEngine,
 } from '../../shared/domain/transcode-presets';
 import { transcodeJobs } from '../../shared/domain/transcodes';
 import type { ProbeInput, ProbeOutput, WorkerDeps } from './types';
@@ -42,27 +43,45 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
     if (probed.reused) return { ...ref, reused: true };
     const { job, head, media } = probed;
     const { source } = job;
+    const engine = transcodeEngine(job.preset, { bytes: head.size, durationSeconds: media.durationSeconds });
     await step.advance({
       from: ['probing'],
       to: 'transcoding',
       leaseSeconds: LEASE_SECONDS.transcode,
       percent: 0,
-      set: { durationSeconds: media.durationSeconds, hasVideo: media.hasVideo },
+      set: { durationSeconds: media.durationSeconds, hasVideo: media.hasVideo, engine },
     });
     const fullPath = outputPath(job);
+    const output = {
+      bucket: source.bucket,
+      fullPath,
+      contentType: presetContentType(job.preset, media.hasVideo),
+    };
     const destination = `s3://${source.bucket}/${fullPath.replace(/\.[^.]+$/, '')}`;
     return {
       ...ref,
       reused: false,
       source: { size: head.size, etag: head.etag },
       durationSeconds: media.durationSeconds,
-      output: { bucket: source.bucket, fullPath, contentType: presetContentType(job.preset, media.hasVideo) },
-      settings: mediaConvertSettings(
-        job.preset,
-        media.hasVideo,
-        `s3://${source.bucket}/${source.fullPath}`,
-        destination,
-      ),
+      output,
+      engine,
+      ...(engine === 'ffmpeg'
+        ? {
+            conversion: {
+              preset: job.preset,
+              source: { bucket: source.bucket, fullPath: source.fullPath },
+              output,
+              durationSeconds: media.durationSeconds,
+            },
+          }
+        : {
+            settings: mediaConvertSettings(
+              job.preset,
+              media.hasVideo,
+              `s3://${source.bucket}/${source.fullPath}`,
+              destination,
+            ),
+          }),
       userMetadata: {
         ...stateMachineOf(input.executionArn),
         companyId: ref.companyId,

@@ -6,6 +6,7 @@ import type {
   SourceStepInput,
   SourceStepOutput,
 } from '../../shared/domain/jobs/source-step';
+import type { TranscodeEngine, TranscodePreset } from '../../shared/types/transcodes';
 
 /**
  * What the Lambda tasks of `statemachines/transcode.asl.json` (and the MediaConvert progress rule) give the
@@ -15,15 +16,33 @@ export type { JobRef };
 
 export type ProbeInput = SourceStepInput;
 
+/** The input of the ffmpeg function (`functions/workers/transcode-audio`): one audio-only conversion. */
+export interface AudioConversion {
+  preset: TranscodePreset;
+  source: { bucket: string; fullPath: string };
+  output: { bucket: string; fullPath: string; contentType: string };
+  durationSeconds: number;
+}
+
 export interface ProbeOutput extends SourceStepOutput {
   output?: { bucket: string; fullPath: string; contentType: string };
-  /** MediaConvert job settings of the preset (the engine input of the transcode step). */
+  /** The engine that converts the source: the machine's `Reused?` choice picks the task by it. */
+  engine?: TranscodeEngine;
+  /** MediaConvert job settings of the preset (the input of the `Transcode` task), for MediaConvert. */
   settings?: Record<string, unknown>;
-  /** Strings only, as MediaConvert's UserMetadata requires; the local engine reads the preset from it. */
+  /** The input of the `TranscodeAudio` task, for ffmpeg. */
+  conversion?: AudioConversion;
+  /**
+   * Strings only, as MediaConvert's UserMetadata requires: the job a progress report is for (MediaConvert's
+   * events and the ffmpeg function's reports); the local engine reads the preset from it.
+   */
   userMetadata?: Record<string, string>;
 }
 
-/** MediaConvert's `Job.Timing` of the finished job (the `Transcode` state's selected result). */
+/**
+ * The engine's timing of the finished conversion, epoch seconds: MediaConvert's `Job.Timing` (the `Transcode`
+ * state's selected result) or the ffmpeg function's run (`TranscodeAudio`).
+ */
 export interface EngineTiming {
   SubmitTime?: unknown;
   StartTime?: unknown;

@@ -1,0 +1,87 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { downloadObject, uploadFile } from '../../shared/aws/s3-objects';
+import { ffmpegArguments } from '../../shared/domain/ffmpeg-arguments';
+import { recordEngineProgress } from '../../shared/domain/jobs/worker-shell';
+import { FFMPEG_BOUNDS, presetExtension } from '../../shared/domain/transcode-presets';
+import { transcodeJobs } from '../../shared/domain/transcodes';
+import { FfmpegFailedError, type FfmpegRunOptions } from '../../shared/media/ffmpeg-process';
+import type { AudioConversion, EngineTiming } from '../transcode/types';
+
+/**
+ * One audio-only conversion on ffmpeg, the `TranscodeAudio` task of `statemachines/transcode.asl.json`: reads
+ * the source into a scratch directory, runs ffmpeg with the preset's arguments (`domain/ffmpeg-arguments.ts`),
+ * writes the output where the probe step put it, and answers the engine's timing as MediaConvert's task
+ * does, for the finalize step to record and bill. Its progress reaches the job through the job engine, as
+ * MediaConvert's progress events do (`recordEngineProgress` with the probe's user metadata). The Lambda entry
+ * runs the packaged ffmpeg; the local stack runs this same module with the machine's.
+ */
+export interface AudioConversionInput {
+  conversion: AudioConversion;
+  userMetadata: Record<string, string>;
+}
+
+export interface AudioConversionDeps {
+  /** Runs ffmpeg with the arguments (the binary is the caller's). */
+  runFfmpeg: (args: string[], options: FfmpegRunOptions) => Promise<void>;
+  /** Aborted when the conversion must stop (the function's time running out, or the execution stopped). */
+  signal: AbortSignal;
+  now?: () => Date;
+}
+
+/**
+ * Progress is recorded at most every PROGRESS_STEP percent and at most once per PROGRESS_MS (MediaConvert
+ * reports every 15 s): a one-minute source converts in about 2 s and records none.
+ */
+const PROGRESS_STEP = 10;
+const PROGRESS_MS = 15_000;
+
+export const convertAudio = async (
+  input: AudioConversionInput,
+  deps: AudioConversionDeps,
+): Promise<{ timing: EngineTiming }> => {
+  const { conversion, userMetadata } = input;
+  const now = deps.now ?? (() => new Date());
+  // The job id in the directory name lets an operator (and the local tests) find this job's ffmpeg process.
+  const dir = await mkdtemp(join(tmpdir(), `transcode-${userMetadata.jobId ?? 'job'}-`));
+  try {
+    const inFile = join(dir, 'source');
+    const outFile = join(dir, `output.${presetExtension(conversion.preset)}`);
+    await downloadObject(conversion.source.bucket, conversion.source.fullPath, inFile);
+    // The probe chose ffmpeg for a source within the bounds; one replaced since then may not be.
+    if ((await stat(inFile)).size > FFMPEG_BOUNDS.sourceBytes)
+      throw new FfmpegFailedError('The source grew beyond what the ffmpeg function converts.');
+    deps.signal.throwIfAborted();
+    const startTime = Date.now() / 1000;
+    let reported = 0;
+    let reportedAt = performance.now();
+    let pending: Promise<unknown> = Promise.resolve();
+    await deps.runFfmpeg(ffmpegArguments(conversion.preset, false, inFile, outFile), {
+      signal: deps.signal,
+      durationSeconds: conversion.durationSeconds,
+      onProgress: (percent) => {
+        if (percent < reported + PROGRESS_STEP || performance.now() - reportedAt < PROGRESS_MS) return;
+        reported = percent;
+        reportedAt = performance.now();
+        pending = pending
+          .then(() =>
+            recordEngineProgress(transcodeJobs, 'transcoding', { meta: userMetadata, percent, now: now() }),
+          )
+          .catch(() => undefined);
+      },
+    });
+    const finishTime = Date.now() / 1000;
+    await pending;
+    deps.signal.throwIfAborted();
+    await uploadFile(
+      conversion.output.bucket,
+      conversion.output.fullPath,
+      outFile,
+      conversion.output.contentType,
+    );
+    return { timing: { StartTime: startTime, FinishTime: finishTime } };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+};
