@@ -51,6 +51,16 @@ export interface LocalStackOptions {
   onExecutionEnd?: (event: ExecutionEvent) => void;
   /** Told of each batch a local queue handed its worker, with its run time. */
   onQueueBatch?: (event: QueueBatchEvent) => void;
+  /**
+   * Runs each off-path batch (the log shipper's batch of access-log records, the event dispatcher's batch of
+   * stream records) inside `run`: a measurement hook (the cost bench times and attributes them); default,
+   * `run()` alone.
+   */
+  aroundBatch?: <T>(
+    kind: 'log-shipper' | 'event-dispatcher',
+    records: unknown[],
+    run: () => Promise<T>,
+  ) => Promise<T>;
   /** Told what start-up recovery resumed or settled, by kind of work. */
   onRecovered?: (counts: Record<string, Record<string, number>>) => void;
   /** Every workflow schedule is due this often (ms) instead of by its expression (`--schedule-every`). */
@@ -337,7 +347,11 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       region: REGION,
       streamArn,
       checkpointFile: join(dataDir, 'event-stream.json'),
-      handler: async () => (await import('../workers/event-dispatcher/index')).handler,
+      handler: async () => {
+        const { handler } = await import('../workers/event-dispatcher/index');
+        const around = options.aroundBatch;
+        return around ? (event) => around('event-dispatcher', event.Records, () => handler(event)) : handler;
+      },
     });
     started.push(eventStream);
 
@@ -345,7 +359,10 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const authorizer = (await import('../authorizer/index')).handler;
     const { shipAccessLogRecords } = await import('../log-shipper/ship');
     const batcher = createLogBatcher(
-      (records) => shipAccessLogRecords(records),
+      (records) =>
+        options.aroundBatch
+          ? options.aroundBatch('log-shipper', records, () => shipAccessLogRecords(records))
+          : shipAccessLogRecords(records),
       (error) => process.stderr.write(`log shipper failed: ${String(error)}\n`),
     );
     started.push({ endpoint: 'log-shipper', stop: batcher.close });
