@@ -67,7 +67,7 @@ export interface OperationUsage {
   emfLogBytes?: number;
   /** The log shipper and the event dispatcher. */
   offPath?: OffPathWork[];
-  /** Traces started (each API request and each asynchronous entry: execution, queue batch). */
+  /** Traces started by requests from outside (executions and queue messages carry a trace on). */
   traces?: number;
   kmsRequests?: number;
 }
@@ -147,7 +147,14 @@ export const priceOperation = (
   const logBytes = usage.logBytes + requests * PLATFORM_LOG_BYTES;
   const writeUnits = usage.writeUnits + offPath.reduce((sum, o) => sum + o.writeUnits, 0);
   const readUnits = usage.readUnits + offPath.reduce((sum, o) => sum + o.readUnits, 0);
-  const sampled = (usage.traces ?? 0) * (volume === 'low' ? 1 : XRAY_SAMPLED_AT_VOLUME);
+  // Each off-path invocation (a stream or log subscription starts no trace of a request) is a trace.
+  const offPathTraces = offPath.reduce(
+    (sum, o) => sum + o.invocations.reduce((n, i) => n + (i.share ?? 1), 0),
+    0,
+  );
+  const sampled =
+    ((usage.traces ?? 0) + (usage.traces === undefined ? 0 : offPathTraces)) *
+    (volume === 'low' ? 1 : XRAY_SAMPLED_AT_VOLUME);
   const lines: Record<CostLine, number> = {
     WAF: perMillion(usage.apiRequests, PRICES.wafPerMillionRequests),
     'API Gateway': perMillion(usage.apiRequests, PRICES.apiGatewayRestPerMillionRequests),

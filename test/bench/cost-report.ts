@@ -171,7 +171,7 @@ export const benchCost = async (write: (line: string) => void) => {
   }
   const { transactions } = run;
   write(
-    `\nDynamoDB units are computed by DynamoDB's rules from the items touched (test/bench/request-units.ts) and agreed with DynamoDB Local on every request but ${transactions.count} transactions (computed ${transactions.computed} units, DynamoDB Local reported ${transactions.reported}: its known under-report); ${run.reportedQueries} filtered, projected or counting queries were taken as DynamoDB Local reported them.\n`,
+    `\nDynamoDB units are computed by DynamoDB's rules from the items touched (test/bench/request-units.ts) and agreed with DynamoDB Local on every request but ${transactions.count} transactions (computed ${transactions.computed} units, DynamoDB Local reported ${transactions.reported}: its known under-report) and ${run.emptyReads} reads that found nothing (a query, a batch's key; billed at DynamoDB's minimum, half a unit eventually; DynamoDB Local reports 0); ${run.reportedQueries} filtered, projected or counting queries were taken as DynamoDB Local reported them.\n`,
   );
 
   write(
@@ -233,7 +233,7 @@ export const benchCost = async (write: (line: string) => void) => {
     );
   }
   write(
-    `(allowances at the cost at volume of of the operations above: API requests as metered reads, transcode and transcription seconds as 60 s jobs, speech in 1,000-character calls, workflow runs as 3-step async runs; at volume; storage and database bytes full all month at $${S3_PER_GB_MONTH} and $${DYNAMODB_PER_GB_MONTH} per GB-month. Lambda arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s.)\n`,
+    `(allowances at the cost at volume of the operations above: API requests as metered reads, transcode and transcription seconds as 60 s jobs, speech in 1,000-character calls, workflow runs as 3-step async runs; storage and database bytes full all month at $${S3_PER_GB_MONTH} and $${DYNAMODB_PER_GB_MONTH} per GB-month. Lambda arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s.)\n`,
   );
   if (run.disagreements.length > 0) {
     write(`\n${run.disagreements.length} requests where the computed units differ from DynamoDB Local's:\n`);

@@ -63,6 +63,8 @@ export interface CostRun {
   transactions: MeterTotals['transactions'];
   /** Queries whose units were taken as DynamoDB Local reported them (filtered, projected or counted). */
   reportedQueries: number;
+  /** Reads that found nothing (billed at DynamoDB's minimum; DynamoDB Local reports 0). */
+  emptyReads: number;
   /** Differences from DynamoDB Local on non-transaction requests (there must be none). */
   disagreements: string[];
 }
@@ -295,8 +297,9 @@ export const measureOperations = async (write: (line: string) => void): Promise<
           logBytes: logBytes + accessLogBytes,
           emfLogBytes: emfBytes,
           offPath: [work('log-shipper', SHIPPER_FN), work('event-dispatcher', DISPATCHER_FN)],
-          // A trace per API request and per asynchronous entry (an execution, a queue batch).
-          traces: accessLog.length + executions.length + batches.length,
+          // A trace per request from outside (an API request; a webhook's event has none): executions and
+          // queue messages carry the trace on. The off-path invocations' own traces are added in pricing.
+          traces: Math.max(accessLog.length, runs),
           kmsRequests: 0,
         },
       };
@@ -319,6 +322,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
       operations,
       transactions: totals.transactions,
       reportedQueries: totals.reportedQueries,
+      emptyReads: totals.emptyReads,
       disagreements: units.disagreements(),
     };
   } finally {

@@ -10,8 +10,10 @@ import { type Item, unitsOfGet, unitsOfQuery, unitsOfWrite, type WriteUnits } fr
  * Before and after each write it reads the touched items with a client of its own (those reads are not
  * counted) to know their sizes and index keys; reads are sized from the items they return. Every request
  * also asks DynamoDB Local for its `ConsumedCapacity`: for every operation but a transaction the two must
- * agree, and a difference is kept and thrown by `assertAgreement` (DynamoDB Local reports about 2 units for
- * any transaction of small items: that difference is the known case, counted apart).
+ * agree, and a difference is kept (`disagreements`, which the report throws on). Two differences are known
+ * and counted apart: DynamoDB Local reports about 2 units for any transaction of small items, and 0 for a
+ * read of nothing (a Query or Scan that found nothing, a BatchGetItem key not found), which DynamoDB bills
+ * at its minimum (half a unit eventually).
  *
  * A Query or Scan bills the items it read before any filter, whole whatever its projection: where a request
  * filtered (ScannedCount above Count), projected or only counted, the items returned do not tell what was
@@ -36,6 +38,11 @@ export interface MeterTotals {
   /** Transactions, and DynamoDB Local's units for them (its known under-report). */
   transactions: { count: number; computed: number; reported: number };
   reportedQueries: number;
+  /**
+   * Reads of nothing (a Query or Scan that found nothing, a BatchGetItem key not found): DynamoDB bills its
+   * minimum, DynamoDB Local reports 0.
+   */
+  emptyReads: number;
 }
 
 const zero = (): Units => ({ read: 0, write: 0, indexWrite: 0, usageWrite: 0 });
@@ -43,6 +50,7 @@ const emptyTotals = (): MeterTotals => ({
   byWork: { request: zero(), 'log-shipper': zero(), 'event-dispatcher': zero() },
   transactions: { count: 0, computed: 0, reported: 0 },
   reportedQueries: 0,
+  emptyReads: 0,
 });
 
 interface Consumed {
@@ -191,12 +199,20 @@ export const installRequestMeter = (
     else if (command === 'BatchGetItemCommand') {
       const requested = input.RequestItems as Record<string, { Keys: Key[]; ConsistentRead?: boolean }>;
       const found = (output.Responses ?? {}) as Record<string, unknown[]>;
+      let absent = 0;
       units = Object.entries(requested).reduce((sum, [name, { Keys, ConsistentRead }]) => {
         const items = found[name] ?? [];
         const strong = !!ConsistentRead;
-        const absent = Math.max(0, Keys.length - items.length) * unitsOfGet(undefined, strong);
-        return sum + absent + items.reduce((s: number, item) => s + unitsOfGet(asStored(item), strong), 0);
+        absent += Math.max(0, Keys.length - items.length) * unitsOfGet(undefined, strong);
+        return sum + items.reduce((s: number, item) => s + unitsOfGet(asStored(item), strong), 0);
       }, 0);
+      // Each key is read as a GetItem: one not found bills the minimum, which DynamoDB Local leaves out.
+      if (absent > 0 && Math.abs(reportedUnits(output) - units) < 1e-9) {
+        sums.emptyReads += 1;
+        current().read += units + absent;
+        return;
+      }
+      units += absent;
     } else {
       const items = (output.Items as unknown[] | undefined)?.map((i) => asStored(i) as Item);
       const whole = items && !input.ProjectionExpression && output.ScannedCount === output.Count;
@@ -206,6 +222,11 @@ export const installRequestMeter = (
         return;
       }
       units = unitsOfQuery(items, !!input.ConsistentRead && !input.IndexName);
+      if (items.length === 0 && reportedUnits(output) === 0) {
+        sums.emptyReads += 1;
+        current().read += units;
+        return;
+      }
     }
     if (command !== 'TransactGetItemsCommand') check(command, units, output);
     else {
@@ -265,5 +286,6 @@ export const difference = (after: MeterTotals, before: MeterTotals): MeterTotals
   for (const k of ['count', 'computed', 'reported'] as const)
     out.transactions[k] = after.transactions[k] - before.transactions[k];
   out.reportedQueries = after.reportedQueries - before.reportedQueries;
+  out.emptyReads = after.emptyReads - before.emptyReads;
   return out;
 };
