@@ -51,6 +51,8 @@ export interface LocalStackOptions {
   onExecutionEnd?: (event: ExecutionEvent) => void;
   /** Told of each batch a local queue handed its worker, with its run time. */
   onQueueBatch?: (event: QueueBatchEvent) => void;
+  /** Write the EMF metric lines as on AWS (on stdout); default false. A measurement hook (the cost bench). */
+  emfMetrics?: boolean;
   /**
    * Runs each off-path batch (the log shipper's batch of access-log records, the event dispatcher's batch of
    * stream records) inside `run`: a measurement hook (the cost bench times and attributes them); default,
@@ -329,6 +331,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     };
     ensureJwtKeys(dataDir, new Date());
     Object.assign(process.env, localRuntimeEnvironment({ ...services, dataDir }));
+    if (options.emfMetrics) process.env.POWERTOOLS_METRICS_DISABLED = 'false';
     // The local engines stand in for Transcribe and Polly before any task or handler runs.
     (await import('./engines')).registerLocalEngines();
     stepFunctions.addMachines(await loadLocalStateMachines(REGION));

@@ -101,6 +101,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
   const stack = await startLocalStack({
     dataDir,
     shipLogs: true,
+    emfMetrics: true,
     aroundBatch: async (kind, records, run) => {
       const started = performance.now();
       try {

@@ -19,6 +19,10 @@ import { type Item, unitsOfGet, unitsOfQuery, unitsOfWrite, type WriteUnits } fr
  * filtered (ScannedCount above Count), projected or only counted, the items returned do not tell what was
  * read, and its units are DynamoDB Local's (counted in `reportedQueries`).
  *
+ * The images are read around the write, not inside it: a concurrent write of the same item in between would
+ * be sized into this one. The bench runs its operations one at a time, so only an operation's own background
+ * work (a worker, the dispatcher) can overlap it, on items of its own.
+ *
  * Units are attributed to the work running (`within`): the request path, or an off-path batch (the log
  * shipper, the event dispatcher), so the report can price the latter at full and at single-record batches.
  */
