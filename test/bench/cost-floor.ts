@@ -106,21 +106,20 @@ export const floorOf = (op: MeasuredOperation, memoryMb: (fn: string) => number)
       ],
       target: 2,
     };
-  if (name.startsWith('workflow run') && name.endsWith('sync'))
-    return name.endsWith('async')
-      ? (() => {
-          const worker = usage.invocations.find((i) => i.fn.includes('WorkflowRuns'))?.fn;
-          const ms = meanMs(op, (fn) => fn === worker);
-          return {
-            components: [
-              ...api(),
-              write(1, 'the run, queued'),
-              ...laterWork('the run worker', worker ? memoryMb(worker) / 1024 : WORKER_GB, ms),
-            ],
-            target: 2,
-          };
-        })()
-      : { components: [...api(), write(1, 'the finished run')], target: 2 };
+  if (name.startsWith('workflow run') && name.endsWith(', sync'))
+    return { components: [...api(), write(1, 'the finished run')], target: 2 };
+  if (name.startsWith('workflow run') && name.endsWith(', async')) {
+    const worker = usage.invocations.find((i) => i.fn.includes('WorkflowRuns'))?.fn;
+    const ms = meanMs(op, (fn) => fn === worker);
+    return {
+      components: [
+        ...api(),
+        write(1, 'the run, queued'),
+        ...laterWork('the run worker', worker ? memoryMb(worker) / 1024 : WORKER_GB, ms),
+      ],
+      target: 2,
+    };
+  }
   const perRun = (n: number) => n / usage.runs;
   if (usage.mediaConvertSeconds > 0)
     return {

@@ -91,6 +91,24 @@ export const LINES = [
 ] as const;
 export type CostLine = (typeof LINES)[number];
 
+/** An operation that consumed nothing, once (a base for partial figures). */
+export const ZERO_USAGE: OperationUsage = {
+  runs: 1,
+  apiRequests: 0,
+  invocations: [],
+  readUnits: 0,
+  writeUnits: 0,
+  stateTransitions: 0,
+  expressExecutionsMs: [],
+  sqsRequests: 0,
+  s3Puts: 0,
+  s3Gets: 0,
+  pollyCharacters: 0,
+  transcribeSeconds: 0,
+  mediaConvertSeconds: 0,
+  logBytes: 0,
+};
+
 export interface MeasuredOperation {
   name: string;
   usage: OperationUsage;

@@ -8,10 +8,10 @@ import {
   dominant,
   LINES,
   type MeasuredOperation,
-  type OperationUsage,
   priceOperation,
   total,
   type Volume,
+  ZERO_USAGE,
 } from './cost-model';
 import { PRICES, PRICES_RECORDED_ON } from './prices';
 
@@ -40,23 +40,6 @@ const SHORT: Record<CostLine, string> = {
   'CloudWatch Logs': 'Logs',
   'X-Ray': 'X-Ray',
   KMS: 'KMS',
-};
-
-const ZERO_USAGE: OperationUsage = {
-  runs: 1,
-  apiRequests: 0,
-  invocations: [],
-  readUnits: 0,
-  writeUnits: 0,
-  stateTransitions: 0,
-  expressExecutionsMs: [],
-  sqsRequests: 0,
-  s3Puts: 0,
-  s3Gets: 0,
-  pollyCharacters: 0,
-  transcribeSeconds: 0,
-  mediaConvertSeconds: 0,
-  logBytes: 0,
 };
 
 const GIB = 1024 ** 3;

@@ -6,25 +6,11 @@ import {
   offPathAt,
   priceOperation,
   total,
+  ZERO_USAGE,
 } from '../bench/cost-model';
 import { PRICES } from '../bench/prices';
 
-const none = {
-  runs: 1,
-  apiRequests: 0,
-  invocations: [],
-  readUnits: 0,
-  writeUnits: 0,
-  stateTransitions: 0,
-  expressExecutionsMs: [],
-  sqsRequests: 0,
-  s3Puts: 0,
-  s3Gets: 0,
-  pollyCharacters: 0,
-  transcribeSeconds: 0,
-  mediaConvertSeconds: 0,
-  logBytes: 0,
-};
+const none = ZERO_USAGE;
 
 describe('the AWS bill of a measured operation', () => {
   it('bills Lambda by configured memory and duration rounded up to the millisecond, per run', () => {
