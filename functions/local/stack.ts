@@ -51,6 +51,18 @@ export interface LocalStackOptions {
   onExecutionEnd?: (event: ExecutionEvent) => void;
   /** Told of each batch a local queue handed its worker, with its run time. */
   onQueueBatch?: (event: QueueBatchEvent) => void;
+  /** Write the EMF metric lines as on AWS (on stdout); default false. A measurement hook (the cost bench). */
+  emfMetrics?: boolean;
+  /**
+   * Runs each off-path batch (the log shipper's batch of access-log records, the event dispatcher's batch of
+   * stream records) inside `run`: a measurement hook (the cost bench times and attributes them); default,
+   * `run()` alone.
+   */
+  aroundBatch?: <T>(
+    kind: 'log-shipper' | 'event-dispatcher',
+    records: unknown[],
+    run: () => Promise<T>,
+  ) => Promise<T>;
   /** Told what start-up recovery resumed or settled, by kind of work. */
   onRecovered?: (counts: Record<string, Record<string, number>>) => void;
   /** Every workflow schedule is due this often (ms) instead of by its expression (`--schedule-every`). */
@@ -319,6 +331,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     };
     ensureJwtKeys(dataDir, new Date());
     Object.assign(process.env, localRuntimeEnvironment({ ...services, dataDir }));
+    if (options.emfMetrics) process.env.POWERTOOLS_METRICS_DISABLED = 'false';
     // The local engines stand in for Transcribe and Polly before any task or handler runs.
     (await import('./engines')).registerLocalEngines();
     stepFunctions.addMachines(await loadLocalStateMachines(REGION));
@@ -337,7 +350,11 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       region: REGION,
       streamArn,
       checkpointFile: join(dataDir, 'event-stream.json'),
-      handler: async () => (await import('../workers/event-dispatcher/index')).handler,
+      handler: async () => {
+        const { handler } = await import('../workers/event-dispatcher/index');
+        const around = options.aroundBatch;
+        return around ? (event) => around('event-dispatcher', event.Records, () => handler(event)) : handler;
+      },
     });
     started.push(eventStream);
 
@@ -345,7 +362,10 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const authorizer = (await import('../authorizer/index')).handler;
     const { shipAccessLogRecords } = await import('../log-shipper/ship');
     const batcher = createLogBatcher(
-      (records) => shipAccessLogRecords(records),
+      (records) =>
+        options.aroundBatch
+          ? options.aroundBatch('log-shipper', records, () => shipAccessLogRecords(records))
+          : shipAccessLogRecords(records),
       (error) => process.stderr.write(`log shipper failed: ${String(error)}\n`),
     );
     started.push({ endpoint: 'log-shipper', stop: batcher.close });

@@ -1,18 +1,31 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DEFAULT_PLANS } from '../../functions/shared/domain/plan-catalog';
-import { type MeasuredOperation, measureOperations } from './cost';
-import { type CostLine, dominant, LINES, type OperationUsage, priceOperation, total } from './cost-model';
+import { measureOperations } from './cost';
+import { floorOf, floorTotal } from './cost-floor';
+import {
+  type CostLine,
+  dominant,
+  LINES,
+  type MeasuredOperation,
+  priceOperation,
+  total,
+  type Volume,
+  ZERO_USAGE,
+} from './cost-model';
 import { PRICES, PRICES_RECORDED_ON } from './prices';
 
 /**
- * `npm run bench -- cost`: the AWS bill per million of each operation, split by service, and the bill of one
- * company of each plan at its full monthly allowance beside the plan's price. Lambda memory is read from the
+ * `npm run bench -- cost`: the AWS bill per million of each operation, split by service, at volume and at low
+ * volume (`cost-model.ts`), beside its floor (`cost-floor.ts`) and the ratio, and the bill of one company of
+ * each plan at its full monthly allowance beside the plan's price. It fails after printing when a computed
+ * unit count differs from DynamoDB Local's on any request but a transaction (`request-meter.ts`). Lambda memory is read from the
  * synthesized CDK stacks (`function-memory.ts`); the figures of use come from `cost.ts`.
  */
 const root = join(import.meta.dirname, '..', '..');
 const usd = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 1 ? n.toFixed(2) : n.toFixed(4));
 const SHORT: Record<CostLine, string> = {
+  WAF: 'WAF',
   'API Gateway': 'APIGW',
   'Lambda requests': 'λ req',
   'Lambda GB-s': 'λ GB-s',
@@ -25,23 +38,8 @@ const SHORT: Record<CostLine, string> = {
   Transcribe: 'Transcr',
   MediaConvert: 'MConv',
   'CloudWatch Logs': 'Logs',
-};
-
-const ZERO_USAGE: OperationUsage = {
-  runs: 1,
-  apiRequests: 0,
-  invocations: [],
-  readUnits: 0,
-  writeUnits: 0,
-  stateTransitions: 0,
-  expressExecutionsMs: [],
-  sqsRequests: 0,
-  s3Puts: 0,
-  s3Gets: 0,
-  pollyCharacters: 0,
-  transcribeSeconds: 0,
-  mediaConvertSeconds: 0,
-  logBytes: 0,
+  'X-Ray': 'X-Ray',
+  KMS: 'KMS',
 };
 
 const GIB = 1024 ** 3;
@@ -69,12 +67,12 @@ const closingNotes = (priced: Priced[], memoryMb: (fn: string) => number, write:
     write(
       `- message sent and delivered ${perMillion(total(message.lines))}: an Express delivery machine (request + duration); Standard's transition alone was $25 of $37\n`,
     );
-  const run = find('workflow run, 5 steps, async');
+  const run = find('workflow run, 3 steps, async');
   if (run) {
     const sqs = run.usage.sqsRequests / run.usage.runs;
     const writes = run.lines['DynamoDB writes'];
     write(
-      `- workflow run, 5 steps, async ${perMillion(total(run.lines))}: a step loop driven by SQS (${sqs.toFixed(0)} requests a run; steps within a message's 30 s run in one invocation); DynamoDB writes ${((100 * writes) / total(run.lines)).toFixed(0)} %; on Step Functions Standard its 11 transitions made it $320\n`,
+      `- workflow run, 3 steps, async ${perMillion(total(run.lines))}: a step loop driven by SQS (${sqs.toFixed(0)} requests a run; steps within a message's 30 s run in one invocation); DynamoDB writes ${((100 * writes) / total(run.lines)).toFixed(0)} %; on Step Functions Standard its 11 transitions made it $320\n`,
     );
   }
   const self = find('GET /v1/self');
@@ -104,34 +102,40 @@ export const benchCost = async (write: (line: string) => void) => {
     if (mb === undefined) throw new Error(`no function ${fn} in the synthesized stacks`);
     return mb;
   };
-  const operations = await measureOperations(write);
+  const run = await measureOperations(write);
+  const { operations } = run;
   // After the stack set the environment the data modules read at import.
   const { METER_RATE_CEILING, METER_WRITE_UNITS_PER_REQUEST, PARTITION_WRITE_UNITS_PER_SECOND } =
     await import('../../functions/shared/domain/plans');
   const priced = operations.map((op) => ({ ...op, lines: priceOperation(op.usage, memoryMb) }));
+  const perMillion = (n: number) => usd(n * 1_000_000);
 
-  write(
-    `\n== AWS cost per million operations, USD (us-east-1 on-demand list prices of ${PRICES_RECORDED_ON}; test/bench/prices.ts)\n`,
-  );
-  write(
-    `${'operation'.padEnd(34)}${LINES.map((l) => SHORT[l].padStart(9)).join('')}${'total'.padStart(10)}  dominant\n`,
-  );
-  for (const { name, lines } of priced) {
-    const perMillion = (n: number) => usd(n * 1_000_000);
-    const top = dominant(lines);
+  const table = (volume: Volume, title: string) => {
     write(
-      `${name.padEnd(34)}${LINES.map((l) => perMillion(lines[l]).padStart(9)).join('')}${perMillion(total(lines)).padStart(10)}  ${top.line} ${(100 * top.share).toFixed(0)}%\n`,
+      `\n== AWS cost per million operations ${title}, USD (us-east-1 on-demand list prices of ${PRICES_RECORDED_ON}; test/bench/prices.ts)\n`,
     );
-  }
+    write(
+      `${'operation'.padEnd(34)}${LINES.map((l) => SHORT[l].padStart(8)).join('')}${'total'.padStart(9)}  dominant\n`,
+    );
+    for (const op of operations) {
+      const lines = priceOperation(op.usage, memoryMb, volume);
+      const top = dominant(lines);
+      write(
+        `${op.name.padEnd(34)}${LINES.map((l) => perMillion(lines[l]).padStart(8)).join('')}${perMillion(total(lines)).padStart(9)}  ${top.line} ${(100 * top.share).toFixed(0)}%\n`,
+      );
+    }
+  };
+  table('volume', 'at volume (full batches, warm caches, X-Ray 5 %)');
+  table('low', 'at low volume (one request a minute: batches of one, every trace)');
   write(
-    '\nmeasured, per operation (mean of its runs): API requests; Lambda invocations x mean ms by function; DynamoDB RRU / WRU; state transitions; SQS requests; S3 PUT / GET\n',
+    '\nmeasured, per operation (mean of its runs): API requests; Lambda invocations x mean ms by function; DynamoDB RRU / WRU on the request path (of which index, meter); state transitions; SQS requests; S3 PUT / GET; shipper and dispatcher records (RRU / WRU); log bytes (EMF)\n',
   );
   const label = (fn: string) =>
     fn
       .split('/')
       .filter((s) => !['Function', 'Worker', 'PublicApiV1', 'PublicApiV1Jobs'].includes(s))
       .pop() ?? fn;
-  for (const { name, usage } of operations) {
+  for (const { name, usage, indexWriteUnits, meterWriteUnits } of operations) {
     const byFn = new Map<string, number[]>();
     for (const i of usage.invocations) byFn.set(label(i.fn), [...(byFn.get(label(i.fn)) ?? []), i.ms]);
     const lambda = [...byFn]
@@ -141,8 +145,39 @@ export const benchCost = async (write: (line: string) => void) => {
       })
       .join(', ');
     const per = (n: number) => Number((n / usage.runs).toFixed(2));
+    const offPath = (usage.offPath ?? [])
+      .map((w) => `${label(w.fn)} ${per(w.records)} (${per(w.readUnits)} / ${per(w.writeUnits)})`)
+      .join(', ');
     write(
-      `${name.padEnd(34)} ${per(usage.apiRequests)}; ${lambda}; ${per(usage.readUnits)} / ${per(usage.writeUnits)}; ${per(usage.stateTransitions)}; ${per(usage.sqsRequests)}; ${per(usage.s3Puts)} / ${per(usage.s3Gets)}\n`,
+      `${name.padEnd(34)} ${per(usage.apiRequests)}; ${lambda}; ${per(usage.readUnits)} / ${per(usage.writeUnits)} (${Number(indexWriteUnits.toFixed(2))}, ${Number(meterWriteUnits.toFixed(2))}); ${per(usage.stateTransitions)}; ${per(usage.sqsRequests)}; ${per(usage.s3Puts)} / ${per(usage.s3Gets)}; ${offPath}; ${per(usage.logBytes)} (${per(usage.emfLogBytes ?? 0)})\n`,
+    );
+  }
+  const { transactions } = run;
+  write(
+    `\nDynamoDB units are computed by DynamoDB's rules from the items touched (test/bench/request-units.ts) and agreed with DynamoDB Local on every request but ${transactions.count} transactions (computed ${transactions.computed} units, DynamoDB Local reported ${transactions.reported}: its known under-report) and ${run.emptyReads} reads that found nothing (a query, a batch's key; billed at DynamoDB's minimum, half a unit eventually; DynamoDB Local reports 0); ${run.reportedQueries} filtered, projected or counting queries were taken as DynamoDB Local reported them.\n`,
+  );
+
+  write(
+    '\n== Floors: the cheapest design that keeps every promise (test/bench/cost-floor.ts), USD per million\n',
+  );
+  const floors = operations.map((op) => ({ op, floor: floorOf(op, memoryMb) }));
+  for (const { op, floor } of floors) {
+    if (!floor) continue;
+    write(
+      `${op.name}: ${floor.components.map((c) => `${c.what} ${perMillion(c.usd)}`).join(' + ')} = ${perMillion(floorTotal(floor))}\n`,
+    );
+  }
+  write('\n== Summary, USD per million operations\n');
+  write(
+    '| operation | at volume $/M | low volume $/M | floor $/M | ratio | target |\n|---|---:|---:|---:|---:|---:|\n',
+  );
+  for (const { op, floor } of floors) {
+    const atVolume = total(priceOperation(op.usage, memoryMb, 'volume'));
+    const low = total(priceOperation(op.usage, memoryMb, 'low'));
+    const floorUsd = floor ? floorTotal(floor) : undefined;
+    const engine = op.engine ? ` (${op.engine})` : '';
+    write(
+      `| ${op.name}${engine} | ${perMillion(atVolume)} | ${perMillion(low)} | ${floorUsd === undefined ? '–' : perMillion(floorUsd)} | ${floorUsd === undefined ? '–' : `${(atVolume / floorUsd).toFixed(2)}×`} | ${floor ? `${floor.target}×` : '–'} |\n`,
     );
   }
 
@@ -169,10 +204,10 @@ export const benchCost = async (write: (line: string) => void) => {
     const l = plan.limits;
     const figures = [
       l.apiRequestsPerMonth * cost('GET /v1/self'),
-      (l.transcodeSecondsPerMonth / 60) * cost('60 s transcode'),
+      (l.transcodeSecondsPerMonth / 60) * cost('60 s audio'),
       (l.transcriptionSecondsPerMonth / 60) * cost('60 s transcription'),
       (l.speechCharactersPerMonth / 1000) * cost('speech'),
-      l.workflowRunsPerMonth * cost('workflow run, 5 steps, async'),
+      l.workflowRunsPerMonth * cost('workflow run, 3 steps, async'),
       (l.storageBytes / GIB) * S3_PER_GB_MONTH + (l.databaseBytes / GIB) * DYNAMODB_PER_GB_MONTH,
     ];
     const sum = figures.reduce((a, b) => a + b, 0);
@@ -181,6 +216,11 @@ export const benchCost = async (write: (line: string) => void) => {
     );
   }
   write(
-    `(allowances at the cost of the operations above: API requests as metered reads, transcode and transcription seconds as 60 s jobs, speech in 1,000-character calls, workflow runs as 5-step async runs; storage and database bytes full all month at $${S3_PER_GB_MONTH} and $${DYNAMODB_PER_GB_MONTH} per GB-month. Lambda arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s.)\n`,
+    `(allowances at the cost at volume of the operations above: API requests as metered reads, transcode and transcription seconds as 60 s jobs, speech in 1,000-character calls, workflow runs as 3-step async runs; storage and database bytes full all month at $${S3_PER_GB_MONTH} and $${DYNAMODB_PER_GB_MONTH} per GB-month. Lambda arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s.)\n`,
   );
+  if (run.disagreements.length > 0) {
+    write(`\n${run.disagreements.length} requests where the computed units differ from DynamoDB Local's:\n`);
+    for (const line of run.disagreements.slice(0, 30)) write(`  ${line}\n`);
+    throw new Error('computed DynamoDB units differ from DynamoDB Local on non-transaction requests');
+  }
 };

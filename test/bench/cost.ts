@@ -1,12 +1,15 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { QueueBatchEvent } from '../../functions/local/queues';
 import type { ExecutionEvent } from '../../functions/local/step-functions/emulator';
+import { USAGE_MONTH_SORT_KEY_PREFIX } from '../../functions/shared/data/keys';
 import type { AccessLogRecord } from '../../functions/shared/http/access-log';
-import type { OperationUsage } from './cost-model';
+import { DELETING_STATUS, TYPE_ENTITY } from '../../functions/shared/types/dynadata-types';
+import { EVENT_ENTITY } from '../../functions/shared/types/events';
+import type { MeasuredOperation, OffPathWork, OperationUsage } from './cost-model';
+import { measureCostOperations } from './cost-operations';
+import { difference, type MeterTotals, type RequestMeter, type Work } from './request-meter';
 
 /**
  * Measures, through a local stack of its own, what each operation of the cost bench consumes
@@ -14,10 +17,12 @@ import type { OperationUsage } from './cost-model';
  * log (the group function's integration time; the authorizer's, the rest of the request's latency), the
  * Task states' run times and state transitions of the executions the operation started, the queue workers'
  * batches (each a Lambda invocation, one receive and one delete request) and the messages sent (at the SQS
- * client), DynamoDB units at the SDK client (`consumed-capacity.ts`), S3 calls at the SDK client, and the
- * log bytes written. An
- * operation is done when its asynchronous work is (job `done`, delivery received), plus a settling pause
- * for the stream's dispatcher.
+ * client), DynamoDB units computed by DynamoDB's rules at the SDK client (`request-meter.ts`), S3 calls at
+ * the SDK client, the log bytes written (the functions' lines, EMF metric lines apart, and the access log),
+ * and the off-path batches: the log shipper (run, as on AWS, on the access log) and the event dispatcher
+ * (each batch's run time, records and units; the dispatcher's records are those the deployed event source's
+ * filter passes). An operation is done when its asynchronous work is (job `done`, delivery received), plus a
+ * settling pause for the shipper and the dispatcher; the same pause before it keeps earlier work out.
  */
 const SETTLE_MS = 1500;
 
@@ -26,6 +31,7 @@ const WORKER_OF_MACHINE: Record<string, string> = {
   transcode: 'PublicApiV1Jobs/Transcodes/Worker',
   transcription: 'PublicApiV1Jobs/Transcriptions/Worker',
   'message-delivery': 'PublicApiV1Jobs/MessageDelivery/Worker',
+  'speech-job': 'PublicApiV1Jobs/SpeechJobs/Worker',
 };
 /** Machines deployed as Express (`lib/constructs/message-delivery.ts`): billed by request and duration. */
 const EXPRESS_MACHINES = new Set(['message-delivery']);
@@ -40,24 +46,72 @@ const INTEGRATION_STATES = new Set([
   'StartTranscription',
   'StartTranscriptionIdentifyingLanguage',
   'CheckTranscription',
+  'StartAudioSynthesis',
+  'StartMarksSynthesis',
+  'CheckAudioSynthesis',
+  'CheckMarksSynthesis',
 ]);
 
 const machineOf = (execution: ExecutionEvent) => execution.executionArn.split(':')[6] ?? '';
 
-export interface MeasuredOperation {
-  name: string;
-  usage: OperationUsage;
+const SHIPPER_FN = 'PublicApiV1/LogShipperFunction';
+const DISPATCHER_FN = 'PublicApiV1Jobs/WebhookEvents/Dispatcher';
+
+export interface CostRun {
+  operations: MeasuredOperation[];
+  /** Transactions over the whole run: DynamoDB Local's units against the computed ones. */
+  transactions: MeterTotals['transactions'];
+  /** Queries whose units were taken as DynamoDB Local reported them (filtered, projected or counted). */
+  reportedQueries: number;
+  /** Reads that found nothing (billed at DynamoDB's minimum; DynamoDB Local reports 0). */
+  emptyReads: number;
+  /** Differences from DynamoDB Local on non-transaction requests (there must be none). */
+  disagreements: string[];
 }
 
-export const measureOperations = async (write: (line: string) => void): Promise<MeasuredOperation[]> => {
+type StreamRecord = {
+  eventName?: string;
+  dynamodb?: {
+    Keys?: Record<string, { S?: string }>;
+    NewImage?: Record<string, { S?: string }>;
+  };
+};
+/** The deployed event source's filter (`lib/constructs/webhook-events.ts`): the records that invoke it. */
+const dispatched = (record: StreamRecord) => {
+  const image = record.dynamodb?.NewImage;
+  if (record.eventName === 'INSERT') return image?.entity?.S === EVENT_ENTITY;
+  if (record.eventName !== 'MODIFY') return false;
+  return (
+    (record.dynamodb?.Keys?.sk?.S ?? '').startsWith(USAGE_MONTH_SORT_KEY_PREFIX) ||
+    (image?.entity?.S === TYPE_ENTITY && image?.status?.S === DELETING_STATUS)
+  );
+};
+
+export const measureOperations = async (write: (line: string) => void): Promise<CostRun> => {
   const { startLocalStack } = await import('../../functions/local/stack');
   const dataDir = mkdtempSync(join(tmpdir(), 'api-v1-cost-'));
   const accessLog: AccessLogRecord[] = [];
   const executions: ExecutionEvent[] = [];
   const batches: QueueBatchEvent[] = [];
+  const offPath: Record<Exclude<Work, 'request'>, { ms: number; records: number }[]> = {
+    'log-shipper': [],
+    'event-dispatcher': [],
+  };
+  let meter: RequestMeter | undefined;
   const stack = await startLocalStack({
     dataDir,
-    shipLogs: false,
+    shipLogs: true,
+    emfMetrics: true,
+    aroundBatch: async (kind, records, run) => {
+      const started = performance.now();
+      try {
+        return await (meter ? meter.within(kind, run) : run());
+      } finally {
+        const counted =
+          kind === 'log-shipper' ? records.length : (records as StreamRecord[]).filter(dispatched).length;
+        if (counted > 0) offPath[kind].push({ ms: performance.now() - started, records: counted });
+      }
+    },
     allowLoopbackOutbound: true,
     onAccessLog: (record) => accessLog.push(record),
     onExecutionEnd: (event) => executions.push(event),
@@ -65,8 +119,13 @@ export const measureOperations = async (write: (line: string) => void): Promise<
   });
   try {
     const { dynamodbClient } = await import('../../functions/shared/data/client');
-    const { installCapacityMeter } = await import('./consumed-capacity');
-    const capacity = installCapacityMeter(dynamodbClient);
+    const { installRequestMeter } = await import('./request-meter');
+    const { env } = await import('../../functions/shared/env');
+    meter = installRequestMeter(dynamodbClient, {
+      endpoint: String(env().dynamodbEndpoint),
+      region: env().region,
+    });
+    const units = meter;
     const { s3 } = await import('../../functions/shared/aws/s3');
     const s3Calls = { puts: 0, gets: 0 };
     s3().middlewareStack.add(
@@ -91,11 +150,13 @@ export const measureOperations = async (write: (line: string) => void): Promise<
     );
     // Log lines the functions write (Powertools JSON on stdout), counted by bytes.
     let logBytes = 0;
+    let emfBytes = 0;
     const stdoutWrite = process.stdout.write.bind(process.stdout);
     process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
       const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
       if (text.startsWith('{"')) {
         logBytes += Buffer.byteLength(text);
+        if (text.includes('"_aws":')) emfBytes += Buffer.byteLength(text);
         return true;
       }
       return stdoutWrite(chunk, ...rest);
@@ -149,28 +210,38 @@ export const measureOperations = async (write: (line: string) => void): Promise<
 
     type Media = Partial<
       Pick<OperationUsage, 'pollyCharacters' | 'transcribeSeconds' | 'mediaConvertSeconds'>
-    >;
+    > & { engine?: string };
+    const settle = () => new Promise((r) => setTimeout(r, SETTLE_MS));
     /** Runs `fn` `runs` times and returns what the runs consumed, with the media units they told. */
     const measure = async (
       name: string,
       fn: () => Promise<Media | undefined>,
       runs = 1,
     ): Promise<MeasuredOperation> => {
+      await settle();
       accessLog.length = 0;
       executions.length = 0;
       batches.length = 0;
+      offPath['log-shipper'].length = 0;
+      offPath['event-dispatcher'].length = 0;
       const sendsBefore = sqsSends;
       const s3Before = { ...s3Calls };
       logBytes = 0;
-      const { result: media, units } = await capacity.measure(async () => {
-        const told: Required<Media> = { pollyCharacters: 0, transcribeSeconds: 0, mediaConvertSeconds: 0 };
-        for (let run = 0; run < runs; run++) {
-          const once = await fn();
-          for (const key of Object.keys(told) as (keyof Media)[]) told[key] += once?.[key] ?? 0;
-        }
-        await new Promise((r) => setTimeout(r, SETTLE_MS));
-        return told;
-      });
+      emfBytes = 0;
+      const before = units.totals();
+      const media: Required<Omit<Media, 'engine'>> & Pick<Media, 'engine'> = {
+        pollyCharacters: 0,
+        transcribeSeconds: 0,
+        mediaConvertSeconds: 0,
+      };
+      for (let run = 0; run < runs; run++) {
+        const once = await fn();
+        for (const key of ['pollyCharacters', 'transcribeSeconds', 'mediaConvertSeconds'] as const)
+          media[key] += once?.[key] ?? 0;
+        if (once?.engine) media.engine = once.engine;
+      }
+      await settle();
+      const used = difference(units.totals(), before);
       const invocations = accessLog.flatMap((record) => {
         const group = groupOf(String(record.method), record.route === null ? null : String(record.route));
         if (!group) return [];
@@ -192,14 +263,26 @@ export const measureOperations = async (write: (line: string) => void): Promise<
       const sqsRequests =
         sqsSends - sendsBefore + batches.reduce((sum, b) => sum + 1 + (b.failed < b.messages ? 1 : 0), 0);
       const accessLogBytes = accessLog.reduce((sum, r) => sum + Buffer.byteLength(JSON.stringify(r)), 0);
+      const work = (kind: Exclude<Work, 'request'>, fn: string): OffPathWork => ({
+        fn,
+        batchesMs: offPath[kind].map((b) => b.ms),
+        records: offPath[kind].reduce((sum, b) => sum + b.records, 0),
+        readUnits: used.byWork[kind].read,
+        writeUnits: used.byWork[kind].write,
+        perBatchWriteUnits: kind === 'log-shipper' ? used.byWork[kind].usageWrite : 0,
+      });
+      const request = used.byWork.request;
       return {
         name,
+        indexWriteUnits: request.indexWrite / runs,
+        meterWriteUnits: request.usageWrite / runs,
+        ...(media.engine ? { engine: media.engine } : {}),
         usage: {
           runs,
           apiRequests: accessLog.length,
           invocations,
-          readUnits: units.readUnits,
-          writeUnits: units.writeUnits,
+          readUnits: request.read,
+          writeUnits: request.write,
           stateTransitions: executions
             .filter((e) => !EXPRESS_MACHINES.has(machineOf(e)))
             .reduce((sum, e) => sum + (e.stateTransitions ?? 0), 0),
@@ -213,204 +296,36 @@ export const measureOperations = async (write: (line: string) => void): Promise<
           transcribeSeconds: media.transcribeSeconds,
           mediaConvertSeconds: media.mediaConvertSeconds,
           logBytes: logBytes + accessLogBytes,
+          emfLogBytes: emfBytes,
+          offPath: [work('log-shipper', SHIPPER_FN), work('event-dispatcher', DISPATCHER_FN)],
+          // A trace per request from outside (an API request; a webhook's event has none): executions and
+          // queue messages carry the trace on. The off-path invocations' own traces are added in pricing.
+          traces: Math.max(accessLog.length, runs),
+          kmsRequests: 0,
         },
       };
     };
 
-    /** One API call per run. */
-    const measureCall = (name: string, runs: number, method: string, path: string, body?: unknown) =>
-      measure(
-        name,
-        async () => {
-          await call(method, path, body);
-          return undefined;
-        },
-        runs,
-      );
-    const operations: MeasuredOperation[] = [];
-    // Warm-up: the plan cache, the signing keys, the first route of each group.
-    await call('GET', '/v1/self');
-    operations.push(await measureCall('GET /v1/self (metered read)', 20, 'GET', '/v1/self'));
-    await call('POST', '/v1/dynadata/type/contacts/create', { name: 'Warm' });
-    operations.push(
-      await measureCall('Dynadata create (contacts)', 10, 'POST', '/v1/dynadata/type/contacts/create', {
-        name: 'Ada',
-      }),
-    );
-    for (let i = 0; i < 100; i++) await call('POST', '/v1/dynadata/type/contacts/create', { name: `C${i}` });
-    operations.push(
-      await measure(
-        'Dynadata list, page of 100',
-        async () => {
-          const page = await call('POST', '/v1/dynadata/type/contacts/list', { limit: 100 });
-          if ((page.items as unknown[]).length !== 100)
-            throw new Error('the page holds fewer than 100 items');
-          return undefined;
-        },
-        5,
-      ),
-    );
-
-    // Messages and webhooks are delivered to a receiver on loopback.
-    let received = 0;
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        received += 1;
-        res.writeHead(200).end();
-      });
+    const operations = await measureCostOperations({
+      companyId,
+      call,
+      until,
+      runAdmin,
+      measure,
+      dataDir,
+      executions,
+      batches,
+      runMessagesSent: () => runMessagesSent,
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const receiver = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    await runAdmin('channels', 'set', '--company', companyId, '--url', `${receiver}/messages`);
-    const contact = await call('POST', '/v1/dynadata/type/contacts/create', { name: 'Grace' });
-    const send = () =>
-      call('POST', `/v1/contacts/${String(contact._id)}/send_message`, {
-        type: 'text',
-        body: { text: 'Hello.' },
-      });
-    const delivered = async (expected: number) => until(async () => received >= expected, 'the delivery');
-    await send();
-    await delivered(1);
-    operations.push(
-      await measure(
-        'message sent and delivered',
-        async () => {
-          const before = received;
-          await send();
-          await delivered(before + 1);
-          return undefined;
-        },
-        3,
-      ),
-    );
-
-    const { storeMedia } = await import('./cost-media');
-    const getTranscodeJob = (await import('../../functions/shared/domain/transcodes')).transcodeJobs.lifecycle
-      .getJob;
-    const getTranscriptionJob = (await import('../../functions/shared/domain/transcriptions'))
-      .transcriptionJobs.lifecycle.getJob;
-    /** Resolves when one more execution of `machine` has ended than when it was called. */
-    /**
-     * Starts a run with `start` and resolves when every `workflow-run` message sent since has been handled:
-     * each message ends its run or sends the next turn's before it is done, so the run has ended.
-     */
-    const runDrained = async (start: () => Promise<unknown>) => {
-      const handled = () =>
-        batches.filter((b) => b.queue === 'workflow-run').reduce((sum, b) => sum + b.messages - b.failed, 0);
-      const handledBefore = handled();
-      const sentBefore = runMessagesSent;
-      await start();
-      await until(
-        async () => handled() - handledBefore >= runMessagesSent - sentBefore && runMessagesSent > sentBefore,
-        'the workflow run',
-      );
-    };
-    const ended = async (machine: string) => {
-      const count = () => executions.filter((e) => e.executionArn.split(':')[6] === machine).length;
-      const before = count();
-      await until(async () => count() > before, `the ${machine} execution`);
-    };
-    const tone = await storeMedia(companyId, 'tone');
-    operations.push(
-      await measure('60 s transcode (wav)', async () => {
-        const { job } = (await call('POST', '/v1/transcodes', { fullPath: tone, preset: 'wav' })) as {
-          job: { id: string };
-        };
-        // Waits for the execution, not by polling the API (a client's polls are reads of their own).
-        await ended('transcode');
-        const done = await getTranscodeJob(companyId, job.id);
-        if (done?.status !== 'done') throw new Error(`the transcode ended ${done?.status}`);
-        return { mediaConvertSeconds: done.billedSeconds };
-      }),
-    );
-    const speech = await storeMedia(companyId, 'speech');
-    operations.push(
-      await measure('60 s transcription', async () => {
-        const { job } = (await call('POST', '/v1/transcriptions', { fullPath: speech })) as {
-          job: { id: string };
-        };
-        await ended('transcription');
-        const done = await getTranscriptionJob(companyId, job.id);
-        if (done?.status !== 'done') throw new Error(`the transcription ended ${done?.status}`);
-        return { transcribeSeconds: done.billedSeconds };
-      }),
-    );
-    const text = 'The quick brown fox jumps over the lazy dog. '.repeat(23).slice(0, 1000);
-    operations.push(
-      await measure(
-        'speech, 1,000 characters',
-        async () => {
-          const answer = await call('POST', '/v1/speech', { text });
-          return { pollyCharacters: Number(answer.characters ?? 1000) };
-        },
-        2,
-      ),
-    );
-
-    const file = join(dataDir, 'five-steps.json');
-    const steps = Array.from({ length: 5 }, (_, i) => ({
-      id: `s${i}`,
-      action: 'actions/speech/spoken-text',
-      with: { markdown: 'Hi.' },
-    }));
-    writeFileSync(file, JSON.stringify({ id: 'five-steps', name: 'Five steps', steps }));
-    await runAdmin('workflows', 'put', '--company', companyId, '--file', file);
-    await call('POST', '/v1/workflows/five-steps/run', { mode: 'sync' });
-    operations.push(
-      await measureCall('workflow run, 5 steps, sync', 3, 'POST', '/v1/workflows/five-steps/run', {
-        mode: 'sync',
-      }),
-    );
-    operations.push(
-      await measure(
-        'workflow run, 5 steps, async',
-        async () => {
-          await runDrained(() => call('POST', '/v1/workflows/five-steps/run', { mode: 'async' }));
-          return undefined;
-        },
-        3,
-      ),
-    );
-
-    const { createEndpoint } = await import('../../functions/shared/data/webhook-endpoints');
-    const { newWebhookSecret } = await import('../../functions/shared/domain/messages/webhooks');
-    const { putEvent } = await import('../../functions/shared/data/events');
-    const iso = new Date().toISOString();
-    await createEndpoint(
-      {
-        id: 'we_cost',
-        companyId,
-        url: `${receiver}/hooks`,
-        events: ['*'],
-        secret: newWebhookSecret(),
-        status: 'enabled',
-        createdAt: iso,
-        updatedAt: iso,
-      },
-      10,
-    );
-    operations.push(
-      await measure(
-        'webhook delivery (one event)',
-        async () => {
-          const before = received;
-          await putEvent({
-            companyId,
-            type: 'transcode.done',
-            resourceId: 'tc_cost',
-            data: { id: 'tc_cost' },
-            now: new Date(),
-          });
-          await delivered(before + 1);
-          return undefined;
-        },
-        3,
-      ),
-    );
-    server.close();
+    const totals = units.totals();
     process.stdout.write = stdoutWrite;
-    return operations;
+    return {
+      operations,
+      transactions: totals.transactions,
+      reportedQueries: totals.reportedQueries,
+      emptyReads: totals.emptyReads,
+      disagreements: units.disagreements(),
+    };
   } finally {
     await stack.stop();
     rmSync(dataDir, { recursive: true, force: true });

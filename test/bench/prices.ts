@@ -6,6 +6,8 @@
 export const PRICES_RECORDED_ON = '2026-11-25';
 
 export const PRICES = {
+  /** https://aws.amazon.com/waf/pricing/ (requests inspected by a web ACL, up to 1,500 WCUs; the web ACL's $5 and each rule's $1 a month are fixed). */
+  wafPerMillionRequests: 0.6,
   /** https://aws.amazon.com/api-gateway/pricing/ (REST APIs, first 333 million requests a month). */
   apiGatewayRestPerMillionRequests: 3.5,
   /** https://aws.amazon.com/lambda/pricing/ (requests, any architecture). */
@@ -33,4 +35,9 @@ export const PRICES = {
   mediaConvertBasicPerMinute: 0.0075,
   /** https://aws.amazon.com/cloudwatch/pricing/ (Logs, Standard class ingestion). */
   cloudWatchLogsPerGbIngested: 0.5,
+  /** https://aws.amazon.com/xray/pricing/ (traces recorded; traces retrieved or scanned, each counted once). */
+  xrayPerMillionTracesRecorded: 5,
+  xrayPerMillionTracesRetrieved: 0.5,
+  /** https://aws.amazon.com/kms/pricing/ (symmetric requests: $0.03 per 10,000). */
+  kmsPerMillionRequests: 3,
 } as const;

@@ -1,23 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { dominant, priceOperation, total } from '../bench/cost-model';
+import {
+  dominant,
+  FULL_BATCH,
+  type OffPathWork,
+  offPathAt,
+  priceOperation,
+  total,
+  ZERO_USAGE,
+} from '../bench/cost-model';
 import { PRICES } from '../bench/prices';
 
-const none = {
-  runs: 1,
-  apiRequests: 0,
-  invocations: [],
-  readUnits: 0,
-  writeUnits: 0,
-  stateTransitions: 0,
-  expressExecutionsMs: [],
-  sqsRequests: 0,
-  s3Puts: 0,
-  s3Gets: 0,
-  pollyCharacters: 0,
-  transcribeSeconds: 0,
-  mediaConvertSeconds: 0,
-  logBytes: 0,
-};
+const none = ZERO_USAGE;
 
 describe('the AWS bill of a measured operation', () => {
   it('bills Lambda by configured memory and duration rounded up to the millisecond, per run', () => {
@@ -61,9 +54,34 @@ describe('the AWS bill of a measured operation', () => {
     const lines = priceOperation({ ...none, apiRequests: 1, stateTransitions: 9 }, () => 128);
     expect(dominant(lines).line).toBe('Step Functions');
     expect(total(lines)).toBeCloseTo(
-      PRICES.apiGatewayRestPerMillionRequests / 1_000_000 +
+      (PRICES.apiGatewayRestPerMillionRequests + PRICES.wafPerMillionRequests) / 1_000_000 +
         (9 * PRICES.stepFunctionsPerThousandTransitions) / 1000,
       12,
     );
+  });
+
+  it('records X-Ray traces at 5 % at volume and every trace at low volume', () => {
+    const usage = { ...none, traces: 1 };
+    const perTrace = (PRICES.xrayPerMillionTracesRecorded + PRICES.xrayPerMillionTracesRetrieved) / 1_000_000;
+    expect(priceOperation(usage, () => 128)['X-Ray']).toBeCloseTo(0.05 * perTrace, 15);
+    expect(priceOperation(usage, () => 128, 'low')['X-Ray']).toBeCloseTo(perTrace, 15);
+  });
+
+  it('shares an off-path batch and its once-a-batch writes among a full batch at volume, not at low volume', () => {
+    // 10 records in 5 batches of 2 (20 ms each); 1 write per record and 2 once a batch.
+    const work: OffPathWork = {
+      fn: 'shipper',
+      batchesMs: [20, 20, 20, 20, 20],
+      records: 10,
+      readUnits: 0,
+      writeUnits: 10 + 5 * 2,
+      perBatchWriteUnits: 10,
+    };
+    const low = offPathAt(work, 'low');
+    expect(low.invocations).toHaveLength(10);
+    expect(low.writeUnits).toBe(10 + 10 * 2);
+    const volume = offPathAt(work, 'volume');
+    expect(volume.invocations.reduce((sum, i) => sum + (i.share ?? 1), 0)).toBeCloseTo(10 / FULL_BATCH, 12);
+    expect(volume.writeUnits).toBeCloseTo(10 + (10 / FULL_BATCH) * 2, 12);
   });
 });
