@@ -121,6 +121,22 @@ export const floorOf = (op: MeasuredOperation, memoryMb: (fn: string) => number)
     };
   }
   const perRun = (n: number) => n / usage.runs;
+  const ffmpeg = usage.invocations.filter((i) => i.x86);
+  if (ffmpeg.length > 0) {
+    // The engine is the ffmpeg function itself: its invocations at x86's price (decision 0039).
+    const ms = ffmpeg.reduce((sum, i) => sum + i.ms, 0) / usage.runs;
+    const gb = memoryMb(ffmpeg[0]?.fn ?? '') / 1024;
+    return {
+      components: [
+        { what: 'ffmpeg function: 1 request', usd: perMillion(1, PRICES.lambdaPerMillionRequests) },
+        {
+          what: `ffmpeg function: ${Math.ceil(ms)} ms at ${Math.round(gb * 1024)} MB (x86)`,
+          usd: gb * (Math.max(1, Math.ceil(ms)) / 1000) * PRICES.lambdaX86PerGbSecond,
+        },
+      ],
+      target: 1.5,
+    };
+  }
   if (usage.mediaConvertSeconds > 0)
     return {
       components: [

@@ -42,6 +42,8 @@ export interface Invocation {
   ms: number;
   /** The part of an invocation this is (a share of a full batch); 1 when absent. */
   share?: number;
+  /** An x86_64 function (the ffmpeg one), billed at x86's price per GB-second; arm64 when absent. */
+  x86?: boolean;
 }
 
 export interface OperationUsage {
@@ -158,10 +160,10 @@ export const priceOperation = (
     ...offPath.flatMap((o) => o.invocations),
   ];
   const requests = invocations.reduce((sum, i) => sum + (i.share ?? 1), 0);
-  const gbSeconds = invocations.reduce(
-    (sum, i) => sum + (memoryMb(i.fn) / 1024) * (Math.max(1, Math.ceil(i.ms)) / 1000),
-    0,
-  );
+  const gbSecondsOf = (x86: boolean) =>
+    invocations
+      .filter((i) => (i.x86 ?? false) === x86)
+      .reduce((sum, i) => sum + (memoryMb(i.fn) / 1024) * (Math.max(1, Math.ceil(i.ms)) / 1000), 0);
   const logBytes = usage.logBytes + requests * PLATFORM_LOG_BYTES;
   const writeUnits = usage.writeUnits + offPath.reduce((sum, o) => sum + o.writeUnits, 0);
   const readUnits = usage.readUnits + offPath.reduce((sum, o) => sum + o.readUnits, 0);
@@ -177,7 +179,8 @@ export const priceOperation = (
     WAF: perMillion(usage.apiRequests, PRICES.wafPerMillionRequests),
     'API Gateway': perMillion(usage.apiRequests, PRICES.apiGatewayRestPerMillionRequests),
     'Lambda requests': perMillion(requests, PRICES.lambdaPerMillionRequests),
-    'Lambda GB-s': gbSeconds * PRICES.lambdaArmPerGbSecond,
+    'Lambda GB-s':
+      gbSecondsOf(false) * PRICES.lambdaArmPerGbSecond + gbSecondsOf(true) * PRICES.lambdaX86PerGbSecond,
     'DynamoDB writes': perMillion(writeUnits, PRICES.dynamodbPerMillionWriteUnits),
     'DynamoDB reads': perMillion(readUnits, PRICES.dynamodbPerMillionReadUnits),
     'Step Functions':

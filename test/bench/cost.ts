@@ -33,6 +33,11 @@ const WORKER_OF_MACHINE: Record<string, string> = {
   'message-delivery': 'PublicApiV1Jobs/MessageDelivery/Worker',
   'speech-job': 'PublicApiV1Jobs/SpeechJobs/Worker',
 };
+/** Task states run by a function of their own rather than the machine's worker (`lib/constructs/*-jobs.ts`). */
+const FUNCTION_OF_STATE: Record<string, { fn: string; x86?: boolean }> = {
+  // Audio-only transcodes: ffmpeg in an x86_64 function with the ffmpeg layer (decision 0039).
+  TranscodeAudio: { fn: 'PublicApiV1Jobs/Transcodes/AudioFunction', x86: true },
+};
 /** Machines deployed as Express (`lib/constructs/message-delivery.ts`): billed by request and duration. */
 const EXPRESS_MACHINES = new Set(['message-delivery']);
 /** The Lambda function each local queue's event source invokes. */
@@ -253,9 +258,12 @@ export const measureOperations = async (write: (line: string) => void): Promise<
       });
       for (const execution of executions) {
         const fn = WORKER_OF_MACHINE[machineOf(execution)];
-        for (const [state, runsOfState] of Object.entries(execution.taskMs ?? {}))
-          if (fn && !INTEGRATION_STATES.has(state))
+        for (const [state, runsOfState] of Object.entries(execution.taskMs ?? {})) {
+          const own = FUNCTION_OF_STATE[state];
+          if (own) for (const ms of runsOfState) invocations.push({ ...own, ms });
+          else if (fn && !INTEGRATION_STATES.has(state))
             for (const ms of runsOfState) invocations.push({ fn, ms });
+        }
       }
       for (const { queue, ms } of batches)
         if (WORKER_OF_QUEUE[queue]) invocations.push({ fn: WORKER_OF_QUEUE[queue], ms });

@@ -14,6 +14,8 @@ export const PRICES = {
   lambdaPerMillionRequests: 0.2,
   /** https://aws.amazon.com/lambda/pricing/ (Arm, first 6 billion GB-seconds a month). */
   lambdaArmPerGbSecond: 0.0000133334,
+  /** https://aws.amazon.com/lambda/pricing/ (x86, first 6 billion GB-seconds a month): the ffmpeg function. */
+  lambdaX86PerGbSecond: 0.0000166667,
   /** https://aws.amazon.com/dynamodb/pricing/on-demand/ (standard table class). */
   dynamodbPerMillionWriteUnits: 0.625,
   dynamodbPerMillionReadUnits: 0.125,

@@ -30,6 +30,20 @@ describe('the AWS bill of a measured operation', () => {
     expect(lines['Lambda requests']).toBeCloseTo(PRICES.lambdaPerMillionRequests / 1_000_000, 12);
   });
 
+  it('bills an x86_64 function at x86 price and the others at arm64 price', () => {
+    const lines = priceOperation(
+      {
+        ...none,
+        invocations: [
+          { fn: 'arm', ms: 1000 },
+          { fn: 'ffmpeg', ms: 1000, x86: true },
+        ],
+      },
+      () => 1024,
+    );
+    expect(lines['Lambda GB-s']).toBeCloseTo(PRICES.lambdaArmPerGbSecond + PRICES.lambdaX86PerGbSecond, 12);
+  });
+
   it('bills Transcribe at least 15 seconds and MediaConvert at least 10 a job', () => {
     const short = priceOperation({ ...none, transcribeSeconds: 5, mediaConvertSeconds: 5 }, () => 128);
     expect(short.Transcribe).toBeCloseTo((15 / 60) * PRICES.transcribePerMinute, 12);
