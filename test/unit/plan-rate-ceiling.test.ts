@@ -6,8 +6,8 @@ vi.mock('../../functions/shared/data/plans', async (original) => ({
 }));
 
 import { putPlan } from '../../functions/shared/data/plans';
-import { DEFAULT_PLANS } from '../../functions/shared/domain/plan-catalog';
 import { API_REQUEST_SHARDS } from '../../functions/shared/data/usage-shards';
+import { DEFAULT_PLANS } from '../../functions/shared/domain/plan-catalog';
 import {
   METER_RATE_CEILING,
   METER_SHARDS_REQUESTS_PER_SECOND,
