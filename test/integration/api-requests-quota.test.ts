@@ -122,6 +122,16 @@ describe('api_requests meter and monthly quota', () => {
     );
     expect((await meters.readUsage(tenant.companyId, now, 'month')).meters.api_requests).toBe(25);
     expect((await meters.readUsage(tenant.companyId, now, 'day')).meters.api_requests).toBe(25);
+    // The series (GET /v1/usage/history, get_usage_history) sums the shards too, by month and by day.
+    await meters.addToMeter(tenant.companyId, 'api_requests', 3, new Date(Date.UTC(2031, 2, 9, 1)));
+    const days = await meters.readUsageSeries(tenant.companyId, 'day', '2031-03-06', '2031-03-08');
+    expect([...days].map(([day, figures]) => [day, figures.meters.api_requests])).toEqual([
+      ['2031-03-07', 25],
+    ]);
+    const months = await meters.readUsageSeries(tenant.companyId, 'month', '2031-02', '2031-04');
+    expect([...months].map(([month, figures]) => [month, figures.meters.api_requests])).toEqual([
+      ['2031-03', 28],
+    ]);
   });
 
   it('counts what the month and day items held before the shards, in the figures and against the quota', async () => {
