@@ -216,7 +216,31 @@ export const WORKFLOW_STEP_ACCESS: FunctionAccess = combineAccess(
   },
 );
 
-export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
+/**
+ * The request meter every authenticated request goes through (`http/meter-api-requests.ts`): one `UpdateItem`
+ * of a shard of the month's `api_requests`, the month item's count from before the shards (`GetItem`, read once
+ * per process), and an amount spread over the shards (`BatchGetItem` of the shards, then their updates in one
+ * transaction; `docs/decisions/0037-sharded-api-requests-meter.md`). Every group but `public` makes these.
+ */
+const REQUEST_METER: FunctionAccess = {
+  table: { GetItem: ['usage'], BatchGetItem: ['usage'], UpdateItem: ['usage'] },
+};
+
+const withRequestMeter = (groups: Record<RouteGroup, FunctionAccess>): Record<RouteGroup, FunctionAccess> =>
+  Object.fromEntries(
+    Object.entries(groups).map(([group, access]) => [
+      group,
+      group === 'public'
+        ? access
+        : {
+            ...access,
+            ...combineAccess(REQUEST_METER, access),
+            ...(access.neverCalls ? { neverCalls: access.neverCalls } : {}),
+          },
+    ]),
+  ) as Record<RouteGroup, FunctionAccess>;
+
+export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = withRequestMeter({
   // The plan catalogue, without a credential: public routes are never metered and none is idempotent.
   public: {
     table: { Query: ['plans'] },
@@ -224,6 +248,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       'dynamodb:GetItem': NO_IDEMPOTENT_ROUTE,
       'dynamodb:PutItem': NO_IDEMPOTENT_ROUTE,
       'dynamodb:UpdateItem': `${NO_IDEMPOTENT_ROUTE}; public routes carry no company and are not metered`,
+      'dynamodb:BatchGetItem': 'public routes carry no company and are not metered (no usage shards to read)',
       'dynamodb:DeleteItem': NO_IDEMPOTENT_ROUTE,
     },
   },
@@ -415,7 +440,7 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
         'runs started through the MCP server mint no token (their JWT step refuses), so nothing is sealed',
     },
   },
-};
+});
 
 const UNFINISHED_LIST = 'the unfinished-jobs index is listed by the operator CLI only';
 

@@ -89,8 +89,9 @@ export class WebhookEvents extends Construct {
             eventName: FilterRule.isEqual('INSERT'),
             dynamodb: { NewImage: { entity: { S: FilterRule.isEqual(EVENT_ENTITY) } } },
           }),
+          // A usage month's item or shard, from its first write (a month's first count can pass a threshold).
           FilterCriteria.filter({
-            eventName: FilterRule.isEqual('MODIFY'),
+            eventName: FilterRule.or('INSERT', 'MODIFY'),
             dynamodb: { Keys: { sk: { S: FilterRule.beginsWith(USAGE_MONTH_SORT_KEY_PREFIX) } } },
           }),
           // A Dynadata type being deleted: each turn of its background deletion (`type-sweep.ts`).

@@ -46,7 +46,7 @@ describe('events to webhooks (jobs stack)', () => {
           },
           {
             Pattern: JSON.stringify({
-              eventName: ['MODIFY'],
+              eventName: ['INSERT', 'MODIFY'],
               dynamodb: { Keys: { sk: { S: [{ prefix: 'M#' }] } } },
             }),
           },

@@ -21,7 +21,8 @@ declare module 'vitest' {
 const NOT_PROVOKED_FROM_OUTSIDE: Partial<Record<ErrorCode, string>> = {
   internal: 'answered only when something is broken; every test fails on an unexpected 5xx',
   service_unavailable:
-    'a Step Functions execution that cannot start; the unit tests of the transcode domain stub that failure',
+    'a Step Functions execution that cannot start, or a throttled usage meter write (DynamoDB Local never ' +
+    'throttles); the unit tests of the transcode domain and test/unit/meter-throttling.test.ts stub them',
 };
 
 const assertEveryDeclaredCodeAnswered = (answered: Set<string>): void => {

@@ -89,6 +89,31 @@ describe('usage alert thresholds', () => {
     expect(events.map((e) => e.data.threshold)).toEqual([80]);
   });
 
+  it('raises api_requests thresholds on the month’s total over its shards, once each', async () => {
+    const busy = await createTenant({ limits: { apiRequestsPerMonth: 2_000 } });
+    const put = await call('PUT', '/v1/usage/alerts', {
+      headers: { 'x-api-key': busy.apiKey },
+      body: { thresholds: { api_requests: [30, 45] } },
+    });
+    expect(put.status).toBe(200);
+    const { addToMeter } = await import('../../functions/shared/data/usage-meters');
+    // 600 is more than any shard's allotment (200): it is spread over several shards, none of which reaches
+    // 30 % of the allowance on its own.
+    await addToMeter(busy.companyId, 'api_requests', 600, new Date(), 2_000);
+    const first = await waitForEvent(busy.apiKey, 'api_requests', 30);
+    const at30 = first.filter((e) => e.data.meter === 'api_requests');
+    expect(at30.map((e) => e.data.threshold)).toEqual([30]);
+    expect(at30[0]?.data.used).toBeGreaterThanOrEqual(600);
+    await addToMeter(busy.companyId, 'api_requests', 300, new Date(), 2_000);
+    const second = await waitForEvent(busy.apiKey, 'api_requests', 45);
+    expect(
+      second
+        .filter((e) => e.data.meter === 'api_requests')
+        .map((e) => e.data.threshold)
+        .sort(),
+    ).toEqual([30, 45]);
+  });
+
   it('refuses thresholds it cannot keep, each at its pointer, and needs usage:write', async () => {
     const cases: [unknown, string][] = [
       [{ thresholds: { speech_characters: [0] } }, '/body/thresholds/speech_characters/0'],

@@ -50,6 +50,7 @@ describe('usage meters over a whole month (injected clock)', () => {
     const capacity = installCapacityMeter(dynamodbClient);
     const month = empty();
     const sizes: { day: number; largest: number }[] = [];
+    let shardLargest = 0;
     for (let day = 1; day <= 31; day++) {
       const now = new Date(Date.UTC(2031, 0, day, 12, 0, 0));
       const today = empty();
@@ -60,12 +61,12 @@ describe('usage meters over a whole month (injected clock)', () => {
         add(today, kind, name, amount);
         add(month, kind, name, amount);
       };
-      // Metered requests: one write unit each for the month item and for the day item.
+      // Metered requests: one write unit each, to one shard of the month (month and day counts together).
       for (let i = 0; i < 1 + (day % 3); i++) {
         const { units } = await capacity.measure(() =>
           meters.addToMeter(companyId, 'api_requests', 1, now, 500_000),
         );
-        expect(units).toEqual({ readUnits: 0, writeUnits: 2, requests: 2 });
+        expect(units).toEqual({ readUnits: 0, writeUnits: 1, requests: 1 });
         count('meters', 'api_requests', 1);
       }
       // The log shipper's api compute time: two unconditional writes, one unit each.
@@ -116,8 +117,12 @@ describe('usage meters over a whole month (injected clock)', () => {
         (item) => item.sk === `M#2031-01` || item.sk === `D#2031-01-${String(day).padStart(2, '0')}`,
       );
       expect(written).toHaveLength(2);
-      const largest = Math.max(...items.map(itemSize));
+      const isShard = (item: Record<string, unknown>) => String(item.sk).startsWith('M#2031-01#S');
+      const largest = Math.max(...items.filter((item) => !isShard(item)).map(itemSize));
       expect(largest).toBeLessThanOrEqual(1024);
+      // A shard holds one count per day of the month it was written on: under 400 bytes on day 31.
+      shardLargest = Math.max(shardLargest, ...items.filter(isShard).map(itemSize));
+      expect(shardLargest).toBeLessThanOrEqual(400);
       sizes.push({ day, largest });
 
       const daySnapshot = await getUsageSnapshot(companyId, 'day', now);
@@ -125,26 +130,34 @@ describe('usage meters over a whole month (injected clock)', () => {
       const monthSnapshot = await getUsageSnapshot(companyId, 'month', now);
       expect({ meters: monthSnapshot.meters, computeMs: monthSnapshot.computeMs }).toEqual(month);
     }
-    // The month item does not grow with the days: its size on day 31 is its size on day 1 give or take the
+    // The month item and the shards do not grow with the days: its size on day 31 is its size on day 1 give or take the
     // digits of its totals.
     const first = sizes[0]?.largest ?? 0;
     const last = sizes[30]?.largest ?? 0;
     expect(last - first).toBeLessThan(16);
-    // One month item and 31 day items, nothing else (the totals item is written by byte-changing writes only).
+    // One month item, its shards and 31 day items, nothing else (the totals item is written by byte-changing
+    // writes only).
     const items = await partitionItems(companyId);
-    expect(items.map((i) => i.sk).sort()).toEqual([
+    expect(
+      items
+        .map((i) => i.sk)
+        .filter((sk) => !String(sk).startsWith('M#2031-01#S'))
+        .sort(),
+    ).toEqual([
       ...Array.from({ length: 31 }, (_, i) => `D#2031-01-${String(i + 1).padStart(2, '0')}`),
       'M#2031-01',
     ]);
-    // The allowance stays exact: an allowance of one more than the month used admits exactly one request.
+    // A request refused at the allowance is counted nowhere, not in its day either (the exactness of the
+    // allowance over the shards is `api-requests-quota.test.ts`'s).
     const lastDay = new Date(Date.UTC(2031, 0, 31, 23, 0, 0));
-    const used = month.meters.api_requests ?? 0;
-    await expect(meters.addToMeter(companyId, 'api_requests', 1, lastDay, used + 1)).resolves.toBe(used + 1);
-    await expect(meters.addToMeter(companyId, 'api_requests', 1, lastDay, used + 1)).rejects.toThrow(
+    await meters.addToMeter(companyId, 'api_requests', 1, lastDay, 500_000);
+    await expect(meters.addToMeter(companyId, 'api_requests', 1, lastDay, 0)).rejects.toThrow(
       meters.MeterLimitReachedError,
     );
     const refusedDay = await getUsageSnapshot(companyId, 'day', lastDay);
     expect(refusedDay.meters.api_requests).toBe(1 + (31 % 3) + 1);
-    process.stdout.write(`usage item sizes: day 1 ${first} B, day 31 ${last} B\n`);
+    process.stdout.write(
+      `usage item sizes: day 1 ${first} B, day 31 ${last} B, largest shard ${shardLargest} B\n`,
+    );
   });
 });

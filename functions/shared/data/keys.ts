@@ -111,6 +111,8 @@ export const sortKeys = {
   apiKey: 'APIKEY',
   usageTotals: 'TOTALS',
   usageMonth: (month: string) => `M#${month}`,
+  /** One shard of a month's `api_requests` count (`docs/decisions/0037-sharded-api-requests-meter.md`). */
+  usageMonthShard: (month: string, shard: number) => `M#${month}#S${String(shard).padStart(2, '0')}`,
   /** A UTC day's figures; not `M#…`, so the stream filter of usage thresholds sees month items only. */
   usageDay: (date: string) => `D#${date}`,
   mintedToken: (jti: string) => `TOKEN#${jti}`,
@@ -175,10 +177,14 @@ export const companyOfUsagePartition = (pk: string): string | undefined =>
 export const companyOfTypesPartition = (pk: string): string | undefined =>
   companyOfPartition(pk, partitions.dynadataTypes);
 
-/** The month of a usage month's sort key, or undefined when `sk` is not one. */
-export const monthOfUsageSortKey = (sk: string): string | undefined => {
-  const prefix = sortKeys.usageMonth('');
-  return sk.startsWith(prefix) ? sk.slice(prefix.length) : undefined;
+/**
+ * The month of a usage month's sort key (the month item's or one of its shards'), and the shard's number for a
+ * shard; undefined when `sk` is neither.
+ */
+export const monthOfUsageSortKey = (sk: string): { month: string; shard?: number } | undefined => {
+  const match = /^M#(\d{4}-\d{2})(?:#S(\d{2}))?$/.exec(sk);
+  if (!match?.[1]) return undefined;
+  return match[2] === undefined ? { month: match[1] } : { month: match[1], shard: Number(match[2]) };
 };
 
 /** The prefix every usage month's sort key starts with (the stream filter of the event dispatcher). */

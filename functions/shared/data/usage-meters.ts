@@ -12,8 +12,16 @@ import * as zm from '../zod-mini';
 import { type BatchEntry, getItemsByKey } from './batch';
 import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
 import { decodeItem } from './entity';
-import { partitions, sortKeys } from './keys';
+import { monthOfUsageSortKey, partitions, sortKeys } from './keys';
+import { isThrottled, MeterThrottledError } from './throttling';
 import { updateParams } from './update-expression';
+import {
+  type ApiRequestShard,
+  addApiRequests,
+  apiRequestShardEntries,
+  shardedApiRequests,
+  toApiRequestShard,
+} from './usage-shards';
 
 /**
  * Usage meters, in a partition of the company's own (`CO#<id>#USAGE`, never the company profile's):
@@ -21,9 +29,12 @@ import { updateParams } from './update-expression';
  *   allowances are checked against (its writes carry the condition);
  * - one day item `D#<yyyy-mm-dd>` per UTC day: the same figures for that day;
  * - the `TOTALS` item: the running totals that are not per month (`storageBytes`, `databaseBytes`).
- * Every item holds at most one number per figure (14 attributes, about 300 bytes), so each write of a
- * metered request stays one write unit on every day of the month (`docs/decisions/0008-usage-meter-items.md`).
- * Day items do not start with `M#`: the stream filter of usage thresholds sees month items only.
+ * Every item holds at most one number per figure (14 attributes, about 300 bytes), so each write stays one
+ * write unit on every day of the month (`docs/decisions/0008-usage-meter-items.md`).
+ * - the shards of the month's `api_requests` (`M#<yyyy-mm>#S<nn>`, `usage-shards.ts`): the figure of every
+ *   metered request, month and day in one write (`docs/decisions/0037-sharded-api-requests-meter.md`). The
+ *   month and day items still hold the `api_requests` counted before the shards; readers add both.
+ * Day items do not start with `M#`: the stream filter of usage thresholds sees month items and shards only.
  *
  * This module owns every write to those items. Other modules that must count something inside their own
  * transaction (a billed job, a recorded object, a Dynadata item) put the transaction items exported here into
@@ -125,14 +136,20 @@ export interface UsageWindowFigures {
   databaseBytes: number;
 }
 
-/** The figures of a window's usage item and the running totals (absent items count 0). */
+/**
+ * The figures of a window's usage item and the running totals (absent items count 0), with `apiRequests`
+ * (what the shards counted in the window) added to the item's `api_requests`.
+ */
 export const usageFigures = (
   period: UsagePeriod | undefined,
   totals: UsageTotals | undefined,
+  apiRequests = 0,
 ): UsageWindowFigures => {
   const { figure } = period ?? emptyPeriod();
   return {
-    meters: Object.fromEntries(METERS.map((m) => [m, figure(m)])) as Record<MeterName, number>,
+    meters: Object.fromEntries(
+      METERS.map((m) => [m, figure(m) + (m === 'api_requests' ? apiRequests : 0)]),
+    ) as Record<MeterName, number>,
     computeMs: Object.fromEntries(COMPUTE_CATEGORIES.map((c) => [c, figure(computeFigure(c))])) as Record<
       ComputeCategory,
       number
@@ -141,23 +158,43 @@ export const usageFigures = (
   };
 };
 
+/** The `api_requests` of the window of `now` the shards counted (the month's, or the day's with `day`). */
+export const shardedFigure = (
+  shards: readonly (ApiRequestShard | undefined)[],
+  now: Date,
+  granularity: 'month' | 'day',
+): number => shardedApiRequests(shards, granularity === 'day' ? utcDate(now) : undefined);
+
+/** The shards of the month of `now`, for a batch read beside the window's usage item. */
+export const usageShardEntries = (companyId: string, now: Date) =>
+  apiRequestShardEntries(companyId, utcMonth(now));
+
 /** The company's usage figures for the window, in one round trip. */
 export const readUsage = async (
   companyId: string,
   now: Date,
   granularity: 'month' | 'day',
 ): Promise<UsageWindowFigures> => {
-  const [period, totals] = await getItemsByKey([
+  const [period, totals, ...shards] = await getItemsByKey([
     usagePeriodEntry(companyId, now, granularity),
     usageTotalsEntry(companyId),
+    ...usageShardEntries(companyId, now),
   ]);
-  return usageFigures(period, totals);
+  return usageFigures(period, totals, shardedFigure(shards as ApiRequestShard[], now, granularity));
 };
 
+/** The usage partition's items whose sort keys run from `from` to `to`, inclusive. */
+const queryUsageRange = (companyId: string, from: string, to: string) =>
+  queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': partitions.usage(companyId), ':from': from, ':to': to },
+  });
+
 /**
- * The company's usage items of the days (`yyyy-mm-dd`) or months (`yyyy-mm`) from `from` to `to`, inclusive,
- * by period: one query over the usage partition's sort-key range (a month item's range holds no day item, and
- * the other way round). Periods without usage have no item and are absent.
+ * The company's usage of the days (`yyyy-mm-dd`) or months (`yyyy-mm`) from `from` to `to`, inclusive, by
+ * period: the month items and their shards (one query over the range of the months), and for days the day
+ * items (one more query) with the days the shards of their months counted. Periods without usage are absent.
  */
 export const readUsageSeries = async (
   companyId: string,
@@ -165,21 +202,47 @@ export const readUsageSeries = async (
   from: string,
   to: string,
 ): Promise<Map<string, UsageWindowFigures>> => {
-  const sortKey = granularity === 'month' ? sortKeys.usageMonth : sortKeys.usageDay;
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: {
-      ':pk': partitions.usage(companyId),
-      ':from': sortKey(from),
-      ':to': sortKey(to),
-    },
-  });
+  // `~` sorts after the `#S<nn>` of every shard of the last month.
+  const months = queryUsageRange(
+    companyId,
+    sortKeys.usageMonth(from.slice(0, 7)),
+    `${sortKeys.usageMonth(to.slice(0, 7))}#~`,
+  );
+  const days =
+    granularity === 'day'
+      ? queryUsageRange(companyId, sortKeys.usageDay(from), sortKeys.usageDay(to))
+      : Promise.resolve([]);
+  const [monthItems, dayItems] = await Promise.all([months, days]);
+  const periods = new Map<string, { item?: Record<string, unknown>; apiRequests: number }>();
+  const period = (key: string) => {
+    const found = periods.get(key) ?? { apiRequests: 0 };
+    periods.set(key, found);
+    return found;
+  };
+  for (const item of dayItems) period(String(item.sk).slice(sortKeys.usageDay('').length)).item = item;
+  for (const item of monthItems) {
+    const sk = monthOfUsageSortKey(String(item.sk));
+    if (!sk) continue;
+    if (granularity === 'month') {
+      if (sk.shard === undefined) period(sk.month).item = item;
+      else period(sk.month).apiRequests += toApiRequestShard(item).count;
+      continue;
+    }
+    if (sk.shard === undefined) continue;
+    const shard = toApiRequestShard(item);
+    for (let day = 1; day <= 31; day++) {
+      const date = `${sk.month}-${String(day).padStart(2, '0')}`;
+      const counted = shard.day(date);
+      if (counted > 0 && date >= from && date <= to) period(date).apiRequests += counted;
+    }
+  }
   return new Map(
-    items.map((item) => [
-      String(item.sk).slice(sortKey('').length),
-      usageFigures(toUsagePeriod(item), undefined),
-    ]),
+    [...periods.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, { item, apiRequests }]) => [
+        key,
+        usageFigures(item ? toUsagePeriod(item) : undefined, undefined, apiRequests),
+      ]),
   );
 };
 
@@ -297,11 +360,12 @@ export class MeterLimitReachedError extends Error {
 }
 
 /**
- * Adds `amount` to the meter for the current UTC month and day and returns the new month total. Two writes
- * of one unit each rather than a transaction of four, sent at once (one round trip on every metered
- * request): the month item, conditional with a `limit` (a total that would pass the limit is left unchanged
- * and `MeterLimitReachedError` is thrown), and the day item; a refused or failed month write takes the
- * amount back from the day before it throws, so refused requests end counted nowhere.
+ * Adds `amount` to the meter for the current UTC month and day; with a `limit`, a total that would pass it is
+ * left unchanged and `MeterLimitReachedError` is thrown; a write DynamoDB throttled throws
+ * `MeterThrottledError`. `api_requests` goes to one shard of the month, in one write (`usage-shards.ts`).
+ * Other meters take two writes of one unit each rather than a transaction of four, sent at once: the month
+ * item, conditional with a `limit`, and the day item; a refused month write takes the amount back from the
+ * day before it throws, so refused amounts end counted nowhere.
  */
 export const addToMeter = async (
   companyId: string,
@@ -309,22 +373,29 @@ export const addToMeter = async (
   amount: number,
   now: Date,
   limit?: number,
-): Promise<number> => {
+): Promise<void> => {
+  if (amount === 0) return;
+  if (meter === 'api_requests') {
+    if (!(await addApiRequests(companyId, amount, utcDate(now), now.getTime(), limit)))
+      throw new MeterLimitReachedError(meter);
+    return;
+  }
   const updates = usageUpdates(
     companyId,
     now,
     { [meter]: amount },
     limit === undefined ? undefined : { figure: meter, limit },
   );
-  if (!updates) return 0;
+  if (!updates) return;
   const [month, day] = await Promise.allSettled([
-    ddb.send(new UpdateCommand({ ...updates.month, ReturnValues: 'UPDATED_NEW' })),
+    ddb.send(new UpdateCommand(updates.month)),
     ddb.send(new UpdateCommand(updates.day)),
   ]);
   if (month.status === 'rejected') {
     // Only a refused month takes the day's unit back: a month write that failed otherwise (a timeout) may
     // have been applied, and the day then keeps it. A failed take-back leaves the day one over and is logged;
     // the answer is the month's (429 stays 429).
+    if (isThrottled(month.reason)) throw new MeterThrottledError(month.reason);
     if (!isConditionalCheckFailed(month.reason)) throw month.reason;
     const back = usageUpdates(companyId, now, { [meter]: -amount });
     if (day.status === 'fulfilled' && back)
@@ -333,8 +404,8 @@ export const addToMeter = async (
       });
     throw new MeterLimitReachedError(meter);
   }
-  if (day.status === 'rejected') throw day.reason;
-  return Number(month.value.Attributes?.[meter] ?? amount);
+  if (day.status === 'rejected')
+    throw isThrottled(day.reason) ? new MeterThrottledError(day.reason) : day.reason;
 };
 
 /** Adds compute milliseconds of one category to the company's month and day figures (two writes). */

@@ -3,11 +3,15 @@ import { companyEntry } from '../data/companies';
 import { getPlan, planEntry } from '../data/plans';
 import {
   secondsToNextUtcMonth,
+  shardedFigure,
   usageFigures,
   usagePeriodEntry,
+  usageShardEntries,
   usageTotalsEntry,
 } from '../data/usage-meters';
+import type { ApiRequestShard } from '../data/usage-shards';
 import { AppError, NotFoundError } from '../errors';
+import type { Plan } from '../types/plans';
 import { resolveLimits } from './limits';
 import { subscriptionPeriod } from './subscription';
 
@@ -27,8 +31,8 @@ export const usageWindow = (now: Date, granularity: 'month' | 'day') => {
 /**
  * The usage snapshot shared by `GET /v1/usage` and the MCP tool `get_usage`. With the company's plan id
  * known (the authorizer passes it), the company, its plan, the usage item of the window (the month item, or
- * the day item with `day`) and the running totals are read in one round trip; a plan changed since then
- * costs one more read.
+ * the day item with `day`), the month's `api_requests` shards (added to the window's figure) and the running
+ * totals are read in one round trip; a plan changed since then costs one more read.
  */
 export const getUsageSnapshot = async (
   companyId: string,
@@ -36,14 +40,18 @@ export const getUsageSnapshot = async (
   now: Date,
   planIdHint?: string,
 ) => {
-  const [company, used, totals, hinted] = await getItemsByKey([
+  const shardEntries = usageShardEntries(companyId, now);
+  const [company, used, totals, ...rest] = await getItemsByKey([
     companyEntry(companyId),
     usagePeriodEntry(companyId, now, granularity),
     usageTotalsEntry(companyId),
+    ...shardEntries,
     ...(planIdHint ? [planEntry(planIdHint)] : []),
   ]);
   if (!company) throw new NotFoundError('The company of this credential no longer exists.');
-  const figures = usageFigures(used, totals);
+  const shards = rest.slice(0, shardEntries.length) as ApiRequestShard[];
+  const hinted = rest[shardEntries.length] as Plan | undefined;
+  const figures = usageFigures(used, totals, shardedFigure(shards, now, granularity));
   const plan = hinted && company.planId === planIdHint ? hinted : await getPlan(company.planId);
   if (!plan) throw new Error(`Company ${companyId} is on unknown plan ${company.planId}`);
   const period = subscriptionPeriod(company.subscriptionAnchor, now);
@@ -68,4 +76,10 @@ export const apiRequestsQuotaError = (limit: number | undefined, now: Date): App
   new AppError('quota_exceeded', 'The monthly allowance of API requests of your plan is used up.', {
     retryAfterSeconds: secondsToNextUtcMonth(now),
     extensions: { meter: 'api_requests', limit },
+  });
+
+/** 503 `service_unavailable`: a usage meter write was throttled; the request did nothing and may be sent again. */
+export const meterThrottledError = (): AppError =>
+  new AppError('service_unavailable', 'The request could not be counted right now; send it again shortly.', {
+    retryAfterSeconds: 1,
   });

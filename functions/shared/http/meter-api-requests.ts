@@ -1,5 +1,6 @@
+import { MeterThrottledError } from '../data/throttling';
 import { addToMeter, MeterLimitReachedError } from '../data/usage-meters';
-import { apiRequestsQuotaError } from '../domain/usage';
+import { apiRequestsQuotaError, meterThrottledError } from '../domain/usage';
 import { countBilledUnits } from '../observability/metrics';
 import { type ApiMiddleware, companyIdOf, requestIdOf } from './api-request';
 import { readAuthContext } from './auth-context';
@@ -7,8 +8,9 @@ import type { ApiContext } from './router';
 
 /**
  * Reads the caller's credential once (the router takes it from the context) and adds 1 to `api_requests`
- * (UTC month and day) of every authenticated request in one conditional
- * `UpdateItem`; at the monthly allowance it is refused with 429 `quota_exceeded` before any other work.
+ * (UTC month and day) of every authenticated request in one conditional `UpdateItem` of one shard of the
+ * month; at the monthly allowance it is refused with 429 `quota_exceeded` before any other work, and a
+ * throttled meter write answers 503 `service_unavailable` with `Retry-After` (the request did nothing).
  * Public routes carry no authorizer context and are not metered.
  */
 export const meterApiRequests = (): ApiMiddleware => ({
@@ -20,6 +22,7 @@ export const meterApiRequests = (): ApiMiddleware => ({
     try {
       await addToMeter(auth.companyId, 'api_requests', 1, now, auth.apiRequestsPerMonth);
     } catch (error) {
+      if (error instanceof MeterThrottledError) throw meterThrottledError();
       if (!(error instanceof MeterLimitReachedError)) throw error;
       throw apiRequestsQuotaError(auth.apiRequestsPerMonth, now);
     }

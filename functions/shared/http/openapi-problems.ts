@@ -22,7 +22,9 @@ export const chainCodes = (route: RouteDefinition): ErrorCode[] => {
     'uri_too_long',
     'request_header_fields_too_large',
     ...(route.planned ? (['not_implemented'] as const) : (['validation_failed'] as const)),
-    ...(gated ? (['unauthorized', 'forbidden', 'quota_exceeded'] as const) : []),
+    // Every request with a credential is metered: refused at the allowance, or answered 503 when the meter's
+    // write is throttled (`http/meter-api-requests.ts`).
+    ...(gated ? (['unauthorized', 'forbidden', 'quota_exceeded', 'service_unavailable'] as const) : []),
     ...(scoped ? (['insufficient_scope'] as const) : []),
     // API Gateway refuses a body over 10 MB on any route with one; the media type is checked when it is read.
     ...(route.body ? (['payload_too_large'] as const) : []),
@@ -221,7 +223,7 @@ export const errorResponse = (status: number, codes: ErrorCode[], gated = false)
   description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
   headers: {
     'x-request-id': headerRef('RequestId'),
-    ...(status === 429 || codes.includes('idempotency_request_in_progress')
+    ...(status === 429 || status === 503 || codes.includes('idempotency_request_in_progress')
       ? { 'Retry-After': headerRef('RetryAfter') }
       : {}),
     ...(status === 401 ? { 'WWW-Authenticate': headerRef('WwwAuthenticate') } : {}),

@@ -10,17 +10,18 @@ import { DELETING_STATUS, TYPE_ENTITY } from '../../shared/types/dynadata-types'
 import { EVENT_ENTITY } from '../../shared/types/events';
 
 /**
- * The records the dispatcher acts on, by their raw attributes: a new event, a change of a usage month
- * (its sort key starts with the usage month prefix), or a change of a Dynadata type being deleted. The same rule as the event source's filter on AWS (`lib/constructs/webhook-events.ts`); the
+ * The records the dispatcher acts on, by their raw attributes: a new event, a write of a usage month's item
+ * or shard (its sort key starts with the usage month prefix; its first write too), or a change of a Dynadata type being deleted. The same rule as the event source's filter on AWS (`lib/constructs/webhook-events.ts`); the
  * local stream poller hands every record over, so the handler applies it too and never decodes the
  * images of other items.
  */
 export const isDispatchable = (record: DynamoDBRecord): boolean => {
   const change = record.dynamodb;
-  if (record.eventName === 'INSERT') return change?.NewImage?.entity?.S === EVENT_ENTITY;
+  const usageMonth = change?.Keys?.sk?.S?.startsWith(USAGE_MONTH_SORT_KEY_PREFIX) === true;
+  if (record.eventName === 'INSERT') return change?.NewImage?.entity?.S === EVENT_ENTITY || usageMonth;
   if (record.eventName === 'MODIFY') {
     if (change?.NewImage?.entity?.S === TYPE_ENTITY) return change.NewImage.status?.S === DELETING_STATUS;
-    return change?.Keys?.sk?.S?.startsWith(USAGE_MONTH_SORT_KEY_PREFIX) === true;
+    return usageMonth;
   }
   return false;
 };

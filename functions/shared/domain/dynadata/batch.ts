@@ -6,11 +6,12 @@ import {
   writeItemsAtomically,
 } from '../../data/dynadata-items';
 import type { TransactItem } from '../../data/entity';
+import { MeterThrottledError } from '../../data/throttling';
 import { addToMeter, MeterLimitReachedError } from '../../data/usage-meters';
 import { AppError, ERROR_CATALOG, type FieldError, NotFoundError, ValidationError } from '../../errors';
 import { ulid } from '../../ids';
 import { MAX_ATOMIC_BATCH_OPERATIONS } from '../../types/dynadata-types';
-import { apiRequestsQuotaError } from '../usage';
+import { apiRequestsQuotaError, meterThrottledError } from '../usage';
 import { changedFieldsOf, changeEventItems } from './change-events';
 import {
   assertValid,
@@ -107,6 +108,7 @@ const meterOperations = async (
     await addToMeter(companyId, 'api_requests', operations - 1, now, limit);
   } catch (error) {
     if (error instanceof MeterLimitReachedError) throw apiRequestsQuotaError(limit, now);
+    if (error instanceof MeterThrottledError) throw meterThrottledError();
     throw error;
   }
 };

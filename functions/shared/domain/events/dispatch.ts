@@ -1,19 +1,13 @@
-import { getItemsByKey } from '../../data/batch';
-import { companyEntry } from '../../data/companies';
-import { EVENT_ENTITY, type EventRecord, putEventOnce, toEventRecord } from '../../data/events';
-import { companyOfUsagePartition, monthOfUsageSortKey } from '../../data/keys';
+import { EVENT_ENTITY, type EventRecord, toEventRecord } from '../../data/events';
+import { companyOfUsagePartition } from '../../data/keys';
 import { enqueueDelivery } from '../../data/webhook-deliveries';
 import { getEndpoint, listEndpoints, type WebhookEndpointRecord } from '../../data/webhook-endpoints';
 import { logger } from '../../observability/logger';
-import { cachedOrLoad, createTtlCache } from '../../ttl-cache';
-import type { MeterName } from '../../types/meters';
-import type { PlanLimits } from '../../types/plans';
-import { limitsOf } from '../company-limits';
 import { sweepDeletingType, typeSweepOf } from '../dynadata/type-sweep';
-import { alertsOf, type UsageAlerts } from '../usage-alerts';
 import { startEventRuns } from '../workflows/trigger-sources';
 import { subscribes } from './endpoints';
 import { startLane } from './lanes';
+import { raiseUsageThresholds } from './usage-thresholds';
 
 /**
  * The dispatcher: what the table's stream feeds (on AWS a Lambda event source; locally a poller of
@@ -26,8 +20,9 @@ import { startLane } from './lanes';
  *   the lane held or its turn passed, and sends nothing twice).
  * - A new event item also starts the company's workflows whose `on.events` lists its type, one run per
  *   event and workflow (`workflows/trigger-sources.ts`), before its deliveries.
- * - A changed usage month: a meter that passed 80 % or 100 % of its monthly allowance raises
- *   `usage.threshold_reached`, once per meter, threshold and month (a marker written with the event).
+ * - A changed usage month (its item or a shard of its `api_requests`): a meter that passed 80 % or 100 % of
+ *   its monthly allowance raises `usage.threshold_reached`, once per meter, threshold and month
+ *   (`usage-thresholds.ts`).
  * - A Dynadata type marked deleting, or its deletion handed on to a next turn: the turn deletes a share of its
  *   items (`dynadata/type-sweep.ts`).
  */
@@ -63,61 +58,6 @@ export const dispatchEvent = async (event: EventRecord): Promise<number> => {
     await startLane(lane, event.id);
   }
   return enabled.length;
-};
-
-/** The monthly allowance of each meter that has one. */
-const ALLOWANCES: Partial<Record<MeterName, keyof PlanLimits>> = {
-  api_requests: 'apiRequestsPerMonth',
-  transcode_seconds: 'transcodeSecondsPerMonth',
-  transcription_seconds: 'transcriptionSecondsPerMonth',
-  speech_characters: 'speechCharactersPerMonth',
-  workflow_runs: 'workflowRunsPerMonth',
-};
-
-/** A company's limits and alert thresholds, kept a minute per process and per alerts version. */
-const alertingCache = createTtlCache<{ limits: PlanLimits; alerts: UsageAlerts }>(60_000, 1000);
-
-const companyAlerting = async (companyId: string) => {
-  const [company] = await getItemsByKey([companyEntry(companyId)]);
-  return { limits: await limitsOf(companyId, company), alerts: alertsOf(company ?? {}) };
-};
-
-/** Thresholds a usage month's change passed: `usage.threshold_reached` for each, once. */
-export const raiseUsageThresholds = async (change: StreamChange, now = new Date()): Promise<number> => {
-  const { newImage, oldImage = {} } = change;
-  const companyId = companyOfUsagePartition(String(newImage?.pk ?? ''));
-  const month = monthOfUsageSortKey(String(newImage?.sk ?? ''));
-  if (!newImage || !companyId || month === undefined) return 0;
-  const grown = (Object.keys(ALLOWANCES) as MeterName[]).filter(
-    (m) => Number(newImage[m] ?? 0) > Number(oldImage[m] ?? 0),
-  );
-  if (grown.length === 0) return 0;
-  // A change of the company's thresholds stamps the month item (`alertsVersion`): a new stamp is a new key.
-  const version = Number(newImage.alertsVersion ?? 0);
-  const alerting = await cachedOrLoad(alertingCache, `${companyId}#${version}`, now.getTime(), () =>
-    companyAlerting(companyId),
-  );
-  if (!alerting) return 0;
-  const { limits, alerts } = alerting;
-  let raised = 0;
-  for (const meter of grown) {
-    const limit = Number(limits[ALLOWANCES[meter] as keyof PlanLimits]);
-    const before = Number(oldImage[meter] ?? 0);
-    const used = Number(newImage[meter] ?? 0);
-    for (const threshold of alerts[meter]) {
-      const mark = (limit * threshold) / 100;
-      if (!(limit > 0 && before < mark && used >= mark)) continue;
-      const ok = await putEventOnce(`${month}#${meter}#${threshold}`, {
-        companyId,
-        type: 'usage.threshold_reached',
-        resourceId: `usage:${meter}`,
-        data: { meter, threshold, month, used, limit },
-        now,
-      });
-      if (ok) raised++;
-    }
-  }
-  return raised;
 };
 
 /** Changes of one batch handled at once, across resources (each resource's events stay in order). */
