@@ -105,8 +105,9 @@ export const benchCost = async (write: (line: string) => void) => {
   const run = await measureOperations(write);
   const { operations } = run;
   // After the stack set the environment the data modules read at import.
-  const { METER_RATE_CEILING, METER_WRITE_UNITS_PER_REQUEST, PARTITION_WRITE_UNITS_PER_SECOND } =
-    await import('../../functions/shared/domain/plans');
+  const { COMPANY_LIMITS, METER_WRITE_UNITS_PER_REQUEST, PLAN_RATE_CEILING } = await import(
+    '../../functions/shared/domain/capacity'
+  );
   const priced = operations.map((op) => ({ ...op, lines: priceOperation(op.usage, memoryMb) }));
   const perMillion = (n: number) => usd(n * 1_000_000);
 
@@ -187,8 +188,9 @@ export const benchCost = async (write: (line: string) => void) => {
   const meterUnits = self ? self.usage.writeUnits / self.usage.runs : 0;
   write(
     `\nusage meter: a metered read writes ${meterUnits} units (the meter's ${METER_WRITE_UNITS_PER_REQUEST}); ` +
-      `a usage partition takes ${PARTITION_WRITE_UNITS_PER_SECOND}/s, so one company's ceiling is ` +
-      `${METER_RATE_CEILING.requestsPerSecond} req/s steady, burst ${METER_RATE_CEILING.burst} (half the partition left to other writes)\n`,
+      `one company sustains ${COMPANY_LIMITS.usageMeter} metered requests a second on it (half its partition), ` +
+      `${COMPANY_LIMITS.auditTrail} on its audit trail, ${COMPANY_LIMITS.dataWrites} Dynadata writes; a plan may sell ` +
+      `${PLAN_RATE_CEILING.requestsPerSecond} req/s, burst ${PLAN_RATE_CEILING.burst} (docs/operate.md#capacity)\n`,
   );
 
   const cost = (prefix: string) => {

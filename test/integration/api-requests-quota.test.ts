@@ -6,7 +6,7 @@ const { putPlan } = await import('../../functions/shared/data/plans');
 const { ddb, tableName } = await import('../../functions/shared/data/client');
 const meters = await import('../../functions/shared/data/usage-meters');
 const { usageDayKey, usageMonthKey, utcDate, utcMonth, secondsToNextUtcMonth } = meters;
-const { API_REQUEST_SHARDS } = await import('../../functions/shared/data/usage-shards');
+const { API_REQUEST_SHARDS } = await import('../../functions/shared/types/meters');
 const { getUsageSnapshot } = await import('../../functions/shared/domain/usage');
 const { PutCommand, QueryCommand } = await import('@aws-sdk/lib-dynamodb');
 

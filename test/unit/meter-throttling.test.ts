@@ -8,10 +8,11 @@ vi.mock('../../functions/shared/data/client', async (original) => ({
 
 import { ddb } from '../../functions/shared/data/client';
 import { isThrottled, MeterThrottledError } from '../../functions/shared/data/throttling';
-import { API_REQUEST_SHARDS, addApiRequests, shardAllotment } from '../../functions/shared/data/usage-shards';
+import { addApiRequests, shardAllotment } from '../../functions/shared/data/usage-shards';
 import { toPublicJob } from '../../functions/shared/domain/transcodes';
 import { createApiHandler } from '../../functions/shared/http/middleware';
 import { TRANSCODE_ROUTES } from '../../functions/shared/routes/transcode-routes';
+import { API_REQUEST_SHARDS } from '../../functions/shared/types/meters';
 import { lambdaContext, someTranscodeHandlers, transcodeProxyEvent } from '../fixtures/api-events';
 import { transcodeJobRecord } from '../fixtures/transcode-jobs';
 

@@ -6,15 +6,15 @@ vi.mock('../../functions/shared/data/plans', async (original) => ({
 }));
 
 import { putPlan } from '../../functions/shared/data/plans';
-import { API_REQUEST_SHARDS } from '../../functions/shared/data/usage-shards';
-import { DEFAULT_PLANS } from '../../functions/shared/domain/plan-catalog';
 import {
-  METER_RATE_CEILING,
-  METER_SHARDS_REQUESTS_PER_SECOND,
+  COMPANY_LIMITS,
+  COMPANY_REQUESTS_PER_SECOND,
   METER_WRITE_UNITS_PER_REQUEST,
-  PlanRateAboveCeilingError,
-  storePlan,
-} from '../../functions/shared/domain/plans';
+  PLAN_RATE_CEILING,
+} from '../../functions/shared/domain/capacity';
+import { DEFAULT_PLANS } from '../../functions/shared/domain/plan-catalog';
+import { PlanRateAboveCeilingError, storePlan } from '../../functions/shared/domain/plans';
+import { API_REQUEST_SHARDS } from '../../functions/shared/types/meters';
 import type { Plan } from '../../functions/shared/types/plans';
 
 const now = new Date('2026-11-25T00:00:00Z');
@@ -26,17 +26,21 @@ const planWith = (rate: { requestsPerSecond: number; burst: number }): Plan => {
 
 afterEach(() => vi.mocked(putPlan).mockClear());
 
-describe('plan request rates against the usage meter ceiling', () => {
-  it('states 500 requests a second and a burst of 1,000 for one company: one write unit a request', () => {
+describe('plan request rates against the plan ceiling', () => {
+  it('meters a request in one write unit, so the meter takes 500 requests a second in half its partition', () => {
     expect(METER_WRITE_UNITS_PER_REQUEST).toBe(1);
     expect(API_REQUEST_SHARDS).toBe(10);
-    expect(METER_SHARDS_REQUESTS_PER_SECOND).toBe(10_000);
-    expect(METER_RATE_CEILING).toEqual({ requestsPerSecond: 500, burst: 1_000 });
+    expect(COMPANY_LIMITS.usageMeter).toBe(500);
+  });
+
+  it('sells at most half of what one company sustains: 250 requests a second, burst 500', () => {
+    expect(COMPANY_REQUESTS_PER_SECOND).toBe(500);
+    expect(PLAN_RATE_CEILING).toEqual({ requestsPerSecond: 250, burst: 500 });
   });
 
   it('carries at least twice the highest shipped plan’s rate', () => {
     const highest = Math.max(...DEFAULT_PLANS.map((plan) => plan.limits.requestsPerSecond));
-    expect(METER_RATE_CEILING.requestsPerSecond).toBeGreaterThanOrEqual(2 * highest);
+    expect(COMPANY_REQUESTS_PER_SECOND).toBeGreaterThanOrEqual(2 * highest);
   });
 
   it.each(DEFAULT_PLANS.map((p) => [p.id, p] as const))('stores the shipped plan %s', async (_id, plan) => {
@@ -45,13 +49,13 @@ describe('plan request rates against the usage meter ceiling', () => {
   });
 
   it('stores a plan exactly at the ceiling', async () => {
-    await storePlan(planWith({ requestsPerSecond: 500, burst: 1_000 }), now);
+    await storePlan(planWith({ requestsPerSecond: 250, burst: 500 }), now);
     expect(putPlan).toHaveBeenCalledTimes(1);
   });
 
   it.each([
-    [{ requestsPerSecond: 501, burst: 600 }, 'requestsPerSecond 501 is above 500'],
-    [{ requestsPerSecond: 100, burst: 1_001 }, 'burst 1001 is above 1000'],
+    [{ requestsPerSecond: 251, burst: 300 }, 'requestsPerSecond 251 is above 250'],
+    [{ requestsPerSecond: 100, burst: 501 }, 'burst 501 is above 500'],
   ])('refuses %j with plan_rate_above_meter_ceiling and stores nothing', async (rate, reason) => {
     const refusal = storePlan(planWith(rate), now);
     await expect(refusal).rejects.toBeInstanceOf(PlanRateAboveCeilingError);

@@ -1,6 +1,7 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { lazy } from '../lazy';
 import { createTtlCache } from '../ttl-cache';
+import { API_REQUEST_SHARDS } from '../types/meters';
 import * as zm from '../zod-mini';
 import { type BatchEntry, getItemsByKey } from './batch';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
@@ -19,15 +20,6 @@ import { updateParams } from './update-expression';
  * allowance exactly and never passes it. Readers add the shards to the month item (and the day attributes
  * to the day item), which still holds what was counted before the shards existed.
  */
-
-/**
- * Shards of one month. A request writes one item (1 write unit), so a company at 2x the highest plan's
- * 200 requests a second puts 400 writes a second on the partition and 40 on each shard: far below the
- * 1,000 writes a second one item takes, with room for the shards to stay uneven (they are chosen at random)
- * and for DynamoDB to split the partition's items between partitions when it is hot. More shards would cost
- * each reader more keys and a refused request (at the allowance) more refused writes, for no plan we sell.
- */
-export const API_REQUEST_SHARDS = 10;
 
 const shardKey = (companyId: string, month: string, shard: number) => ({
   pk: partitions.usage(companyId),

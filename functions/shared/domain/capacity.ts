@@ -1,3 +1,5 @@
+import { API_REQUEST_SHARDS } from '../types/meters';
+
 /**
  * The request rates the platform carries, derived from AWS's default quotas and from what one request
  * writes, so the edge's limits, the plan ceiling `plans put` checks and the capacity table of
@@ -25,6 +27,8 @@ export const AWS_DEFAULT_QUOTAS = {
   tableUnitsPerSecond: 40_000,
   /** DynamoDB: most write units a second of one partition (a key's item collection, before any split). */
   partitionWriteUnitsPerSecond: 1_000,
+  /** DynamoDB: most write units a second of one item. */
+  itemWriteUnitsPerSecond: 1_000,
 } as const;
 
 /**
@@ -43,10 +47,19 @@ export const REQUEST_FOOTPRINT = {
 const TRANSACTION_WRITE_UNITS_PER_ITEM = 2;
 /** Audit partitions one company's `log_entries` are written across at once (`data/log-entries.ts`). */
 export const AUDIT_PARTITIONS_PER_COMPANY = 1;
-/** Write units one metered request spends in the company's usage partition (`data/usage-meters.ts`). */
-export const METER_WRITE_UNITS_PER_REQUEST = 2;
-/** Usage partitions one company's request meter is written across (`data/usage-meters.ts`). */
-export const METER_PARTITIONS_PER_COMPANY = 1;
+/**
+ * Write units one metered request spends in the company's usage partition: one `UpdateItem` of one of the
+ * month's `API_REQUEST_SHARDS` shard items, under 1 KB (`data/usage-shards.ts`, decision 0037). The shards
+ * share the partition key, so the partition, not an item, bounds the meter.
+ */
+export const METER_WRITE_UNITS_PER_REQUEST = 1;
+/**
+ * The share of the usage partition the request meter may take: the rest is for its other writes (a billed
+ * job, synthesis or run writes the month and day items in its transaction, 4 units; the byte totals of a
+ * Dynadata write or an upload, 2; the log shipper's compute time, 2; a request at the allowance, at most one
+ * refused write per shard and process).
+ */
+export const METER_SHARE_OF_PARTITION = 0.5;
 
 const platformLimits = () => {
   const q = AWS_DEFAULT_QUOTAS;
@@ -70,10 +83,11 @@ export const PLATFORM_REQUESTS_PER_SECOND = Math.min(
 
 /** One company's sustained metered requests a second, by partition. */
 export const COMPANY_LIMITS = {
-  /** The usage meter's partition (`decisions/0008-usage-meter-items.md`). */
-  usageMeter: Math.floor(
-    (AWS_DEFAULT_QUOTAS.partitionWriteUnitsPerSecond * METER_PARTITIONS_PER_COMPANY) /
+  /** The usage meter's partition, its share of it (`decisions/0037-sharded-api-requests-meter.md`). */
+  usageMeter: Math.min(
+    (AWS_DEFAULT_QUOTAS.partitionWriteUnitsPerSecond * METER_SHARE_OF_PARTITION) /
       METER_WRITE_UNITS_PER_REQUEST,
+    (API_REQUEST_SHARDS * AWS_DEFAULT_QUOTAS.itemWriteUnitsPerSecond) / METER_WRITE_UNITS_PER_REQUEST,
   ),
   /** The audit trail: one write unit per request, per partition. */
   auditTrail: AWS_DEFAULT_QUOTAS.partitionWriteUnitsPerSecond * AUDIT_PARTITIONS_PER_COMPANY,
