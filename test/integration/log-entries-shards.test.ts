@@ -116,6 +116,12 @@ describe('log_entries over shards and days', () => {
     expect(ids.filter((id) => seeded.ids.includes(id))).toEqual([...seeded.ids].reverse());
     const oldest = await pageAll(headers, { sort: { field: '_id', order: 'asc' }, limit: 7 });
     expect(oldest.slice(0, seeded.ids.length).map((i) => i._id)).toEqual(seeded.ids);
+    const farBound = await pageAll(headers, {
+      filter: { _id: { gte: seeded.first, lte: '999999999999999-z' } },
+      sort: { field: '_id', order: 'asc' },
+      limit: 9,
+    });
+    expect(farBound.slice(0, seeded.ids.length).map((i) => i._id)).toEqual(seeded.ids);
 
     // A filter keeps its meaning across shards: the 404s, in order, over small pages.
     const notFound = await pageAll(headers, { filter: { ...range, status: 404 }, limit: 2 });

@@ -75,18 +75,19 @@ export const listLogDays = async (companyId: string, from?: string, to?: string)
   return days;
 };
 
-/** The partitions of the company's entries: the pre-sharding one, then each shard of each day. */
-export const logPartitionsOf = (companyId: string, days: readonly string[]): string[] => [
-  partitions.logEntries(companyId),
+/** The partitions of the company's entries (with their day): the pre-sharding one, then each shard of each day. */
+export const logPartitionsOf = (
+  companyId: string,
+  days: readonly string[],
+): { pk: string; day?: string }[] => [
+  { pk: partitions.logEntries(companyId) },
   ...days.flatMap((day) =>
-    Array.from({ length: LOG_SHARDS }, (_, shard) =>
-      partitions.logEntryShards(companyId, day, String(shard)),
-    ),
+    Array.from({ length: LOG_SHARDS }, (_, shard) => ({
+      pk: partitions.logEntryShards(companyId, day, String(shard)),
+      day,
+    })),
   ),
 ];
-
-/** The day of a log partition (undefined for the pre-sharding one). */
-export const dayOfLogPartition = (pk: string): string | undefined => /#LOG#(\d{8})#\d+$/.exec(pk)?.[1];
 
 export interface LogEntry {
   requestId: string;

@@ -1,14 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client';
-import {
-  dayOfLogPartition,
-  LOG_SHARDS,
-  type LogEntry,
-  listLogDays,
-  logDayOf,
-  logPartitionsOf,
-  toLogEntry,
-} from './log-entries';
+import { LOG_SHARDS, type LogEntry, listLogDays, logDayOf, logPartitionsOf, toLogEntry } from './log-entries';
 import { mergeSorted } from './merge-sorted';
 
 /**
@@ -32,10 +24,13 @@ const padMs = (ms: number): string => String(ms).padStart(15, '0');
 const dayStartMs = (day: string): number =>
   Date.parse(`${day.slice(0, 4)}-${day.slice(4, 6)}-${day.slice(6)}T00:00:00Z`);
 
+/** 9999-12-31T23:59:59.999Z: days past it would not sort as digits. */
+const LAST_MS = 253_402_300_799_999;
+
 /** The day of a sort-key bound (its leading epoch ms), or undefined when it names none. */
 const dayOfBound = (key: string | undefined): string | undefined => {
   const ms = key === undefined ? undefined : /^\d{15}/.exec(key)?.[0];
-  return ms === undefined ? undefined : logDayOf(Math.min(Number(ms), 8_640_000_000_000_000));
+  return ms === undefined ? undefined : logDayOf(Math.min(Number(ms), LAST_MS));
 };
 
 /** The inclusive sort-key range of one read: the filter's, narrowed by the resume position. */
@@ -110,8 +105,7 @@ export const readLogEntries = async (
   o: LogReadOptions,
 ): Promise<{ items: Record<string, unknown>[]; resumeAfter?: string }> => {
   const pks = await logPartitionsInRange(companyId, o);
-  const sources = pks.map((pk) => {
-    const day = dayOfLogPartition(pk);
+  const sources = pks.map(({ pk, day }) => {
     const start = day === undefined ? undefined : dayStartMs(day);
     return {
       ...(start === undefined

@@ -61,7 +61,7 @@ export const countLogEntries = async (
   maxExamined: number,
   state?: Record<string, unknown>,
 ): Promise<{ count: number; next?: { pk: string; key?: Record<string, unknown>; count: number } }> => {
-  const pks = await logPartitionsInRange(companyId, range);
+  const pks = (await logPartitionsInRange(companyId, range)).map(({ pk }) => pk);
   let count = 0;
   let from = 0;
   let startKey: Record<string, unknown> | undefined;
