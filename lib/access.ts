@@ -40,7 +40,11 @@ export const AUTHORIZER_ACCESS: FunctionAccess = {
  * the role); the operator CLI redrives it (`admin log-shipper redrive`, with the operator's credentials).
  */
 export const LOG_SHIPPER_ACCESS: FunctionAccess = {
-  table: { GetItem: ['company', 'plans'], BatchWriteItem: ['logEntries'], UpdateItem: ['usage'] },
+  table: {
+    GetItem: ['company', 'plans'],
+    BatchWriteItem: ['logEntryShards', 'logEntryDays'],
+    UpdateItem: ['usage'],
+  },
   failureQueue: true,
 };
 
@@ -66,8 +70,8 @@ const MEDIA_PROBE = {
  */
 const DYNADATA_ITEMS: FunctionAccess = {
   table: {
-    GetItem: ['dynadataItems', 'logEntries', 'dynadataTypes', 'storedObjects'],
-    Query: ['dynadataItems', 'logEntries', 'dynadataTypes'],
+    GetItem: ['dynadataItems', 'logEntryShards', 'logEntries', 'dynadataTypes', 'storedObjects'],
+    Query: ['dynadataItems', 'logEntryShards', 'logEntries', 'logEntryDays', 'dynadataTypes'],
     PutItem: ['dynadataItems', 'events'],
     UpdateItem: ['dynadataTypes', 'usage'],
     DeleteItem: ['dynadataItems'],

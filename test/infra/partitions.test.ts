@@ -27,7 +27,9 @@ beforeAll(async () => {
   const { undeliveredMessageIndexKey } = await import('../../functions/shared/data/undelivered-messages');
   const { scheduledMessageIndexKey } = await import('../../functions/shared/data/scheduled-messages');
   const { dynadataTypeKey } = await import('../../functions/shared/data/dynadata-types');
-  const { logEntryKey } = await import('../../functions/shared/data/log-entries');
+  const { legacyLogEntryKey, logDayKey, logEntryKey } = await import(
+    '../../functions/shared/data/log-entries'
+  );
   const { deliveryChannelKey } = await import('../../functions/shared/data/delivery-channels');
   const { fileListKey, storedObjectKey } = await import('../../functions/shared/data/stored-objects');
   const { transcodeStore } = await import('../../functions/shared/data/transcode-jobs');
@@ -59,7 +61,9 @@ beforeAll(async () => {
     credentials: credentialsPartition(co),
     dynadataItems: itemPartition(co, 'contacts'),
     dynadataTypes: dynadataTypeKey(co, 'contacts').pk,
-    logEntries: logEntryKey(co, 0, 'r').pk,
+    logEntries: legacyLogEntryKey(co, 0, 'r').pk,
+    logEntryShards: logEntryKey(co, 0, 'r').pk,
+    logEntryDays: logDayKey(co, '20261129').pk,
     deliveryChannel: deliveryChannelKey(co).pk,
     storedObjects: storedObjectKey(co, `companies/${co}/a/b.txt`).pk,
     transcodes: transcodeJobs.jobKey(co, 'tc_1').pk,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { call, createTenant } from './support';
 
-const { listLogEntries } = await import('../../functions/shared/data/log-entries');
+const { listLogEntries } = await import('../../functions/shared/data/log-entry-reads');
 const { readUsage } = await import('../../functions/shared/data/usage-meters');
 
 const eventually = async <T>(

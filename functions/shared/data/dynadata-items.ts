@@ -5,7 +5,7 @@ import { asTenantMap, ddb, tableName } from './client';
 import { dynadataTypeKey } from './dynadata-types';
 import { defineEntity, type TransactItem } from './entity';
 import { indexPartitions, partitions } from './keys';
-import { logEntryKey } from './log-entries';
+import { legacyLogEntryKey, logDayItem, logDayOf, logEntryKey } from './log-entries';
 import { scheduledMessageIndexKey } from './scheduled-messages';
 import { TABLE_INDEXES, TABLE_SHAPE } from './table';
 import { cancellationReasons, sendTransaction } from './transactions';
@@ -23,9 +23,9 @@ import { addDatabaseBytesItem } from './usage-meters';
  * A message of the built-in `messages` type (which indexes no field) is in the sparse index partition of
  * undelivered messages while its status is `queued` (`undelivered-messages.ts`).
  *
- * The built-in `log_entries` type reads the audit-trail items of `log-entries.ts` (partition
- * `CO#<companyId>#LOG`, sort key `<epoch ms, 15 digits>#<requestId>`); their `_id` is the sort key with `-`
- * in place of `#`, so ids sort by time too.
+ * The built-in `log_entries` type reads the audit-trail items of `log-entries.ts` (a partition per UTC day and
+ * shard, sort key `<epoch ms, 15 digits>#<requestId>`); their `_id` is the sort key with `-` in place of `#`,
+ * so ids sort by time too, and name their partition (the day of the time, the shard of the request id).
  *
  * Every write is one transaction: the item (conditional on its absence or on its `_version`), the type
  * record's `itemCount` (conditional on the custom type's `typeVersion` and on the schema change under check,
@@ -37,7 +37,7 @@ export const MESSAGES_TYPE = 'messages';
 
 export const itemPartition = (companyId: string, typeName: string): string =>
   typeName === LOG_ENTRIES_TYPE
-    ? logEntryKey(companyId, 0, '').pk
+    ? legacyLogEntryKey(companyId, 0, '').pk
     : partitions.dynadataItems(companyId, typeName);
 
 export const indexPartition = (companyId: string, typeName: string): string =>
@@ -45,19 +45,15 @@ export const indexPartition = (companyId: string, typeName: string): string =>
 
 const LOG_ID = /^(\d{15})-(.{1,100})$/;
 
-/** Sort key of an item `_id`, or undefined when the id cannot exist in that type. */
-export const itemSortKey = (typeName: string, id: string): string | undefined => {
-  if (typeName !== LOG_ENTRIES_TYPE) return id;
-  const match = LOG_ID.exec(id);
-  return match ? `${match[1]}#${match[2]}` : undefined;
-};
-
 export const itemIdOfSortKey = (typeName: string, sk: string): string =>
   typeName === LOG_ENTRIES_TYPE ? sk.replace('#', '-') : sk;
 
 export const itemKey = (companyId: string, typeName: string, id: string) => {
-  const sk = itemSortKey(typeName, id);
-  return sk === undefined ? undefined : { pk: itemPartition(companyId, typeName), sk };
+  if (typeName === LOG_ENTRIES_TYPE) {
+    const match = LOG_ID.exec(id);
+    return match?.[1] && match[2] ? logEntryKey(companyId, Number(match[1]), match[2]) : undefined;
+  }
+  return { pk: itemPartition(companyId, typeName), sk: id };
 };
 
 /** Order-preserving text of an indexed value: numbers by their IEEE 754 bits, strings as they are. */
@@ -141,7 +137,14 @@ export const getStoredItem = async (
 ): Promise<StoredItem | undefined> => {
   const key = itemKey(companyId, typeName, id);
   if (!key) return undefined;
-  const { Item } = await ddb.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  const get = async (Key: Record<string, unknown>) =>
+    (await ddb.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }))).Item;
+  // A log entry written before the sharding is in the single partition until it expires.
+  const Item =
+    (await get(key)) ??
+    (typeName === LOG_ENTRIES_TYPE
+      ? await get({ pk: legacyLogEntryKey(companyId, 0, '').pk, sk: key.sk })
+      : undefined);
   return Item ? toStoredItem(typeName, Item) : undefined;
 };
 
@@ -278,6 +281,12 @@ const transact = async (items: TransactItem[]): Promise<void> => {
   }
 };
 
+/** The day item of a log entry written through Dynadata (so lists merge its day). */
+const logDayItemOf = (companyId: string, item: StoredItem, guard: TypeGuard) => {
+  const { ttl, ...day } = logDayItem(companyId, logDayOf(Number(item._id.slice(0, 15))), guard.ttl ?? 0);
+  return guard.ttl ? { ...day, ttl } : day;
+};
+
 /** Inserts a new item (its `_id` must be new). */
 export const insertItem = async (
   companyId: string,
@@ -295,7 +304,9 @@ export const insertItem = async (
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    ...(typeName === LOG_ENTRIES_TYPE ? [] : [typeCountUpdate(companyId, typeName, 1, guard)]),
+    ...(typeName === LOG_ENTRIES_TYPE
+      ? [{ Put: { TableName: tableName(), Item: logDayItemOf(companyId, item, guard) } }]
+      : [typeCountUpdate(companyId, typeName, 1, guard)]),
     ...(item.size > 0 ? [addDatabaseBytesItem(companyId, item.size)] : []),
     ...also,
   ]);

@@ -33,8 +33,16 @@ export const partitions = {
   dynadataItems: (companyId: string, typeName: string) => tenant(companyId, `#DD#${typeName}`),
   /** `CO#<companyId>#DDTYPE`: custom type records and every type's item count. */
   dynadataTypes: (companyId: string) => tenant(companyId, '#DDTYPE'),
-  /** `CO#<companyId>#LOG`: log entries (the `log_entries` Dynadata type). */
+  /**
+   * `CO#<companyId>#LOG`: log entries written before the audit trail was sharded (read until they expire;
+   * `docs/decisions/0038-sharded-audit-partition.md`).
+   */
   logEntries: (companyId: string) => tenant(companyId, '#LOG'),
+  /** `CO#<companyId>#LOG#<UTC day yyyymmdd>#<shard>`: log entries of one day and shard (the `log_entries` type). */
+  logEntryShards: (companyId: string, day: string, shard: string) =>
+    tenant(companyId, `#LOG#${day}#${shard}`),
+  /** `CO#<companyId>#LOGDAYS`: one item per UTC day that holds log entries (which shards a list merges). */
+  logEntryDays: (companyId: string) => tenant(companyId, '#LOGDAYS'),
   /** `CO#<companyId>#CHANNEL`: the company's webhook delivery channel. */
   deliveryChannel: (companyId: string) => tenant(companyId, '#CHANNEL'),
   /** `CO#<companyId>#OBJ#<fullPath>`: stored object records. */

@@ -5,13 +5,89 @@ import { defineEntity } from './entity';
 import { partitions, sortKeys } from './keys';
 
 /**
- * The `log_entries` audit trail: one item per API request in the company's own partition, sorted by time
- * (zero-padded epoch milliseconds, then the request id), expiring by TTL after the plan's retention.
+ * The `log_entries` audit trail: one item per API request, sort key `<epoch ms, 15 digits>#<requestId>`,
+ * expiring by TTL after the plan's retention. The company's entries are spread over partitions of one UTC day
+ * and one of `LOG_SHARDS` shards (the shard chosen from the request id, so a retried write lands on the same
+ * item), and the company's day list (`CO#<companyId>#LOGDAYS`) names the days that hold entries, so a list
+ * merges only those. Entries written before the sharding stay in the single partition `CO#<companyId>#LOG`
+ * (read as one more source until they expire). `docs/decisions/0038-sharded-audit-partition.md`.
  */
+export const LOG_SHARDS = 4;
+
+/** The UTC day `yyyymmdd` of an epoch-ms time. */
+export const logDayOf = (timeEpochMs: number): string =>
+  new Date(timeEpochMs).toISOString().slice(0, 10).replaceAll('-', '');
+
+/** The shard of a request id (FNV-1a, so every writer and reader agrees). */
+export const logShardOf = (requestId: string): string => {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < requestId.length; i++) {
+    hash ^= requestId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return String(hash % LOG_SHARDS);
+};
+
 export const logEntryKey = (companyId: string, timeEpochMs: number, requestId: string) => ({
+  pk: partitions.logEntryShards(companyId, logDayOf(timeEpochMs), logShardOf(requestId)),
+  sk: sortKeys.logEntry(timeEpochMs, requestId),
+});
+
+/** Key of an entry written before the sharding. */
+export const legacyLogEntryKey = (companyId: string, timeEpochMs: number, requestId: string) => ({
   pk: partitions.logEntries(companyId),
   sk: sortKeys.logEntry(timeEpochMs, requestId),
 });
+
+/** The item naming a day that holds entries of the company; it expires with the day's last entry. */
+export const logDayKey = (companyId: string, day: string) => ({
+  pk: partitions.logEntryDays(companyId),
+  sk: day,
+});
+
+export const logDayItem = (companyId: string, day: string, ttl: number) => ({
+  ...logDayKey(companyId, day),
+  entity: 'log_day',
+  ttl,
+});
+
+/** The days (`yyyymmdd`, ascending) that hold entries of the company, from `from` to `to` inclusive. */
+export const listLogDays = async (companyId: string, from?: string, to?: string): Promise<string[]> => {
+  const days: string[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': partitions.logEntryDays(companyId),
+          ':from': from ?? '0',
+          ':to': to ?? '99999999',
+        },
+        ProjectionExpression: 'sk',
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) days.push(String(item.sk));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return days;
+};
+
+/** The partitions of the company's entries (with their day): the pre-sharding one, then each shard of each day. */
+export const logPartitionsOf = (
+  companyId: string,
+  days: readonly string[],
+): { pk: string; day?: string }[] => [
+  { pk: partitions.logEntries(companyId) },
+  ...days.flatMap((day) =>
+    Array.from({ length: LOG_SHARDS }, (_, shard) => ({
+      pk: partitions.logEntryShards(companyId, day, String(shard)),
+      day,
+    })),
+  ),
+];
 
 export interface LogEntry {
   requestId: string;
@@ -53,7 +129,7 @@ export const LogEntryItem = /* @__PURE__ */ defineEntity({
   },
 });
 
-const toLogEntry = (item: Record<string, unknown>): LogEntry => {
+export const toLogEntry = (item: Record<string, unknown>): LogEntry => {
   const entry = LogEntryItem.decode(item);
   return {
     ...entry,
@@ -67,39 +143,45 @@ const toLogEntry = (item: Record<string, unknown>): LogEntry => {
 };
 const BATCH = 25;
 
-/** Writes entries in batches of 25, retrying what DynamoDB leaves unprocessed (bounded, with backoff). */
-export const putLogEntries = async (
-  entries: { companyId: string; entry: LogEntry; timeEpochMs: number; expiresAt: number }[],
-): Promise<void> => {
-  for (let i = 0; i < entries.length; i += BATCH) {
-    let requests = entries.slice(i, i + BATCH).map(({ companyId, entry, timeEpochMs, expiresAt }) => ({
-      PutRequest: {
-        Item: LogEntryItem.item(logEntryKey(companyId, timeEpochMs, entry.requestId), entry, {
-          ttl: expiresAt,
-        }),
-      },
-    }));
+type WriteRequest = { PutRequest: { Item: Record<string, unknown> } };
+
+/** Writes items in batches of 25, retrying what DynamoDB leaves unprocessed (bounded, with backoff). */
+const batchPut = async (items: Record<string, unknown>[]): Promise<void> => {
+  for (let i = 0; i < items.length; i += BATCH) {
+    let requests: WriteRequest[] = items.slice(i, i + BATCH).map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; requests.length > 0; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, 2 ** attempt * 25));
       if (attempt > 6) throw new Error(`log entries left unprocessed after ${attempt} attempts`);
       const { UnprocessedItems } = await ddb.send(
         new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }),
       );
-      requests = (UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+      requests = (UnprocessedItems?.[tableName()] ?? []) as WriteRequest[];
     }
   }
 };
 
-/** Newest first. */
-export const listLogEntries = async (companyId: string, limit = 25): Promise<LogEntry[]> => {
-  const { Items } = await ddb.send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': logEntryKey(companyId, 0, '').pk },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
+/** Day items this container wrote, with the expiry written (written again only to extend it). */
+const daysWritten = new Map<string, number>();
+
+/**
+ * Writes entries into their day's shard. The day items of the batch go first (once per company, day and
+ * container, or again when a later expiry extends them), so no entry is ever in a day a list does not read.
+ */
+export const putLogEntries = async (
+  entries: { companyId: string; entry: LogEntry; timeEpochMs: number; expiresAt: number }[],
+): Promise<void> => {
+  const days = new Map<string, { companyId: string; day: string; ttl: number }>();
+  for (const { companyId, timeEpochMs, expiresAt } of entries) {
+    const day = logDayOf(timeEpochMs);
+    const id = `${companyId}#${day}`;
+    const ttl = Math.max(expiresAt, days.get(id)?.ttl ?? 0);
+    if ((daysWritten.get(id) ?? 0) < ttl) days.set(id, { companyId, day, ttl });
+  }
+  await batchPut([...days.values()].map(({ companyId, day, ttl }) => logDayItem(companyId, day, ttl)));
+  for (const [id, { ttl }] of days) daysWritten.set(id, ttl);
+  await batchPut(
+    entries.map(({ companyId, entry, timeEpochMs, expiresAt }) =>
+      LogEntryItem.item(logEntryKey(companyId, timeEpochMs, entry.requestId), entry, { ttl: expiresAt }),
+    ),
   );
-  return (Items ?? []).map(toLogEntry);
 };

@@ -4,6 +4,7 @@ import { getTypeItemCount } from '../../data/dynadata-types';
 import { loadCursorKey } from './cursor-key';
 import { badCursor, decodeCursor, encodeCursor } from './list-cursor';
 import { compileFilter } from './list-filter';
+import { countLogEntries } from './list-log';
 import type { ListFilter } from './list-request';
 import { resolveType } from './types';
 
@@ -34,10 +35,23 @@ export const countItems = async (
   const unfiltered = filter === undefined || Object.keys(filter).length === 0;
   if (unfiltered && typeName !== LOG_ENTRIES_TYPE && options.cursor === undefined)
     return { count: await getTypeItemCount(companyId, typeName), complete: true, cursor: null };
-  const { keyCondition, filter: f } = compileFilter(type, filter);
+  const { keyCondition, filter: f, range } = compileFilter(type, filter);
   const maxExamined = options.maxExamined ?? COUNT_MAX_EXAMINED;
   const secret = await loadCursorKey();
   const fingerprint = JSON.stringify(['count', companyId, typeName, canonical(filter ?? null)]);
+  if (typeName === LOG_ENTRIES_TYPE) {
+    const state =
+      options.cursor === undefined ? undefined : decodeCursor(secret, fingerprint, options.cursor);
+    const counted = await countLogEntries(
+      companyId,
+      { ...range, ...(f ? { filter: f } : {}) },
+      maxExamined,
+      state,
+    );
+    return counted.next
+      ? { count: counted.count, complete: false, cursor: encodeCursor(secret, fingerprint, counted.next) }
+      : { count: counted.count, complete: true, cursor: null };
+  }
   let count = 0;
   let startKey: Record<string, unknown> | undefined;
   if (options.cursor !== undefined) {

@@ -27,6 +27,8 @@ const SYSTEM_FILTER_FIELDS = ['_id', 'createdAt', 'updatedAt'];
 
 interface Compiled {
   keyCondition?: ItemQuery['keyCondition'];
+  /** The inclusive sort-key bounds the key condition holds (`log_entries` merges its partitions by them). */
+  range?: { lower?: string; upper?: string };
   filter?: NonNullable<ItemQuery['filter']>;
 }
 
@@ -259,6 +261,11 @@ export const compileFilter = (
   const clauses = node(filter ?? {}, '/body/filter', 1, true);
   if (errors.length > 0) throw new ValidationError(errors);
   const compiled: Compiled = {};
+  if (isLog && (lower !== undefined || upper !== undefined))
+    compiled.range = {
+      ...(lower === undefined ? {} : { lower }),
+      ...(upper === undefined ? {} : { upper: lower !== undefined && lower > upper ? lower : upper }),
+    };
   if (lower !== undefined && upper !== undefined) {
     compiled.keyCondition = {
       expression: '#sk BETWEEN :klo AND :khi',

@@ -1,9 +1,10 @@
-import { isStartKeyOf, type PagedItem, queryItemsPage } from '../../data/dynadata-items';
+import { isStartKeyOf, LOG_ENTRIES_TYPE, type PagedItem, queryItemsPage } from '../../data/dynadata-items';
 import { ValidationError } from '../../errors';
 import { loadCursorKey } from './cursor-key';
 import { type PublicItem, toPublicItem } from './items';
 import { badCursor, decodeCursor, encodeCursor, queryFingerprint } from './list-cursor';
 import { compileFilter } from './list-filter';
+import { listLogItems, logCursorPosition } from './list-log';
 import type { ListRequest } from './list-request';
 import { projectedFields, projectItem } from './projection';
 import { resolveType } from './types';
@@ -58,13 +59,24 @@ export const listItems = async (
   const fingerprint = queryFingerprint(companyId, typeName, request.filter, sort);
   const secret = await loadCursorKey();
   let startKey = request.cursor === undefined ? undefined : decodeCursor(secret, fingerprint, request.cursor);
+  const compiled = compileFilter(type, request.filter, indexAt === undefined ? undefined : sort.field);
+  if (typeName === LOG_ENTRIES_TYPE) {
+    // The audit trail is sharded: its pages are merged over its partitions (`list-log.ts`).
+    const page = await listLogItems(companyId, {
+      forward: sort.order === 'asc',
+      compiled,
+      ...(startKey ? { after: logCursorPosition(companyId, startKey) } : {}),
+      limit,
+      maxExamined: MAX_EXAMINED_PER_PAGE,
+    });
+    return {
+      items: page.items.map((item) => projectItem(toPublicItem(item), fields)),
+      nextCursor: page.next ? encodeCursor(secret, fingerprint, page.next) : null,
+    };
+  }
   // A cursor names a key of this company's partition of this type only, whatever its signature.
   if (startKey && !isStartKeyOf(companyId, typeName, indexAt, startKey)) throw badCursor();
-  const { keyCondition, filter } = compileFilter(
-    type,
-    request.filter,
-    indexAt === undefined ? undefined : sort.field,
-  );
+  const { keyCondition, filter } = compiled;
   const found: PagedItem[] = [];
   let examined = 0;
   let lastKey: Record<string, unknown> | undefined;
