@@ -1,4 +1,5 @@
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { LOG_SHARDS } from '../types/log-entries';
 import * as zm from '../zod-mini';
 import { ddb, tableName } from './client';
 import { defineEntity } from './entity';
@@ -12,7 +13,6 @@ import { partitions, sortKeys } from './keys';
  * merges only those. Entries written before the sharding stay in the single partition `CO#<companyId>#LOG`
  * (read as one more source until they expire). `docs/decisions/0038-sharded-audit-partition.md`.
  */
-export const LOG_SHARDS = 4;
 
 /** The UTC day `yyyymmdd` of an epoch-ms time. */
 export const logDayOf = (timeEpochMs: number): string =>

@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { LOG_SHARDS } from '../types/log-entries';
 import { ddb, tableName } from './client';
-import { LOG_SHARDS, type LogEntry, listLogDays, logDayOf, logPartitionsOf, toLogEntry } from './log-entries';
+import { type LogEntry, listLogDays, logDayOf, logPartitionsOf, toLogEntry } from './log-entries';
 import { mergeSorted } from './merge-sorted';
 
 /**

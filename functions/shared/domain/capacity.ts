@@ -1,3 +1,4 @@
+import { LOG_SHARDS } from '../types/log-entries';
 import { API_REQUEST_SHARDS } from '../types/meters';
 
 /**
@@ -45,8 +46,8 @@ export const REQUEST_FOOTPRINT = {
 
 /** A transaction's write of an item under 1 KB: twice a plain write's unit. */
 const TRANSACTION_WRITE_UNITS_PER_ITEM = 2;
-/** Audit partitions one company's `log_entries` are written across at once (`data/log-entries.ts`). */
-export const AUDIT_PARTITIONS_PER_COMPANY = 1;
+/** Audit partitions one company's `log_entries` of a day are written across (`data/log-entries.ts`). */
+export const AUDIT_PARTITIONS_PER_COMPANY = LOG_SHARDS;
 /**
  * Write units one metered request spends in the company's usage partition: one `UpdateItem` of one of the
  * month's `API_REQUEST_SHARDS` shard items, under 1 KB (`data/usage-shards.ts`, decision 0037). The shards
