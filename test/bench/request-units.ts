@@ -12,7 +12,7 @@ import { TABLE_INDEXES, TABLE_SHAPE } from '../../functions/shared/data/table';
  * - Write: ceil(size / 1 KB) of the larger of the item before and after, at least 1; a write whose condition
  *   fails consumes the same (the item it found). In TransactWriteItems every action counts twice, a
  *   ConditionCheck included (it is billed as a write).
- * - Index writes (each global secondary index of `TABLE_INDEXES`, every one projecting ALL): an item whose
+ * - Index writes (each global secondary index of `TABLE_INDEXES`, with its projection): an item whose
  *   index key appears or disappears writes the index entry once; one whose index key changes deletes and
  *   puts (twice); one whose key stays and whose projected attributes change writes once; an unchanged entry
  *   writes nothing. Each at ceil(entry size / 1 KB); an ALL entry is the whole item, a KEYS_ONLY one the
@@ -32,11 +32,8 @@ export interface IndexShape {
   projection: Projection;
 }
 
-/** The table's indexes as the data stack and the local stack create them (every one projects ALL). */
-export const TABLE_INDEX_SHAPES: readonly IndexShape[] = TABLE_INDEXES.map((index) => ({
-  ...index,
-  projection: 'ALL' as const,
-}));
+/** The table's indexes as the data stack and the local stack create them, with their projections. */
+export const TABLE_INDEX_SHAPES: readonly IndexShape[] = TABLE_INDEXES;
 
 const KB = 1024;
 const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');
