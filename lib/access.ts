@@ -578,6 +578,7 @@ export const WORKER_ACCESS = {
       'dynamodb:GetItem': AUDIO_PROGRESS_ONLY,
       'dynamodb:PutItem': AUDIO_PROGRESS_ONLY,
       'dynamodb:Query': UNFINISHED_LIST,
+      'dynamodb:BatchGetItem': UNFINISHED_LIST,
     },
   },
   /**
