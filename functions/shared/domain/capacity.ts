@@ -12,8 +12,8 @@ import { API_REQUEST_SHARDS } from '../types/meters';
  *   metered request. The smallest is what saturates first.
  * - One company: the hottest partitions its requests write (the usage meter; the audit trail, one write unit
  *   per request spread over `AUDIT_PARTITIONS_PER_COMPANY` partitions; the event partition and the byte totals
- *   every Dynadata write adds to). A plan may sell at most half of that (`PLAN_RATE_CEILING`), so one company at the highest plan's rate has twice its rate in
- *   reserve.
+ *   every Dynadata write adds to). A plan may sell at most half of that (`PLAN_RATE_CEILING`), so one company
+ *   at the highest plan's rate has twice its rate in reserve.
  * - The edge: the stage's default method throttle is the account quota (nothing stage-wide below the
  *   platform); the WAF's rate rules are backstops above the plan ceiling with room (per credential twice
  *   it, per source IP four times it: several companies may call from one address).
@@ -34,7 +34,7 @@ export const AWS_DEFAULT_QUOTAS = {
 
 /**
  * What one metered request costs the shared resources, at volume: the Lambda time it holds (the route
- * group's function; the authorizer runs on a cache miss only, about once per credential per 5 minutes) and
+ * group's function, and the authorizer, which runs on every request but answers from its warm cache) and
  * the table's write units (the meter's one write, the audit entry's one, and the route's own: a read route
  * writes nothing else, a Dynadata create about 8 in its transaction). Figures from `npm run bench -- cost`.
  */
