@@ -47,7 +47,7 @@ export const benchTranscodes = async (apiUrl: string, write: (line: string) => v
   const { transcodeJobs } = await import('../../functions/shared/domain/transcodes');
   const { createTranscodeWorker } = await import('../../functions/workers/transcode/worker');
   const { probeWithFfprobe } = await import('../../functions/local/media-engine');
-  const { ffmpegArguments } = await import('../../functions/local/ffmpeg-arguments');
+  const { ffmpegArguments } = await import('../../functions/shared/domain/ffmpeg-arguments');
   const transcodes = (await import('../../functions/api/transcodes/index')).handler;
   const authorizer = (await import('../../functions/authorizer/index')).handler;
 

@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { presignRead, uploadFile } from '../../shared/aws/s3-objects';
+import { ffmpegArguments } from '../../shared/domain/ffmpeg-arguments';
 import { isTranscodePreset, presetContentType } from '../../shared/domain/transcode-presets';
 import type { ProgressInput } from '../../workers/transcode/types';
 import { createTranscodeWorker } from '../../workers/transcode/worker';
 import { type AudioConversionInput, convertAudio } from '../../workers/transcode-audio/convert';
-import { ffmpegArguments } from '../ffmpeg-arguments';
 import { probeWithFfprobe, runFfmpeg } from '../media-engine';
 import type { TaskOverride } from './machines';
 

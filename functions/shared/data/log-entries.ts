@@ -1,7 +1,7 @@
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { LOG_SHARDS } from '../types/log-entries';
 import * as zm from '../zod-mini';
-import { ddb, tableName } from './client';
+import { ddb, queryAll, tableName } from './client';
 import { defineEntity } from './entity';
 import { partitions, sortKeys } from './keys';
 
@@ -52,28 +52,19 @@ export const logDayItem = (companyId: string, day: string, ttl: number) => ({
 });
 
 /** The days (`yyyymmdd`, ascending) that hold entries of the company, from `from` to `to` inclusive. */
-export const listLogDays = async (companyId: string, from?: string, to?: string): Promise<string[]> => {
-  const days: string[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': partitions.logEntryDays(companyId),
-          ':from': from ?? '0',
-          ':to': to ?? '99999999',
-        },
-        ProjectionExpression: 'sk',
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) days.push(String(item.sk));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return days;
-};
+export const listLogDays = async (companyId: string, from?: string, to?: string): Promise<string[]> =>
+  (
+    await queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': partitions.logEntryDays(companyId),
+        ':from': from ?? '0',
+        ':to': to ?? '99999999',
+      },
+      ProjectionExpression: 'sk',
+    })
+  ).map((item) => String(item.sk));
 
 /** The partitions of the company's entries (with their day): the pre-sharding one, then each shard of each day. */
 export const logPartitionsOf = (
