@@ -10,7 +10,8 @@ import { operationTable } from './operation-table';
  * - `openapi.json`, the document, built from the route table (or read from `--document <file>`),
  * - `openapi.ts`, its types, by `openapi-typescript` (the contract tests' generator package, which carries the
  *   TypeScript 5 that `openapi-typescript` needs; the project's own TypeScript is 7),
- * - `operations.ts`, the run-time facts of each operation (see `operation-table.ts`).
+ * - `operations.ts`, the run-time facts of each operation (see `operation-table.ts`),
+ * - `package.ts`, the package's name and version read from `package.json` (the `User-Agent` the client sends).
  * Nothing here is edited by hand: a change of the document reaches the SDK at its next build.
  */
 const sdk = join(import.meta.dirname, '..');
@@ -52,4 +53,14 @@ writeFileSync(
     '',
   ].join('\n'),
 );
-process.stdout.write(`generated ${out}/openapi.ts and operations.ts\n`);
+const pkg: { name: string; version: string } = JSON.parse(readFileSync(join(sdk, 'package.json'), 'utf8'));
+writeFileSync(
+  join(out, 'package.ts'),
+  [
+    '/** Generated from package.json by sdk/scripts/generate.ts: do not edit. */',
+    `export const PACKAGE_NAME = ${JSON.stringify(pkg.name)};`,
+    `export const PACKAGE_VERSION = ${JSON.stringify(pkg.version)};`,
+    '',
+  ].join('\n'),
+);
+process.stdout.write(`generated ${out}/openapi.ts, operations.ts and package.ts\n`);

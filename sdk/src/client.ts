@@ -3,6 +3,7 @@ import type { paths } from './generated/openapi.js';
 import type { PagedOperationId, PageInput, PageItem } from './operation-types.js';
 import { paginate } from './paginate.js';
 import { type FetchLike, type RetryOptions, retryingFetch } from './retry.js';
+import { USER_AGENT } from './user-agent.js';
 
 /**
  * The client: `openapi-fetch` typed with the paths generated from the document (every path, method,
@@ -23,7 +24,15 @@ export interface ApiClientOptions {
   baseUrl: string;
   credential?: Credential;
   retry?: RetryOptions;
-  /** Headers sent with every request (the credential's header wins over one of the same name). */
+  /**
+   * Time each attempt has to answer (up to its headers), in ms: default 60 000; 0 or Infinity for none.
+   * A timed-out attempt is retried like a network error; the last one throws a `RequestTimeoutError`.
+   */
+  timeoutMs?: number;
+  /**
+   * Headers sent with every request (the credential's header wins over one of the same name). The client
+   * sends `User-Agent: messaging-dynadata-api-sdk/<version> node/<version>` unless one is given here.
+   */
   headers?: Record<string, string>;
   /** The `fetch` underneath (default `globalThis.fetch`): a test double, a proxy agent. */
   fetch?: FetchLike;
@@ -42,8 +51,14 @@ const credentialHeaders = (credential: Credential | undefined): Record<string, s
 };
 
 export const createApiClient = (options: ApiClientOptions): ApiClient => {
-  const headers = { ...options.headers, ...credentialHeaders(options.credential) };
-  const fetch = retryingFetch(options.fetch ?? ((request) => globalThis.fetch(request)), options.retry);
+  const ownAgent = Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'user-agent');
+  const headers = {
+    ...(ownAgent ? {} : { 'user-agent': USER_AGENT }),
+    ...options.headers,
+    ...credentialHeaders(options.credential),
+  };
+  const fetchImpl = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const fetch = retryingFetch(fetchImpl, options.retry, options.timeoutMs);
   const client = createClient<paths>({ baseUrl: options.baseUrl, headers, fetch });
   const transport = { baseUrl: options.baseUrl, headers, fetch };
   return Object.assign(client, {

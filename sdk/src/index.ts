@@ -23,5 +23,13 @@ export type {
 } from './operation-types.js';
 export { paginate, type Transport } from './paginate.js';
 export type * from './resources.js';
-export { type FetchLike, type RetryOptions, retryAfterMs, retryingFetch } from './retry.js';
+export {
+  DEFAULT_TIMEOUT_MS,
+  type FetchLike,
+  RequestTimeoutError,
+  type RetryOptions,
+  retryAfterMs,
+  retryingFetch,
+} from './retry.js';
+export { USER_AGENT } from './user-agent.js';
 export { verifyWebhook, type WebhookHeaders, WebhookVerificationError } from './webhooks.js';

@@ -7,7 +7,12 @@ import { operationOf } from './operation-index.js';
  * - Keys: a POST whose operation declares the `Idempotency-Key` header gets a random UUID unless the caller
  *   passed one; the key is fixed before the first attempt, so every retry of the call carries the same key and
  *   the API answers a repeated request with its first answer instead of doing the work twice.
- * - What is retried: 429 always (the API refuses it before doing any work); 5xx and network errors only when
+ * - Timeout: each attempt gets `timeoutMs` (default 60 s; 0 or Infinity turn it off) to answer, up to its
+ *   headers; the caller's own `AbortSignal` still aborts at any time. An attempt that timed out counts as a
+ *   network error; when no attempt is left the call throws a `RequestTimeoutError`.
+ * - What is retried: 429 always (the API refuses it before doing any work); 409
+ *   `idempotency_request_in_progress` (the first request with the same key is still running; the API asks
+ *   to come back after its `Retry-After`), but no other 409; 5xx, network errors and timeouts only when
  *   repeating the request is harmless: a GET, HEAD, OPTIONS, PUT or DELETE, a request that carries an
  *   idempotency key, or a paged list (a read). A POST without a key (creating a transcode, say) is not
  *   repeated on a 5xx, as it may have been carried out; `retryUnsafe` repeats it anyway.
@@ -32,6 +37,28 @@ export interface RetryOptions {
 }
 
 export type FetchLike = (request: Request) => Promise<Response>;
+
+/** Time an attempt has to answer by default: 60 s. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** Thrown when a call's last attempt got no answer within the timeout (`cause`: the attempt's abort). */
+export class RequestTimeoutError extends Error {
+  /** The timeout of each attempt, in ms. */
+  readonly timeoutMs: number;
+  /** Attempts made, the last one timed out. */
+  readonly attempts: number;
+
+  constructor(request: Request, timeoutMs: number, attempts: number, options?: { cause?: unknown }) {
+    super(
+      `${request.method} ${request.url} got no answer within ${timeoutMs} ms` +
+        (attempts > 1 ? ` (attempt ${attempts})` : ''),
+      options,
+    );
+    this.name = 'RequestTimeoutError';
+    this.timeoutMs = timeoutMs;
+    this.attempts = attempts;
+  }
+}
 
 const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const REPEATABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
@@ -59,8 +86,50 @@ const isRepeatable = (request: Request): boolean =>
   request.headers.has(IDEMPOTENCY_HEADER) ||
   (operationOf(request.method, request.url)?.page ?? null) !== null;
 
-/** Wraps `fetch` with idempotency keys and retries (see the module comment). */
-export const retryingFetch = (fetchImpl: FetchLike, options: RetryOptions = {}): FetchLike => {
+const IN_PROGRESS = 'idempotency_request_in_progress';
+
+/** A 409 because the first request with the same idempotency key still runs (read from a copy of the body). */
+const isInProgress = async (response: Response): Promise<boolean> => {
+  if (response.status !== 409) return false;
+  try {
+    const body: unknown = await response.clone().json();
+    return typeof body === 'object' && body !== null && (body as { code?: unknown }).code === IN_PROGRESS;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * One attempt under the timeout: the request's own signal (the caller's) and a timer both abort it. The timer
+ * stops once the answer's headers are in, so reading the body is bounded by the caller's signal only.
+ */
+const attemptWithin = async (
+  fetchImpl: FetchLike,
+  request: Request,
+  timeoutMs: number,
+  attempt: number,
+): Promise<Response> => {
+  if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) return fetchImpl(request);
+  const timer = new AbortController();
+  const handle = setTimeout(() => timer.abort(), timeoutMs);
+  try {
+    return await fetchImpl(new Request(request, { signal: AbortSignal.any([request.signal, timer.signal]) }));
+  } catch (error) {
+    if (timer.signal.aborted && !request.signal.aborted) {
+      throw new RequestTimeoutError(request, timeoutMs, attempt, { cause: error });
+    }
+    throw error;
+  } finally {
+    clearTimeout(handle);
+  }
+};
+
+/** Wraps `fetch` with idempotency keys, a timeout per attempt and retries (see the module comment). */
+export const retryingFetch = (
+  fetchImpl: FetchLike,
+  options: RetryOptions = {},
+  timeoutMs: number = DEFAULT_TIMEOUT_MS,
+): FetchLike => {
   const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 3));
   const baseDelayMs = options.baseDelayMs ?? 200;
   const maxDelayMs = options.maxDelayMs ?? 10_000;
@@ -76,14 +145,16 @@ export const retryingFetch = (fetchImpl: FetchLike, options: RetryOptions = {}):
       const last = attempt >= maxAttempts;
       let response: Response;
       try {
-        response = await fetchImpl(last ? request : request.clone());
+        response = await attemptWithin(fetchImpl, last ? request : request.clone(), timeoutMs, attempt);
       } catch (error) {
         if (last || !repeatable || request.signal.aborted) throw error;
         await sleep(backoff(attempt));
         continue;
       }
-      const retryable = response.status === 429 || (response.status >= 500 && repeatable);
-      if (last || !retryable) return response;
+      if (last) return response;
+      const retryable =
+        response.status === 429 || (response.status >= 500 && repeatable) || (await isInProgress(response));
+      if (!retryable) return response;
       const asked = retryAfterMs(response.headers.get('retry-after'));
       if (asked !== undefined && asked > maxDelayMs) return response;
       await response.body?.cancel();
