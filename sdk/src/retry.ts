@@ -14,7 +14,7 @@ import { operationOf } from './operation-index.js';
  *   `idempotency_request_in_progress` (the first request with the same key is still running; the API asks
  *   to come back after its `Retry-After`), but no other 409; 5xx, network errors and timeouts only when
  *   repeating the request is harmless: a GET, HEAD, OPTIONS, PUT or DELETE, a request that carries an
- *   idempotency key, or a paged list (a read). A POST without a key (creating a transcode, say) is not
+ *   idempotency key, or a paged list (a read). A POST without a key (`POST /v1/mcp`, say) is not
  *   repeated on a 5xx, as it may have been carried out; `retryUnsafe` repeats it anyway.
  * - When: exponential backoff with full jitter (`random × min(maxDelayMs, baseDelayMs × 2^(attempt−1))`), or
  *   the answer's `Retry-After` (seconds, or an HTTP date) when it has one. A `Retry-After` longer than
@@ -41,18 +41,17 @@ export type FetchLike = (request: Request) => Promise<Response>;
 /** Time an attempt has to answer by default: 60 s. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
-/** Thrown when a call's last attempt got no answer within the timeout (`cause`: the attempt's abort). */
+/** Thrown when a call's last attempt got no answer within the timeout. */
 export class RequestTimeoutError extends Error {
   /** The timeout of each attempt, in ms. */
   readonly timeoutMs: number;
   /** Attempts made, the last one timed out. */
   readonly attempts: number;
 
-  constructor(request: Request, timeoutMs: number, attempts: number, options?: { cause?: unknown }) {
+  constructor(request: Request, timeoutMs: number, attempts: number) {
     super(
       `${request.method} ${request.url} got no answer within ${timeoutMs} ms` +
         (attempts > 1 ? ` (attempt ${attempts})` : ''),
-      options,
     );
     this.name = 'RequestTimeoutError';
     this.timeoutMs = timeoutMs;
@@ -100,8 +99,10 @@ const isInProgress = async (response: Response): Promise<boolean> => {
 };
 
 /**
- * One attempt under the timeout: the request's own signal (the caller's) and a timer both abort it. The timer
- * stops once the answer's headers are in, so reading the body is bounded by the caller's signal only.
+ * One attempt under the timeout. The attempt's request carries a signal that the caller's own signal and the
+ * timer both abort, and the attempt also races that signal: it ends on time even when the `fetch` underneath
+ * misses the abort (a test double, or a signal lost on its way through nested `Request` objects). The timer
+ * stops once the answer's headers are in; the caller's signal still aborts reading the body.
  */
 const attemptWithin = async (
   fetchImpl: FetchLike,
@@ -110,17 +111,27 @@ const attemptWithin = async (
   attempt: number,
 ): Promise<Response> => {
   if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) return fetchImpl(request);
-  const timer = new AbortController();
-  const handle = setTimeout(() => timer.abort(), timeoutMs);
+  const abort = new AbortController();
+  const stopped = new Promise<never>((_resolve, reject) => {
+    abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true });
+  });
+  const callerAborted = () => abort.abort(request.signal.reason);
+  if (request.signal.aborted) callerAborted();
+  else request.signal.addEventListener('abort', callerAborted, { once: true });
+  const timer = setTimeout(
+    () => abort.abort(new RequestTimeoutError(request, timeoutMs, attempt)),
+    timeoutMs,
+  );
+  const answer = fetchImpl(new Request(request, { signal: abort.signal }));
+  // An answer that comes after the timeout is dropped: free its connection.
+  answer.then(
+    (late) => (abort.signal.aborted ? late.body?.cancel().catch(() => {}) : undefined),
+    () => {},
+  );
   try {
-    return await fetchImpl(new Request(request, { signal: AbortSignal.any([request.signal, timer.signal]) }));
-  } catch (error) {
-    if (timer.signal.aborted && !request.signal.aborted) {
-      throw new RequestTimeoutError(request, timeoutMs, attempt, { cause: error });
-    }
-    throw error;
+    return await Promise.race([answer, stopped]);
   } finally {
-    clearTimeout(handle);
+    clearTimeout(timer);
   }
 };
 
