@@ -111,27 +111,28 @@ const attemptWithin = async (
   attempt: number,
 ): Promise<Response> => {
   if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) return fetchImpl(request);
-  const abort = new AbortController();
+  const timer = new AbortController();
+  const signal = AbortSignal.any([request.signal, timer.signal]);
+  let stop = (): void => {};
   const stopped = new Promise<never>((_resolve, reject) => {
-    abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true });
+    stop = () => reject(signal.reason);
   });
-  const callerAborted = () => abort.abort(request.signal.reason);
-  if (request.signal.aborted) callerAborted();
-  else request.signal.addEventListener('abort', callerAborted, { once: true });
-  const timer = setTimeout(
-    () => abort.abort(new RequestTimeoutError(request, timeoutMs, attempt)),
+  signal.addEventListener('abort', stop, { once: true });
+  const handle = setTimeout(
+    () => timer.abort(new RequestTimeoutError(request, timeoutMs, attempt)),
     timeoutMs,
   );
-  const answer = fetchImpl(new Request(request, { signal: abort.signal }));
+  const answer = fetchImpl(new Request(request, { signal }));
   // An answer that comes after the timeout is dropped: free its connection.
   answer.then(
-    (late) => (abort.signal.aborted ? late.body?.cancel().catch(() => {}) : undefined),
+    (late) => (timer.signal.aborted ? late.body?.cancel().catch(() => {}) : undefined),
     () => {},
   );
   try {
     return await Promise.race([answer, stopped]);
   } finally {
-    clearTimeout(timer);
+    clearTimeout(handle);
+    signal.removeEventListener('abort', stop);
   }
 };
 

@@ -129,6 +129,17 @@ describe('the request layer over HTTP', () => {
     }
   });
 
+  it('ends on time over a fetch that never settles and ignores the abort', async () => {
+    const error = await client({
+      timeoutMs: 50,
+      retry: { maxAttempts: 1 },
+      fetch: () => new Promise(() => {}),
+    })
+      .GET('/v1/self')
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'RequestTimeoutError', timeoutMs: 50, attempts: 1 });
+  });
+
   it('retries a 409 idempotency_request_in_progress after its Retry-After, with the same key', async () => {
     handler = (_request, response, index) =>
       index === 0
