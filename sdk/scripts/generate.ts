@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildOpenApiDocument } from '../../functions/shared/http/openapi';
 import { operationTable } from './operation-table';
+import { resourceTreeSource } from './sdk-methods';
 
 /**
  * The SDK's generation step (`npm run generate` in `sdk/`, part of its build): writes into the git-ignored
@@ -10,7 +11,8 @@ import { operationTable } from './operation-table';
  * - `openapi.json`, the document, built from the route table (or read from `--document <file>`),
  * - `openapi.ts`, its types, by `openapi-typescript` (the contract tests' generator package, which carries the
  *   TypeScript 5 that `openapi-typescript` needs; the project's own TypeScript is 7),
- * - `operations.ts`, the run-time facts of each operation (see `operation-table.ts`).
+ * - `operations.ts`, the run-time facts of each operation (see `operation-table.ts`),
+ * - `resource-tree.ts`, the type of the resource methods named by `x-sdk-method` (see `sdk-methods.ts`).
  * Nothing here is edited by hand: a change of the document reaches the SDK at its next build.
  */
 const sdk = join(import.meta.dirname, '..');
@@ -44,12 +46,20 @@ execFileSync(process.execPath, [generator, documentPath, '--output', join(out, '
   stdio: ['ignore', 'ignore', 'inherit'],
   env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
 });
+const table = operationTable(document);
 writeFileSync(
   join(out, 'operations.ts'),
   [
     '/** Generated from the OpenAPI document by sdk/scripts/generate.ts: do not edit. */',
-    `export const OPERATIONS = ${JSON.stringify(operationTable(document), null, 2)} as const;`,
+    `export const OPERATIONS = ${JSON.stringify(table, null, 2)} as const;`,
     '',
   ].join('\n'),
 );
-process.stdout.write(`generated ${out}/openapi.ts and operations.ts\n`);
+writeFileSync(
+  join(out, 'resource-tree.ts'),
+  resourceTreeSource(
+    Object.fromEntries(Object.entries(table).flatMap(([id, facts]) => (facts.sdk ? [[id, facts.sdk]] : []))),
+    (id) => (table[id]?.page ?? null) !== null,
+  ),
+);
+process.stdout.write(`generated ${out}/openapi.ts, operations.ts and resource-tree.ts\n`);
