@@ -45,9 +45,6 @@ export const RESERVED_NAMES: Readonly<Record<string, readonly string[]>> = {
 /** The name of the waiter added beside a read that declares `x-sdk-waiter`. */
 export const WAITER_NAME = 'waitUntilDone';
 
-/** The name of the async iterator every paged list method carries (`list.all(…)`). */
-export const ALL_ITEMS_NAME = 'all';
-
 export interface ParsedName {
   /** The namespace segments with the parameter each binds (or undefined). */
   namespace: { name: string; bound: string | undefined }[];
