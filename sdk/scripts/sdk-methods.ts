@@ -13,6 +13,8 @@
 type Json = Record<string, unknown>;
 
 export interface SdkWaiterFacts {
+  /** The waiter's name beside the read (`waitUntilDone`). */
+  name: string;
   /** The answer's member holding the polled resource (`job`, `run`). */
   member: string;
   /** The statuses at which the waiter stops, from the status schema's `x-final-states`. */
@@ -43,7 +45,7 @@ export const RESERVED_NAMES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The name of the waiter added beside a read that declares `x-sdk-waiter`. */
-export const WAITER_NAME = 'waitUntilDone';
+const WAITER_NAME = 'waitUntilDone';
 
 export interface ParsedName {
   /** The namespace segments with the parameter each binds (or undefined). */
@@ -104,7 +106,7 @@ export const sdkMethodFacts = (
         `${name}: x-sdk-waiter needs \`member\`, an answer member whose \`status\` declares \`x-final-states\``,
       );
     }
-    waiter = { member, final };
+    waiter = { name: WAITER_NAME, member, final };
   }
   return {
     name,
@@ -168,7 +170,7 @@ export const resourceTree = (methods: Record<string, SdkMethodFacts>): Node => {
       throw new Error(`SDK method \`${facts.name}\` (${id}) takes a name the SDK keeps for itself`);
     }
     add(node, verb, id, where);
-    if (facts.waiter !== null) add(node, WAITER_NAME, `${id} (waiter)`, where);
+    if (facts.waiter !== null) add(node, facts.waiter.name, `${id} (waiter)`, where);
   }
   return root;
 };

@@ -25,7 +25,7 @@ export interface SdkFacts {
   args: readonly string[];
   query: readonly string[];
   body: 'required' | 'optional' | null;
-  waiter: { member: string; final: readonly string[] } | null;
+  waiter: { name: string; member: string; final: readonly string[] } | null;
 }
 
 /** An operation's run-time facts, its resource method read loosely. */

@@ -98,7 +98,7 @@ for (const id of Object.keys(OPERATIONS) as OperationId[]) {
     node = child;
   }
   node.methods.set(verb, id);
-  if (sdk.waiter !== null) node.waiters.set('waitUntilDone', id);
+  if (sdk.waiter !== null) node.waiters.set(sdk.waiter.name, id);
 }
 
 const materialize = (api: ApiClient, node: Node, bound: Loose): Loose => {

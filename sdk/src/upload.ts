@@ -10,7 +10,7 @@ import { type FetchLike, retryingFetch } from './retry.js';
  * - up to `multipartThresholdBytes` (default 16 MiB): `POST /v1/storage/upload-url`, one `PUT` of the bytes
  *   to the presigned URL with the signed headers, `POST /v1/storage/upload-complete`;
  * - above: `POST /v1/storage/multipart-uploads` (`partSize`, default 8 MiB, the API's default), a `PUT` per
- *   part (one at a time, each read from the source when it is sent, so a stream is never held whole), then
+ *   part (up to 4 at once, each read from the source in turn, so a stream is never held whole), then
  *   `…/complete` with each part's `ETag`; a failure aborts the upload (`DELETE …/{id}`) before it is thrown.
  *
  * Checksums (SHA-256, base64, what the API and storage check): `checksumSha256` signs a single upload for the
@@ -61,6 +61,8 @@ export class UploadTransferError extends Error {
 const MIB = 1024 * 1024;
 export const MULTIPART_THRESHOLD_BYTES = 16 * MIB;
 const DEFAULT_PART_SIZE = 8 * MIB;
+/** Parts sent at once: the source is read in turn, so at most this many parts are held in memory. */
+const PARTS_IN_FLIGHT = 4;
 /** Part URLs asked for at once (the API's most per request). */
 const PART_URL_BATCH = 1000;
 
@@ -230,18 +232,36 @@ export const uploadWith = (api: ApiClient, fetchImpl: FetchLike): StorageUpload 
     try {
       const parts: { partNumber: number; etag: string; checksumSha256?: string }[] = [];
       const digests: Uint8Array[] = [];
-      for (let partNumber = 1; partNumber <= started.partCount; partNumber++) {
+      const inFlight = new Set<Promise<void>>();
+      let failure: { error: unknown } | undefined;
+      for (let partNumber = 1; partNumber <= started.partCount && failure === undefined; partNumber++) {
         const bytes = await reader.read(started.partSize);
         const digest = checksum ? await sha256(bytes) : undefined;
         const checksumSha256 = digest === undefined ? undefined : base64(digest);
-        if (digest !== undefined) digests.push(digest);
+        if (digest !== undefined) digests[partNumber - 1] = digest;
         const target = await urlOf(partNumber, checksumSha256);
-        const answer = await put(target.url, target.headers, bytes, `part ${partNumber}`);
-        const etag = answer.headers.get('etag');
-        if (etag === null)
-          throw new UploadTransferError(answer.status, `part ${partNumber}`, 'no ETag header');
-        parts.push({ partNumber, etag, ...(checksumSha256 === undefined ? {} : { checksumSha256 }) });
+        const sent = put(target.url, target.headers, bytes, `part ${partNumber}`).then((answer) => {
+          const etag = answer.headers.get('etag');
+          if (etag === null)
+            throw new UploadTransferError(answer.status, `part ${partNumber}`, 'no ETag header');
+          parts[partNumber - 1] = {
+            partNumber,
+            etag,
+            ...(checksumSha256 === undefined ? {} : { checksumSha256 }),
+          };
+        });
+        const tracked: Promise<void> = sent
+          .catch((error: unknown) => {
+            failure ??= { error };
+          })
+          .then(() => {
+            inFlight.delete(tracked);
+          });
+        inFlight.add(tracked);
+        if (inFlight.size >= PARTS_IN_FLIGHT) await Promise.race(inFlight);
       }
+      await Promise.all(inFlight);
+      if (failure !== undefined) throw failure.error;
       const composite = checksum
         ? `${base64(await sha256(concat(digests, digests.length * 32)))}-${digests.length}`
         : undefined;

@@ -190,6 +190,19 @@ describe('the resource client against the local stack', () => {
     expect(transcribed.result?.text).toContain('consider');
   }, 150_000);
 
+  it('uploads a larger body as a multipart upload, its parts checked by their checksums', async () => {
+    const content = new Uint8Array(5 * 1024 * 1024 + 1000).map((_, i) => i % 251);
+    const stored = await sdk.storage.upload(new Blob([content]), {
+      contentType: 'application/octet-stream',
+      name: 'parts.bin',
+      multipartThresholdBytes: 1024 * 1024,
+      partSize: 5 * 1024 * 1024,
+      checksum: true,
+    });
+    expect(stored).toMatchObject({ size: content.length, checksumType: 'COMPOSITE' });
+    expect(stored.checksumSha256).toMatch(/-2$/);
+  });
+
   it('synthesizes a speech job and awaits it', async () => {
     const { job } = await sdk.speech.jobs.create({ text: 'Hello from the resource client.', format: 'mp3' });
     const done = await sdk.speech.jobs.waitUntilDone(job.id, wait);
@@ -201,15 +214,26 @@ describe('the resource client against the local stack', () => {
     await sdk.workflows.put('sdk-flow', {
       id: 'sdk-flow',
       name: 'SDK flow',
-      input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-      steps: [{ id: 'spoken', action: 'actions/speech/spoken-text', with: { markdown: '{{ input.text }}' } }],
-      return: { text: '{{ steps.spoken.output.text }}' },
+      input: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      steps: [
+        {
+          id: 'save',
+          action: 'actions/dynadata/create',
+          with: { type: 'contacts', item: { name: '{{ input.name }}' } },
+        },
+      ],
+      return: { id: '{{ steps.save.output._id }}' },
     });
-    const started = await sdk.workflows.run('sdk-flow', { mode: 'async', input: { text: '# Hello' } });
+    const started = await sdk.workflows.run('sdk-flow', { mode: 'async', input: { name: 'From a run' } });
     if (!('runId' in started)) throw new Error('the run did not go asynchronous');
     const run = await sdk.workflows.runs.waitUntilDone('sdk-flow', started.runId, wait);
-    expect(run).toMatchObject({ runId: started.runId, status: 'success', ok: true });
-    expect(run.result).toEqual({ text: expect.stringContaining('Hello') });
+    expect(run, JSON.stringify(run.logs)).toMatchObject({
+      runId: started.runId,
+      status: 'success',
+      ok: true,
+    });
+    const { id } = run.result as { id: string };
+    expect((await sdk.dynadata.items('contacts').get(id)).name).toBe('From a run');
   }, 150_000);
 
   it('verifies a webhook delivery, reads usage and iterates events', async () => {

@@ -70,10 +70,14 @@ describe('the SDK method names', () => {
       Object.values(methods).flatMap((m) => (m.waiter ? [[m.name, m.waiter]] : [])),
     );
     expect(waiters).toEqual({
-      'transcodes.get': { member: 'job', final: ['done', 'failed', 'canceled'] },
-      'transcriptions.get': { member: 'job', final: ['done', 'failed'] },
-      'speech.jobs.get': { member: 'job', final: ['done', 'failed', 'canceled'] },
-      'workflows.runs.get': { member: 'run', final: ['success', 'partial', 'failed', 'canceled'] },
+      'transcodes.get': { name: 'waitUntilDone', member: 'job', final: ['done', 'failed', 'canceled'] },
+      'transcriptions.get': { name: 'waitUntilDone', member: 'job', final: ['done', 'failed'] },
+      'speech.jobs.get': { name: 'waitUntilDone', member: 'job', final: ['done', 'failed', 'canceled'] },
+      'workflows.runs.get': {
+        name: 'waitUntilDone',
+        member: 'run',
+        final: ['success', 'partial', 'failed', 'canceled'],
+      },
     });
     const source = resourceTreeSource(methods, (id) => table[id]?.page !== null);
     expect(source).toContain(
