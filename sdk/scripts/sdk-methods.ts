@@ -203,10 +203,12 @@ export const resourceTreeSource = (
     }
     for (const [key, child] of node.children) {
       const body = `{\n${render(child, `${indent}  `)}${indent}}`;
+      const [someId] = child.methods.values();
+      const param = `PathParams<${JSON.stringify(someId?.replace(/ \(waiter\)$/, ''))}>[${JSON.stringify(child.bound)}]`;
       lines.push(
         child.bound === undefined
           ? `${indent}${key}: ${body};`
-          : `${indent}${key}: (${child.bound}: string) => ${body};`,
+          : `${indent}${key}: (${child.bound}: ${param}) => ${body};`,
       );
     }
     return lines.map((line) => `${line}\n`).join('');
@@ -214,6 +216,7 @@ export const resourceTreeSource = (
   return [
     '/** Generated from the OpenAPI document by sdk/scripts/generate.ts: do not edit. */',
     "import type { ListMethod, Method, Waiter } from '../method-types.js';",
+    "import type { PathParams } from '../operation-types.js';",
     '',
     "/** The resource methods, named by each operation's `x-sdk-method`. */",
     'export interface ResourceTree {',

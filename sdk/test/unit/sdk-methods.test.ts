@@ -84,7 +84,7 @@ describe('the SDK method names', () => {
       'waitUntilDone: Waiter<"getTranscode", ["id"], "job", "done" | "failed" | "canceled">;',
     );
     expect(source).toContain('list: ListMethod<"listTranscodes", []>;');
-    expect(source).toContain('items: (type: string) => {');
+    expect(source).toContain('items: (type: PathParams<"batchDynadataItems">["type"]) => {');
   });
 
   it('refuse a malformed name, a name used twice, a method that is also a namespace, a reserved name', () => {
