@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildOpenApiDocument } from '../../functions/shared/http/openapi';
 import { operationTable } from './operation-table';
+import { resourceTreeSource } from './sdk-methods';
 
 /**
  * The SDK's generation step (`npm run generate` in `sdk/`, part of its build): writes into the git-ignored
@@ -11,6 +12,7 @@ import { operationTable } from './operation-table';
  * - `openapi.ts`, its types, by `openapi-typescript` (the contract tests' generator package, which carries the
  *   TypeScript 5 that `openapi-typescript` needs; the project's own TypeScript is 7),
  * - `operations.ts`, the run-time facts of each operation (see `operation-table.ts`),
+ * - `resource-tree.ts`, the type of the resource methods named by `x-sdk-method` (see `sdk-methods.ts`),
  * - `package.ts`, the package's name and version read from `package.json` (the `User-Agent` the client sends).
  * Nothing here is edited by hand: a change of the document reaches the SDK at its next build.
  */
@@ -45,13 +47,21 @@ execFileSync(process.execPath, [generator, documentPath, '--output', join(out, '
   stdio: ['ignore', 'ignore', 'inherit'],
   env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
 });
+const table = operationTable(document);
 writeFileSync(
   join(out, 'operations.ts'),
   [
     '/** Generated from the OpenAPI document by sdk/scripts/generate.ts: do not edit. */',
-    `export const OPERATIONS = ${JSON.stringify(operationTable(document), null, 2)} as const;`,
+    `export const OPERATIONS = ${JSON.stringify(table, null, 2)} as const;`,
     '',
   ].join('\n'),
+);
+writeFileSync(
+  join(out, 'resource-tree.ts'),
+  resourceTreeSource(
+    Object.fromEntries(Object.entries(table).flatMap(([id, facts]) => (facts.sdk ? [[id, facts.sdk]] : []))),
+    (id) => (table[id]?.page ?? null) !== null,
+  ),
 );
 const pkg: { name: string; version: string } = JSON.parse(readFileSync(join(sdk, 'package.json'), 'utf8'));
 writeFileSync(
@@ -63,4 +73,4 @@ writeFileSync(
     '',
   ].join('\n'),
 );
-process.stdout.write(`generated ${out}/openapi.ts, operations.ts and package.ts\n`);
+process.stdout.write(`generated ${out}/openapi.ts, operations.ts, resource-tree.ts and package.ts\n`);

@@ -1,3 +1,5 @@
+import { type SdkMethodFacts, sdkMethodFacts } from './sdk-methods';
+
 /**
  * Reads what the client needs at run time out of the OpenAPI document: for each operation its method and
  * path, whether it declares the `Idempotency-Key` header (the client then sends a fresh key with every call),
@@ -29,6 +31,8 @@ export interface OperationFacts {
   path: string;
   idempotencyKey: boolean;
   page: PageRule | null;
+  /** The operation's resource method (`x-sdk-method`; `sdk-methods.ts`), or null when the SDK offers none. */
+  sdk: SdkMethodFacts | null;
 }
 
 /** Cursor names, in then out: the one paging rule. */
@@ -78,6 +82,22 @@ const successSchema = (document: Json, operation: Json): Json | undefined => {
   return status === undefined ? undefined : jsonSchema(document, responses[status]);
 };
 
+const bodyOf = (document: Json, operation: Json): 'required' | 'optional' | null => {
+  const body = resolve(document, operation.requestBody);
+  if (body === undefined) return null;
+  return body.required === true ? 'required' : 'optional';
+};
+
+/** The final states (`x-final-states`) of the `status` of the answer's member `member`. */
+const finalStates = (document: Json, operation: Json, member: string): string[] | undefined => {
+  const status = properties(
+    document,
+    properties(document, successSchema(document, operation))[member],
+  ).status;
+  const final = status?.['x-final-states'];
+  return Array.isArray(final) ? final.map(String) : undefined;
+};
+
 const pageRule = (
   document: Json,
   operationId: string,
@@ -124,6 +144,9 @@ export const operationTable = (document: Json): Record<string, OperationFacts> =
           (p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key',
         ),
         page: pageRule(document, operation.operationId, parameters, operation),
+        sdk: sdkMethodFacts(operation, path, parameters, bodyOf(document, operation), (member) =>
+          finalStates(document, operation, member),
+        ),
       };
     }
   }

@@ -1,15 +1,25 @@
 /**
- * The error the SDK's own helpers (the page iterators) throw when the API refuses a request. It keeps the
- * RFC 9457 problem the API answered as read (`body`) and exposes its stable fields as plain strings, since a
- * newer API may answer a `code` this build of the SDK does not know yet. The typed client itself does not
+ * The error the resource methods, waiters and page iterators throw when the API refuses a request. It keeps
+ * the RFC 9457 problem the API answered as read (`body`). `Code` is the union of problem codes the document
+ * declares for the operation (a method's `isError(e)` narrows to it); a newer API may still answer a code
+ * this build does not know, which `code` carries as answered. The path client (`createApiClient`) does not
  * throw: `openapi-fetch` returns `{ data, error, response }`, with `error` typed as the document's `Problem`.
  */
-export class ApiError extends Error {
+export class ApiError<Code extends string = string> extends Error {
   readonly status: number;
   /** The problem body as answered, or undefined when the body was not a JSON object. */
   readonly body: Readonly<Record<string, unknown>> | undefined;
+  /** The answer's headers (`Retry-After`, `x-request-id`), when known. */
+  readonly headers: Headers | undefined;
+  /** The operation refused, when a resource method called it. */
+  readonly operationId: string | undefined;
 
-  constructor(status: number, body: Record<string, unknown> | undefined) {
+  constructor(
+    status: number,
+    body: Record<string, unknown> | undefined,
+    headers?: Headers,
+    operationId?: string,
+  ) {
     const text = (key: string): string | undefined =>
       typeof body?.[key] === 'string' ? String(body[key]) : undefined;
     super(
@@ -18,6 +28,8 @@ export class ApiError extends Error {
     this.name = 'ApiError';
     this.status = status;
     this.body = body;
+    this.headers = headers;
+    this.operationId = operationId;
   }
 
   private field(key: string): string | undefined {
@@ -26,8 +38,8 @@ export class ApiError extends Error {
   }
 
   /** The problem's stable machine code (`not_found`, `quota_exceeded`, …). */
-  get code(): string | undefined {
-    return this.field('code');
+  get code(): Code | undefined {
+    return this.field('code') as Code | undefined;
   }
 
   /** The request's id, to quote in a support request. */
@@ -36,7 +48,7 @@ export class ApiError extends Error {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Reads a refused answer into an `ApiError`. */
@@ -47,5 +59,5 @@ export const apiErrorOf = async (response: Response): Promise<ApiError> => {
   } catch {
     body = undefined;
   }
-  return new ApiError(response.status, isRecord(body) ? body : undefined);
+  return new ApiError(response.status, isRecord(body) ? body : undefined, response.headers);
 };

@@ -15,6 +15,7 @@ describe('route declarations', () => {
         path: '/v1/example',
         group: 'public',
         operationId: 'example',
+        sdk: 'examples.create',
         summary: 'Example',
         tag: 'Example',
         scope: 'public',
@@ -29,11 +30,35 @@ describe('route declarations', () => {
         tag: 'Example',
         scope: 'transcodes:read',
         operationId: 'exampleJob',
+        sdk: 'examples.get',
         summary: 'Example',
         response: () => z.object({}),
         errors: ['not_found'],
         // @ts-expect-error not a member of a job route
         etags: true,
+      }),
+      // @ts-expect-error a route without its SDK method (`sdk`: a name, or null for none) does not compile
+      route({
+        method: 'GET',
+        path: '/v1/example',
+        group: 'public',
+        operationId: 'example',
+        summary: 'Example',
+        tag: 'Example',
+        scope: 'public',
+        response: z.object({}),
+      }),
+      route({
+        method: 'GET',
+        path: '/v1/example',
+        group: 'public',
+        operationId: 'example',
+        // @ts-expect-error an SDK method is a resource then a verb, joined by a dot
+        sdk: 'example',
+        summary: 'Example',
+        tag: 'Example',
+        scope: 'public',
+        response: z.object({}),
       }),
     ];
     expect(typeof declare).toBe('function');

@@ -203,6 +203,17 @@ const scopeText = (scope: RouteDefinition['scope']): string =>
 const toolsText = (): string =>
   `Tools: ${ROUTES.flatMap((r: RouteDefinition) => (r.agent ? [`\`${r.agent.tool}\` (${r.scope})`] : [])).join(', ')}.`;
 
+/**
+ * The operation's SDK method (`x-sdk-method`) and, for a read the SDK polls, its waiter (`x-sdk-waiter`: the
+ * answer's member whose `status` schema marks its final states with `x-final-states`). Decision 0043.
+ */
+const sdkExtensions = (sdk: RouteDefinition['sdk']) =>
+  sdk === null
+    ? {}
+    : typeof sdk === 'string'
+      ? { 'x-sdk-method': sdk }
+      : { 'x-sdk-method': sdk.method, 'x-sdk-waiter': { member: sdk.waitUntilDone } };
+
 const operationOf = (route: RouteDefinition) => {
   const isPublic = route.scope === 'public';
   const success = String(route.successStatus ?? 200);
@@ -223,6 +234,7 @@ const operationOf = (route: RouteDefinition) => {
     .join(' ');
   return {
     operationId: route.operationId,
+    ...sdkExtensions(route.sdk),
     summary: route.summary,
     description,
     tags: [route.tag],

@@ -41,6 +41,7 @@ export const CHANNEL_ROUTES = [
     path: '/v1/messaging/channel',
     group: 'events',
     operationId: 'getMessageChannel',
+    sdk: 'messaging.channel.get',
     etag: true,
     summary: "The company's message channel",
     description:
@@ -58,6 +59,7 @@ export const CHANNEL_ROUTES = [
     path: '/v1/messaging/channel',
     group: 'events',
     operationId: 'putMessageChannel',
+    sdk: 'messaging.channel.put',
     ifMatch: true,
     summary: 'Set the message channel',
     description:
@@ -93,6 +95,7 @@ export const CHANNEL_ROUTES = [
     path: '/v1/messaging/channel',
     group: 'events',
     operationId: 'deleteMessageChannel',
+    sdk: 'messaging.channel.delete',
     ifMatch: true,
     summary: 'Remove the message channel',
     description:
@@ -110,6 +113,7 @@ export const CHANNEL_ROUTES = [
     path: '/v1/messaging/channel/rotate-secret',
     group: 'events',
     operationId: 'rotateMessageChannelSecret',
+    sdk: 'messaging.channel.rotateSecret',
     summary: "Rotate the message channel's signing secret",
     description:
       'Answers a new signing secret, once (an idempotent replay answers `secret: null`). The previous secret ' +

@@ -13,6 +13,7 @@ export const COMPANY_ROUTES = [
     path: '/v1/self',
     group: 'company',
     operationId: 'getSelf',
+    sdk: 'self.get',
     summary: "The authenticated company's profile",
     tag: 'Company',
     scope: 'company:read',

@@ -14,6 +14,7 @@ export const CONTACT_ROUTES = [
     path: '/v1/contacts/{contactId}/send_message',
     group: 'contacts',
     operationId: 'sendMessage',
+    sdk: 'contacts.sendMessage',
     summary: 'Send a message to one contact',
     tag: 'Contacts',
     scope: 'messages:send',
@@ -49,6 +50,7 @@ export const CONTACT_ROUTES = [
     path: '/v1/messages/{id}/cancel',
     group: 'contacts',
     operationId: 'cancelMessage',
+    sdk: 'messages.cancel',
     summary: 'Cancel a scheduled message',
     description:
       'A message sent with `sendAt` stays `scheduled` until its time: canceling it makes it `canceled`, and ' +

@@ -3,6 +3,9 @@ import * as z from '../zod';
 import * as dd from './dynadata-schemas';
 import { itemParams, route, typeParam } from './route-definition';
 
+/** The group and tag of every route of the section. */
+const AREA = { group: 'dynadata', tag: 'Dynadata' } as const;
+
 /**
  * The routes of Dynadata items, schemas and functions (group `dynadata`, with `dynadata-type-routes.ts`): a section of the route table
  * (`route-table.ts` joins the sections into `ROUTES`), imported alone by the group's function, so its bundle
@@ -12,10 +15,10 @@ export const DYNADATA_ROUTES = [
   route({
     method: 'POST',
     path: '/v1/dynadata/type/{type}/list',
-    group: 'dynadata',
+    ...AREA,
     operationId: 'listDynadataItems',
+    sdk: 'dynadata.items(type).list',
     summary: 'List items of a type',
-    tag: 'Dynadata',
     scope: 'dynadata:read',
     idempotency: 'repeatable',
     get params() {
@@ -44,11 +47,11 @@ export const DYNADATA_ROUTES = [
   route({
     method: 'GET',
     path: '/v1/dynadata/type/{type}/item/{_id}',
-    group: 'dynadata',
+    ...AREA,
     operationId: 'getDynadataItem',
+    sdk: 'dynadata.items(type).get',
     etag: true,
     summary: 'Retrieve one item',
-    tag: 'Dynadata',
     scope: 'dynadata:read',
     get params() {
       return itemParams();
@@ -74,10 +77,10 @@ export const DYNADATA_ROUTES = [
   route({
     method: 'POST',
     path: '/v1/dynadata/type/{type}/create',
-    group: 'dynadata',
+    ...AREA,
     operationId: 'createDynadataItem',
+    sdk: 'dynadata.items(type).create',
     summary: 'Create an item',
-    tag: 'Dynadata',
     scope: 'dynadata:write',
     get params() {
       return typeParam();
@@ -108,11 +111,11 @@ export const DYNADATA_ROUTES = [
   route({
     method: 'POST',
     path: '/v1/dynadata/type/{type}/update',
-    group: 'dynadata',
+    ...AREA,
     operationId: 'updateDynadataItem',
+    sdk: 'dynadata.items(type).update',
     ifMatch: true,
     summary: 'Update an existing item',
-    tag: 'Dynadata',
     scope: 'dynadata:write',
     idempotency: 'keyed',
     get params() {
@@ -140,11 +143,11 @@ export const DYNADATA_ROUTES = [
   route({
     method: 'DELETE',
     path: '/v1/dynadata/type/{type}/item/{_id}',
-    group: 'dynadata',
+    ...AREA,
     operationId: 'deleteDynadataItem',
+    sdk: 'dynadata.items(type).delete',
     ifMatch: true,
     summary: 'Delete an item',
-    tag: 'Dynadata',
     scope: 'dynadata:write',
     get params() {
       return itemParams();
@@ -168,8 +171,9 @@ export const DYNADATA_ROUTES = [
   route({
     method: 'PUT',
     path: '/v1/dynadata/type/{type}/item/{_id}',
-    group: 'dynadata',
+    ...AREA,
     operationId: 'upsertDynadataItem',
+    sdk: 'dynadata.items(type).upsert',
     ifMatch: true,
     createOnlyIfNoneMatch: true,
     summary: 'Create or replace an item with your own id',
@@ -179,7 +183,6 @@ export const DYNADATA_ROUTES = [
       'replaces only (412 `precondition_failed` otherwise); `_version` in the body is checked like an ' +
       'update’s (409 `conflict`). Answers the item with its `ETag`. A safe retry: the same body twice leaves ' +
       'one item.',
-    tag: 'Dynadata',
     scope: 'dynadata:write',
     idempotency: 'repeatable',
     get params() {
@@ -223,8 +226,9 @@ export const DYNADATA_ROUTES = [
   route({
     method: 'POST',
     path: '/v1/dynadata/type/{type}/batch',
-    group: 'dynadata',
+    ...AREA,
     operationId: 'batchDynadataItems',
+    sdk: 'dynadata.items(type).batch',
     summary: 'Write several items at once',
     description:
       'Up to 100 operations (`create`, `update`, `upsert`, `delete`) on items of the type, in order, each as ' +
@@ -232,7 +236,6 @@ export const DYNADATA_ROUTES = [
       'and answers a result (status, `_id`, `_version`, `problem`); `atomic: true` writes all or nothing ' +
       '(at most 49 operations, each item once): the first refused operation answers its problem with ' +
       '`operation` (its index) and nothing is written. Counts one API request per operation.',
-    tag: 'Dynadata',
     scope: 'dynadata:write',
     idempotency: 'keyed',
     get params() {
@@ -291,10 +294,10 @@ export const DYNADATA_ROUTES = [
   route({
     method: 'POST',
     path: '/v1/dynadata/type/{type}/validate',
-    group: 'dynadata',
+    ...AREA,
     operationId: 'validateDynadataItem',
+    sdk: 'dynadata.items(type).validate',
     summary: 'Validate an item without saving it',
-    tag: 'Dynadata',
     scope: 'dynadata:read',
     idempotency: 'repeatable',
     get params() {
@@ -312,10 +315,10 @@ export const DYNADATA_ROUTES = [
   route({
     method: 'GET',
     path: '/v1/dynadata/type/{type}/schema',
-    group: 'dynadata',
+    ...AREA,
     operationId: 'getDynadataSchema',
+    sdk: 'dynadata.types.getSchema',
     summary: 'JSON Schema of a type',
-    tag: 'Dynadata',
     scope: 'dynadata:read',
     get params() {
       return typeParam();
@@ -328,10 +331,10 @@ export const DYNADATA_ROUTES = [
   route({
     method: 'GET',
     path: '/v1/dynadata/type/{type}/schema/{library}',
-    group: 'dynadata',
+    ...AREA,
     operationId: 'getDynadataLibrarySchema',
+    sdk: 'dynadata.types.getLibrarySchema',
     summary: 'Schema of a type in a validation-library format',
-    tag: 'Dynadata',
     scope: 'dynadata:read',
     get params() {
       return typeParam().extend({
@@ -346,10 +349,10 @@ export const DYNADATA_ROUTES = [
   route({
     method: 'POST',
     path: '/v1/dynadata/type/{type}/executeFunction/{functionName}',
-    group: 'dynadata',
+    ...AREA,
     operationId: 'executeDynadataTypeFunction',
+    sdk: 'dynadata.types.executeFunction',
     summary: 'Execute a function on a type',
-    tag: 'Dynadata',
     scope: 'dynadata:execute',
     idempotency: 'keyed',
     get params() {
@@ -373,10 +376,10 @@ export const DYNADATA_ROUTES = [
   route({
     method: 'POST',
     path: '/v1/dynadata/type/{type}/item/{_id}/executeFunction/{functionName}',
-    group: 'dynadata',
+    ...AREA,
     operationId: 'executeDynadataItemFunction',
+    sdk: 'dynadata.items(type).executeFunction',
     summary: 'Execute a function on one item',
-    tag: 'Dynadata',
     scope: 'dynadata:execute',
     idempotency: 'keyed',
     get params() {

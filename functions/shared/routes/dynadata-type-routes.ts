@@ -43,6 +43,7 @@ export const DYNADATA_TYPE_ROUTES = [
     path: '/v1/dynadata/types',
     group: 'dynadata',
     operationId: 'listDynadataTypes',
+    sdk: 'dynadata.types.list',
     summary: 'List all Dynadata types',
     tag: 'Dynadata',
     scope: 'dynadata:read',
@@ -64,6 +65,7 @@ export const DYNADATA_TYPE_ROUTES = [
     path: '/v1/dynadata/types/{type}',
     group: 'dynadata',
     operationId: 'getDynadataType',
+    sdk: 'dynadata.types.get',
     etag: true,
     summary: 'A Dynadata type definition',
     description:
@@ -96,6 +98,7 @@ export const DYNADATA_TYPE_ROUTES = [
     path: '/v1/dynadata/types/{type}',
     group: 'dynadata',
     operationId: 'putDynadataType',
+    sdk: 'dynadata.types.put',
     ifMatch: true,
     summary: 'Define a Dynadata type',
     description:
@@ -157,6 +160,7 @@ export const DYNADATA_TYPE_ROUTES = [
     path: '/v1/dynadata/types/{type}',
     group: 'dynadata',
     operationId: 'deleteDynadataType',
+    sdk: 'dynadata.types.delete',
     ifMatch: true,
     summary: 'Delete a Dynadata type',
     description:

@@ -22,6 +22,7 @@ export const EVENT_ROUTES = [
     path: '/v1/events',
     group: 'events',
     operationId: 'listEvents',
+    sdk: 'events.list',
     summary: 'List events, newest first',
     description:
       'Events of the last 30 days, newest first, `limit` per page; pass `next` as `after` for older ones. ' +
@@ -48,6 +49,7 @@ export const EVENT_ROUTES = [
     path: '/v1/events/{id}',
     group: 'events',
     operationId: 'getEvent',
+    sdk: 'events.get',
     summary: 'Fetch an event and its deliveries',
     description:
       'The event (`{id, type, createdAt, data}`, as delivered) and one delivery per subscribed endpoint: ' +
@@ -74,6 +76,7 @@ export const EVENT_ROUTES = [
     path: '/v1/events/{id}/redeliver',
     group: 'events',
     operationId: 'redeliverEvent',
+    sdk: 'events.redeliver',
     summary: 'Send an event again',
     description:
       'Sends the event again, with the same `webhook-id`, to `endpointId` or, without it, to every enabled ' +

@@ -4,7 +4,14 @@ import type { ErrorCode } from '../errors';
 import { lazy } from '../lazy';
 import type { Scope } from '../types/scopes';
 import * as z from '../zod';
-import { type AgentDoor, jobId, type RouteGroup, route, type WorkflowDoor } from './route-definition';
+import {
+  type AgentDoor,
+  jobId,
+  type RouteDefinition,
+  type RouteGroup,
+  route,
+  type WorkflowDoor,
+} from './route-definition';
 import { nextCursorSchema, pageQuery } from './schemas';
 import { fullPathDocumentation } from './storage-schemas';
 
@@ -47,6 +54,8 @@ export const jobSourceFields = (what: string) => ({
  */
 export const jobViewFields = <const S extends readonly [string, ...string[]]>(options: {
   statuses: S;
+  /** The statuses a job does not leave by itself (`x-final-states`: the SDK's waiters stop at them). */
+  final: readonly S[number][];
   /** How the statuses follow each other. */
   lifecycle: string;
   /** The error codes a failed job of the type can carry. */
@@ -55,7 +64,10 @@ export const jobViewFields = <const S extends readonly [string, ...string[]]>(op
   reused: string;
 }) => ({
   id: z.string().describe('Job identifier.'),
-  status: z.enum(options.statuses).describe(options.lifecycle),
+  status: z
+    .enum(options.statuses)
+    .meta({ 'x-final-states': [...options.final] })
+    .describe(options.lifecycle),
   progress: z
     .object({
       phase: z.enum(options.statuses).describe('Phase the job was in when progress was recorded.'),
@@ -95,6 +107,9 @@ export interface JobDoors {
   workflow?: WorkflowDoor;
 }
 
+/** The SDK method of a job route (`RouteDefinition.sdk`). */
+type SdkOf = RouteDefinition['sdk'];
+
 /** A job route offered at HTTP only. */
 type NoDoors = Record<never, never>;
 
@@ -104,10 +119,10 @@ const withDoors = <R extends object, D extends JobDoors>(doors: D | undefined, d
 
 /** What a collection route of the type declares about itself. */
 const routeHeader = <const O extends string, G extends RouteGroup, P extends `/v1/${string}`>(
-  options: JobRouteBase<G, P> & { operationId: O; summary: string; description: string },
+  options: JobRouteBase<G, P> & { operationId: O; sdk: SdkOf; summary: string; description: string },
 ) => {
-  const { path, group, operationId, summary, description, tag, scope } = options;
-  return { path, group, operationId, summary, description, tag, scope };
+  const { path, group, operationId, sdk, summary, description, tag, scope } = options;
+  return { path, group, operationId, sdk, summary, description, tag, scope };
 };
 
 /** `POST <path>`: enqueue a job of the type from its own input (`body`), keyed by `Idempotency-Key`. */
@@ -121,6 +136,7 @@ export const enqueueJobRoute = <
 >(
   options: JobRouteBase<G, P> & {
     operationId: O;
+    sdk: SdkOf;
     summary: string;
     description: string;
     body: () => B;
@@ -159,6 +175,7 @@ export const listJobsRoute = <
 >(
   options: JobRouteBase<G, P> & {
     operationId: O;
+    sdk: SdkOf;
     summary: string;
     description: string;
     view: () => S;
@@ -197,6 +214,7 @@ export const jobRoute = <
   tag: string;
   scope: Scope;
   operationId: O;
+  sdk: SdkOf;
   summary: string;
   description?: string;
   response: () => S;
@@ -211,6 +229,7 @@ export const jobRoute = <
       path: options.path,
       group: options.group,
       operationId: options.operationId,
+      sdk: options.sdk,
       summary: options.summary,
       ...(options.description ? { description: options.description } : {}),
       tag: options.tag,

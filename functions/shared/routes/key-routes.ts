@@ -90,6 +90,7 @@ export const KEY_ROUTES = [
     path: '/v1/keys',
     group: 'company',
     operationId: 'listApiKeys',
+    sdk: 'keys.list',
     summary: "List the company's API keys",
     description:
       'Every key of the company, oldest first, with its status, scopes and when it was last used; revoked ' +
@@ -108,6 +109,7 @@ export const KEY_ROUTES = [
     path: '/v1/keys',
     group: 'company',
     operationId: 'createApiKey',
+    sdk: 'keys.create',
     summary: 'Create an API key',
     description:
       'A new key with a subset of the caller’s scopes (403 `api_key_scopes_exceed_caller`), optionally ' +
@@ -149,6 +151,7 @@ export const KEY_ROUTES = [
     path: '/v1/keys/{id}',
     group: 'company',
     operationId: 'getApiKey',
+    sdk: 'keys.get',
     summary: 'Fetch an API key',
     description: "One key of the company, without its secret. Another company's key answers 404 `not_found`.",
     tag: 'API keys',
@@ -166,6 +169,7 @@ export const KEY_ROUTES = [
     path: '/v1/keys/{id}',
     group: 'company',
     operationId: 'revokeApiKey',
+    sdk: 'keys.revoke',
     summary: 'Revoke an API key',
     description:
       'The key and every token derived from it stop authenticating: at once for new authorizer instances, ' +

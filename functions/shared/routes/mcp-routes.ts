@@ -11,6 +11,7 @@ export const MCP_ROUTES = [
     path: '/v1/mcp',
     group: 'mcp',
     operationId: 'mcp',
+    sdk: null,
     summary: 'Model Context Protocol server (tools for agents)',
     description:
       'Streamable HTTP, stateless (no session id), JSON answers: POST one JSON-RPC 2.0 message per request. ' +

@@ -57,6 +57,7 @@ export const MESSAGE_ROUTES = [
     path: '/v1/messages/{id}/status',
     group: 'contacts',
     operationId: 'reportMessageStatus',
+    sdk: 'messages.reportStatus',
     summary: 'Report what became of a message (the sender)',
     description:
       "The company's sender reports a message it was given `delivered`, `read` or `failed` (with a " +
@@ -90,6 +91,7 @@ export const MESSAGE_ROUTES = [
     path: '/v1/messages/inbound',
     group: 'contacts',
     operationId: 'receiveMessage',
+    sdk: 'messages.receive',
     summary: 'Store a message a contact sent (the sender)',
     description:
       "The company's sender posts what a contact sent: stored as a `messages` item with `direction: " +
@@ -127,6 +129,7 @@ export const MESSAGE_ROUTES = [
     path: '/v1/contacts/{contactId}/messages',
     group: 'contacts',
     operationId: 'listContactMessages',
+    sdk: 'contacts.messages.list',
     summary: "A contact's messages, both directions, newest first",
     description:
       'Sent and received messages of one contact, newest first (`direction` says which; a message sent ' +

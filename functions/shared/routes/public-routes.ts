@@ -13,6 +13,7 @@ export const PUBLIC_ROUTES = [
     path: '/v1/public/plans',
     group: 'public',
     operationId: 'listPublicPlans',
+    sdk: 'plans.list',
     summary: 'Public plan catalog',
     description: 'Needs no authentication and resolves no company. Not metered.',
     tag: 'Plans',
@@ -31,6 +32,7 @@ export const PUBLIC_ROUTES = [
     path: '/v1/openapi.json',
     group: 'public',
     operationId: 'getOpenApiDocument',
+    sdk: 'openApi.get',
     summary: 'This OpenAPI 3.0 document',
     tag: 'Meta',
     scope: 'public',
@@ -46,6 +48,7 @@ export const DOCS_ROUTES = [
     path: '/v1/docs',
     group: 'public',
     operationId: 'getDocsPage',
+    sdk: null,
     summary: 'Interactive documentation of this API',
     description:
       'An HTML page (Swagger UI) rendered in the browser from GET /v1/openapi.json. Its script and styles are ' +
@@ -63,6 +66,7 @@ export const DOCS_ROUTES = [
     path: '/v1/docs/assets/{asset}',
     group: 'public',
     operationId: 'getDocsAsset',
+    sdk: null,
     summary: 'A script, style sheet or icon of the documentation page',
     description:
       'Names carry a content hash, so an asset is cached for a year (`immutable`); gzip-encoded when the ' +

@@ -31,6 +31,15 @@ export interface RouteDefinition {
   path: `/v1/${string}`;
   group: RouteGroup;
   operationId: string;
+  /**
+   * The operation's method in the SDK (`sdk/`), published as `x-sdk-method` (decision 0043): dot-separated
+   * lowerCamel names, the resource path then the verb (`transcodes.create`, `workflows.runs.cancel`); a
+   * segment `name(param)` binds a path parameter once (`dynadata.items(type).list`), the other path parameters
+   * are the method's leading arguments in path order. `waitUntilDone` names the answer's member whose `status`
+   * the SDK's waiter polls until it reaches one of the final states its schema marks (`x-final-states`).
+   * `null`: not offered by the SDK (the MCP endpoint, the documentation page and its assets).
+   */
+  sdk: SdkMethod | { method: SdkMethod; waitUntilDone: string } | null;
   summary: string;
   description?: string;
   tag: string;
@@ -116,6 +125,9 @@ export interface RouteDefinition {
    */
   payload?: string;
 }
+
+/** An SDK method name: `<resource>[.<sub-resource>…].<verb>` (see `RouteDefinition.sdk`). */
+export type SdkMethod = `${string}.${string}`;
 
 /**
  * `read` changes nothing; `create` only adds (a repeated call adds again); `update` changes an existing item

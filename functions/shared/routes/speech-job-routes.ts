@@ -46,6 +46,7 @@ export const SPEECH_JOB_ROUTES = [
   enqueueJobRoute({
     ...JOBS,
     operationId: 'createSpeechJob',
+    sdk: 'speech.jobs.create',
     summary: 'Enqueue a long-form speech job',
     description:
       'Turns up to 100,000 characters of text (or the spoken form of markdown) into ONE stored audio file and ' +
@@ -79,6 +80,7 @@ export const SPEECH_JOB_ROUTES = [
     listJobsRoute({
       ...READS,
       operationId: 'listSpeechJobs',
+      sdk: 'speech.jobs.list',
       summary: 'List speech jobs, newest first',
       description: 'The company’s speech jobs, newest first, `limit` per page.',
       view: speechJobSchema,
@@ -99,6 +101,7 @@ export const SPEECH_JOB_ROUTES = [
       method: 'GET',
       path: '/v1/speech/jobs/{id}',
       operationId: 'getSpeechJob',
+      sdk: { method: 'speech.jobs.get', waitUntilDone: 'job' },
       summary: 'Fetch a speech job',
       description:
         'The job and, when `done`, its two files: the audio and the JSON timing file of its sentences ' +
@@ -126,6 +129,7 @@ export const SPEECH_JOB_ROUTES = [
       method: 'POST',
       path: '/v1/speech/jobs/{id}/cancel',
       operationId: 'cancelSpeechJob',
+      sdk: 'speech.jobs.cancel',
       summary: 'Cancel an unfinished speech job',
       description:
         'Moves a `pending` or `synthesizing` job to `canceled` and stops its synthesis (nothing is billed). A ' +

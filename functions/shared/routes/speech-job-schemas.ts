@@ -1,5 +1,5 @@
 import { lazy } from '../lazy';
-import { SPEECH_JOB_STATUSES } from '../types/speech-jobs';
+import { SPEECH_JOB_FINISHED, SPEECH_JOB_STATUSES } from '../types/speech-jobs';
 import { SPEECH_FORMATS } from '../types/speech-voices';
 import * as z from '../zod';
 import { COMMON_JOB_ERRORS, jobFileSchema, jobViewFields } from './job-routes';
@@ -30,6 +30,7 @@ export const speechJobSchema = /* @__PURE__ */ lazy(() =>
     .object({
       ...jobViewFields({
         statuses: SPEECH_JOB_STATUSES,
+        final: SPEECH_JOB_FINISHED,
         lifecycle: '`pending` → `synthesizing` → `done`, `failed` or `canceled` (the three are final).',
         errorCodes: ['synthesis_failed', ...COMMON_JOB_ERRORS],
         reused: 'True when the result of an earlier identical request (text, voice, format) was reused.',

@@ -15,6 +15,7 @@ export const SPEECH_ROUTES = [
     path: '/v1/speech',
     group: 'speech',
     operationId: 'synthesizeSpeech',
+    sdk: 'speech.synthesize',
     summary: 'Synthesize text into a stored audio object',
     description:
       'Synchronous: when the call returns, the audio is one of your stored objects under ' +
@@ -64,6 +65,7 @@ export const SPEECH_ROUTES = [
     path: '/v1/speech/voices',
     group: 'speech',
     operationId: 'listSpeechVoices',
+    sdk: 'speech.voices.list',
     summary: 'List the voice profiles',
     tag: 'Speech',
     scope: 'speech:write',
@@ -88,6 +90,7 @@ export const SPEECH_ROUTES = [
     path: '/v1/spoken-text',
     group: 'speech',
     operationId: 'rewriteSpokenText',
+    sdk: 'speech.rewriteSpokenText',
     summary: 'Rewrite markdown into its spoken form',
     description:
       'Parses the markdown (CommonMark with GFM) and rewrites it for the ear: headings become sentences, ' +

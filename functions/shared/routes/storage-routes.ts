@@ -19,6 +19,9 @@ import {
   uploadUrlResponseSchema,
 } from './storage-schemas';
 
+/** The group and tag of every route of the section. */
+const AREA = { group: 'storage', tag: 'Storage' } as const;
+
 /**
  * The routes of storage: upload and download URLs, multipart uploads, the file list and deletion (group
  * `storage`): a section of the route table (`route-table.ts` joins the sections into `ROUTES`), imported
@@ -71,10 +74,10 @@ export const STORAGE_ROUTES = [
   route({
     method: 'POST',
     path: '/v1/storage/upload-url',
-    group: 'storage',
+    ...AREA,
     operationId: 'createUploadUrl',
+    sdk: 'storage.createUploadUrl',
     summary: 'Step 1: reserve a signed upload URL',
-    tag: 'Storage',
     scope: 'storage:write',
     idempotency: 'keyed',
     get body() {
@@ -104,10 +107,10 @@ export const STORAGE_ROUTES = [
   route({
     method: 'POST',
     path: '/v1/storage/upload-complete',
-    group: 'storage',
+    ...AREA,
     operationId: 'completeUpload',
+    sdk: 'storage.completeUpload',
     summary: 'Step 2: finalize an upload',
-    tag: 'Storage',
     scope: 'storage:write',
     idempotency: 'keyed',
     get body() {
@@ -130,8 +133,9 @@ export const STORAGE_ROUTES = [
   route({
     method: 'POST',
     path: '/v1/storage/multipart-uploads',
-    group: 'storage',
+    ...AREA,
     operationId: 'createMultipartUpload',
+    sdk: 'storage.multipartUploads.create',
     summary: 'Start a multipart upload',
     description:
       'For large files: reserves the object path and answers one signed URL per part (`partSize` bytes each, ' +
@@ -139,7 +143,6 @@ export const STORAGE_ROUTES = [
       'header the client keeps for the completion. Parts may be sent in any order and in parallel. The ' +
       "declared size is capped by the plan's `maxObjectBytes` (413 `payload_too_large`). With " +
       '`checksumAlgorithm: SHA256` each part URL is asked for with its checksum (`…/part-urls`).',
-    tag: 'Storage',
     scope: 'storage:write',
     idempotency: 'keyed',
     get body() {
@@ -158,8 +161,9 @@ export const STORAGE_ROUTES = [
   route({
     method: 'POST',
     path: '/v1/storage/multipart-uploads/{id}/part-urls',
-    group: 'storage',
+    ...AREA,
     operationId: 'createMultipartPartUrls',
+    sdk: 'storage.multipartUploads.createPartUrls',
     summary: 'Sign part URLs, with their checksums',
     description:
       'Signed URLs for the parts named, each bound to its exact length and to the `checksumSha256` given for ' +
@@ -167,7 +171,6 @@ export const STORAGE_ROUTES = [
       'checksum; storage refuses bytes that do not match with 400 `BadDigest`), and fresh URLs of any parts ' +
       'of another upload (no checksums then). A part number past `partCount`, or a checksum missing or ' +
       'refused, is 400 `validation_failed`.',
-    tag: 'Storage',
     scope: 'storage:write',
     idempotency: 'repeatable',
     get params() {
@@ -196,14 +199,14 @@ export const STORAGE_ROUTES = [
   route({
     method: 'GET',
     path: '/v1/storage/multipart-uploads/{id}',
-    group: 'storage',
+    ...AREA,
     operationId: 'getMultipartUpload',
+    sdk: 'storage.multipartUploads.get',
     summary: 'Resume a multipart upload',
     description:
       'The parts storage holds (`receivedParts`, with their ETags) and fresh signed URLs for the missing ' +
       "ones, to resume an interrupted upload. A completed, aborted or expired upload, or another company's " +
       'id, answers 404.',
-    tag: 'Storage',
     scope: 'storage:write',
     get params() {
       return multipartUploadParamsSchema();
@@ -217,8 +220,9 @@ export const STORAGE_ROUTES = [
   route({
     method: 'POST',
     path: '/v1/storage/multipart-uploads/{id}/complete',
-    group: 'storage',
+    ...AREA,
     operationId: 'completeMultipartUpload',
+    sdk: 'storage.multipartUploads.complete',
     summary: 'Finish a multipart upload',
     description:
       'Assembles the parts (every part number from 1 to `partCount`, in order, with the ETag each PUT ' +
@@ -227,7 +231,6 @@ export const STORAGE_ROUTES = [
       'the same answer; with checksums it answers the composite checksum (`checksumType` `COMPOSITE`). A ' +
       'composite `checksumSha256` given here that the parts do not make is 400 ' +
       '`multipart_checksum_mismatch`, before anything is assembled. Completing again answers the same object.',
-    tag: 'Storage',
     scope: 'storage:write',
     idempotency: 'keyed',
     get params() {
@@ -268,13 +271,13 @@ export const STORAGE_ROUTES = [
   route({
     method: 'DELETE',
     path: '/v1/storage/multipart-uploads/{id}',
-    group: 'storage',
+    ...AREA,
     operationId: 'abortMultipartUpload',
+    sdk: 'storage.multipartUploads.abort',
     summary: 'Abort a multipart upload',
     description:
       'Storage drops the parts received and the path is no longer reserved. A completed upload cannot be ' +
       'aborted (404; delete the file instead).',
-    tag: 'Storage',
     scope: 'storage:write',
     get params() {
       return multipartUploadParamsSchema();
@@ -288,10 +291,10 @@ export const STORAGE_ROUTES = [
   route({
     method: 'GET',
     path: '/v1/storage/url',
-    group: 'storage',
+    ...AREA,
     operationId: 'createDownloadUrl',
+    sdk: 'storage.createDownloadUrl',
     summary: 'Signed download URL, valid for up to 7 days',
-    tag: 'Storage',
     scope: 'storage:read',
     get query() {
       return downloadUrlQuerySchema();
@@ -311,10 +314,10 @@ export const STORAGE_ROUTES = [
   route({
     method: 'GET',
     path: '/v1/storage/files',
-    group: 'storage',
+    ...AREA,
     operationId: 'listFiles',
+    sdk: 'storage.files.list',
     summary: 'List stored files by path prefix',
-    tag: 'Storage',
     scope: 'storage:read',
     get query() {
       return listFilesQuerySchema();
@@ -361,10 +364,10 @@ export const STORAGE_ROUTES = [
   route({
     method: 'DELETE',
     path: '/v1/storage/files',
-    group: 'storage',
+    ...AREA,
     operationId: 'deleteFile',
+    sdk: 'storage.files.delete',
     summary: 'Delete a stored file',
-    tag: 'Storage',
     scope: 'storage:write',
     get query() {
       return storageReferenceQuerySchema();

@@ -17,6 +17,7 @@ export const TRANSCODE_ROUTES = [
     ...JOBS,
     scope: 'transcodes:write',
     operationId: 'createTranscode',
+    sdk: 'transcodes.create',
     summary: 'Enqueue a media transform job',
     description:
       'Converts one of your stored audio or video files to a preset format, asynchronously. Answers 202 with ' +
@@ -55,6 +56,7 @@ export const TRANSCODE_ROUTES = [
     ...JOBS,
     scope: 'transcodes:read',
     operationId: 'listTranscodes',
+    sdk: 'transcodes.list',
     summary: 'List media transform jobs, newest first',
     description: 'The company’s transform jobs of the last 30 days and more, newest first, `limit` per page.',
     view: transcodeJobSchema,
@@ -73,6 +75,7 @@ export const TRANSCODE_ROUTES = [
     path: '/v1/transcodes/{id}',
     scope: 'transcodes:read',
     operationId: 'getTranscode',
+    sdk: { method: 'transcodes.get', waitUntilDone: 'job' },
     summary: 'Fetch a media transform job',
     response: transcodeJobResponseSchema,
     errors: ['not_found'],
@@ -95,6 +98,7 @@ export const TRANSCODE_ROUTES = [
     path: '/v1/transcodes/{id}/cancel',
     scope: 'transcodes:write',
     operationId: 'cancelTranscode',
+    sdk: 'transcodes.cancel',
     summary: 'Cancel an unfinished job',
     description:
       'Moves a `pending`, `probing`, `transcoding` or `finalizing` job to `canceled`, clears its worker lease ' +
@@ -108,6 +112,7 @@ export const TRANSCODE_ROUTES = [
     path: '/v1/transcodes/{id}/retry',
     scope: 'transcodes:write',
     operationId: 'retryTranscode',
+    sdk: 'transcodes.retry',
     summary: 'Re-run a failed or canceled job',
     description:
       'Re-runs a `failed` or `canceled` job from scratch as the next `attempt`, subject to the same quota and ' +

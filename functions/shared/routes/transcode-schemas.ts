@@ -4,7 +4,8 @@ import * as z from '../zod';
 import { COMMON_JOB_ERRORS, jobFileSchema, jobSourceFields, jobViewFields } from './job-routes';
 
 /** Request and response shapes of the media transform routes (they become the OpenAPI document). */
-const STATUSES = ['pending', 'probing', 'transcoding', 'finalizing', 'done', 'failed', 'canceled'] as const;
+const FINAL = ['done', 'failed', 'canceled'] as const;
+const STATUSES = ['pending', 'probing', 'transcoding', 'finalizing', ...FINAL] as const;
 
 export const transcodePresetSchema = /* @__PURE__ */ lazy(() =>
   z
@@ -30,6 +31,7 @@ export const transcodeJobSchema = /* @__PURE__ */ lazy(() =>
     .object({
       ...jobViewFields({
         statuses: STATUSES,
+        final: FINAL,
         lifecycle:
           '`pending` → `probing` → `transcoding` (→ `finalizing`) → `done`; `failed` and `canceled` are ' +
           'final too, and both can be retried.',

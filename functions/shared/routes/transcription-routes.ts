@@ -19,6 +19,7 @@ export const TRANSCRIPTION_ROUTES = [
     path: '/v1/transcriptions',
     group: 'transcriptions',
     operationId: 'createTranscription',
+    sdk: 'transcriptions.create',
     summary: 'Enqueue a transcription job',
     description:
       'Transcribes one of your stored audio files (or the sound of a video), asynchronously. Answers 202 ' +
@@ -62,6 +63,7 @@ export const TRANSCRIPTION_ROUTES = [
     ...JOBS,
     scope: 'transcriptions:read',
     operationId: 'listTranscriptions',
+    sdk: 'transcriptions.list',
     summary: 'List transcription jobs, newest first',
     description: 'The company’s transcription jobs, newest first, `limit` per page.',
     view: transcriptionJobSchema,
@@ -80,6 +82,7 @@ export const TRANSCRIPTION_ROUTES = [
     path: '/v1/transcriptions/{id}',
     scope: 'transcriptions:read',
     operationId: 'getTranscription',
+    sdk: { method: 'transcriptions.get', waitUntilDone: 'job' },
     summary: 'Fetch a transcription job',
     response: transcriptionJobResponseSchema,
     errors: ['not_found'],

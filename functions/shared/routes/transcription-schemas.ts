@@ -4,7 +4,8 @@ import * as z from '../zod';
 import { COMMON_JOB_ERRORS, jobFileSchema, jobSourceFields, jobViewFields } from './job-routes';
 
 /** Request and response shapes of the transcription routes (they become the OpenAPI document). */
-const STATUSES = ['pending', 'transcribing', 'done', 'failed'] as const;
+const FINAL = ['done', 'failed'] as const;
+const STATUSES = ['pending', 'transcribing', ...FINAL] as const;
 
 export const transcriptionLanguageSchema = /* @__PURE__ */ lazy(() =>
   z
@@ -66,6 +67,7 @@ export const transcriptionJobSchema = /* @__PURE__ */ lazy(() =>
     .object({
       ...jobViewFields({
         statuses: STATUSES,
+        final: FINAL,
         lifecycle: '`pending` → `transcribing` → `done` or `failed` (both final).',
         errorCodes: [
           'source_unreadable',

@@ -12,6 +12,7 @@ export const USAGE_ROUTES = [
     path: '/v1/usage',
     group: 'usage',
     operationId: 'getUsage',
+    sdk: 'usage.get',
     summary: 'Tenant usage snapshot',
     tag: 'Usage',
     scope: 'usage:read',
@@ -39,6 +40,7 @@ export const USAGE_ROUTES = [
     path: '/v1/usage/history',
     group: 'usage',
     operationId: 'getUsageHistory',
+    sdk: 'usage.getHistory',
     summary: 'Usage series by UTC day or month',
     description:
       'The meters and compute time of each UTC day (`granularity=day`, the default: `from` and `to` as ' +
@@ -102,6 +104,7 @@ export const USAGE_ROUTES = [
     path: '/v1/usage/alerts',
     group: 'usage',
     operationId: 'getUsageAlerts',
+    sdk: 'usage.alerts.get',
     summary: 'Usage alert thresholds',
     description:
       'For each meter, the percentages of its monthly allowance at which `usage.threshold_reached` is raised ' +
@@ -129,6 +132,7 @@ export const USAGE_ROUTES = [
     path: '/v1/usage/alerts',
     group: 'usage',
     operationId: 'putUsageAlerts',
+    sdk: 'usage.alerts.put',
     summary: 'Set usage alert thresholds',
     description:
       'Replaces the thresholds: each meter given takes its list (whole percentages 1 to 100, at most 5; an ' +

@@ -28,6 +28,7 @@ export const WEBHOOK_ROUTES = [
     path: '/v1/webhooks',
     group: 'events',
     operationId: 'createWebhookEndpoint',
+    sdk: 'webhooks.create',
     summary: 'Register a webhook endpoint',
     description:
       'Events of the subscribed types raised from its creation on are POSTed to the URL, signed with ' +
@@ -55,6 +56,7 @@ export const WEBHOOK_ROUTES = [
     path: '/v1/webhooks',
     group: 'events',
     operationId: 'listWebhookEndpoints',
+    sdk: 'webhooks.list',
     summary: 'List webhook endpoints',
     description:
       'Every endpoint of the company with its subscribed event types and status (`enabled`, or `disabled` ' +
@@ -73,6 +75,7 @@ export const WEBHOOK_ROUTES = [
     path: '/v1/webhooks/{id}',
     group: 'events',
     operationId: 'getWebhookEndpoint',
+    sdk: 'webhooks.get',
     etag: true,
     summary: 'Fetch a webhook endpoint',
     description:
@@ -93,6 +96,7 @@ export const WEBHOOK_ROUTES = [
     path: '/v1/webhooks/{id}',
     group: 'events',
     operationId: 'deleteWebhookEndpoint',
+    sdk: 'webhooks.delete',
     ifMatch: true,
     summary: 'Delete a webhook endpoint',
     description:
@@ -113,6 +117,7 @@ export const WEBHOOK_ROUTES = [
     path: '/v1/webhooks/{id}/test',
     group: 'events',
     operationId: 'testWebhookEndpoint',
+    sdk: 'webhooks.test',
     summary: 'Send a ping event to one endpoint',
     description:
       'Creates a `ping` event delivered to this endpoint only, like any event (signed, retried); follow it ' +
@@ -134,6 +139,7 @@ export const WEBHOOK_ROUTES = [
     path: '/v1/webhooks/{id}',
     group: 'events',
     operationId: 'updateWebhookEndpoint',
+    sdk: 'webhooks.update',
     ifMatch: true,
     summary: 'Change a webhook endpoint',
     description:
@@ -159,6 +165,7 @@ export const WEBHOOK_ROUTES = [
     path: '/v1/webhooks/{id}/rotate-secret',
     group: 'events',
     operationId: 'rotateWebhookSecret',
+    sdk: 'webhooks.rotateSecret',
     summary: "Rotate a webhook endpoint's signing secret",
     description:
       'Answers a new signing secret, once (an idempotent replay answers `secret: null`). The previous ' +
@@ -185,6 +192,7 @@ export const WEBHOOK_ROUTES = [
     path: '/v1/webhooks/{id}/deliveries',
     group: 'events',
     operationId: 'listWebhookDeliveries',
+    sdk: 'webhooks.deliveries.list',
     summary: "List a webhook endpoint's deliveries, newest first",
     description:
       'The delivery log of one endpoint: one delivery per event sent to it (kept as long as the event, 30 ' +

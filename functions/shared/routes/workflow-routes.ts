@@ -32,6 +32,7 @@ export const WORKFLOW_ROUTES = [
     path: '/v1/workflows',
     group: 'workflows',
     operationId: 'listWorkflows',
+    sdk: 'workflows.list',
     summary: "The company's workflows",
     description:
       'Every workflow the company has saved (PUT /v1/workflows/{id}, or the admin CLI), with its ' +
@@ -56,6 +57,7 @@ export const WORKFLOW_ROUTES = [
     path: '/v1/workflows/{id}',
     group: 'workflows',
     operationId: 'getWorkflow',
+    sdk: 'workflows.get',
     etag: true,
     summary: 'A workflow definition',
     description:
@@ -87,6 +89,7 @@ export const WORKFLOW_ROUTES = [
     path: '/v1/workflows/{id}',
     group: 'workflows',
     operationId: 'putWorkflow',
+    sdk: 'workflows.put',
     ifMatch: true,
     summary: 'Save a workflow definition',
     description:
@@ -126,6 +129,7 @@ export const WORKFLOW_ROUTES = [
     path: '/v1/workflows/{id}',
     group: 'workflows',
     operationId: 'deleteWorkflow',
+    sdk: 'workflows.delete',
     ifMatch: true,
     successStatus: 204,
     summary: 'Delete a workflow',
@@ -148,6 +152,7 @@ export const WORKFLOW_ROUTES = [
     path: '/v1/workflows/{id}/run',
     group: 'workflows',
     operationId: 'runWorkflow',
+    sdk: 'workflows.run',
     summary: 'Run a manual workflow',
     description:
       '`sync` (the default) answers 200 with the finished run; check `ok`: a run whose steps failed without ' +
@@ -194,6 +199,7 @@ export const WORKFLOW_ROUTES = [
     path: '/v1/workflows/{id}/versions',
     group: 'workflows',
     operationId: 'listWorkflowVersions',
+    sdk: 'workflows.versions.list',
     summary: "A workflow's saved versions, oldest first",
     description:
       'Every version saved by PUT /v1/workflows/{id} (or the operator CLI), each as GET /v1/workflows/{id} ' +
@@ -217,6 +223,7 @@ export const WORKFLOW_ROUTES = [
     path: '/v1/workflows/{id}/versions/{version}',
     group: 'workflows',
     operationId: 'getWorkflowVersion',
+    sdk: 'workflows.versions.get',
     etag: true,
     summary: 'One saved version of a workflow',
     description:
@@ -243,6 +250,7 @@ export const WORKFLOW_ROUTES = [
     path: '/v1/workflows/{id}/runs',
     group: 'workflows',
     operationId: 'listWorkflowRuns',
+    sdk: 'workflows.runs.list',
     summary: "A workflow's runs, newest first",
     description:
       'Each run with its `status`, `trigger`, `startedAt` and `finishedAt` (null while running), `limit` per ' +
@@ -289,6 +297,7 @@ export const WORKFLOW_ROUTES = [
     path: '/v1/workflows/{id}/runs/{runId}',
     group: 'workflows',
     operationId: 'getWorkflowRun',
+    sdk: { method: 'workflows.runs.get', waitUntilDone: 'run' },
     etag: true,
     summary: "Fetch a run's status and durable outputs",
     description:
@@ -326,6 +335,7 @@ export const WORKFLOW_ROUTES = [
     path: '/v1/workflows/{id}/runs/{runId}/cancel',
     group: 'workflows',
     operationId: 'cancelWorkflowRun',
+    sdk: 'workflows.runs.cancel',
     summary: 'Cancel a run',
     description:
       'An unfinished run stops before its next step and ends `canceled` (`error.code` ' +
@@ -349,6 +359,7 @@ export const WORKFLOW_ROUTES = [
     path: '/v1/workflows/{id}/runs/{runId}/rerun',
     group: 'workflows',
     operationId: 'rerunWorkflowRun',
+    sdk: 'workflows.runs.rerun',
     summary: 'Run a run again',
     description:
       'Starts a new run with the input of `runId`, on the version it ran (`version: same`, the default) or ' +

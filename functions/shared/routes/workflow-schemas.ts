@@ -3,6 +3,7 @@ import { identifierField } from '../fields';
 import { lazy } from '../lazy';
 import { RUN_TRIGGER_TYPES, TRIGGER_EVENT_TYPES } from '../types/workflow-triggers';
 import {
+  FINAL_RUN_STATUSES,
   FOREACH_MAX_CONCURRENCY,
   RETRY_CLASSES,
   STEP_STATUSES,
@@ -222,7 +223,7 @@ const stepLogSchema = /* @__PURE__ */ lazy(() =>
 
 const runFields = /* @__PURE__ */ lazy(() => ({
   runId: z.string(),
-  status: z.enum(WORKFLOW_RUN_STATUSES),
+  status: z.enum(WORKFLOW_RUN_STATUSES).meta({ 'x-final-states': [...FINAL_RUN_STATUSES] }),
   ok: z.boolean().describe('True only for `success`: check it, not the HTTP status.'),
   result: z.unknown().describe('The evaluated `return`.'),
   files: z.array(storageRef()).describe('Storage references produced by steps.'),

@@ -50,6 +50,7 @@ export const WORKFLOW_SECRET_ROUTES = [
     path: '/v1/workflows/secrets',
     group: 'workflows',
     operationId: 'listWorkflowSecrets',
+    sdk: 'workflows.secrets.list',
     summary: "The company's workflow secrets, by name (never their values)",
     description:
       'Names, descriptions, versions and times of the secrets definitions may reference as ' +
@@ -77,6 +78,7 @@ export const WORKFLOW_SECRET_ROUTES = [
     path: '/v1/workflows/secrets/{name}',
     group: 'workflows',
     operationId: 'getWorkflowSecret',
+    sdk: 'workflows.secrets.get',
     etag: true,
     summary: 'One workflow secret (never its value)',
     description: "The secret's name, description, version and times; another company's answers 404.",
@@ -96,6 +98,7 @@ export const WORKFLOW_SECRET_ROUTES = [
     path: '/v1/workflows/secrets/{name}',
     group: 'workflows',
     operationId: 'putWorkflowSecret',
+    sdk: 'workflows.secrets.put',
     ifMatch: true,
     summary: 'Store a workflow secret',
     description:
@@ -135,6 +138,7 @@ export const WORKFLOW_SECRET_ROUTES = [
     path: '/v1/workflows/secrets/{name}',
     group: 'workflows',
     operationId: 'deleteWorkflowSecret',
+    sdk: 'workflows.secrets.delete',
     ifMatch: true,
     summary: 'Delete a workflow secret',
     description:

@@ -70,6 +70,13 @@ export interface WorkflowVersion {
 export const WORKFLOW_RUN_STATUSES = ['running', 'success', 'partial', 'failed', 'canceled'] as const;
 export type WorkflowRunStatus = (typeof WORKFLOW_RUN_STATUSES)[number];
 export type FinalRunStatus = Exclude<WorkflowRunStatus, 'running'>;
+/** The statuses a run does not leave (the document marks them `x-final-states`). */
+export const FINAL_RUN_STATUSES = [
+  'success',
+  'partial',
+  'failed',
+  'canceled',
+] as const satisfies readonly FinalRunStatus[];
 
 export const STEP_STATUSES = ['succeeded', 'failed', 'skipped'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];

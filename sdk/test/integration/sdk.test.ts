@@ -1,12 +1,25 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiUrl, createTenant } from '../../../test/integration/support';
+import { RECORDINGS } from '../../../test/integration/transcription-support';
 import { eventually, startReceiver } from '../../../test/integration/webhook-receiver';
-import { type ApiClient, createApiClient, type DynadataItem, verifyWebhook } from '../../src/index.js';
+import {
+  type ApiClient,
+  ApiError,
+  type Client,
+  createApiClient,
+  createClient,
+  type DynadataItem,
+  verifyWebhook,
+} from '../../src/index.js';
 
 /**
- * The SDK against the local stack: an API key client, Dynadata items created and read back page after page
- * by the iterator, a POST whose answer is lost retried with its idempotency key (the API answers the first
- * answer again instead of creating a second item), and a real signed webhook delivery verified.
+ * The SDK against the local stack. The path client: an API key client, Dynadata items created and read back
+ * page after page by the iterator, a POST whose answer is lost retried with its idempotency key (the API
+ * answers the first answer again instead of creating a second item), and a real signed webhook delivery
+ * verified. The resource client, area by area: Dynadata items paged, a recording uploaded with
+ * `storage.upload`, a transcode, a transcription, a speech job and an async workflow run each awaited with
+ * its waiter, a webhook delivery verified, usage read and events iterated.
  */
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let tenant: Awaited<ReturnType<typeof createTenant>>;
@@ -115,5 +128,132 @@ describe('the SDK against the local stack', () => {
     expect(events.map((event) => event.id)).toEqual(ids);
     // One event per page: the second page is the last (its `next` is null), so two requests.
     expect(sent).toEqual(['GET /v1/events', 'GET /v1/events']);
+  });
+});
+
+describe('the resource client against the local stack', () => {
+  let sdk: Client;
+  let companyId: string;
+
+  beforeAll(async () => {
+    const starter = await createTenant({ plan: 'starter' });
+    companyId = starter.companyId;
+    sdk = createClient({ baseUrl: apiUrl, credential: { apiKey: starter.apiKey } });
+  });
+
+  /** Fast polling: the local jobs take seconds. */
+  const wait = { timeoutMs: 120_000, initialDelayMs: 250, maxDelayMs: 1_000 };
+
+  it('creates, reads and pages Dynadata items, and throws the typed problem of a missing one', async () => {
+    const contacts = sdk.dynadata.items('contacts');
+    const created = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => contacts.create({ name: `SDK ${i}` })),
+    );
+    const first = await contacts.list({ limit: 2 });
+    expect(first.items).toHaveLength(2);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const all: DynadataItem[] = [];
+    for await (const item of contacts.list.all({ limit: 2 })) all.push(item);
+    expect(all.map((item) => item._id).sort()).toEqual(created.map((item) => item._id).sort());
+    const [one] = created;
+    expect((await contacts.get(one?._id ?? '')).name).toBe(one?.name);
+
+    const error = await contacts.get('01jd3xq0a6m5r6y1z8k7w2v4bn').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    if (!contacts.get.isError(error)) throw error;
+    expect([error.status, error.code, error.requestId]).toEqual([404, 'not_found', expect.any(String)]);
+  });
+
+  it('uploads a recording, then transcodes and transcribes it, each job awaited to its end', async () => {
+    const wav = readFileSync(RECORDINGS.dashwood.file);
+    const stored = await sdk.storage.upload(wav, {
+      contentType: 'audio/wav',
+      name: 'dashwood.wav',
+      checksum: true,
+    });
+    expect(stored).toMatchObject({ size: wav.length, contentType: 'audio/wav', checksumType: 'FULL_OBJECT' });
+    expect(stored.fullPath).toMatch(new RegExp(`^companies/${companyId}/.*dashwood\\.wav$`));
+    const files = await sdk.storage.files.list({ prefix: `companies/${companyId}/` });
+    expect(files.files.map((f) => f.fullPath)).toContain(stored.fullPath);
+
+    const source = { bucket: stored.bucket, fullPath: stored.fullPath };
+    const [transcode, transcription] = await Promise.all([
+      sdk.transcodes.create({ ...source, preset: 'flac_16k_mono' }),
+      sdk.transcriptions.create({ ...source, language: 'en-US' }),
+    ]);
+    const [converted, transcribed] = await Promise.all([
+      sdk.transcodes.waitUntilDone(transcode.job.id, wait),
+      sdk.transcriptions.waitUntilDone(transcription.job.id, wait),
+    ]);
+    expect(converted).toMatchObject({ status: 'done', error: null });
+    expect(transcribed).toMatchObject({ status: 'done', error: null });
+    expect(transcribed.result?.text).toContain('consider');
+  }, 150_000);
+
+  it('uploads a larger body as a multipart upload, its parts checked by their checksums', async () => {
+    const content = new Uint8Array(5 * 1024 * 1024 + 1000).map((_, i) => i % 251);
+    const stored = await sdk.storage.upload(new Blob([content]), {
+      contentType: 'application/octet-stream',
+      name: 'parts.bin',
+      multipartThresholdBytes: 1024 * 1024,
+      partSize: 5 * 1024 * 1024,
+      checksum: true,
+    });
+    expect(stored).toMatchObject({ size: content.length, checksumType: 'COMPOSITE' });
+    expect(stored.checksumSha256).toMatch(/-2$/);
+  });
+
+  it('synthesizes a speech job and awaits it', async () => {
+    const { job } = await sdk.speech.jobs.create({ text: 'Hello from the resource client.', format: 'mp3' });
+    const done = await sdk.speech.jobs.waitUntilDone(job.id, wait);
+    expect(done).toMatchObject({ id: job.id, status: 'done', error: null });
+    expect(done.result?.audio.fullPath).toEqual(expect.any(String));
+  }, 150_000);
+
+  it('runs a workflow asynchronously and awaits its run', async () => {
+    await sdk.workflows.put('sdk-flow', {
+      id: 'sdk-flow',
+      name: 'SDK flow',
+      input: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      steps: [
+        {
+          id: 'save',
+          action: 'actions/dynadata/create',
+          with: { type: 'contacts', item: { name: '{{ input.name }}' } },
+        },
+      ],
+      return: { id: '{{ steps.save.output._id }}' },
+    });
+    const started = await sdk.workflows.run('sdk-flow', { mode: 'async', input: { name: 'From a run' } });
+    if (!('runId' in started)) throw new Error('the run did not go asynchronous');
+    const run = await sdk.workflows.runs.waitUntilDone('sdk-flow', started.runId, wait);
+    expect(run, JSON.stringify(run.logs)).toMatchObject({
+      runId: started.runId,
+      status: 'success',
+      ok: true,
+    });
+    const { id } = run.result as { id: string };
+    expect((await sdk.dynadata.items('contacts').get(id)).name).toBe('From a run');
+  }, 150_000);
+
+  it('verifies a webhook delivery, reads usage and iterates events', async () => {
+    const { endpoint, secret } = await sdk.webhooks.create({
+      url: `${receiver.base}/resources`,
+      events: ['*'],
+    });
+    const tested = await sdk.webhooks.test(endpoint.id);
+    const [delivery] = await eventually(
+      () => receiver.of('/resources'),
+      (r) => r.length >= 1,
+    );
+    const event = verifyWebhook(secret ?? '', delivery?.body ?? '', delivery?.headers ?? {});
+    expect([event.id, event.type]).toEqual([tested.event.id, 'ping']);
+
+    const { usage } = await sdk.usage.get();
+    expect(usage.meters.api_requests).toBeGreaterThan(0);
+
+    const ids: string[] = [];
+    for await (const one of sdk.events.list.all({ type: 'ping', limit: 1 })) ids.push(one.id);
+    expect(ids).toEqual([tested.event.id]);
   });
 });

@@ -74,6 +74,7 @@ describe('the operation table', () => {
       path: '/v1/transcodes',
       idempotencyKey: false,
       page: { cursorIn: 'query', cursor: 'cursor', next: 'nextCursor', items: 'transcodes' },
+      sdk: null,
     });
   });
 
