@@ -134,11 +134,32 @@ const refusals = (document: Json, operation: Json): [string, string[]][] =>
 
 const ts = (value: unknown): string => JSON.stringify(value, null, 2);
 
+/** The success examples of the read of the resource that path parameter `name` names (`GET /v1/x/{name}`). */
+const readOf = (document: Json, path: string, name: string): unknown[] => {
+  const end = path.indexOf(`{${name}}`);
+  if (end < 0) return [];
+  const read = resolve(
+    document,
+    resolve(document, resolve(document, document.paths)[path.slice(0, end + name.length + 2)]).get,
+  );
+  return successAnswers(document, read).map((a) => a.example);
+};
+
+/** Stands for a required body of which the document shows no example. */
+const BODY = Symbol('body');
+
 /**
  * A call of the method, or of its member `member` (`list.all`, `waitUntilDone`), filled from the operation's
  * examples: `client.dynadata.items('contacts').get('…')`; `withInput` adds the input object.
  */
-const callOf = (document: Json, operation: Json, sdk: SdkMethodFacts, member: string, withInput: boolean) => {
+const callOf = (
+  document: Json,
+  operation: Json,
+  facts: OperationFacts,
+  member: string,
+  withInput: boolean,
+) => {
+  const sdk = facts.sdk as SdkMethodFacts;
   const answers = successAnswers(document, operation);
   const requestMedia = resolve(document, resolve(document, operation.requestBody).content)[
     'application/json'
@@ -153,7 +174,7 @@ const callOf = (document: Json, operation: Json, sdk: SdkMethodFacts, member: st
     if (typeof declared === 'string' || typeof declared === 'number') return declared;
     const sample = SAMPLES[name];
     if (sample !== undefined) return sample;
-    for (const source of [request, ...answers.map((a) => a.example)]) {
+    for (const source of [request, ...readOf(document, facts.path, name), ...answers.map((a) => a.example)]) {
       const found = findValue(source, name);
       if (found !== undefined) return found;
     }
@@ -167,11 +188,11 @@ const callOf = (document: Json, operation: Json, sdk: SdkMethodFacts, member: st
     const required = parameters.filter((p) => p.in === 'query' && p.required === true);
     const input =
       sdk.body !== null
-        ? request
+        ? (request ?? (sdk.body === 'required' ? BODY : undefined))
         : required.length > 0
           ? Object.fromEntries(required.map((p) => [String(p.name), sampleOf(String(p.name))]))
           : undefined;
-    if (input !== undefined) args.push(ts(input));
+    if (input !== undefined) args.push(input === BODY ? '{ /* the request body */ }' : ts(input));
   }
   return `client.${path}.${member}(${args.join(', ')})`;
 };
@@ -192,15 +213,15 @@ const section = (document: Json, id: string, facts: OperationFacts, operation: J
   if (typeof operation.description === 'string') lines.push(operation.description, '');
   const answers = successAnswers(document, operation);
   const verb = parseSdkName(sdk.name).verb;
-  const call = callOf(document, operation, sdk, verb, true);
+  const call = callOf(document, operation, facts, verb, true);
   const code = [answers.some((a) => a.json) ? `const answer = await ${call};` : `await ${call};`];
   if (facts.page !== null) {
-    const all = callOf(document, operation, sdk, `${verb}.${ALL_ITEMS_NAME}`, true);
+    const all = callOf(document, operation, facts, `${verb}.${ALL_ITEMS_NAME}`, true);
     code.push(`for await (const one of ${all}) console.log(one);`);
   }
   if (sdk.waiter !== null) {
     const final = sdk.waiter.final.map((s) => `'${s}'`).join(' | ');
-    const waiter = callOf(document, operation, sdk, WAITER_NAME, false);
+    const waiter = callOf(document, operation, facts, WAITER_NAME, false);
     code.push(`const ${sdk.waiter.member} = await ${waiter}; // status ${final}`);
   }
   lines.push('```ts', ...code, '```', '');
