@@ -1,7 +1,7 @@
 import { createClient } from '@messaging-dynadata-api/sdk';
 
 const client = createClient({
-  baseUrl: process.env.API_BASE_URL ?? '',
+  baseUrl: process.env.API_BASE_URL ?? 'http://127.0.0.1:3000',
   credential: { apiKey: process.env.API_KEY ?? '' },
 });
 

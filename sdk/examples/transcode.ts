@@ -4,7 +4,7 @@ import { createClient } from '@messaging-dynadata-api/sdk';
 
 /** Uploads an audio file (`tsx transcode.ts greeting.wav`), converts it to FLAC and waits for the job. */
 const client = createClient({
-  baseUrl: process.env.API_BASE_URL ?? '',
+  baseUrl: process.env.API_BASE_URL ?? 'http://127.0.0.1:3000',
   credential: { apiKey: process.env.API_KEY ?? '' },
 });
 const file = process.argv[2] ?? 'greeting.wav';

@@ -4,7 +4,7 @@ import { createClient } from '@messaging-dynadata-api/sdk';
 
 /** Uploads a recording (`tsx transcription.ts speech.wav`), transcribes it and waits for the text. */
 const client = createClient({
-  baseUrl: process.env.API_BASE_URL ?? '',
+  baseUrl: process.env.API_BASE_URL ?? 'http://127.0.0.1:3000',
   credential: { apiKey: process.env.API_KEY ?? '' },
 });
 const file = process.argv[2] ?? 'speech.wav';

@@ -8,7 +8,7 @@ import { createClient, verifyWebhook, WebhookVerificationError } from '@messagin
  * it, a test event sent and its delivery verified.
  */
 const client = createClient({
-  baseUrl: process.env.API_BASE_URL ?? '',
+  baseUrl: process.env.API_BASE_URL ?? 'http://127.0.0.1:3000',
   credential: { apiKey: process.env.API_KEY ?? '' },
 });
 let secret = '';
@@ -37,7 +37,7 @@ const server = createServer((request, response) => {
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = process.env.WEBHOOK_URL ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
 
-const created = await client.webhooks.create({ url, events: ['*'], description: 'SDK example' });
+const created = await client.webhooks.create({ url, events: ['transcode.*'], description: 'SDK example' });
 secret = created.secret ?? '';
 const { event } = await client.webhooks.test(created.endpoint.id);
 console.log(`sent: ${event.type} ${event.id}`);

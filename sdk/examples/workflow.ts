@@ -2,7 +2,7 @@ import { createClient } from '@messaging-dynadata-api/sdk';
 
 /** Defines a workflow, runs it asynchronously and waits for the run's result. */
 const client = createClient({
-  baseUrl: process.env.API_BASE_URL ?? '',
+  baseUrl: process.env.API_BASE_URL ?? 'http://127.0.0.1:3000',
   credential: { apiKey: process.env.API_KEY ?? '' },
 });
 

@@ -46,7 +46,7 @@ const succeeded = (run: Run) => {
 };
 
 beforeAll(() => {
-  if (!existsSync(join(sdk, 'dist', 'index.js'))) throw new Error('sdk/dist is missing: npm run sdk:build');
+  if (!existsSync(join(sdk, 'dist'))) throw new Error('sdk/dist is missing: npm run sdk:build');
 });
 
 describe.concurrent(
