@@ -44,11 +44,11 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as 
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json =>
+export const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Follows a local `$ref` (`#/components/...`) to the object it names. */
-const resolve = (document: Json, value: unknown): Json | undefined => {
+export const resolve = (document: Json, value: unknown): Json | undefined => {
   if (!isObject(value)) return undefined;
   const ref = value.$ref;
   if (typeof ref !== 'string') return value;
