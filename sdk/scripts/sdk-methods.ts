@@ -45,7 +45,10 @@ export const RESERVED_NAMES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The name of the waiter added beside a read that declares `x-sdk-waiter`. */
-const WAITER_NAME = 'waitUntilDone';
+export const WAITER_NAME = 'waitUntilDone';
+
+/** The member of a paged list's method that iterates every element of every page (`list.all(…)`). */
+export const ALL_ITEMS_NAME = 'all';
 
 export interface ParsedName {
   /** The namespace segments with the parameter each binds (or undefined). */
