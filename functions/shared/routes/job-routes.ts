@@ -1,6 +1,7 @@
 import { DEFAULT_JOB_PAGE, MAX_JOB_PAGE } from '../domain/pages';
 import { MAX_BUCKET_NAME_LENGTH } from '../domain/storage-limits';
 import type { ErrorCode } from '../errors';
+import { timestampField } from '../fields';
 import { lazy } from '../lazy';
 import type { Scope } from '../types/scopes';
 import * as z from '../zod';
@@ -73,9 +74,9 @@ export const jobViewFields = <const S extends readonly [string, ...string[]]>(op
     .nullable()
     .describe('Set only when `status` is `failed`.'),
   reused: z.boolean().describe(options.reused),
-  createdAt: z.string().describe('When the job was enqueued (ISO 8601).'),
-  updatedAt: z.string().describe('Last change (ISO 8601).'),
-  finishedAt: z.string().nullable().describe('When the current attempt reached a final state.'),
+  createdAt: timestampField().describe('When the job was enqueued (ISO 8601).'),
+  updatedAt: timestampField().describe('Last change (ISO 8601).'),
+  finishedAt: timestampField().nullable().describe('When the current attempt reached a final state.'),
 });
 
 /** The error codes every job's attempt can fail with, besides its type's own. */
