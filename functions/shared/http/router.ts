@@ -6,6 +6,7 @@ import type { OperationId, RouteOf } from '../routes/route-table';
 import type { AuthContext } from '../types/auth';
 import type * as z from '../zod';
 import { readAuthContext } from './auth-context';
+import { deprecationHeaders } from './deprecation';
 import { type IdempotentResponse, withIdempotency } from './idempotency';
 import { refuseLogEntryWrites } from './log-entry-guard';
 import { lowercaseHeaders, parseRequest } from './request';
@@ -164,6 +165,7 @@ export const createRouter =
       'content-type': 'application/json',
       'cache-control': route.scope === 'public' ? 'public, max-age=60' : 'no-store',
       ...result.headers,
+      ...deprecationHeaders(route, query as Record<string, unknown> | undefined),
     };
     if (route.etag && result.status === 200 && result.raw === undefined) {
       // Kept by the client alone and revalidated on every use: the tag, never the tenant's data, decides.

@@ -206,8 +206,7 @@ export const listEventsQuerySchema = /* @__PURE__ */ lazy(() =>
       .max(30)
       .regex(/^evt_[0-9a-z]{26}$/)
       .optional()
-      .meta({ deprecated: true })
-      .describe('Deprecated: `cursor` replaces it (the same value). Only events older than this event id.'),
+      .describe('Only events older than this event id: the same value as `cursor`.'),
   }),
 );
 
