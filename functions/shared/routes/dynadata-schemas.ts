@@ -20,7 +20,13 @@ const fieldError = /* @__PURE__ */ lazy(() =>
 export const dynadataItemSchema = /* @__PURE__ */ lazy(() =>
   z
     .looseObject({
-      _id: z.string().describe('Server-generated id (ULID): sorts by creation time.'),
+      _id: z
+        .string()
+        .describe(
+          'Server-generated id, sorting by creation time: a ULID (26 characters, lowercase), or, for the ' +
+            'built-in `log_entries`, `<epoch milliseconds, 15 digits>-<requestId>` (the time the request was ' +
+            'received and its `x-request-id`).',
+        ),
       _version: z
         .number()
         .int()
