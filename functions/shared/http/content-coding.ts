@@ -66,7 +66,8 @@ export const codedRepresentation = (body: string | Buffer, headers: Record<strin
     const coding = preferredCoding(acceptEncoding, offered);
     if (coding && !coded.has(coding)) coded.set(coding, ENCODERS[coding](identity));
     return {
-      raw: coding ? (coded.get(coding) as Buffer) : identity,
+      // Text stays text (sent as it is); coded bytes travel base64-encoded.
+      raw: coding ? (coded.get(coding) as Buffer) : body,
       headers: {
         ...headers,
         etag: `"${hash}${coding ? `-${coding}` : ''}"`,
