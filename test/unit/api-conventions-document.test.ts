@@ -19,7 +19,7 @@ type Schema = Record<string, unknown>;
 const document = buildOpenApiDocument() as Schema;
 const routes = ROUTES as readonly RouteDefinition[];
 const operation = (route: RouteDefinition) =>
-  ((document.paths as Record<string, Record<string, Schema>>)[route.path] ?? {})[
+  (document.paths as Record<string, Record<string, Schema>>)[route.path]?.[
     route.method.toLowerCase()
   ] as Schema;
 
