@@ -9,3 +9,13 @@ export const identifierField = (description: string) => z.string().min(1).max(64
 
 export const cursorField = (description: string) =>
   z.string().min(1).max(2048).optional().describe(description);
+
+/** The longest timestamp: nanoseconds, `2026-11-29T10:00:00.123456789Z`, and some room. */
+const MAX_TIMESTAMP_LENGTH = 35;
+
+/**
+ * A point in time, answered and accepted the one way: ISO 8601 in UTC with `Z` (`2026-11-29T10:00:00.000Z`,
+ * fractional seconds optional), `format: date-time` in the OpenAPI document. Every timestamp of the API is this
+ * schema (`test/unit/api-conventions-document.test.ts`).
+ */
+export const timestampField = () => z.iso.datetime().max(MAX_TIMESTAMP_LENGTH);

@@ -1,4 +1,4 @@
-import { monotonicFactory, ulid as newUlid } from 'ulid';
+import { encodeTime, monotonicFactory, ulid as newUlid, TIME_MAX } from 'ulid';
 import { lazy } from './lazy';
 
 /**
@@ -6,6 +6,14 @@ import { lazy } from './lazy';
  * creation time. Lowercased for use in URLs.
  */
 export const ulid = (now: number = Date.now()): string => newUlid(now).toLowerCase();
+
+/**
+ * The first 10 characters of every ULID made at `epochMs` (its time, lowercased like `ulid`): the ids of one
+ * instant share it, so a time range of ids is a range of text. Times before 1970 or past the ULID's last
+ * millisecond (year 10889) are clamped to those ends.
+ */
+export const ulidTimePrefix = (epochMs: number): string =>
+  encodeTime(Math.min(Math.max(Math.floor(epochMs), 0), TIME_MAX)).toLowerCase();
 
 // Made on the first monotonic id, not at load: most functions never make one.
 const monotonic = /* @__PURE__ */ lazy(() => monotonicFactory());

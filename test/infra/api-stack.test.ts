@@ -87,6 +87,13 @@ describe('REST API built from the route table', () => {
     expect(api?.Properties.BinaryMediaTypes).toEqual(['*/*']);
   });
 
+  it('leaves compression to the functions (no minimumCompressionSize), as the local stack does', () => {
+    // The handlers code large answers themselves, with an ETag per coding (decision 0045): a gateway that
+    // compressed after them would keep one strong tag over two representations, on AWS only.
+    const [api] = Object.values(resourcesOfType(synth.apiTemplate, 'AWS::ApiGateway::RestApi'));
+    expect(api?.Properties.MinimumCompressionSize).toBeUndefined();
+  });
+
   it('sends every non-public method through the Lambda REQUEST authorizer', () => {
     const gated = ROUTES.filter((r) => r.scope !== 'public');
     expect(gated.length).toBeGreaterThan(0);

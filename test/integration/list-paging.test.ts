@@ -125,6 +125,72 @@ const LISTS: Record<string, ListCase> = {
   },
 };
 
+/** A time between the pending and the failed transforms' creation. */
+let seededAt = '';
+
+/**
+ * The job lists filtered (status, creation time, both): the same walk, and each filtered list shows exactly the
+ * members of the unfiltered one that match.
+ */
+const jobFilter = (path: string, filter: () => Record<string, string>): ListCase => ({
+  member: 'jobs',
+  fetch: (limit, cursor) =>
+    call('GET', `${path}?${new URLSearchParams(filter())}&${query(limit, cursor)}`, { headers: headers() }),
+  idOf: (j) => String(j.id),
+});
+const FILTERED: Record<
+  string,
+  { list: ListCase; all: string; matches: (job: Record<string, unknown>) => boolean }
+> = {
+  'failed transforms': {
+    list: jobFilter('/v1/transcodes', () => ({ status: 'failed' })),
+    all: '/v1/transcodes',
+    matches: (j) => j.status === 'failed',
+  },
+  'transforms created at or after a time': {
+    list: jobFilter('/v1/transcodes', () => ({ createdAfter: seededAt })),
+    all: '/v1/transcodes',
+    matches: (j) => String(j.createdAt) >= seededAt,
+  },
+  'pending transforms created before a time': {
+    list: jobFilter('/v1/transcodes', () => ({ status: 'pending', createdBefore: seededAt })),
+    all: '/v1/transcodes',
+    matches: (j) => j.status === 'pending' && String(j.createdAt) < seededAt,
+  },
+  'pending transcriptions in a window': {
+    list: jobFilter('/v1/transcriptions', () => ({
+      status: 'pending',
+      createdAfter: '2026-01-01T00:00:00Z',
+      createdBefore: new Date(Date.now() + 60_000).toISOString(),
+    })),
+    all: '/v1/transcriptions',
+    matches: (j) => j.status === 'pending',
+  },
+  'pending speech jobs': {
+    list: jobFilter('/v1/speech/jobs', () => ({ status: 'pending' })),
+    all: '/v1/speech/jobs',
+    matches: (j) => j.status === 'pending',
+  },
+};
+
+/** Walks a list `limit` at a time; answers the ids in the order shown. */
+const walk = async (list: ListCase, limit: number): Promise<string[]> => {
+  const walked: string[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 20; pages++) {
+    const page = await list.fetch(limit, cursor);
+    expect(page.status, JSON.stringify(page.json)).toBe(200);
+    const members = page.json[list.member] as Record<string, unknown>[];
+    expect(members.length).toBeLessThanOrEqual(limit);
+    walked.push(...members.map(list.idOf));
+    const next = page.json.nextCursor;
+    if (next === null) return walked;
+    expect(typeof next).toBe('string');
+    cursor = String(next);
+  }
+  throw new Error('the walk did not end in 20 pages');
+};
+
 /** Lists of the route table: a response with `nextCursor`. */
 const listRoutes = (ROUTES as readonly RouteDefinition[]).filter((route) => {
   const shape = (route.response as { shape?: Record<string, unknown> }).shape;
@@ -195,6 +261,11 @@ beforeAll(async () => {
   );
   const { seedJob } = await import('./transcode-support');
   for (let i = 0; i < 3; i++) await seedJob(tenant.companyId, 'pending', { queueCap: 10 });
+  // The failed transforms are created after `seededAt`, the pending ones before it.
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  seededAt = new Date().toISOString();
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  for (let i = 0; i < 3; i++) await seedJob(tenant.companyId, 'failed', { queueCap: 10 });
   const transcriptions = await import('./transcription-support');
   for (let i = 0; i < 3; i++) await transcriptions.seedJob(tenant.companyId, 'pending');
   const { seedPendingSpeechJob } = await import('./speech-job-support');
@@ -234,20 +305,21 @@ describe('one paging rule for every list', () => {
     expect(all.json.nextCursor).toBeNull();
     const everyone = (all.json[list.member] as Record<string, unknown>[]).map(list.idOf);
     expect(everyone.length).toBeGreaterThan(2);
-    const walked: string[] = [];
-    let cursor: string | undefined;
-    for (let pages = 0; pages < 20; pages++) {
-      const page = await list.fetch(2, cursor);
-      expect(page.status, JSON.stringify(page.json)).toBe(200);
-      const members = page.json[list.member] as Record<string, unknown>[];
-      expect(members.length).toBeLessThanOrEqual(2);
-      walked.push(...members.map(list.idOf));
-      const next = page.json.nextCursor;
-      if (next === null) break;
-      expect(typeof next).toBe('string');
-      cursor = String(next);
-    }
-    expect(walked).toEqual(everyone);
+    expect(await walk(list, 2)).toEqual(everyone);
+  });
+
+  it.each(Object.keys(FILTERED))('%s: walked two at a time, exactly the matching jobs', async (name) => {
+    const filtered = FILTERED[name];
+    if (!filtered) throw new Error(`no case for ${name}`);
+    const all = await call('GET', `${filtered.all}?limit=100`, { headers: headers() });
+    const matching = (all.json.jobs as Record<string, unknown>[])
+      .filter(filtered.matches)
+      .map((j) => String(j.id));
+    expect(matching.length).toBeGreaterThan(2);
+    const one = await filtered.list.fetch(100);
+    expect(one.status, JSON.stringify(one.json)).toBe(200);
+    expect((one.json.jobs as Record<string, unknown>[]).map((j) => String(j.id))).toEqual(matching);
+    expect(await walk(filtered.list, 2)).toEqual(matching);
   });
 
   it("another tenant's workflow has no run list here, and its jobs are not listed", async () => {

@@ -77,7 +77,7 @@ export const seedPendingSpeechJob = async (companyId: string, text?: string) => 
   const { ulid } = await import('../../functions/shared/ids');
   const now = new Date().toISOString();
   const job = {
-    jobId: `sj_${ulid()}`,
+    jobId: `sj_${ulid(Date.parse(now))}`,
     companyId,
     status: 'pending' as const,
     voiceProfileId: 'en-US-joanna',

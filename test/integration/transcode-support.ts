@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { TranscodeJobRecord, TranscodeStatus } from '../../functions/shared/data/transcode-jobs';
+import { ulid } from '../../functions/shared/ids';
 import type { TranscodePreset } from '../../functions/shared/types/transcodes';
 import { call } from './support';
 
@@ -139,7 +140,8 @@ const baseJob = (
 ) => {
   const now = new Date().toISOString();
   return {
-    jobId: `tc_seed${Math.random().toString(36).slice(2, 12)}`,
+    // As enqueue makes them: a ULID of the creation time (the lists filter creation time by id).
+    jobId: `tc_${ulid(Date.parse(now))}`,
     companyId,
     status: 'pending' as TranscodeStatus,
     preset,

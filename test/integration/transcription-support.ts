@@ -7,6 +7,7 @@ import type {
   TranscriptionJobRecord,
   TranscriptionStatus,
 } from '../../functions/shared/data/transcription-jobs';
+import { ulid } from '../../functions/shared/ids';
 import type { TranscriptionResult } from '../../functions/shared/types/transcriptions';
 import { call } from './support';
 
@@ -183,7 +184,8 @@ export const seedJob = async (
   const now = new Date();
   const iso = now.toISOString();
   const job: TranscriptionJobRecord = {
-    jobId: `tr_seed${Math.random().toString(36).slice(2, 12)}`,
+    // As enqueue makes them: a ULID of the creation time (the lists filter creation time by id).
+    jobId: `tr_${ulid(now.getTime())}`,
     companyId,
     status: 'pending',
     language: 'en-US',

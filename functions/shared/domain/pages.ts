@@ -11,6 +11,8 @@ export const MAX_LIST_PAGE = 100;
 /** Job lists (`GET /v1/transcodes`, `GET /v1/transcriptions`): 20 a page by default, at most 100. */
 export const DEFAULT_JOB_PAGE = 20;
 export const MAX_JOB_PAGE = 100;
+/** What one page of a job list filtered by `status` examines at most: a page of rare matches ends early, with a cursor. */
+export const MAX_JOB_FILTER_EXAMINED = 1000;
 
 export interface PageRequest {
   limit?: number | undefined;

@@ -7,11 +7,10 @@ import {
 import { AppError } from '../errors';
 import { DEFAULT_TRANSCRIPTION_LANGUAGE, type TranscriptionLanguage } from '../types/transcriptions';
 import { transcriptionEngine } from './engines';
-import { getJob, listJobs } from './jobs/commands';
+import { getJob, type JobListRequest, listJobs } from './jobs/commands';
 import { enqueueJob } from './jobs/enqueue';
 import { defineJobType } from './jobs/job-type';
 import { publicFile, publicJobFields } from './jobs/view';
-import type { PageRequest } from './pages';
 
 /**
  * Transcription jobs: a job type of the engine (`domain/jobs/`). Decisions where the spec is silent:
@@ -97,5 +96,5 @@ export const enqueueTranscription = (
 export const getTranscription = (companyId: string, jobId: string) =>
   getJob(transcriptionJobs, companyId, jobId);
 
-export const listTranscriptions = (companyId: string, request: PageRequest) =>
+export const listTranscriptions = (companyId: string, request: JobListRequest) =>
   listJobs(transcriptionJobs, companyId, request);

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { NotFoundError } from '../errors';
+import { preferredCoding } from './content-coding';
 import type { RawResult } from './router';
 
 /**
@@ -132,17 +133,11 @@ export const docsPage = (): RawResult => ({
   },
 });
 
-const acceptsGzip = (acceptEncoding: string | undefined): boolean =>
-  (acceptEncoding ?? '').split(',').some((part) => {
-    const [coding, ...params] = part.trim().split(';');
-    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    return coding?.trim().toLowerCase() === 'gzip' && (q === undefined || Number(q) > 0);
-  });
-
 export const docsAsset = (name: string, acceptEncoding: string | undefined): RawResult => {
   const asset = docs().assets.get(name);
   if (!asset) throw new NotFoundError('No documentation asset has this name.');
-  const compress = asset.contentType.startsWith('text/') && acceptsGzip(acceptEncoding);
+  const compress =
+    asset.contentType.startsWith('text/') && preferredCoding(acceptEncoding, ['gzip']) === 'gzip';
   if (compress) asset.gzipped ??= gzipSync(asset.body, { level: 9 });
   return {
     body: undefined,

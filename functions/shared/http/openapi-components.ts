@@ -105,6 +105,19 @@ export const HEADERS = {
       '`x-api-key`.',
     { type: 'string', enum: ['Bearer realm="api"'] },
   ),
+  Deprecation: header(
+    'Sent when the request used a deprecated input (RFC 9745): when it was deprecated, `@<epoch seconds>`. The ' +
+      "operation's parameters say which inputs are deprecated and what replaces them.",
+    { type: 'string', maxLength: 21, pattern: '^@-?[0-9]{1,19}$' },
+  ),
+  Sunset: header(
+    'Sent with `Deprecation` (RFC 8594): the HTTP-date from which the deprecated input may stop working.',
+    {
+      type: 'string',
+      maxLength: 29,
+      pattern: '^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$',
+    },
+  ),
   IdempotentReplayed: header(
     '`true` when the answer is the stored answer of an earlier request with the same key.',
     {

@@ -1,6 +1,7 @@
 import { CONTACTS_SCHEMA } from '../domain/dynadata/builtin-types';
 import { DOCUMENT_FIELD_MAX_LENGTHS, type JsonSchema } from '../domain/dynadata/json-schema-shapes';
 import { ERROR_CATALOG } from '../errors';
+import type { Deprecation } from '../routes/route-definition';
 import { ROUTE_DOCS } from '../routes/route-docs';
 import {
   ALSO_ANSWER_EXAMPLES,
@@ -105,11 +106,20 @@ const requestBodySchema = (route: RouteDefinition): JsonSchema => {
  * `true`); the pattern or the `'true' | 'false'` enum that parses their text on the wire would only confuse.
  */
 const parameterSchema = (property: JsonSchema): JsonSchema => {
-  const { description: _d, ...rest } = property;
+  const { description: _d, deprecated: _deprecated, ...rest } = property;
   if (rest.type === 'integer') delete rest.pattern;
   if (rest.type === 'boolean') delete rest.enum;
   return rest;
 };
+
+/** What a deprecated parameter's description adds: since when, until when, and what replaces it. */
+const deprecationText = (d: Deprecation): string =>
+  `Deprecated since ${d.since}: use \`${d.use}\`; it may stop working from ${d.sunset} (\`Sunset\`). A request ` +
+  'that sends it is answered with `Deprecation` and `Sunset`.';
+
+/** The headers of the answers of an operation with deprecated inputs (sent when one was used). */
+const deprecationHeadersOf = (route: RouteDefinition) =>
+  route.deprecatedQuery ? { Deprecation: headerRef('Deprecation'), Sunset: headerRef('Sunset') } : {};
 
 const parametersOf = (route: RouteDefinition) => {
   const out: Record<string, unknown>[] = [];
@@ -120,11 +130,15 @@ const parametersOf = (route: RouteDefinition) => {
       required?: string[];
     };
     for (const [name, property] of Object.entries(json.properties ?? {})) {
+      const deprecated = location === 'query' ? route.deprecatedQuery?.[name] : undefined;
       out.push({
         name,
         in: location,
         required: location === 'path' || (json.required ?? []).includes(name),
-        description: property.description ?? name,
+        description: [property.description ?? name, deprecated ? deprecationText(deprecated) : '']
+          .filter(Boolean)
+          .join(' '),
+        ...(deprecated ? { deprecated: true } : {}),
         schema: parameterSchema(property),
       });
     }
@@ -268,6 +282,7 @@ const operationOf = (route: RouteDefinition) => {
             ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') }
             : {}),
           ...(route.etag ? { ETag: headerRef('ETag') } : {}),
+          ...deprecationHeadersOf(route),
           ...(route.scope === 'public' ? {} : RATE_LIMIT_HEADERS),
         },
         ...(route.successStatus === 204 ? {} : { content: successContent(route) }),

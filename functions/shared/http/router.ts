@@ -6,6 +6,7 @@ import type { OperationId, RouteOf } from '../routes/route-table';
 import type { AuthContext } from '../types/auth';
 import type * as z from '../zod';
 import { readAuthContext } from './auth-context';
+import { deprecationHeaders } from './deprecation';
 import { type IdempotentResponse, withIdempotency } from './idempotency';
 import { refuseLogEntryWrites } from './log-entry-guard';
 import { lowercaseHeaders, parseRequest } from './request';
@@ -164,15 +165,21 @@ export const createRouter =
       'content-type': 'application/json',
       'cache-control': route.scope === 'public' ? 'public, max-age=60' : 'no-store',
       ...result.headers,
+      ...deprecationHeaders(route, query as Record<string, unknown> | undefined),
     };
-    if (route.etag && result.status === 200 && result.raw === undefined) {
+    // A raw answer names its own tag (one per content coding), or has none.
+    const etag =
+      route.etag && result.status === 200
+        ? (result.headers?.etag ?? (result.raw === undefined ? etagOf(result.body) : undefined))
+        : undefined;
+    if (etag !== undefined) {
       // Kept by the client alone and revalidated on every use: the tag, never the tenant's data, decides.
-      // A handler that answers part of a resource names the tag of the whole of it.
-      const etag = result.headers?.etag ?? etagOf(result.body);
+      // A handler that answers part of a resource names the tag of the whole of it. A public answer may be
+      // kept by shared caches too, revalidated likewise.
       headers.etag = etag;
-      headers['cache-control'] = 'private, no-cache';
+      headers['cache-control'] = route.scope === 'public' ? 'public, no-cache' : 'private, no-cache';
       if (noneMatchHits(requestHeaders['if-none-match'], etag)) {
-        const { 'content-type': _json, ...kept } = headers;
+        const { 'content-type': _type, 'content-encoding': _coding, ...kept } = headers;
         return { statusCode: 304, headers: kept, body: '' };
       }
     }

@@ -1,3 +1,4 @@
+import { timestampField } from '../fields';
 import { lazy } from '../lazy';
 import * as z from '../zod';
 import { rotateSecretBodySchema } from './event-schemas';
@@ -12,10 +13,9 @@ const channelSchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
       url: z.string().describe('Where each message is POSTed, signed with Standard Webhooks headers.'),
-      createdAt: z.iso.datetime(),
-      updatedAt: z.iso.datetime(),
-      previousSecretExpiresAt: z.iso
-        .datetime()
+      createdAt: timestampField(),
+      updatedAt: timestampField(),
+      previousSecretExpiresAt: timestampField()
         .nullable()
         .describe('Until when the secret before the last rotation signs too; null when it no longer does.'),
     })
@@ -128,8 +128,7 @@ export const CHANNEL_ROUTES = [
     },
     get response() {
       return channelAnswer().extend({
-        previousSecretExpiresAt: z.iso
-          .datetime()
+        previousSecretExpiresAt: timestampField()
           .nullable()
           .describe('Until when the previous secret signs too; null with no overlap.'),
       });

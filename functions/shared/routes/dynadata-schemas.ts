@@ -1,6 +1,6 @@
 import { countAnswerSchema, countInputSchema, listRequestSchema } from '../domain/dynadata/list-request';
 import { sendMessageBody } from '../domain/messages/message-body';
-import { identifierField } from '../fields';
+import { identifierField, timestampField } from '../fields';
 import { lazy } from '../lazy';
 import { MAX_ATOMIC_BATCH_OPERATIONS, MAX_BATCH_OPERATIONS } from '../types/dynadata-types';
 import * as z from '../zod';
@@ -20,13 +20,19 @@ const fieldError = /* @__PURE__ */ lazy(() =>
 export const dynadataItemSchema = /* @__PURE__ */ lazy(() =>
   z
     .looseObject({
-      _id: z.string().describe('Server-generated id (ULID): sorts by creation time.'),
+      _id: z
+        .string()
+        .describe(
+          'Server-generated id, sorting by creation time: a ULID (26 characters, lowercase), or, for the ' +
+            'built-in `log_entries`, `<epoch milliseconds, 15 digits>-<requestId>` (the time the request was ' +
+            'received and its `x-request-id`).',
+        ),
       _version: z
         .number()
         .int()
         .describe('1 at creation, +1 per update; send it with an update to detect races.'),
-      createdAt: z.iso.datetime(),
-      updatedAt: z.iso.datetime(),
+      createdAt: timestampField(),
+      updatedAt: timestampField(),
     })
     .describe('An item: the system fields plus the fields of its type (see the type schema).'),
 );
@@ -243,7 +249,7 @@ export const sendMessageResponse = /* @__PURE__ */ lazy(() =>
       .describe(
         'Delivery runs asynchronously: `queued` → `sent` or `failed`; with `sendAt`, `scheduled` until then.',
       ),
-    sendAt: z.iso.datetime().optional().describe('A scheduled message: when it is sent.'),
+    sendAt: timestampField().optional().describe('A scheduled message: when it is sent.'),
   }),
 );
 
@@ -298,8 +304,8 @@ export const typeDefinitionSchema = /* @__PURE__ */ lazy(() =>
       .nonnegative()
       .nullable()
       .describe('Items still to delete while `deleting`; null while `active`.'),
-    createdAt: z.iso.datetime().nullable(),
-    updatedAt: z.iso.datetime().nullable(),
+    createdAt: timestampField().nullable(),
+    updatedAt: timestampField().nullable(),
   }),
 );
 

@@ -1,3 +1,4 @@
+import { timestampField } from '../fields';
 import { lazy } from '../lazy';
 import { MAX_INLINE_CHANGE_ITEM_BYTES } from '../types/events';
 import { METERS } from '../types/meters';
@@ -19,7 +20,7 @@ const envelope = <T extends string, D extends z.ZodType>(type: T, data: D, descr
     .object({
       id: z.string().describe('Event identifier (`evt_…`), also the `webhook-id` header of its deliveries.'),
       type: z.literal(type),
-      createdAt: z.iso.datetime(),
+      createdAt: timestampField(),
       data,
     })
     .describe(description);
@@ -146,14 +147,14 @@ export const messageSendPayload = /* @__PURE__ */ lazy(() =>
                 bucket: z.string(),
                 fullPath: z.string(),
                 url: z.url().describe('A signed download URL of the file (GET), valid one hour.'),
-                urlExpiresAt: z.iso.datetime().describe('The URL stops working at this time.'),
+                urlExpiresAt: timestampField().describe('The URL stops working at this time.'),
               })
               .optional()
               .describe('File messages: the stored file, with a download URL for the sender.'),
           })
           .describe('The message body as sent (`text`, or `file`, `caption`, `filename`).'),
       }),
-      createdAt: z.iso.datetime(),
+      createdAt: timestampField(),
     }),
     'A message to send, posted to the company’s message channel (`channels set`), not to event endpoints.',
   ),

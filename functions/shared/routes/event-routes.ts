@@ -25,13 +25,14 @@ export const EVENT_ROUTES = [
     sdk: 'events.list',
     summary: 'List events, newest first',
     description:
-      'Events of the last 30 days, newest first, `limit` per page; pass `next` as `after` for older ones. ' +
+      'Events of the last 30 days, newest first, `limit` per page; pass `nextCursor` as `cursor` for older ones. ' +
       'A consumer that was down catches up here.',
     tag: 'Events',
     scope: 'webhooks:read',
     get query() {
       return listEventsQuerySchema();
     },
+    deprecatedQuery: { after: { since: '2026-11-25', sunset: '2027-05-31', use: 'cursor' } },
     get response() {
       return eventPageSchema();
     },

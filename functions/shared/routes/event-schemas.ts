@@ -1,4 +1,4 @@
-import { identifierField } from '../fields';
+import { identifierField, timestampField } from '../fields';
 import { lazy } from '../lazy';
 import {
   DEFAULT_EVENTS_PAGE,
@@ -112,10 +112,10 @@ export const webhookEndpointSchema = /* @__PURE__ */ lazy(() =>
         .string()
         .nullable()
         .describe('Why deliveries stopped: set when failures lasted past the disable period.'),
-      disabledAt: z.iso.datetime().nullable(),
-      failingSince: z.iso.datetime().nullable().describe('First failed attempt since the last success.'),
-      createdAt: z.iso.datetime(),
-      updatedAt: z.iso.datetime(),
+      disabledAt: timestampField().nullable(),
+      failingSince: timestampField().nullable().describe('First failed attempt since the last success.'),
+      createdAt: timestampField(),
+      updatedAt: timestampField(),
     })
     .describe('A webhook endpoint.'),
 );
@@ -135,8 +135,7 @@ export const createdWebhookSchema = /* @__PURE__ */ lazy(() =>
 
 export const rotatedSecretSchema = /* @__PURE__ */ lazy(() =>
   createdWebhookSchema().extend({
-    previousSecretExpiresAt: z.iso
-      .datetime()
+    previousSecretExpiresAt: timestampField()
       .nullable()
       .describe('Until when the previous secret signs too (a second signature); null with no overlap.'),
   }),
@@ -147,7 +146,7 @@ export const eventSchema = /* @__PURE__ */ lazy(() =>
     .object({
       id: z.string().describe('Event identifier, also the `webhook-id` header of its deliveries.'),
       type: eventTypeSchema(),
-      createdAt: z.iso.datetime(),
+      createdAt: timestampField(),
       data: z.unknown().describe('The resource as its GET route shows it when the event happened.'),
     })
     .describe('An event, exactly as delivered to webhook endpoints.'),
@@ -166,8 +165,8 @@ export const deliverySchema = /* @__PURE__ */ lazy(() =>
           'The last answer: an HTTP status (`"200"`, `"503"`), or `network_error`, `refused_address`, ' +
             '`endpoint_disabled`, `endpoint_deleted`, `event_expired`.',
         ),
-      lastAttemptAt: z.iso.datetime().nullable(),
-      nextAttemptAt: z.iso.datetime().nullable(),
+      lastAttemptAt: timestampField().nullable(),
+      nextAttemptAt: timestampField().nullable(),
     })
     .describe('The delivery of an event to one endpoint.'),
 );
@@ -207,8 +206,7 @@ export const listEventsQuerySchema = /* @__PURE__ */ lazy(() =>
       .max(30)
       .regex(/^evt_[0-9a-z]{26}$/)
       .optional()
-      .meta({ deprecated: true })
-      .describe('Deprecated: `cursor` replaces it (the same value). Only events older than this event id.'),
+      .describe('Only events older than this event id: the same value as `cursor`.'),
   }),
 );
 

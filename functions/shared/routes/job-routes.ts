@@ -1,6 +1,7 @@
-import { DEFAULT_JOB_PAGE, MAX_JOB_PAGE } from '../domain/pages';
+import { DEFAULT_JOB_PAGE, MAX_JOB_FILTER_EXAMINED, MAX_JOB_PAGE } from '../domain/pages';
 import { MAX_BUCKET_NAME_LENGTH } from '../domain/storage-limits';
 import type { ErrorCode } from '../errors';
+import { timestampField } from '../fields';
 import { lazy } from '../lazy';
 import type { Scope } from '../types/scopes';
 import * as z from '../zod';
@@ -85,9 +86,9 @@ export const jobViewFields = <const S extends readonly [string, ...string[]]>(op
     .nullable()
     .describe('Set only when `status` is `failed`.'),
   reused: z.boolean().describe(options.reused),
-  createdAt: z.string().describe('When the job was enqueued (ISO 8601).'),
-  updatedAt: z.string().describe('Last change (ISO 8601).'),
-  finishedAt: z.string().nullable().describe('When the current attempt reached a final state.'),
+  createdAt: timestampField().describe('When the job was enqueued (ISO 8601).'),
+  updatedAt: timestampField().describe('Last change (ISO 8601).'),
+  finishedAt: timestampField().nullable().describe('When the current attempt reached a final state.'),
 });
 
 /** The error codes every job's attempt can fail with, besides its type's own. */
@@ -165,7 +166,33 @@ export const enqueueJobRoute = <
     }),
   );
 
-/** `GET <path>`: the company's jobs of the type, newest first, by the one paging rule. */
+/**
+ * The query of every job list: the paging rule's `limit` and `cursor`, `status` (one of the type's statuses,
+ * as `status` filters a workflow's runs) and the creation-time window `createdAfter` (inclusive) and
+ * `createdBefore` (exclusive), timestamps like every other of the API.
+ */
+const jobListQuery = (view: z.ZodType) => {
+  const { status } = (view as z.ZodObject).shape as { status: z.ZodType<string> };
+  return z.object({
+    ...pageQuery('Jobs', MAX_JOB_PAGE, DEFAULT_JOB_PAGE),
+    status: status
+      .optional()
+      .describe(
+        'Only jobs in this status. A filtered page may be short, or empty, with a `nextCursor`: follow it ' +
+          `(one page examines at most ${MAX_JOB_FILTER_EXAMINED} jobs).`,
+      ),
+    createdAfter: timestampField()
+      .optional()
+      .describe('Only jobs created at or after this time (UTC, `Z`), as their `createdAt` says.'),
+    createdBefore: timestampField()
+      .optional()
+      .describe(
+        'Only jobs created before this time (UTC, `Z`); later than `createdAfter` when both are sent.',
+      ),
+  });
+};
+
+/** `GET <path>`: the company's jobs of the type, newest first, by the one paging rule, filtered. */
 export const listJobsRoute = <
   const O extends string,
   G extends RouteGroup,
@@ -188,7 +215,7 @@ export const listJobsRoute = <
       method: 'GET',
       ...routeHeader(options),
       get query() {
-        return z.object(pageQuery('Jobs', MAX_JOB_PAGE, DEFAULT_JOB_PAGE));
+        return jobListQuery(options.view());
       },
       get response() {
         return z.object({ jobs: z.array(options.view()), nextCursor: nextCursorSchema() });

@@ -1,6 +1,6 @@
 import { parseIpRule } from '../auth/jwt-claims';
 import { MAX_LIST_PAGE } from '../domain/pages';
-import { identifierField } from '../fields';
+import { identifierField, timestampField } from '../fields';
 import { lazy } from '../lazy';
 import { MAX_ACTIVE_API_KEYS } from '../types/api-keys';
 import { SCOPES } from '../types/scopes';
@@ -27,20 +27,19 @@ const apiKeySchema = /* @__PURE__ */ lazy(() =>
       status: z
         .enum(['active', 'expired', 'revoked'])
         .describe('`expired` past `expiresAt`, `revoked` once deleted; only `active` keys authenticate.'),
-      createdAt: z.iso.datetime(),
+      createdAt: timestampField(),
       createdBy: z
         .string()
         .describe('The key that created this one (`key_…`, or a token id), or `operator`.'),
-      expiresAt: z.iso.datetime().nullable().describe('When the key stops working; null: never.'),
+      expiresAt: timestampField().nullable().describe('When the key stops working; null: never.'),
       ips: z
         .array(z.string())
         .nullable()
         .describe('Addresses and CIDR blocks the key is accepted from; null: any.'),
-      lastUsedAt: z.iso
-        .datetime()
+      lastUsedAt: timestampField()
         .nullable()
         .describe('When the key last authenticated a request, to within an hour; null: never used.'),
-      revokedAt: z.iso.datetime().nullable(),
+      revokedAt: timestampField().nullable(),
     })
     .describe('An API key, without its secret.'),
 );
@@ -58,8 +57,7 @@ export const createKeyBodySchema = /* @__PURE__ */ lazy(() =>
         .max(SCOPES.length)
         .refine((scopes) => new Set(scopes).size === scopes.length, 'each scope once')
         .describe("What the key may do: a subset of the creating credential's scopes."),
-      expiresAt: z.iso
-        .datetime()
+      expiresAt: timestampField()
         .max(40)
         .optional()
         .describe(

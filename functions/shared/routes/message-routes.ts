@@ -1,4 +1,4 @@
-import { identifierField } from '../fields';
+import { identifierField, timestampField } from '../fields';
 import { lazy } from '../lazy';
 import { DEFAULT_THREAD_PAGE, MAX_THREAD_PAGE } from '../types/message-threads';
 import * as z from '../zod';
@@ -23,8 +23,7 @@ const statusReportBody = /* @__PURE__ */ lazy(() =>
         .max(500)
         .optional()
         .describe('Why it failed (with `failed`; kept as `failureReason`).'),
-      at: z.iso
-        .datetime()
+      at: timestampField()
         .max(40)
         .optional()
         .describe('When it happened (ISO 8601, at most five minutes ahead); default: when reported.'),

@@ -36,6 +36,7 @@ export const PUBLIC_ROUTES = [
     summary: 'This OpenAPI 3.0 document',
     tag: 'Meta',
     scope: 'public',
+    etag: true,
     get response() {
       return z.record(z.string(), z.unknown()).describe('OpenAPI 3.0 document.');
     },

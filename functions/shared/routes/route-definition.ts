@@ -76,6 +76,12 @@ export interface RouteDefinition {
    * 304 without a body.
    */
   etag?: true;
+  /**
+   * Query parameters kept for clients written against them, each with its deprecation: the document marks the
+   * parameter `deprecated: true` and declares `Deprecation` and `Sunset` on the answers, and a request that
+   * sends it is answered with both (`http/deprecation.ts`). Deprecating a parameter is one entry here.
+   */
+  deprecatedQuery?: Readonly<Record<string, Deprecation>>;
   /** A write of one resource that honours `If-Match` with the tag its read answers (412 on a mismatch). */
   ifMatch?: true;
   /** A write that creates only under `If-None-Match: *` (412 `precondition_failed` when the resource exists). */
@@ -128,6 +134,14 @@ export interface RouteDefinition {
 
 /** An SDK method name: `<resource>[.<sub-resource>…].<verb>` (see `RouteDefinition.sdk`). */
 export type SdkMethod = `${string}.${string}`;
+
+/** When a deprecated input was deprecated and from when it may stop working (UTC days), and what replaces it. */
+export interface Deprecation {
+  since: `${number}-${number}-${number}`;
+  sunset: `${number}-${number}-${number}`;
+  /** The input to send instead. */
+  use: string;
+}
 
 /**
  * `read` changes nothing; `create` only adds (a repeated call adds again); `update` changes an existing item

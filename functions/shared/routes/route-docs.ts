@@ -92,7 +92,10 @@ export const ROUTE_DOCS: Partial<Record<OperationId, RouteDocs>> = {
   getOpenApiDocument: {
     description:
       'The OpenAPI 3.0 document of every live route of this deployment, generated from the same route table ' +
-      'the API serves; GET /v1/docs renders it. Needs no credential; not metered.',
+      'the API serves; GET /v1/docs renders it. Compressed when the client accepts it (`Accept-Encoding`: `br` ' +
+      'or `gzip`, answered in `Content-Encoding`, with `Vary: Accept-Encoding`). A strong `ETag` from the ' +
+      'content (one per coding): `If-None-Match` with it answers 304 without a body until the API changes. ' +
+      'Needs no credential; not metered.',
   },
   getSelf: {
     description:

@@ -1,4 +1,4 @@
-import { cursorField } from '../fields';
+import { cursorField, timestampField } from '../fields';
 import { lazy } from '../lazy';
 import { METERS, type MeterName } from '../types/meters';
 import type { Plan, PlanLimits } from '../types/plans';
@@ -129,8 +129,8 @@ export const subscriptionSchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
       status: z.enum(['active', 'past_due', 'canceled']),
-      currentPeriodStart: z.iso.datetime().describe('Start of the current subscription period (UTC).'),
-      currentPeriodEnd: z.iso.datetime().describe('End of the current subscription period (UTC, exclusive).'),
+      currentPeriodStart: timestampField().describe('Start of the current subscription period (UTC).'),
+      currentPeriodEnd: timestampField().describe('End of the current subscription period (UTC, exclusive).'),
     })
     .describe('Subscription period of the company. Not necessarily aligned with UTC calendar months.'),
 );
@@ -142,7 +142,7 @@ export const companySchema = /* @__PURE__ */ lazy(() =>
       name: z.string(),
       status: z.enum(['active', 'suspended']),
       planId: z.string().describe('Plan of the company; its resolved limits are in `GET /v1/usage`.'),
-      createdAt: z.iso.datetime(),
+      createdAt: timestampField(),
       subscription: subscriptionSchema(),
     })
     .describe('The authenticated company.'),
@@ -182,8 +182,8 @@ export const usageHistorySchema = /* @__PURE__ */ lazy(() =>
         .array(
           z.object({
             period: z.string().describe('`yyyy-mm-dd` (day) or `yyyy-mm` (month), UTC.'),
-            start: z.iso.datetime().describe('Inclusive UTC start.'),
-            end: z.iso.datetime().describe('Exclusive UTC end.'),
+            start: timestampField().describe('Inclusive UTC start.'),
+            end: timestampField().describe('Exclusive UTC end.'),
             meters: meterFigures(),
             computeMs: computeFigures(),
           }),
@@ -238,11 +238,11 @@ export const usageSnapshotSchema = /* @__PURE__ */ lazy(() =>
       window: z
         .object({
           granularity: z.enum(['month', 'day']),
-          start: z.iso.datetime().describe('Inclusive UTC start.'),
-          end: z.iso.datetime().describe('Exclusive UTC end.'),
+          start: timestampField().describe('Inclusive UTC start.'),
+          end: timestampField().describe('Exclusive UTC end.'),
         })
         .describe('The UTC calendar window; not necessarily the subscription period.'),
-      asOf: z.iso.datetime().describe('When the snapshot was read.'),
+      asOf: timestampField().describe('When the snapshot was read.'),
       meters: meterFigures(),
       computeMs: computeFigures(),
       storageBytes: z.number().int().describe('Bytes of stored files now.'),

@@ -13,6 +13,7 @@ import {
   MAX_SINGLE_UPLOAD_BYTES,
   MIN_PART_BYTES,
 } from '../domain/storage-limits';
+import { timestampField } from '../fields';
 import { lazy } from '../lazy';
 import * as z from '../zod';
 import { nextCursorSchema, pageQuery } from './schemas';
@@ -126,7 +127,7 @@ export const uploadUrlResponseSchema = /* @__PURE__ */ lazy(() =>
         ),
       bucket: z.string().describe('The platform bucket.'),
       fullPath: z.string().describe('Path of the object once uploaded; pass it to upload-complete.'),
-      expiresAt: z.iso.datetime().describe('The upload URL stops working at this time (15 minutes).'),
+      expiresAt: timestampField().describe('The upload URL stops working at this time (15 minutes).'),
     })
     .describe('A reserved upload: step 2 is `POST /v1/storage/upload-complete` with `{bucket, fullPath}`.'),
 );
@@ -185,7 +186,7 @@ export const listFilesResponseSchema = /* @__PURE__ */ lazy(() =>
     .object({
       files: z.array(
         storedObjectResponseSchema()
-          .extend({ createdAt: z.iso.datetime().describe('When the object was recorded.') })
+          .extend({ createdAt: timestampField().describe('When the object was recorded.') })
           .describe('A stored file.'),
       ),
       nextCursor: nextCursorSchema(),
@@ -232,7 +233,7 @@ export const downloadUrlResponseSchema = /* @__PURE__ */ lazy(() =>
       url: z
         .url()
         .describe('Presigned GET URL of the object; anyone holding it can download until expiresAt.'),
-      expiresAt: z.iso.datetime().describe('The URL stops working at this time.'),
+      expiresAt: timestampField().describe('The URL stops working at this time.'),
     })
     .describe('A signed download URL.'),
 );
@@ -294,7 +295,7 @@ const partUrlSchema = /* @__PURE__ */ lazy(() =>
           'with a checksum). They are signed: another length or content is refused by storage. Browsers ' +
           'set `Content-Length` themselves.',
       ),
-    expiresAt: z.iso.datetime().describe('The URL stops working at this time (1 hour).'),
+    expiresAt: timestampField().describe('The URL stops working at this time (1 hour).'),
   }),
 );
 
@@ -309,11 +310,9 @@ export const multipartUploadResponseSchema = /* @__PURE__ */ lazy(() =>
       contentType: z.string().describe('Declared media type; the completed object has it.'),
       partSize: z.number().int().describe('Bytes of every part but the last.'),
       partCount: z.number().int().describe('Number of parts: the part numbers are 1 to `partCount`.'),
-      expiresAt: z.iso
-        .datetime()
-        .describe(
-          'The upload must be completed by this time (a day after its creation); then it is dropped.',
-        ),
+      expiresAt: timestampField().describe(
+        'The upload must be completed by this time (a day after its creation); then it is dropped.',
+      ),
       checksumAlgorithm: checksumAlgorithmField()
         .optional()
         .describe('Present when the upload was started with it: every part carries its checksum.'),

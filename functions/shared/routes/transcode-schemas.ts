@@ -1,3 +1,4 @@
+import { timestampField } from '../fields';
 import { lazy } from '../lazy';
 import { TRANSCODE_PRESETS } from '../types/transcodes';
 import * as z from '../zod';
@@ -61,8 +62,7 @@ export const transcodeJobSchema = /* @__PURE__ */ lazy(() =>
           '`transcode_seconds` billed for this attempt (0 for reused, failed and canceled attempts).',
         ),
       durationSeconds: z.number().nullable().describe('Duration of the source, once probed.'),
-      leaseUntil: z
-        .string()
+      leaseUntil: timestampField()
         .nullable()
         .describe('Until when a worker holds the job (ISO 8601); null when no worker does.'),
     })

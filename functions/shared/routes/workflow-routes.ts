@@ -1,5 +1,5 @@
 import { DEFAULT_JOB_PAGE, MAX_JOB_PAGE, MAX_LIST_PAGE } from '../domain/pages';
-import { identifierField } from '../fields';
+import { identifierField, timestampField } from '../fields';
 import { lazy } from '../lazy';
 import { RUN_TRIGGER_TYPES } from '../types/workflow-triggers';
 import { WORKFLOW_RUN_STATUSES } from '../types/workflows';
@@ -274,8 +274,8 @@ export const WORKFLOW_ROUTES = [
             runId: z.string(),
             status: z.enum(WORKFLOW_RUN_STATUSES),
             trigger: z.enum(RUN_TRIGGER_TYPES).describe('What started the run.'),
-            startedAt: z.string(),
-            finishedAt: z.string().nullable(),
+            startedAt: timestampField(),
+            finishedAt: timestampField().nullable(),
           }),
         ),
         nextCursor: nextCursorSchema(),

@@ -1,5 +1,5 @@
 import { conditionSchema } from '../domain/workflows/conditions';
-import { identifierField } from '../fields';
+import { identifierField, timestampField } from '../fields';
 import { lazy } from '../lazy';
 import { RUN_TRIGGER_TYPES, TRIGGER_EVENT_TYPES } from '../types/workflow-triggers';
 import {
@@ -30,7 +30,7 @@ export const workflowSummarySchema = /* @__PURE__ */ lazy(() =>
     name: z.string(),
     description: z.string().nullable(),
     steps: z.number().int().describe('Number of steps.'),
-    updatedAt: z.string(),
+    updatedAt: timestampField(),
   }),
 );
 
@@ -167,8 +167,8 @@ export const workflowSchema = /* @__PURE__ */ lazy(() =>
       on: workflowTriggersSchema()
         .nullable()
         .describe('What starts runs besides an API call (null: nothing).'),
-      createdAt: z.string(),
-      updatedAt: z.string(),
+      createdAt: timestampField(),
+      updatedAt: timestampField(),
     })
     .describe('A workflow definition (latest version).'),
 );
@@ -203,13 +203,13 @@ const stepLogSchema = /* @__PURE__ */ lazy(() =>
     step: z.string(),
     action: z.string(),
     status: z.enum(STEP_STATUSES),
-    startedAt: z.string(),
+    startedAt: timestampField(),
     durationMs: z.number(),
     message: z.string().nullable(),
     attempts: z
       .array(
         z.object({
-          startedAt: z.string(),
+          startedAt: timestampField(),
           durationMs: z.number(),
           status: z.enum(['succeeded', 'failed']),
           code: z.string().optional(),
@@ -254,7 +254,7 @@ const runTriggerSchema = /* @__PURE__ */ lazy(() =>
       type: z.enum(RUN_TRIGGER_TYPES),
       eventId: z.string().optional().describe('`event`: the event that started the run.'),
       eventType: z.string().optional().describe('`event`: its type.'),
-      scheduledAt: z.string().optional().describe('`schedule`: the time the run was due.'),
+      scheduledAt: timestampField().optional().describe('`schedule`: the time the run was due.'),
       rerunOf: z.string().optional().describe('`rerun`: the run this one repeats.'),
     })
     .describe('What started the run.'),
@@ -266,10 +266,10 @@ export const workflowRunSchema = /* @__PURE__ */ lazy(() =>
     workflowId: z.string(),
     version: z.number().int(),
     mode: z.enum(['sync', 'async']),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    finishedAt: z.string().nullable(),
-    handedOffAt: z.string().nullable().describe('When a sync run continued asynchronously.'),
+    createdAt: timestampField(),
+    updatedAt: timestampField(),
+    finishedAt: timestampField().nullable(),
+    handedOffAt: timestampField().nullable().describe('When a sync run continued asynchronously.'),
     trigger: runTriggerSchema(),
     stepOutputs: stepOutputsSchema(),
   }),
@@ -282,7 +282,7 @@ export const acceptedRunResponseSchema = /* @__PURE__ */ lazy(() => z.object({ r
 
 /** A saved version: the workflow as GET showed it then, and when it was saved. */
 export const workflowVersionSchema = /* @__PURE__ */ lazy(() =>
-  workflowSchema().extend({ savedAt: z.iso.datetime().describe('When this version was saved.') }),
+  workflowSchema().extend({ savedAt: timestampField().describe('When this version was saved.') }),
 );
 
 /** What `POST …/runs/{runId}/rerun` takes: the version to run, and how, as a run does. */

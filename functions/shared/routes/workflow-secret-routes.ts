@@ -1,4 +1,5 @@
 import { MAX_LIST_PAGE } from '../domain/pages';
+import { timestampField } from '../fields';
 import { lazy } from '../lazy';
 import { SECRET_NAME_PATTERN } from '../types/workflows';
 import * as z from '../zod';
@@ -30,8 +31,8 @@ const secretSchema = /* @__PURE__ */ lazy(() =>
       name: z.string(),
       description: z.string(),
       version: z.number().int().describe('Bumped by every PUT of a new value.'),
-      createdAt: z.iso.datetime(),
-      updatedAt: z.iso.datetime().describe('When the value was last set.'),
+      createdAt: timestampField(),
+      updatedAt: timestampField().describe('When the value was last set.'),
     })
     .describe('A workflow secret without its value: no read answers the value.'),
 );

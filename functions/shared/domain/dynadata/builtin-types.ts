@@ -171,7 +171,9 @@ const logEntriesSchema = /* @__PURE__ */ lazy(
   (): JsonSchema => ({
     $schema: JSON_SCHEMA_DIALECT,
     type: 'object',
-    description: 'One API request of the company (the audit trail; read-only). `_id` sorts by time.',
+    description:
+      'One API request of the company (the audit trail; read-only). `_id` is `<epoch milliseconds, 15 ' +
+      'digits>-<requestId>`: it sorts by `time` and names the request (`x-request-id`).',
     properties: {
       requestId: { type: 'string', description: 'API Gateway request id (`x-request-id`).' },
       time: { type: 'string', format: 'date-time', description: 'When the request was received (UTC).' },

@@ -3,9 +3,10 @@ import { JobQueueFullError, JobTransitionRefusedError } from '../../data/jobs/li
 import { CANCELED, FAILED } from '../../data/jobs/moves';
 import { listJobPage } from '../../data/jobs/pages';
 import type { JobRecordBase } from '../../data/jobs/record';
-import { AppError, NotFoundError } from '../../errors';
+import { AppError, NotFoundError, ValidationError } from '../../errors';
+import { ulidTimePrefix } from '../../ids';
 import { logger } from '../../observability/logger';
-import { DEFAULT_JOB_PAGE, listCursor, type PageRequest } from '../pages';
+import { DEFAULT_JOB_PAGE, listCursor, MAX_JOB_FILTER_EXAMINED, type PageRequest } from '../pages';
 import { checkQuota, queueFullError, readForWrite, startAttempt } from './enqueue';
 import type { JobTypeDefinition } from './job-type';
 
@@ -30,19 +31,55 @@ export const getJob = async <S extends string, R extends JobRecordBase<S>, E ext
   return job;
 };
 
+/** A page request of a job list: the paging rule's `limit` and `cursor`, and the list's filters. */
+export interface JobListRequest extends PageRequest {
+  status?: string | undefined;
+  /** ISO 8601: only jobs created at or after this instant. */
+  createdAfter?: string | undefined;
+  /** ISO 8601: only jobs created before this instant. */
+  createdBefore?: string | undefined;
+}
+
 /**
- * A page of the company's jobs of the type, newest first, by the one paging rule. The cursor is the id of
- * the last job shown; anything that cannot be a job id of the type is refused at its pointer.
+ * The inclusive id bounds of the jobs created in `[createdAfter, createdBefore)`: job ids are the type's
+ * prefix and a ULID of the job's `createdAt` (`enqueue.ts`), so a time range is a range of ids. An empty
+ * window (`createdBefore` not after `createdAfter`) is refused at `/query/createdBefore`.
+ */
+export const jobIdBounds = (
+  idPrefix: string,
+  request: Pick<JobListRequest, 'createdAfter' | 'createdBefore'>,
+): { lowestId: string; highestId: string } => {
+  const after = request.createdAfter === undefined ? undefined : Date.parse(request.createdAfter);
+  const before = request.createdBefore === undefined ? undefined : Date.parse(request.createdBefore);
+  if (after !== undefined && before !== undefined && before <= after) {
+    throw new ValidationError(
+      [{ pointer: '/query/createdBefore', message: 'must be later than createdAfter' }],
+      'The creation-time window is empty.',
+    );
+  }
+  return {
+    lowestId: after === undefined ? idPrefix : `${idPrefix}${ulidTimePrefix(after)}`,
+    highestId: `${idPrefix}${before === undefined ? '' : ulidTimePrefix(before - 1)}\uffff`,
+  };
+};
+
+/**
+ * A page of the company's jobs of the type, newest first, by the one paging rule, filtered by status and
+ * creation time. The cursor is the id of the last job shown (or examined, on a filtered page); anything that
+ * cannot be a job id of the type is refused at its pointer.
  */
 export const listJobs = async <S extends string, R extends JobRecordBase<S>, E extends object, V>(
   type: Type<S, R, E, V>,
   companyId: string,
-  request: PageRequest,
+  request: JobListRequest,
 ): Promise<{ jobs: V[]; nextCursor: string | null }> => {
   const cursor = listCursor(request.cursor, new RegExp(`^${type.idPrefix}[0-9a-z]{1,64}$`));
   const page = await listJobPage(type.lifecycle, companyId, {
     limit: request.limit ?? DEFAULT_JOB_PAGE,
     cursor,
+    status: request.status,
+    maxExamined: MAX_JOB_FILTER_EXAMINED,
+    ...jobIdBounds(type.idPrefix, request),
   });
   return { jobs: page.jobs.map(type.view), nextCursor: page.nextCursor };
 };
@@ -147,7 +184,7 @@ export const jobReadHandler =
 
 export const jobListHandler =
   <S extends string, R extends JobRecordBase<S>, E extends object, V>(type: Type<S, R, E, V>) =>
-  async ({ auth, query }: { auth: { companyId: string }; query: PageRequest }) => ({
+  async ({ auth, query }: { auth: { companyId: string }; query: JobListRequest }) => ({
     body: await listJobs(type, auth.companyId, query),
   });
 

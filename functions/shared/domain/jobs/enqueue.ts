@@ -140,7 +140,8 @@ const tagged = <T, K extends string>(entry: BatchEntry<T>, tag: K): BatchEntry<{
 /** What enqueue's batch read gives beside the company and the month: the source object, the reuse entry. */
 type Tagged<E> = { stored: StoredObject | undefined } | { reuse: E };
 
-const newJobId = (type: JobTypeInfo) => `${type.idPrefix}${ulid()}`;
+/** The id's time is the job's `createdAt`, so a creation-time filter of the list is a range of ids. */
+const newJobId = (type: JobTypeInfo, now: Date) => `${type.idPrefix}${ulid(now.getTime())}`;
 
 export const enqueueJob = async <S extends string, R extends JobRecordBase<S>, E extends object, V>(
   type: JobTypeDefinition<S, R, E, V>,
@@ -157,7 +158,7 @@ export const enqueueJob = async <S extends string, R extends JobRecordBase<S>, E
   const extra: BatchEntry<Tagged<E>>[] = [];
   if (reference) extra.push(tagged(storedObjectEntry(companyId, reference.fullPath), 'stored'));
   if (request.reuse) extra.push(tagged(type.lifecycle.reuseEntry(companyId, request.reuse.key), 'reuse'));
-  const ref = { companyId, jobId: newJobId(type), attempt: 1 };
+  const ref = { companyId, jobId: newJobId(type, now), attempt: 1 };
   const [read, input] = await Promise.allSettled([
     readForWrite(type, companyId, now, extra),
     request.storeInput?.(ref),
