@@ -255,7 +255,7 @@ const operationOf = (route: RouteDefinition) => {
           ...(route.idempotency === 'keyed'
             ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') }
             : {}),
-          ...(route.etag ? { ETag: headerRef('ETag') } : {}),
+          ...(route.etag || route.answersEtag ? { ETag: headerRef('ETag') } : {}),
           ...(route.scope === 'public' ? {} : RATE_LIMIT_HEADERS),
         },
         ...(route.successStatus === 204 ? {} : { content: successContent(route) }),
@@ -279,6 +279,7 @@ const operationOf = (route: RouteDefinition) => {
               ...(route.idempotency === 'keyed'
                 ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') }
                 : {}),
+              ...(route.answersEtag ? { ETag: headerRef('ETag') } : {}),
               ...(isPublic ? {} : RATE_LIMIT_HEADERS),
             },
             content: {

@@ -165,6 +165,13 @@ export const createRouter =
       'cache-control': route.scope === 'public' ? 'public, max-age=60' : 'no-store',
       ...result.headers,
     };
+    if (route.answersEtag && result.status < 300 && result.raw === undefined && !headers.etag) {
+      // The tag the resource's read answers for it now, the same for every member beside it (a secret).
+      const member = route.answersEtag;
+      headers.etag = etagOf(
+        member === true ? result.body : { [member]: (result.body as Record<string, unknown>)[member] },
+      );
+    }
     if (route.etag && result.status === 200 && result.raw === undefined) {
       // Kept by the client alone and revalidated on every use: the tag, never the tenant's data, decides.
       // A handler that answers part of a resource names the tag of the whole of it.

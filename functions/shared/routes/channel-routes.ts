@@ -2,6 +2,7 @@ import { lazy } from '../lazy';
 import * as z from '../zod';
 import { rotateSecretBodySchema } from './event-schemas';
 import { route } from './route-definition';
+import { deletedAnswer } from './schemas';
 
 /**
  * The routes of the company's message channel (group `events`, beside webhook endpoints: the channel is the
@@ -58,6 +59,7 @@ export const CHANNEL_ROUTES = [
     path: '/v1/messaging/channel',
     group: 'events',
     operationId: 'putMessageChannel',
+    answersEtag: 'channel',
     ifMatch: true,
     summary: 'Set the message channel',
     description:
@@ -101,7 +103,7 @@ export const CHANNEL_ROUTES = [
     tag: 'Contacts',
     scope: 'webhooks:write',
     get response() {
-      return z.object({ deleted: z.literal(true) });
+      return deletedAnswer({});
     },
     errors: ['not_found', 'conflict'],
   }),
@@ -110,6 +112,7 @@ export const CHANNEL_ROUTES = [
     path: '/v1/messaging/channel/rotate-secret',
     group: 'events',
     operationId: 'rotateMessageChannelSecret',
+    answersEtag: 'channel',
     summary: "Rotate the message channel's signing secret",
     description:
       'Answers a new signing secret, once (an idempotent replay answers `secret: null`). The previous secret ' +

@@ -96,6 +96,7 @@ export const DYNADATA_TYPE_ROUTES = [
     path: '/v1/dynadata/types/{type}',
     group: 'dynadata',
     operationId: 'putDynadataType',
+    answersEtag: 'type',
     ifMatch: true,
     summary: 'Define a Dynadata type',
     description:
@@ -189,6 +190,8 @@ export const DYNADATA_TYPE_ROUTES = [
       ];
     },
     errors: ['not_found', 'builtin_type_read_only', 'type_has_items', 'conflict'],
-    examples: { response: { name: 'orders', status: 'deleted', deletedItems: 42, remainingItems: 0 } },
+    examples: {
+      response: { deleted: true, name: 'orders', status: 'deleted', deletedItems: 42, remainingItems: 0 },
+    },
   }),
 ] as const;

@@ -19,6 +19,7 @@ export const TRANSCRIPTION_ROUTES = [
     path: '/v1/transcriptions',
     group: 'transcriptions',
     operationId: 'createTranscription',
+    answersEtag: 'job',
     summary: 'Enqueue a transcription job',
     description:
       'Transcribes one of your stored audio files (or the sound of a video), asynchronously. Answers 202 ' +

@@ -14,7 +14,7 @@ import {
   webhookEndpointSchema,
 } from './event-schemas';
 import { route } from './route-definition';
-import { nextCursorSchema, pageQuery } from './schemas';
+import { deletedAnswer, nextCursorSchema, pageQuery } from './schemas';
 
 /**
  * The routes of webhook endpoints (group `events`, with `event-routes.ts`), a section of the route table
@@ -28,6 +28,7 @@ export const WEBHOOK_ROUTES = [
     path: '/v1/webhooks',
     group: 'events',
     operationId: 'createWebhookEndpoint',
+    answersEtag: 'endpoint',
     summary: 'Register a webhook endpoint',
     description:
       'Events of the subscribed types raised from its creation on are POSTed to the URL, signed with ' +
@@ -104,7 +105,7 @@ export const WEBHOOK_ROUTES = [
       return endpointId();
     },
     get response() {
-      return z.object({ deleted: z.literal(true) });
+      return deletedAnswer({ id: z.string().describe('The deleted endpoint.') });
     },
     errors: ['not_found'],
   }),
@@ -134,6 +135,7 @@ export const WEBHOOK_ROUTES = [
     path: '/v1/webhooks/{id}',
     group: 'events',
     operationId: 'updateWebhookEndpoint',
+    answersEtag: 'endpoint',
     ifMatch: true,
     summary: 'Change a webhook endpoint',
     description:
@@ -159,6 +161,7 @@ export const WEBHOOK_ROUTES = [
     path: '/v1/webhooks/{id}/rotate-secret',
     group: 'events',
     operationId: 'rotateWebhookSecret',
+    answersEtag: 'endpoint',
     summary: "Rotate a webhook endpoint's signing secret",
     description:
       'Answers a new signing secret, once (an idempotent replay answers `secret: null`). The previous ' +

@@ -3,7 +3,7 @@ import { lazy } from '../lazy';
 import { SECRET_NAME_PATTERN } from '../types/workflows';
 import * as z from '../zod';
 import { route } from './route-definition';
-import { nextCursorSchema, pageQuery } from './schemas';
+import { deletedAnswer, nextCursorSchema, pageQuery } from './schemas';
 
 /**
  * The routes of workflow secrets (group `workflows`), a section of the route table: values a company stores
@@ -96,6 +96,7 @@ export const WORKFLOW_SECRET_ROUTES = [
     path: '/v1/workflows/secrets/{name}',
     group: 'workflows',
     operationId: 'putWorkflowSecret',
+    answersEtag: 'secret',
     ifMatch: true,
     summary: 'Store a workflow secret',
     description:
@@ -146,9 +147,9 @@ export const WORKFLOW_SECRET_ROUTES = [
       return nameParams();
     },
     get response() {
-      return z.object({ deleted: z.literal(true) });
+      return deletedAnswer({ name: z.string().describe('The deleted secret.') });
     },
     errors: ['not_found', 'conflict'],
-    examples: { response: { deleted: true } },
+    examples: { response: { deleted: true, name: 'CRM_TOKEN' } },
   }),
 ] as const;
