@@ -6,7 +6,8 @@ import { type ApiClient, createApiClient, type DynadataItem, verifyWebhook } fro
 /**
  * The SDK against the local stack: an API key client, Dynadata items created and read back page after page
  * by the iterator, a POST whose answer is lost retried with its idempotency key (the API answers the first
- * answer again instead of creating a second item), and a real signed webhook delivery verified.
+ * answer again instead of creating a second item), a real signed webhook delivery verified, and conditional
+ * writes that name the `ETag` the previous write answered.
  */
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let tenant: Awaited<ReturnType<typeof createTenant>>;
@@ -115,5 +116,30 @@ describe('the SDK against the local stack', () => {
     expect(events.map((event) => event.id)).toEqual(ids);
     // One event per page: the second page is the last (its `next` is null), so two requests.
     expect(sent).toEqual(['GET /v1/events', 'GET /v1/events']);
+  });
+
+  it('changes and deletes an endpoint with the ETag each write answered, with no read between', async () => {
+    const created = await client.POST('/v1/webhooks', {
+      body: { url: `${receiver.base}/tagged`, events: ['*'] },
+    });
+    const id = created.data?.endpoint.id ?? '';
+    const first = created.response.headers.get('etag') ?? '';
+    const read = await client.GET('/v1/webhooks/{id}', { params: { path: { id } } });
+    expect(read.response.headers.get('etag')).toBe(first);
+    const disabled = await client.PATCH('/v1/webhooks/{id}', {
+      params: { path: { id }, header: { 'If-Match': first } },
+      body: { enabled: false },
+    });
+    expect(disabled.error, JSON.stringify(disabled.error)).toBeUndefined();
+    const second = disabled.response.headers.get('etag') ?? '';
+    expect(second).not.toBe(first);
+    const stale = await client.DELETE('/v1/webhooks/{id}', {
+      params: { path: { id }, header: { 'If-Match': first } },
+    });
+    expect(stale.error?.code).toBe('precondition_failed');
+    const deleted = await client.DELETE('/v1/webhooks/{id}', {
+      params: { path: { id }, header: { 'If-Match': second } },
+    });
+    expect(deleted.data).toEqual({ deleted: true, id });
   });
 });
