@@ -70,7 +70,7 @@ export const benchSpeechJob = async (apiUrl: string, write: (line: string) => vo
       body: JSON.stringify({ markdown, format: 'mp3' }),
     });
     const { job: created } = (await res.json()) as { job: { id: string } };
-    if (res.status !== 201) throw new Error(`bench job refused: ${res.status}`);
+    if (res.status !== 202) throw new Error(`bench job refused: ${res.status}`);
     const before = new Set(speechTasks.engineRuns.keys());
     for (;;) {
       const got = (await fetch(`${apiUrl}/v1/speech/jobs/${created.id}`, { headers }).then((r) =>

@@ -184,7 +184,7 @@ describe('API keys managed by the company', () => {
     expect((await call('GET', '/v1/usage', { headers: as(secret) })).status).toBe(200);
     const revoked = await call('DELETE', `/v1/keys/${key.id}`, { headers: as(admin.apiKey) });
     expect(revoked.status).toBe(200);
-    expect(revoked.json).toMatchObject({ deleted: true, key: { id: key.id, status: 'revoked' } });
+    expect(revoked.json).toMatchObject({ deleted: true, id: key.id, key: { id: key.id, status: 'revoked' } });
     await afterCacheWindow();
     expect((await call('GET', '/v1/usage', { headers: as(secret) })).status).toBe(401);
     const again = await call('DELETE', `/v1/keys/${key.id}`, { headers: as(admin.apiKey) });

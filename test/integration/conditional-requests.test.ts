@@ -113,3 +113,132 @@ describe('If-Match', () => {
     ).toBe(200);
   });
 });
+
+/**
+ * Every write that answers a resource with an `ETag` carries the tag its read answers (docs/openapi.md,
+ * Conventions, rule 4): each row writes, and names the read of what it wrote.
+ */
+const WRITES: readonly {
+  operation: string;
+  write: () => Promise<{ res: Awaited<ReturnType<typeof call>>; read: string }>;
+}[] = [
+  {
+    operation: 'createDynadataItem',
+    write: async () => {
+      const res = await call('POST', '/v1/dynadata/type/contacts/create', {
+        headers: headers(),
+        body: { name: 'Tagged' },
+      });
+      return { res, read: `/v1/dynadata/type/contacts/item/${String(res.json._id)}` };
+    },
+  },
+  {
+    operation: 'updateDynadataItem',
+    write: async () => {
+      const id = await createContact(headers(), 'Tag me');
+      const res = await call('POST', '/v1/dynadata/type/contacts/update', {
+        headers: headers(),
+        body: { _id: id, name: 'Tagged' },
+      });
+      return { res, read: `/v1/dynadata/type/contacts/item/${id}` };
+    },
+  },
+  {
+    operation: 'putDynadataType',
+    write: async () => ({
+      res: await call('PUT', '/v1/dynadata/types/tagged', {
+        headers: headers(),
+        body: { schema: { type: 'object', properties: { text: { type: 'string', maxLength: 10 } } } },
+      }),
+      read: '/v1/dynadata/types/tagged',
+    }),
+  },
+  {
+    operation: 'putWorkflow',
+    write: async () => ({
+      res: await call('PUT', '/v1/workflows/tagged', {
+        headers: headers(),
+        body: {
+          name: 'Tagged',
+          steps: [{ id: 'say', action: 'actions/speech/spoken-text', with: { markdown: 'Hi' } }],
+        },
+      }),
+      read: '/v1/workflows/tagged',
+    }),
+  },
+  {
+    operation: 'putWorkflowSecret',
+    write: async () => ({
+      res: await call('PUT', '/v1/workflows/secrets/TAGGED', {
+        headers: headers(),
+        body: { value: 'crm_live_7a1F9c2Qx0ZmT4vB8nL3' },
+      }),
+      read: '/v1/workflows/secrets/TAGGED',
+    }),
+  },
+  {
+    operation: 'createWebhookEndpoint, updateWebhookEndpoint, rotateWebhookSecret',
+    write: async () => {
+      const created = await call('POST', '/v1/webhooks', {
+        headers: headers(),
+        body: { url: `${receiver.base}/tagged`, events: ['*'] },
+      });
+      const id = String((created.json.endpoint as { id: string }).id);
+      const read = `/v1/webhooks/${id}`;
+      expect(created.headers.get('etag')).toBe(
+        (await call('GET', read, { headers: headers() })).headers.get('etag'),
+      );
+      const patched = await call('PATCH', read, {
+        headers: headers({ 'if-match': created.headers.get('etag') ?? '' }),
+        body: { enabled: false },
+      });
+      expect(patched.status, JSON.stringify(patched.json)).toBe(200);
+      expect(patched.headers.get('etag')).toBe(
+        (await call('GET', read, { headers: headers() })).headers.get('etag'),
+      );
+      return {
+        res: await call('POST', `${read}/rotate-secret`, { headers: headers(), body: {} }),
+        read,
+      };
+    },
+  },
+  {
+    operation: 'putMessageChannel, rotateMessageChannelSecret',
+    write: async () => {
+      const put = await call('PUT', '/v1/messaging/channel', {
+        headers: headers(),
+        body: { url: `${receiver.base}/channel` },
+      });
+      const read = '/v1/messaging/channel';
+      expect(put.headers.get('etag')).toBe(
+        (await call('GET', read, { headers: headers() })).headers.get('etag'),
+      );
+      return {
+        res: await call('POST', '/v1/messaging/channel/rotate-secret', { headers: headers(), body: {} }),
+        read,
+      };
+    },
+  },
+  {
+    operation: 'cancelTranscode',
+    write: async () => {
+      const job = await seedJob(tenant.companyId, 'pending');
+      return {
+        res: await call('POST', `/v1/transcodes/${job.jobId}/cancel`, { headers: headers() }),
+        read: `/v1/transcodes/${job.jobId}`,
+      };
+    },
+  },
+];
+
+describe('the ETag of a write', () => {
+  it.each(WRITES)('$operation answers the tag its read answers', async ({ write }) => {
+    const { res, read } = await write();
+    expect(res.status, JSON.stringify(res.json)).toBeLessThan(300);
+    const tag = res.headers.get('etag');
+    expect(tag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    expect((await call('GET', read, { headers: headers() })).headers.get('etag')).toBe(tag);
+    // A read naming it finds the resource as the write left it.
+    expect((await call('GET', read, { headers: headers({ 'if-none-match': tag ?? '' }) })).status).toBe(304);
+  });
+});

@@ -218,6 +218,7 @@ describe('Dynadata types over the API', () => {
     const started = await call('DELETE', '/v1/dynadata/types/logs?deleteItems=true', { headers: as(owner) });
     expect(started.status).toBe(202);
     expect(started.json).toEqual({
+      deleted: false,
       name: 'logs',
       status: 'deleting',
       deletedItems: 0,
@@ -265,7 +266,13 @@ describe('Dynadata types over the API', () => {
       headers: as(tenant),
     });
     expect(deleted.status).toBe(202);
-    expect(deleted.json).toEqual({ name: 'notes', status: 'deleting', deletedItems: 0, remainingItems: 2 });
+    expect(deleted.json).toEqual({
+      deleted: false,
+      name: 'notes',
+      status: 'deleting',
+      deletedItems: 0,
+      remainingItems: 2,
+    });
     const gone = await eventually(
       () => call('GET', '/v1/dynadata/types/notes', { headers: as(tenant) }),
       (read) => read.status === 404,
@@ -275,7 +282,13 @@ describe('Dynadata types over the API', () => {
     await putType(tenant, 'empty', tickets());
     const empty = await call('DELETE', '/v1/dynadata/types/empty', { headers: as(tenant) });
     expect(empty.status).toBe(200);
-    expect(empty.json).toEqual({ name: 'empty', status: 'deleted', deletedItems: 0, remainingItems: 0 });
+    expect(empty.json).toEqual({
+      deleted: true,
+      name: 'empty',
+      status: 'deleted',
+      deletedItems: 0,
+      remainingItems: 0,
+    });
     // The name is free again, with no items.
     expect((await putType(tenant, 'notes', tickets())).status).toBe(201);
   });

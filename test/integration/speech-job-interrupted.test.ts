@@ -18,7 +18,7 @@ describe('local stack killed during a speech job', () => {
     const companyId = await demoCompanyId(first);
     const markdown = markdownDocument(6_000, `crash${Date.now().toString(36)}`);
     const created = await apiOf(first)('POST', '/v1/speech/jobs', { markdown });
-    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    expect(created.status, JSON.stringify(created.json)).toBe(202);
     const id = String((created.json.job as { id: string }).id);
     // Killed while espeak-ng and ffmpeg are at work.
     for (;;) {

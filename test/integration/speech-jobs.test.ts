@@ -36,7 +36,7 @@ describe('speech jobs end to end (local engine: espeak-ng + ffmpeg)', () => {
     tenant = await createTenant({ limits: { speechCharactersPerMonth: 100_000 } });
     markdown = markdownDocument(12_000, Math.random().toString(36).slice(2, 8));
     const res = await enqueueSpeechJob(tenant.apiKey, { markdown, format: 'mp3' });
-    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    expect(res.status, JSON.stringify(res.json)).toBe(202);
     const created = res.json.job as SpeechJob;
     expect(created).toMatchObject({ status: 'pending', reused: false, result: null, billedCharacters: 0 });
     done = await waitForSpeechJob(tenant.apiKey, created.id);
@@ -81,7 +81,7 @@ describe('speech jobs end to end (local engine: espeak-ng + ffmpeg)', () => {
 
   it('reuses the result of an identical request and bills 0', async () => {
     const res = await enqueueSpeechJob(tenant.apiKey, { markdown, format: 'mp3' });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(202);
     const again = res.json.job as SpeechJob;
     expect(again.id).not.toBe(done.id);
     expect(again).toMatchObject({ status: 'done', reused: true, billedCharacters: 0, result: done.result });

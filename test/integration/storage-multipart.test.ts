@@ -87,7 +87,7 @@ describe('storage: multipart uploads', () => {
       etags.set(part.partNumber, await putPart(answer, part, file));
     const resumed = await getUpload(tenant, answer.id);
     expect(resumed.status).toBe(200);
-    const state = resumed.json as unknown as MultipartAnswer;
+    const state = (resumed.json as unknown as { upload: MultipartAnswer }).upload;
     expect(state.receivedParts).toEqual([
       { partNumber: 1, etag: etags.get(1), size: PART },
       { partNumber: 2, etag: etags.get(2), size: PART },
@@ -285,7 +285,8 @@ describe('storage: multipart uploads', () => {
     expect(await refused.text()).toContain('<Code>BadDigest</Code>');
     const etags = new Map<number, string>();
     for (const part of [one, three]) etags.set(part.partNumber, await putPart(answer, part, file));
-    const resumed = (await getUpload(tenant, answer.id)).json as unknown as MultipartAnswer;
+    const resumed = ((await getUpload(tenant, answer.id)).json as unknown as { upload: MultipartAnswer })
+      .upload;
     expect(resumed.receivedParts).toEqual([
       { partNumber: 1, etag: etags.get(1), size: PART, checksumSha256: checksums[0] },
       { partNumber: 3, etag: etags.get(3), size: PART, checksumSha256: checksums[2] },

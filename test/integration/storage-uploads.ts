@@ -57,7 +57,7 @@ export const upload = async (tenant: Tenant, bytes: Uint8Array, contentType = 'a
   return answer;
 };
 
-/** A multipart upload as `POST /v1/storage/multipart-uploads` and its read answer it. */
+/** A multipart upload as `POST /v1/storage/multipart-uploads` and its read answer it (in `upload`). */
 export interface MultipartAnswer {
   id: string;
   uploadId: string;
@@ -94,7 +94,7 @@ export const startMultipart = async (
   const res = await call('POST', '/v1/storage/multipart-uploads', { headers: auth(tenant), body });
   if (res.status !== 201)
     throw new Error(`multipart-uploads answered ${res.status} ${JSON.stringify(res.json)}`);
-  return res.json as unknown as MultipartAnswer;
+  return (res.json as unknown as { upload: MultipartAnswer }).upload;
 };
 
 /** The bytes of part `partNumber` of `file` cut in parts of `partSize`. */

@@ -86,6 +86,7 @@ describe('webhook endpoints', () => {
     expect(one.json.endpoint).toEqual(endpoint);
     expect((await call('DELETE', `/v1/webhooks/${endpoint.id}`, { headers: t.headers })).json).toEqual({
       deleted: true,
+      id: endpoint.id,
     });
     expectProblem(await call('GET', `/v1/webhooks/${endpoint.id}`, { headers: t.headers }), 404, 'not_found');
     expectProblem(

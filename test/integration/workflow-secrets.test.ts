@@ -98,7 +98,7 @@ describe('workflow secrets', () => {
     expectProblem(await putSecret(t, 'crm_token', { value: VALUE }), 400, 'validation_failed');
     expectProblem(await putSecret(t, 'SHORT', { value: 'short' }), 400, 'validation_failed');
     const deleted = await call('DELETE', '/v1/workflows/secrets/CRM_TOKEN', { headers: as(t) });
-    expect(deleted.json).toEqual({ deleted: true });
+    expect(deleted.json).toEqual({ deleted: true, name: 'CRM_TOKEN' });
     expectProblem(await call('GET', '/v1/workflows/secrets/CRM_TOKEN', { headers: as(t) }), 404, 'not_found');
   });
 

@@ -48,6 +48,26 @@ export const codesByStatus = (route: RouteDefinition): Map<number, ErrorCode[]> 
   return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
 };
 
+/**
+ * The member that carries a resource's own status on each problem refusing a change because of that status
+ * (docs/openapi.md, Conventions, rule 5): every `*_not_cancelable` and `*_not_retryable` code has one, never
+ * named `status` (the problem's own `status` is the HTTP status), with an example status for the document.
+ */
+export const RESOURCE_STATUS_MEMBERS = {
+  transcode_job_not_cancelable: { member: 'jobStatus', example: 'done' },
+  transcode_job_not_retryable: { member: 'jobStatus', example: 'done' },
+  speech_job_not_cancelable: { member: 'jobStatus', example: 'done' },
+  workflow_run_not_cancelable: { member: 'runStatus', example: 'success' },
+  message_not_cancelable: { member: 'messageStatus', example: 'sent' },
+} as const satisfies Partial<Record<ErrorCode, { member: string; example: string }>>;
+
+/** The codes of `RESOURCE_STATUS_MEMBERS` whose problems carry `member`, for its description. */
+const codesCarrying = (member: string): string =>
+  Object.entries(RESOURCE_STATUS_MEMBERS)
+    .filter(([, carried]) => carried.member === member)
+    .map(([code]) => `\`${code}\``)
+    .join(', ');
+
 const PROBLEM_EXTENSIONS: Record<string, JsonSchema> = {
   errors: {
     type: 'array',
@@ -63,7 +83,7 @@ const PROBLEM_EXTENSIONS: Record<string, JsonSchema> = {
   meter: { type: 'string', description: 'Quota codes: the meter whose monthly allowance is used up.' },
   limit: { type: 'integer', description: 'The limit that was reached (quota, queue cap, size in bytes).' },
   used: { type: 'integer', description: '`transcode_quota_exceeded`: what the month has used so far.' },
-  jobStatus: { type: 'string', description: 'Job codes: the status the job is in.' },
+  jobStatus: { type: 'string', description: `${codesCarrying('jobStatus')}: the status the job is in.` },
   leaseUntil: { type: 'string', format: 'date-time', description: 'A worker holds the job until then.' },
   currentVersion: { type: 'integer', description: '`conflict` on update: the item version now stored.' },
   maxItemBytes: { type: 'integer', description: '`payload_too_large` on items: the largest item accepted.' },
@@ -101,12 +121,11 @@ const PROBLEM_EXTENSIONS: Record<string, JsonSchema> = {
   },
   messageStatus: {
     type: 'string',
-    description:
-      '`message_not_cancelable`, `message_status_regression`: the status the message already has (`sent`, `read`, …).',
+    description: `${codesCarrying('messageStatus')}, \`message_status_regression\`: the status the message already has (\`sent\`, \`read\`, …).`,
   },
   runStatus: {
     type: 'string',
-    description: '`workflow_run_not_cancelable`: the status the run already has (`success`, `canceled`, …).',
+    description: `${codesCarrying('runStatus')}: the status the run already has (\`success\`, \`canceled\`, …).`,
   },
   requested: { type: 'integer', description: 'Quota codes: the units the refused job would have used.' },
   itemCount: { type: 'integer', description: '`type_has_items`: the items the Dynadata type still holds.' },
@@ -196,6 +215,13 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Temporarily unavailable',
 };
 
+const resourceStatusOf = (code: ErrorCode): Record<string, string> => {
+  const carried = (
+    RESOURCE_STATUS_MEMBERS as Partial<Record<ErrorCode, { member: string; example: string }>>
+  )[code];
+  return carried ? { [carried.member]: carried.example } : {};
+};
+
 /** One example problem per code an answer can carry, as a client receives it. */
 const problemExamples = (status: number, codes: readonly ErrorCode[]) =>
   Object.fromEntries(
@@ -210,6 +236,7 @@ const problemExamples = (status: number, codes: readonly ErrorCode[]) =>
           code,
           detail: `${ERROR_CATALOG[code].title}.`,
           requestId: '3f6c2a9e-8d41-4b7a-9c55-1e0f7a2b6d93',
+          ...resourceStatusOf(code),
         },
       },
     ]),

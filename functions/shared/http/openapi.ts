@@ -281,7 +281,7 @@ const operationOf = (route: RouteDefinition) => {
           ...(route.idempotency === 'keyed'
             ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') }
             : {}),
-          ...(route.etag ? { ETag: headerRef('ETag') } : {}),
+          ...(route.etag || route.answersEtag ? { ETag: headerRef('ETag') } : {}),
           ...deprecationHeadersOf(route),
           ...(route.scope === 'public' ? {} : RATE_LIMIT_HEADERS),
         },
@@ -306,6 +306,7 @@ const operationOf = (route: RouteDefinition) => {
               ...(route.idempotency === 'keyed'
                 ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') }
                 : {}),
+              ...(route.answersEtag ? { ETag: headerRef('ETag') } : {}),
               ...(isPublic ? {} : RATE_LIMIT_HEADERS),
             },
             content: {

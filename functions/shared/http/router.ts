@@ -167,6 +167,13 @@ export const createRouter =
       ...result.headers,
       ...deprecationHeaders(route, query as Record<string, unknown> | undefined),
     };
+    if (route.answersEtag && result.status < 300 && result.raw === undefined && !headers.etag) {
+      // The tag the resource's read answers for it now, the same for every member beside it (a secret).
+      const member = route.answersEtag;
+      headers.etag = etagOf(
+        member === true ? result.body : { [member]: (result.body as Record<string, unknown>)[member] },
+      );
+    }
     // A raw answer names its own tag (one per content coding), or has none.
     const etag =
       route.etag && result.status === 200

@@ -20,5 +20,5 @@ export const getApiKey: RouteHandler<'getApiKey'> = async ({ auth, params, now }
 });
 
 export const revokeApiKey: RouteHandler<'revokeApiKey'> = async ({ auth, params, now }) => ({
-  body: { deleted: true, key: await revokeCompanyApiKey(auth.companyId, params.id, now) },
+  body: { deleted: true, id: params.id, key: await revokeCompanyApiKey(auth.companyId, params.id, now) },
 });

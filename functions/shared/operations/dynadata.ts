@@ -7,7 +7,6 @@ import { librarySchema, typeSchema } from '../domain/dynadata/schemas';
 import { getTypeDefinition, putType, TYPE_CHANGE_CHECK_BUDGET_MS } from '../domain/dynadata/type-admin';
 import { deleteType } from '../domain/dynadata/type-deletion';
 import { typeSummaryPage } from '../domain/dynadata/types';
-import { etagOf } from '../etag';
 import type { RouteHandler } from '../http/router';
 import { workflowHopOf } from '../workflow-hops';
 
@@ -43,9 +42,8 @@ export const putDynadataType: RouteHandler<'putDynadataType'> = async ({
       checkBudgetMs: TYPE_CHANGE_CHECK_BUDGET_MS,
     },
   );
-  const answer = { type: saved.type };
-  // The tag GET answers for this version, so a next PUT or DELETE can name it in If-Match.
-  return { status: saved.created ? 201 : 200, body: answer, headers: { etag: etagOf(answer) } };
+  // The answer carries the tag GET answers for this version (`answersEtag`), for a next If-Match.
+  return { status: saved.created ? 201 : 200, body: { type: saved.type } };
 };
 export const deleteDynadataType: RouteHandler<'deleteDynadataType'> = async ({
   auth,
@@ -61,7 +59,8 @@ export const deleteDynadataType: RouteHandler<'deleteDynadataType'> = async ({
     now,
   );
   // 202: the items go in the background; the type's GET shows how far.
-  return { status: deletion.status === 'deleting' ? 202 : 200, body: deletion };
+  const deleting = deletion.status === 'deleting';
+  return { status: deleting ? 202 : 200, body: { deleted: !deleting, ...deletion } };
 };
 export const listDynadataItems: RouteHandler<'listDynadataItems'> = async ({ auth, params, body }) => ({
   body: await listItems(auth.companyId, params.type, body),
@@ -115,8 +114,8 @@ export const upsertDynadataItem: RouteHandler<'upsertDynadataItem'> = async ({
     ifMatch: headers['if-match'],
     ifNoneMatch: headers['if-none-match'],
   });
-  // The tag GET answers for this version, so a next write can name it in If-Match.
-  return { status: created ? 201 : 200, body: item, headers: { etag: etagOf(item) } };
+  // The answer carries the tag GET answers for this version (`answersEtag`), for a next If-Match.
+  return { status: created ? 201 : 200, body: item };
 };
 export const batchDynadataItems: RouteHandler<'batchDynadataItems'> = async ({
   auth,

@@ -39,7 +39,7 @@ export const deleteWebhookEndpoint: RouteHandler<'deleteWebhookEndpoint'> = asyn
   headers,
 }) => {
   await removeEndpoint(auth.companyId, params.id, headers['if-match']);
-  return { body: { deleted: true } };
+  return { body: { deleted: true, id: params.id } };
 };
 export const testWebhookEndpoint: RouteHandler<'testWebhookEndpoint'> = async ({ auth, params, now }) => ({
   body: { event: await pingEndpoint(auth.companyId, params.id, now) },

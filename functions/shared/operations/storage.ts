@@ -31,10 +31,10 @@ export const deleteFile: RouteHandler<'deleteFile'> = async ({ auth, query }) =>
   body: await deleteStoredFile(auth.companyId, query),
 });
 export const createMultipartUpload: RouteHandler<'createMultipartUpload'> = async ({ auth, body, now }) => ({
-  body: await createMultipart(auth.companyId, body, auth, now),
+  body: { upload: await createMultipart(auth.companyId, body, auth, now) },
 });
 export const getMultipartUpload: RouteHandler<'getMultipartUpload'> = async ({ auth, params, now }) => ({
-  body: await getMultipart(auth.companyId, params.id, now),
+  body: { upload: await getMultipart(auth.companyId, params.id, now) },
 });
 export const completeMultipartUpload: RouteHandler<'completeMultipartUpload'> = async ({
   auth,

@@ -22,7 +22,6 @@ import {
   listWorkflowSecretPage,
   putWorkflowSecret as storeSecret,
 } from '../domain/workflows/vault';
-import { etagOf } from '../etag';
 import type { RouteHandler } from '../http/router';
 import { workflowHopOf } from '../workflow-hops';
 
@@ -75,7 +74,7 @@ export const putWorkflow: RouteHandler<'putWorkflow'> = async ({ auth, params, b
 };
 export const deleteWorkflow: RouteHandler<'deleteWorkflow'> = async ({ auth, params, headers, now }) => {
   await removeWorkflow(auth.companyId, params.id, now, headers['if-match']);
-  return { status: 204, raw: '' };
+  return { body: { deleted: true as const, id: params.id } };
 };
 /**
  * The answer of a started run: 202 `{runId}` when it continues asynchronously, else the finished run. A token
@@ -148,8 +147,8 @@ export const putWorkflowSecret: RouteHandler<'putWorkflowSecret'> = async ({
   const { secret, created } = await storeSecret(auth.companyId, params.name, body, now, {
     ifMatch: headers['if-match'],
   });
-  const answer = { secret };
-  return { status: created ? 201 : 200, body: answer, headers: { etag: etagOf(answer) } };
+  // The answer carries the secret's ETag (`answersEtag`).
+  return { status: created ? 201 : 200, body: { secret } };
 };
 export const deleteWorkflowSecret: RouteHandler<'deleteWorkflowSecret'> = async ({
   auth,
@@ -157,5 +156,5 @@ export const deleteWorkflowSecret: RouteHandler<'deleteWorkflowSecret'> = async 
   headers,
 }) => {
   await deleteWorkflowSecretNamed(auth.companyId, params.name, { ifMatch: headers['if-match'] });
-  return { body: { deleted: true as const } };
+  return { body: { deleted: true as const, name: params.name } };
 };

@@ -3,6 +3,7 @@ import { lazy } from '../lazy';
 import * as z from '../zod';
 import { rotateSecretBodySchema } from './event-schemas';
 import { route } from './route-definition';
+import { deletedAnswer } from './schemas';
 
 /**
  * The routes of the company's message channel (group `events`, beside webhook endpoints: the channel is the
@@ -60,6 +61,7 @@ export const CHANNEL_ROUTES = [
     group: 'events',
     operationId: 'putMessageChannel',
     sdk: 'messaging.channel.put',
+    answersEtag: 'channel',
     ifMatch: true,
     summary: 'Set the message channel',
     description:
@@ -104,7 +106,7 @@ export const CHANNEL_ROUTES = [
     tag: 'Contacts',
     scope: 'webhooks:write',
     get response() {
-      return z.object({ deleted: z.literal(true) });
+      return deletedAnswer({});
     },
     errors: ['not_found', 'conflict'],
   }),
@@ -114,6 +116,7 @@ export const CHANNEL_ROUTES = [
     group: 'events',
     operationId: 'rotateMessageChannelSecret',
     sdk: 'messaging.channel.rotateSecret',
+    answersEtag: 'channel',
     summary: "Rotate the message channel's signing secret",
     description:
       'Answers a new signing secret, once (an idempotent replay answers `secret: null`). The previous secret ' +

@@ -80,6 +80,7 @@ export const DYNADATA_ROUTES = [
     ...AREA,
     operationId: 'createDynadataItem',
     sdk: 'dynadata.items(type).create',
+    answersEtag: true,
     summary: 'Create an item',
     scope: 'dynadata:write',
     get params() {
@@ -114,6 +115,7 @@ export const DYNADATA_ROUTES = [
     ...AREA,
     operationId: 'updateDynadataItem',
     sdk: 'dynadata.items(type).update',
+    answersEtag: true,
     ifMatch: true,
     summary: 'Update an existing item',
     scope: 'dynadata:write',
@@ -174,6 +176,7 @@ export const DYNADATA_ROUTES = [
     ...AREA,
     operationId: 'upsertDynadataItem',
     sdk: 'dynadata.items(type).upsert',
+    answersEtag: true,
     ifMatch: true,
     createOnlyIfNoneMatch: true,
     summary: 'Create or replace an item with your own id',

@@ -4,7 +4,7 @@ import { identifierField, timestampField } from '../fields';
 import { lazy } from '../lazy';
 import { MAX_ATOMIC_BATCH_OPERATIONS, MAX_BATCH_OPERATIONS } from '../types/dynadata-types';
 import * as z from '../zod';
-import { nextCursorSchema } from './schemas';
+import { deletedAnswer, nextCursorSchema } from './schemas';
 
 export { sendMessageBody } from '../domain/messages/message-body';
 
@@ -198,7 +198,7 @@ export const listItemsResponse = /* @__PURE__ */ lazy(() =>
 );
 
 export const deleteItemResponse = /* @__PURE__ */ lazy(() =>
-  z.object({ deleted: z.literal(true), _id: z.string() }),
+  deletedAnswer({ _id: z.string().describe('The deleted item.') }),
 );
 
 export const validateItemResponse = /* @__PURE__ */ lazy(() =>
@@ -313,7 +313,12 @@ export const typeDefinitionResponse = /* @__PURE__ */ lazy(() => z.object({ type
 
 export const deleteTypeResponse = /* @__PURE__ */ lazy(() =>
   z.object({
-    name: z.string(),
+    deleted: z
+      .boolean()
+      .describe(
+        '`true` (200): the type is deleted; `false` (202): it is `deleting`, its items in the background.',
+      ),
+    name: z.string().describe('The type.'),
     status: z
       .enum(['deleted', 'deleting'])
       .describe(

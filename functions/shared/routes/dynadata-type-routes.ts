@@ -99,6 +99,7 @@ export const DYNADATA_TYPE_ROUTES = [
     group: 'dynadata',
     operationId: 'putDynadataType',
     sdk: 'dynadata.types.put',
+    answersEtag: 'type',
     ifMatch: true,
     summary: 'Define a Dynadata type',
     description:
@@ -193,6 +194,8 @@ export const DYNADATA_TYPE_ROUTES = [
       ];
     },
     errors: ['not_found', 'builtin_type_read_only', 'type_has_items', 'conflict'],
-    examples: { response: { name: 'orders', status: 'deleted', deletedItems: 42, remainingItems: 0 } },
+    examples: {
+      response: { deleted: true, name: 'orders', status: 'deleted', deletedItems: 42, remainingItems: 0 },
+    },
   }),
 ] as const;

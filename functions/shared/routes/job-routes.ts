@@ -142,7 +142,8 @@ export const enqueueJobRoute = <
     description: string;
     body: () => B;
     response: () => S;
-    successStatus: 201 | 202;
+    /** Enqueueing starts asynchronous work: 202 (docs/openapi.md, Conventions, rule 1). */
+    successStatus: 202;
     errors: readonly ErrorCode[];
     examples: { request: unknown; response?: unknown };
     doors?: D;
@@ -161,6 +162,7 @@ export const enqueueJobRoute = <
         return options.response();
       },
       successStatus: options.successStatus,
+      answersEtag: 'job',
       errors: options.errors,
       examples: options.examples,
     }),
@@ -261,7 +263,9 @@ export const jobRoute = <
       ...(options.description ? { description: options.description } : {}),
       tag: options.tag,
       scope: options.scope,
-      ...(options.method === 'GET' ? { etag: true as const } : { idempotency: 'keyed' as const }),
+      ...(options.method === 'GET'
+        ? { etag: true as const }
+        : { idempotency: 'keyed' as const, answersEtag: 'job' as const }),
       ...(options.successStatus ? { successStatus: options.successStatus } : {}),
       get params() {
         return jobId();

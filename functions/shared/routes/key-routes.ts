@@ -6,7 +6,7 @@ import { MAX_ACTIVE_API_KEYS } from '../types/api-keys';
 import { SCOPES } from '../types/scopes';
 import * as z from '../zod';
 import { route } from './route-definition';
-import { nextCursorSchema, pageQuery } from './schemas';
+import { deletedAnswer, nextCursorSchema, pageQuery } from './schemas';
 
 /**
  * The routes of a company's API keys (group `company`, with `company-routes.ts`): a section of the route
@@ -179,7 +179,10 @@ export const KEY_ROUTES = [
       return keyId();
     },
     get response() {
-      return z.object({ deleted: z.literal(true), key: apiKeySchema() });
+      return deletedAnswer({
+        id: z.string().describe('The revoked key.'),
+        key: apiKeySchema().describe('The key as it stays listed, `revoked`.'),
+      });
     },
     errors: ['not_found'],
   }),

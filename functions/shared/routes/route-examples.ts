@@ -298,7 +298,11 @@ export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
   listApiKeys: { keys: [apiKey], nextCursor: null },
   createApiKey: { key: restrictedKey, secret: 'sk-Qm9vZ2xlLWV4YW1wbGUta2V5LW5vdC1yZWFsLXNlY3JldA1' },
   getApiKey: { key: restrictedKey },
-  revokeApiKey: { deleted: true, key: { ...restrictedKey, status: 'revoked', revokedAt: later } },
+  revokeApiKey: {
+    deleted: true,
+    id: restrictedKey.id,
+    key: { ...restrictedKey, status: 'revoked', revokedAt: later },
+  },
   getMessageChannel: { channel },
   putMessageChannel: { channel: { ...channel, updatedAt: later }, secret: null },
   deleteMessageChannel: { deleted: true },
@@ -309,7 +313,7 @@ export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
   },
   listWebhookEndpoints: { endpoints: [endpoint], nextCursor: null },
   getWebhookEndpoint: { endpoint },
-  deleteWebhookEndpoint: { deleted: true },
+  deleteWebhookEndpoint: { deleted: true, id: endpoint.id },
   testWebhookEndpoint: { event: ping },
   updateWebhookEndpoint: { endpoint },
   rotateWebhookSecret: {
@@ -341,7 +345,7 @@ export const RESPONSE_EXAMPLES: Partial<Record<OperationId, unknown>> = {
 export const ALSO_ANSWER_EXAMPLES: Partial<Record<OperationId, Record<number, unknown>>> = {
   runWorkflow: { 202: { runId: 'wr_01jd3xq0e5g7j9l1n3p5r7t9v1' } },
   deleteDynadataType: {
-    202: { name: 'orders', status: 'deleting', deletedItems: 500, remainingItems: 1200 },
+    202: { deleted: false, name: 'orders', status: 'deleting', deletedItems: 500, remainingItems: 1200 },
   },
   upsertDynadataItem: {
     201: {

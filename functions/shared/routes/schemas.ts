@@ -6,6 +6,14 @@ import * as z from '../zod';
 
 /** Shapes shared by several routes. Every field carries a description: they become the OpenAPI document. */
 
+/**
+ * The answer of a DELETE (docs/openapi.md, Conventions, rule 2): 200 with `deleted: true` and the members that
+ * name what was deleted as its read names them (`id`, `_id`, `name`, or `bucket` and `fullPath`); a resource the
+ * company has one of (its messaging channel) has none. Members a route adds beside them follow.
+ */
+export const deletedAnswer = <const S extends Record<string, z.ZodType>>(identifiers: S) =>
+  z.object({ deleted: z.literal(true).describe('The resource is deleted.'), ...identifiers });
+
 export const planLimitsSchema = /* @__PURE__ */ lazy(() =>
   z
     .object({

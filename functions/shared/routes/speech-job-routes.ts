@@ -50,14 +50,14 @@ export const SPEECH_JOB_ROUTES = [
     summary: 'Enqueue a long-form speech job',
     description:
       'Turns up to 100,000 characters of text (or the spoken form of markdown) into ONE stored audio file and ' +
-      'a JSON timing file of its sentences, asynchronously. Answers 201 with the job; poll ' +
+      'a JSON timing file of its sentences, asynchronously. Answers 202 with the job; poll ' +
       'GET /v1/speech/jobs/{id}. An identical request (same spoken text, voice and format) whose earlier result ' +
       'is still stored is reused (`reused: true`, nothing billed). Bills the characters to `speech_characters` ' +
       "when done; 429 `speech_quota_exceeded` when they would pass the month's allowance, 429 " +
       "`speech_job_queue_full` (Retry-After) at the plan's cap of unfinished jobs. Honours Idempotency-Key.",
     body: createSpeechJobBodySchema,
     response: speechJobResponseSchema,
-    successStatus: 201,
+    successStatus: 202,
     errors: ['speech_quota_exceeded', 'speech_job_queue_full', 'service_unavailable'],
     examples: {
       request: { markdown: '# Chapter one\n\nIt was a bright cold day in April.', format: 'mp3' },
@@ -133,7 +133,7 @@ export const SPEECH_JOB_ROUTES = [
       summary: 'Cancel an unfinished speech job',
       description:
         'Moves a `pending` or `synthesizing` job to `canceled` and stops its synthesis (nothing is billed). A ' +
-        'finished job answers 409 `speech_job_not_cancelable` with its `status`.',
+        'finished job answers 409 `speech_job_not_cancelable` with its `jobStatus`.',
       response: speechJobResponseSchema,
       errors: ['not_found', 'speech_job_not_cancelable', 'conflict'],
     }),

@@ -155,7 +155,7 @@ export const STORAGE_ROUTES = [
     errors: ['payload_too_large'],
     examples: {
       request: { fileName: 'lecture.mp4', contentType: 'video/mp4', size: 20_000_000, partSize: 8_388_608 },
-      response: multipartExample(0),
+      response: { upload: multipartExample(0) },
     },
   }),
   route({
@@ -215,7 +215,7 @@ export const STORAGE_ROUTES = [
       return multipartUploadResponseSchema();
     },
     errors: ['not_found'],
-    examples: { response: multipartExample(2) },
+    examples: { response: { upload: multipartExample(2) } },
   }),
   route({
     method: 'POST',

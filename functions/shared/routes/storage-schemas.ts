@@ -299,7 +299,7 @@ const partUrlSchema = /* @__PURE__ */ lazy(() =>
   }),
 );
 
-export const multipartUploadResponseSchema = /* @__PURE__ */ lazy(() =>
+const multipartUploadSchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
       id: multipartIdField(),
@@ -341,6 +341,11 @@ export const multipartUploadResponseSchema = /* @__PURE__ */ lazy(() =>
       'An unfinished multipart upload: PUT each part to its URL, then `POST ' +
         '/v1/storage/multipart-uploads/{id}/complete` with every part number and ETag.',
     ),
+);
+
+/** One multipart upload, in its envelope (docs/openapi.md, Conventions, rule 3). */
+export const multipartUploadResponseSchema = /* @__PURE__ */ lazy(() =>
+  z.object({ upload: multipartUploadSchema() }),
 );
 
 /** A part number of the upload, and its checksum when the upload has `checksumAlgorithm`. */

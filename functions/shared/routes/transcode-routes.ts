@@ -102,7 +102,7 @@ export const TRANSCODE_ROUTES = [
     summary: 'Cancel an unfinished job',
     description:
       'Moves a `pending`, `probing`, `transcoding` or `finalizing` job to `canceled`, clears its worker lease ' +
-      'and stops its conversion. A finished job answers 409 `transcode_job_not_cancelable` with its `status`.',
+      'and stops its conversion. A finished job answers 409 `transcode_job_not_cancelable` with its `jobStatus`.',
     response: transcodeJobResponseSchema,
     errors: ['not_found', 'transcode_job_not_cancelable', 'conflict'],
   }),
@@ -117,7 +117,7 @@ export const TRANSCODE_ROUTES = [
     description:
       'Re-runs a `failed` or `canceled` job from scratch as the next `attempt`, subject to the same quota and ' +
       'queue checks as enqueueing. Any other state, or a worker lease still in the future, answers 409 ' +
-      '`transcode_job_not_retryable`.',
+      '`transcode_job_not_retryable` with its `jobStatus` (and `leaseUntil` for a lease).',
     response: transcodeJobResponseSchema,
     successStatus: 202,
     errors: [

@@ -20,6 +20,7 @@ export const TRANSCRIPTION_ROUTES = [
     group: 'transcriptions',
     operationId: 'createTranscription',
     sdk: 'transcriptions.create',
+    answersEtag: 'job',
     summary: 'Enqueue a transcription job',
     description:
       'Transcribes one of your stored audio files (or the sound of a video), asynchronously. Answers 202 ' +

@@ -14,7 +14,7 @@ import {
   webhookEndpointSchema,
 } from './event-schemas';
 import { route } from './route-definition';
-import { nextCursorSchema, pageQuery } from './schemas';
+import { deletedAnswer, nextCursorSchema, pageQuery } from './schemas';
 
 /**
  * The routes of webhook endpoints (group `events`, with `event-routes.ts`), a section of the route table
@@ -29,6 +29,7 @@ export const WEBHOOK_ROUTES = [
     group: 'events',
     operationId: 'createWebhookEndpoint',
     sdk: 'webhooks.create',
+    answersEtag: 'endpoint',
     summary: 'Register a webhook endpoint',
     description:
       'Events of the subscribed types raised from its creation on are POSTed to the URL, signed with ' +
@@ -108,7 +109,7 @@ export const WEBHOOK_ROUTES = [
       return endpointId();
     },
     get response() {
-      return z.object({ deleted: z.literal(true) });
+      return deletedAnswer({ id: z.string().describe('The deleted endpoint.') });
     },
     errors: ['not_found'],
   }),
@@ -140,6 +141,7 @@ export const WEBHOOK_ROUTES = [
     group: 'events',
     operationId: 'updateWebhookEndpoint',
     sdk: 'webhooks.update',
+    answersEtag: 'endpoint',
     ifMatch: true,
     summary: 'Change a webhook endpoint',
     description:
@@ -166,6 +168,7 @@ export const WEBHOOK_ROUTES = [
     group: 'events',
     operationId: 'rotateWebhookSecret',
     sdk: 'webhooks.rotateSecret',
+    answersEtag: 'endpoint',
     summary: "Rotate a webhook endpoint's signing secret",
     description:
       'Answers a new signing secret, once (an idempotent replay answers `secret: null`). The previous ' +

@@ -5,7 +5,7 @@ import { RUN_TRIGGER_TYPES } from '../types/workflow-triggers';
 import { WORKFLOW_RUN_STATUSES } from '../types/workflows';
 import * as z from '../zod';
 import { route } from './route-definition';
-import { nextCursorSchema, pageQuery, queryBoolean } from './schemas';
+import { deletedAnswer, nextCursorSchema, pageQuery, queryBoolean } from './schemas';
 import * as wf from './workflow-schemas';
 
 const runParams = /* @__PURE__ */ lazy(() =>
@@ -90,6 +90,7 @@ export const WORKFLOW_ROUTES = [
     group: 'workflows',
     operationId: 'putWorkflow',
     sdk: 'workflows.put',
+    answersEtag: 'workflow',
     ifMatch: true,
     summary: 'Save a workflow definition',
     description:
@@ -131,7 +132,6 @@ export const WORKFLOW_ROUTES = [
     operationId: 'deleteWorkflow',
     sdk: 'workflows.delete',
     ifMatch: true,
-    successStatus: 204,
     summary: 'Delete a workflow',
     description:
       'Removes the workflow (its id answers 404 from then on; saving it again starts a new workflow whose ' +
@@ -143,9 +143,10 @@ export const WORKFLOW_ROUTES = [
       return wf.workflowIdParams();
     },
     get response() {
-      return z.object({});
+      return deletedAnswer({ id: z.string().describe('The deleted workflow.') });
     },
     errors: ['not_found', 'conflict'],
+    examples: { response: { deleted: true, id: 'notify-order' } },
   }),
   route({
     method: 'POST',
@@ -336,11 +337,13 @@ export const WORKFLOW_ROUTES = [
     group: 'workflows',
     operationId: 'cancelWorkflowRun',
     sdk: 'workflows.runs.cancel',
+    answersEtag: 'run',
     summary: 'Cancel a run',
     description:
       'An unfinished run stops before its next step and ends `canceled` (`error.code` ' +
       '`workflow_run_canceled`); a step in flight is recorded as failed with `step_interrupted`, and the ' +
-      'steps before it keep their results. A finished run answers 409 `workflow_run_not_cancelable`. ' +
+      'steps before it keep their results. A finished run answers 409 `workflow_run_not_cancelable` with its ' +
+      '`runStatus`. ' +
       'Repeating a cancel changes nothing more (the second answers 409, or with the same ' +
       '`Idempotency-Key` the first answer again).',
     tag: 'Workflows',

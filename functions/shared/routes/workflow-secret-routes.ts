@@ -4,7 +4,7 @@ import { lazy } from '../lazy';
 import { SECRET_NAME_PATTERN } from '../types/workflows';
 import * as z from '../zod';
 import { route } from './route-definition';
-import { nextCursorSchema, pageQuery } from './schemas';
+import { deletedAnswer, nextCursorSchema, pageQuery } from './schemas';
 
 /**
  * The routes of workflow secrets (group `workflows`), a section of the route table: values a company stores
@@ -100,6 +100,7 @@ export const WORKFLOW_SECRET_ROUTES = [
     group: 'workflows',
     operationId: 'putWorkflowSecret',
     sdk: 'workflows.secrets.put',
+    answersEtag: 'secret',
     ifMatch: true,
     summary: 'Store a workflow secret',
     description:
@@ -151,9 +152,9 @@ export const WORKFLOW_SECRET_ROUTES = [
       return nameParams();
     },
     get response() {
-      return z.object({ deleted: z.literal(true) });
+      return deletedAnswer({ name: z.string().describe('The deleted secret.') });
     },
     errors: ['not_found', 'conflict'],
-    examples: { response: { deleted: true } },
+    examples: { response: { deleted: true, name: 'CRM_TOKEN' } },
   }),
 ] as const;

@@ -19,7 +19,8 @@ import {
  * answers the first answer again instead of creating a second item), and a real signed webhook delivery
  * verified. The resource client, area by area: Dynadata items paged, a recording uploaded with
  * `storage.upload`, a transcode, a transcription, a speech job and an async workflow run each awaited with
- * its waiter, a webhook delivery verified, usage read and events iterated.
+ * its waiter, a webhook delivery verified, usage read and events iterated. And conditional writes that name
+ * the `ETag` the previous write answered.
  */
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let tenant: Awaited<ReturnType<typeof createTenant>>;
@@ -128,6 +129,31 @@ describe('the SDK against the local stack', () => {
     expect(events.map((event) => event.id)).toEqual(ids);
     // One event per page: the second page is the last (its `next` is null), so two requests.
     expect(sent).toEqual(['GET /v1/events', 'GET /v1/events']);
+  });
+
+  it('changes and deletes an endpoint with the ETag each write answered, with no read between', async () => {
+    const created = await client.POST('/v1/webhooks', {
+      body: { url: `${receiver.base}/tagged`, events: ['*'] },
+    });
+    const id = created.data?.endpoint.id ?? '';
+    const first = created.response.headers.get('etag') ?? '';
+    const read = await client.GET('/v1/webhooks/{id}', { params: { path: { id } } });
+    expect(read.response.headers.get('etag')).toBe(first);
+    const disabled = await client.PATCH('/v1/webhooks/{id}', {
+      params: { path: { id }, header: { 'If-Match': first } },
+      body: { enabled: false },
+    });
+    expect(disabled.error, JSON.stringify(disabled.error)).toBeUndefined();
+    const second = disabled.response.headers.get('etag') ?? '';
+    expect(second).not.toBe(first);
+    const stale = await client.DELETE('/v1/webhooks/{id}', {
+      params: { path: { id }, header: { 'If-Match': first } },
+    });
+    expect(stale.error?.code).toBe('precondition_failed');
+    const deleted = await client.DELETE('/v1/webhooks/{id}', {
+      params: { path: { id }, header: { 'If-Match': second } },
+    });
+    expect(deleted.data).toEqual({ deleted: true, id });
   });
 });
 

@@ -311,7 +311,7 @@ export const runClientScenario = async ({
     const refused = await api.POST('/v1/webhooks', { body: { url: 'http://example.com/', events: ['*'] } });
     expect(refused.error?.code).toBe('validation_failed');
     const deleted = await api.DELETE('/v1/webhooks/{id}', { params: { path: { id } } });
-    expect(deleted.data?.deleted).toBe(true);
+    expect(deleted.data).toEqual({ deleted: true, id });
     const gone = await api.GET('/v1/webhooks/{id}', { params: { path: { id } } });
     expect(gone.error?.code).toBe('not_found');
     const unknown = await api.GET('/v1/events/{id}', { params: { path: { id: 'evt_unknown' } } });

@@ -98,7 +98,8 @@ export const cancelWorkflowRun = async (input: {
     if (!(error instanceof WorkflowRunMovedError)) throw error;
     // It finished (or was canceled) meanwhile.
     const moved = await getWorkflowRunRecord(input.companyId, input.runId, { consistent: true });
-    throw notCancelable(moved?.status ?? 'finished');
+    if (!moved) throw new NotFoundError('No run with this id.');
+    throw notCancelable(moved.status);
   }
   return toPublicRun(canceled);
 };
