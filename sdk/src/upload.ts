@@ -201,7 +201,7 @@ export const uploadWith = (api: ApiClient, fetchImpl: FetchLike): StorageUpload 
 
   const multipart = async (reader: Reader, fileName: string, options: UploadOptions) => {
     const checksum = options.checksum === true;
-    const started = await callFor(
+    const { upload: started } = await callFor(
       api,
       'createMultipartUpload',
       {},

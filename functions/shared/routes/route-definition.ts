@@ -82,6 +82,7 @@ export interface RouteDefinition {
    * sends it is answered with both (`http/deprecation.ts`). Deprecating a parameter is one entry here.
    */
   deprecatedQuery?: Readonly<Record<string, Deprecation>>;
+  /**
    * A write whose answer holds a resource whose read declares `etag` (the `ETag` of that read: `etag.ts`): the
    * answer carries the tag of the resource as written, so the next conditional write can name it without a read.
    * `true`: the whole body is the resource as its read answers it (a Dynadata item); a member name: the resource

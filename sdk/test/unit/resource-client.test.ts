@@ -47,16 +47,16 @@ describe('the resource methods', () => {
     expect(JSON.parse(sent[1]?.body ?? '')).toEqual({ enabled: false });
   });
 
-  it('answer the typed success body, nothing for a 204', async () => {
+  it('answer the typed success body', async () => {
     const { client } = stubClient((s) =>
-      s.method === 'DELETE' ? { status: 204 } : { body: { job: job('done') } },
+      s.method === 'DELETE' ? { body: { deleted: true, id: 'wf_1' } } : { body: { job: job('done') } },
     );
     const read = await client.transcodes.get('tc_1');
     expectTypeOf(read.job).toEqualTypeOf<TranscodeJob>();
     expect(read.job.status).toBe('done');
     const deleted = await client.workflows.delete('wf_1');
-    expectTypeOf(deleted).toEqualTypeOf<undefined>();
-    expect(deleted).toBeUndefined();
+    expectTypeOf(deleted).toEqualTypeOf<{ deleted: true; id: string }>();
+    expect(deleted).toEqual({ deleted: true, id: 'wf_1' });
   });
 
   it('check their arguments at compile time', () => {

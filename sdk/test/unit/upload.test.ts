@@ -37,7 +37,10 @@ const storage = (options: { partSize: number; size: number; failPart?: number })
     if (route === 'PUT /one') return { body: {}, headers: { etag: '"e"' } };
     if (route === 'POST /v1/storage/upload-complete') return { body: stored };
     if (route === 'POST /v1/storage/multipart-uploads') {
-      return { status: 201, body: { id: 'mp_1', partSize: options.partSize, partCount, parts: [] } };
+      return {
+        status: 201,
+        body: { upload: { id: 'mp_1', partSize: options.partSize, partCount, parts: [] } },
+      };
     }
     if (route === 'POST /v1/storage/multipart-uploads/mp_1/part-urls') {
       const { parts } = JSON.parse(s.body) as { parts: { partNumber: number; checksumSha256?: string }[] };
@@ -63,7 +66,7 @@ const storage = (options: { partSize: number; size: number; failPart?: number })
     }
     if (route === 'POST /v1/storage/multipart-uploads/mp_1/complete')
       return { body: { ...stored, size: options.size } };
-    if (route === 'DELETE /v1/storage/multipart-uploads/mp_1') return { body: { deleted: true } };
+    if (route === 'DELETE /v1/storage/multipart-uploads/mp_1') return { body: { deleted: true, id: 'mp_1' } };
     return { status: 500, body: { code: 'unexpected', detail: route } };
   };
   return { answer, puts };
