@@ -98,6 +98,8 @@ describe('rule 2: a DELETE answers 200 with `deleted` and what names the resourc
  */
 const RESOURCES: readonly { envelope: string | null; read?: string; writes: readonly string[] }[] = [
   { envelope: 'company', read: 'getSelf', writes: [] },
+  // The OpenAPI document itself, as the OpenAPI specification shapes it: not a resource of the API.
+  { envelope: null, read: 'getOpenApiDocument', writes: [] },
   { envelope: 'key', read: 'getApiKey', writes: ['createApiKey'] },
   { envelope: 'message', writes: ['cancelMessage', 'reportMessageStatus'] },
   { envelope: 'type', read: 'getDynadataType', writes: ['putDynadataType'] },

@@ -3,13 +3,11 @@ import * as z from '../zod';
 import * as dd from './dynadata-schemas';
 import { itemParams, route, typeParam } from './route-definition';
 
-/** The group and tag of every route of the section. */
-const AREA = { group: 'dynadata', tag: 'Dynadata' } as const;
+const AREA = { group: 'dynadata', tag: 'Dynadata' } as const; // the group and tag of every route here
 
 /**
- * The routes of Dynadata items, schemas and functions (group `dynadata`, with `dynadata-type-routes.ts`): a section of the route table
- * (`route-table.ts` joins the sections into `ROUTES`), imported alone by the group's function, so its bundle
- * holds only its own routes.
+ * The routes of Dynadata items, schemas and functions (group `dynadata`, with `dynadata-type-routes.ts`): a
+ * section of `ROUTES` (`route-table.ts`), imported alone by the group's function, so its bundle holds only these.
  */
 export const DYNADATA_ROUTES = [
   route({

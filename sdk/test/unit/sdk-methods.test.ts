@@ -62,7 +62,10 @@ describe('the SDK method names', () => {
       args: ['_id'],
     });
     expect(methods.createTranscode).toMatchObject({ args: [], body: 'required', query: [] });
-    expect(methods.listTranscodes).toMatchObject({ body: null, query: ['limit', 'cursor'] });
+    expect(methods.listTranscodes).toMatchObject({
+      body: null,
+      query: ['limit', 'cursor', 'status', 'createdAfter', 'createdBefore'],
+    });
   });
 
   it('give every job type and run a waiter whose final states come from the status schema', () => {
