@@ -9,7 +9,7 @@ import { DELETING_STATUS, TYPE_ENTITY } from '../../functions/shared/types/dynad
 import { EVENT_ENTITY } from '../../functions/shared/types/events';
 import type { MeasuredOperation, OffPathWork, OperationUsage } from './cost-model';
 import { measureCostOperations } from './cost-operations';
-import { difference, type MeterTotals, type RequestMeter, type Work } from './request-meter';
+import { difference, type MeterTotals, markTrace, type RequestMeter, type Work } from './request-meter';
 
 /**
  * Measures, through a local stack of its own, what each operation of the cost bench consumes
@@ -224,6 +224,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
       runs = 1,
     ): Promise<MeasuredOperation> => {
       await settle();
+      markTrace(`${name} (${runs} runs)`);
       accessLog.length = 0;
       executions.length = 0;
       batches.length = 0;
