@@ -472,7 +472,8 @@ const TRIGGERED_RUNS: FunctionAccess = combineAccess(RUN_ENGINE, {
 export const WORKER_ACCESS = {
   /**
    * The table stream's dispatcher: for each new event, the subscribed endpoints (or the pinged one), one
-   * delivery per endpoint with its lane entry and count, and the message that wakes the lane; the runs of
+   * delivery per endpoint (read back when it exists already, to queue one a stopped handling left unqueued),
+   * its lane entry and count, and the message that wakes the lane; the runs of
    * the workflows the event triggers (their trigger items: a Query of the definitions' partition); for each
    * changed usage month, the company's limits and a once-only threshold event; for each turn of a Dynadata
    * type's background deletion, the type, a page of its items, each item's deletion (with the type's count
@@ -480,7 +481,7 @@ export const WORKER_ACCESS = {
    */
   eventDispatcher: combineAccess(TRIGGERED_RUNS, {
     table: {
-      GetItem: ['webhooks', 'plans', 'dynadataTypes'],
+      GetItem: ['webhooks', 'plans', 'dynadataTypes', 'events'],
       BatchGetItem: ['company'],
       Query: ['webhooks', 'workflows', 'dynadataItems'],
       PutItem: ['events', 'webhookLanes'],

@@ -9,7 +9,7 @@ import { DELETING_STATUS, TYPE_ENTITY } from '../../functions/shared/types/dynad
 import { EVENT_ENTITY } from '../../functions/shared/types/events';
 import type { MeasuredOperation, OffPathWork, OperationUsage } from './cost-model';
 import { measureCostOperations } from './cost-operations';
-import { difference, type MeterTotals, type RequestMeter, type Work } from './request-meter';
+import { difference, type MeterTotals, markTrace, type RequestMeter, type Work } from './request-meter';
 
 /**
  * Measures, through a local stack of its own, what each operation of the cost bench consumes
@@ -193,8 +193,10 @@ export const measureOperations = async (write: (line: string) => void): Promise<
       if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
       return json;
     };
+    /** How long background work may take (`BENCH_WAIT_SECONDS`, 120 by default; more on a loaded machine). */
+    const waitMs = Number(process.env.BENCH_WAIT_SECONDS ?? 120) * 1000;
     const until = async (read: () => Promise<boolean>, what: string) => {
-      const deadline = Date.now() + 120_000;
+      const deadline = Date.now() + waitMs;
       while (!(await read())) {
         if (Date.now() > deadline) throw new Error(`${what} did not finish`);
         await new Promise((r) => setTimeout(r, 100));
@@ -224,6 +226,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
       runs = 1,
     ): Promise<MeasuredOperation> => {
       await settle();
+      markTrace(`${name} (${runs} runs)`);
       accessLog.length = 0;
       executions.length = 0;
       batches.length = 0;

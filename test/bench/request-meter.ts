@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { appendFileSync } from 'node:fs';
 import { type AttributeValue, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { TABLE_SHAPE } from '../../functions/shared/data/table';
@@ -123,6 +124,20 @@ const reportedUnits = (output: unknown) =>
     .flat()
     .reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
 
+/** An item key with its ids left out (`CO#…#WHLANE#…`, `Q#…`): which kind of item a write touched. */
+const shape = (key: Key) =>
+  [key[TABLE_SHAPE.partitionKey]?.S, key[TABLE_SHAPE.sortKey]?.S]
+    .map((part) => (part ?? '').replace(/[A-Za-z0-9_-]{12,}/g, '…'))
+    .join(' ');
+
+/**
+ * With `BENCH_UNITS_TRACE=<file>`, each write's units per item are appended to that file, one line each,
+ * and `markTrace` writes a heading (the operation measured next): which items an operation writes.
+ */
+const traceTo = (file: string | undefined) =>
+  file ? (line: string) => appendFileSync(file, `${line}\n`) : undefined;
+export const markTrace = (heading: string) => traceTo(process.env.BENCH_UNITS_TRACE)?.(`## ${heading}`);
+
 export interface RequestMeter {
   totals: () => MeterTotals;
   /** Runs `fn` as off-path `work` (its units are counted apart). */
@@ -141,6 +156,7 @@ export const installRequestMeter = (
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   const work = new AsyncLocalStorage<Work>();
+  const trace = traceTo(process.env.BENCH_UNITS_TRACE);
   const sums = emptyTotals();
   const differences: string[] = [];
   const current = () => sums.byWork[work.getStore() ?? 'request'];
@@ -172,6 +188,12 @@ export const installRequestMeter = (
     );
     const table = units.reduce((sum, u) => sum + u.table, 0);
     const indexes = units.reduce((sum, u) => sum + u.indexes, 0);
+    touches.forEach((t, i) => {
+      trace?.(
+        `${work.getStore() ?? 'request'} ${command.replace('Command', '')}${failed ? ' (failed)' : ''} ` +
+          `${shape(t.key)} table ${units[i]?.table ?? 0} index ${units[i]?.indexes ?? 0}`,
+      );
+    });
     const sum = current();
     sum.write += table + indexes;
     sum.indexWrite += indexes;

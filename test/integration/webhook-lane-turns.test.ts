@@ -83,4 +83,70 @@ describe('webhook lane messages', () => {
     expect(await takeLane(lane, { from: 't-waiting', to: 't-other' }, now, new Date())).toBe(false);
     expect(receiver.of('/hops')).toEqual([]);
   });
+
+  it('queues a delivery created by a handling that stopped before queuing it, once', async () => {
+    const { lane, eventId } = await queuedDelivery('/stopped-enqueue', 'tc_stopped_enqueue');
+    const { enqueueDelivery, entryKey } = await import('../../functions/shared/data/webhook-deliveries');
+    const { ddb, tableName } = await import('../../functions/shared/data/client');
+    const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { sortKeys } = await import('../../functions/shared/data/keys');
+    // The handling stopped after the delivery's put: no entry, the lane's count not raised.
+    await ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: tableName(), Key: entryKey(lane, eventId) } },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: { pk: entryKey(lane, eventId).pk, sk: sortKeys.webhookLane },
+              UpdateExpression: 'ADD pending :minus',
+              ExpressionAttributeValues: { ':minus': -1 },
+            },
+          },
+        ],
+      }),
+    );
+    const again = { lane, eventId, eventType: 'transcode.done', eventCreatedAt: new Date() };
+    expect(await enqueueDelivery(again)).toBe(true);
+    // Handled once more: already queued, nothing written.
+    expect(await enqueueDelivery(again)).toBe(false);
+    const { runLane } = await import('../../functions/shared/domain/events/lane-run');
+    const { laneStartToken } = await import('../../functions/shared/domain/events/lanes');
+    expect(await runLane({ ...lane, owner: laneStartToken(lane, eventId) })).toBe('released');
+    expect(receiver.of('/stopped-enqueue').map((r) => r.headers['webhook-id'])).toEqual([eventId]);
+    // Handled again after it was delivered: the delivery is not pending, nothing is queued.
+    expect(await enqueueDelivery(again)).toBe(false);
+  });
+
+  it('takes a delivery ended by an owner that stopped before leaving the lane out of it, without sending it again', async () => {
+    const { headers, lane, eventId } = await queuedDelivery('/stopped-finish', 'tc_stopped_finish');
+    const { deliveryKey, nextInLane } = await import('../../functions/shared/data/webhook-deliveries');
+    const { ddb, tableName } = await import('../../functions/shared/data/client');
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    // The owner sent it and recorded the end, then stopped: the entry is still in the lane.
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: deliveryKey(lane.companyId, eventId, lane.endpointId),
+        UpdateExpression: 'SET #status = :delivered, attempts = :one, lastStatus = :ok',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':delivered': 'delivered', ':one': 1, ':ok': 200 },
+      }),
+    );
+    expect(await nextInLane(lane)).toBe(eventId);
+    const { runLane } = await import('../../functions/shared/domain/events/lane-run');
+    const { laneStartToken } = await import('../../functions/shared/domain/events/lanes');
+    expect(await runLane({ ...lane, owner: laneStartToken(lane, eventId) })).toBe('released');
+    expect(await nextInLane(lane)).toBeUndefined();
+    expect(receiver.of('/stopped-finish')).toEqual([]);
+    const detail = await call('GET', `/v1/events/${eventId}`, { headers });
+    expect((detail.json.event as { deliveries: unknown[] }).deliveries).toEqual([
+      expect.objectContaining({
+        endpointId: lane.endpointId,
+        status: 'delivered',
+        attempts: 1,
+        lastStatus: '200',
+      }),
+    ]);
+  });
 });

@@ -1,6 +1,12 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  type PutCommandInput,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
-import { putItem } from './entity';
+import { putItem, type TransactItem } from './entity';
 import { eventExpiry, eventPartition } from './events';
 import { sortKeys } from './keys';
 import { INDEX_ATTRIBUTES, listSparsePartition } from './sparse-index';
@@ -90,42 +96,66 @@ export const toDelivery = (item: Record<string, unknown>): DeliveryRecord => {
 };
 
 /**
- * Creates the delivery of an event to an endpoint and queues it in its lane, in one transaction. Returns
- * false when the delivery exists already (nothing written).
+ * Creates the delivery of an event to an endpoint (a conditional put: once), then queues it in its lane (its
+ * entry and the lane's count in one transaction, conditional on the entry's absence: once). Returns false
+ * when nothing was queued: the delivery existed already and was queued (or ended) by an earlier handling of
+ * the same event. A handling that stopped between the two writes left a `pending` delivery with no entry:
+ * handling the event again queues it. Two writes instead of one transaction of three: the delivery is
+ * written once, not twice as a transaction action, and its log index entry with it.
  */
-export const enqueueDelivery = (options: {
+export const enqueueDelivery = async (options: {
   lane: LaneRef;
   eventId: string;
   eventType: string;
   eventCreatedAt: Date;
 }): Promise<boolean> => {
   const { lane, eventId, eventType } = options;
+  const created = await putUnlessFailed(
+    putItem(
+      WebhookDelivery,
+      deliveryKey(lane.companyId, eventId, lane.endpointId),
+      {
+        eventId,
+        endpointId: lane.endpointId,
+        resourceId: lane.resourceId,
+        eventType,
+        status: 'pending',
+        attempts: 0,
+      },
+      {
+        extra: {
+          ttl: eventExpiry(options.eventCreatedAt),
+          ...deliveryLogIndexKey(lane.companyId, lane.endpointId, eventId),
+        },
+        condition: { expression: 'attribute_not_exists(pk)' },
+      },
+    ),
+  );
+  if (!created && (await getDelivery(lane.companyId, eventId, lane.endpointId))?.status !== 'pending')
+    return false;
   return transactUnlessFailed(
     [
       putItem(
-        WebhookDelivery,
-        deliveryKey(lane.companyId, eventId, lane.endpointId),
-        {
-          eventId,
-          endpointId: lane.endpointId,
-          resourceId: lane.resourceId,
-          eventType,
-          status: 'pending',
-          attempts: 0,
-        },
-        {
-          extra: {
-            ttl: eventExpiry(options.eventCreatedAt),
-            ...deliveryLogIndexKey(lane.companyId, lane.endpointId, eventId),
-          },
-          condition: { expression: 'attribute_not_exists(pk)' },
-        },
+        LaneEntry,
+        entryKey(lane, eventId),
+        { eventId },
+        { condition: { expression: 'attribute_not_exists(pk)' } },
       ),
-      putItem(LaneEntry, entryKey(lane, eventId), { eventId }),
       laneEnqueueItem(lane),
     ],
     0,
   );
+};
+
+/** A conditional put: false when its condition failed (nothing written). */
+const putUnlessFailed = async (item: TransactItem): Promise<boolean> => {
+  try {
+    await ddb.send(new PutCommand(item.Put as PutCommandInput));
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
 };
 
 /**
@@ -330,8 +360,11 @@ export const recordRetry = async (options: {
 };
 
 /**
- * Ends a delivery (`delivered` or `failed`) and takes it out of its lane, in one transaction; a delivery
- * already ended changes nothing.
+ * Ends a delivery (`delivered` or `failed`: an update conditional on `pending`, so a delivery is ended once),
+ * then takes it out of its lane (the entry's deletion, conditional on its presence, and the lane's count in
+ * one transaction, so the count goes down once). A delivery already ended changes nothing; its entry, if
+ * still there, goes. A stop between the two writes leaves an ended delivery in its lane: the lane's next
+ * owner finds it ended and only takes it out (`attemptStep`), never sends it again.
  */
 export const finishDelivery = async (options: {
   lane: LaneRef;
@@ -344,32 +377,40 @@ export const finishDelivery = async (options: {
   now: Date;
 }): Promise<void> => {
   const { lane, eventId, now } = options;
-  const end = {
-    Update: {
-      TableName: tableName(),
-      Key: deliveryKey(lane.companyId, eventId, lane.endpointId),
-      ...WebhookDelivery.update(
-        {
-          set: {
-            status: options.status,
-            attempts: options.attempts,
-            lastStatus: options.lastStatus,
-            lastAttemptAt: now.toISOString(),
-            lastDurationMs: options.durationMs,
-            finishedAt: now.toISOString(),
-            firstAttemptAt: ifAbsent(now.toISOString()),
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: deliveryKey(lane.companyId, eventId, lane.endpointId),
+        ...WebhookDelivery.update(
+          {
+            set: {
+              status: options.status,
+              attempts: options.attempts,
+              lastStatus: options.lastStatus,
+              lastAttemptAt: now.toISOString(),
+              lastDurationMs: options.durationMs,
+              finishedAt: now.toISOString(),
+              firstAttemptAt: ifAbsent(now.toISOString()),
+            },
+            remove: ['nextAttemptAt'],
           },
-          remove: ['nextAttemptAt'],
-        },
-        { expression: '#status = :pending', values: { ':pending': 'pending' } },
-      ),
+          { expression: '#status = :pending', values: { ':pending': 'pending' } },
+        ),
+      }),
+    );
+  } catch (error) {
+    // Ended by an earlier invocation of the same step: its lane entry must still go.
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
+  const entry = {
+    Delete: {
+      TableName: tableName(),
+      Key: entryKey(lane, eventId),
+      ConditionExpression: 'attribute_exists(pk)',
     },
   };
-  const entry = { Delete: { TableName: tableName(), Key: entryKey(lane, eventId) } };
-  if (await transactUnlessFailed([end, entry, laneCountItem(lane, -1)], 0)) return;
-  // Ended by an earlier invocation of the same step: make sure its lane entry is gone too.
-  const leftover = { Delete: { ...entry.Delete, ConditionExpression: 'attribute_exists(pk)' } };
-  await transactUnlessFailed([leftover, laneCountItem(lane, -1)], 0);
+  await transactUnlessFailed([entry, laneCountItem(lane, -1)], 0);
 };
 
 export const getDelivery = async (

@@ -62,7 +62,9 @@ export const beginWorkflowStep = (
  * Records progress from cursor `from` (steps ran since then); with `handedOffAt`, the sync run's hand-off to
  * the async engine; with `pending`, the attempts of the step at the cursor while its retry waits (cleared
  * otherwise); with `turn`, the engine's turn it ends (conditional on it) and the next. Clears the
- * started-step marker.
+ * started-step marker, or with `claim` sets it on the next step: the engine records a step and claims the
+ * one it runs next in one write, under the conditions of both (running, at the cursor and turn recorded, so
+ * no claim stands).
  */
 export const saveWorkflowRunProgress = (
   run: Pick<WorkflowRunRecord, 'companyId' | 'runId'>,
@@ -74,9 +76,11 @@ export const saveWorkflowRunProgress = (
     mode?: 'async';
     pending?: PendingAttempts;
     turn?: { from: number; to: number };
+    /** The next step, claimed by this write for the same engine turn's message (see `beginWorkflowStep`). */
+    claim?: { index: number; startedAt: string };
   } = {},
 ) => {
-  const { handedOffAt, pending, turn } = options;
+  const { handedOffAt, pending, turn, claim } = options;
   return conditional(
     run.runId,
     new UpdateCommand({
@@ -94,8 +98,12 @@ export const saveWorkflowRunProgress = (
             ...(handedOffAt ? { handedOffAt, mode: 'async' as const } : {}),
             ...(turn ? { turn: turn.to } : {}),
             ...(pending ? { pendingAttempts: pending } : {}),
+            ...(claim ? { current: claim } : {}),
           },
-          remove: pending ? ['current'] : ['current', 'pendingAttempts'],
+          remove: [
+            ...(claim ? [] : (['current'] as const)),
+            ...(pending ? [] : (['pendingAttempts'] as const)),
+          ],
         },
         {
           expression: `#status = :running AND #cursor = :from${turn ? ` AND ${turnIs(turn.from)}` : ''}`,

@@ -28,6 +28,8 @@ import { takeStepTurn } from './step-turn';
  *
  * - Each step is claimed before it runs (`beginWorkflowStep`: conditional on the run running, at the cursor,
  *   at this turn, with no step started), so a step is started at most once; recording it moves the turn on.
+ *   The step a message runs right after recording one (a plain step, within the budget) is claimed by that
+ *   recording write itself, under the same conditions: one write a step.
  *   A cancel moves the run out of `running`, so the next claim (or recording) fails and the engine stops.
  * - A step found started and not recorded is recorded as failed with `step_interrupted`, once its lease has
  *   ended (its holder is gone: the lease outlasts the worker's run) and never while it lasts. A `forEach` step
@@ -100,6 +102,8 @@ export const runWorkflowTurns = async (
     await restoreRunSecrets(run, state);
   const budgetMs = workflowRunWorkBudgetMs(env().workflowRunLeaseSeconds);
   try {
+    /** The step at the cursor was claimed by the write that recorded the step before it. */
+    let claimed = false;
     for (let started = arrived; ; started = clock().getTime()) {
       const turn = run.turn ?? 0;
       // A run its definition failed (`actions/flow/fail`) runs no further step.
@@ -145,7 +149,8 @@ export const runWorkflowTurns = async (
           await sendRunMessage({ companyId: run.companyId, runId: run.runId, turn }, waitMs / 1000);
           return 'waiting';
         }
-        await beginWorkflowStep(run, run.cursor, turn, new Date(started));
+        if (!claimed) await beginWorkflowStep(run, run.cursor, turn, new Date(started));
+        claimed = false;
         const result = await takeStepTurn(
           step,
           scopeOf(run, state),
@@ -174,9 +179,22 @@ export const runWorkflowTurns = async (
         await finishRun(run, definition, state);
         return 'finished';
       }
-      await saveWorkflowRunProgress(run, run.cursor, state, clock(), { turn: { from: turn, to: turn + 1 } });
+      // The next step, when this message runs it, is claimed by the same write (one write a step, not two).
+      const goesOn = clock().getTime() - arrived < budgetMs;
+      const next = definition.steps[state.cursor];
+      const claimNext =
+        goesOn &&
+        next !== undefined &&
+        next.forEach === undefined &&
+        !computeExceeded(run, definition, state);
+      const savedAt = clock();
+      await saveWorkflowRunProgress(run, run.cursor, state, savedAt, {
+        turn: { from: turn, to: turn + 1 },
+        ...(claimNext ? { claim: { index: state.cursor, startedAt: savedAt.toISOString() } } : {}),
+      });
       run = recorded(run, state, turn + 1);
-      if (clock().getTime() - arrived >= budgetMs) {
+      claimed = claimNext;
+      if (!goesOn) {
         await sendRunMessage({ companyId: run.companyId, runId: run.runId, turn: turn + 1 });
         return 'continued';
       }
