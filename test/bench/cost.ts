@@ -198,7 +198,8 @@ export const measureOperations = async (write: (line: string) => void): Promise<
       return json;
     };
     const until = async (read: () => Promise<boolean>, what: string) => {
-      const deadline = Date.now() + 120_000;
+      // Generous: on a shared, loaded machine a transcription alone can take minutes.
+      const deadline = Date.now() + 360_000;
       while (!(await read())) {
         if (Date.now() > deadline) throw new Error(`${what} did not finish`);
         await new Promise((r) => setTimeout(r, 100));
