@@ -83,29 +83,15 @@ const PRESETS: Record<TranscodePreset, PresetDefinition> = {
  */
 export const FFMPEG_BOUNDS = { sourceBytes: 2 * 1024 ** 3, durationSeconds: 2 * 3600 } as const;
 
-/**
- * Sources an audio-only job converts within one Express execution (`statemachines/transcode-audio.asl.json`,
- * docs/decisions/0046): 15 minutes of audio is about 30 s of one CPU for Opus with the packaged ffmpeg, 512 MiB
- * a few seconds of download, well inside the `ConvertAudio` task's 180 s and the machine's 5 minutes. A job
- * beyond them is handed to the Standard `transcode` machine by the probe.
- */
+/** What one Express execution converts (15 min of Opus ≈ 30 s of CPU; beyond: handed over, decision 0046). */
 export const EXPRESS_BOUNDS = { sourceBytes: 512 * 1024 ** 2, durationSeconds: 15 * 60 } as const;
 
-/**
- * The machine a job starts on: the Express audio machine for an audio-only preset whose stored size is within
- * `EXPRESS_BOUNDS` (its duration is known only once probed), the Standard `transcode` machine otherwise.
- */
-export const transcodeMachine = (
-  preset: TranscodePreset,
-  sourceBytes: number,
-): 'transcode' | 'transcode-audio' =>
-  !PRESETS[preset].keepsVideo && sourceBytes <= EXPRESS_BOUNDS.sourceBytes ? 'transcode-audio' : 'transcode';
+/** The machine a job starts on: Express for an audio-only preset of a source within its size, else Standard. */
+export const transcodeMachine = (preset: TranscodePreset, bytes: number): 'transcode' | 'transcode-audio' =>
+  !PRESETS[preset].keepsVideo && bytes <= EXPRESS_BOUNDS.sourceBytes ? 'transcode-audio' : 'transcode';
 
 /** Whether a probed source is converted within the Express audio machine (else it is handed over). */
-export const fitsExpress = (
-  preset: TranscodePreset,
-  source: { bytes: number; durationSeconds: number },
-): boolean =>
+export const fitsExpress = (preset: TranscodePreset, source: { bytes: number; durationSeconds: number }) =>
   transcodeMachine(preset, source.bytes) === 'transcode-audio' &&
   source.durationSeconds <= EXPRESS_BOUNDS.durationSeconds;
 

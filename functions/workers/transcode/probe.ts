@@ -1,9 +1,8 @@
 import type { TranscodeJobRecord } from '../../shared/data/transcode-jobs';
 import { transcodeReuseKey } from '../../shared/data/transcode-jobs';
-import { jobExecutionName } from '../../shared/domain/jobs/enqueue';
 import { jobFolder } from '../../shared/domain/jobs/output-files';
 import { claimAndProbeSource } from '../../shared/domain/jobs/source-step';
-import { runStep, stateMachineOf } from '../../shared/domain/jobs/worker-shell';
+import { handoverTo, runStep, stateMachineOf } from '../../shared/domain/jobs/worker-shell';
 import {
   fitsExpress,
   mediaConvertSettings,
@@ -14,26 +13,16 @@ import {
 import { transcodeJobs } from '../../shared/domain/transcodes';
 import type { ProbeInput, ProbeOutput, WorkerDeps } from './types';
 
-/**
- * Seconds a step holds the job: the probe, the conversion and the finalize (its machine's timeout), or on the
- * Express audio machine, the rest of its 5 minutes.
- */
+/** Seconds a step holds the job: the probe, the conversion and finalize (its machine's timeout; Express: 5 min). */
 export const LEASE_SECONDS = { probe: 300, transcode: 7200 + 600, express: 300 } as const;
-
-/** The Standard execution `name` of the machine `machineArn` (the Express machine's handoff target). */
-const handoffOf = (machineArn: string, name: string) => ({
-  name,
-  executionArn: `${machineArn.replace(':stateMachine:', ':execution:')}:${name}`,
-});
 
 export const outputPath = (job: Pick<TranscodeJobRecord, 'companyId' | 'jobId' | 'attempt' | 'preset'>) =>
   `${jobFolder('transcodes', job)}output.${presetExtension(job.preset)}`;
 
 /**
  * Probe step: the engine's source step (`pending` → `probing`, reuse of the same content converted to the
- * same preset, size and duration limits), then `probing` → `transcoding` with the media engine's input. On the
- * Express audio machine (`handoff`: the Standard machine's ARN), a source beyond `EXPRESS_BOUNDS` or for
- * MediaConvert answers the Standard execution to start instead (decision 0046).
+ * same preset, size and duration limits), then `probing` → `transcoding` with the media engine's input (or, on
+ * the Express audio machine, the Standard execution to hand a source beyond `EXPRESS_BOUNDS` to: 0046).
  */
 export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> =>
   runStep(transcodeJobs, input, deps, async (step) => {
@@ -56,32 +45,21 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
     if (probed.reused) return { ...ref, reused: true };
     const { job, head, media } = probed;
     const { source } = job;
-    const probedSource = { bytes: head.size, durationSeconds: media.durationSeconds };
-    const engine = transcodeEngine(job.preset, probedSource);
-    // On the Express audio machine, a source beyond its bounds goes on in a Standard execution of the same
-    // name, which the job records now (cancel stops that one); its probe finds the job already moved.
-    const handoff =
-      input.handoff && !fitsExpress(job.preset, probedSource)
-        ? handoffOf(input.handoff, jobExecutionName(ref.jobId, ref.attempt))
-        : undefined;
-    const express = input.handoff !== undefined && !handoff;
+    const content = { bytes: head.size, durationSeconds: media.durationSeconds };
+    const engine = transcodeEngine(job.preset, content);
+    // On the Express audio machine, a source beyond its bounds goes on in the Standard execution the job records.
+    const express = input.handoff !== undefined && fitsExpress(job.preset, content);
+    const handover =
+      input.handoff && !express ? handoverTo(input.handoff, ref, input.enqueued?.source) : undefined;
     await step.advance({
       from: ['probing'],
       to: 'transcoding',
       leaseSeconds: express ? LEASE_SECONDS.express : LEASE_SECONDS.transcode,
       percent: 0,
-      ...(handoff ? { executionArn: handoff.executionArn } : {}),
+      ...(handover ? { executionArn: handover.executionArn } : {}),
       set: { durationSeconds: media.durationSeconds, hasVideo: media.hasVideo, engine },
     });
-    if (handoff) {
-      const enqueued = { companyId: ref.companyId, jobId: ref.jobId, attempt: ref.attempt };
-      const { source: from } = input.enqueued ?? {};
-      return {
-        ...ref,
-        reused: false,
-        handoff: { name: handoff.name, input: { ...enqueued, ...(from ? { source: from } : {}) } },
-      };
-    }
+    if (handover) return { ...ref, reused: false, handoff: handover.handoff };
     const fullPath = outputPath(job);
     const output = {
       bucket: source.bucket,

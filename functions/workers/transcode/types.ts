@@ -14,10 +14,7 @@ import type { TranscodeEngine, TranscodePreset } from '../../shared/types/transc
  */
 export type { JobRef };
 
-export interface ProbeInput extends SourceStepInput {
-  /** On the Express audio machine: the Standard `transcode` machine's ARN, where longer sources go on. */
-  handoff?: string;
-}
+export type ProbeInput = SourceStepInput;
 
 /** The input of the ffmpeg function (`functions/workers/transcode-audio`): one audio-only conversion. */
 export interface AudioConversion {
@@ -25,8 +22,6 @@ export interface AudioConversion {
   source: { bucket: string; fullPath: string };
   output: { bucket: string; fullPath: string; contentType: string };
   durationSeconds: number;
-  /** Seconds the conversion may take (the Express task's timeout, less a margin); the function's time else. */
-  limitSeconds?: number;
 }
 
 export interface ProbeOutput extends SourceStepOutput {
@@ -42,8 +37,6 @@ export interface ProbeOutput extends SourceStepOutput {
    * events and the ffmpeg function's reports); the local engine reads the preset from it.
    */
   userMetadata?: Record<string, string>;
-  /** On the Express audio machine: the Standard execution that converts this source instead. */
-  handoff?: { name: string; input: JobRef & { source?: { bucket: string; fullPath: string } } };
 }
 
 /**
