@@ -137,6 +137,7 @@ const WORKFLOW_ACTIONS: FunctionAccess = combineAccess(DYNADATA_ITEMS, USAGE_HIS
   },
   stateMachines: {
     transcode: ['StartExecution'],
+    'transcode-audio': ['StartExecution'],
     transcription: ['StartExecution'],
     'speech-job': ['StartExecution'],
     'message-delivery': ['StartExecution'],
@@ -349,7 +350,8 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = withRequestMeter
       UpdateItem: ['transcodes', 'usage', 'idempotency'],
       DeleteItem: ['idempotency'],
     },
-    stateMachines: { transcode: ['StartExecution', 'StopExecution'] },
+    // Audio-only presets start on the Express machine, which cannot be stopped (decision 0046).
+    stateMachines: { transcode: ['StartExecution', 'StopExecution'], 'transcode-audio': ['StartExecution'] },
   },
   // Synchronous speech, and long-form speech jobs: enqueue (company, month and reuse entry in one batch, the
   // job's text beside it, the job and its queue slot, its execution), read, list, cancel (StopExecution).

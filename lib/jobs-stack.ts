@@ -38,7 +38,9 @@ export class JobsStack extends Stack {
     // Strong references: the data stack cannot drop an export this stack still uses.
     this.node.setContext('@aws-cdk/core:defaultCrossStackReferences', 'strong');
     this.data = props.data;
-    this.stateMachines.transcode = new TranscodeJobs(this, 'Transcodes', { data: this.data }).stateMachine;
+    const transcodes = new TranscodeJobs(this, 'Transcodes', { data: this.data });
+    this.stateMachines.transcode = transcodes.stateMachine;
+    this.stateMachines['transcode-audio'] = transcodes.audioMachine;
     this.stateMachines.transcription = new TranscriptionJobs(this, 'Transcriptions', {
       data: this.data,
     }).stateMachine;

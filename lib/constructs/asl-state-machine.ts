@@ -3,7 +3,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import type { StateMachineName } from '../../functions/shared/types/state-machines';
+import { EXPRESS_STATE_MACHINES, type StateMachineName } from '../../functions/shared/types/state-machines';
 import { nagReference } from '../nag';
 import { PROJECT_ROOT } from './app-function';
 
@@ -18,15 +18,10 @@ export interface AslStateMachineProps {
   timeout?: Duration;
   /** ASL file; defaults to `statemachines/<name>.asl.json`. */
   definitionFile?: string;
-  /**
-   * Express for a short machine whose executions need no name de-duplication nor history beyond the logs
-   * (at most 5 minutes; billed per request and duration instead of per state transition); Standard by default.
-   */
-  express?: boolean;
 }
 
 /**
- * A state machine (Standard unless `express`) loaded from its ASL file, the same file the local stack runs: definition
+ * A state machine (Express when `EXPRESS_STATE_MACHINES` names it, else Standard) loaded from its ASL file, the same file the local stack runs: definition
  * substitutions for the functions and values it names, full execution logging (without execution data,
  * which may hold tenant content) to a log group kept for a month, X-Ray tracing, and invoke grants on
  * exactly the substituted functions. Service integrations a machine calls (MediaConvert, ...) are granted by
@@ -47,7 +42,12 @@ export class AslStateMachine extends Construct {
         ...Object.fromEntries(Object.entries(functions).map(([key, fn]) => [key, fn.functionArn])),
         ...props.substitutions,
       },
-      stateMachineType: props.express ? StateMachineType.EXPRESS : StateMachineType.STANDARD,
+      // Express for a short machine whose executions need no name de-duplication, no StopExecution and no
+      // history beyond the logs (at most 5 minutes; billed per request and duration instead of per state
+      // transition): the machines `EXPRESS_STATE_MACHINES` names, which the local stack runs as such too.
+      stateMachineType: EXPRESS_STATE_MACHINES.includes(props.name)
+        ? StateMachineType.EXPRESS
+        : StateMachineType.STANDARD,
       tracingEnabled: true,
       logs: { destination: logGroup, level: LogLevel.ALL, includeExecutionData: false },
       ...(props.timeout ? { timeout: props.timeout } : {}),

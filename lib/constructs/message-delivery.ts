@@ -94,7 +94,6 @@ export class MessageDelivery extends Construct {
       name: 'message-delivery',
       functions: { MessageDeliveryWorkerFunctionArn: this.worker },
       timeout: EXECUTION_LIMIT,
-      express: true,
     }).stateMachine;
     this.sweep = new AppFunction(this, 'Sweep', {
       entry: 'functions/workers/message-sweep/index.ts',

@@ -28,6 +28,8 @@ export interface TranscodeJobsProps {
  */
 export class TranscodeJobs extends Construct {
   readonly stateMachine: StateMachine;
+  /** The Express machine of audio-only presets (`statemachines/transcode-audio.asl.json`). */
+  readonly audioMachine: StateMachine;
   readonly worker: AppFunction;
   /** The ffmpeg function of the audio-only presets, and the layer that carries its binary. */
   readonly audioFunction: AppFunction;
@@ -83,6 +85,15 @@ export class TranscodeJobs extends Construct {
       timeout: Duration.minutes(150),
     });
     this.stateMachine = machine.stateMachine;
+    // Audio-only presets start on an Express machine (probe, ffmpeg, finalize within 5 minutes), which hands
+    // a source beyond its bounds to the Standard machine above (docs/decisions/0046).
+    this.audioMachine = new AslStateMachine(this, 'AudioMachine', {
+      name: 'transcode-audio',
+      functions: { TranscodeWorkerFunctionArn: this.worker, TranscodeAudioFunctionArn: this.audioFunction },
+      substitutions: { TranscodeStateMachineArn: this.stateMachine.stateMachineArn },
+      timeout: Duration.minutes(5),
+    }).stateMachine;
+    this.stateMachine.grantStartExecution(this.audioMachine);
     const machineRole = this.stateMachine.role;
     const mediaConvert = (resource: string) =>
       stack.formatArn({

@@ -148,7 +148,8 @@ export const measureCostOperations = async (harness: CostHarness): Promise<Measu
         job: { id: string };
       };
       // Waits for the execution, not by polling the API (a client's polls are reads of their own).
-      await ended('transcode');
+      // Audio-only presets run on the Express audio machine (decision 0046).
+      await ended('transcode-audio');
       const done = await getTranscodeJob(companyId, job.id);
       if (done?.status !== 'done') throw new Error(`the transcode ended ${done?.status}`);
       // The engine the job ran on, where the job names it; MediaConvert otherwise.

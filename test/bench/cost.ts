@@ -7,6 +7,7 @@ import { USAGE_MONTH_SORT_KEY_PREFIX } from '../../functions/shared/data/keys';
 import type { AccessLogRecord } from '../../functions/shared/http/access-log';
 import { DELETING_STATUS, TYPE_ENTITY } from '../../functions/shared/types/dynadata-types';
 import { EVENT_ENTITY } from '../../functions/shared/types/events';
+import { EXPRESS_STATE_MACHINES } from '../../functions/shared/types/state-machines';
 import type { MeasuredOperation, OffPathWork, OperationUsage } from './cost-model';
 import { measureCostOperations } from './cost-operations';
 import { difference, type MeterTotals, markTrace, type RequestMeter, type Work } from './request-meter';
@@ -29,6 +30,7 @@ const SETTLE_MS = 1500;
 /** The Lambda function of each Task state that runs one (by machine), as construct paths of the stacks. */
 const WORKER_OF_MACHINE: Record<string, string> = {
   transcode: 'PublicApiV1Jobs/Transcodes/Worker',
+  'transcode-audio': 'PublicApiV1Jobs/Transcodes/Worker',
   transcription: 'PublicApiV1Jobs/Transcriptions/Worker',
   'message-delivery': 'PublicApiV1Jobs/MessageDelivery/Worker',
   'speech-job': 'PublicApiV1Jobs/SpeechJobs/Worker',
@@ -37,9 +39,10 @@ const WORKER_OF_MACHINE: Record<string, string> = {
 const FUNCTION_OF_STATE: Record<string, { fn: string; x86?: boolean }> = {
   // Audio-only transcodes: ffmpeg in an x86_64 function with the ffmpeg layer (decision 0039).
   TranscodeAudio: { fn: 'PublicApiV1Jobs/Transcodes/AudioFunction', x86: true },
+  ConvertAudio: { fn: 'PublicApiV1Jobs/Transcodes/AudioFunction', x86: true },
 };
-/** Machines deployed as Express (`lib/constructs/message-delivery.ts`): billed by request and duration. */
-const EXPRESS_MACHINES = new Set(['message-delivery']);
+/** Machines deployed as Express (`EXPRESS_STATE_MACHINES`): billed by request and duration. */
+const EXPRESS_MACHINES = new Set<string>(EXPRESS_STATE_MACHINES);
 /** The Lambda function each local queue's event source invokes. */
 const WORKER_OF_QUEUE: Record<string, string> = {
   'webhook-delivery': 'PublicApiV1Jobs/WebhookEvents/Worker',
@@ -48,6 +51,7 @@ const WORKER_OF_QUEUE: Record<string, string> = {
 /** Task states that are service integrations (billed by that service), not Lambda invocations. */
 const INTEGRATION_STATES = new Set([
   'Transcode',
+  'Handoff',
   'StartTranscription',
   'StartTranscriptionIdentifyingLanguage',
   'CheckTranscription',
@@ -193,8 +197,9 @@ export const measureOperations = async (write: (line: string) => void): Promise<
       if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
       return json;
     };
-    /** How long background work may take (`BENCH_WAIT_SECONDS`, 120 by default; more on a loaded machine). */
-    const waitMs = Number(process.env.BENCH_WAIT_SECONDS ?? 120) * 1000;
+    // How long background work may take (`BENCH_WAIT_SECONDS`, 360 by default): on a loaded machine a
+    // transcription alone can take minutes.
+    const waitMs = Number(process.env.BENCH_WAIT_SECONDS ?? 360) * 1000;
     const until = async (read: () => Promise<boolean>, what: string) => {
       const deadline = Date.now() + waitMs;
       while (!(await read())) {

@@ -47,6 +47,7 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
   const { recordStoredObject } = await import('../../functions/shared/data/stored-objects');
   const { env } = await import('../../functions/shared/env');
   const transcode = await import('../../functions/local/step-functions/transcode-tasks');
+  const transcodeAudio = await import('../../functions/local/step-functions/transcode-audio-tasks');
   const transcription = await import('../../functions/local/step-functions/transcription-tasks');
   const speech = await import('../../functions/local/step-functions/speech-job-tasks');
   const { engineSpans, engineTimeWithin } = await import('../../functions/local/engine-processes');
@@ -108,14 +109,16 @@ export const benchJobs = async (apiUrl: string, write: (line: string) => void) =
 
   // Every Task state's handler is timed, by execution (the override objects are the ones the stack runs).
   const spans = new Map<string, Span[]>();
-  for (const tasks of [transcode.tasks, transcription.tasks, speech.tasks]) {
+  for (const tasks of [transcode.tasks, transcodeAudio.tasks, transcription.tasks, speech.tasks]) {
     for (const [state, task] of Object.entries(tasks)) {
       tasks[state] = async (input, ctx) => {
         const start = performance.now();
         try {
           return await task(input, ctx);
         } finally {
-          const name = ctx.executionArn.split(':').pop() ?? '';
+          // `…:execution:<machine>:<name>`, or an Express execution's `…:express:<machine>:<name>:<id>`.
+          const parts = ctx.executionArn.split(':');
+          const name = (parts[5] === 'express' ? parts[7] : parts.pop()) ?? '';
           spans.set(name, [...(spans.get(name) ?? []), { state, start, end: performance.now() }]);
         }
       };

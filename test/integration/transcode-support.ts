@@ -254,13 +254,21 @@ export const reuseItemsOf = async (companyId: string) => {
   return Items ?? [];
 };
 
-/** The engine that converted a job (internal: the stored job records it, the public job does not show it). */
-export const engineOf = async (companyId: string, jobId: string) => {
+/** The stored job item, with what the public job does not show (its engine, its execution). */
+const storedJobOf = async (companyId: string, jobId: string) => {
   const { ddb, tableName } = await import('../../functions/shared/data/client');
   const { transcodeJobs } = await import('../../functions/shared/domain/transcodes');
   const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName(), Key: transcodeJobs.lifecycle.jobKey(companyId, jobId) }),
   );
-  return (Item as Partial<TranscodeJobRecord> | undefined)?.engine;
+  return Item as Partial<TranscodeJobRecord> | undefined;
 };
+
+/** The engine that converted a job (internal: the stored job records it, the public job does not show it). */
+export const engineOf = async (companyId: string, jobId: string) =>
+  (await storedJobOf(companyId, jobId))?.engine;
+
+/** The execution the job records (the one cancel stops, unless it is an Express one). */
+export const executionArnOf = async (companyId: string, jobId: string) =>
+  (await storedJobOf(companyId, jobId))?.executionArn;

@@ -4,6 +4,7 @@ import { presetExpectation } from '../fixtures/transcode-expectations';
 import { call, createTenant, expectHostileRefusal, expectProblem } from './support';
 import {
   engineOf,
+  executionArnOf,
   ffmpegProcessesOf,
   getJob,
   type Job,
@@ -167,6 +168,62 @@ describe('POST /v1/transcodes end to end (local engine: ffmpeg)', () => {
     const res = await enqueue(tenant.apiKey, { ...source, preset: 'wav' });
     const job = await waitForJob(tenant.apiKey, (res.json.job as Job).id);
     expect(job).toMatchObject({ status: 'failed', leaseUntil: null, error: { code: 'source_too_long' } });
+  });
+});
+
+describe('Audio-only transcodes on the Express machine (decision 0046)', () => {
+  it('converts a short source in one Express execution of transcode-audio', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const source = await storeSource(tenant.companyId, 'tone', { seconds: 3 });
+    const res = await enqueue(tenant.apiKey, { ...source, preset: 'flac_16k_mono' });
+    const id = (res.json.job as Job).id;
+    expect(await waitForJob(tenant.apiKey, id)).toMatchObject({ status: 'done', billedSeconds: 3 });
+    expect(await executionArnOf(tenant.companyId, id)).toMatch(
+      new RegExp(`:express:transcode-audio:${id}-a1:[0-9a-f-]+$`),
+    );
+  });
+
+  it('hands a source longer than 15 minutes to a Standard execution of the same name, billed once', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const source = await storeSource(tenant.companyId, 'long', { seconds: 1200 });
+    const res = await enqueue(tenant.apiKey, { ...source, preset: 'wav' });
+    const id = (res.json.job as Job).id;
+    const done = await waitForJob(tenant.apiKey, id, undefined, 120_000);
+    expect(done).toMatchObject({ status: 'done', billedSeconds: 1200, durationSeconds: 1200 });
+    expect(await executionArnOf(tenant.companyId, id)).toMatch(new RegExp(`:execution:transcode:${id}-a1$`));
+    expect(await engineOf(tenant.companyId, id)).toBe('ffmpeg');
+    expect(await transcodeSecondsOf(tenant.apiKey)).toBe(1200);
+    expect(await queueOf(tenant.companyId)).toBe(0);
+  });
+
+  it('cancels while an Express execution converts: canceled, its end records and bills nothing', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const source = await storeSource(tenant.companyId, 'long', { seconds: 900 });
+    const res = await enqueue(tenant.apiKey, { ...source, preset: 'ogg_opus' });
+    const id = (res.json.job as Job).id;
+    await waitForJob(
+      tenant.apiKey,
+      id,
+      (j) => j.status === 'transcoding' && ffmpegProcessesOf(id).length > 0,
+    );
+    expect(await executionArnOf(tenant.companyId, id)).toMatch(/:express:transcode-audio:/);
+    const canceled = await cancel(tenant.apiKey, id);
+    expect(canceled.status).toBe(200);
+    expect(canceled.json.job).toMatchObject({ status: 'canceled', leaseUntil: null });
+    // The conversion ends (at its end, or at a progress write the job refuses); finalize then writes nothing.
+    const deadline = Date.now() + 60_000;
+    while (ffmpegProcessesOf(id).length > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(ffmpegProcessesOf(id)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await getJob(tenant.apiKey, id)).toMatchObject({
+      status: 'canceled',
+      leaseUntil: null,
+      output: null,
+      billedSeconds: 0,
+    });
+    expect(await transcodeSecondsOf(tenant.apiKey)).toBe(0);
+    expect(await queueOf(tenant.companyId)).toBe(0);
   });
 });
 

@@ -7,7 +7,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FFMPEG, ffprobeFile } from '../../functions/local/media-engine';
 import { downloadObject, uploadFile } from '../../functions/shared/aws/s3-objects';
 import { ffmpegArguments } from '../../functions/shared/domain/ffmpeg-arguments';
-import { FFMPEG_BOUNDS, transcodeEngine } from '../../functions/shared/domain/transcode-presets';
+import {
+  EXPRESS_BOUNDS,
+  FFMPEG_BOUNDS,
+  fitsExpress,
+  transcodeEngine,
+  transcodeMachine,
+} from '../../functions/shared/domain/transcode-presets';
 import { runFfmpegBinary } from '../../functions/shared/media/ffmpeg-process';
 import { handler } from '../../functions/workers/transcode-audio/index';
 import { PROJECT_ROOT } from '../../lib/constructs/app-function';
@@ -121,6 +127,38 @@ describe('the ffmpeg function (audio-only presets)', () => {
         context,
       ),
     ).rejects.toMatchObject({ name: 'TranscodeEngineFailed' });
+  });
+
+  it('stops ffmpeg after the limitSeconds the Express machine gives, failing with TranscodeEngineFailed', async () => {
+    await expect(
+      handler(
+        {
+          conversion: {
+            preset: 'ogg_opus',
+            source: { bucket: 'b', fullPath: 'companies/co_1/uploads/tone.wav' },
+            output: {
+              bucket: 'b',
+              fullPath: 'companies/co_1/transcodes/tc_3/a1/output.ogg',
+              contentType: 'a',
+            },
+            durationSeconds: 3,
+          },
+          userMetadata: { companyId: 'co_1', jobId: 'tc_3', attempt: '1' },
+          limitSeconds: 0,
+        },
+        context,
+      ),
+    ).rejects.toMatchObject({ name: 'TranscodeEngineFailed' });
+  });
+
+  it('starts audio-only presets within 512 MiB on the Express machine, and keeps 15 minutes of audio there', () => {
+    expect(transcodeMachine('ogg_opus', EXPRESS_BOUNDS.sourceBytes)).toBe('transcode-audio');
+    expect(transcodeMachine('wav', EXPRESS_BOUNDS.sourceBytes + 1)).toBe('transcode');
+    expect(transcodeMachine('mp4', 1000)).toBe('transcode');
+    const fits = { bytes: 1000, durationSeconds: EXPRESS_BOUNDS.durationSeconds };
+    expect(fitsExpress('flac_16k_mono', fits)).toBe(true);
+    expect(fitsExpress('flac_16k_mono', { ...fits, durationSeconds: fits.durationSeconds + 1 })).toBe(false);
+    expect(fitsExpress('mp4', fits)).toBe(false);
   });
 
   it('runs the same arguments as the local engine, and leaves video and long sources to MediaConvert', async () => {

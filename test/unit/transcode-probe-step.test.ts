@@ -235,3 +235,49 @@ describe('transcode probe step', () => {
     await expect(run()).resolves.toMatchObject({ reused: false, durationSeconds: 12.5 });
   });
 });
+
+describe('transcode probe step on the Express audio machine', () => {
+  const machine = 'arn:aws:states:eu-west-1:123456789012:stateMachine:transcode';
+  const expressArn = 'arn:aws:states:eu-west-1:123456789012:express:transcode-audio:tc_1-a2:4f1c';
+  const enqueued = { source: { bucket: 'b', fullPath: 'companies/co_1/in.mp4' } };
+  const runExpress = () =>
+    probeStep(
+      { action: 'probe', ...ref, executionArn: expressArn, handoff: machine, enqueued },
+      { probe, now: () => now },
+    );
+  beforeEach(() => {
+    vi.mocked(claimTranscodeJob).mockResolvedValue({ ...job, preset: 'ogg_opus' });
+    vi.mocked(transcodeLimits).mockResolvedValue({ ...limits, transcodeMaxDurationSeconds: 7200 } as never);
+  });
+
+  it('converts a source of at most 15 minutes here, holding the job for the machine’s 5 minutes', async () => {
+    probe.mockResolvedValue({ durationSeconds: 900, hasVideo: false, hasAudio: true });
+    const result = await runExpress();
+    expect(startTranscoding).toHaveBeenCalledWith(
+      expect.objectContaining({ from: ['probing'], leaseUntil: new Date(now.getTime() + 300_000) }),
+    );
+    expect(startTranscoding.mock.calls[0]?.[0]).not.toHaveProperty('executionArn');
+    expect(result).toMatchObject({
+      engine: 'ffmpeg',
+      conversion: { preset: 'ogg_opus', durationSeconds: 900 },
+    });
+    expect(result).not.toHaveProperty('handoff');
+  });
+
+  it('hands a longer source to the Standard execution of the same name, recorded on the job', async () => {
+    probe.mockResolvedValue({ durationSeconds: 901, hasVideo: false, hasAudio: true });
+    const result = await runExpress();
+    expect(startTranscoding).toHaveBeenCalledWith(
+      expect.objectContaining({
+        from: ['probing'],
+        executionArn: 'arn:aws:states:eu-west-1:123456789012:execution:transcode:tc_1-a2',
+        leaseUntil: new Date(now.getTime() + 7_800_000),
+      }),
+    );
+    expect(result).toEqual({
+      ...ref,
+      reused: false,
+      handoff: { name: 'tc_1-a2', input: { ...ref, ...enqueued } },
+    });
+  });
+});

@@ -7,7 +7,9 @@ import { LOCAL_ACCOUNT, type LocalStateMachine, type TaskOverride } from './mach
 /**
  * A Step Functions endpoint on loopback for the local stack. It speaks the AWS JSON 1.0 protocol the SDK's
  * `SFNClient` uses (`StartExecution`, `StopExecution`, `DescribeExecution`) and runs each execution of the
- * very same ASL with `aws-local-stepfunctions`, every Task state overridden by its local handler.
+ * very same ASL with `aws-local-stepfunctions`, every Task state overridden by its local handler. An Express
+ * machine's executions are as on AWS: an ARN of their own (`…:express:<machine>:<name>:<id>`, names not
+ * de-duplicated) and StopExecution refused.
  *
  * Executions live in memory: a restart of the local stack loses running executions (the job modules mark
  * what they left unfinished at start-up).
@@ -153,7 +155,10 @@ export const startStepFunctionsEmulator = async (options: {
     if (!entry)
       throw new ServiceError('StateMachineDoesNotExist', `No state machine ${body.stateMachineArn}`);
     const name = body.name ?? randomUUID();
-    const executionArn = `arn:aws:states:${region}:${LOCAL_ACCOUNT}:execution:${entry.name}:${name}`;
+    // An Express execution's ARN carries an id of its own: its names are not de-duplicated.
+    const executionArn = entry.express
+      ? `arn:aws:states:${region}:${LOCAL_ACCOUNT}:express:${entry.name}:${name}:${randomUUID()}`
+      : `arn:aws:states:${region}:${LOCAL_ACCOUNT}:execution:${entry.name}:${name}`;
     const existing = executions.get(executionArn);
     if (existing) {
       if (existing.input === (body.input ?? '{}')) return existing;
@@ -231,6 +236,11 @@ export const startStepFunctionsEmulator = async (options: {
   const stopExecution = (body: { executionArn?: string; cause?: string; error?: string }) => {
     const record = executions.get(body.executionArn ?? '');
     if (!record) throw new ServiceError('ExecutionDoesNotExist', `No execution ${body.executionArn}`);
+    if (record.executionArn.split(':')[5] === 'express')
+      throw new ServiceError(
+        'ValidationException',
+        'This API action is not supported by EXPRESS state machines.',
+      );
     if (record.status === 'RUNNING') {
       record.controller.abort(new Error(body.cause ?? 'stopped'));
       record.abort();

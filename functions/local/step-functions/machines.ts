@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EXPRESS_STATE_MACHINES } from '../../shared/types/state-machines';
 
 /**
  * The state machines of `statemachines/*.asl.json` as the local stack runs them: the very same ASL, with
@@ -27,6 +28,8 @@ export interface LocalStateMachine {
   name: string;
   definition: Record<string, unknown>;
   tasks: Record<string, TaskOverride>;
+  /** Deployed as Express (`EXPRESS_STATE_MACHINES`): no StopExecution, no name de-duplication. */
+  express?: boolean;
 }
 
 export const LOCAL_ACCOUNT = '000000000000';
@@ -39,9 +42,17 @@ export const aslFiles = (dir = statemachinesDir): { name: string; file: string }
     .sort()
     .map((f) => ({ name: f.slice(0, -'.asl.json'.length), file: join(dir, f) }));
 
+/** The local ARN of the machine a `${<Name>StateMachineArn}` placeholder names (`TranscodeAudio` → `transcode-audio`). */
+const machineArnOf = (key: string, region: string) => {
+  const match = /^([A-Za-z0-9]+)StateMachineArn$/.exec(key);
+  const name = match?.[1]?.replace(/(?<=[a-z0-9])([A-Z])/g, '-$1').toLowerCase();
+  return name && `arn:aws:states:${region}:${LOCAL_ACCOUNT}:stateMachine:${name}`;
+};
+
 /**
- * Replaces every `${Name}` placeholder of the ASL text: with `substitutions[Name]` when given, otherwise with
- * a local Lambda function ARN named after the placeholder (the Task is overridden, so it is never called).
+ * Replaces every `${Name}` placeholder of the ASL text: with `substitutions[Name]` when given, a machine's
+ * local ARN for `${<Name>StateMachineArn}`, otherwise with a local Lambda function ARN named after the
+ * placeholder (the Task is overridden, so it is never called).
  */
 export const substituteDefinition = (
   text: string,
@@ -51,7 +62,10 @@ export const substituteDefinition = (
   JSON.parse(
     text.replace(
       /\$\{([A-Za-z0-9_]+)\}/g,
-      (_, key: string) => substitutions[key] ?? `arn:aws:lambda:${region}:${LOCAL_ACCOUNT}:function:${key}`,
+      (_, key: string) =>
+        substitutions[key] ??
+        machineArnOf(key, region) ??
+        `arn:aws:lambda:${region}:${LOCAL_ACCOUNT}:function:${key}`,
     ),
   ) as Record<string, unknown>;
 
@@ -86,7 +100,8 @@ export const loadLocalStateMachines = async (
     if (missing.length > 0) {
       throw new Error(`State machine ${name}: no local override for Task state(s) ${missing.join(', ')}`);
     }
-    machines.push({ name, definition, tasks: module.tasks });
+    const express = (EXPRESS_STATE_MACHINES as readonly string[]).includes(name);
+    machines.push({ name, definition, tasks: module.tasks, ...(express ? { express } : {}) });
   }
   return machines;
 };

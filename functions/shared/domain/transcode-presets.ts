@@ -83,6 +83,18 @@ const PRESETS: Record<TranscodePreset, PresetDefinition> = {
  */
 export const FFMPEG_BOUNDS = { sourceBytes: 2 * 1024 ** 3, durationSeconds: 2 * 3600 } as const;
 
+/** What one Express execution converts (15 min of Opus ≈ 30 s of CPU; beyond: handed over, decision 0046). */
+export const EXPRESS_BOUNDS = { sourceBytes: 512 * 1024 ** 2, durationSeconds: 15 * 60 } as const;
+
+/** The machine a job starts on: Express for an audio-only preset of a source within its size, else Standard. */
+export const transcodeMachine = (preset: TranscodePreset, bytes: number): 'transcode' | 'transcode-audio' =>
+  !PRESETS[preset].keepsVideo && bytes <= EXPRESS_BOUNDS.sourceBytes ? 'transcode-audio' : 'transcode';
+
+/** Whether a probed source is converted within the Express audio machine (else it is handed over). */
+export const fitsExpress = (preset: TranscodePreset, source: { bytes: number; durationSeconds: number }) =>
+  transcodeMachine(preset, source.bytes) === 'transcode-audio' &&
+  source.durationSeconds <= EXPRESS_BOUNDS.durationSeconds;
+
 /**
  * The engine that converts a source to `preset`: ffmpeg for the audio-only presets within `FFMPEG_BOUNDS`,
  * MediaConvert for video (`mp4`) and for longer or larger sources.

@@ -8,6 +8,7 @@ import type { TranscodePreset } from '../types/transcodes';
 import { enqueueJob } from './jobs/enqueue';
 import { defineJobType } from './jobs/job-type';
 import { publicFile, publicJobFields } from './jobs/view';
+import { transcodeMachine } from './transcode-presets';
 
 /**
  * Transcode jobs: a job type of the engine (`domain/jobs/`). Decisions where the spec is silent:
@@ -48,6 +49,8 @@ export const transcodeJobs = defineJobType<
   activity: 'conversion',
   retryHint: 'retry the job',
   machine: 'transcode',
+  // Audio-only presets start on the Express audio machine, which hands longer sources over (decision 0046).
+  machineOf: (job) => transcodeMachine(job.preset, job.source.size),
   store: transcodeStore,
   view: toPublicJob,
   limits: { quota: (l) => l.transcodeSecondsPerMonth, queueCap: (l) => l.transcodeQueueCap },

@@ -20,6 +20,8 @@ import type { AudioConversion, EngineTiming } from '../transcode/types';
 export interface AudioConversionInput {
   conversion: AudioConversion;
   userMetadata: Record<string, string>;
+  /** Seconds the conversion may take before it fails (the Express task's bound); the function's time else. */
+  limitSeconds?: number;
 }
 
 export interface AudioConversionDeps {
@@ -29,6 +31,12 @@ export interface AudioConversionDeps {
   signal: AbortSignal;
   now?: () => Date;
 }
+
+/** The error a step ends with when its job moved on (the machine ends quietly on it). */
+const jobGone = (jobId = '') =>
+  Object.assign(new Error(`The transcode job ${jobId} is no longer this attempt's to work on`), {
+    name: transcodeJobs.errors.gone,
+  });
 
 /**
  * Progress is recorded at most every PROGRESS_STEP percent and at most once per PROGRESS_MS (MediaConvert
@@ -53,27 +61,36 @@ export const convertAudio = async (
     if ((await stat(inFile)).size > FFMPEG_BOUNDS.sourceBytes)
       throw new FfmpegFailedError('The source grew beyond what the ffmpeg function converts.');
     deps.signal.throwIfAborted();
+    // A progress write the job refuses (canceled, retried) stops ffmpeg: an Express execution cannot be
+    // stopped, so this is how a cancel reaches its conversion.
+    const gone = new AbortController();
+    const signal = AbortSignal.any([deps.signal, gone.signal]);
     const startTime = Date.now() / 1000;
     let reported = 0;
     let reportedAt = performance.now();
     let pending: Promise<unknown> = Promise.resolve();
     await deps.runFfmpeg(ffmpegArguments(conversion.preset, false, inFile, outFile), {
-      signal: deps.signal,
+      signal,
       durationSeconds: conversion.durationSeconds,
       onProgress: (percent) => {
         if (percent < reported + PROGRESS_STEP || performance.now() - reportedAt < PROGRESS_MS) return;
         reported = percent;
         reportedAt = performance.now();
         pending = pending
-          .then(() =>
-            recordEngineProgress(transcodeJobs, 'transcoding', { meta: userMetadata, percent, now: now() }),
-          )
+          .then(async () => {
+            const { recorded } = await recordEngineProgress(transcodeJobs, 'transcoding', {
+              meta: userMetadata,
+              percent,
+              now: now(),
+            });
+            if (!recorded) gone.abort(jobGone(userMetadata.jobId));
+          })
           .catch(() => undefined);
       },
     });
     const finishTime = Date.now() / 1000;
     await pending;
-    deps.signal.throwIfAborted();
+    signal.throwIfAborted();
     await uploadFile(
       conversion.output.bucket,
       conversion.output.fullPath,

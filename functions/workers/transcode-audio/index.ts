@@ -10,18 +10,24 @@ const FFMPEG = '/opt/bin/ffmpeg';
 const MARGIN_MS = 20_000;
 
 /**
- * Lambda entry of the ffmpeg function: the `TranscodeAudio` task of the transcode state machine. ffmpeg is
- * stopped when the invocation is about to time out, and the task fails with `TranscodeEngineFailed`.
+ * Lambda entry of the ffmpeg function: the `TranscodeAudio` task of the transcode state machine and the
+ * `ConvertAudio` task of the Express audio machine. ffmpeg is stopped when the invocation is about to time out
+ * or its `limitSeconds` pass, and the task fails with `TranscodeEngineFailed`.
  */
 export const handler = createHandler(async (input: AudioConversionInput, context: Context) => {
   const controller = new AbortController();
   const remaining = context.getRemainingTimeInMillis?.();
+  // The function's time, or the Express task's bound when the machine gives one, whichever ends first.
+  const bounds = [
+    ...(remaining === undefined ? [] : [remaining - MARGIN_MS]),
+    ...(input.limitSeconds === undefined ? [] : [input.limitSeconds * 1000]),
+  ];
   const timer =
-    remaining === undefined
+    bounds.length === 0
       ? undefined
       : setTimeout(
-          () => controller.abort(new FfmpegFailedError('ffmpeg did not finish within the function timeout.')),
-          Math.max(0, remaining - MARGIN_MS),
+          () => controller.abort(new FfmpegFailedError('ffmpeg did not finish within its time.')),
+          Math.max(0, Math.min(...bounds)),
         );
   try {
     return await convertAudio(input, {

@@ -2,8 +2,9 @@ import type { TranscodeJobRecord } from '../../shared/data/transcode-jobs';
 import { transcodeReuseKey } from '../../shared/data/transcode-jobs';
 import { jobFolder } from '../../shared/domain/jobs/output-files';
 import { claimAndProbeSource } from '../../shared/domain/jobs/source-step';
-import { runStep, stateMachineOf } from '../../shared/domain/jobs/worker-shell';
+import { handoverTo, runStep, stateMachineOf } from '../../shared/domain/jobs/worker-shell';
 import {
+  fitsExpress,
   mediaConvertSettings,
   presetContentType,
   presetExtension,
@@ -12,15 +13,16 @@ import {
 import { transcodeJobs } from '../../shared/domain/transcodes';
 import type { ProbeInput, ProbeOutput, WorkerDeps } from './types';
 
-/** Seconds a step holds the job: the probe, the conversion and the finalize (its machine's timeout). */
-export const LEASE_SECONDS = { probe: 300, transcode: 7200 + 600 } as const;
+/** Seconds a step holds the job: the probe, the conversion and finalize (its machine's timeout; Express: 5 min). */
+export const LEASE_SECONDS = { probe: 300, transcode: 7200 + 600, express: 300 } as const;
 
 export const outputPath = (job: Pick<TranscodeJobRecord, 'companyId' | 'jobId' | 'attempt' | 'preset'>) =>
   `${jobFolder('transcodes', job)}output.${presetExtension(job.preset)}`;
 
 /**
  * Probe step: the engine's source step (`pending` → `probing`, reuse of the same content converted to the
- * same preset, size and duration limits), then `probing` → `transcoding` with the media engine's input.
+ * same preset, size and duration limits), then `probing` → `transcoding` with the media engine's input (or, on
+ * the Express audio machine, the Standard execution to hand a source beyond `EXPRESS_BOUNDS` to: 0046).
  */
 export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> =>
   runStep(transcodeJobs, input, deps, async (step) => {
@@ -43,14 +45,21 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
     if (probed.reused) return { ...ref, reused: true };
     const { job, head, media } = probed;
     const { source } = job;
-    const engine = transcodeEngine(job.preset, { bytes: head.size, durationSeconds: media.durationSeconds });
+    const content = { bytes: head.size, durationSeconds: media.durationSeconds };
+    const engine = transcodeEngine(job.preset, content);
+    // On the Express audio machine, a source beyond its bounds goes on in the Standard execution the job records.
+    const express = input.handoff !== undefined && fitsExpress(job.preset, content);
+    const handover =
+      input.handoff && !express ? handoverTo(input.handoff, ref, input.enqueued?.source) : undefined;
     await step.advance({
       from: ['probing'],
       to: 'transcoding',
-      leaseSeconds: LEASE_SECONDS.transcode,
+      leaseSeconds: express ? LEASE_SECONDS.express : LEASE_SECONDS.transcode,
       percent: 0,
+      ...(handover ? { executionArn: handover.executionArn } : {}),
       set: { durationSeconds: media.durationSeconds, hasVideo: media.hasVideo, engine },
     });
+    if (handover) return { ...ref, reused: false, handoff: handover.handoff };
     const fullPath = outputPath(job);
     const output = {
       bucket: source.bucket,

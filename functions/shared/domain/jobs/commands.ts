@@ -6,6 +6,7 @@ import type { JobRecordBase } from '../../data/jobs/record';
 import { AppError, NotFoundError, ValidationError } from '../../errors';
 import { ulidTimePrefix } from '../../ids';
 import { logger } from '../../observability/logger';
+import { isExpressExecution } from '../../types/state-machines';
 import { DEFAULT_JOB_PAGE, listCursor, MAX_JOB_FILTER_EXAMINED, type PageRequest } from '../pages';
 import { checkQuota, queueFullError, readForWrite, startAttempt } from './enqueue';
 import type { JobTypeDefinition } from './job-type';
@@ -89,7 +90,8 @@ const isFinished = (type: { store: { finished: readonly string[] } }, status: st
 
 /**
  * Cancel: a conditional write from the observed unfinished state to `canceled` (clearing the lease and
- * releasing the queue slot), then StopExecution, which stops the engine's work too, and the deletion of the
+ * releasing the queue slot), then StopExecution (not for an Express execution: it cannot be stopped, and
+ * ends at its next write), which stops the engine's work too, and the deletion of the
  * job's input files. A job that moved on
  * between the read and the write is read again, so a race with a worker resolves to one final state.
  */
@@ -115,9 +117,11 @@ export const cancelJob = async <S extends string, R extends JobRecordBase<S>, E 
       throw error;
     }
     // Before the first step has recorded its execution the job has none to stop: that step finds the job
-    // canceled and ends the execution without writing.
+    // canceled and ends the execution without writing. An Express execution cannot be stopped: its next
+    // write finds the job canceled (the conversion's progress stops ffmpeg) and it ends without writing.
     await Promise.all([
       job.executionArn &&
+        !isExpressExecution(job.executionArn) &&
         stopExecution(job.executionArn, 'canceled by the tenant').catch((error: unknown) =>
           logger.error(`stopping a canceled ${type.noun} failed`, { jobId, error: error as Error }),
         ),

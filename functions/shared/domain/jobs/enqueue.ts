@@ -10,6 +10,7 @@ import { AppError, NotFoundError } from '../../errors';
 import { ulid } from '../../ids';
 import { logger } from '../../observability/logger';
 import type { PlanLimits } from '../../types/plans';
+import type { StateMachineName } from '../../types/state-machines';
 import { limitsOf } from '../company-limits';
 import { parseStorageReference } from '../storage-references';
 import { type JobTypeDefinition, type JobTypeInfo, startFailedError } from './job-type';
@@ -111,8 +112,10 @@ export const queueFullError = (type: JobTypeInfo, limits: PlanLimits) =>
  * `start_failed` (which releases its queue slot) and answers 503 `service_unavailable`.
  */
 export const startAttempt = async <J extends JobRef>(type: JobTypeInfo, job: J, now: Date): Promise<J> => {
+  const machineOf = type.machineOf as ((job: J) => StateMachineName) | undefined;
+  const machine = machineOf?.(job) ?? type.machine;
   try {
-    await startExecution(type.machine, jobExecutionName(job.jobId, job.attempt), {
+    await startExecution(machine, jobExecutionName(job.jobId, job.attempt), {
       companyId: job.companyId,
       jobId: job.jobId,
       attempt: job.attempt,
@@ -121,7 +124,7 @@ export const startAttempt = async <J extends JobRef>(type: JobTypeInfo, job: J, 
     return job;
   } catch (error) {
     if (error instanceof Error && error.name === 'ExecutionAlreadyExistsError') return job;
-    logger.error(`${type.machine} execution did not start`, { jobId: job.jobId, error: error as Error });
+    logger.error(`${machine} execution did not start`, { jobId: job.jobId, error: error as Error });
     const failure = startFailedError(type);
     await type.moves.fail({ job, error: failure, now }).then(
       () => type.deleteInput?.(job),

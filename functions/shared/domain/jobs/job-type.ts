@@ -35,6 +35,8 @@ export interface JobTypeOptions<S extends string, R extends JobRecordBase<S>, E 
   /** What the type is called in messages: `transcode` gives "No transcode job with this id." */
   noun: string;
   machine: StateMachineName;
+  /** The machine of one job's attempt, where it depends on the job (default: `machine`). */
+  machineOf?: (job: R) => StateMachineName;
   store: JobStoreConfig<S, R, E>;
   /** The job as the tenant sees it (routes, events, MCP, workflow actions). */
   view: (job: R) => V;
@@ -109,7 +111,16 @@ export type JobTypeDefinition<
  */
 export type JobTypeInfo = Pick<
   JobTypeOptions<string, never, object, unknown>,
-  'idPrefix' | 'noun' | 'machine' | 'limits' | 'codes' | 'activity' | 'retryHint' | 'errors' | 'deleteInput'
+  | 'idPrefix'
+  | 'noun'
+  | 'machine'
+  | 'machineOf'
+  | 'limits'
+  | 'codes'
+  | 'activity'
+  | 'retryHint'
+  | 'errors'
+  | 'deleteInput'
 > & {
   store: Pick<JobStoreConfig<string, never, object>, 'meter' | 'jobType'>;
   moves: { fail: (options: { job: JobRef; error: JobError; now: Date }) => Promise<unknown> };

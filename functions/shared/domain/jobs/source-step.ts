@@ -6,7 +6,14 @@ import type { PlanLimits } from '../../types/plans';
 import { companyLimits } from '../company-limits';
 import type { JobSource } from './enqueue';
 import type { JobFile } from './output-files';
-import { type AdvanceOptions, type JobStep, type StepDeps, type StepInput, stepError } from './worker-shell';
+import {
+  type AdvanceOptions,
+  type handoverTo,
+  type JobStep,
+  type StepDeps,
+  type StepInput,
+  stepError,
+} from './worker-shell';
 
 /**
  * The first step of a job type that reads a stored source (transcodes, transcriptions): claim the job, read
@@ -27,6 +34,8 @@ export interface SourceStepInput extends StepInput {
   action: 'probe';
   /** The execution's input: the job's source as enqueued (absent for executions started without it). */
   enqueued?: { source?: { bucket: string; fullPath: string } };
+  /** On an Express machine: the Standard machine's ARN, where a source beyond its bounds goes on. */
+  handoff?: string;
 }
 
 /** What a source step answers the state machine; a type's output adds its engine's input. */
@@ -37,6 +46,8 @@ export interface SourceStepOutput extends JobRef {
   durationSeconds?: number;
   /** How long this step ran, in milliseconds (billed as `computeMs.workers` when the job is done). */
   workerMs?: number;
+  /** On an Express machine: the Standard execution that goes on with the attempt (`handoverTo`). */
+  handoff?: ReturnType<typeof handoverTo>['handoff'];
 }
 
 /** What the finalize step of a source-reading type gets from the machine; a type's input adds its engine's. */

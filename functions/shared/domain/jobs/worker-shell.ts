@@ -44,6 +44,22 @@ export const stateMachineOf = (executionArn: string | undefined): { stateMachine
   return parts[5] === 'execution' && parts[6] ? { stateMachine: parts[6] } : {};
 };
 
+/**
+ * The hand-over of an attempt from an Express execution to the Standard machine `machineArn` (its `handoff`
+ * input): the execution of the attempt's name there, to record on the job, and the start the machine makes.
+ */
+export const handoverTo = (
+  machineArn: string,
+  ref: JobRef,
+  source?: { bucket: string; fullPath: string },
+) => {
+  const name = `${ref.jobId}-a${ref.attempt}`;
+  return {
+    executionArn: `${machineArn.replace(':stateMachine:', ':execution:')}:${name}`,
+    handoff: { name, input: { ...ref, ...(source ? { source } : {}) } },
+  };
+};
+
 /** The lease of a step: until `seconds` from now. */
 export const leaseFrom = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
 
