@@ -403,9 +403,13 @@ describe('POST /v1/mcp: the MCP server', () => {
         name: 'create_dynadata_item',
         arguments: { type: 'contacts', item: { name }, idempotencyKey: key },
       });
-    const first = structured(await create('Grace Hopper'));
-    const again = structured(await create('Grace Hopper'));
-    expect(again).toEqual(first);
+    const firstResult = (await create('Grace Hopper')) as { _meta?: Record<string, unknown> };
+    const againResult = (await create('Grace Hopper')) as { _meta?: Record<string, unknown> };
+    const first = structured(firstResult);
+    expect(structured(againResult)).toEqual(first);
+    // The replay says so, as `Idempotent-Replayed: true` does over HTTP; the first call does not.
+    expect(firstResult._meta?.idempotentReplayed).toBeUndefined();
+    expect(againResult._meta?.idempotentReplayed).toBe(true);
     const listed = await call('POST', '/v1/dynadata/type/contacts/list', {
       headers: { 'x-api-key': t.apiKey },
       body: { limit: 10 },

@@ -131,14 +131,20 @@ export const callTool = async (
   const { idempotencyKey, ...listed } = args;
   try {
     const input = isObjectSchema(tool.input) ? listed : parseAlternatives(tool, listed);
-    const { body } = await withIdempotency(
+    const { body, headers } = await withIdempotency(
       { companyId: context.auth.companyId, operationId: `mcp:${tool.name}`, params: {}, body: input },
       tool.effect === 'read' ? undefined : (idempotencyKey as string | undefined),
       async () => ({ status: 200, body: await tool.run(context, input) }),
       context.now,
     );
     const output = body as Record<string, unknown>;
-    return { structuredContent: output, content: [{ type: 'text', text: JSON.stringify(output) }] };
+    const replayed = headers?.['idempotent-replayed'] === 'true';
+    return {
+      structuredContent: output,
+      content: [{ type: 'text', text: JSON.stringify(output) }],
+      // The route's `Idempotent-Replayed: true`, for an agent's door: this result is the first call's.
+      ...(replayed ? { _meta: { idempotentReplayed: true } } : {}),
+    };
   } catch (error) {
     return toolError(error, tool, context);
   }

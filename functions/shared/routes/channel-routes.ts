@@ -1,4 +1,4 @@
-import { timestampField } from '../fields';
+import { timestampField, urlField } from '../fields';
 import { lazy } from '../lazy';
 import * as z from '../zod';
 import { rotateSecretBodySchema } from './event-schemas';
@@ -73,9 +73,7 @@ export const CHANNEL_ROUTES = [
     tag: 'Contacts',
     scope: 'webhooks:write',
     get body() {
-      return z
-        .object({ url: z.string().min(1).max(2048).describe('An HTTPS URL on a public address.') })
-        .strict();
+      return z.object({ url: urlField('An HTTPS URL on a public address.') }).strict();
     },
     get response() {
       return channelAnswer();

@@ -1,4 +1,4 @@
-import { identifierField, timestampField } from '../fields';
+import { identifierField, timestampField, urlField } from '../fields';
 import { lazy } from '../lazy';
 import {
   DEFAULT_EVENTS_PAGE,
@@ -32,14 +32,10 @@ export const dynadataTypeFilterSchema = /* @__PURE__ */ lazy(() =>
 export const createWebhookBodySchema = /* @__PURE__ */ lazy(() =>
   z
     .object({
-      url: z
-        .string()
-        .min(1)
-        .max(2048)
-        .describe(
-          'Where events are POSTed: `https` only; no credentials in the URL; private, link-local, loopback and ' +
-            'reserved addresses are refused.',
-        ),
+      url: urlField(
+        'Where events are POSTed: `https` only; no credentials in the URL; private, link-local, loopback and ' +
+          'reserved addresses are refused.',
+      ),
       events: z
         .array(z.enum([...SUBSCRIBABLE_EVENT_TYPES, ...EVENT_TYPE_PATTERNS, '*']))
         .min(1)

@@ -99,7 +99,7 @@ export const listRequestSchema = /* @__PURE__ */ lazy(() =>
         .optional()
         .describe('Default: `{field: "_id", order: "desc"}` (newest first).'),
       limit: z.number().int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 25).'),
-      cursor: z.string().max(2048).optional().describe('`nextCursor` of the previous page.'),
+      cursor: cursorField('`nextCursor` of the previous page.'),
     })
     .strict(),
 );

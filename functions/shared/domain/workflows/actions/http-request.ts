@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { env } from '../../../env';
+import { urlField } from '../../../fields';
 import { StepOutcomeError } from '../../../step-outcomes';
 import { WORKFLOW_HOP_HEADER } from '../../../workflow-hops';
 import * as z from '../../../zod';
@@ -173,7 +174,7 @@ export const httpRequestAction = defineAction({
     return z
       .object({
         method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']),
-        url: z.string().min(1).max(2048),
+        url: urlField('The URL to call, under the webhook address rules (`https`, a public address).'),
         headers: z
           .record(z.string(), z.string().max(8192))
           .superRefine((headers, issues) => {
