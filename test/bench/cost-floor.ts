@@ -158,8 +158,8 @@ export const floorOf = (op: MeasuredOperation, memoryMb: (fn: string) => number)
       target: 1.5,
     };
   if (usage.pollyCharacters > 0) {
-    // One Polly task over the text: a job's two tasks count the characters twice.
-    const characters = perRun(usage.pollyCharacters) / (name.startsWith('speech job') ? 2 : 1);
+    // One Polly task over the text: a speech job with timings runs two, each counting the characters.
+    const characters = usage.pollyCharacters / Math.max(1, usage.pollyTasks ?? usage.runs);
     return {
       components: [
         {

@@ -62,6 +62,8 @@ export interface OperationUsage {
   s3Puts: number;
   s3Gets: number;
   pollyCharacters: number;
+  /** Polly calls or tasks that read `pollyCharacters` between them (one a run when absent). */
+  pollyTasks?: number;
   transcribeSeconds: number;
   mediaConvertSeconds: number;
   logBytes: number;

@@ -10,17 +10,18 @@ import type { MeasuredOperation, OperationUsage } from './cost-model';
 /**
  * The operations of `npm run bench -- cost`, run one after another through the harness of `cost.ts`
  * (each measured over its runs): the metered read, Dynadata's create and lists, a message, the media jobs
- * (the 60 s transcode to `ogg_opus`, the transcription, speech and the 12,000-character speech job),
+ * (the 60 s transcode to `ogg_opus`, the transcription, speech and the 12,000-character speech job, with
+ * and without timings),
  * workflow runs of 3 and 5 steps (sync and async) and a webhook delivery.
  */
 type Media = Partial<
-  Pick<OperationUsage, 'pollyCharacters' | 'transcribeSeconds' | 'mediaConvertSeconds'>
+  Pick<OperationUsage, 'pollyCharacters' | 'pollyTasks' | 'transcribeSeconds' | 'mediaConvertSeconds'>
 > & {
   engine?: string;
 };
 
-/** The speech job's state machine starts two Polly synthesis tasks (`statemachines/speech-job.asl.json`). */
-export const POLLY_TASKS_PER_SPEECH_JOB = 2;
+/** The Task states of `statemachines/speech-job.asl.json` that start a Polly synthesis task. */
+const POLLY_START_STATES = ['StartAudioSynthesis', 'StartMarksSynthesis'];
 
 export interface CostHarness {
   companyId: string;
@@ -183,19 +184,25 @@ export const measureCostOperations = async (harness: CostHarness): Promise<Measu
 
   const { SPEECH_JOB_TYPE } = await import('../../functions/shared/domain/speech-jobs');
   const { markdownDocument } = await import('../fixtures/long-markdown');
-  operations.push(
-    await measure('speech job, 12,000 characters', async () => {
-      const markdown = markdownDocument(12_000, `cost${Date.now().toString(36)}`);
-      const { job } = (await call('POST', '/v1/speech/jobs', { markdown, format: 'mp3' })) as {
-        job: { id: string };
-      };
-      await ended('speech-job');
-      const done = await SPEECH_JOB_TYPE.lifecycle.getJob(companyId, job.id);
-      if (done?.status !== 'done') throw new Error(`the speech job ended ${done?.status}`);
-      // Two Polly tasks over the same text (the audio, the sentence speech marks), each billed per character.
-      return { pollyCharacters: POLLY_TASKS_PER_SPEECH_JOB * done.characters, engine: 'polly' };
-    }),
-  );
+  for (const timings of [true, false]) {
+    const name = `speech job, 12,000 characters${timings ? '' : ', no timings'}`;
+    operations.push(
+      await measure(name, async () => {
+        const markdown = markdownDocument(12_000, `cost${Date.now().toString(36)}`);
+        const { job } = (await call('POST', '/v1/speech/jobs', { markdown, format: 'mp3', timings })) as {
+          job: { id: string };
+        };
+        await ended('speech-job');
+        const done = await SPEECH_JOB_TYPE.lifecycle.getJob(companyId, job.id);
+        if (done?.status !== 'done') throw new Error(`the speech job ended ${done?.status}`);
+        // Each Polly task the execution started (the audio; the sentence speech marks unless the job has no
+        // timings) reads the whole text, billed per character.
+        const execution = executions.findLast((e) => e.executionArn.split(':')[6] === 'speech-job');
+        const pollyTasks = POLLY_START_STATES.filter((state) => execution?.taskMs?.[state]).length;
+        return { pollyCharacters: pollyTasks * done.characters, pollyTasks, engine: 'polly' };
+      }),
+    );
+  }
 
   for (const count of [3, 5]) {
     const id = `steps-${count}`;

@@ -221,7 +221,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
     };
 
     type Media = Partial<
-      Pick<OperationUsage, 'pollyCharacters' | 'transcribeSeconds' | 'mediaConvertSeconds'>
+      Pick<OperationUsage, 'pollyCharacters' | 'pollyTasks' | 'transcribeSeconds' | 'mediaConvertSeconds'>
     > & { engine?: string };
     const settle = () => new Promise((r) => setTimeout(r, SETTLE_MS));
     /** Runs `fn` `runs` times and returns what the runs consumed, with the media units they told. */
@@ -244,6 +244,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
       const before = units.totals();
       const media: Required<Omit<Media, 'engine'>> & Pick<Media, 'engine'> = {
         pollyCharacters: 0,
+        pollyTasks: 0,
         transcribeSeconds: 0,
         mediaConvertSeconds: 0,
       };
@@ -251,6 +252,8 @@ export const measureOperations = async (write: (line: string) => void): Promise<
         const once = await fn();
         for (const key of ['pollyCharacters', 'transcribeSeconds', 'mediaConvertSeconds'] as const)
           media[key] += once?.[key] ?? 0;
+        // A call that tells no task count made one Polly call if it told characters.
+        media.pollyTasks += once?.pollyTasks ?? (once?.pollyCharacters ? 1 : 0);
         if (once?.engine) media.engine = once.engine;
       }
       await settle();
@@ -309,6 +312,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
           s3Puts: s3Calls.puts - s3Before.puts,
           s3Gets: s3Calls.gets - s3Before.gets,
           pollyCharacters: media.pollyCharacters,
+          pollyTasks: media.pollyTasks,
           transcribeSeconds: media.transcribeSeconds,
           mediaConvertSeconds: media.mediaConvertSeconds,
           logBytes: logBytes + accessLogBytes,

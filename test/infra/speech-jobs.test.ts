@@ -78,6 +78,37 @@ describe('speech job state machine (jobs stack)', () => {
     );
   });
 
+  it('skips the marks task of a job without timings, and gives Finalize no marks', () => {
+    expect(asl.States.StartAudioSynthesis?.Next).toBe('Timings?');
+    const timings = asl.States['Timings?'] as State & { Choices: Record<string, unknown>[] };
+    expect(timings.Type).toBe('Choice');
+    expect(timings.Default).toBe('StartMarksSynthesis');
+    expect(timings.Choices).toEqual([
+      {
+        And: [
+          { Variable: '$.prepare.timings', IsPresent: true },
+          { Variable: '$.prepare.timings', BooleanEquals: false },
+        ],
+        Next: 'NoMarks',
+      },
+    ]);
+    expect(asl.States.NoMarks).toMatchObject({
+      Type: 'Pass',
+      Result: { outputUri: null },
+      ResultPath: '$.marks',
+      Next: 'ForgetText',
+    });
+    expect(asl.States.StartMarksSynthesis?.Next).toBe('ForgetText');
+    // Once the audio is done, the marks are checked only where their task was started.
+    expect(asl.States['AudioSynthesized?']?.Choices?.[0]?.Next).toBe('MarksStarted?');
+    expect(asl.States['MarksStarted?']).toMatchObject({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.marksTask', IsPresent: true, Next: 'CheckMarksSynthesis' }],
+      Default: 'Finalize',
+    });
+    expect(asl.States.Finalize?.Parameters).toMatchObject({ 'marksUri.$': '$.marks.outputUri' });
+  });
+
   it('polls with a doubling wait, capped, between checks', () => {
     expect(asl.States.WaitForAudio).toMatchObject({ Type: 'Wait', SecondsPath: '$.prepare.pollSeconds' });
     expect(asl.States['LongerWait?']?.Choices?.[0]).toMatchObject({

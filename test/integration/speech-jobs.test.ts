@@ -97,7 +97,7 @@ describe('speech jobs end to end (local engine: espeak-ng + ffmpeg)', () => {
       (keys) =>
         !keys.some((key) => key.includes(`/${done.id}/`) && !key.endsWith('.mp3') && !key.endsWith('.json')),
     );
-    const results = [done.result?.audio.fullPath, done.result?.timings.fullPath];
+    const results = [done.result?.audio.fullPath, done.result?.timings?.fullPath];
     expect(left.filter((key) => key.includes(`/${done.id}/`)).sort()).toEqual(results.sort());
   });
 
@@ -144,6 +144,93 @@ describe('speech jobs end to end (local engine: espeak-ng + ffmpeg)', () => {
       'not_found',
     );
     expect((await getSpeechJob(tenant.apiKey, done.id)).status).toBe('done');
+  });
+});
+
+/**
+ * `timings: false`: one synthesis task, no timing file. A job without timings and one with are different
+ * requests: neither reuses the other, each reuses its own kind.
+ */
+describe('speech jobs without timings', () => {
+  let tenant: Awaited<ReturnType<typeof createTenant>>;
+  let markdown: string;
+  let audioOnly: SpeechJob;
+
+  const jobFilesOf = async (id: string) =>
+    (await speechJobObjects(tenant.companyId)).filter((key) => key.includes(`/${id}/`)).sort();
+
+  beforeAll(async () => {
+    tenant = await createTenant({ limits: { speechCharactersPerMonth: 100_000 } });
+    markdown = markdownDocument(3000, Math.random().toString(36).slice(2, 8));
+    const res = await enqueueSpeechJob(tenant.apiKey, { markdown, format: 'mp3', timings: false });
+    expect(res.status, JSON.stringify(res.json)).toBe(202);
+    expect(res.json.job).toMatchObject({ status: 'pending', timings: false, result: null });
+    audioOnly = await waitForSpeechJob(tenant.apiKey, (res.json.job as SpeechJob).id);
+  }, 120_000);
+
+  it('ends done with the audio, billed once, and no timing file anywhere', async () => {
+    const spoken = characterCount(await rewriteMarkdown(markdown));
+    expect(audioOnly).toMatchObject({
+      status: 'done',
+      reused: false,
+      timings: false,
+      billedCharacters: spoken,
+    });
+    const audio = audioOnly.result?.audio;
+    if (!audio) throw new Error('no audio');
+    expect(audioOnly.result?.timings).toBeNull();
+    const bytes = await downloadBytes(tenant.apiKey, audio.fullPath);
+    expect(bytes.length).toBe(audio.size);
+    expect(audioOnly.durationSeconds).toBeCloseTo(mp3Seconds(bytes), 1);
+    // Storage holds the audio alone: no timing file, no speech marks, no text (the clean-up follows `done`).
+    const left = await eventually(
+      () => jobFilesOf(audioOnly.id),
+      (keys) => keys.length === 1,
+    );
+    expect(left).toEqual([audio.fullPath]);
+  });
+
+  it('is not reused by a request with timings, nor reuses one: each reuses its own kind', async () => {
+    const withTimings = await enqueueSpeechJob(tenant.apiKey, { markdown, format: 'mp3' });
+    expect(withTimings.status).toBe(202);
+    expect(withTimings.json.job).toMatchObject({ status: 'pending', reused: false, timings: true });
+    const full = await waitForSpeechJob(tenant.apiKey, (withTimings.json.job as SpeechJob).id);
+    expect(full).toMatchObject({ status: 'done', reused: false, timings: true });
+    expect(full.result?.timings?.sentences).toBeGreaterThan(10);
+    expect(full.result?.audio.fullPath).not.toBe(audioOnly.result?.audio.fullPath);
+
+    const again = await enqueueSpeechJob(tenant.apiKey, { markdown, format: 'mp3', timings: false });
+    expect(again.json.job).toMatchObject({
+      status: 'done',
+      reused: true,
+      timings: false,
+      billedCharacters: 0,
+      result: audioOnly.result,
+    });
+    const fullAgain = await enqueueSpeechJob(tenant.apiKey, { markdown, format: 'mp3', timings: true });
+    expect(fullAgain.json.job).toMatchObject({
+      status: 'done',
+      reused: true,
+      timings: true,
+      billedCharacters: 0,
+      result: full.result,
+    });
+    expect(await speechCharactersOf(tenant.apiKey)).toBe(2 * audioOnly.characters);
+  }, 120_000);
+
+  it('answers 404 to another company', async () => {
+    const other = await createTenant();
+    expectProblem(
+      await call('GET', `/v1/speech/jobs/${audioOnly.id}`, { headers: headersOf(other.apiKey) }),
+      404,
+      'not_found',
+    );
+  });
+
+  it('refuses a timings that is not a boolean with 400 at /body/timings', async () => {
+    const res = await enqueueSpeechJob(tenant.apiKey, { text: 'Hi.', timings: 'no' });
+    expectProblem(res, 400, 'validation_failed');
+    expect((res.json.errors as { pointer: string }[]).map((e) => e.pointer)).toEqual(['/body/timings']);
   });
 });
 

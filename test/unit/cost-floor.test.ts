@@ -31,12 +31,29 @@ describe('the floor of an operation', () => {
     expect(floor?.target).toBe(1.3);
   });
 
-  it("of a speech job is one Polly task over its text, half the two tasks' characters", () => {
-    const floor = floorOf(measured('speech job, 12,000 characters', { pollyCharacters: 24_000 }), () => 512);
+  it.each([
+    ['speech job, 12,000 characters', 24_000, 2],
+    ['speech job, 12,000 characters, no timings', 12_000, 1],
+  ])(
+    'of %s is one Polly task over its text, whatever the tasks it ran',
+    (name, pollyCharacters, pollyTasks) => {
+      const floor = floorOf(measured(name, { pollyCharacters, pollyTasks }), () => 512);
+      expect(floorTotal(floor ?? { components: [], target: 0 })).toBeCloseTo(
+        (12_000 * PRICES.pollyStandardPerMillionCharacters) / 1_000_000,
+        12,
+      );
+      expect(floor?.target).toBe(1.5);
+    },
+  );
+
+  it('of a speech request that tells no task count is one Polly call a run', () => {
+    const floor = floorOf(
+      measured('speech, 1,000 characters', { pollyCharacters: 2000, runs: 2 }),
+      () => 512,
+    );
     expect(floorTotal(floor ?? { components: [], target: 0 })).toBeCloseTo(
-      (12_000 * PRICES.pollyStandardPerMillionCharacters) / 1_000_000,
+      (1000 * PRICES.pollyStandardPerMillionCharacters) / 1_000_000,
       12,
     );
-    expect(floor?.target).toBe(1.5);
   });
 });

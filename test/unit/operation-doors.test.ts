@@ -85,6 +85,15 @@ describe('operations at every door', () => {
     }
   });
 
+  it('gives create_speech_job and actions/media/speech the route’s `timings` member', () => {
+    const tool = TOOLS().find((t) => t.name === 'create_speech_job');
+    const action = findAction('actions/media/speech');
+    for (const input of [tool?.input, action?.input]) {
+      expect(input?.safeParse({ text: 'Hi.', timings: false }).success).toBe(true);
+      expect(input?.safeParse({ text: 'Hi.', timings: 'no' }).success).toBe(false);
+    }
+  });
+
   it('has one tool per name and one action per name', () => {
     const tools = TOOLS().map((t) => t.name);
     expect(new Set(tools).size).toBe(tools.length);

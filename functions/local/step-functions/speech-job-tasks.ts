@@ -17,7 +17,8 @@ import type { TaskOverride } from './machines';
  * worker in-process. As Polly does, `StartAudioSynthesis` only starts the engine (`long-speech.ts`: espeak-ng
  * per sentence on every core, ffmpeg joining), which uploads the audio where Polly would
  * (`<OutputS3KeyPrefix><TaskId>.<extension>`); `StartMarksSynthesis` is the second task, whose sentence marks
- * come from the same run (measured durations) and are written as `<prefix><TaskId>.marks`. The checks answer
+ * come from the same run (measured durations) and are written as `<prefix><TaskId>.marks`; a job without
+ * timings starts no marks task, so its marks are dropped once its audio is checked. The checks answer
  * like GetSpeechSynthesisTask (`inProgress`, `completed` with the `OutputUri`, `failed`), waiting up to
  * `LOCAL_ENGINE_TIMING.checkWaitMs` for the run to end. Stopping the execution aborts the signal, which kills espeak-ng and ffmpeg.
  */
@@ -30,6 +31,8 @@ type Outcome = { status: 'completed'; uri: string } | { status: 'failed'; reason
 interface Run {
   settled?: Outcome;
   done: Promise<Outcome>;
+  /** An audio run's key in `marksOf`: its marks, unless the marks task took them. */
+  marksKey?: string;
 }
 
 /** Tasks started in this process, by task id; the marks of an audio run, by its output folder and text. */
@@ -50,8 +53,8 @@ type StartInput = Omit<SynthesisParameters, 'OutputFormat' | 'SampleRate'> & {
 const outputUri = (bucket: string, key: string) => `https://s3.local.amazonaws.com/${bucket}/${key}`;
 const runKey = (input: StartInput) => `${input.OutputS3BucketName}/${input.OutputS3KeyPrefix}`;
 
-const track = (done: Promise<Outcome>): Run => {
-  const entry: Run = { done };
+const track = (done: Promise<Outcome>, marksKey?: string): Run => {
+  const entry: Run = { done, ...(marksKey ? { marksKey } : {}) };
   entry.done = done.then((outcome) => {
     entry.settled = outcome;
     return outcome;
@@ -98,7 +101,10 @@ const startSynthesis: TaskOverride = async (input: StartInput, ctx) => {
     marksOf.set(runKey(input), marks);
     runs.set(
       taskId,
-      track(audio.then((a) => ({ status: 'completed', uri: outputUri(bucket, a.key) }) as const, failed)),
+      track(
+        audio.then((a) => ({ status: 'completed', uri: outputUri(bucket, a.key) }) as const, failed),
+        runKey(input),
+      ),
     );
   } else {
     const marks = marksOf.get(runKey(input));
@@ -125,6 +131,8 @@ const checkSynthesis: TaskOverride = async (input: { TaskId: string }) => {
   const outcome = run.settled ?? (await awaitRun(run.done));
   if (!outcome) return task('inProgress', { OutputUri: '' });
   runs.delete(input.TaskId);
+  // The marks task, when the job has one, started before this check: marks left behind are no one's.
+  if (run.marksKey) marksOf.delete(run.marksKey);
   if (outcome.status === 'failed') return task('failed', { TaskStatusReason: outcome.reason, OutputUri: '' });
   return task('completed', { OutputUri: outcome.uri });
 };

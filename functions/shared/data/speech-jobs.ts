@@ -20,7 +20,8 @@ import { storedObject } from './schemas';
  *   step, billing `speech_characters` in `billedSeconds` and writing the reuse entry in the same
  *   transaction), `failed`, or `canceled` by the tenant.
  * - `QUEUE`: the company's unfinished speech jobs.
- * - `REUSE#<voice>#<format>#<sha256 of the text>`: the result of an earlier job of the same request.
+ * - `REUSE#<voice>#<format>#<sha256 of the text>` (with `#notimings` after it for a job asked without
+ *   timings): the result of an earlier job of the same request.
  * The text itself (up to 100,000 characters) is a file, never in the item (`textPath`).
  */
 export interface SpeechJobRecord extends JobRecordBase<SpeechJobStatus> {
@@ -30,6 +31,11 @@ export interface SpeechJobRecord extends JobRecordBase<SpeechJobStatus> {
   characters: number;
   /** SHA-256 (hex) of the spoken text: with the voice and format, what makes two requests the same. */
   textSha256: string;
+  /**
+   * Whether the job writes the timing file (`timings` of the request). Absent on jobs enqueued before the
+   * choice existed: they all wrote it.
+   */
+  timings?: boolean;
   durationSeconds?: number;
   result?: SpeechJobResult;
 }
@@ -46,6 +52,7 @@ const speechJobSchema = /* @__PURE__ */ lazy(
       format: zm.enum(SPEECH_FORMATS),
       characters: zm.number(),
       textSha256: zm.string(),
+      timings: zm.optional(zm.boolean()),
       durationSeconds: zm.optional(zm.number()),
       result: zm.optional(storedObject<SpeechJobResult>()),
     }),
@@ -69,6 +76,14 @@ export const SPEECH_JOB_STORE = {
   resultFields: ['result', 'durationSeconds'],
 } as const;
 
-/** What makes two speech jobs the same request: the spoken text, the voice and the format. */
-export const speechJobReuseKey = (job: Pick<SpeechJobRecord, 'voiceProfileId' | 'format' | 'textSha256'>) =>
-  `${job.voiceProfileId}#${job.format}#${job.textSha256}`;
+/** Whether a job writes the timing file: unless asked without (older jobs all did). */
+export const speechJobHasTimings = (job: Pick<SpeechJobRecord, 'timings'>) => job.timings !== false;
+
+/**
+ * What makes two speech jobs the same request: the spoken text, the voice, the format and whether it has
+ * timings (a job without never reuses one with, nor the other way round; the key of a job with timings is
+ * the one it had before the choice existed).
+ */
+export const speechJobReuseKey = (
+  job: Pick<SpeechJobRecord, 'voiceProfileId' | 'format' | 'textSha256' | 'timings'>,
+) => `${job.voiceProfileId}#${job.format}#${job.textSha256}${speechJobHasTimings(job) ? '' : '#notimings'}`;

@@ -24,6 +24,8 @@ export interface SpeechJobInput {
   markdown?: string | undefined;
   voiceProfileId?: string | undefined;
   format?: SpeechFormat | undefined;
+  /** Whether the job writes the timing file of its sentences; `true` when absent. */
+  timings?: boolean | undefined;
 }
 
 /** The text to speak (`text`, or `markdown` spoken) within the job's limits; refusals point under `at`. */
@@ -56,6 +58,7 @@ export const enqueueSpeechJob = async (
     format: input.format ?? 'mp3',
     characters: characterCount(text),
     textSha256: createHash('sha256').update(text).digest('hex'),
+    timings: input.timings ?? true,
   } as const;
   return enqueueJob(
     SPEECH_JOB_TYPE,

@@ -1,8 +1,13 @@
 import { headObject } from '../aws/s3-objects';
-import { SPEECH_JOB_STORE, type SpeechJobRecord, type SpeechJobReuseEntry } from '../data/speech-jobs';
+import {
+  SPEECH_JOB_STORE,
+  type SpeechJobRecord,
+  type SpeechJobReuseEntry,
+  speechJobHasTimings,
+} from '../data/speech-jobs';
 import { env } from '../env';
 import { companyObjectPrefix } from '../types/object-prefixes';
-import type { SpeechJobResult, SpeechJobStatus } from '../types/speech-jobs';
+import type { SpeechJobFile, SpeechJobStatus } from '../types/speech-jobs';
 import type { SpeechFormat } from '../types/speech-voices';
 import { defineJobType } from './jobs/job-type';
 import { deleteIntermediateFile } from './jobs/output-files';
@@ -11,9 +16,9 @@ import { publicFile, publicJobFields } from './jobs/view';
 /**
  * Long-form speech jobs, a job type of the job engine (`jobs/`): the engine enqueues (quota, queue slot,
  * reuse of an identical finished job billed 0, Idempotency-Key), reads, lists, cancels, runs the worker shell
- * and recovers; the type supplies its input (below), its reuse key (spoken text, voice, format), its steps
- * (`workers/speech-job/`), its meter (`speech_characters`: the characters of the spoken text) and its output
- * files (the audio and the timing file). Decisions where the issue is silent:
+ * and recovers; the type supplies its input (below), its reuse key (spoken text, voice, format, timings), its
+ * steps (`workers/speech-job/`), its meter (`speech_characters`: the characters of the spoken text) and its
+ * output files (the audio and, unless asked without, the timing file). Decisions where the issue is silent:
  * - The request (`speech-job-requests.ts`): `text`, or the spoken form of `markdown`, within the job's limits.
  * - The text is the job's input file (`speech-jobs/<jobId>/input.txt`, deleted once it is final): the job
  *   item stays small.
@@ -66,9 +71,13 @@ export interface PublicSpeechJob extends ReturnType<typeof publicJobFields<Speec
   voiceProfileId: string;
   format: SpeechFormat;
   characters: number;
+  timings: boolean;
   billedCharacters: number;
   durationSeconds: number | null;
-  result: SpeechJobResult | null;
+  result: {
+    audio: SpeechJobFile & { size: number; format: SpeechFormat };
+    timings: (SpeechJobFile & { sentences: number }) | null;
+  } | null;
 }
 
 export const toPublicSpeechJob = (job: SpeechJobRecord): PublicSpeechJob => ({
@@ -76,6 +85,7 @@ export const toPublicSpeechJob = (job: SpeechJobRecord): PublicSpeechJob => ({
   voiceProfileId: job.voiceProfileId,
   format: job.format,
   characters: job.characters,
+  timings: speechJobHasTimings(job),
   billedCharacters: job.billedSeconds,
   durationSeconds: job.durationSeconds ?? null,
   result:
@@ -86,7 +96,9 @@ export const toPublicSpeechJob = (job: SpeechJobRecord): PublicSpeechJob => ({
             size: job.result.audio.size,
             format: job.result.audio.format,
           },
-          timings: { ...publicFile(job.result.timings), sentences: job.result.timings.sentences },
+          timings: job.result.timings
+            ? { ...publicFile(job.result.timings), sentences: job.result.timings.sentences }
+            : null,
         }
       : null,
 });
@@ -95,12 +107,9 @@ export const toPublicSpeechJob = (job: SpeechJobRecord): PublicSpeechJob => ({
 export const speechJobTextPath = (job: Pick<SpeechJobRecord, 'companyId' | 'jobId'>) =>
   `${companyObjectPrefix(job.companyId, 'speechJobs')}${job.jobId}/input.txt`;
 
-/** An earlier result is usable while both of its files are still stored. */
+/** An earlier result is usable while its files (the audio, the timing file if it has one) are still stored. */
 export const speechJobResultExists = async (entry: SpeechJobReuseEntry) => {
-  const { audio, timings } = entry.result;
-  const [a, t] = await Promise.all([
-    headObject(audio.bucket, audio.fullPath),
-    headObject(timings.bucket, timings.fullPath),
-  ]);
-  return a !== undefined && t !== undefined;
+  const files = [entry.result.audio, ...(entry.result.timings ? [entry.result.timings] : [])];
+  const heads = await Promise.all(files.map((f) => headObject(f.bucket, f.fullPath)));
+  return heads.every((head) => head !== undefined);
 };

@@ -128,10 +128,20 @@ export const createSpeechJobBodySchema = /* @__PURE__ */ lazy(() =>
         ),
       voiceProfileId: identifierField('A voice of GET /v1/speech/voices.').optional(),
       format: z.enum(SPEECH_FORMATS).optional().describe('Audio format; `mp3` by default.'),
+      timings: z
+        .boolean()
+        .optional()
+        .describe(
+          'Whether the job also writes the timing file of its sentences (`result.timings`); `true` by ' +
+            'default. Price: the timings are a second synthesis pass over the whole text (the speech engine ' +
+            'bills its characters again, as much as the audio), so `false` halves the engine cost of a job ' +
+            'that needs only the audio; `speech_characters` counts the text once either way. With `false` ' +
+            '`result.timings` is `null`.',
+        ),
     })
     .superRefine((body, ctx) => {
       if ((body.text === undefined) === (body.markdown === undefined))
         ctx.addIssue({ code: 'custom', path: ['text'], message: ONE_OF_MESSAGE });
     })
-    .describe('A long-form speech request: the text (or markdown), the voice and the format.'),
+    .describe('A long-form speech request: the text (or markdown), the voice, the format and the timings.'),
 );

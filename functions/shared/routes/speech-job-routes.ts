@@ -15,6 +15,7 @@ const exampleJob = {
   voiceProfileId: 'en-US-joanna',
   format: 'mp3',
   characters: 12000,
+  timings: true,
   progress: { phase: 'done', percent: 100 },
   error: null,
   reused: false,
@@ -50,9 +51,10 @@ export const SPEECH_JOB_ROUTES = [
     summary: 'Enqueue a long-form speech job',
     description:
       'Turns up to 100,000 characters of text (or the spoken form of markdown) into ONE stored audio file and ' +
-      'a JSON timing file of its sentences, asynchronously. Answers 202 with the job; poll ' +
-      'GET /v1/speech/jobs/{id}. An identical request (same spoken text, voice and format) whose earlier result ' +
-      'is still stored is reused (`reused: true`, nothing billed). Bills the characters to `speech_characters` ' +
+      'a JSON timing file of its sentences (`timings: false`: the audio only, at half the engine cost), ' +
+      'asynchronously. Answers 202 with the job; poll GET /v1/speech/jobs/{id}. An identical request (same ' +
+      'spoken text, voice, format and timings) whose earlier result is still stored is reused ' +
+      '(`reused: true`, nothing billed). Bills the characters to `speech_characters` ' +
       "when done; 429 `speech_quota_exceeded` when they would pass the month's allowance, 429 " +
       "`speech_job_queue_full` (Retry-After) at the plan's cap of unfinished jobs. Honours Idempotency-Key.",
     body: createSpeechJobBodySchema,
@@ -69,7 +71,8 @@ export const SPEECH_JOB_ROUTES = [
         title: 'Start a long-form speech job',
         description:
           'Turns text or the spoken form of markdown (up to 100,000 characters) into one stored audio file and a ' +
-          'timing file, as POST /v1/speech/jobs, and answers the job as get_speech_job shows it.',
+          'timing file (none with `timings: false`), as POST /v1/speech/jobs, and answers the job as ' +
+          'get_speech_job shows it.',
         effect: 'create',
         answer: 'job',
       },
@@ -104,8 +107,9 @@ export const SPEECH_JOB_ROUTES = [
       sdk: { method: 'speech.jobs.get', waitUntilDone: 'job' },
       summary: 'Fetch a speech job',
       description:
-        'The job and, when `done`, its two files: the audio and the JSON timing file of its sentences ' +
-        '(`[{text, start, end}]`, milliseconds, in order, covering the audio). Another company’s id is 404.',
+        'The job and, when `done`, its files: the audio and the JSON timing file of its sentences ' +
+        '(`[{text, start, end}]`, milliseconds, in order, covering the audio; `null` when asked with ' +
+        '`timings: false`). Another company’s id is 404.',
       response: speechJobResponseSchema,
       errors: ['not_found'],
       doors: {

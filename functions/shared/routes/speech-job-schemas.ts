@@ -17,12 +17,14 @@ export const speechJobResultSchema = /* @__PURE__ */ lazy(() =>
         .describe('The audio, one file.'),
       timings: jobFileSchema()
         .extend({ sentences: z.number().int().nonnegative().describe('Sentences in the file.') })
+        .nullable()
         .describe(
           'JSON timing file: `[{text, start, end}]`, one entry a sentence in order, milliseconds from the ' +
-            'start of the audio; the first starts at 0, each ends where the next starts, the last at the end.',
+            'start of the audio; the first starts at 0, each ends where the next starts, the last at the end. ' +
+            '`null` for a job asked with `timings: false`.',
         ),
     })
-    .describe('Set only when `status` is `done`: two stored objects of your company.'),
+    .describe('Set only when `status` is `done`: stored objects of your company.'),
 );
 
 export const speechJobSchema = /* @__PURE__ */ lazy(() =>
@@ -33,11 +35,13 @@ export const speechJobSchema = /* @__PURE__ */ lazy(() =>
         final: SPEECH_JOB_FINISHED,
         lifecycle: '`pending` → `synthesizing` → `done`, `failed` or `canceled` (the three are final).',
         errorCodes: ['synthesis_failed', ...COMMON_JOB_ERRORS],
-        reused: 'True when the result of an earlier identical request (text, voice, format) was reused.',
+        reused:
+          'True when the result of an earlier identical request (text, voice, format, timings) was reused.',
       }),
       voiceProfileId: z.string().describe('The voice.'),
       format: z.enum(SPEECH_FORMATS),
       characters: z.number().int().nonnegative().describe('Characters of the spoken text.'),
+      timings: z.boolean().describe('Whether the job writes the timing file (`timings` of the request).'),
       billedCharacters: z
         .number()
         .int()

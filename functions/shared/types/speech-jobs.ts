@@ -30,10 +30,13 @@ export interface SentenceTiming {
   end: number;
 }
 
-/** A `done` job's result: the audio and the JSON timing file, both stored objects of the company. */
+/**
+ * A `done` job's result: the audio and the JSON timing file, both stored objects of the company; a job asked
+ * without timings (`timings: false`) has no timing file (absent in the record, `null` in the job's view).
+ */
 export interface SpeechJobResult {
   audio: SpeechJobFile & { size: number; format: SpeechFormat };
-  timings: SpeechJobFile & { sentences: number };
+  timings?: SpeechJobFile & { sentences: number };
 }
 
 /**

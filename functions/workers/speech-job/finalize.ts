@@ -1,6 +1,6 @@
 import { audioSeconds, wavHeader } from '../../shared/audio-frames';
 import { objectOfUrl, readObject, readObjectText } from '../../shared/aws/s3-objects';
-import { type SpeechJobRecord, speechJobReuseKey } from '../../shared/data/speech-jobs';
+import { type SpeechJobRecord, speechJobHasTimings, speechJobReuseKey } from '../../shared/data/speech-jobs';
 import {
   deleteIntermediateFile,
   type JobOutputFile,
@@ -46,48 +46,65 @@ const storeAudio = async (
   );
 };
 
+/** The timing file from the sentence speech marks (`timings.json` in the attempt's folder), as a job file. */
+const storeTimings = (
+  ref: JobRef,
+  bucket: string,
+  marksText: string,
+  durationMs: number,
+  now: Date,
+): Promise<{ file: JobOutputFile; sentences: number }> => {
+  const sentences = timingsFromMarks(parseSentenceMarks(marksText), durationMs);
+  return writeJobFile(
+    {
+      bucket,
+      fullPath: `${jobFolder('speechJobs', ref)}timings.json`,
+      body: JSON.stringify(sentences),
+      contentType: 'application/json',
+    },
+    now,
+  ).then((file) => ({ file, sentences: sentences.length }));
+};
+
 /**
- * Finalize step: measures the audio, turns the sentence speech marks into the timing file (`timings.json`),
- * then moves the job `synthesizing` → `done`, recording both files as the company's stored objects
- * (downloadable, counted in storage bytes), billing its characters with the compute time and writing the
- * reuse entry in the same transaction, and deletes the marks (and Polly's raw `pcm`). Error: `OutputMissing`.
+ * Finalize step: measures the audio, turns the sentence speech marks into the timing file (`timings.json`;
+ * none for a job without timings, whose machine ran no marks task: `marksUri` null), then moves the job
+ * `synthesizing` → `done`, recording its files as the company's stored objects (downloadable, counted in
+ * storage bytes), billing its characters with the compute time and writing the reuse entry in the same
+ * transaction, and deletes the marks (and Polly's raw `pcm`). Error: `OutputMissing`.
  */
 export const finalizeStep = (input: FinalizeInput, deps: StepDeps): Promise<JobRef> =>
   runStep(SPEECH_JOB_TYPE, input, deps, async (step) => {
-    const marks = objectOfUri(input.marksUri);
+    const marks = input.marksUri ? objectOfUri(input.marksUri) : undefined;
     const engineAudio = objectOfUri(input.audioUri);
-    // The job, the marks and the audio are read at once, and both files written at once.
+    // The job, the marks and the audio are read at once, and the files written at once.
     const [job, marksText, audioBytes] = await Promise.all([
       step.read(['synthesizing']),
-      readObjectText(marks.bucket, marks.key),
+      marks ? readObjectText(marks.bucket, marks.key) : undefined,
       readObject(engineAudio.bucket, engineAudio.key),
     ]);
-    if (marksText === undefined) throw stepError('OutputMissing', 'The speech engine wrote no speech marks.');
+    if (marks && marksText === undefined)
+      throw stepError('OutputMissing', 'The speech engine wrote no speech marks.');
+    if (speechJobHasTimings(job) && !marks)
+      throw stepError('OutputMissing', 'The job has timings but no speech marks task ran.');
     if (!audioBytes) throw stepError('OutputMissing', 'The speech engine wrote no audio.');
     const seconds = audioSeconds(job.format, audioBytes.body);
     const durationSeconds = Math.round(seconds * 1000) / 1000;
-    const sentences = timingsFromMarks(parseSentenceMarks(marksText), durationSeconds * 1000);
     const [audio, timings] = await Promise.all([
       storeAudio(job, step.ref, engineAudio, audioBytes, step.now),
-      writeJobFile(
-        {
-          bucket: engineAudio.bucket,
-          fullPath: `${jobFolder('speechJobs', step.ref)}timings.json`,
-          body: JSON.stringify(sentences),
-          contentType: 'application/json',
-        },
-        step.now,
-      ),
+      marksText === undefined
+        ? undefined
+        : storeTimings(step.ref, engineAudio.bucket, marksText, durationSeconds * 1000, step.now),
     ]);
     const result: SpeechJobResult = {
       audio: { bucket: audio.bucket, fullPath: audio.fullPath, size: audio.size, format: job.format },
-      timings: { ...jobFileOf(timings), sentences: sentences.length },
+      ...(timings ? { timings: { ...jobFileOf(timings.file), sentences: timings.sentences } } : {}),
     };
     await step.complete({
       from: ['synthesizing'],
       set: { result, durationSeconds },
       billedUnits: job.characters,
-      files: [audio, timings],
+      files: timings ? [audio, timings.file] : [audio],
       // Polly reports no run time of its tasks: the job bills the worker steps' time.
       computeMs: { workers: (input.workerMs ?? 0) + step.elapsed() },
       reuse: {
@@ -97,6 +114,7 @@ export const finalizeStep = (input: FinalizeInput, deps: StepDeps): Promise<JobR
       observed: job,
     });
     const raw = job.format === 'wav' ? [engineAudio] : [];
-    await Promise.all([marks, ...raw].map((f) => deleteIntermediateFile(f.bucket, f.key, job.jobId)));
+    const intermediate = [...(marks ? [marks] : []), ...raw];
+    await Promise.all(intermediate.map((f) => deleteIntermediateFile(f.bucket, f.key, job.jobId)));
     return step.ref;
   });

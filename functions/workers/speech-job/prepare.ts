@@ -1,5 +1,9 @@
 import { readObjectText } from '../../shared/aws/s3-objects';
-import { type SpeechJobReuseEntry, speechJobReuseKey } from '../../shared/data/speech-jobs';
+import {
+  type SpeechJobReuseEntry,
+  speechJobHasTimings,
+  speechJobReuseKey,
+} from '../../shared/data/speech-jobs';
 import { speechEngine } from '../../shared/domain/engines';
 import { jobFolder } from '../../shared/domain/jobs/output-files';
 import { runStep, type StepDeps, stepError } from '../../shared/domain/jobs/worker-shell';
@@ -14,8 +18,9 @@ export const LEASE_SECONDS = 3 * 3600;
 /**
  * Prepare step: claims the job (`pending` → `synthesizing`, with the lease), then either finishes it with the
  * stored result of an identical request finished meanwhile whose files still exist (billing nothing), or
- * reads the text and returns the parameters of Polly's two tasks (the audio, the sentence speech marks),
- * writing into the attempt's folder. Error: `InputMissing` when the text is gone.
+ * reads the text and returns the parameters of Polly's tasks (the audio, and the sentence speech marks unless
+ * the job was asked without timings: `timings`), writing into the attempt's folder. Error: `InputMissing` when
+ * the text is gone.
  */
 export const prepareStep = (input: PrepareInput, deps: StepDeps): Promise<PrepareOutput> =>
   runStep(SPEECH_JOB_TYPE, input, deps, async (step) => {
@@ -41,6 +46,7 @@ export const prepareStep = (input: PrepareInput, deps: StepDeps): Promise<Prepar
     return {
       ...step.ref,
       reused: false,
+      timings: speechJobHasTimings(job),
       text,
       synthesis: {
         Engine: voice.polly.engine,

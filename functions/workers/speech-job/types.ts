@@ -25,6 +25,8 @@ export interface SynthesisParameters {
 
 export interface PrepareOutput extends JobRef {
   reused: boolean;
+  /** Whether the marks task runs (the job's `timings`): the machine's `Timings?` choice reads it. */
+  timings?: boolean;
   synthesis?: SynthesisParameters;
   /** The text to speak (dropped from the execution's state once both tasks have started). */
   text?: string | null;
@@ -36,8 +38,11 @@ export interface PrepareOutput extends JobRef {
 
 export interface FinalizeInput extends JobRef {
   action: 'finalize';
-  /** `OutputUri` of the audio task and of the speech-marks task, as GetSpeechSynthesisTask reports them. */
+  /**
+   * `OutputUri` of the audio task and of the speech-marks task, as GetSpeechSynthesisTask reports them; no
+   * marks (`null`) for a job without timings.
+   */
   audioUri: string;
-  marksUri: string;
+  marksUri: string | null;
   workerMs?: number;
 }
