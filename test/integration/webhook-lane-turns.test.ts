@@ -14,36 +14,104 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
-/** A delivery queued in its lane with no message sent: the endpoint is created after the event. */
-const queuedDelivery = async (path: string, resourceId: string) => {
+/**
+ * Events of one resource, raised before their endpoint was created: an endpoint receives only the events
+ * raised after its creation, so the dispatcher sends them nowhere and the test queues them itself.
+ */
+const idleLane = async (path: string, resourceId: string, count = 1) => {
   const t = await createTenant({ plan: 'starter' });
   const headers = { 'x-api-key': t.apiKey };
   const { putEvent } = await import('../../functions/shared/data/events');
-  const event = await putEvent({
-    companyId: t.companyId,
-    type: 'transcode.done',
-    resourceId,
-    data: { id: resourceId },
-    now: new Date(),
-  });
-  // An endpoint receives only the events raised after its creation: the dispatcher queues nothing for it.
+  const eventIds: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const event = await putEvent({
+      companyId: t.companyId,
+      type: 'transcode.done',
+      resourceId,
+      data: { id: resourceId },
+      now: new Date(),
+    });
+    eventIds.push(event.id);
+  }
   const created = await call('POST', '/v1/webhooks', {
     headers,
     body: { url: `${receiver.base}${path}`, events: ['*'] },
   });
   expect(created.status).toBe(201);
   const endpointId = (created.json.endpoint as { id: string }).id;
-  const lane = { companyId: t.companyId, endpointId, resourceId };
+  return { headers, lane: { companyId: t.companyId, endpointId, resourceId }, eventIds };
+};
+
+/** A delivery queued in its lane (an entry) with no message sent. */
+const queuedDelivery = async (path: string, resourceId: string) => {
+  const { headers, lane, eventIds } = await idleLane(path, resourceId);
+  const eventId = eventIds[0] as string;
   const { enqueueDelivery } = await import('../../functions/shared/data/webhook-deliveries');
   expect(
-    await enqueueDelivery({
-      lane,
-      eventId: event.id,
-      eventType: event.type,
-      eventCreatedAt: new Date(event.createdAt),
-    }),
+    await enqueueDelivery({ lane, eventId, eventType: 'transcode.done', eventCreatedAt: new Date() }),
   ).toBe(true);
-  return { headers, lane, eventId: event.id };
+  return { headers, lane, eventId };
+};
+
+type Lane = Awaited<ReturnType<typeof idleLane>>['lane'];
+
+/**
+ * A delivery queued as the dispatcher queues it: the lane taken for it when idle (the fast path), else an
+ * entry. `owner` is the token of the message the dispatcher sends next.
+ */
+const dispatched = async (lane: Lane, eventId: string) => {
+  const { enqueueDelivery } = await import('../../functions/shared/data/webhook-deliveries');
+  const { laneStartToken } = await import('../../functions/shared/domain/events/lanes');
+  const owner = laneStartToken(lane, eventId);
+  const queued = await enqueueDelivery({
+    lane,
+    eventId,
+    eventType: 'transcode.done',
+    eventCreatedAt: new Date(),
+    takeIdle: { owner, leaseUntil: new Date(Date.now() + 300_000) },
+  });
+  return { owner, queued };
+};
+
+/** The lane's head item, read consistently. */
+const laneItem = async (lane: Lane) => {
+  const { ddb, tableName } = await import('../../functions/shared/data/client');
+  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { sortKeys } = await import('../../functions/shared/data/keys');
+  const { lanePartition } = await import('../../functions/shared/data/webhook-deliveries');
+  const { Item } = await ddb.send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: { pk: lanePartition(lane), sk: sortKeys.webhookLane },
+      ConsistentRead: true,
+    }),
+  );
+  return Item ?? {};
+};
+
+/** An owner sent the delivery and recorded its end, then stopped (before it left the lane). */
+const endedByStoppedOwner = async (lane: Lane, eventId: string) => {
+  const { deliveryKey } = await import('../../functions/shared/data/webhook-deliveries');
+  const { ddb, tableName } = await import('../../functions/shared/data/client');
+  const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: deliveryKey(lane.companyId, eventId, lane.endpointId),
+      UpdateExpression: 'SET #status = :delivered, attempts = :one, lastStatus = :ok',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':delivered': 'delivered', ':one': 1, ':ok': 200 },
+    }),
+  );
+};
+
+const idsOf = (path: string) => receiver.of(path).map((r) => r.headers['webhook-id']);
+
+/** Released: nobody holds the lane, nothing is carried or counted, and it left the unfinished partition. */
+const expectReleased = async (lane: Lane) => {
+  const item = await laneItem(lane);
+  expect(item).toMatchObject({ pending: 0 });
+  for (const gone of ['owner', 'leaseUntil', 'fast', 'workpk', 'worksk']) expect(item[gone]).toBeUndefined();
 };
 
 describe('webhook lane messages', () => {
@@ -74,13 +142,13 @@ describe('webhook lane messages', () => {
     // The lane's owner handed its turn to the message `t-waiting`, due in an hour.
     expect(
       await takeLane(lane, { from: 'none', to: 't-waiting' }, new Date(now.getTime() + 60_000), now),
-    ).toBe(true);
+    ).toEqual({});
     const hop = { ...lane, owner: 't-waiting', dueAt: new Date(now.getTime() + 3_600_000).toISOString() };
     expect(await runLane(hop)).toBe('waiting');
     // The turn moved to the next hop: this message, again, no longer holds the lane, and nobody may take it.
     expect(await runLane(hop)).toBe('not_owner');
     expect(await runLane({ ...hop, dueAt: undefined })).toBe('not_owner');
-    expect(await takeLane(lane, { from: 't-waiting', to: 't-other' }, now, new Date())).toBe(false);
+    expect(await takeLane(lane, { from: 't-waiting', to: 't-other' }, now, new Date())).toBeUndefined();
     expect(receiver.of('/hops')).toEqual([]);
   });
 
@@ -120,19 +188,8 @@ describe('webhook lane messages', () => {
 
   it('takes a delivery ended by an owner that stopped before leaving the lane out of it, without sending it again', async () => {
     const { headers, lane, eventId } = await queuedDelivery('/stopped-finish', 'tc_stopped_finish');
-    const { deliveryKey, nextInLane } = await import('../../functions/shared/data/webhook-deliveries');
-    const { ddb, tableName } = await import('../../functions/shared/data/client');
-    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-    // The owner sent it and recorded the end, then stopped: the entry is still in the lane.
-    await ddb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: deliveryKey(lane.companyId, eventId, lane.endpointId),
-        UpdateExpression: 'SET #status = :delivered, attempts = :one, lastStatus = :ok',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':delivered': 'delivered', ':one': 1, ':ok': 200 },
-      }),
-    );
+    const { nextInLane } = await import('../../functions/shared/data/webhook-deliveries');
+    await endedByStoppedOwner(lane, eventId);
     expect(await nextInLane(lane)).toBe(eventId);
     const { runLane } = await import('../../functions/shared/domain/events/lane-run');
     const { laneStartToken } = await import('../../functions/shared/domain/events/lanes');
@@ -148,5 +205,141 @@ describe('webhook lane messages', () => {
         lastStatus: '200',
       }),
     ]);
+  });
+});
+
+/**
+ * The idle-lane fast path: a delivery that finds its lane idle takes it for itself (no entry, no count) with
+ * the token of the message the dispatcher sends next; the owner sends it first and releases the lane after
+ * it, or passes on to the entries queued meanwhile. Each stop between two writes is one case here.
+ */
+describe('webhook lanes taken on the idle-lane fast path', () => {
+  it('takes an idle lane with no entry, sends once and releases it; the record handled again writes nothing', async () => {
+    const { headers, lane, eventIds } = await idleLane('/fast', 'tc_fast');
+    const eventId = eventIds[0] as string;
+    const { nextInLane } = await import('../../functions/shared/data/webhook-deliveries');
+    const { runLane } = await import('../../functions/shared/domain/events/lane-run');
+    const { owner, queued } = await dispatched(lane, eventId);
+    expect(queued).toBe(true);
+    expect(await laneItem(lane)).toMatchObject({
+      owner,
+      fast: eventId,
+      pending: 0,
+      workpk: expect.any(String),
+    });
+    expect(await nextInLane(lane)).toBeUndefined();
+    // The handling stopped before its message and the record is handled again: the lane carries it already.
+    expect((await dispatched(lane, eventId)).queued).toBe(false);
+    expect(await nextInLane(lane)).toBeUndefined();
+    expect(await laneItem(lane)).toMatchObject({ owner, fast: eventId, pending: 0 });
+    // Two copies of the message: one sends, the other finds its turn passed.
+    const message = { ...lane, owner };
+    expect((await Promise.all([runLane(message), runLane(message)])).sort()).toEqual([
+      'not_owner',
+      'released',
+    ]);
+    expect(idsOf('/fast')).toEqual([eventId]);
+    await expectReleased(lane);
+    // Handled again after it was delivered: nothing is queued, nothing taken.
+    expect((await dispatched(lane, eventId)).queued).toBe(false);
+    expect(await laneItem(lane)).not.toHaveProperty('owner');
+    const detail = await call('GET', `/v1/events/${eventId}`, { headers });
+    expect((detail.json.event as { deliveries: unknown[] }).deliveries).toEqual([
+      expect.objectContaining({ endpointId: lane.endpointId, status: 'delivered', attempts: 1 }),
+    ]);
+  });
+
+  it('queues an event that comes while the fast delivery is in flight behind it, and sends it after', async () => {
+    const { lane, eventIds } = await idleLane('/fast-behind', 'tc_fast_behind', 2);
+    const [first, second] = eventIds as [string, string];
+    const { nextInLane } = await import('../../functions/shared/data/webhook-deliveries');
+    const { runLane } = await import('../../functions/shared/domain/events/lane-run');
+    const { laneStartToken } = await import('../../functions/shared/domain/events/lanes');
+    const { owner } = await dispatched(lane, first);
+    receiver.delay('/fast-behind', 500);
+    const turn = runLane({ ...lane, owner });
+    await eventually(
+      () => receiver.arrivals('/fast-behind'),
+      (a) => a.length > 0,
+    );
+    // The first is being sent: the second is an entry behind it, and its own message finds the lane held.
+    expect((await dispatched(lane, second)).queued).toBe(true);
+    expect(await nextInLane(lane)).toBe(second);
+    expect(await laneItem(lane)).toMatchObject({ pending: 1, fast: first });
+    expect(await runLane({ ...lane, owner: laneStartToken(lane, second) })).toBe('not_owner');
+    // The first ends while the entry waits: the lane is not released but goes on with the entry.
+    expect(await turn).toBe('released');
+    expect(idsOf('/fast-behind')).toEqual([first, second]);
+    expect(receiver.arrivals('/fast-behind')).toHaveLength(2);
+    await expectReleased(lane);
+    expect(await nextInLane(lane)).toBeUndefined();
+  });
+
+  it('takes a fast delivery ended by an owner that stopped before releasing the lane, without sending it again', async () => {
+    const { headers, lane, eventIds } = await idleLane('/fast-stopped', 'tc_fast_stopped');
+    const eventId = eventIds[0] as string;
+    const { runLane } = await import('../../functions/shared/domain/events/lane-run');
+    const { owner } = await dispatched(lane, eventId);
+    await endedByStoppedOwner(lane, eventId);
+    expect(await runLane({ ...lane, owner })).toBe('released');
+    expect(receiver.arrivals('/fast-stopped')).toEqual([]);
+    await expectReleased(lane);
+    const detail = await call('GET', `/v1/events/${eventId}`, { headers });
+    expect((detail.json.event as { deliveries: unknown[] }).deliveries).toEqual([
+      expect.objectContaining({ status: 'delivered', attempts: 1, lastStatus: '200' }),
+    ]);
+  });
+
+  it('resumes a lane taken on the fast path whose messages a restart lost (start-up recovery)', async () => {
+    const { lane, eventIds } = await idleLane('/fast-lost', 'tc_fast_lost');
+    const eventId = eventIds[0] as string;
+    const { listUnfinishedLanes, takeLane } = await import('../../functions/shared/data/webhook-deliveries');
+    const { resumeLane } = await import('../../functions/shared/domain/events/lanes');
+    const { owner } = await dispatched(lane, eventId);
+    // The worker took the lane (it learns the delivery it carries), then the stack stopped: no message left.
+    const now = new Date();
+    expect(
+      await takeLane(lane, { from: owner, to: 't-gone' }, new Date(now.getTime() + 300_000), now),
+    ).toEqual({
+      fast: eventId,
+    });
+    const found = (await listUnfinishedLanes()).find(
+      (l) => l.endpointId === lane.endpointId && l.resourceId === lane.resourceId,
+    );
+    expect(found).toMatchObject({ owner: 't-gone', pending: 0, fast: eventId });
+    // What the start-up does with it: taken from the gone owner and woken by a message the stack handles.
+    expect(await resumeLane(found as NonNullable<typeof found>, new Date())).toBe(true);
+    await eventually(
+      () => receiver.of('/fast-lost'),
+      (r) => r.length > 0,
+    );
+    expect(idsOf('/fast-lost')).toEqual([eventId]);
+    await eventually(laneItem.bind(null, lane), (item) => item.owner === undefined);
+    await expectReleased(lane);
+  });
+
+  it('holds the lane through the fast delivery’s retries: the next event goes after it', async () => {
+    const { lane, eventIds } = await idleLane('/fast-retry', 'tc_fast_retry', 2);
+    const [first, second] = eventIds as [string, string];
+    const { nextInLane } = await import('../../functions/shared/data/webhook-deliveries');
+    const { startLane } = await import('../../functions/shared/domain/events/lanes');
+    receiver.answer('/fast-retry', [503, 503]);
+    await dispatched(lane, first);
+    await startLane(lane, first);
+    await eventually(
+      () => receiver.of('/fast-retry'),
+      (r) => r.length > 0,
+    );
+    // Waiting for its retry, the first still holds the lane: the second is an entry behind it.
+    expect((await dispatched(lane, second)).queued).toBe(true);
+    expect(await nextInLane(lane)).toBe(second);
+    await startLane(lane, second);
+    await eventually(
+      () => receiver.of('/fast-retry'),
+      (r) => r.length >= 4,
+    );
+    expect(idsOf('/fast-retry')).toEqual([first, first, first, second]);
+    await eventually(laneItem.bind(null, lane), (item) => item.owner === undefined);
+    await expectReleased(lane);
   });
 });

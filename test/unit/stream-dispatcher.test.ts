@@ -22,7 +22,10 @@ vi.mock('../../functions/shared/data/webhook-deliveries', () => ({
     dispatched.push(`${lane.resourceId}:${eventId}`);
   },
 }));
-vi.mock('../../functions/shared/domain/events/lanes', () => ({ startLane: async () => undefined }));
+vi.mock('../../functions/shared/domain/events/lanes', () => ({
+  laneStartToken: () => 'token',
+  startLane: async () => undefined,
+}));
 // Workflows started by events have tests of their own (`test/integration/workflow-triggers*.test.ts`).
 vi.mock('../../functions/shared/domain/workflows/trigger-sources', () => ({ startEventRuns: async () => 0 }));
 

@@ -6,6 +6,7 @@ import {
   passLane,
   releaseLane,
   renewLane,
+  takeIdleLane,
   takeLane,
 } from '../../functions/shared/data/webhook-deliveries';
 import {
@@ -108,11 +109,14 @@ describe('the work index attributes', () => {
     expect(removedOf(finish?.Update as Update)).toEqual(expect.arrayContaining([...INDEX_ATTRIBUTES]));
   });
 
-  it('are set by every enqueue of a lane (unchanged: no index write), named by no lease move, removed by its release', async () => {
+  it('are set by every enqueue of a lane (unchanged: no index write) and its fast take, named by no lease move, removed by its release', async () => {
     const lane = { companyId: 'co_1', endpointId: 'we_1', resourceId: 'tc_1' };
     const enqueue = laneEnqueueItem(lane).Update;
     expect(indexNamesOf(enqueue)).toEqual(['workpk', 'worksk']);
     const sent = capture();
+    await takeIdleLane(lane, 'evt_1', 'm1', now);
+    expect(indexNamesOf(updatesOf(sent)[0])).toEqual(['workpk', 'worksk']);
+    sent.length = 0;
     const turn = { from: 'm1', to: 'm2' };
     await takeLane(lane, turn, now, now);
     await passLane(lane, turn, now);

@@ -37,8 +37,12 @@ export { type LaneRef, lanePartition, unfinishedLaneIndexKey } from './webhook-d
  *   entry per pending delivery. Entries sort by event id, i.e. by creation time. Only the lane's owner sends,
  *   oldest entry first, so at most one delivery is in flight per endpoint and resource and a consumer sees a
  *   resource's events in order.
+ * - Idle-lane fast path: a delivery that finds its lane idle (no owner, nothing pending) takes the lane for
+ *   itself in one conditional update (`fast` names it, the owner is its message's token), with no entry and
+ *   no count: the lane's owner sends it before any entry, and releases the lane after it when nothing was
+ *   queued meanwhile (`takeIdleLane`, `docs/decisions/0051-idle-lane-fast-path.md`).
  * - A lane with deliveries to send is in the sparse `work` index partition `workpk = WHLANE#UNFINISHED` from the
- *   enqueue until its owner releases it empty, so lanes whose message was lost are found without
+ *   enqueue (or fast take) until its owner releases it empty, so lanes whose message was lost are found without
  *   reading history (the local stack's start-up resumes them).
  * - Each delivery is also in its endpoint's log, `gsi1pk = CO#<companyId>#WHDL#<endpointId>` ordered by event
  *   id (`webhook-delivery-log.ts`, which also sends a delivery again).
@@ -97,19 +101,23 @@ export const toDelivery = (item: Record<string, unknown>): DeliveryRecord => {
 
 /**
  * Creates the delivery of an event to an endpoint (a conditional put: once), then queues it in its lane (its
- * entry and the lane's count in one transaction, conditional on the entry's absence: once). Returns false
- * when nothing was queued: the delivery existed already and was queued (or ended) by an earlier handling of
- * the same event. A handling that stopped between the two writes left a `pending` delivery with no entry:
- * handling the event again queues it. Two writes instead of one transaction of three: the delivery is
- * written once, not twice as a transaction action, and its log index entry with it.
+ * entry and the lane's count in one transaction, conditional on the entry's absence: once). With `takeIdle`,
+ * a lane found idle is taken for the delivery instead (`takeIdleLane`: no entry, no count), and a lane that
+ * already carries it on the fast path (an earlier handling stopped before its message) is left as it is.
+ * Returns false when nothing was queued: the delivery existed already and was queued, taken (or ended) by an
+ * earlier handling of the same event. A handling that stopped between the two writes left a `pending`
+ * delivery out of its lane: handling the event again queues it. Two writes instead of one transaction of
+ * three: the delivery is written once, not twice as a transaction action, and its log index entry with it.
  */
 export const enqueueDelivery = async (options: {
   lane: LaneRef;
   eventId: string;
   eventType: string;
   eventCreatedAt: Date;
+  /** The owner token of the message that will wake the lane, and its lease, for a lane found idle. */
+  takeIdle?: { owner: string; leaseUntil: Date };
 }): Promise<boolean> => {
-  const { lane, eventId, eventType } = options;
+  const { lane, eventId, eventType, takeIdle } = options;
   const created = await putUnlessFailed(
     putItem(
       WebhookDelivery,
@@ -133,6 +141,10 @@ export const enqueueDelivery = async (options: {
   );
   if (!created && (await getDelivery(lane.companyId, eventId, lane.endpointId))?.status !== 'pending')
     return false;
+  if (takeIdle) {
+    const taken = await takeIdleLane(lane, eventId, takeIdle.owner, takeIdle.leaseUntil);
+    if (taken !== 'busy') return taken === 'taken';
+  }
   return transactUnlessFailed(
     [
       putItem(
@@ -147,6 +159,56 @@ export const enqueueDelivery = async (options: {
   );
 };
 
+/**
+ * The idle-lane fast path: takes a lane that nobody holds and that has nothing pending for the delivery of
+ * `eventId`, in one conditional update: `owner` (the token of the message the dispatcher sends next) with
+ * its lease, `fast` naming the delivery, the lane's identity and its place in the unfinished partition.
+ * `carried` when the lane already carries this delivery (a handling that stopped before its message);
+ * `busy` when the lane is held or has entries: the delivery must queue as an entry behind them.
+ */
+export const takeIdleLane = async (
+  lane: LaneRef,
+  eventId: string,
+  owner: string,
+  leaseUntil: Date,
+): Promise<'taken' | 'carried' | 'busy'> => {
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: laneKey(lane),
+        ...WebhookLane.update(
+          {
+            set: {
+              entity: WebhookLane.name,
+              companyId: lane.companyId,
+              endpointId: lane.endpointId,
+              resourceId: lane.resourceId,
+              pending: ifAbsent(0),
+              owner,
+              leaseUntil: leaseUntil.toISOString(),
+              fast: eventId,
+              ...unfinishedLaneIndexKey(lane),
+            },
+          },
+          {
+            expression:
+              'attribute_not_exists(#owner) AND (attribute_not_exists(pending) OR pending <= :zero)',
+            values: { ':zero': 0 },
+          },
+        ),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return 'taken';
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    // The lane as the failed condition found it (marshalled: the document client leaves errors as they come).
+    const fast = (error as { Item?: { fast?: { S?: string } | string } }).Item?.fast;
+    return (typeof fast === 'string' ? fast : fast?.S) === eventId ? 'carried' : 'busy';
+  }
+};
+
 /** A conditional put: false when its condition failed (nothing written). */
 const putUnlessFailed = async (item: TransactItem): Promise<boolean> => {
   try {
@@ -158,20 +220,26 @@ const putUnlessFailed = async (item: TransactItem): Promise<boolean> => {
   }
 };
 
+/** A lane as its new owner took it: `fast`, the delivery it carries with no entry (sent first), if any. */
+export interface TakenLane {
+  fast?: string;
+}
+
 /**
  * Takes the lane for the new owner `to` until `leaseUntil`, on behalf of the message that names `from`: when
- * it has pending deliveries and `from` holds it (the message is the lane's next turn), or nobody does, or
- * the holder's lease has ended. False when another owner holds it (that owner sends what this message
- * would have), when the message's turn has passed (a copy of it was handled already), or nothing is pending.
+ * it has deliveries to send (entries, or one taken on the fast path) and `from` holds it (the message is the
+ * lane's next turn), or nobody does, or the holder's lease has ended. Undefined when another owner holds it
+ * (that owner sends what this message would have), when the message's turn has passed (a copy of it was
+ * handled already), or nothing is pending.
  */
 export const takeLane = async (
   lane: LaneRef,
   turn: { from: string; to: string },
   leaseUntil: Date,
   now: Date,
-): Promise<boolean> => {
+): Promise<TakenLane | undefined> => {
   try {
-    await ddb.send(
+    const { Attributes } = await ddb.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: laneKey(lane),
@@ -179,15 +247,18 @@ export const takeLane = async (
           { set: { owner: turn.to, leaseUntil: leaseUntil.toISOString() } },
           {
             expression:
-              'pending > :zero AND (attribute_not_exists(#owner) OR #owner = :from OR leaseUntil < :now)',
+              '(pending > :zero OR attribute_exists(#fast)) AND (attribute_not_exists(#owner) OR #owner = :from OR leaseUntil < :now)',
+            names: { '#fast': 'fast' },
             values: { ':from': turn.from, ':now': now.toISOString(), ':zero': 0 },
           },
         ),
+        ReturnValues: 'ALL_NEW',
       }),
     );
-    return true;
+    const fast = Attributes?.fast;
+    return typeof fast === 'string' ? { fast } : {};
   } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
+    if (isConditionalCheckFailed(error)) return undefined;
     throw error;
   }
 };
@@ -219,7 +290,10 @@ export const passLane = async (
   }
 };
 
-/** Extends the owner's lease (before a wait); false when the lane is no longer the owner's. */
+/**
+ * Extends the owner's lease (it goes on with the lane's entries), and drops the lane's `fast` mark: the
+ * delivery it named has ended. False when the lane is no longer the owner's.
+ */
 export const renewLane = async (lane: LaneRef, owner: string, leaseUntil: Date): Promise<boolean> => {
   try {
     await ddb.send(
@@ -227,7 +301,7 @@ export const renewLane = async (lane: LaneRef, owner: string, leaseUntil: Date):
         TableName: tableName(),
         Key: laneKey(lane),
         ...WebhookLane.update(
-          { set: { leaseUntil: leaseUntil.toISOString() } },
+          { set: { leaseUntil: leaseUntil.toISOString() }, remove: ['fast'] },
           { expression: '#owner = :owner', names: { '#owner': 'owner' }, values: { ':owner': owner } },
         ),
       }),
@@ -255,8 +329,9 @@ export const nextInLane = async (lane: LaneRef): Promise<string | undefined> => 
 };
 
 /**
- * Gives the lane up when nothing is pending any more. False when a delivery was queued meanwhile (the owner
- * goes on) or the lane is no longer the owner's.
+ * Gives the lane up when nothing is pending any more (its `fast` delivery, if any, has ended): the lane
+ * leaves the unfinished partition. False when a delivery was queued meanwhile (the owner goes on) or the
+ * lane is no longer the owner's.
  */
 export const releaseLane = async (lane: LaneRef, owner: string): Promise<boolean> => {
   try {
@@ -265,7 +340,7 @@ export const releaseLane = async (lane: LaneRef, owner: string): Promise<boolean
         TableName: tableName(),
         Key: laneKey(lane),
         ...WebhookLane.update(
-          { remove: ['owner', 'leaseUntil', ...INDEX_ATTRIBUTES] },
+          { remove: ['owner', 'leaseUntil', 'fast', ...INDEX_ATTRIBUTES] },
           { expression: '#owner = :owner AND pending <= :zero', values: { ':owner': owner, ':zero': 0 } },
         ),
       }),
@@ -277,32 +352,38 @@ export const releaseLane = async (lane: LaneRef, owner: string): Promise<boolean
   }
 };
 
-/** A lane found in the unfinished partition: who held it (if anyone) and how many deliveries wait. */
+/**
+ * A lane found in the unfinished partition: who held it (if anyone), how many entries wait, and the delivery
+ * taken on the fast path, if any.
+ */
 export interface UnfinishedLane extends LaneRef {
   owner?: string;
   pending: number;
+  fast?: string;
 }
 
 /** Lanes with deliveries to send, of every company (never a request path). */
 export const listUnfinishedLanes = async (): Promise<UnfinishedLane[]> =>
   (await listSparsePartition(UNFINISHED_LANES_PARTITION)).map((item) => {
-    const { companyId, endpointId, resourceId, pending, owner } = WebhookLane.decode(item);
+    const { companyId, endpointId, resourceId, pending, owner, fast } = WebhookLane.decode(item);
     return {
       companyId,
       endpointId,
       resourceId,
       pending: pending ?? 0,
       ...(owner === undefined ? {} : { owner }),
+      ...(fast === undefined ? {} : { fast }),
     };
   });
 
 /**
  * Takes the lane away from an owner that is gone (its queue message did not survive a restart), when that owner
- * (or none) still holds it: an empty lane leaves the unfinished partition, a lane with deliveries is left
- * free for a new owner. False when the lane moved meanwhile (another owner holds it).
+ * (or none) still holds it: an empty lane leaves the unfinished partition, a lane with deliveries (entries,
+ * or one taken on the fast path, which stays) is left free for a new owner. False when the lane moved
+ * meanwhile (another owner holds it).
  */
 export const freeLane = async (lane: UnfinishedLane): Promise<boolean> => {
-  const empty = lane.pending <= 0;
+  const empty = lane.pending <= 0 && lane.fast === undefined;
   try {
     await ddb.send(
       new UpdateCommand({
@@ -311,7 +392,8 @@ export const freeLane = async (lane: UnfinishedLane): Promise<boolean> => {
         ...WebhookLane.update(
           { remove: empty ? ['owner', 'leaseUntil', ...INDEX_ATTRIBUTES] : ['owner', 'leaseUntil'] },
           {
-            expression: `${lane.owner ? '#owner = :owner' : 'attribute_not_exists(#owner)'} AND pending ${empty ? '<=' : '>'} :zero`,
+            expression: `${lane.owner ? '#owner = :owner' : 'attribute_not_exists(#owner)'} AND ${empty ? 'pending <= :zero AND attribute_not_exists(#fast)' : '(pending > :zero OR attribute_exists(#fast))'}`,
+            names: { '#fast': 'fast' },
             values: { ':zero': 0, ...(lane.owner ? { ':owner': lane.owner } : {}) },
           },
         ),
@@ -364,7 +446,9 @@ export const recordRetry = async (options: {
  * then takes it out of its lane (the entry's deletion, conditional on its presence, and the lane's count in
  * one transaction, so the count goes down once). A delivery already ended changes nothing; its entry, if
  * still there, goes. A stop between the two writes leaves an ended delivery in its lane: the lane's next
- * owner finds it ended and only takes it out (`attemptStep`), never sends it again.
+ * owner finds it ended and only takes it out (`attemptStep`), never sends it again. A delivery taken on the
+ * fast path (`fast`) has no entry: only its end is written, and the owner's release (or `renewLane`) drops
+ * the lane's `fast` mark.
  */
 export const finishDelivery = async (options: {
   lane: LaneRef;
@@ -375,6 +459,8 @@ export const finishDelivery = async (options: {
   /** How long the last answer took; absent when this step sent nothing. */
   durationMs?: number;
   now: Date;
+  /** The delivery was taken on the idle-lane fast path: no entry, not counted. */
+  fast?: boolean;
 }): Promise<void> => {
   const { lane, eventId, now } = options;
   try {
@@ -403,6 +489,7 @@ export const finishDelivery = async (options: {
     // Ended by an earlier invocation of the same step: its lane entry must still go.
     if (!isConditionalCheckFailed(error)) throw error;
   }
+  if (options.fast) return;
   const entry = {
     Delete: {
       TableName: tableName(),

@@ -58,8 +58,9 @@ export const unfinishedLaneIndexKey = (lane: LaneRef) =>
   sparseIndexKey(UNFINISHED_LANES_PARTITION, lanePartition(lane));
 
 /**
- * A lane's head item: its identity, the number of pending deliveries, and the owner with its lease; in the
- * unfinished partition while it has deliveries to send (its enqueue writes it, its release removes it).
+ * A lane's head item: its identity, the number of pending deliveries (entries), the owner with its lease, and
+ * the delivery taken on the idle-lane fast path (`fast`: no entry, not counted); in the unfinished partition
+ * while it has deliveries to send (its enqueue or fast take writes it, its release removes it).
  */
 export const WebhookLane = /* @__PURE__ */ defineEntity({
   name: 'webhook_lane',
@@ -72,6 +73,8 @@ export const WebhookLane = /* @__PURE__ */ defineEntity({
       pending: zm.optional(zm.number()),
       owner: zm.optional(zm.string()),
       leaseUntil: zm.optional(zm.string()),
+      /** The delivery (its event id) the owner carries with no entry: the lane was idle when it came. */
+      fast: zm.optional(zm.string()),
     });
   },
   index: unfinishedLaneIndexKey,

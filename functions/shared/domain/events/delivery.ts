@@ -76,9 +76,9 @@ const send = async (
   }
 };
 
-/** One attempt of the lane's oldest delivery. */
+/** One attempt of the lane's oldest delivery (`fast`: the one taken on the idle-lane fast path, no entry). */
 export const attemptStep = async (
-  task: LaneRef & { eventId: string },
+  task: LaneRef & { eventId: string; fast?: boolean },
   now = new Date(),
 ): Promise<AttemptResult> => {
   const { eventId } = task;
@@ -96,7 +96,8 @@ export const attemptStep = async (
     durationMs?: number,
   ) => {
     const timed = durationMs === undefined ? {} : { durationMs };
-    await finishDelivery({ lane, eventId, status, attempts: count, lastStatus, now, ...timed });
+    const fast = task.fast ? { fast: true } : {};
+    await finishDelivery({ lane, eventId, status, attempts: count, lastStatus, now, ...timed, ...fast });
     return { outcome: status } as const;
   };
   if (delivery?.status !== 'pending') return end('failed', delivery?.lastStatus ?? 'gone', attempts - 1);

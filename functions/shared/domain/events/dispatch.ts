@@ -2,11 +2,13 @@ import { EVENT_ENTITY, type EventRecord, toEventRecord } from '../../data/events
 import { companyOfUsagePartition } from '../../data/keys';
 import { enqueueDelivery } from '../../data/webhook-deliveries';
 import { getEndpoint, listEndpoints, type WebhookEndpointRecord } from '../../data/webhook-endpoints';
+import { env } from '../../env';
 import { logger } from '../../observability/logger';
 import { sweepDeletingType, typeSweepOf } from '../dynadata/type-sweep';
+import { leaseFrom } from '../jobs/worker-shell';
 import { startEventRuns } from '../workflows/trigger-sources';
 import { subscribes } from './endpoints';
-import { startLane } from './lanes';
+import { laneStartToken, startLane } from './lanes';
 import { raiseUsageThresholds } from './usage-thresholds';
 
 /**
@@ -15,7 +17,8 @@ import { raiseUsageThresholds } from './usage-thresholds';
  *
  * - A new event item: one delivery per enabled endpoint subscribed to its type (the endpoint tested, for a
  *   `ping`) that existed when the event was raised (an endpoint receives only events raised after its
- *   creation, however late the event is handled), each created once (a record handled twice creates no second delivery) and queued in its lane,
+ *   creation, however late the event is handled), each created once (a record handled twice creates no second delivery) and queued in its lane (or,
+ *   the lane idle, taking it for itself: the idle-lane fast path),
  *   then the message that wakes the lane is sent to the `webhook-delivery` queue (a repeated message finds
  *   the lane held or its turn passed, and sends nothing twice).
  * - A new event item also starts the company's workflows whose `on.events` lists its type, one run per
@@ -49,11 +52,17 @@ export const dispatchEvent = async (event: EventRecord): Promise<number> => {
   const enabled = endpoints.filter((e) => e.status === 'enabled' && existedAt(e, event));
   for (const endpoint of enabled) {
     const lane = { companyId: event.companyId, endpointId: endpoint.id, resourceId: event.resourceId };
+    // An idle lane is taken for this delivery at once, by the message sent next (the idle-lane fast path).
+    const takeIdle = {
+      owner: laneStartToken(lane, event.id),
+      leaseUntil: leaseFrom(new Date(), env().webhookDelivery.leaseSeconds),
+    };
     await enqueueDelivery({
       lane,
       eventId: event.id,
       eventType: event.type,
       eventCreatedAt: new Date(event.createdAt),
+      takeIdle,
     });
     await startLane(lane, event.id);
   }

@@ -19,8 +19,8 @@ import { type LaneMessage, newLaneToken, sendLaneMessage } from './lanes';
  * - A message due later than now (a retry's backoff longer than a queue hop) is sent on, to arrive after
  *   the rest of the wait or the next hop, and hands the lane's turn to that message.
  * - A due message takes the lane under a fresh owner token (`takeLane`: when the message is the lane's turn,
- *   nobody holds the lane, or the holder's lease ended) and sends the lane's oldest pending delivery, then
- *   the next, until the lane is empty (released) or a delivery must be retried: then a message due at the
+ *   nobody holds the lane, or the holder's lease ended) and sends the delivery the lane carries on the
+ *   idle-lane fast path (`fast`, no entry), if any, then the lane's oldest pending delivery, then the next, until the lane is empty (released) or a delivery must be retried: then a message due at the
  *   retry is sent, and the lane is handed to it with a lease until the retry plus the lease. A lane with
  *   more to send than one message's work budget is handed to a message due at once.
  *
@@ -63,21 +63,34 @@ export const runLane = async (message: LaneMessage, clock = () => new Date()): P
     return (await handOn(lane, message.owner, new Date(message.dueAt), arrived)) ? 'waiting' : 'not_owner';
   }
   const owner = newLaneToken();
-  if (!(await takeLane(lane, { from: message.owner, to: owner }, leaseFrom(arrived, leaseSeconds), arrived)))
-    return 'not_owner';
+  const taken = await takeLane(
+    lane,
+    { from: message.owner, to: owner },
+    leaseFrom(arrived, leaseSeconds),
+    arrived,
+  );
+  if (!taken) return 'not_owner';
+  // The delivery taken on the idle-lane fast path goes first: it came when the lane had nothing else.
+  let fast = taken.fast;
   const budgetMs = Math.min(MAX_WORK_MS, (leaseSeconds * 1000) / 3);
   for (;;) {
-    const eventId = await nextInLane(lane);
+    const eventId = fast ?? (await nextInLane(lane));
     if (!eventId) {
       if (await releaseLane(lane, owner)) return 'released';
       // A delivery was queued meanwhile (go on), unless the lane is no longer this owner's.
       if (!(await renewLane(lane, owner, leaseFrom(clock(), leaseSeconds)))) return 'lost';
     } else {
       const now = clock();
-      const result = await attemptStep({ ...lane, eventId }, now);
+      const result = await attemptStep({ ...lane, eventId, ...(fast ? { fast: true } : {}) }, now);
       if (result.outcome === 'retry') {
         const dueAt = leaseFrom(now, result.retryInSeconds);
         return (await handOn(lane, owner, dueAt, clock())) ? 'waiting' : 'lost';
+      }
+      if (fast) {
+        // Ended: the lane is released, unless entries came meanwhile (the `fast` mark goes, they follow).
+        fast = undefined;
+        if (await releaseLane(lane, owner)) return 'released';
+        if (!(await renewLane(lane, owner, leaseFrom(clock(), leaseSeconds)))) return 'lost';
       }
     }
     const later = clock();

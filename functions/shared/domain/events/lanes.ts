@@ -47,13 +47,15 @@ export const startLane = (lane: LaneRef, eventId: string, tag?: string): Promise
 
 /**
  * Resumes a lane whose owner is gone (its message did not survive a restart of the local stack): the lane
- * is taken from the gone owner and woken, and sends its deliveries, oldest first; each ends delivered or
+ * is taken from the gone owner and woken, and sends its deliveries (the one taken on the idle-lane fast
+ * path first), oldest first; each ends delivered or
  * failed as always (a disabled or deleted endpoint fails them with that reason). An empty lane is released.
  * Returns false when the lane had moved meanwhile (a live owner holds it).
  */
 export const resumeLane = async (lane: UnfinishedLane, now: Date): Promise<boolean> => {
   if (!(await freeLane(lane))) return false;
-  const oldest = lane.pending > 0 ? await nextInLane(lane) : undefined;
+  // A delivery taken on the fast path goes first; its message names it like the dispatcher's did.
+  const oldest = lane.fast ?? (lane.pending > 0 ? await nextInLane(lane) : undefined);
   if (oldest) await startLane(lane, oldest, `r${now.getTime().toString(36)}`);
   return true;
 };
