@@ -43,7 +43,7 @@ afterEach(() => vi.resetAllMocks());
 
 describe('a transcode attempt whose execution does not start', () => {
   it('marks a new job failed with start_failed and answers 503 service_unavailable', async () => {
-    vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, { stored }] as never);
+    vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, undefined, { stored }] as never);
     await expect(
       enqueueTranscode('co_1', { fullPath: stored.fullPath, preset: 'wav' }, now),
     ).rejects.toMatchObject({ name: 'AppError', code: 'service_unavailable' });
@@ -54,7 +54,7 @@ describe('a transcode attempt whose execution does not start', () => {
 
   it('marks the retried attempt failed with start_failed', async () => {
     const retried = { ...failed, status: 'pending' as const, attempt: 2 };
-    vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, failed] as never);
+    vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, undefined, failed] as never);
     retryTranscodeJob.mockResolvedValue(retried);
     await expect(retryJob(transcodeJobs, 'co_1', 'tc_1', now)).rejects.toMatchObject({
       code: 'service_unavailable',
@@ -64,7 +64,7 @@ describe('a transcode attempt whose execution does not start', () => {
   });
 
   it('still answers 503 when recording the failure fails too', async () => {
-    vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, { stored }] as never);
+    vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, undefined, { stored }] as never);
     failTranscodeJob.mockRejectedValue(new Error('table unavailable'));
     await expect(
       enqueueTranscode('co_1', { fullPath: stored.fullPath, preset: 'wav' }, now),
@@ -75,7 +75,7 @@ describe('a transcode attempt whose execution does not start', () => {
     vi.mocked(startExecution).mockRejectedValue(
       Object.assign(new Error('exists'), { name: 'ExecutionAlreadyExistsError' }),
     );
-    vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, { stored }] as never);
+    vi.mocked(getItemsByKey).mockResolvedValue([company, undefined, undefined, { stored }] as never);
     await expect(
       enqueueTranscode('co_1', { fullPath: stored.fullPath, preset: 'wav' }, now),
     ).resolves.toMatchObject({

@@ -30,7 +30,7 @@ const enqueue = (language?: 'en-US' | 'auto') =>
 
 beforeEach(() => {
   vi.mocked(getPlan).mockResolvedValue(plan as never);
-  vi.mocked(getItemsByKey).mockResolvedValue([company, month(99), { stored }] as never);
+  vi.mocked(getItemsByKey).mockResolvedValue([company, month(60), month(39), { stored }] as never);
   vi.mocked(startExecution).mockResolvedValue('arn');
   createJob.mockResolvedValue();
   failTranscriptionJob.mockResolvedValue({ set: {} });
@@ -63,7 +63,8 @@ describe('enqueueing a transcription', () => {
   });
 
   it('answers 429 transcription_quota_exceeded with Retry-After once the month is used up', async () => {
-    vi.mocked(getItemsByKey).mockResolvedValue([company, month(100), { stored }] as never);
+    // 40 counted in the month item before the billing families, 60 in the family item: the month is used up.
+    vi.mocked(getItemsByKey).mockResolvedValue([company, month(40), month(60), { stored }] as never);
     await expect(enqueue()).rejects.toMatchObject({
       code: 'transcription_quota_exceeded',
       retryAfterSeconds: expect.any(Number),

@@ -5,7 +5,7 @@ type Key = { pk: string; sk: string };
 
 /**
  * One item of a batch read: its key and the decoder of its entity. Entity modules export entries
- * (`companyEntry`, `usageMonthEntry`, …) so a caller reads several entities at once and gets typed records.
+ * (`companyEntry`, `usageTotalsEntry`, …) so a caller reads several entities at once and gets typed records.
  */
 export interface BatchEntry<T> {
   key: Key;

@@ -121,6 +121,8 @@ export const sortKeys = {
   usageMonth: (month: string) => `M#${month}`,
   /** One shard of a month's `api_requests` count (`docs/decisions/0037-sharded-api-requests-meter.md`). */
   usageMonthShard: (month: string, shard: number) => `M#${month}#S${String(shard).padStart(2, '0')}`,
+  /** The item of a month's billing family (`usage-families.ts`), beside the month item. */
+  usageMonthFamily: (month: string, family: string) => `M#${month}#${family}`,
   /** A UTC day's figures; not `M#…`, so the stream filter of usage thresholds sees month items only. */
   usageDay: (date: string) => `D#${date}`,
   mintedToken: (jti: string) => `TOKEN#${jti}`,
@@ -186,13 +188,16 @@ export const companyOfTypesPartition = (pk: string): string | undefined =>
   companyOfPartition(pk, partitions.dynadataTypes);
 
 /**
- * The month of a usage month's sort key (the month item's or one of its shards'), and the shard's number for a
- * shard; undefined when `sk` is neither.
+ * The month of a usage month's sort key (the month item's, one of its shards' or one of its family items'), with
+ * the shard's number for a shard and the family's name for a family item; undefined when `sk` is none of them.
  */
-export const monthOfUsageSortKey = (sk: string): { month: string; shard?: number } | undefined => {
-  const match = /^M#(\d{4}-\d{2})(?:#S(\d{2}))?$/.exec(sk);
+export const monthOfUsageSortKey = (
+  sk: string,
+): { month: string; shard?: number; family?: string } | undefined => {
+  const match = /^M#(\d{4}-\d{2})(?:#S(\d{2})|#([a-z]+))?$/.exec(sk);
   if (!match?.[1]) return undefined;
-  return match[2] === undefined ? { month: match[1] } : { month: match[1], shard: Number(match[2]) };
+  if (match[2] !== undefined) return { month: match[1], shard: Number(match[2]) };
+  return match[3] === undefined ? { month: match[1] } : { month: match[1], family: match[3] };
 };
 
 /** The prefix every usage month's sort key starts with (the stream filter of the event dispatcher). */

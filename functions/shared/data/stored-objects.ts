@@ -15,7 +15,7 @@ import { indexPartitions, partitions, sortKeys } from './keys';
 import { TABLE_SHAPE } from './table';
 import { type CancellationReason, cancellationReasons, sendTransaction } from './transactions';
 import { type Condition, updateParams } from './update-expression';
-import { addStorageBytesItem, billedWork, usageItems } from './usage-meters';
+import { addStorageBytesItem, billedWork, limitedUsageItems, usageItems } from './usage-meters';
 
 /**
  * Stored objects: one item per object path (`CO#<companyId>#OBJ#<fullPath>`, sort key `OBJECT`), so a lookup
@@ -317,18 +317,19 @@ export const recordBilledObject = async (
 ): Promise<'created' | 'storage_limit_reached' | 'meter_limit_reached'> => {
   const headroom = storageLimitBytes === undefined ? undefined : storageLimitBytes - object.size;
   if (headroom !== undefined && headroom < 0) return 'storage_limit_reached';
+  const work = billedWork(meter.name, meter.amount, meter.computeMs);
   try {
     await sendTransaction(
       new TransactWriteCommand({
         TransactItems: [
           recordItem(companyId, object, { expression: 'attribute_not_exists(pk)' }),
           addStorageBytesItem(companyId, object.size, { headroom }),
-          ...usageItems(
-            companyId,
-            meter.now,
-            billedWork(meter.name, meter.amount, meter.computeMs),
-            meter.limit === undefined ? undefined : { figure: meter.name, limit: meter.limit },
-          ),
+          ...(meter.limit === undefined
+            ? usageItems(companyId, meter.now, work)
+            : await limitedUsageItems(companyId, meter.now, work, {
+                figure: meter.name,
+                limit: meter.limit,
+              })),
         ],
       }),
     );

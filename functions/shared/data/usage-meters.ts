@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { lazy } from '../lazy';
-import { logger } from '../observability/logger';
 import {
+  API_REQUEST_SHARDS,
   COMPUTE_CATEGORIES,
   type ComputeCategory,
   type ComputeMs,
@@ -16,6 +16,21 @@ import { monthOfUsageSortKey, partitions, sortKeys } from './keys';
 import { isThrottled, MeterThrottledError } from './throttling';
 import { updateParams } from './update-expression';
 import {
+  computeFigure,
+  familiesFigure,
+  familyFigures,
+  familyLimit,
+  familyOf,
+  familyUpdate,
+  toUsageFamily,
+  type UsageAdditions,
+  type UsageFamilyFigures,
+  type UsageFigure,
+  type UsageLimit,
+  usageFamilyEntries,
+  usageFamilyKey,
+} from './usage-families';
+import {
   type ApiRequestShard,
   addApiRequests,
   apiRequestShardEntries,
@@ -25,20 +40,21 @@ import {
 
 /**
  * Usage meters, in a partition of the company's own (`CO#<id>#USAGE`, never the company profile's):
- * - the month item `M#<yyyy-mm>`: the month total of every meter and compute category, the figure monthly
- *   allowances are checked against (its writes carry the condition);
- * - one day item `D#<yyyy-mm-dd>` per UTC day: the same figures for that day;
- * - the `TOTALS` item: the running totals that are not per month (`storageBytes`, `databaseBytes`).
- * Every item holds at most one number per figure (14 attributes, about 300 bytes), so each write stays one
- * write unit on every day of the month (`docs/decisions/0008-usage-meter-items.md`).
+ * - the family items of the month `M#<yyyy-mm>#<family>` (`usage-families.ts`): every billed figure, its
+ *   month total (what monthly allowances are checked against; the write carries the condition) and its count
+ *   of each UTC day, in one write of one item per billed write
+ *   (`docs/decisions/0048-one-usage-item-per-billed-write.md`);
  * - the shards of the month's `api_requests` (`M#<yyyy-mm>#S<nn>`, `usage-shards.ts`): the figure of every
- *   metered request, month and day in one write (`docs/decisions/0037-sharded-api-requests-meter.md`). The
- *   month and day items still hold the `api_requests` counted before the shards; readers add both.
- * Day items do not start with `M#`: the stream filter of usage thresholds sees month items and shards only.
+ *   metered request, month and day in one write (`docs/decisions/0037-sharded-api-requests-meter.md`);
+ * - the month item `M#<yyyy-mm>` and the day items `D#<yyyy-mm-dd>`: what was counted before the shards and
+ *   the families (`docs/decisions/0008-usage-meter-items.md`), no longer written but for the month item's
+ *   `alertsVersion`; readers add them, so no figure counted before is lost;
+ * - the `TOTALS` item: the running totals that are not per month (`storageBytes`, `databaseBytes`).
+ * Day items do not start with `M#`: the stream filter of usage thresholds sees month items, shards and families.
  *
  * This module owns every write to those items. Other modules that must count something inside their own
  * transaction (a billed job, a recorded object, a Dynadata item) put the transaction items exported here into
- * it: `usageItems` (and its shorthands `addToMeterItems`, `addComputeMsItems`), `addStorageBytesItem`,
+ * it: `usageItems` (and `limitedUsageItems`, `addToMeterItems`, `addComputeMsItems`), `addStorageBytesItem`,
  * `addDatabaseBytesItem`.
  */
 
@@ -61,10 +77,6 @@ export const usageTotalsKey = (companyId: string) => ({
 
 export const utcMonth = (now: Date): string => now.toISOString().slice(0, 7);
 export const utcDate = (now: Date): string => now.toISOString().slice(0, 10);
-
-/** A counted attribute of the month and day items: a meter or a compute category. */
-export type UsageFigure = MeterName | `compute_ms#${ComputeCategory}`;
-export const computeFigure = (category: ComputeCategory): UsageFigure => `compute_ms#${category}`;
 
 /** The figures of one usage item (a month or a day), zero where nothing was counted. */
 export interface UsagePeriod {
@@ -106,11 +118,24 @@ export const toUsageTotals = (item: Record<string, unknown>): UsageTotals => {
 const emptyPeriod = /* @__PURE__ */ lazy(() => toUsagePeriod({}));
 const emptyTotals = /* @__PURE__ */ lazy(() => toUsageTotals({}));
 
-/** The usage month of `now` (what allowances are checked against), for a batch read. */
-export const usageMonthEntry = (companyId: string, now: Date): BatchEntry<UsagePeriod> => ({
-  key: usageMonthKey(companyId, utcMonth(now)),
-  decode: toUsagePeriod,
-});
+/**
+ * What a meter's monthly allowance is checked against, for a batch read: the month item (what was counted
+ * before the families) and the meter's family item. `meterMonthFigure` adds them.
+ */
+export const meterMonthEntries = (
+  companyId: string,
+  meter: MeterName,
+  now: Date,
+): [BatchEntry<UsagePeriod>, BatchEntry<UsagePeriod>] => [
+  { key: usageMonthKey(companyId, utcMonth(now)), decode: toUsagePeriod },
+  { key: usageFamilyKey(companyId, utcMonth(now), familyOf([meter])), decode: toUsagePeriod },
+];
+
+/** A meter's month total from what `meterMonthEntries` read. */
+export const meterMonthFigure = (
+  parts: readonly [UsagePeriod | undefined, UsagePeriod | undefined],
+  meter: MeterName,
+): number => (parts[0]?.figure(meter) ?? 0) + (parts[1]?.figure(meter) ?? 0);
 
 /** The usage item of the UTC month or day of `now`, for a batch read. */
 export const usagePeriodEntry = (
@@ -137,20 +162,19 @@ export interface UsageWindowFigures {
 }
 
 /**
- * The figures of a window's usage item and the running totals (absent items count 0), with `apiRequests`
- * (what the shards counted in the window) added to the item's `api_requests`.
+ * The figures of a window's usage item and the running totals (absent items count 0), with `counted` (what
+ * the shards and the family items counted in the window) added to the item's.
  */
 export const usageFigures = (
   period: UsagePeriod | undefined,
   totals: UsageTotals | undefined,
-  apiRequests = 0,
+  counted: UsageAdditions = {},
 ): UsageWindowFigures => {
   const { figure } = period ?? emptyPeriod();
+  const of = (attribute: UsageFigure) => figure(attribute) + (counted[attribute] ?? 0);
   return {
-    meters: Object.fromEntries(
-      METERS.map((m) => [m, figure(m) + (m === 'api_requests' ? apiRequests : 0)]),
-    ) as Record<MeterName, number>,
-    computeMs: Object.fromEntries(COMPUTE_CATEGORIES.map((c) => [c, figure(computeFigure(c))])) as Record<
+    meters: Object.fromEntries(METERS.map((m) => [m, of(m)])) as Record<MeterName, number>,
+    computeMs: Object.fromEntries(COMPUTE_CATEGORIES.map((c) => [c, of(computeFigure(c))])) as Record<
       ComputeCategory,
       number
     >,
@@ -158,16 +182,31 @@ export const usageFigures = (
   };
 };
 
-/** The `api_requests` of the window of `now` the shards counted (the month's, or the day's with `day`). */
-export const shardedFigure = (
-  shards: readonly (ApiRequestShard | undefined)[],
+/** The shards and the family items of the month of `now`, for a batch read beside the window's usage item. */
+export const usageMonthPartEntries = (companyId: string, now: Date) => [
+  ...apiRequestShardEntries(companyId, utcMonth(now)),
+  ...usageFamilyEntries(companyId, utcMonth(now)),
+];
+
+/**
+ * What the parts `usageMonthPartEntries` read (in its order) counted in the window of `now`: the month's, or
+ * the day's with `day`.
+ */
+export const countedInParts = (
+  parts: readonly unknown[],
   now: Date,
   granularity: 'month' | 'day',
-): number => shardedApiRequests(shards, granularity === 'day' ? utcDate(now) : undefined);
-
-/** The shards of the month of `now`, for a batch read beside the window's usage item. */
-export const usageShardEntries = (companyId: string, now: Date) =>
-  apiRequestShardEntries(companyId, utcMonth(now));
+): UsageAdditions => {
+  const date = granularity === 'day' ? utcDate(now) : undefined;
+  const shards = parts.slice(0, API_REQUEST_SHARDS) as (ApiRequestShard | undefined)[];
+  const families = parts.slice(API_REQUEST_SHARDS) as (UsageFamilyFigures | undefined)[];
+  const counted: UsageAdditions = {
+    api_requests: shardedApiRequests(shards, date),
+  };
+  for (const figure of [...METERS, ...COMPUTE_CATEGORIES.map(computeFigure)])
+    if (figure !== 'api_requests') counted[figure] = familiesFigure(families, figure, date);
+  return counted;
+};
 
 /** The company's usage figures for the window, in one round trip. */
 export const readUsage = async (
@@ -175,12 +214,12 @@ export const readUsage = async (
   now: Date,
   granularity: 'month' | 'day',
 ): Promise<UsageWindowFigures> => {
-  const [period, totals, ...shards] = await getItemsByKey([
+  const [period, totals, ...parts] = await getItemsByKey([
     usagePeriodEntry(companyId, now, granularity),
     usageTotalsEntry(companyId),
-    ...usageShardEntries(companyId, now),
+    ...usageMonthPartEntries(companyId, now),
   ]);
-  return usageFigures(period, totals, shardedFigure(shards as ApiRequestShard[], now, granularity));
+  return usageFigures(period as UsagePeriod, totals as UsageTotals, countedInParts(parts, now, granularity));
 };
 
 /** The usage partition's items whose sort keys run from `from` to `to`, inclusive. */
@@ -191,10 +230,21 @@ const queryUsageRange = (companyId: string, from: string, to: string) =>
     ExpressionAttributeValues: { ':pk': partitions.usage(companyId), ':from': from, ':to': to },
   });
 
+const add = (counted: UsageAdditions, figure: UsageFigure, amount: number) => {
+  if (amount !== 0) counted[figure] = (counted[figure] ?? 0) + amount;
+};
+
+/** The dates of a month (`yyyy-mm`) from `from` to `to` (`yyyy-mm-dd`), at most 31. */
+const datesOf = (month: string, from: string, to: string): string[] =>
+  Array.from({ length: 31 }, (_, i) => `${month}-${String(i + 1).padStart(2, '0')}`).filter(
+    (date) => date >= from && date <= to,
+  );
+
 /**
  * The company's usage of the days (`yyyy-mm-dd`) or months (`yyyy-mm`) from `from` to `to`, inclusive, by
- * period: the month items and their shards (one query over the range of the months), and for days the day
- * items (one more query) with the days the shards of their months counted. Periods without usage are absent.
+ * period: the month items, their shards and family items (one query over the range of the months), and for
+ * days the day items (one more query) with the days the shards and family items of their months counted.
+ * Periods without usage are absent.
  */
 export const readUsageSeries = async (
   companyId: string,
@@ -202,7 +252,7 @@ export const readUsageSeries = async (
   from: string,
   to: string,
 ): Promise<Map<string, UsageWindowFigures>> => {
-  // `~` sorts after the `#S<nn>` of every shard of the last month.
+  // `~` sorts after the `#S<nn>` and `#<family>` of every part of the last month.
   const months = queryUsageRange(
     companyId,
     sortKeys.usageMonth(from.slice(0, 7)),
@@ -213,9 +263,9 @@ export const readUsageSeries = async (
       ? queryUsageRange(companyId, sortKeys.usageDay(from), sortKeys.usageDay(to))
       : Promise.resolve([]);
   const [monthItems, dayItems] = await Promise.all([months, days]);
-  const periods = new Map<string, { item?: Record<string, unknown>; apiRequests: number }>();
+  const periods = new Map<string, { item?: Record<string, unknown>; counted: UsageAdditions }>();
   const period = (key: string) => {
-    const found = periods.get(key) ?? { apiRequests: 0 };
+    const found = periods.get(key) ?? { counted: {} };
     periods.set(key, found);
     return found;
   };
@@ -223,25 +273,30 @@ export const readUsageSeries = async (
   for (const item of monthItems) {
     const sk = monthOfUsageSortKey(String(item.sk));
     if (!sk) continue;
-    if (granularity === 'month') {
-      if (sk.shard === undefined) period(sk.month).item = item;
-      else period(sk.month).apiRequests += toApiRequestShard(item).count;
+    if (sk.shard === undefined && sk.family === undefined) {
+      if (granularity === 'month') period(sk.month).item = item;
       continue;
     }
-    if (sk.shard === undefined) continue;
-    const shard = toApiRequestShard(item);
-    for (let day = 1; day <= 31; day++) {
-      const date = `${sk.month}-${String(day).padStart(2, '0')}`;
-      const counted = shard.day(date);
-      if (counted > 0 && date >= from && date <= to) period(date).apiRequests += counted;
+    const shard = sk.shard === undefined ? undefined : toApiRequestShard(item);
+    const family = sk.family === undefined ? undefined : toUsageFamily(item);
+    const figures = sk.family === undefined ? [] : familyFigures(sk.family);
+    if (granularity === 'month') {
+      if (shard) add(period(sk.month).counted, 'api_requests', shard.count);
+      for (const figure of figures) add(period(sk.month).counted, figure, family?.month(figure) ?? 0);
+      continue;
+    }
+    for (const date of datesOf(sk.month, from, to)) {
+      if (shard) add(period(date).counted, 'api_requests', shard.day(date));
+      for (const figure of figures) add(period(date).counted, figure, family?.day(figure, date) ?? 0);
     }
   }
   return new Map(
     [...periods.entries()]
+      .filter(([, { item, counted }]) => item !== undefined || Object.keys(counted).length > 0)
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([key, { item, apiRequests }]) => [
+      .map(([key, { item, counted }]) => [
         key,
-        usageFigures(item ? toUsagePeriod(item) : undefined, undefined, apiRequests),
+        usageFigures(item ? toUsagePeriod(item) : undefined, undefined, counted),
       ]),
   );
 };
@@ -257,9 +312,6 @@ export const alertsVersionItem = (companyId: string, now: Date) => ({
   },
 });
 
-/** Amounts to add, by figure; zero and absent figures are left out of the write. */
-export type UsageAdditions = Partial<Record<UsageFigure, number>>;
-
 /** The figures of billed work: the meter's amount and compute time by category, in whole milliseconds. */
 export const billedWork = (meter: MeterName, amount: number, computeMs: ComputeMs = {}): UsageAdditions => ({
   [meter]: amount,
@@ -271,82 +323,50 @@ export const billedWork = (meter: MeterName, amount: number, computeMs: ComputeM
   ),
 });
 
-/** A month total that must stay within an allowance after the addition. */
-export interface UsageLimit {
-  figure: MeterName;
-  limit: number;
-}
-
-/**
- * The update of one usage item: ADDs every figure; with a `limit` (month item only), only while that
- * figure's total stays within it after the addition (`#limited < limit - amount + 1` is
- * `#limited + amount <= limit` for the whole units meters count).
- */
-type UsageItem = { entity: 'usage_month' | 'usage_day' } & Record<UsageFigure, number>;
-
-const usageUpdate = (
-  key: { pk: string; sk: string },
-  entity: 'usage_month' | 'usage_day',
-  additions: [UsageFigure, number][],
-  limit?: UsageLimit,
-) => {
-  const amount = limit === undefined ? undefined : additions.find(([figure]) => figure === limit.figure)?.[1];
-  return {
-    TableName: tableName(),
-    Key: key,
-    ...updateParams<UsageItem>(
-      { add: Object.fromEntries(additions) as Partial<Record<UsageFigure, number>>, set: { entity } },
-      limit === undefined || amount === undefined
-        ? undefined
-        : {
-            expression: 'attribute_not_exists(#limited) OR #limited < :limit',
-            names: { '#limited': limit.figure },
-            values: { ':limit': limit.limit - amount + 1 },
-          },
-    ),
-  };
-};
-
 const additionsOf = (additions: UsageAdditions): [UsageFigure, number][] =>
   (Object.entries(additions) as [UsageFigure, number | undefined][]).filter(
     (entry): entry is [UsageFigure, number] => entry[1] !== undefined && entry[1] !== 0,
   );
 
-/** The month update (conditional with a limit) and the day update of one addition. */
-const usageUpdates = (companyId: string, now: Date, additions: UsageAdditions, limit?: UsageLimit) => {
+/** The one update of a billed write: its family item, month total and day count at once (`usage-families.ts`). */
+const billedUpdate = (companyId: string, now: Date, additions: UsageAdditions, limit?: UsageLimit) => {
   const figures = additionsOf(additions);
-  if (figures.length === 0) return undefined;
-  return {
-    month: usageUpdate(usageMonthKey(companyId, utcMonth(now)), 'usage_month', figures, limit),
-    day: usageUpdate(usageDayKey(companyId, utcDate(now)), 'usage_day', figures),
-  };
+  return figures.length === 0 ? undefined : familyUpdate(companyId, utcDate(now), figures, limit);
 };
 
 /**
- * Transaction items adding figures to the UTC month and day of `now`: the month item first (its index in
- * the transaction is where a refused limit shows), then the day item. With `limit`, the month item's update
- * is conditional, so concurrent writes can never bill past an allowance. One call per transaction: a
- * transaction may write an item once, so figures billed together go in one call. Nothing to add, no items.
+ * Transaction items adding figures billed together to the UTC month and day of `now`: one update of their
+ * family's item, or none when there is nothing to add. One call per transaction: a transaction may write an
+ * item once, so figures billed together go in one call.
  */
-export const usageItems = (companyId: string, now: Date, additions: UsageAdditions, limit?: UsageLimit) => {
-  const updates = usageUpdates(companyId, now, additions, limit);
-  return updates ? [{ Update: updates.month }, { Update: updates.day }] : [];
+export const usageItems = (companyId: string, now: Date, additions: UsageAdditions) => {
+  const update = billedUpdate(companyId, now, additions);
+  return update ? [{ Update: update }] : [];
 };
 
-/** Transaction items adding `amount` to a meter (billing inside a write), within `limit` when given. */
+/**
+ * `usageItems` within a monthly allowance: the family item's update is conditional on the figure's month
+ * total (with what the month item counted before the families, `familyLimit`) staying within `limit`, so
+ * concurrent writes can never bill past it.
+ */
+export const limitedUsageItems = async (
+  companyId: string,
+  now: Date,
+  additions: UsageAdditions,
+  limit: UsageLimit,
+) => {
+  const update = billedUpdate(companyId, now, additions, await familyLimit(companyId, now, limit));
+  return update ? [{ Update: update }] : [];
+};
+
+/** Transaction items adding `amount` to a meter (billing inside a write), within `limit`. */
 export const addToMeterItems = (
   companyId: string,
   meter: MeterName,
   amount: number,
   now: Date,
-  options: { limit?: number } = {},
-) =>
-  usageItems(
-    companyId,
-    now,
-    { [meter]: amount },
-    options.limit === undefined ? undefined : { figure: meter, limit: options.limit },
-  );
+  limit: number,
+) => limitedUsageItems(companyId, now, { [meter]: amount }, { figure: meter, limit });
 
 /** Transaction items adding compute milliseconds of one category (compute billed inside a write). */
 export const addComputeMsItems = (companyId: string, category: ComputeCategory, ms: number, now: Date) =>
@@ -359,13 +379,19 @@ export class MeterLimitReachedError extends Error {
   }
 }
 
+const sendUpdate = async (update: ReturnType<typeof familyUpdate>) => {
+  try {
+    await ddb.send(new UpdateCommand(update));
+  } catch (error) {
+    throw isThrottled(error) ? new MeterThrottledError(error) : error;
+  }
+};
+
 /**
- * Adds `amount` to the meter for the current UTC month and day; with a `limit`, a total that would pass it is
- * left unchanged and `MeterLimitReachedError` is thrown; a write DynamoDB throttled throws
- * `MeterThrottledError`. `api_requests` goes to one shard of the month, in one write (`usage-shards.ts`).
- * Other meters take two writes of one unit each rather than a transaction of four, sent at once: the month
- * item, conditional with a `limit`, and the day item; a refused month write takes the amount back from the
- * day before it throws, so refused amounts end counted nowhere.
+ * Adds `amount` to the meter for the current UTC month and day, in one write; with a `limit`, a total that
+ * would pass it is left unchanged and `MeterLimitReachedError` is thrown; a write DynamoDB throttled throws
+ * `MeterThrottledError`. `api_requests` goes to one shard of the month (`usage-shards.ts`), other meters to
+ * their family's item (`usage-families.ts`).
  */
 export const addToMeter = async (
   companyId: string,
@@ -380,44 +406,27 @@ export const addToMeter = async (
       throw new MeterLimitReachedError(meter);
     return;
   }
-  const updates = usageUpdates(
-    companyId,
-    now,
-    { [meter]: amount },
-    limit === undefined ? undefined : { figure: meter, limit },
-  );
-  if (!updates) return;
-  const [month, day] = await Promise.allSettled([
-    ddb.send(new UpdateCommand(updates.month)),
-    ddb.send(new UpdateCommand(updates.day)),
-  ]);
-  if (month.status === 'rejected') {
-    // Only a refused month takes the day's unit back: a month write that failed otherwise (a timeout) may
-    // have been applied, and the day then keeps it. A failed take-back leaves the day one over and is logged;
-    // the answer is the month's (429 stays 429).
-    if (isThrottled(month.reason)) throw new MeterThrottledError(month.reason);
-    if (!isConditionalCheckFailed(month.reason)) throw month.reason;
-    const back = usageUpdates(companyId, now, { [meter]: -amount });
-    if (day.status === 'fulfilled' && back)
-      await ddb.send(new UpdateCommand(back.day)).catch((error: unknown) => {
-        logger.error('a refused request stays counted in its day figure', { companyId, meter, error });
-      });
-    throw new MeterLimitReachedError(meter);
+  const limited =
+    limit === undefined ? undefined : await familyLimit(companyId, now, { figure: meter, limit });
+  const update = billedUpdate(companyId, now, { [meter]: amount }, limited);
+  if (!update) return;
+  try {
+    await sendUpdate(update);
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new MeterLimitReachedError(meter);
+    throw error;
   }
-  if (day.status === 'rejected')
-    throw isThrottled(day.reason) ? new MeterThrottledError(day.reason) : day.reason;
 };
 
-/** Adds compute milliseconds of one category to the company's month and day figures (two writes). */
+/** Adds compute milliseconds of one category to the company's month and day figures (one write). */
 export const addComputeMs = async (
   companyId: string,
   category: ComputeCategory,
   ms: number,
   now: Date,
 ): Promise<void> => {
-  const updates = usageUpdates(companyId, now, { [computeFigure(category)]: ms });
-  if (!updates) return;
-  await Promise.all([ddb.send(new UpdateCommand(updates.month)), ddb.send(new UpdateCommand(updates.day))]);
+  const update = billedUpdate(companyId, now, { [computeFigure(category)]: ms });
+  if (update) await sendUpdate(update);
 };
 
 const totalsUpdate = (companyId: string, total: keyof UsageTotals, delta: number, headroom?: number) => ({

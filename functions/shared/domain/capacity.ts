@@ -56,9 +56,9 @@ export const AUDIT_PARTITIONS_PER_COMPANY = LOG_SHARDS;
 export const METER_WRITE_UNITS_PER_REQUEST = 1;
 /**
  * The share of the usage partition the request meter may take: the rest is for its other writes (a billed
- * job, synthesis or run writes the month and day items in its transaction, 4 units; the byte totals of a
- * Dynadata write or an upload, 2; the log shipper's compute time, 2; a request at the allowance, at most one
- * refused write per shard and process).
+ * job, synthesis or run writes its family's item in its transaction, 2 units, decision 0048; the byte totals
+ * of a Dynadata write or an upload, 2; the log shipper's compute time, 1; a request at the allowance, at most
+ * one refused write per shard and process).
  */
 export const METER_SHARE_OF_PARTITION = 0.5;
 

@@ -6,7 +6,7 @@ import { uploadFile } from '../aws/s3-objects';
 import { getItemsByKey } from '../data/batch';
 import { companyEntry } from '../data/companies';
 import { recordBilledObject } from '../data/stored-objects';
-import { secondsToNextUtcMonth, usageMonthEntry } from '../data/usage-meters';
+import { meterMonthEntries, meterMonthFigure, secondsToNextUtcMonth } from '../data/usage-meters';
 import { env } from '../env';
 import { AppError, ValidationError } from '../errors';
 import { ulid } from '../ids';
@@ -71,7 +71,10 @@ export const synthesizeSpeech = async (
   const problem = parts.length === 0 ? SPEECH_TEXT_SILENT_MESSAGE : speechTextProblem(input.text);
   if (problem) throw new ValidationError([{ pointer: '/body/text', message: problem }]);
   const characters = billedCharacters(parts);
-  const [company, month] = await getItemsByKey([companyEntry(companyId), usageMonthEntry(companyId, now)]);
+  const [company, month, family] = await getItemsByKey([
+    companyEntry(companyId),
+    ...meterMonthEntries(companyId, voice.meter, now),
+  ]);
   const limits = await limitsOf(companyId, company);
   const quotaExceeded = (used?: number) =>
     new AppError('speech_quota_exceeded', 'The monthly speech characters of your plan are used up.', {
@@ -83,7 +86,7 @@ export const synthesizeSpeech = async (
       },
     });
   // Checked before the work, and again by the billing write itself, which concurrent requests cannot pass.
-  const used = month?.figure(voice.meter) ?? 0;
+  const used = meterMonthFigure([month, family], voice.meter);
   if (used + characters > limits.speechCharactersPerMonth) throw quotaExceeded(used);
   const dir = await mkdtemp(join(tmpdir(), 'speech-'));
   try {

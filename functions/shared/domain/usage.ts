@@ -2,14 +2,13 @@ import { getItemsByKey } from '../data/batch';
 import { companyEntry } from '../data/companies';
 import { getPlan, planEntry } from '../data/plans';
 import {
+  countedInParts,
   secondsToNextUtcMonth,
-  shardedFigure,
   usageFigures,
+  usageMonthPartEntries,
   usagePeriodEntry,
-  usageShardEntries,
   usageTotalsEntry,
 } from '../data/usage-meters';
-import type { ApiRequestShard } from '../data/usage-shards';
 import { AppError, NotFoundError } from '../errors';
 import type { Plan } from '../types/plans';
 import { resolveLimits } from './limits';
@@ -31,8 +30,8 @@ export const usageWindow = (now: Date, granularity: 'month' | 'day') => {
 /**
  * The usage snapshot shared by `GET /v1/usage` and the MCP tool `get_usage`. With the company's plan id
  * known (the authorizer passes it), the company, its plan, the usage item of the window (the month item, or
- * the day item with `day`), the month's `api_requests` shards (added to the window's figure) and the running
- * totals are read in one round trip; a plan changed since then costs one more read.
+ * the day item with `day`), the month's `api_requests` shards and billing family items (added to the window's
+ * figures) and the running totals are read in one round trip; a plan changed since then costs one more read.
  */
 export const getUsageSnapshot = async (
   companyId: string,
@@ -40,18 +39,21 @@ export const getUsageSnapshot = async (
   now: Date,
   planIdHint?: string,
 ) => {
-  const shardEntries = usageShardEntries(companyId, now);
+  const partEntries = usageMonthPartEntries(companyId, now);
   const [company, used, totals, ...rest] = await getItemsByKey([
     companyEntry(companyId),
     usagePeriodEntry(companyId, now, granularity),
     usageTotalsEntry(companyId),
-    ...shardEntries,
+    ...partEntries,
     ...(planIdHint ? [planEntry(planIdHint)] : []),
   ]);
   if (!company) throw new NotFoundError('The company of this credential no longer exists.');
-  const shards = rest.slice(0, shardEntries.length) as ApiRequestShard[];
-  const hinted = rest[shardEntries.length] as Plan | undefined;
-  const figures = usageFigures(used, totals, shardedFigure(shards, now, granularity));
+  const hinted = rest[partEntries.length] as Plan | undefined;
+  const figures = usageFigures(
+    used,
+    totals,
+    countedInParts(rest.slice(0, partEntries.length), now, granularity),
+  );
   const plan = hinted && company.planId === planIdHint ? hinted : await getPlan(company.planId);
   if (!plan) throw new Error(`Company ${companyId} is on unknown plan ${company.planId}`);
   const period = subscriptionPeriod(company.subscriptionAnchor, now);

@@ -10,8 +10,8 @@ import { DELETING_STATUS, TYPE_ENTITY } from '../../shared/types/dynadata-types'
 import { EVENT_ENTITY } from '../../shared/types/events';
 
 /**
- * The records the dispatcher acts on, by their raw attributes: a new event, a write of a usage month's item
- * or shard (its sort key starts with the usage month prefix; its first write too), or a change of a Dynadata type being deleted. The same rule as the event source's filter on AWS (`lib/constructs/webhook-events.ts`); the
+ * The records the dispatcher acts on, by their raw attributes: a new event, a write of a usage month's item,
+ * shard or family item (its sort key starts with the usage month prefix; its first write too), or a change of a Dynadata type being deleted. The same rule as the event source's filter on AWS (`lib/constructs/webhook-events.ts`); the
  * local stream poller hands every record over, so the handler applies it too and never decodes the
  * images of other items.
  */

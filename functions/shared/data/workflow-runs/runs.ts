@@ -161,7 +161,7 @@ export const createWorkflowRun = async (run: WorkflowRunRecord, limit: number, n
       new TransactWriteCommand({
         TransactItems: [
           runPut(run, now),
-          ...addToMeterItems(run.companyId, 'workflow_runs', 1, now, { limit }),
+          ...(await addToMeterItems(run.companyId, 'workflow_runs', 1, now, limit)),
           runEntryPut(run, now),
         ],
       }),

@@ -23,7 +23,7 @@ import { raiseUsageThresholds } from './usage-thresholds';
  *   the lane held or its turn passed, and sends nothing twice).
  * - A new event item also starts the company's workflows whose `on.events` lists its type, one run per
  *   event and workflow (`workflows/trigger-sources.ts`), before its deliveries.
- * - A changed usage month (its item or a shard of its `api_requests`): a meter that passed 80 % or 100 % of
+ * - A changed usage month (its item, a shard of its `api_requests` or a billing family's item): a meter that passed 80 % or 100 % of
  *   its monthly allowance raises `usage.threshold_reached`, once per meter, threshold and month
  *   (`usage-thresholds.ts`).
  * - A Dynadata type marked deleting, or its deletion handed on to a next turn: the turn deletes a share of its

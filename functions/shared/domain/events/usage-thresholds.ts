@@ -4,7 +4,7 @@ import { putEventOnce } from '../../data/events';
 import { companyOfUsagePartition, monthOfUsageSortKey, partitions, sortKeys } from '../../data/keys';
 import { apiRequestShardEntries } from '../../data/usage-shards';
 import { cachedOrLoad, createTtlCache } from '../../ttl-cache';
-import type { MeterName } from '../../types/meters';
+import { METERS, type MeterName } from '../../types/meters';
 import type { PlanLimits } from '../../types/plans';
 import { limitsOf } from '../company-limits';
 import { alertsOf, type UsageAlerts } from '../usage-alerts';
@@ -27,33 +27,58 @@ const companyAlerting = async (companyId: string) => {
 };
 
 /**
- * A month's `api_requests` as the dispatcher last saw it: what the month item counted before the shards, each
- * shard's count and the month item's alerts version. Read once (the month item and its shards in one batch)
- * and then kept up to date from the changes themselves (a shard's new image holds its whole count; counts
- * only grow within a month, so the larger of the kept and the seen count is the newer), a minute per process.
+ * A usage month as the dispatcher last saw it: what the month item counted of each meter before the shards and
+ * the family items, each shard's `api_requests` count and the month item's alerts version. Read once (the
+ * month item and its shards in one batch) and then kept up to date from the changes themselves (a shard's new
+ * image holds its whole count; counts only grow within a month, so the larger of the kept and the seen count
+ * is the newer), a minute per process.
  */
-interface MonthApiRequests {
-  unsharded: number;
+interface MonthSeen {
+  unsharded: Partial<Record<MeterName, number>>;
   version: number;
   shards: number[];
 }
-const monthApiRequests = createTtlCache<MonthApiRequests>(60_000, 1000);
+const monthsSeen = createTtlCache<MonthSeen>(60_000, 1000);
 
 const monthItemEntry = (companyId: string, month: string): BatchEntry<Record<string, unknown>> => ({
   key: { pk: partitions.usage(companyId), sk: sortKeys.usageMonth(month) },
   decode: (item) => item,
 });
 
-const loadMonthApiRequests = async (companyId: string, month: string): Promise<MonthApiRequests> => {
+const metersOf = (item: Record<string, unknown> | undefined): Partial<Record<MeterName, number>> =>
+  Object.fromEntries(METERS.map((meter) => [meter, Number(item?.[meter] ?? 0)]));
+
+const loadMonth = async (companyId: string, month: string): Promise<MonthSeen> => {
   const [item, ...shards] = await getItemsByKey([
     monthItemEntry(companyId, month),
     ...apiRequestShardEntries(companyId, month),
   ]);
   return {
-    unsharded: Number(item?.api_requests ?? 0),
+    unsharded: metersOf(item),
     version: Number(item?.alertsVersion ?? 0),
     shards: shards.map((shard) => (shard as { count: number } | undefined)?.count ?? 0),
   };
+};
+
+/** The month as seen, after the change of its month item, a shard or a family item (`newImage`). */
+const seenAfter = async (
+  companyId: string,
+  sk: { month: string; shard?: number; family?: string },
+  newImage: Record<string, unknown>,
+  now: number,
+): Promise<MonthSeen> => {
+  const key = `${companyId}#${sk.month}`;
+  const kept = monthsSeen.get(key, now) ?? (await loadMonth(companyId, sk.month));
+  if (sk.shard !== undefined) {
+    kept.shards[sk.shard] = Math.max(kept.shards[sk.shard] ?? 0, Number(newImage.api_requests ?? 0));
+  } else if (sk.family === undefined) {
+    const seen = metersOf(newImage);
+    for (const meter of METERS)
+      kept.unsharded[meter] = Math.max(kept.unsharded[meter] ?? 0, seen[meter] ?? 0);
+    kept.version = Number(newImage.alertsVersion ?? kept.version);
+  }
+  monthsSeen.set(key, kept, now);
+  return kept;
 };
 
 /** Thresholds already raised (or found raised), so a month past one writes no marker per request. */
@@ -66,30 +91,6 @@ interface Reading {
   used: number;
 }
 
-/**
- * The month's `api_requests` after a change of its month item or of one of its shards: the sum of the month
- * item's and the shards' counts as last seen (possibly a little ahead of the change: a later change then adds
- * nothing). `before` is not known for the sum, so a threshold is passed when the sum is at its mark and it
- * was not raised yet (the marker written with the event keeps it once).
- */
-const apiRequestsReading = async (
-  companyId: string,
-  month: string,
-  shard: number | undefined,
-  newImage: Record<string, unknown>,
-  now: number,
-): Promise<{ used: number; version: number }> => {
-  const key = `${companyId}#${month}`;
-  const kept = monthApiRequests.get(key, now) ?? (await loadMonthApiRequests(companyId, month));
-  const count = Number(newImage.api_requests ?? 0);
-  if (shard === undefined) {
-    kept.unsharded = Math.max(kept.unsharded, count);
-    kept.version = Number(newImage.alertsVersion ?? kept.version);
-  } else kept.shards[shard] = Math.max(kept.shards[shard] ?? 0, count);
-  monthApiRequests.set(key, kept, now);
-  return { used: kept.unsharded + kept.shards.reduce((sum, n) => sum + n, 0), version: kept.version };
-};
-
 /** Thresholds a usage month's change passed: `usage.threshold_reached` for each, once. */
 export const raiseUsageThresholds = async (
   change: { newImage?: Record<string, unknown>; oldImage?: Record<string, unknown> },
@@ -99,23 +100,34 @@ export const raiseUsageThresholds = async (
   const companyId = companyOfUsagePartition(String(newImage?.pk ?? ''));
   const sk = monthOfUsageSortKey(String(newImage?.sk ?? ''));
   if (!newImage || !companyId || sk === undefined) return 0;
-  const { month, shard } = sk;
+  const { month } = sk;
   const grown = (Object.keys(ALLOWANCES) as MeterName[]).filter(
     (m) => Number(newImage[m] ?? 0) > Number(oldImage[m] ?? 0),
   );
-  if (grown.length === 0) return 0;
   // A change of the company's thresholds stamps the month item (`alertsVersion`): a new stamp is a new key.
-  let version = Number(newImage.alertsVersion ?? 0);
-  const readings: Reading[] = [];
-  for (const meter of grown) {
-    if (meter !== 'api_requests') {
-      readings.push({ meter, before: Number(oldImage[meter] ?? 0), used: Number(newImage[meter] ?? 0) });
-      continue;
-    }
-    const sum = await apiRequestsReading(companyId, month, shard, newImage, now.getTime());
-    version = sum.version;
-    readings.push({ meter, before: Number.NEGATIVE_INFINITY, used: sum.used });
+  const stamp = sk.shard === undefined && sk.family === undefined ? newImage.alertsVersion : undefined;
+  const kept = monthsSeen.get(`${companyId}#${month}`, now.getTime());
+  if (grown.length === 0) {
+    if (kept && stamp !== undefined) kept.version = Number(stamp);
+    return 0;
   }
+  const seen = await seenAfter(companyId, sk, newImage, now.getTime());
+  const version = seen.version;
+  const readings: Reading[] = grown.map((meter) => {
+    if (meter === 'api_requests') {
+      // `before` is not known for the sum of the shards: a threshold is passed when the sum is at its mark
+      // and was not raised yet (the marker written with the event keeps it once).
+      const used = (seen.unsharded.api_requests ?? 0) + seen.shards.reduce((sum, n) => sum + n, 0);
+      return { meter, before: Number.NEGATIVE_INFINITY, used };
+    }
+    // A family item's totals count from the families on: what the month item counted before is added.
+    const before = sk.family === undefined ? 0 : (seen.unsharded[meter] ?? 0);
+    return {
+      meter,
+      before: before + Number(oldImage[meter] ?? 0),
+      used: before + Number(newImage[meter] ?? 0),
+    };
+  });
   const alerting = await cachedOrLoad(alertingCache, `${companyId}#${version}`, now.getTime(), () =>
     companyAlerting(companyId),
   );

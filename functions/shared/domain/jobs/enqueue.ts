@@ -5,7 +5,7 @@ import { JobQueueFullError } from '../../data/jobs/lifecycle';
 import { DONE, type JobFields, PENDING } from '../../data/jobs/moves';
 import type { JobRecordBase, JobRef } from '../../data/jobs/record';
 import { type StoredObject, storedObjectEntry } from '../../data/stored-objects';
-import { secondsToNextUtcMonth, usageMonthEntry } from '../../data/usage-meters';
+import { meterMonthEntries, meterMonthFigure, secondsToNextUtcMonth } from '../../data/usage-meters';
 import { AppError, NotFoundError } from '../../errors';
 import { ulid } from '../../ids';
 import { logger } from '../../observability/logger';
@@ -69,13 +69,13 @@ export const readForWrite = async <const X extends readonly BatchEntry<unknown>[
   now: Date,
   extra: X,
 ) => {
-  const [company, month, ...items] = await getItemsByKey([
+  const [company, month, family, ...items] = await getItemsByKey([
     companyEntry(companyId),
-    usageMonthEntry(companyId, now),
+    ...meterMonthEntries(companyId, type.store.meter, now),
     ...extra,
   ] as const);
   const limits = await limitsOf(companyId, company);
-  return { limits, used: month?.figure(type.store.meter) ?? 0, items };
+  return { limits, used: meterMonthFigure([month, family], type.store.meter), items };
 };
 
 /** The month's units of the type's meter against its allowance (and what this job adds, when known). */
