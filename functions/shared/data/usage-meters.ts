@@ -11,6 +11,7 @@ import {
 import * as zm from '../zod-mini';
 import { type BatchEntry, getItemsByKey } from './batch';
 import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
+import { sumTypeCounterBytes } from './dynadata-type-counters';
 import { decodeItem } from './entity';
 import { monthOfUsageSortKey, partitions, sortKeys } from './keys';
 import { isThrottled, MeterThrottledError } from './throttling';
@@ -28,7 +29,10 @@ import {
  * - the month item `M#<yyyy-mm>`: the month total of every meter and compute category, the figure monthly
  *   allowances are checked against (its writes carry the condition);
  * - one day item `D#<yyyy-mm-dd>` per UTC day: the same figures for that day;
- * - the `TOTALS` item: the running totals that are not per month (`storageBytes`, `databaseBytes`).
+ * - the `TOTALS` item: the running totals that are not per month (`storageBytes`, `databaseBytes`). Dynadata
+ *   item writes count their bytes on their type's counter item (`dynadata-type-counters.ts`): `databaseBytes`
+ *   is the `TOTALS` figure (bytes counted before the counters existed, and what deleted types left) plus the
+ *   bytes of every counter (`docs/decisions/0049-dynadata-type-counter-item.md`).
  * Every item holds at most one number per figure (14 attributes, about 300 bytes), so each write stays one
  * write unit on every day of the month (`docs/decisions/0008-usage-meter-items.md`).
  * - the shards of the month's `api_requests` (`M#<yyyy-mm>#S<nn>`, `usage-shards.ts`): the figure of every
@@ -37,9 +41,9 @@ import {
  * Day items do not start with `M#`: the stream filter of usage thresholds sees month items and shards only.
  *
  * This module owns every write to those items. Other modules that must count something inside their own
- * transaction (a billed job, a recorded object, a Dynadata item) put the transaction items exported here into
- * it: `usageItems` (and its shorthands `addToMeterItems`, `addComputeMsItems`), `addStorageBytesItem`,
- * `addDatabaseBytesItem`.
+ * transaction (a billed job, a recorded object, a deleted Dynadata type's bytes) put the transaction items
+ * exported here into it: `usageItems` (and its shorthands `addToMeterItems`, `addComputeMsItems`),
+ * `addStorageBytesItem`, `addDatabaseBytesItem`.
  */
 
 export const usageMonthKey = (companyId: string, month: string) => ({
@@ -169,18 +173,25 @@ export const shardedFigure = (
 export const usageShardEntries = (companyId: string, now: Date) =>
   apiRequestShardEntries(companyId, utcMonth(now));
 
-/** The company's usage figures for the window, in one round trip. */
+/**
+ * The company's usage figures for the window, in one round trip, beside the query of its Dynadata type
+ * counters (`databaseBytes` is the totals' figure plus their bytes).
+ */
 export const readUsage = async (
   companyId: string,
   now: Date,
   granularity: 'month' | 'day',
 ): Promise<UsageWindowFigures> => {
-  const [period, totals, ...shards] = await getItemsByKey([
-    usagePeriodEntry(companyId, now, granularity),
-    usageTotalsEntry(companyId),
-    ...usageShardEntries(companyId, now),
+  const [[period, totals, ...shards], typeBytes] = await Promise.all([
+    getItemsByKey([
+      usagePeriodEntry(companyId, now, granularity),
+      usageTotalsEntry(companyId),
+      ...usageShardEntries(companyId, now),
+    ]),
+    sumTypeCounterBytes(companyId),
   ]);
-  return usageFigures(period, totals, shardedFigure(shards as ApiRequestShard[], now, granularity));
+  const figures = usageFigures(period, totals, shardedFigure(shards as ApiRequestShard[], now, granularity));
+  return { ...figures, databaseBytes: figures.databaseBytes + typeBytes };
 };
 
 /** The usage partition's items whose sort keys run from `from` to `to`, inclusive. */
@@ -443,7 +454,7 @@ const totalsUpdate = (companyId: string, total: keyof UsageTotals, delta: number
 export const addStorageBytesItem = (companyId: string, bytes: number, options: { headroom?: number } = {}) =>
   totalsUpdate(companyId, 'storageBytes', bytes, options.headroom);
 
-/** Transaction item: adds a Dynadata write's byte difference (negative on delete) to `databaseBytes`. */
+/** Transaction item: adds a deleted Dynadata type's counter bytes (`dynadata-types.ts`) to `databaseBytes`. */
 export const addDatabaseBytesItem = (companyId: string, delta: number) =>
   totalsUpdate(companyId, 'databaseBytes', delta);
 

@@ -1,5 +1,6 @@
 import { getItemsByKey } from '../data/batch';
 import { companyEntry } from '../data/companies';
+import { sumTypeCounterBytes } from '../data/dynadata-type-counters';
 import { getPlan, planEntry } from '../data/plans';
 import {
   secondsToNextUtcMonth,
@@ -32,7 +33,8 @@ export const usageWindow = (now: Date, granularity: 'month' | 'day') => {
  * The usage snapshot shared by `GET /v1/usage` and the MCP tool `get_usage`. With the company's plan id
  * known (the authorizer passes it), the company, its plan, the usage item of the window (the month item, or
  * the day item with `day`), the month's `api_requests` shards (added to the window's figure) and the running
- * totals are read in one round trip; a plan changed since then costs one more read.
+ * totals are read in one round trip, beside the query of the company's Dynadata type counters (whose bytes
+ * `databaseBytes` adds to the totals' figure); a plan changed since then costs one more read.
  */
 export const getUsageSnapshot = async (
   companyId: string,
@@ -41,12 +43,15 @@ export const getUsageSnapshot = async (
   planIdHint?: string,
 ) => {
   const shardEntries = usageShardEntries(companyId, now);
-  const [company, used, totals, ...rest] = await getItemsByKey([
-    companyEntry(companyId),
-    usagePeriodEntry(companyId, now, granularity),
-    usageTotalsEntry(companyId),
-    ...shardEntries,
-    ...(planIdHint ? [planEntry(planIdHint)] : []),
+  const [[company, used, totals, ...rest], typeBytes] = await Promise.all([
+    getItemsByKey([
+      companyEntry(companyId),
+      usagePeriodEntry(companyId, now, granularity),
+      usageTotalsEntry(companyId),
+      ...shardEntries,
+      ...(planIdHint ? [planEntry(planIdHint)] : []),
+    ]),
+    sumTypeCounterBytes(companyId),
   ]);
   if (!company) throw new NotFoundError('The company of this credential no longer exists.');
   const shards = rest.slice(0, shardEntries.length) as ApiRequestShard[];
@@ -61,7 +66,8 @@ export const getUsageSnapshot = async (
     meters: figures.meters,
     computeMs: figures.computeMs,
     storageBytes: figures.storageBytes,
-    databaseBytes: figures.databaseBytes,
+    // `TOTALS` holds what was counted before the types' counters and what deleted types left.
+    databaseBytes: figures.databaseBytes + typeBytes,
     plan: { id: plan.id, name: plan.name, limits: resolveLimits(plan.limits, company) },
     subscription: {
       status: company.subscriptionStatus,
