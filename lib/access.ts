@@ -72,7 +72,8 @@ const DYNADATA_ITEMS: FunctionAccess = {
   table: {
     GetItem: ['dynadataItems', 'logEntryShards', 'logEntries', 'dynadataTypes', 'storedObjects'],
     Query: ['dynadataItems', 'logEntryShards', 'logEntries', 'logEntryDays', 'dynadataTypes'],
-    PutItem: ['dynadataItems', 'events'],
+    // A type's counter item, created from its record by the first write that finds it missing.
+    PutItem: ['dynadataItems', 'events', 'dynadataTypes'],
     UpdateItem: ['dynadataTypes', 'usage'],
     DeleteItem: ['dynadataItems'],
     ConditionCheckItem: ['dynadataTypes'],
@@ -82,9 +83,12 @@ const DYNADATA_ITEMS: FunctionAccess = {
   secrets: ['cursorKey'],
 };
 
-/** The usage snapshot (`getUsageSnapshot`): company, month figures, totals and plan in one batch; the plan. */
+/**
+ * The usage snapshot (`getUsageSnapshot`): company, month figures, totals and plan in one batch; the plan; the
+ * query of the company's Dynadata type counters (their bytes are part of `databaseBytes`).
+ */
 const USAGE_SNAPSHOT: FunctionAccess = {
-  table: { GetItem: ['plans'], BatchGetItem: ['company', 'usage', 'plans'] },
+  table: { GetItem: ['plans'], BatchGetItem: ['company', 'usage', 'plans'], Query: ['dynadataTypes'] },
 };
 
 /**
@@ -114,7 +118,7 @@ const USAGE_HISTORY: FunctionAccess = { table: { Query: ['usage'] } };
  * functions as their routes, without the routes' idempotency and request meter. Enqueueing a transcode or a
  * transcription (company, month and source in one batch, the plan, the job and its queue slot, its
  * execution), speech (the company and month, Polly, the audio object and its billed record), a message to a
- * contact (the contact, the attachment's record, the message with its type's count and database bytes, its
+ * contact (the contact, the attachment's record, the message with its type's counter item, its
  * delivery), the Dynadata item and list calls. `actions/http/request` and `actions/speech/spoken-text` make no
  * AWS call. Minting a JWT (`actions/security/auth/jwt/generate`) reads the signing keys: only the workflows
  * group, which runs sync runs, holds them (`JWT_MINTING`); the async step worker mints no token.
@@ -281,18 +285,15 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = withRequestMeter
   // thread is a Query of its thread partition (in the Dynadata items' family) and a batch read of messages.
   contacts: {
     table: {
-      GetItem: ['dynadataItems', 'storedObjects', 'idempotency'],
+      GetItem: ['dynadataItems', 'storedObjects', 'idempotency', 'dynadataTypes'],
       Query: ['dynadataItems'],
       BatchGetItem: ['dynadataItems'],
-      PutItem: ['dynadataItems', 'idempotency', 'events'],
+      PutItem: ['dynadataItems', 'idempotency', 'events', 'dynadataTypes'],
       UpdateItem: ['dynadataTypes', 'usage', 'idempotency'],
       DeleteItem: ['idempotency'],
+      ConditionCheckItem: ['dynadataTypes'],
     },
     stateMachines: { 'message-delivery': ['StartExecution'] },
-    neverCalls: {
-      'dynamodb:ConditionCheckItem':
-        'messages are a built-in type: their writes carry no custom type version to check',
-    },
   },
   // The item and type routes, and functions (send_message starts a delivery).
   // Type definitions (`PUT`/`DELETE /v1/dynadata/types/{type}`): the type record, the company's limits.
@@ -478,21 +479,18 @@ export const WORKER_ACCESS = {
    * its lane entry and count, and the message that wakes the lane; the runs of
    * the workflows the event triggers (their trigger items: a Query of the definitions' partition); for each
    * changed usage month, the company's limits and a once-only threshold event; for each turn of a Dynadata
-   * type's background deletion, the type, a page of its items, each item's deletion (with the type's count
-   * and the company's database bytes, one transaction), the next turn or the type's record.
+   * type's background deletion, the type, a page of its items, each item's deletion (with the type's counter
+   * item, one transaction), the next turn or the type's record and counter (its bytes into the totals).
    */
   eventDispatcher: combineAccess(TRIGGERED_RUNS, {
     table: {
       GetItem: ['webhooks', 'plans', 'dynadataTypes', 'events'],
       BatchGetItem: ['company'],
       Query: ['webhooks', 'workflows', 'dynadataItems'],
-      PutItem: ['events', 'webhookLanes'],
+      PutItem: ['events', 'webhookLanes', 'dynadataTypes'],
       UpdateItem: ['webhookLanes', 'dynadataTypes', 'usage'],
       DeleteItem: ['dynadataItems', 'dynadataTypes'],
-    },
-    neverCalls: {
-      'dynamodb:ConditionCheckItem':
-        "a deleting type's items are only deleted, and a deletion checks no type version",
+      ConditionCheckItem: ['dynadataTypes'],
     },
     queues: { 'webhook-delivery': ['SendMessage'] },
   }),
@@ -514,19 +512,19 @@ export const WORKER_ACCESS = {
     queues: { 'webhook-delivery': ['SendMessage'] },
   },
   /**
-   * Reads the message, its contact and the channel; moves the message's status (and database bytes); signs
+   * Reads the message, its contact and the channel; moves the message's status (and its bytes on the type's
+   * counter item, created from the type's record when missing); signs
    * the download URL of a file message with the download signer's key (the URL is authorized by that key).
    */
   messageDelivery: {
     table: {
-      GetItem: ['dynadataItems', 'deliveryChannel'],
-      PutItem: ['dynadataItems', 'events'],
-      UpdateItem: ['usage'],
+      GetItem: ['dynadataItems', 'deliveryChannel', 'dynadataTypes'],
+      PutItem: ['dynadataItems', 'events', 'dynadataTypes'],
+      UpdateItem: ['usage', 'dynadataTypes'],
+      ConditionCheckItem: ['dynadataTypes'],
     },
     secrets: ['downloadSigner'],
     neverCalls: {
-      'dynamodb:ConditionCheckItem':
-        'messages are a built-in type: their writes carry no custom type version to check',
       's3:GetObject':
         "the worker only presigns download URLs with the download signer's key; the file is read by the " +
         "URL's holder, authorized by that key, never by this role",
@@ -541,16 +539,13 @@ export const WORKER_ACCESS = {
   messageSweep: {
     work: ['undeliveredMessages', 'scheduledMessages'],
     table: {
-      GetItem: ['dynadataItems'],
+      GetItem: ['dynadataItems', 'dynadataTypes'],
       BatchGetItem: ['dynadataItems'],
-      PutItem: ['dynadataItems'],
-      UpdateItem: ['usage'],
+      PutItem: ['dynadataItems', 'dynadataTypes'],
+      UpdateItem: ['usage', 'dynadataTypes'],
+      ConditionCheckItem: ['dynadataTypes'],
     },
     stateMachines: { 'message-delivery': ['StartExecution'] },
-    neverCalls: {
-      'dynamodb:ConditionCheckItem':
-        'messages are a built-in type: their writes carry no custom type version to check',
-    },
   },
   /** Secrets Manager rotation of the download signer's key set (`functions/workers/download-signer-rotation`). */
   downloadSignerRotation: { rotatesDownloadSigner: true },

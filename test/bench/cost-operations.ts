@@ -35,6 +35,64 @@ export interface CostHarness {
   runMessagesSent: () => number;
 }
 
+/** A custom type's schema of about 3 KB: the fields of an order, each with a title and a description. */
+const ORDER_FIELDS: Record<string, [string, Record<string, unknown>]> = {
+  number: [
+    'The order number shown to the customer, unique within the shop',
+    { type: 'string', maxLength: 40 },
+  ],
+  status: [
+    'Where the order stands',
+    {
+      type: 'string',
+      maxLength: 20,
+      enum: ['new', 'paid', 'packed', 'shipped', 'delivered', 'cancelled', 'refunded'],
+    },
+  ],
+  total: ['The amount charged, taxes and delivery included', { type: 'number', minimum: 0 }],
+  currency: ['ISO 4217 code of the amount', { type: 'string', minLength: 3, maxLength: 3 }],
+  customerId: ['The contact who placed the order', { type: 'string', maxLength: 64 }],
+  customerEmail: ['Where the receipt and the delivery notices go', { type: 'string', format: 'email' }],
+  placedAt: ['When the customer confirmed the order', { type: 'string', format: 'date-time' }],
+  paidAt: ['When the payment was captured', { type: 'string', format: 'date-time' }],
+  shippedAt: ['When the carrier took the parcel', { type: 'string', format: 'date-time' }],
+  carrier: ['The carrier that delivers the parcel', { type: 'string', maxLength: 60 }],
+  trackingNumber: ["The carrier's tracking number of the parcel", { type: 'string', maxLength: 80 }],
+  street: ['Delivery address: street and number', { type: 'string', maxLength: 200 }],
+  city: ['Delivery address: city', { type: 'string', maxLength: 100 }],
+  postalCode: ['Delivery address: postal code', { type: 'string', maxLength: 20 }],
+  country: ['Delivery address: ISO 3166-1 alpha-2 country code', { type: 'string', pattern: '^[A-Z]{2}$' }],
+  discountCode: ['The discount code applied at checkout, if any', { type: 'string', maxLength: 40 }],
+  discount: ['The amount the discount took off the total', { type: 'number', minimum: 0 }],
+  tax: ['The tax included in the total', { type: 'number', minimum: 0 }],
+  notes: ['Free text the customer left with the order', { type: 'string', maxLength: 2000 }],
+  giftWrap: ['Whether the customer asked for gift wrapping', { type: 'boolean' }],
+  lines: [
+    'The products ordered, one line each',
+    {
+      type: 'array',
+      maxItems: 100,
+      items: {
+        type: 'object',
+        properties: {
+          sku: { type: 'string', maxLength: 40 },
+          quantity: { type: 'integer', minimum: 1 },
+          unitPrice: { type: 'number', minimum: 0 },
+        },
+        required: ['sku', 'quantity'],
+      },
+    },
+  ],
+};
+const ORDER_SCHEMA = {
+  type: 'object',
+  properties: Object.fromEntries(
+    Object.entries(ORDER_FIELDS).map(([name, [description, schema]]) => [name, { description, ...schema }]),
+  ),
+  required: ['number', 'status', 'total'],
+  'x-indexed': ['status'],
+};
+
 export const measureCostOperations = async (harness: CostHarness): Promise<MeasuredOperation[]> => {
   const { companyId, call, until, runAdmin, measure, dataDir, executions, batches, runMessagesSent } =
     harness;
@@ -57,6 +115,26 @@ export const measureCostOperations = async (harness: CostHarness): Promise<Measu
     await measureCall('Dynadata create (contacts)', 10, 'POST', '/v1/dynadata/type/contacts/create', {
       name: 'Ada',
     }),
+  );
+  // A custom type whose record holds a realistic schema of 2–4 KB (`ORDER_SCHEMA`).
+  await call('PUT', '/v1/dynadata/types/orders', {
+    description: 'Orders taken by the shop, with their lines, delivery and payment state',
+    schema: ORDER_SCHEMA,
+  });
+  await call('POST', '/v1/dynadata/type/orders/create', { number: 'W-1', status: 'new', total: 1 });
+  operations.push(
+    await measureCall(
+      'Dynadata create (custom type, 3 KB schema)',
+      10,
+      'POST',
+      '/v1/dynadata/type/orders/create',
+      {
+        number: 'A-1',
+        status: 'new',
+        total: 42.5,
+        currency: 'EUR',
+      },
+    ),
   );
   for (let i = 0; i < 100; i++) await call('POST', '/v1/dynadata/type/contacts/create', { name: `C${i}` });
   operations.push(

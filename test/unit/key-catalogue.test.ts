@@ -96,5 +96,12 @@ describe('the key catalogue', () => {
     expect(sortKeys.workflowVersion('wf_1', 7)).toBe('WFV#wf_1#000007');
     expect(sortKeys.delivery('evt_1', 'we_1')).toBe('DL#evt_1#we_1');
     expect(sortKeys.afterEvents).toBe('EV$');
+    expect(sortKeys.typeCounter('orders')).toBe('TYPECOUNT#orders');
+  });
+
+  it('sorts every type counter before every type record (type names are lower case): one key range', () => {
+    const names = ['a', 'contacts', 'messages', 'z_9'];
+    const sorted = [...names.map((n) => sortKeys.typeCounter(n)), ...names].sort();
+    expect(sorted.slice(0, names.length).every((sk) => sk.startsWith(sortKeys.typeCounter('')))).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { TYPE_ENTITY } from '../types/dynadata-types';
 import * as zm from '../zod-mini';
 import { asTenantMap, ddb, tableName } from './client';
+import { migrateTypeCounter, typeCounterWrite } from './dynadata-type-counters';
 import { dynadataTypeKey } from './dynadata-types';
 import { defineEntity, type TransactItem } from './entity';
 import { indexPartitions, partitions } from './keys';
@@ -10,8 +10,6 @@ import { scheduledMessageIndexKey } from './scheduled-messages';
 import { TABLE_INDEXES, TABLE_SHAPE } from './table';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { undeliveredMessageIndexKey } from './undelivered-messages';
-import { ifAbsent, updateParams } from './update-expression';
-import { addDatabaseBytesItem } from './usage-meters';
 
 /**
  * Dynadata items. Each type of a company has its own partition `CO#<companyId>#DD#<type>` with the item `_id`
@@ -27,10 +25,11 @@ import { addDatabaseBytesItem } from './usage-meters';
  * shard, sort key `<epoch ms, 15 digits>#<requestId>`); their `_id` is the sort key with `-` in place of `#`,
  * so ids sort by time too, and name their partition (the day of the time, the shard of the request id).
  *
- * Every write is one transaction: the item (conditional on its absence or on its `_version`), the type
- * record's `itemCount` (conditional on the custom type's `typeVersion` and on the schema change under check,
- * so a schema change or a type deletion never races an item write), and the company's `databaseBytes`
- * running total.
+ * Every write is one transaction: the item (conditional on its absence or on its `_version`) and the type's
+ * small counter item (`dynadata-type-counters.ts`): its `itemCount` and `bytes` (the company's
+ * `databaseBytes` is the `TOTALS` figure plus the bytes of every counter), conditional on the custom type's
+ * `typeVersion` and on the schema change under check, so a schema change or a type deletion never races an
+ * item write (`docs/decisions/0049-dynadata-type-counter-item.md`).
  */
 export const LOG_ENTRIES_TYPE = 'log_entries';
 export const MESSAGES_TYPE = 'messages';
@@ -170,58 +169,6 @@ export class ItemWriteConflictError extends Error {
   }
 }
 
-/** A type's item count, kept on the type's item (a built-in type's count item holds only it). */
-interface TypeCountItem {
-  entity: string;
-  itemCount: number;
-  changeBreaks: number;
-}
-
-/**
- * What a custom type's record must hold for a write validated against it: the version, and the schema change
- * under check the write was also validated against, or none (so a change's check never misses a write).
- */
-const typeCondition = (version: number, change: TypeGuard['change']) =>
-  change
-    ? {
-        expression: 'typeVersion = :tv AND changeToken = :ct',
-        values: { ':tv': version, ':ct': change.token },
-      }
-    : { expression: 'typeVersion = :tv AND attribute_not_exists(changeToken)', values: { ':tv': version } };
-
-const typeCountUpdate = (companyId: string, typeName: string, delta: number, guard: TypeGuard) => ({
-  Update: {
-    TableName: tableName(),
-    Key: dynadataTypeKey(companyId, typeName),
-    ...updateParams<TypeCountItem>(
-      {
-        add: { itemCount: delta, changeBreaks: guard.change?.breaks ? 1 : undefined },
-        set: { entity: ifAbsent(TYPE_ENTITY) },
-      },
-      guard.customTypeVersion === undefined
-        ? undefined
-        : typeCondition(guard.customTypeVersion, guard.change),
-    ),
-  },
-});
-
-const typeCheck = (companyId: string, typeName: string, guard: TypeGuard) => {
-  if (guard.customTypeVersion === undefined) return [];
-  // An item the change under check would break counts itself on the type: an update, not a check.
-  if (guard.change?.breaks) return [typeCountUpdate(companyId, typeName, 0, guard)];
-  const condition = typeCondition(guard.customTypeVersion, guard.change);
-  return [
-    {
-      ConditionCheck: {
-        TableName: tableName(),
-        Key: dynadataTypeKey(companyId, typeName),
-        ConditionExpression: condition.expression,
-        ExpressionAttributeValues: condition.values,
-      },
-    },
-  ];
-};
-
 const rawItem = (companyId: string, typeName: string, item: StoredItem, guard: TypeGuard) => {
   if (typeName === LOG_ENTRIES_TYPE) {
     const key = itemKey(companyId, typeName, item._id);
@@ -270,14 +217,41 @@ const conflictOf = (error: unknown): ItemWriteConflictError | undefined => {
 };
 
 /**
- * Every item write (message status changes included) touches the company's hot `databaseBytes` total and
- * the type's `itemCount`, so it goes through `sendTransaction`, which retries conflict-only cancellations.
+ * Sends an item write's transaction through `sendTransaction` (which retries conflict-only cancellations).
+ * A write refused by its type's counter because the type has none yet creates it and is sent once more.
  */
-const transact = async (items: TransactItem[]): Promise<void> => {
+const transact = async (
+  companyId: string,
+  typeName: string,
+  guard: TypeGuard,
+  items: TransactItem[],
+  conflict: (error: unknown) => Error | undefined = conflictOf,
+): Promise<void> => {
+  const send = async () => {
+    try {
+      await sendTransaction(new TransactWriteCommand({ TransactItems: items }));
+    } catch (error) {
+      throw conflict(error) ?? error;
+    }
+  };
   try {
-    await sendTransaction(new TransactWriteCommand({ TransactItems: items }));
+    await send();
   } catch (error) {
-    throw conflictOf(error) ?? error;
+    const onType =
+      (error instanceof ItemWriteConflictError || error instanceof BatchWriteConflictError) &&
+      error.reason === 'type';
+    if (
+      !onType ||
+      typeName === LOG_ENTRIES_TYPE ||
+      !(await migrateTypeCounter(
+        companyId,
+        typeName,
+        dynadataTypeKey(companyId, typeName),
+        guard.customTypeVersion !== undefined,
+      ))
+    )
+      throw error;
+    await send();
   }
 };
 
@@ -296,7 +270,7 @@ export const insertItem = async (
   /** More items of the same transaction (the change event; a message's thread entry and its event). */
   also: TransactItem[] = [],
 ): Promise<void> => {
-  await transact([
+  await transact(companyId, typeName, guard, [
     {
       Put: {
         TableName: tableName(),
@@ -306,8 +280,7 @@ export const insertItem = async (
     },
     ...(typeName === LOG_ENTRIES_TYPE
       ? [{ Put: { TableName: tableName(), Item: logDayItemOf(companyId, item, guard) } }]
-      : [typeCountUpdate(companyId, typeName, 1, guard)]),
-    ...(item.size > 0 ? [addDatabaseBytesItem(companyId, item.size)] : []),
+      : typeCounterWrite(companyId, typeName, { count: 1, bytes: item.size }, guard)),
     ...also,
   ]);
 };
@@ -322,8 +295,7 @@ export const replaceItem = async (
   /** More items of the same transaction (the event a status change raises). */
   also: TransactItem[] = [],
 ): Promise<void> => {
-  const delta = next.size - previous.size;
-  await transact([
+  await transact(companyId, typeName, guard, [
     {
       Put: {
         TableName: tableName(),
@@ -337,8 +309,9 @@ export const replaceItem = async (
             }),
       },
     },
-    ...typeCheck(companyId, typeName, guard),
-    ...(delta !== 0 ? [addDatabaseBytesItem(companyId, delta)] : []),
+    ...(typeName === LOG_ENTRIES_TYPE
+      ? []
+      : typeCounterWrite(companyId, typeName, { count: 0, bytes: next.size - previous.size }, guard)),
     ...also,
   ]);
 };
@@ -353,7 +326,9 @@ export const removeItem = async (
   also: TransactItem[] = [],
 ): Promise<void> => {
   const key = itemKey(companyId, typeName, previous._id);
-  await transact([
+  // Deleting an item holds whatever the type became (a deleting type's items are deleted this way).
+  const typeGuard = { ...guard, customTypeVersion: undefined, change: undefined };
+  await transact(companyId, typeName, typeGuard, [
     {
       Delete: {
         TableName: tableName(),
@@ -369,8 +344,7 @@ export const removeItem = async (
     },
     ...(typeName === LOG_ENTRIES_TYPE
       ? []
-      : [typeCountUpdate(companyId, typeName, -1, { ...guard, customTypeVersion: undefined })]),
-    ...(previous.size > 0 ? [addDatabaseBytesItem(companyId, -previous.size)] : []),
+      : typeCounterWrite(companyId, typeName, { count: -1, bytes: -previous.size }, typeGuard)),
     ...also,
   ]);
 };
@@ -400,9 +374,9 @@ const versionCondition = (version: number) => ({
 
 /**
  * Writes items of one custom or built-in type (not `log_entries`) all or none, in one transaction: each item
- * conditional on its absence (insert) or on the version read (replace, remove), then one update of the
- * type's count (carrying the type's conditions for every write), one of the company's `databaseBytes`, then
- * `also` (the change events). Callers keep the total within DynamoDB's 100 actions and 4 MB; each item at
+ * conditional on its absence (insert) or on the version read (replace, remove), then one write of the
+ * type's counter (its count and bytes, carrying the type's conditions for every write), then `also` (the
+ * change events). Callers keep the total within DynamoDB's 100 actions and 4 MB; each item at
  * most once.
  */
 export const writeItemsAtomically = async (
@@ -446,24 +420,18 @@ export const writeItemsAtomically = async (
       },
     };
   });
-  try {
-    await sendTransaction(
-      new TransactWriteCommand({
-        TransactItems: [
-          ...actions,
-          typeCountUpdate(companyId, typeName, count, guard),
-          ...(bytes !== 0 ? [addDatabaseBytesItem(companyId, bytes)] : []),
-          ...also,
-        ],
-      }),
-    );
-  } catch (error) {
-    const reasons = cancellationReasons(error);
-    if (!reasons) throw error;
-    const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
-    if (failed < 0) throw error;
-    throw new BatchWriteConflictError(failed < writes.length ? 'item' : 'type', failed);
-  }
+  await transact(
+    companyId,
+    typeName,
+    guard,
+    [...actions, ...typeCounterWrite(companyId, typeName, { count, bytes }, guard), ...also],
+    (error) => {
+      const failed = (cancellationReasons(error) ?? []).findIndex((r) => r.Code === 'ConditionalCheckFailed');
+      return failed < 0
+        ? undefined
+        : new BatchWriteConflictError(failed < writes.length ? 'item' : 'type', failed);
+    },
+  );
 };
 
 export interface ItemQuery {

@@ -1,18 +1,32 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { lazy } from '../lazy';
 import { TYPE_ENTITY } from '../types/dynadata-types';
 import * as zm from '../zod-mini';
 import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
-import { decodeItem, defineEntity } from './entity';
+import {
+  getTypeCounter,
+  isTypeCounter,
+  migrateTypeCounter,
+  newTypeCounter,
+  type StoredTypeCounter,
+  toTypeCounter,
+  typeCounterChange,
+  typeCounterKey,
+} from './dynadata-type-counters';
+import { decodeItem, defineEntity, type TransactItem } from './entity';
 import { partitions } from './keys';
+import { cancellationReasons, sendTransaction } from './transactions';
+import { addDatabaseBytesItem } from './usage-meters';
 
 /**
- * Dynadata type records, one per company and type in the company's `CO#<id>#DDTYPE` partition. A custom
- * type's record holds its schema (`schemaJson`), `typeVersion` (bumped by every `types put`) and
- * `itemCount`; a built-in type's record holds only `itemCount` (created by the first item write). Item writes
- * adjust `itemCount` in their own transaction (see `dynadata-items.ts`), which is what lets `types delete`
- * refuse while items exist without reading them. A type whose items are being deleted holds
- * `status: 'deleting'` and the running `deletedItems` until its record goes.
+ * Dynadata type records, one per company and custom type in the company's `CO#<id>#DDTYPE` partition: the
+ * schema (`schemaJson`) and `typeVersion` (bumped by every `types put`). Each type's `itemCount` is on its
+ * counter item beside the record (`dynadata-type-counters.ts`; a record written before the counter existed
+ * holds it until the counter is created, and a built-in type's record held only it). Item writes adjust the
+ * counter in their own transaction (see `dynadata-items.ts`), which is what lets `types delete` refuse while
+ * items exist without reading them; every change of a custom type writes its record and its counter in one
+ * transaction. A type whose items are being deleted holds `status: 'deleting'` and the running `deletedItems`
+ * until its record goes.
  */
 export const dynadataTypeKey = (companyId: string, typeName: string) => ({
   pk: partitions.dynadataTypes(companyId),
@@ -89,7 +103,10 @@ const customTypeSchema = /* @__PURE__ */ lazy(() =>
 
 const isCustomType = (item: Record<string, unknown>) => DynadataType.decode(item).schemaJson !== undefined;
 
-const fromItem = (item: Record<string, unknown>): StoredTypeDefinition => {
+const fromItem = (
+  item: Record<string, unknown>,
+  counter: StoredTypeCounter | undefined,
+): StoredTypeDefinition => {
   const record = DynadataType.decode(item);
   const custom = decodeItem(DynadataType.name, customTypeSchema(), item);
   return {
@@ -99,7 +116,7 @@ const fromItem = (item: Record<string, unknown>): StoredTypeDefinition => {
     indexed: record.indexed ?? [],
     functions: record.functions ?? [],
     typeVersion: custom.typeVersion,
-    itemCount: record.itemCount ?? 0,
+    itemCount: counter?.itemCount ?? record.itemCount ?? 0,
     status: record.status ?? 'active',
     deletedItems: record.deletedItems ?? 0,
     sweep: record.sweep ?? 0,
@@ -108,7 +125,7 @@ const fromItem = (item: Record<string, unknown>): StoredTypeDefinition => {
           change: {
             token: record.changeToken,
             schemaJson: record.changeSchemaJson,
-            breaks: record.changeBreaks ?? 0,
+            breaks: counter?.changeBreaks ?? record.changeBreaks ?? 0,
             startedAt: record.changeStartedAt ?? '',
           },
         }
@@ -118,43 +135,81 @@ const fromItem = (item: Record<string, unknown>): StoredTypeDefinition => {
   };
 };
 
-/** A custom type of the company, or undefined (built-in stat records have no schema and are skipped). */
+const getRecord = async (companyId: string, typeName: string) =>
+  (
+    await ddb.send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: dynadataTypeKey(companyId, typeName),
+        ConsistentRead: true,
+      }),
+    )
+  ).Item;
+
+/**
+ * A custom type of the company with its item count (its record and its counter), or undefined (a built-in
+ * type's record has no schema). `count: false` reads the record alone (an item write validates against it;
+ * its `itemCount` and `change.breaks` are then not read).
+ */
 export const getCustomType = async (
   companyId: string,
   typeName: string,
+  options: { count?: boolean } = {},
 ): Promise<StoredTypeDefinition | undefined> => {
-  const { Item } = await ddb.send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: dynadataTypeKey(companyId, typeName),
-      ConsistentRead: true,
-    }),
-  );
-  return Item && isCustomType(Item) ? fromItem(Item) : undefined;
+  const [Item, counter] = await Promise.all([
+    getRecord(companyId, typeName),
+    options.count === false ? undefined : getTypeCounter(companyId, typeName),
+  ]);
+  return Item && isCustomType(Item) ? fromItem(Item, counter) : undefined;
 };
 
 export const getTypeItemCount = async (companyId: string, typeName: string): Promise<number> => {
-  const { Item } = await ddb.send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: dynadataTypeKey(companyId, typeName),
-      ConsistentRead: true,
-    }),
-  );
-  return Item ? (DynadataType.decode(Item).itemCount ?? 0) : 0;
+  const [Item, counter] = await Promise.all([
+    getRecord(companyId, typeName),
+    getTypeCounter(companyId, typeName),
+  ]);
+  return counter?.itemCount ?? (Item ? (DynadataType.decode(Item).itemCount ?? 0) : 0);
 };
 
-/** Every custom type of the company (one query; a company has few types). */
-export const listCustomTypes = async (companyId: string): Promise<StoredTypeDefinition[]> =>
-  (
-    await queryAll({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': dynadataTypeKey(companyId, '').pk },
-    })
-  )
-    .filter(isCustomType)
-    .map(fromItem);
+/** Every custom type of the company with its count (one query of the partition; a company has few types). */
+export const listCustomTypes = async (companyId: string): Promise<StoredTypeDefinition[]> => {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': dynadataTypeKey(companyId, '').pk },
+  });
+  const counters = new Map(
+    items.filter(isTypeCounter).map((raw) => [String(raw.sk), toTypeCounter(raw)] as const),
+  );
+  return items
+    .filter((raw) => !isTypeCounter(raw) && isCustomType(raw))
+    .map((raw) => fromItem(raw, counters.get(typeCounterKey(companyId, String(raw.sk)).sk)));
+};
+
+/**
+ * Sends a change of a type (its record and its counter in one transaction): false when a condition failed.
+ * A type whose counter is missing (written before counters existed) has it created, and the change is sent
+ * once more.
+ */
+const transactTypeChange = async (
+  companyId: string,
+  typeName: string,
+  items: () => TransactItem[],
+): Promise<boolean> => {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await sendTransaction(new TransactWriteCommand({ TransactItems: items() }));
+      return true;
+    } catch (error) {
+      if (!cancellationReasons(error)?.some((r) => r.Code === 'ConditionalCheckFailed')) throw error;
+      if (
+        attempt > 0 ||
+        !(await migrateTypeCounter(companyId, typeName, dynadataTypeKey(companyId, typeName), true))
+      )
+        return false;
+    }
+  }
+};
 
 /** The type changed (another definition, items written or deleted) since the version a write was based on. */
 export class TypeChangedError extends Error {
@@ -198,51 +253,62 @@ export const putCustomType = async (
     status: 'active' as const,
     updatedAt: now.toISOString(),
   };
-  try {
-    if (!previous) {
-      const item = DynadataType.item(key, {
-        ...fields,
-        typeVersion: 1,
-        itemCount: 0,
-        createdAt: fields.updatedAt,
-      });
-      await ddb.send(
-        new PutCommand({
+  if (!previous) {
+    const item = DynadataType.item(key, { ...fields, typeVersion: 1, createdAt: fields.updatedAt });
+    const created = await transactTypeChange(companyId, def.name, () => [
+      {
+        Put: {
           TableName: tableName(),
           Item: item,
           ConditionExpression: 'attribute_not_exists(pk) OR attribute_not_exists(typeVersion)',
-        }),
-      );
-      return fromItem(item);
-    }
-    const { Attributes } = await ddb.send(
-      new UpdateCommand({
+        },
+      },
+      newTypeCounter(companyId, def.name),
+    ]);
+    if (!created) throw new TypeChangedError();
+    return fromItem(item, { itemCount: 0, bytes: 0, changeBreaks: 0 });
+  }
+  // The record holds the version (and the change under check); its counter holds them too, with the count
+  // and the items written meanwhile that break the change.
+  const stored = await transactTypeChange(companyId, def.name, () => [
+    {
+      Update: {
         TableName: tableName(),
         Key: key,
         ...DynadataType.update(
           { set: fields, add: { typeVersion: 1 }, remove: CHANGE_FIELDS },
           token
             ? {
-                expression:
-                  '#typeVersion = :v AND #changeToken = :ct AND (attribute_not_exists(#changeBreaks) OR #changeBreaks = :zero)',
-                values: { ':v': previous.typeVersion, ':ct': token, ':zero': 0 },
+                expression: '#typeVersion = :v AND #changeToken = :ct',
+                values: { ':v': previous.typeVersion, ':ct': token },
               }
-            : {
-                expression: '#typeVersion = :v AND itemCount = :n',
-                values: { ':v': previous.typeVersion, ':n': previous.itemCount },
-              },
+            : { expression: '#typeVersion = :v', values: { ':v': previous.typeVersion } },
         ),
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return fromItem(Attributes ?? {});
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-    const change = token ? (await getCustomType(companyId, def.name))?.change : undefined;
-    if (change && change.token === token && change.breaks > 0)
-      throw new ChangeBreaksItemsError(change.breaks);
-    throw new TypeChangedError();
+      },
+    },
+    typeCounterChange(
+      companyId,
+      def.name,
+      { add: { typeVersion: 1 }, remove: ['changeToken', 'changeBreaks'] },
+      token
+        ? {
+            expression:
+              '#typeVersion = :v AND #changeToken = :ct AND (attribute_not_exists(#changeBreaks) OR #changeBreaks = :zero)',
+            values: { ':v': previous.typeVersion, ':ct': token, ':zero': 0 },
+          }
+        : {
+            expression: '#typeVersion = :v AND itemCount = :n',
+            values: { ':v': previous.typeVersion, ':n': previous.itemCount },
+          },
+    ),
+  ]);
+  if (stored) {
+    const written = await getCustomType(companyId, def.name);
+    if (written) return written;
   }
+  const change = token ? (await getCustomType(companyId, def.name))?.change : undefined;
+  if (change && change.token === token && change.breaks > 0) throw new ChangeBreaksItemsError(change.breaks);
+  throw new TypeChangedError();
 };
 
 /** A change under check older than this was left by a request that ended: another change may take over. */
@@ -258,38 +324,58 @@ export const beginTypeChange = (
   change: { typeVersion: number; token: string; schemaJson: string },
   now: Date,
 ): Promise<boolean> =>
-  updateTypeIf(
-    companyId,
-    typeName,
-    {
-      set: {
-        changeToken: change.token,
-        changeSchemaJson: change.schemaJson,
-        changeBreaks: 0,
-        changeStartedAt: now.toISOString(),
+  transactTypeChange(companyId, typeName, () => [
+    typeRecordChange(
+      companyId,
+      typeName,
+      {
+        set: {
+          changeToken: change.token,
+          changeSchemaJson: change.schemaJson,
+          changeStartedAt: now.toISOString(),
+        },
       },
-    },
-    {
-      expression: 'typeVersion = :tv AND (attribute_not_exists(#changeToken) OR #changeStartedAt < :stale)',
-      values: {
-        ':tv': change.typeVersion,
-        ':stale': new Date(now.getTime() - STALE_CHANGE_MS).toISOString(),
+      {
+        expression: 'typeVersion = :tv AND (attribute_not_exists(#changeToken) OR #changeStartedAt < :stale)',
+        values: {
+          ':tv': change.typeVersion,
+          ':stale': new Date(now.getTime() - STALE_CHANGE_MS).toISOString(),
+        },
       },
-    },
-  );
+    ),
+    typeCounterChange(
+      companyId,
+      typeName,
+      { set: { changeToken: change.token, changeBreaks: 0 } },
+      { expression: 'typeVersion = :tv', values: { ':tv': change.typeVersion } },
+    ),
+  ]);
 
 /** Ends a change under check that was not stored (refused, or failed): item writes go back to one schema. */
 export const endTypeChange = async (companyId: string, typeName: string, token: string): Promise<void> => {
-  await updateTypeIf(
-    companyId,
-    typeName,
-    { remove: CHANGE_FIELDS },
-    { expression: '#changeToken = :ct', values: { ':ct': token } },
-  );
+  const condition = { expression: '#changeToken = :ct', values: { ':ct': token } };
+  await transactTypeChange(companyId, typeName, () => [
+    typeRecordChange(companyId, typeName, { remove: CHANGE_FIELDS }, condition),
+    typeCounterChange(companyId, typeName, { remove: ['changeToken', 'changeBreaks'] }, condition),
+  ]);
 };
 
 type TypeRecordChange = Parameters<typeof DynadataType.update>[0];
 type TypeRecordCondition = NonNullable<Parameters<typeof DynadataType.update>[1]>;
+
+/** A change of a type's record under `condition`, as a transaction item (beside its counter's). */
+const typeRecordChange = (
+  companyId: string,
+  typeName: string,
+  change: TypeRecordChange,
+  condition: TypeRecordCondition,
+): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: dynadataTypeKey(companyId, typeName),
+    ...DynadataType.update(change, condition),
+  },
+});
 
 /** Changes a type's record under `condition`: false when the condition does not hold. */
 const updateTypeIf = async (
@@ -324,15 +410,19 @@ export const markTypeDeleting = async (
   typeVersion: number,
   now: Date,
 ): Promise<void> => {
-  const marked = await updateTypeIf(
-    companyId,
-    typeName,
-    {
-      set: { status: 'deleting', deletedItems: 0, sweep: 0, updatedAt: now.toISOString() },
-      add: { typeVersion: 1 },
-    },
-    { expression: '#typeVersion = :tv', values: { ':tv': typeVersion } },
-  );
+  const condition = { expression: '#typeVersion = :tv', values: { ':tv': typeVersion } };
+  const marked = await transactTypeChange(companyId, typeName, () => [
+    typeRecordChange(
+      companyId,
+      typeName,
+      {
+        set: { status: 'deleting', deletedItems: 0, sweep: 0, updatedAt: now.toISOString() },
+        add: { typeVersion: 1 },
+      },
+      condition,
+    ),
+    typeCounterChange(companyId, typeName, { add: { typeVersion: 1 } }, condition),
+  ]);
   if (!marked) throw new TypeChangedError();
 };
 
@@ -390,20 +480,54 @@ export class TypeHasItemsError extends Error {
   }
 }
 
-/** Deletes a custom type's record, only while it has no items. */
+/**
+ * Deletes a custom type's record and its counter, only while it has no items, carrying the counter's bytes
+ * (what its item writes added, less the bytes of deleted items counted before the counter existed) into the
+ * company's `TOTALS`, in one transaction: `databaseBytes` stays exact.
+ */
 export const deleteCustomTypeRecord = async (companyId: string, typeName: string): Promise<void> => {
-  try {
-    await ddb.send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: dynadataTypeKey(companyId, typeName),
-        ConditionExpression: 'attribute_not_exists(itemCount) OR itemCount <= :zero',
-        ExpressionAttributeValues: { ':zero': 0 },
-      }),
-    );
-  } catch (error) {
-    if (isConditionalCheckFailed(error))
-      throw new TypeHasItemsError(await getTypeItemCount(companyId, typeName));
-    throw error;
+  const key = dynadataTypeKey(companyId, typeName);
+  const counterKey = typeCounterKey(companyId, typeName);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const counter = await getTypeCounter(companyId, typeName);
+    const items: TransactItem[] = counter
+      ? [
+          { Delete: { TableName: tableName(), Key: key } },
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: counterKey,
+              ConditionExpression: 'itemCount <= :zero AND bytes = :bytes',
+              ExpressionAttributeValues: { ':zero': 0, ':bytes': counter.bytes },
+            },
+          },
+          ...(counter.bytes !== 0 ? [addDatabaseBytesItem(companyId, counter.bytes)] : []),
+        ]
+      : [
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: key,
+              ConditionExpression: 'attribute_not_exists(itemCount) OR itemCount <= :zero',
+              ExpressionAttributeValues: { ':zero': 0 },
+            },
+          },
+          {
+            ConditionCheck: {
+              TableName: tableName(),
+              Key: counterKey,
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ];
+    try {
+      await sendTransaction(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (error) {
+      if (!cancellationReasons(error)?.some((r) => r.Code === 'ConditionalCheckFailed')) throw error;
+      const left = await getTypeItemCount(companyId, typeName);
+      if (left > 0) throw new TypeHasItemsError(left);
+    }
   }
+  throw new TypeHasItemsError(await getTypeItemCount(companyId, typeName));
 };

@@ -31,7 +31,10 @@ export const partitions = {
   idempotency: (companyId: string) => tenant(companyId, '#IDEM'),
   /** `CO#<companyId>#DD#<type>`: Dynadata items (contacts and messages included). */
   dynadataItems: (companyId: string, typeName: string) => tenant(companyId, `#DD#${typeName}`),
-  /** `CO#<companyId>#DDTYPE`: custom type records and every type's item count. */
+  /**
+   * `CO#<companyId>#DDTYPE`: custom type records (sort key: the type's name) and every type's counter item
+   * (`sortKeys.typeCounter`).
+   */
   dynadataTypes: (companyId: string) => tenant(companyId, '#DDTYPE'),
   /**
    * `CO#<companyId>#LOG`: log entries written before the audit trail was sharded (read until they expire;
@@ -125,6 +128,12 @@ export const sortKeys = {
   usageMonthFamily: (month: string, family: string) => `M#${month}#${family}`,
   /** A UTC day's figures; not `M#…`, so the stream filter of usage thresholds sees month items only. */
   usageDay: (date: string) => `D#${date}`,
+  /**
+   * A Dynadata type's counter item (its item count, bytes and the version item writes are conditional on), in
+   * the company's `dynadataTypes` partition; type names are lower case, so every counter sorts before every
+   * type record and the counters of a company are one key range (`docs/decisions/0049-dynadata-type-counter-item.md`).
+   */
+  typeCounter: (typeName: string) => `TYPECOUNT#${typeName}`,
   mintedToken: (jti: string) => `TOKEN#${jti}`,
   /** The number of a company's active API keys (in its `credentials` partition), kept within the limit. */
   apiKeyCount: 'KEYCOUNT',

@@ -11,6 +11,7 @@ import {
 import * as zm from '../zod-mini';
 import { type BatchEntry, getItemsByKey } from './batch';
 import { ddb, isConditionalCheckFailed, queryAll, tableName } from './client';
+import { sumTypeCounterBytes } from './dynadata-type-counters';
 import { decodeItem } from './entity';
 import { monthOfUsageSortKey, partitions, sortKeys } from './keys';
 import { isThrottled, MeterThrottledError } from './throttling';
@@ -49,13 +50,16 @@ import {
  * - the month item `M#<yyyy-mm>` and the day items `D#<yyyy-mm-dd>`: what was counted before the shards and
  *   the families (`docs/decisions/0008-usage-meter-items.md`), no longer written but for the month item's
  *   `alertsVersion`; readers add them, so no figure counted before is lost;
- * - the `TOTALS` item: the running totals that are not per month (`storageBytes`, `databaseBytes`).
+ * - the `TOTALS` item: the running totals that are not per month (`storageBytes`, `databaseBytes`). Dynadata
+ *   item writes count their bytes on their type's counter item (`dynadata-type-counters.ts`): `databaseBytes`
+ *   is the `TOTALS` figure (bytes counted before the counters existed, and what deleted types left) plus the
+ *   bytes of every counter (`docs/decisions/0049-dynadata-type-counter-item.md`).
  * Day items do not start with `M#`: the stream filter of usage thresholds sees month items, shards and families.
  *
  * This module owns every write to those items. Other modules that must count something inside their own
- * transaction (a billed job, a recorded object, a Dynadata item) put the transaction items exported here into
- * it: `usageItems` (and `limitedUsageItems`, `addToMeterItems`, `addComputeMsItems`), `addStorageBytesItem`,
- * `addDatabaseBytesItem`.
+ * transaction (a billed job, a recorded object, a deleted Dynadata type's bytes) put the transaction items
+ * exported here into it: `usageItems` (and `limitedUsageItems`, `addToMeterItems`, `addComputeMsItems`),
+ * `addStorageBytesItem`, `addDatabaseBytesItem`.
  */
 
 export const usageMonthKey = (companyId: string, month: string) => ({
@@ -208,18 +212,29 @@ export const countedInParts = (
   return counted;
 };
 
-/** The company's usage figures for the window, in one round trip. */
+/**
+ * The company's usage figures for the window, in one round trip, beside the query of its Dynadata type
+ * counters (`databaseBytes` is the totals' figure plus their bytes).
+ */
 export const readUsage = async (
   companyId: string,
   now: Date,
   granularity: 'month' | 'day',
 ): Promise<UsageWindowFigures> => {
-  const [period, totals, ...parts] = await getItemsByKey([
-    usagePeriodEntry(companyId, now, granularity),
-    usageTotalsEntry(companyId),
-    ...usageMonthPartEntries(companyId, now),
+  const [[period, totals, ...parts], typeBytes] = await Promise.all([
+    getItemsByKey([
+      usagePeriodEntry(companyId, now, granularity),
+      usageTotalsEntry(companyId),
+      ...usageMonthPartEntries(companyId, now),
+    ]),
+    sumTypeCounterBytes(companyId),
   ]);
-  return usageFigures(period as UsagePeriod, totals as UsageTotals, countedInParts(parts, now, granularity));
+  const figures = usageFigures(
+    period as UsagePeriod,
+    totals as UsageTotals,
+    countedInParts(parts, now, granularity),
+  );
+  return { ...figures, databaseBytes: figures.databaseBytes + typeBytes };
 };
 
 /** The usage partition's items whose sort keys run from `from` to `to`, inclusive. */
@@ -452,7 +467,7 @@ const totalsUpdate = (companyId: string, total: keyof UsageTotals, delta: number
 export const addStorageBytesItem = (companyId: string, bytes: number, options: { headroom?: number } = {}) =>
   totalsUpdate(companyId, 'storageBytes', bytes, options.headroom);
 
-/** Transaction item: adds a Dynadata write's byte difference (negative on delete) to `databaseBytes`. */
+/** Transaction item: adds a deleted Dynadata type's counter bytes (`dynadata-types.ts`) to `databaseBytes`. */
 export const addDatabaseBytesItem = (companyId: string, delta: number) =>
   totalsUpdate(companyId, 'databaseBytes', delta);
 

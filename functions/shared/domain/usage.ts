@@ -1,5 +1,6 @@
 import { getItemsByKey } from '../data/batch';
 import { companyEntry } from '../data/companies';
+import { sumTypeCounterBytes } from '../data/dynadata-type-counters';
 import { getPlan, planEntry } from '../data/plans';
 import {
   countedInParts,
@@ -31,7 +32,9 @@ export const usageWindow = (now: Date, granularity: 'month' | 'day') => {
  * The usage snapshot shared by `GET /v1/usage` and the MCP tool `get_usage`. With the company's plan id
  * known (the authorizer passes it), the company, its plan, the usage item of the window (the month item, or
  * the day item with `day`), the month's `api_requests` shards and billing family items (added to the window's
- * figures) and the running totals are read in one round trip; a plan changed since then costs one more read.
+ * figures) and the running totals are read in one round trip, beside the query of the company's Dynadata type
+ * counters (whose bytes `databaseBytes` adds to the totals' figure); a plan changed since then costs one more
+ * read.
  */
 export const getUsageSnapshot = async (
   companyId: string,
@@ -40,12 +43,15 @@ export const getUsageSnapshot = async (
   planIdHint?: string,
 ) => {
   const partEntries = usageMonthPartEntries(companyId, now);
-  const [company, used, totals, ...rest] = await getItemsByKey([
-    companyEntry(companyId),
-    usagePeriodEntry(companyId, now, granularity),
-    usageTotalsEntry(companyId),
-    ...partEntries,
-    ...(planIdHint ? [planEntry(planIdHint)] : []),
+  const [[company, used, totals, ...rest], typeBytes] = await Promise.all([
+    getItemsByKey([
+      companyEntry(companyId),
+      usagePeriodEntry(companyId, now, granularity),
+      usageTotalsEntry(companyId),
+      ...partEntries,
+      ...(planIdHint ? [planEntry(planIdHint)] : []),
+    ]),
+    sumTypeCounterBytes(companyId),
   ]);
   if (!company) throw new NotFoundError('The company of this credential no longer exists.');
   const hinted = rest[partEntries.length] as Plan | undefined;
@@ -63,7 +69,8 @@ export const getUsageSnapshot = async (
     meters: figures.meters,
     computeMs: figures.computeMs,
     storageBytes: figures.storageBytes,
-    databaseBytes: figures.databaseBytes,
+    // `TOTALS` holds what was counted before the types' counters and what deleted types left.
+    databaseBytes: figures.databaseBytes + typeBytes,
     plan: { id: plan.id, name: plan.name, limits: resolveLimits(plan.limits, company) },
     subscription: {
       status: company.subscriptionStatus,

@@ -77,7 +77,8 @@ export const resolveType = async (
   const now = Date.now();
   const hit = options.fresh ? undefined : cache.get(key, now);
   if (hit) return hit;
-  const stored = await getCustomType(companyId, name);
+  // Item writes validate against the record alone: its count is on the counter, which they write.
+  const stored = await getCustomType(companyId, name, { count: false });
   if (!stored) {
     cache.delete(key);
     throw new NotFoundError(`There is no Dynadata type ${name}.`);
