@@ -520,7 +520,7 @@ export const WORKER_ACCESS = {
     table: {
       GetItem: ['dynadataItems', 'deliveryChannel', 'dynadataTypes'],
       PutItem: ['dynadataItems', 'events', 'dynadataTypes'],
-      UpdateItem: ['usage', 'dynadataTypes'],
+      UpdateItem: ['dynadataTypes'],
       ConditionCheckItem: ['dynadataTypes'],
     },
     secrets: ['downloadSigner'],
@@ -534,7 +534,8 @@ export const WORKER_ACCESS = {
    * Lists the messages still `queued` (the sparse `work` partition of undelivered messages, then the messages
    * by key) and starts the delivery of each that has been quiet longer than a delivery can run; releases scheduled messages (the
    * target of their schedules, and those past their time in the partition of scheduled messages):
-   * `scheduled → queued` (the message and the company's database bytes in one transaction), then the delivery.
+   * `scheduled → queued` (the message and its bytes on the type's counter item in one transaction), then the
+   * delivery.
    */
   messageSweep: {
     work: ['undeliveredMessages', 'scheduledMessages'],
@@ -542,7 +543,7 @@ export const WORKER_ACCESS = {
       GetItem: ['dynadataItems', 'dynadataTypes'],
       BatchGetItem: ['dynadataItems'],
       PutItem: ['dynadataItems', 'dynadataTypes'],
-      UpdateItem: ['usage', 'dynadataTypes'],
+      UpdateItem: ['dynadataTypes'],
       ConditionCheckItem: ['dynadataTypes'],
     },
     stateMachines: { 'message-delivery': ['StartExecution'] },
