@@ -11,8 +11,8 @@ import { API_REQUEST_SHARDS } from '../types/meters';
  *   on-demand table's per-table throughput quota (40,000 units a second each way) over the write units of a
  *   metered request. The smallest is what saturates first.
  * - One company: the hottest partitions its requests write (the usage meter; the audit trail, one write unit
- *   per request spread over `AUDIT_PARTITIONS_PER_COMPANY` partitions; the event partition and the byte totals
- *   every Dynadata write adds to). A plan may sell at most half of that (`PLAN_RATE_CEILING`), so one company
+ *   per request spread over `AUDIT_PARTITIONS_PER_COMPANY` partitions; the event partition every Dynadata
+ *   write adds its change event to). A plan may sell at most half of that (`PLAN_RATE_CEILING`), so one company
  *   at the highest plan's rate has twice its rate in reserve.
  * - The edge: the stage's default method throttle is the account quota (nothing stage-wide below the
  *   platform); the WAF's rate rules are backstops above the plan ceiling with room (per credential twice
@@ -36,12 +36,13 @@ export const AWS_DEFAULT_QUOTAS = {
  * What one metered request costs the shared resources, at volume: the Lambda time it holds (the route
  * group's function, and the authorizer, which runs on every request but answers from its warm cache) and
  * the table's write units (the meter's one write, the audit entry's one, and the route's own: a read route
- * writes nothing else, a Dynadata create about 8 in its transaction). Figures from `npm run bench -- cost`.
+ * writes nothing else, a Dynadata create 6 in its transaction, decision 0049: the item, its type's counter
+ * item and its change event, each twice). Figures from `npm run bench -- cost`.
  */
 export const REQUEST_FOOTPRINT = {
   lambdaMs: 50,
   readRouteWriteUnits: 2,
-  writeRouteWriteUnits: 10,
+  writeRouteWriteUnits: 8,
 } as const;
 
 /** A transaction's write of an item under 1 KB: twice a plain write's unit. */
@@ -56,8 +57,8 @@ export const AUDIT_PARTITIONS_PER_COMPANY = LOG_SHARDS;
 export const METER_WRITE_UNITS_PER_REQUEST = 1;
 /**
  * The share of the usage partition the request meter may take: the rest is for its other writes (a billed
- * job, synthesis or run writes its family's item in its transaction, 2 units, decision 0048; the byte totals
- * of a Dynadata write or an upload, 2; the log shipper's compute time, 1; a request at the allowance, at most
+ * job, synthesis or run writes its family's item in its transaction, 2 units, decision 0048; the byte total
+ * of an upload, 2 (a Dynadata write counts its bytes on its type's counter item instead, decision 0049); the log shipper's compute time, 1; a request at the allowance, at most
  * one refused write per shard and process).
  */
 export const METER_SHARE_OF_PARTITION = 0.5;
@@ -93,9 +94,10 @@ export const COMPANY_LIMITS = {
   /** The audit trail: one write unit per request, per partition. */
   auditTrail: AWS_DEFAULT_QUOTAS.partitionWriteUnitsPerSecond * AUDIT_PARTITIONS_PER_COMPANY,
   /**
-   * Writes of Dynadata items: each puts its change event (time-ordered in the company's event partition) and
-   * adds its bytes to the company's one totals item, in its transaction, where a write of an item under 1 KB
-   * costs 2 units; the event partition and the totals item each take 1,000 units a second.
+   * Writes of Dynadata items: each puts its change event (time-ordered in the company's event partition) in
+   * its transaction, where a write of an item under 1 KB costs 2 units; the event partition takes 1,000 units
+   * a second. Its count and bytes go to its type's counter item (decision 0049), one item per type, which
+   * bounds one type's writes the same way.
    */
   dataWrites: AWS_DEFAULT_QUOTAS.partitionWriteUnitsPerSecond / TRANSACTION_WRITE_UNITS_PER_ITEM,
 } as const;
