@@ -35,6 +35,7 @@ import { failureQueue } from './constructs/failure-queue';
 import type { MessageSchedules } from './constructs/message-delivery';
 import { RequestRates } from './constructs/request-rates';
 import { RouteGroupFunction } from './constructs/route-group';
+import { ApiTraceSampling } from './constructs/trace-sampling';
 import type { WorkflowSchedules } from './constructs/workflow-schedules';
 import { addGatewayResponses } from './gateway-responses';
 import { sendFailuresTo } from './grants/failure-queue';
@@ -94,6 +95,7 @@ export class ApiStack extends Stack {
     });
     addGatewayResponses(this.api);
     this.webAcl = new ApiWebAcl(this, 'WebAcl', { stage: this.api.deploymentStage });
+    new ApiTraceSampling(this, 'TraceSampling', { stage: this.api.deploymentStage });
     const rates = new RequestRates(this, 'RequestRates', { api: this.api, plans: DEFAULT_PLANS });
 
     // The audit trail and per-request compute time are written off the request path: a subscription on the

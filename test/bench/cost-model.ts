@@ -1,3 +1,4 @@
+import { API_TRACE_SAMPLING } from '../../lib/constructs/trace-sampling';
 import { PRICES } from './prices';
 
 /**
@@ -10,7 +11,9 @@ import { PRICES } from './prices';
  * - **at volume**: caches warm and batches full. The log shipper (fed by the access log's subscription) and
  *   the event dispatcher (the table stream's event source) take `FULL_BATCH` records an invocation, so their
  *   invocations and their once-a-batch writes (the shipper's compute-meter writes) are shared by that many
- *   requests; X-Ray records `XRAY_SAMPLED_AT_VOLUME` of the traces (the default sampling rule: the first
+ *   requests; X-Ray records `API_TRACE_SAMPLING.fixedRate` of the traces an API request starts (the stage's
+ *   own sampling rule, `lib/constructs/trace-sampling.ts`: 1 %) and `XRAY_SAMPLED_AT_VOLUME` of the others
+ *   (a stream's or a subscription's invocation, an event's delivery: the account's default rule, the first
  *   request of each second, then 5 %).
  * - **at low volume**: one request a minute. Every batch holds one record (one shipper and one dispatcher
  *   invocation per record, each with its once-a-batch writes) and X-Ray records every trace (the first of
@@ -20,6 +23,7 @@ import { PRICES } from './prices';
  * its measured hit rate is 0).
  */
 export const FULL_BATCH = 100;
+/** The account's default sampling rule at volume (traces not started by an API request). */
 export const XRAY_SAMPLED_AT_VOLUME = 0.05;
 export type Volume = 'volume' | 'low';
 
@@ -174,9 +178,11 @@ export const priceOperation = (
     (sum, o) => sum + o.invocations.reduce((n, i) => n + (i.share ?? 1), 0),
     0,
   );
+  const atVolume = (rate: number) => (volume === 'low' ? 1 : rate);
   const sampled =
-    ((usage.traces ?? 0) + (usage.traces === undefined ? 0 : offPathTraces)) *
-    (volume === 'low' ? 1 : XRAY_SAMPLED_AT_VOLUME);
+    (usage.traces ?? 0) *
+      atVolume(usage.apiRequests > 0 ? API_TRACE_SAMPLING.fixedRate : XRAY_SAMPLED_AT_VOLUME) +
+    (usage.traces === undefined ? 0 : offPathTraces) * atVolume(XRAY_SAMPLED_AT_VOLUME);
   const lines: Record<CostLine, number> = {
     WAF: perMillion(usage.apiRequests, PRICES.wafPerMillionRequests),
     'API Gateway': perMillion(usage.apiRequests, PRICES.apiGatewayRestPerMillionRequests),

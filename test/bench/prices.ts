@@ -26,6 +26,8 @@ export const PRICES = {
   stepFunctionsExpressPerGbSecond: 0.00001667,
   /** https://aws.amazon.com/sqs/pricing/ (standard queues, per 64 KB request, after the first million a month). */
   sqsStandardPerMillionRequests: 0.4,
+  /** https://aws.amazon.com/sqs/pricing/ (FIFO queues, per 64 KB request, after the first million a month). */
+  sqsFifoPerMillionRequests: 0.5,
   /** https://aws.amazon.com/s3/pricing/ (S3 Standard: PUT, COPY, POST, LIST; GET and the rest). */
   s3PerThousandPuts: 0.005,
   s3PerThousandGets: 0.0004,

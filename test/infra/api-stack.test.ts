@@ -23,6 +23,7 @@ import {
   SOURCE_MAPS_CONTEXT,
 } from '../../lib/constructs/app-function';
 import { LAZY_MODULES } from '../../lib/constructs/route-group';
+import { API_TRACE_SAMPLING } from '../../lib/constructs/trace-sampling';
 import { WebhookEvents } from '../../lib/constructs/webhook-events';
 import { type CfnResource, methods, resourcesOfType } from './rest-api';
 import { logicalIdOf, type SynthesizedApp, synthesizeApp } from './synth';
@@ -186,6 +187,25 @@ describe('stage v1', () => {
         },
       ],
     });
+  });
+
+  it("samples the stage's traces by a rule of its own, matched by the stage's ARN, at the bench's rate", () => {
+    const rules = Object.values(
+      resourcesOfType(synth.apiTemplate, 'AWS::XRay::SamplingRule'),
+    ) as CfnResource[];
+    expect(rules).toHaveLength(1);
+    const rule = rules[0]?.Properties.SamplingRule as Record<string, unknown>;
+    const stageId = Object.keys(resourcesOfType(synth.apiTemplate, 'AWS::ApiGateway::Stage'))[0];
+    expect(rule).toMatchObject({
+      FixedRate: API_TRACE_SAMPLING.fixedRate,
+      ReservoirSize: API_TRACE_SAMPLING.reservoirPerSecond,
+      ServiceType: 'AWS::ApiGateway::Stage',
+      ServiceName: '*',
+      Version: 1,
+    });
+    expect((rule.RuleName as string).length).toBeLessThanOrEqual(32);
+    // The stage's ARN, built from the API and the stage: no other service of the account matches it.
+    expect(JSON.stringify(rule.ResourceARN)).toContain(stageId);
   });
 
   it('sets the account CloudWatch role that API Gateway logging needs', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { API_TRACE_SAMPLING } from '../../lib/constructs/trace-sampling';
 import {
   dominant,
   FULL_BATCH,
@@ -74,10 +75,18 @@ describe('the AWS bill of a measured operation', () => {
     );
   });
 
-  it('records X-Ray traces at 5 % at volume and every trace at low volume', () => {
+  const perTrace = (PRICES.xrayPerMillionTracesRecorded + PRICES.xrayPerMillionTracesRetrieved) / 1_000_000;
+
+  it('records traces no API request starts at 5 % at volume and every trace at low volume', () => {
     const usage = { ...none, traces: 1 };
-    const perTrace = (PRICES.xrayPerMillionTracesRecorded + PRICES.xrayPerMillionTracesRetrieved) / 1_000_000;
     expect(priceOperation(usage, () => 128)['X-Ray']).toBeCloseTo(0.05 * perTrace, 15);
+    expect(priceOperation(usage, () => 128, 'low')['X-Ray']).toBeCloseTo(perTrace, 15);
+  });
+
+  it("records an API request's trace at the stage's sampling rule at volume", () => {
+    const usage = { ...none, apiRequests: 1, traces: 1 };
+    expect(API_TRACE_SAMPLING.fixedRate).toBe(0.01);
+    expect(priceOperation(usage, () => 128)['X-Ray']).toBeCloseTo(0.01 * perTrace, 15);
     expect(priceOperation(usage, () => 128, 'low')['X-Ray']).toBeCloseTo(perTrace, 15);
   });
 
