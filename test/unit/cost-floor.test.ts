@@ -78,8 +78,8 @@ describe('the floor of an operation', () => {
     ['Dynadata create (custom type, 3 KB schema)', 5.01],
     // meter, audit; the message, its thread entry, its status, its event; the bytes.
     ['message sent and delivered', 6.01],
-    // meter, audit; the finished run, its allowance, its list entry, its event; the compute time.
-    ['workflow run, 3 steps, sync', 6.01],
+    // meter, audit; the run at its start and finished, its allowance, its list entry, its event; the time.
+    ['workflow run, 3 steps, sync', 7.01],
     // ... queued, the same promises, each of 3 steps started once, the final status.
     ['workflow run, 3 steps, async', 10.01],
     ['workflow run, 5 steps, async', 12.01],
