@@ -442,6 +442,10 @@ describe('canceling a run', () => {
     const started = await runWorkflow(t.apiKey, 'patient');
     expect(started.status).toBe(202);
     const runId = String(started.json.runId);
+    // Handed to the engine, the sync run is listed as running (it had no entry while it ran in the request).
+    expect((await get(t.apiKey, '/v1/workflows/patient/runs')).json.runs).toEqual([
+      { runId, status: 'running', trigger: 'api', startedAt: expect.any(String), finishedAt: null },
+    ]);
     const canceled = await cancel(t.apiKey, 'patient', runId);
     expect(canceled.json.run).toMatchObject({
       status: 'canceled',
@@ -452,6 +456,21 @@ describe('canceling a run', () => {
     });
     expect((await waitForRun(t.apiKey, 'patient', runId)).status).toBe('canceled');
     expect(target.calls('/flaky/patient')).toBe(1);
+  });
+
+  it('lists a sync run once it has finished, with its start, trigger, status and end', async () => {
+    const t = await createTenant();
+    expect((await put(t.apiKey, 'quick', { name: 'Quick', steps: [spoken('Hi.')] })).status).toBe(201);
+    const answered = await runWorkflow(t.apiKey, 'quick');
+    expect(answered.status).toBe(200);
+    const runId = String(answered.json.runId);
+    const { run } = (await getRun(t.apiKey, 'quick', runId)).json as {
+      run: { createdAt: string; finishedAt: string };
+    };
+    expect((await get(t.apiKey, '/v1/workflows/quick/runs')).json.runs).toEqual([
+      { runId, status: 'success', trigger: 'api', startedAt: run.createdAt, finishedAt: run.finishedAt },
+    ]);
+    expect((await get(t.apiKey, '/v1/workflows/quick/runs?status=success')).json.runs).toHaveLength(1);
   });
 
   it('stops a slow async run (its step in flight interrupted), refuses a second cancel, lists it, and keeps it from other companies', async () => {

@@ -256,7 +256,8 @@ export const WORKFLOW_ROUTES = [
     description:
       'Each run with its `status`, `trigger`, `startedAt` and `finishedAt` (null while running), `limit` per ' +
       'page, `status` to list only runs with that status (a filtered page may be short, or empty, with a ' +
-      '`nextCursor`: follow it); the whole run: GET /v1/workflows/{id}/runs/{runId}. Runs are kept 30 days.',
+      '`nextCursor`: follow it); the whole run: GET /v1/workflows/{id}/runs/{runId}. An async run is listed ' +
+      'from its start; a sync run once it has finished or was handed off (202). Runs are kept 30 days.',
     tag: 'Workflows',
     scope: 'workflows:read',
     get params() {

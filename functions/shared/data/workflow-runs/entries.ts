@@ -1,19 +1,21 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { lazy } from '../../lazy';
 import { RUN_TRIGGER_TYPES } from '../../types/workflow-triggers';
 import { WORKFLOW_RUN_STATUSES, type WorkflowRunRecord } from '../../types/workflows';
 import * as zm from '../../zod-mini';
-import { ddb, tableName } from '../client';
+import { ddb, isConditionalCheckFailed, tableName } from '../client';
 import { decodeItem, type TransactItem } from '../entity';
 import { sortKeys, workflowRunList } from '../keys';
-import { updateParams } from '../update-expression';
 
 /**
  * The run list of a workflow (`GET /v1/workflows/{id}/runs`): one small entry per run in the workflow's run list
- * partition (`workflowRunList`), written in the transaction that creates the run and updated in the one
- * that finishes it, so the list never shows a run that does not exist nor a status the run does not have. Run
- * ids are ULIDs, so a backwards Query is newest first; a page costs one Query whatever page it is. Entries
- * expire with their run. Runs created before the list existed have no entry.
+ * partition (`workflowRunList`), put whole in the transaction that finishes the run, so the list never shows a
+ * run that does not exist nor a status the run does not have. An async run's entry is also put by the
+ * transaction that creates it (it is listed `running` while the engine runs it); a sync run's only when it
+ * finishes or is handed to the engine (`runEntryPut` after its progress is saved): a sync run in progress,
+ * at most the sync deadline, is not listed yet (decision 0058). Run ids are ULIDs, so a backwards Query is
+ * newest first; a page costs one Query whatever page it is. Entries expire with their run (the run's
+ * creation time plus the run's time to live). Runs created before the list existed have no entry.
  */
 const RUN_ENTRY_ENTITY = 'workflow_run_entry';
 /** Entries live as long as their run (`RUN_TTL_SECONDS` of `workflow-runs.ts`: 30 days). */
@@ -35,33 +37,52 @@ const entrySchema = /* @__PURE__ */ lazy(() =>
 );
 export type WorkflowRunEntry = zm.output<ReturnType<typeof entrySchema>>;
 
-export const runEntryPut = (run: WorkflowRunRecord, now: Date): TransactItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: {
-      ...entryKey(run.companyId, run.workflowId, run.runId),
-      entity: RUN_ENTRY_ENTITY,
-      runId: run.runId,
-      status: run.status,
-      trigger: run.trigger?.type ?? 'api',
-      startedAt: run.createdAt,
-      finishedAt: run.finishedAt ?? null,
-      ttl: Math.floor(now.getTime() / 1000) + ENTRY_TTL_SECONDS,
-    },
-  },
+type EntryRun = Pick<
+  WorkflowRunRecord,
+  'companyId' | 'workflowId' | 'runId' | 'status' | 'trigger' | 'createdAt' | 'finishedAt'
+>;
+
+/** The whole entry of `run` as it stands, expiring with the run (`ENTRY_TTL_SECONDS` after its creation). */
+const entryItem = (run: EntryRun) => ({
+  ...entryKey(run.companyId, run.workflowId, run.runId),
+  entity: RUN_ENTRY_ENTITY,
+  runId: run.runId,
+  status: run.status,
+  trigger: run.trigger?.type ?? 'api',
+  startedAt: run.createdAt,
+  finishedAt: run.finishedAt ?? null,
+  ttl: Math.floor(Date.parse(run.createdAt) / 1000) + ENTRY_TTL_SECONDS,
 });
 
+/** The transaction item that puts the whole entry of `run`. */
+export const runEntryPut = (run: EntryRun): TransactItem => ({
+  Put: { TableName: tableName(), Item: entryItem(run) },
+});
+
+/**
+ * Lists a sync run handed to the engine as `running`, unless its entry exists already: a cancel or a failure
+ * that finished the run in the meantime put its final entry, which stays.
+ */
+export const listHandedOffRun = async (run: EntryRun): Promise<void> => {
+  try {
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: entryItem(run),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
+};
+
+/** The entry of a run moving to its final `status`: put whole (a sync run has none before). */
 export const runEntryFinish = (
-  run: Pick<WorkflowRunRecord, 'companyId' | 'workflowId' | 'runId'>,
+  run: Omit<EntryRun, 'status' | 'finishedAt'>,
   status: WorkflowRunRecord['status'],
   finishedAt: string,
-): TransactItem => ({
-  Update: {
-    TableName: tableName(),
-    Key: entryKey(run.companyId, run.workflowId, run.runId),
-    ...updateParams<WorkflowRunEntry>({ set: { status, finishedAt } }),
-  },
-});
+): TransactItem => runEntryPut({ ...run, status, finishedAt });
 
 /** Entries a filtered page reads at most: a page costs a bounded read whatever the filter matches. */
 const FILTERED_READ_BUDGET = 1000;

@@ -162,7 +162,8 @@ export const createWorkflowRun = async (run: WorkflowRunRecord, limit: number, n
         TransactItems: [
           runPut(run, now),
           ...(await addToMeterItems(run.companyId, 'workflow_runs', 1, now, limit)),
-          runEntryPut(run, now),
+          // A sync run is listed when it finishes or is handed to the engine (`entries.ts`).
+          ...(run.mode === 'async' ? [runEntryPut(run)] : []),
         ],
       }),
     );
@@ -185,7 +186,7 @@ export const createRefusedWorkflowRun = async (
 ): Promise<void> => {
   try {
     await sendTransaction(
-      new TransactWriteCommand({ TransactItems: [runPut(run, now), runEntryPut(run, now), ...also] }),
+      new TransactWriteCommand({ TransactItems: [runPut(run, now), runEntryPut(run), ...also] }),
     );
   } catch (error) {
     if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed')
@@ -251,7 +252,7 @@ export interface WorkflowRunOutcome extends WorkflowRunProgress {
  * `workflows` category. Kept as transaction items so other writes of the same move join the transaction.
  */
 export const finishWorkflowRunItems = (
-  run: Pick<WorkflowRunRecord, 'companyId' | 'runId' | 'workflowId'>,
+  run: Pick<WorkflowRunRecord, 'companyId' | 'runId' | 'workflowId' | 'trigger' | 'createdAt'>,
   outcome: WorkflowRunOutcome,
   now: Date,
 ): TransactItem[] => {
@@ -298,7 +299,7 @@ export const finishWorkflowRunItems = (
  * run's `workflow_run.finished` event), so the event exists if and only if the move happened.
  */
 export const finishWorkflowRun = async (
-  run: Pick<WorkflowRunRecord, 'companyId' | 'runId' | 'workflowId'>,
+  run: Pick<WorkflowRunRecord, 'companyId' | 'runId' | 'workflowId' | 'trigger' | 'createdAt'>,
   outcome: WorkflowRunOutcome,
   now: Date,
   also: readonly TransactItem[] = [],

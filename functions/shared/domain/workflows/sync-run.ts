@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { listHandedOffRun } from '../../data/workflow-runs/entries';
 import { saveWorkflowRunProgress } from '../../data/workflow-runs/progress';
 import {
   getWorkflowRunRecord,
@@ -102,6 +103,8 @@ export const runSync = async (
       mode: 'async',
       ...(pending ? { pending } : {}),
     });
+    // Listed from now on (a sync run has no entry until it finishes or is handed off: `entries.ts`).
+    await listHandedOffRun(run);
     // The caller gets 202, never the answer: a token minted so far reaches nobody, so it is revoked.
     await revokeUndelivered(run, state);
     // A retry (a step's, or a `forEach` item's) waiting for its next attempt: the message arrives when due.
