@@ -3,7 +3,7 @@ import { appendFileSync } from 'node:fs';
 import { type AttributeValue, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { TABLE_SHAPE } from '../../functions/shared/data/table';
-import { type Item, unitsOfGet, unitsOfQuery, unitsOfWrite, type WriteUnits } from './request-units';
+import { type Item, itemSize, unitsOfGet, unitsOfQuery, unitsOfWrite, type WriteUnits } from './request-units';
 
 /**
  * Counts the request units a process's DynamoDB requests consume by DynamoDB's rules (`request-units.ts`):
@@ -191,7 +191,8 @@ export const installRequestMeter = (
     touches.forEach((t, i) => {
       trace?.(
         `${work.getStore() ?? 'request'} ${command.replace('Command', '')}${failed ? ' (failed)' : ''} ` +
-          `${shape(t.key)} table ${units[i]?.table ?? 0} index ${units[i]?.indexes ?? 0}`,
+          `${shape(t.key)} table ${units[i]?.table ?? 0} index ${units[i]?.indexes ?? 0} ` +
+          `bytes ${Math.max(itemSize(before[i]), itemSize(failed ? before[i] : after[i]))}`,
       );
     });
     const sum = current();
