@@ -10,6 +10,7 @@ import {
 import * as zm from '../zod-mini';
 import { defineEntity, putItem, type TransactItem } from './entity';
 import { partitions, sortKeys } from './keys';
+import { packJsonText, readJsonText } from './packed-json';
 
 export { EVENT_ENTITY };
 
@@ -30,7 +31,10 @@ export const eventKey = (companyId: string, eventId: string) => ({
   sk: sortKeys.event(eventId),
 });
 
-/** The event item: `data` is JSON text (see `eventItem`); items written before that hold it as a map. */
+/**
+ * The event item: `data` is JSON text, packed (binary) when long (see `eventItem`); items written before
+ * packing hold the text, and older ones a map.
+ */
 const Event = /* @__PURE__ */ defineEntity({
   name: EVENT_ENTITY,
   key: eventKey,
@@ -121,8 +125,9 @@ export const eventItem = (input: EventInput) => {
       Item: Event.item(
         eventKey(input.companyId, record.id),
         // JSON text, as workflow results are: a resource may nest deeper than a DynamoDB map allows, or
-        // hold empty keys, and the event must keep it exactly as its GET route shows it.
-        { ...record, data: JSON.stringify(record.data ?? null) },
+        // hold empty keys, and the event must keep it exactly as its GET route shows it. Packed when long
+        // (`packed-json.ts`): a finished run's or a done job's event then stays within one or a few KB.
+        { ...record, data: packJsonText(record.data ?? null) },
         { ttl: eventExpiry(input.now) },
       ),
       ConditionExpression: 'attribute_not_exists(pk)',
@@ -179,7 +184,7 @@ export const toEventRecord = (item: Record<string, unknown>): EventRecord => {
   const { data, endpointId, hop, ...event } = Event.decode(item);
   return {
     ...event,
-    data: typeof data === 'string' ? JSON.parse(data) : (data ?? null),
+    data: typeof data === 'string' || data instanceof Uint8Array ? readJsonText(data) : (data ?? null),
     ...(endpointId === undefined ? {} : { endpointId }),
     ...(hop ? { hop } : {}),
   };

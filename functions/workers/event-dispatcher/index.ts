@@ -26,9 +26,24 @@ export const isDispatchable = (record: DynamoDBRecord): boolean => {
   return false;
 };
 
+/**
+ * An image's binary attributes as bytes: Lambda hands a stream record over as JSON, where a binary value
+ * (`B`, a packed event's `data`: `data/packed-json.ts`) is base64 text; the local stream poller hands bytes.
+ */
+const withBytes = (value: AttributeValue): AttributeValue => {
+  const { B, M, L } = value as { B?: unknown; M?: Record<string, AttributeValue>; L?: AttributeValue[] };
+  if (typeof B === 'string') return { B: Buffer.from(B, 'base64') };
+  if (M) return { M: imageWithBytes(M) };
+  if (L) return { L: L.map(withBytes) };
+  return value;
+};
+const imageWithBytes = (image: Record<string, AttributeValue>) =>
+  Object.fromEntries(Object.entries(image).map(([name, value]) => [name, withBytes(value)]));
+
 /** A stream record as the dispatcher reads it (the images unmarshalled). */
 export const toChange = (record: DynamoDBRecord): StreamChange => {
-  const image = (i: unknown) => (i ? unmarshall(i as Record<string, AttributeValue>) : undefined);
+  const image = (i: unknown) =>
+    i ? unmarshall(imageWithBytes(i as Record<string, AttributeValue>)) : undefined;
   const newImage = image(record.dynamodb?.NewImage);
   const oldImage = image(record.dynamodb?.OldImage);
   return {

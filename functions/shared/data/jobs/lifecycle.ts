@@ -6,6 +6,7 @@ import { ddb, isConditionalCheckFailed, tableName } from '../client';
 import { decodeItem, type TransactItem } from '../entity';
 import { eventItem } from '../events';
 import { sortKeys, unfinishedSortKey } from '../keys';
+import { packJsonValue, readPacked } from '../packed-json';
 import { jobQueue } from '../schemas';
 import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from '../sparse-index';
 import { cancellationReasons, sendTransaction } from '../transactions';
@@ -47,6 +48,22 @@ export {
 export { type JobRecordBase, type JobRef, jobRecordFields } from './record';
 
 /**
+ * The `result` of a reuse entry as stored: packed (binary) once long (`packed-json.ts`: a transcript with its
+ * words is several KB of JSON), so the `done` move writing it bills a few KB instead of ten. The types'
+ * reuse schemas describe the entry read back (`unpackResult`); entries written before hold a map. The job
+ * item keeps its result as a map: its GET route answers the result in the order the table keeps a map's
+ * members, which a packed copy would not (docs/decisions/0053-packed-json-attributes.md).
+ */
+const packResult = <T extends object>(record: T): T =>
+  'result' in record && record.result !== undefined
+    ? { ...record, result: packJsonValue(record.result) }
+    : record;
+
+/** The stored entry with its `result` as written (a map), whichever form it was stored in. */
+const unpackResult = (item: Record<string, unknown>): Record<string, unknown> =>
+  item.result instanceof Uint8Array ? { ...item, result: readPacked(item.result) } : item;
+
+/**
  * The bound of a company's queue, as the condition of taking a slot under `cap`: a counter never written
  * holds 0 jobs, which only a cap of at least 1 admits (a comparison with a missing attribute is false, so a
  * cap of 0 or less refuses every job).
@@ -81,6 +98,8 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     sparseIndexKey(unfinishedIndexPartition, unfinishedSortKey(companyId, jobId));
 
   const toJob = (item: Record<string, unknown>): R => decodeItem(entities.job, config.schemas.job(), item);
+  const toReuse = (item: Record<string, unknown>): E =>
+    decodeItem(entities.reuse, config.schemas.reuse(), unpackResult(item));
 
   const countTransition = (job: JobRef, to: string, code?: string) =>
     countJobTransition(jobType, to, code, { companyId: job.companyId, jobId: job.jobId });
@@ -250,7 +269,10 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
 
   /** Transaction item writing the reuse entry `REUSE#<key>`. */
   const putReuseItem = (companyId: string, key: string, entry: E): TransactItem => ({
-    Put: { TableName: tableName(), Item: { ...reuseKey(companyId, key), entity: entities.reuse, ...entry } },
+    Put: {
+      TableName: tableName(),
+      Item: { ...reuseKey(companyId, key), entity: entities.reuse, ...packResult(entry) },
+    },
   });
 
   /**
@@ -346,7 +368,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     const { Item } = await ddb.send(
       new GetCommand({ TableName: tableName(), Key: reuseKey(companyId, key) }),
     );
-    return Item ? decodeItem(entities.reuse, config.schemas.reuse(), Item) : undefined;
+    return Item ? toReuse(Item) : undefined;
   };
 
   /** Number of unfinished jobs the queue counter holds (0 when it was never written). */
@@ -364,7 +386,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
   /** The reuse entry of `key`, for a batch read. */
   const reuseEntry = (companyId: string, key: string): BatchEntry<E> => ({
     key: reuseKey(companyId, key),
-    decode: (item) => decodeItem(entities.reuse, config.schemas.reuse(), item),
+    decode: toReuse,
   });
 
   /** The job, for a batch read. */

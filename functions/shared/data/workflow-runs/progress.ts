@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PendingAttempts, WorkflowRunRecord } from '../../types/workflows';
 import { ddb, isConditionalCheckFailed, tableName } from '../client';
+import { packJsonValue } from '../packed-json';
 import { encodeOutputs } from './outputs';
 import { WorkflowRun, WorkflowRunMovedError, type WorkflowRunProgress, workflowRunKey } from './runs';
 
@@ -90,8 +91,8 @@ export const saveWorkflowRunProgress = (
         {
           set: {
             cursor: progress.cursor,
-            logs: progress.logs,
-            outputs: encodeOutputs(progress.outputs),
+            logs: packJsonValue(progress.logs),
+            outputs: packJsonValue(encodeOutputs(progress.outputs)),
             files: progress.files,
             executionTimeMs: progress.executionTimeMs,
             updatedAt: now.toISOString(),

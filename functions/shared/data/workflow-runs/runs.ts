@@ -13,6 +13,7 @@ import * as zm from '../../zod-mini';
 import { ddb, tableName } from '../client';
 import { defineEntity, putItem, type TransactItem } from '../entity';
 import { indexPartitions, partitions, sortKeys, unfinishedSortKey } from '../keys';
+import { packedBytes, packJsonText, packJsonValue, readJsonText, readPacked } from '../packed-json';
 import { objectReference, storedList } from '../schemas';
 import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from '../sparse-index';
 import { cancellationReasons, sendTransaction } from '../transactions';
@@ -65,8 +66,10 @@ export class WorkflowRunMovedError extends Error {
 }
 
 /**
- * The run item as stored: `input` and `result` as JSON text, `outputs` encoded (absent once dropped); the
- * step logs and failed steps are the runner's shapes (`types/workflows.ts`), checked here as lists.
+ * The run item as stored: `input`, `result` and `trigger` as JSON text, `outputs` encoded (absent once
+ * dropped); the step logs and failed steps are the runner's shapes (`types/workflows.ts`), checked here as
+ * lists. `input`, `result`, `trigger`, `logs` and `outputs` are packed (binary) once long
+ * (`packed-json.ts`: the run of a few steps stays within 1 KB); items written before hold them plain.
  */
 export const WorkflowRun = /* @__PURE__ */ defineEntity({
   name: 'workflow_run',
@@ -80,7 +83,7 @@ export const WorkflowRun = /* @__PURE__ */ defineEntity({
       mode: zm.enum(['sync', 'async']),
       status: zm.enum(WORKFLOW_RUN_STATUSES),
       includeStepOutputs: zm.boolean(),
-      input: zm.optional(zm.string()),
+      input: zm.optional(zm.union([zm.string(), packedBytes()])),
       /** A scope set (`encodeScopeSet`); runs stored before it hold the names. */
       callerScopes: zm.union([zm.number(), zm.array(zm.string())]),
       caller: zm.optional(
@@ -101,8 +104,8 @@ export const WorkflowRun = /* @__PURE__ */ defineEntity({
       pendingAttempts: zm.optional(
         zm.object({ index: zm.number(), notBefore: zm.string(), attempts: storedList<StepAttempt[]>() }),
       ),
-      logs: storedList<StepLog[]>(),
-      outputs: zm.optional(storedOutputs()),
+      logs: zm.union([storedList<StepLog[]>(), packedBytes()]),
+      outputs: zm.optional(zm.union([storedOutputs(), packedBytes()])),
       files: zm.array(objectReference()),
       result: zm.optional(zm.unknown()),
       error: zm.optional(zm.object({ code: zm.string(), message: zm.optional(zm.string()) })),
@@ -113,7 +116,7 @@ export const WorkflowRun = /* @__PURE__ */ defineEntity({
       finishedAt: zm.optional(zm.string()),
       handedOffAt: zm.optional(zm.string()),
       /** What started a run not started through the API (`RunTrigger`), as JSON text (an event's data is tenant JSON). */
-      trigger: zm.optional(zm.string()),
+      trigger: zm.optional(zm.union([zm.string(), packedBytes()])),
     });
   },
   // In the unfinished partition while it runs (its move to a final state removes the attributes).
@@ -121,14 +124,15 @@ export const WorkflowRun = /* @__PURE__ */ defineEntity({
 });
 
 const toRun = (item: Record<string, unknown>): WorkflowRunRecord => {
-  const { input, outputs, result, trigger, callerScopes, ...run } = WorkflowRun.decode(item);
+  const { input, outputs, result, trigger, callerScopes, logs, ...run } = WorkflowRun.decode(item);
   return {
     ...run,
     callerScopes: typeof callerScopes === 'number' ? decodeScopeSet(callerScopes) : callerScopes,
-    ...(trigger === undefined ? {} : { trigger: JSON.parse(trigger) as RunTrigger }),
-    input: JSON.parse(input ?? '{}') as Record<string, unknown>,
-    outputs: decodeOutputs(outputs),
-    ...(typeof result === 'string' ? { result: JSON.parse(result) } : {}),
+    ...(trigger === undefined ? {} : { trigger: readJsonText(trigger) as RunTrigger }),
+    input: readJsonText(input ?? '{}') as Record<string, unknown>,
+    logs: readPacked(logs),
+    outputs: decodeOutputs(outputs === undefined ? undefined : readPacked(outputs)),
+    ...(typeof result === 'string' || result instanceof Uint8Array ? { result: readJsonText(result) } : {}),
   };
 };
 
@@ -140,10 +144,11 @@ const runPut = (run: WorkflowRunRecord, now: Date): TransactItem =>
     {
       ...run,
       callerScopes: encodeScopeSet(run.callerScopes),
-      input: JSON.stringify(run.input),
-      outputs: encodeOutputs(run.outputs),
-      result: run.result === undefined ? undefined : JSON.stringify(run.result),
-      trigger: run.trigger === undefined ? undefined : JSON.stringify(run.trigger),
+      input: packJsonText(run.input),
+      logs: packJsonValue(run.logs),
+      outputs: packJsonValue(encodeOutputs(run.outputs)),
+      result: run.result === undefined ? undefined : packJsonText(run.result),
+      trigger: run.trigger === undefined ? undefined : packJsonText(run.trigger),
     },
     {
       extra: { ttl: Math.floor(now.getTime() / 1000) + RUN_TTL_SECONDS },
@@ -262,15 +267,15 @@ export const finishWorkflowRunItems = (
       set: {
         status: outcome.status,
         cursor: outcome.cursor,
-        logs: outcome.logs,
+        logs: packJsonValue(outcome.logs),
         files: outcome.files,
         executionTimeMs: outcome.executionTimeMs,
         failedSteps: outcome.failedSteps,
         updatedAt: stamp,
         finishedAt: stamp,
-        ...(outcome.result === undefined ? {} : { result: JSON.stringify(outcome.result) }),
+        ...(outcome.result === undefined ? {} : { result: packJsonText(outcome.result) }),
         ...(outcome.error ? { error: outcome.error } : {}),
-        ...(outcome.dropOutputs ? {} : { outputs: encodeOutputs(outcome.outputs) }),
+        ...(outcome.dropOutputs ? {} : { outputs: packJsonValue(encodeOutputs(outcome.outputs)) }),
       },
       remove: [
         'current',
