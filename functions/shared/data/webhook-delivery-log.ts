@@ -1,14 +1,15 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client';
-import { putItem } from './entity';
+import { putItem, type TransactItem } from './entity';
 import { eventExpiry } from './events';
 import { indexPartitions } from './keys';
 import { TABLE_SHAPE } from './table';
-import { transactUnlessFailed } from './transactions';
+import { cancellationReasons, sendTransaction, transactUnlessFailed } from './transactions';
 import {
   type DeliveryRecord,
   deliveryKey,
   entryKey,
+  idleLaneTake,
   type LaneRef,
   laneEnqueueItem,
   toDelivery,
@@ -21,58 +22,82 @@ import { deliveryLogIndexKey, LaneEntry, WebhookDelivery } from './webhook-deliv
  * delivery again (the same item made `pending` and queued in its lane, like `enqueueDelivery` does).
  */
 /**
- * Makes the delivery of an event to an endpoint `pending` again and queues it in its lane, in one transaction
+ * Makes the delivery of an event to an endpoint `pending` again and puts it in its lane, in one transaction
  * (a redelivery): its attempts start anew, with a new retry window, and the same event id. A delivery that
- * does not exist yet (an endpoint the event was not sent to) is created. False when it is pending already
- * (it is being sent: nothing written).
+ * does not exist yet (an endpoint the event was not sent to) is created. A lane found idle is taken for the
+ * delivery (`idleLaneTake`, the idle-lane fast path: no entry, no count) by `takeIdle.owner`, the token of
+ * the message sent next; a lane held, with entries or carrying another delivery gets an entry and its count
+ * instead. False when the delivery is pending already (it is being sent, or waits in its lane: nothing
+ * written).
  */
-export const requeueDelivery = (options: {
+export const requeueDelivery = async (options: {
   lane: LaneRef;
   eventId: string;
   eventType: string;
   eventCreatedAt: Date;
+  takeIdle?: { owner: string; leaseUntil: Date };
 }): Promise<boolean> => {
-  const { lane, eventId } = options;
+  const { lane, eventId, takeIdle } = options;
+  const pending = pendingAgain(options);
+  if (takeIdle) {
+    const take = idleLaneTake(lane, eventId, takeIdle.owner, takeIdle.leaseUntil);
+    try {
+      await sendTransaction(new TransactWriteCommand({ TransactItems: [pending, { Update: take }] }));
+      return true;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+      // The lane is not idle: the delivery queues behind what it holds.
+      if (reasons?.[1]?.Code !== 'ConditionalCheckFailed') throw error;
+    }
+  }
   return transactUnlessFailed(
-    [
-      {
-        Update: {
-          TableName: tableName(),
-          Key: deliveryKey(lane.companyId, eventId, lane.endpointId),
-          ...WebhookDelivery.update(
-            {
-              set: {
-                entity: WebhookDelivery.name,
-                eventId,
-                endpointId: lane.endpointId,
-                resourceId: lane.resourceId,
-                eventType: options.eventType,
-                status: 'pending',
-                attempts: 0,
-                ttl: eventExpiry(options.eventCreatedAt),
-                ...deliveryLogIndexKey(lane.companyId, lane.endpointId, eventId),
-              },
-              remove: [
-                'lastStatus',
-                'lastAttemptAt',
-                'lastDurationMs',
-                'nextAttemptAt',
-                'firstAttemptAt',
-                'finishedAt',
-              ],
-            },
-            {
-              expression: 'attribute_not_exists(pk) OR #status <> :pending',
-              values: { ':pending': 'pending' },
-            },
-          ),
-        },
-      },
-      putItem(LaneEntry, entryKey(lane, eventId), { eventId }),
-      laneEnqueueItem(lane),
-    ],
+    [pending, putItem(LaneEntry, entryKey(lane, eventId), { eventId }), laneEnqueueItem(lane)],
     0,
   );
+};
+
+/** The delivery made `pending` again, unless it is (`requeueDelivery`). */
+const pendingAgain = (options: {
+  lane: LaneRef;
+  eventId: string;
+  eventType: string;
+  eventCreatedAt: Date;
+}): TransactItem => {
+  const { lane, eventId } = options;
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: deliveryKey(lane.companyId, eventId, lane.endpointId),
+      ...WebhookDelivery.update(
+        {
+          set: {
+            entity: WebhookDelivery.name,
+            eventId,
+            endpointId: lane.endpointId,
+            resourceId: lane.resourceId,
+            eventType: options.eventType,
+            status: 'pending',
+            attempts: 0,
+            ttl: eventExpiry(options.eventCreatedAt),
+            ...deliveryLogIndexKey(lane.companyId, lane.endpointId, eventId),
+          },
+          remove: [
+            'lastStatus',
+            'lastAttemptAt',
+            'lastDurationMs',
+            'nextAttemptAt',
+            'firstAttemptAt',
+            'finishedAt',
+          ],
+        },
+        {
+          expression: 'attribute_not_exists(pk) OR #status <> :pending',
+          values: { ':pending': 'pending' },
+        },
+      ),
+    },
+  };
 };
 
 /**
