@@ -357,7 +357,7 @@ describe('webhook lanes: freed lanes and redeliveries', () => {
     expect(await runLane({ ...lane, owner })).toBe('released');
   };
 
-  /** The redelivery's data write with the token of the message the API sends next. */
+  /** The redelivery's data write as the API makes it: the token of the message it sends next, no lease. */
   const redelivered = async (lane: Lane, eventId: string) => {
     const { requeueDelivery } = await import('../../functions/shared/data/webhook-delivery-log');
     const { laneStartToken } = await import('../../functions/shared/domain/events/lanes');
@@ -367,7 +367,7 @@ describe('webhook lanes: freed lanes and redeliveries', () => {
       eventId,
       eventType: 'transcode.done',
       eventCreatedAt: new Date(),
-      takeIdle: { owner, leaseUntil: new Date(Date.now() + 300_000) },
+      takeIdle: { owner, leaseUntil: new Date() },
     });
     return { owner, queued };
   };
@@ -459,6 +459,23 @@ describe('webhook lanes: freed lanes and redeliveries', () => {
     );
     expect(idsOf('/redeliver-stopped')).toEqual([eventId, eventId]);
     await eventually(laneItem.bind(null, lane), (item) => item.owner === undefined);
+    await expectReleased(lane);
+  });
+
+  it('lets the next event of the resource take a lane a redelivery stopped before its message took', async () => {
+    const { lane, eventIds } = await idleLane('/redeliver-next', 'tc_redeliver_next', 2);
+    const [first, second] = eventIds as [string, string];
+    const { nextInLane } = await import('../../functions/shared/data/webhook-deliveries');
+    const { runLane } = await import('../../functions/shared/domain/events/lane-run');
+    const { laneStartToken } = await import('../../functions/shared/domain/events/lanes');
+    await deliveredOnce(lane, first);
+    // The request wrote the redelivery and stopped: no message, and nobody asks again.
+    expect((await redelivered(lane, first)).queued).toBe(true);
+    // The next event queues behind it, and its message takes the lane: the redelivery goes first.
+    expect((await dispatched(lane, second)).queued).toBe(true);
+    expect(await nextInLane(lane)).toBe(second);
+    expect(await runLane({ ...lane, owner: laneStartToken(lane, second) })).toBe('released');
+    expect(idsOf('/redeliver-next')).toEqual([first, first, second]);
     await expectReleased(lane);
   });
 });

@@ -1,4 +1,5 @@
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { getItemsByKey } from './batch';
 import { ddb, tableName } from './client';
 import { putItem, type TransactItem } from './entity';
 import { eventExpiry } from './events';
@@ -18,7 +19,7 @@ import { deliveryLogIndexKey, LaneEntry, WebhookDelivery } from './webhook-deliv
 
 /**
  * What a company does with an endpoint's deliveries beyond watching them: reads its log (the deliveries in
- * `gsi1` partition `CO#<companyId>#WHDL#<endpointId>`, by event id, written with each delivery) and sends a
+ * the `work` index partition `CO#<companyId>#WHDL#<endpointId>`, by event id, written with each delivery) and sends a
  * delivery again (the same item made `pending` and queued in its lane, like `enqueueDelivery` does).
  */
 /**
@@ -82,7 +83,10 @@ const pendingAgain = (options: {
             ttl: eventExpiry(options.eventCreatedAt),
             ...deliveryLogIndexKey(lane.companyId, lane.endpointId, eventId),
           },
+          // A delivery written before the log moved to `work` leaves its place in `gsi1` for its new one.
           remove: [
+            TABLE_SHAPE.gsi1.partitionKey,
+            TABLE_SHAPE.gsi1.sortKey,
             'lastStatus',
             'lastAttemptAt',
             'lastDurationMs',
@@ -100,30 +104,63 @@ const pendingAgain = (options: {
   };
 };
 
+/** The newest `limit` sort keys of the log in `index` (the keys, or whole items in `gsi1`), older than `before`. */
+const logPage = async (
+  index: (typeof TABLE_SHAPE)['work' | 'gsi1'],
+  log: string,
+  before: string | undefined,
+  limit: number,
+): Promise<Record<string, unknown>[]> => {
+  const { Items = [] } = await ddb.send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: index.indexName,
+      KeyConditionExpression: `#p = :log${before ? ' AND #s < :before' : ''}`,
+      ExpressionAttributeNames: { '#p': index.partitionKey, ...(before ? { '#s': index.sortKey } : {}) },
+      ExpressionAttributeValues: { ':log': log, ...(before ? { ':before': before } : {}) },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  return Items;
+};
+
 /**
  * A page of one endpoint's deliveries, newest event first, older than the event `before` when given; `next`
- * is the event id to pass as `before` for the next page (undefined on the last one).
+ * is the event id to pass as `before` for the next page (undefined on the last one). The log's keys come from
+ * the keys-only `work` index and the deliveries are read by key; deliveries written before the log moved there
+ * are still in `gsi1` (whole) until their event expires, and the two are merged by event id.
  */
 export const listEndpointDeliveries = async (
   companyId: string,
   endpointId: string,
   options: { limit: number; before?: string },
 ): Promise<{ deliveries: DeliveryRecord[]; next?: string }> => {
-  const { before } = options;
-  const { Items = [] } = await ddb.send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: TABLE_SHAPE.gsi1.indexName,
-      KeyConditionExpression: `gsi1pk = :log${before ? ' AND gsi1sk < :before' : ''}`,
-      ExpressionAttributeValues: {
-        ':log': indexPartitions.webhookDeliveryLog(companyId, endpointId),
-        ...(before ? { ':before': before } : {}),
-      },
-      ScanIndexForward: false,
-      Limit: options.limit + 1,
-    }),
+  const { before, limit } = options;
+  const log = indexPartitions.webhookDeliveryLog(companyId, endpointId);
+  const [keys, legacy] = await Promise.all([
+    logPage(TABLE_SHAPE.work, log, before, limit + 1),
+    logPage(TABLE_SHAPE.gsi1, log, before, limit + 1),
+  ]);
+  const found = new Map<string, { key: { pk: string; sk: string } } | { item: Record<string, unknown> }>();
+  for (const key of keys) found.set(String(key.worksk), { key: { pk: String(key.pk), sk: String(key.sk) } });
+  for (const item of legacy) if (!found.has(String(item.gsi1sk))) found.set(String(item.gsi1sk), { item });
+  const newest = [...found.keys()].sort().reverse();
+  const shown = newest.slice(0, limit);
+  const toRead = shown.flatMap((at) => {
+    const entry = found.get(at);
+    return entry && 'key' in entry ? [{ key: entry.key, decode: (item: unknown) => item }] : [];
+  });
+  const read = new Map(
+    (await getItemsByKey(toRead))
+      .filter((item) => item !== undefined)
+      .map((item) => [String((item as Record<string, unknown>).worksk), item as Record<string, unknown>]),
   );
-  const deliveries = Items.slice(0, options.limit).map(toDelivery);
-  const last = deliveries.at(-1);
-  return { deliveries, ...(Items.length > options.limit && last ? { next: last.eventId } : {}) };
+  const deliveries = shown.flatMap((at) => {
+    const entry = found.get(at);
+    const item = entry && 'item' in entry ? entry.item : read.get(at);
+    return item ? [toDelivery(item)] : [];
+  });
+  const last = shown.at(-1);
+  return { deliveries, ...(newest.length > limit && last ? { next: last } : {}) };
 };

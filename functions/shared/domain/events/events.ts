@@ -2,7 +2,6 @@ import { type EventRecord, getEvent, listEvents, putEvent } from '../../data/eve
 import { type DeliveryRecord, listDeliveries } from '../../data/webhook-deliveries';
 import { listEndpointDeliveries, requeueDelivery } from '../../data/webhook-delivery-log';
 import { listEndpoints, type WebhookEndpointRecord } from '../../data/webhook-endpoints';
-import { env } from '../../env';
 import { AppError, NotFoundError } from '../../errors';
 import { DEFAULT_DELIVERIES_PAGE, DEFAULT_EVENTS_PAGE, type EventType } from '../../types/events';
 import { listCursor, type PageRequest } from '../pages';
@@ -115,15 +114,15 @@ export const redeliverEvent = async (
   }
   for (const endpoint of targets) {
     const lane = { companyId, endpointId: endpoint.id, resourceId: event.resourceId };
-    // One token for every redelivery of this delivery: asked again after a stop before its message, the
-    // message sent then is the turn of the lane the first request took.
-    const owner = `${laneStartToken(lane, eventId)}-${REDELIVERY_TAG}`;
+    // An idle lane is taken for the redelivery by the message sent next, one token for every redelivery of
+    // the delivery (asked again after a stop before its message, the message sent then is the lane's turn),
+    // with a lease already ended: any message of the lane may take it, and sends the redelivery first.
     await requeueDelivery({
       lane,
       eventId,
       eventType: event.type,
       eventCreatedAt: new Date(event.createdAt),
-      takeIdle: { owner, leaseUntil: new Date(now.getTime() + env().webhookDelivery.leaseSeconds * 1000) },
+      takeIdle: { owner: `${laneStartToken(lane, eventId)}-${REDELIVERY_TAG}`, leaseUntil: now },
     });
     // Sent for a delivery found pending too: a message that finds the lane held, or its turn passed, sends
     // nothing; one whose lane waits for it (a request stopped before its message) wakes it.
