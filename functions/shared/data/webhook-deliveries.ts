@@ -44,8 +44,9 @@ export { type LaneRef, lanePartition, unfinishedLaneIndexKey } from './webhook-d
  * - A lane with deliveries to send is in the sparse `work` index partition `workpk = WHLANE#UNFINISHED` from the
  *   enqueue (or fast take) until its owner releases it empty, so lanes whose message was lost are found without
  *   reading history (the local stack's start-up resumes them).
- * - Each delivery is also in its endpoint's log, `gsi1pk = CO#<companyId>#WHDL#<endpointId>` ordered by event
- *   id (`webhook-delivery-log.ts`, which also sends a delivery again).
+ * - Each delivery is also in its endpoint's log, `workpk = CO#<companyId>#WHDL#<endpointId>` ordered by event
+ *   id, in the keys-only `work` index so that its updates write no index entry (older deliveries have it in
+ *   `gsi1`; `webhook-delivery-log.ts`, which also sends a delivery again).
  */
 const laneKey = (lane: LaneRef) => WebhookLane.key(lanePartition(lane));
 export const entryKey = (lane: LaneRef, eventId: string) => LaneEntry.key(lanePartition(lane), eventId);
