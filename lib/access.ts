@@ -413,6 +413,8 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = withRequestMeter
       PutItem: ['webhooks', 'events', 'webhookLanes', 'idempotency', 'deliveryChannel'],
       UpdateItem: ['webhooks', 'events', 'webhookLanes', 'usage', 'idempotency'],
       DeleteItem: ['webhooks', 'idempotency', 'deliveryChannel'],
+      // A redelivery whose lane entry is still there (its delivery ended, not yet taken out) checks it.
+      ConditionCheckItem: ['webhookLanes'],
     },
     work: ['webhookDeliveryLog'],
     queues: { 'webhook-delivery': ['SendMessage'] },

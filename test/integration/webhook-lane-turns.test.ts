@@ -478,4 +478,19 @@ describe('webhook lanes: freed lanes and redeliveries', () => {
     expect(idsOf('/redeliver-next')).toEqual([first, first, second]);
     await expectReleased(lane);
   });
+
+  it('sends a redelivery from the entry an owner that stopped left in the lane, once, with the count exact', async () => {
+    const { lane, eventId } = await queuedDelivery('/redeliver-left', 'tc_redeliver_left');
+    const { nextInLane } = await import('../../functions/shared/data/webhook-deliveries');
+    const { runLane } = await import('../../functions/shared/domain/events/lane-run');
+    const { laneStartToken } = await import('../../functions/shared/domain/events/lanes');
+    // Ended by an owner that stopped before taking it out of the lane: its entry is counted still.
+    await endedByStoppedOwner(lane, eventId);
+    expect((await redelivered(lane, eventId)).queued).toBe(true);
+    expect(await nextInLane(lane)).toBe(eventId);
+    expect(await laneItem(lane)).toMatchObject({ pending: 1 });
+    expect(await runLane({ ...lane, owner: laneStartToken(lane, eventId) })).toBe('released');
+    expect(idsOf('/redeliver-left')).toEqual([eventId]);
+    await expectReleased(lane);
+  });
 });

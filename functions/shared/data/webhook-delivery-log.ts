@@ -5,7 +5,7 @@ import { putItem, type TransactItem } from './entity';
 import { eventExpiry } from './events';
 import { indexPartitions } from './keys';
 import { TABLE_SHAPE } from './table';
-import { cancellationReasons, sendTransaction, transactUnlessFailed } from './transactions';
+import { cancellationReasons, sendTransaction } from './transactions';
 import {
   type DeliveryRecord,
   deliveryKey,
@@ -42,20 +42,45 @@ export const requeueDelivery = async (options: {
   const pending = pendingAgain(options);
   if (takeIdle) {
     const take = idleLaneTake(lane, eventId, takeIdle.owner, takeIdle.leaseUntil);
-    try {
-      await sendTransaction(new TransactWriteCommand({ TransactItems: [pending, { Update: take }] }));
-      return true;
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
-      // The lane is not idle: the delivery queues behind what it holds.
-      if (reasons?.[1]?.Code !== 'ConditionalCheckFailed') throw error;
-    }
+    const taken = await written([pending, { Update: take }]);
+    // `lane`: the lane is not idle, the delivery queues behind what it holds.
+    if (taken !== 'lane') return taken === 'written';
   }
-  return transactUnlessFailed(
-    [pending, putItem(LaneEntry, entryKey(lane, eventId), { eventId }), laneEnqueueItem(lane)],
-    0,
-  );
+  const entry = entryKey(lane, eventId);
+  for (let attempt = 0; attempt < LANE_MOVES; attempt++) {
+    const absent = { expression: 'attribute_not_exists(pk)' };
+    const queued = await written([
+      pending,
+      putItem(LaneEntry, entry, { eventId }, { condition: absent }),
+      laneEnqueueItem(lane),
+    ]);
+    if (queued !== 'lane') return queued === 'written';
+    // Its entry is still there (an owner ended it and stopped before taking it out): made pending, it is
+    // sent from that entry, which is counted already. Gone meanwhile: queued anew.
+    const check = { TableName: tableName(), Key: entry, ConditionExpression: 'attribute_exists(pk)' };
+    const kept = await written([pending, { ConditionCheck: check }]);
+    if (kept !== 'lane') return kept === 'written';
+  }
+  throw new Error(`the lane of ${eventId} kept changing under its redelivery`);
+};
+
+/** Tries before a redelivery gives up on a lane whose entry comes and goes under it (never in practice). */
+const LANE_MOVES = 3;
+
+/**
+ * A redelivery's transaction, the delivery made pending first: `pending` when that failed (it is pending
+ * already, nothing written), `lane` when the lane's action failed.
+ */
+const written = async (items: TransactItem[]): Promise<'written' | 'pending' | 'lane'> => {
+  try {
+    await sendTransaction(new TransactWriteCommand({ TransactItems: items }));
+    return 'written';
+  } catch (error) {
+    const reasons = cancellationReasons(error);
+    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return 'pending';
+    if (reasons?.slice(1).some((r) => r.Code === 'ConditionalCheckFailed')) return 'lane';
+    throw error;
+  }
 };
 
 /** The delivery made `pending` again, unless it is (`requeueDelivery`). */
