@@ -399,21 +399,24 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = withRequestMeter
     },
   ),
   // Webhook endpoints (registered within the plan's cap, listed, read, changed, their secret rotated,
-  // deleted, pinged: a `ping` event), events with their deliveries, an endpoint's delivery log (`gsi1`), and
-  // a redelivery: the delivery made pending again with its lane entry and count, and the message that wakes
+  // deleted, pinged: a `ping` event), events with their deliveries, an endpoint's delivery log (its keys in
+  // `work`, older ones whole in `gsi1`; the deliveries read by key), and a redelivery: the delivery made
+  // pending again with its lane taken when idle, or its lane entry and count, and the message that wakes
   // the lane. Registering an endpoint, rotating its secret and redelivering are idempotent.
   // Events and webhook endpoints (their deliveries, lanes and log), and the message channel (read, written
   // whole and deleted, each conditional on the channel read).
   events: {
     table: {
       GetItem: ['webhooks', 'events', 'plans', 'idempotency', 'deliveryChannel'],
-      BatchGetItem: ['company'],
+      BatchGetItem: ['company', 'events'],
       Query: ['webhooks', 'events'],
       PutItem: ['webhooks', 'events', 'webhookLanes', 'idempotency', 'deliveryChannel'],
       UpdateItem: ['webhooks', 'events', 'webhookLanes', 'usage', 'idempotency'],
       DeleteItem: ['webhooks', 'idempotency', 'deliveryChannel'],
+      // A redelivery whose lane entry is still there (its delivery ended, not yet taken out) checks it.
+      ConditionCheckItem: ['webhookLanes'],
     },
-    gsi1: ['webhookDeliveryLog'],
+    work: ['webhookDeliveryLog'],
     queues: { 'webhook-delivery': ['SendMessage'] },
   },
   // The union of what its tools call (`functions/shared/mcp/tools.ts`): a transcode, transcription, speech

@@ -37,7 +37,8 @@ export type WorkflowSecretsKeyAction = 'GenerateDataKey' | 'Decrypt';
  *
  * - `table`: item actions, each on the table partitions it touches (a `dynamodb:LeadingKeys` condition).
  * - `gsi1`: `Query` on `gsi1`, on the index partitions it touches.
- * - `work`: `Query` on the keys-only `work` index (sparse partitions of unfinished work), on the index
+ * - `work`: `Query` on the keys-only `work` index (sparse partitions of unfinished work, and webhook delivery
+ *   logs), on the index
  *   partitions it touches, and on the same partitions of `gsi1`, where items marked before the `work` index
  *   still are (`docs/decisions/0040-keys-only-work-index.md`); the items themselves are a `BatchGetItem` of
  *   `table`.

@@ -88,7 +88,7 @@ beforeAll(async () => {
       .workpk,
     undeliveredMessages: undeliveredMessageIndexKey(co, 'msg_1').workpk,
     scheduledMessages: scheduledMessageIndexKey(co, 'msg_1', '2026-01-01T00:00:00.000Z').workpk,
-    webhookDeliveryLog: deliveryLogIndexKey(co, 'we_1', 'evt_1').gsi1pk,
+    webhookDeliveryLog: deliveryLogIndexKey(co, 'we_1', 'evt_1').workpk,
   };
 });
 

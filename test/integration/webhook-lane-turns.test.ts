@@ -343,3 +343,154 @@ describe('webhook lanes taken on the idle-lane fast path', () => {
     await expectReleased(lane);
   });
 });
+
+/**
+ * A lane freed from a gone owner (the local stack's start-up) keeps its `fast` delivery for the message that
+ * resumes it, and a redelivery takes an idle lane the way the dispatcher does (one transaction: the delivery
+ * made pending and the lane taken), or queues an entry behind what the lane holds.
+ */
+describe('webhook lanes: freed lanes and redeliveries', () => {
+  /** A delivered event of the lane, ended and released. */
+  const deliveredOnce = async (lane: Lane, eventId: string) => {
+    const { runLane } = await import('../../functions/shared/domain/events/lane-run');
+    const { owner } = await dispatched(lane, eventId);
+    expect(await runLane({ ...lane, owner })).toBe('released');
+  };
+
+  /** The redelivery's data write as the API makes it: the token of the message it sends next, no lease. */
+  const redelivered = async (lane: Lane, eventId: string) => {
+    const { requeueDelivery } = await import('../../functions/shared/data/webhook-delivery-log');
+    const { laneStartToken } = await import('../../functions/shared/domain/events/lanes');
+    const owner = `${laneStartToken(lane, eventId)}-rd`;
+    const queued = await requeueDelivery({
+      lane,
+      eventId,
+      eventType: 'transcode.done',
+      eventCreatedAt: new Date(),
+      takeIdle: { owner, leaseUntil: new Date() },
+    });
+    return { owner, queued };
+  };
+
+  it('does not take a freed lane that still carries a fast delivery: the next event queues behind it', async () => {
+    const { lane, eventIds } = await idleLane('/freed', 'tc_freed', 2);
+    const [first, second] = eventIds as [string, string];
+    const { freeLane, listUnfinishedLanes, nextInLane, takeLane } = await import(
+      '../../functions/shared/data/webhook-deliveries'
+    );
+    const { runLane } = await import('../../functions/shared/domain/events/lane-run');
+    const { owner } = await dispatched(lane, first);
+    const now = new Date();
+    await takeLane(lane, { from: owner, to: 't-gone' }, new Date(now.getTime() + 300_000), now);
+    const found = (await listUnfinishedLanes()).find(
+      (l) => l.endpointId === lane.endpointId && l.resourceId === lane.resourceId,
+    );
+    // The start-up frees the lane (its `fast` delivery stays), and the next event comes before its message.
+    expect(await freeLane(found as NonNullable<typeof found>)).toBe(true);
+    expect((await dispatched(lane, second)).queued).toBe(true);
+    expect(await nextInLane(lane)).toBe(second);
+    expect(await laneItem(lane)).toMatchObject({ fast: first, pending: 1 });
+    expect(await runLane({ ...lane, owner: 'resumed' })).toBe('released');
+    expect(idsOf('/freed')).toEqual([first, second]);
+    await expectReleased(lane);
+  });
+
+  it('takes an idle lane for a redelivery with no entry, and sends it once', async () => {
+    const { headers, lane, eventIds } = await idleLane('/redeliver-fast', 'tc_redeliver_fast');
+    const eventId = eventIds[0] as string;
+    const { nextInLane } = await import('../../functions/shared/data/webhook-deliveries');
+    const { runLane } = await import('../../functions/shared/domain/events/lane-run');
+    await deliveredOnce(lane, eventId);
+    const { owner, queued } = await redelivered(lane, eventId);
+    expect(queued).toBe(true);
+    expect(await laneItem(lane)).toMatchObject({
+      owner,
+      fast: eventId,
+      pending: 0,
+      workpk: expect.any(String),
+    });
+    expect(await nextInLane(lane)).toBeUndefined();
+    // Asked again while it is pending: nothing written.
+    expect((await redelivered(lane, eventId)).queued).toBe(false);
+    expect(await laneItem(lane)).toMatchObject({ owner, fast: eventId, pending: 0 });
+    const message = { ...lane, owner };
+    expect((await Promise.all([runLane(message), runLane(message)])).sort()).toEqual([
+      'not_owner',
+      'released',
+    ]);
+    expect(idsOf('/redeliver-fast')).toEqual([eventId, eventId]);
+    await expectReleased(lane);
+    const detail = await call('GET', `/v1/events/${eventId}`, { headers });
+    expect((detail.json.event as { deliveries: unknown[] }).deliveries).toEqual([
+      expect.objectContaining({ endpointId: lane.endpointId, status: 'delivered', attempts: 1 }),
+    ]);
+  });
+
+  it('queues a redelivery behind the delivery its lane carries, and sends it after', async () => {
+    const { lane, eventIds } = await idleLane('/redeliver-busy', 'tc_redeliver_busy', 2);
+    const [first, second] = eventIds as [string, string];
+    const { nextInLane } = await import('../../functions/shared/data/webhook-deliveries');
+    const { runLane } = await import('../../functions/shared/domain/events/lane-run');
+    await deliveredOnce(lane, first);
+    const { owner } = await dispatched(lane, second);
+    // The lane carries the second: the first's redelivery is an entry behind it.
+    expect((await redelivered(lane, first)).queued).toBe(true);
+    expect(await nextInLane(lane)).toBe(first);
+    expect(await laneItem(lane)).toMatchObject({ owner, fast: second, pending: 1 });
+    expect(await runLane({ ...lane, owner })).toBe('released');
+    expect(idsOf('/redeliver-busy')).toEqual([first, second, first]);
+    await expectReleased(lane);
+  });
+
+  it('sends a redelivery whose request stopped before its message when it is asked again', async () => {
+    const { headers, lane, eventIds } = await idleLane('/redeliver-stopped', 'tc_redeliver_stopped');
+    const eventId = eventIds[0] as string;
+    await deliveredOnce(lane, eventId);
+    // The request wrote the redelivery and stopped: no message. The client asks again.
+    expect((await redelivered(lane, eventId)).queued).toBe(true);
+    const again = await call('POST', `/v1/events/${eventId}/redeliver`, {
+      headers,
+      body: { endpointId: lane.endpointId },
+    });
+    expect(again.status).toBe(202);
+    await eventually(
+      () => receiver.of('/redeliver-stopped'),
+      (r) => r.length >= 2,
+    );
+    expect(idsOf('/redeliver-stopped')).toEqual([eventId, eventId]);
+    await eventually(laneItem.bind(null, lane), (item) => item.owner === undefined);
+    await expectReleased(lane);
+  });
+
+  it('lets the next event of the resource take a lane a redelivery stopped before its message took', async () => {
+    const { lane, eventIds } = await idleLane('/redeliver-next', 'tc_redeliver_next', 2);
+    const [first, second] = eventIds as [string, string];
+    const { nextInLane } = await import('../../functions/shared/data/webhook-deliveries');
+    const { runLane } = await import('../../functions/shared/domain/events/lane-run');
+    const { laneStartToken } = await import('../../functions/shared/domain/events/lanes');
+    await deliveredOnce(lane, first);
+    // The request wrote the redelivery and stopped: no message, and nobody asks again.
+    expect((await redelivered(lane, first)).queued).toBe(true);
+    // The next event queues behind it, and its message takes the lane: the redelivery goes first.
+    expect((await dispatched(lane, second)).queued).toBe(true);
+    expect(await nextInLane(lane)).toBe(second);
+    expect(await runLane({ ...lane, owner: laneStartToken(lane, second) })).toBe('released');
+    expect(idsOf('/redeliver-next')).toEqual([first, first, second]);
+    await expectReleased(lane);
+  });
+
+  it('sends a redelivery from the entry an owner that stopped left in the lane, once, with the count exact', async () => {
+    const { lane, eventId } = await queuedDelivery('/redeliver-left', 'tc_redeliver_left');
+    const { nextInLane } = await import('../../functions/shared/data/webhook-deliveries');
+    const { runLane } = await import('../../functions/shared/domain/events/lane-run');
+    const { laneStartToken } = await import('../../functions/shared/domain/events/lanes');
+    // Ended by an owner that stopped before taking it out of the lane: its entry is counted still.
+    await endedByStoppedOwner(lane, eventId);
+    expect((await redelivered(lane, eventId)).queued).toBe(true);
+    expect(await nextInLane(lane)).toBe(eventId);
+    expect(await laneItem(lane)).toMatchObject({ pending: 1 });
+    expect(await runLane({ ...lane, owner: laneStartToken(lane, eventId) })).toBe('released');
+    expect(idsOf('/redeliver-left')).toEqual([eventId]);
+    await expectReleased(lane);
+  });
+});

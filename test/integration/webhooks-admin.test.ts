@@ -322,6 +322,77 @@ describe('GET /v1/webhooks/{id}/deliveries', () => {
     expect(second.json.nextCursor).toBeNull();
   });
 
+  it('lists the deliveries written before the log moved to the work index with the new ones, once each, in order', async () => {
+    const t = await tenant();
+    const { endpoint } = await register(t.headers, '/log-legacy');
+    const { ddb, tableName } = await import('../../functions/shared/data/client');
+    const { GetCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { deliveryKey } = await import('../../functions/shared/data/webhook-deliveries');
+    const { indexPartitions } = await import('../../functions/shared/data/keys');
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const id = await ping(t.headers, endpoint.id);
+      await settled(t.headers, id, 1);
+      ids.push(id);
+    }
+    // The first and third were written by the earlier release: their place in the log is in `gsi1`.
+    const legacy = [ids[0], ids[2]] as string[];
+    for (const id of legacy) {
+      await ddb.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: deliveryKey(t.companyId, id, endpoint.id),
+          UpdateExpression: 'SET gsi1pk = :log, gsi1sk = :id REMOVE workpk, worksk',
+          ExpressionAttributeValues: {
+            ':log': indexPartitions.webhookDeliveryLog(t.companyId, endpoint.id),
+            ':id': id,
+          },
+        }),
+      );
+    }
+    const pageOf = async (cursor?: string) =>
+      (
+        await call(
+          'GET',
+          `/v1/webhooks/${endpoint.id}/deliveries?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+          { headers: t.headers },
+        )
+      ).json as { deliveries: { eventId: string; status: string }[]; nextCursor: string | null };
+    const seen: string[] = [];
+    let page = await eventually(
+      () => pageOf(),
+      (p) => p.deliveries[0]?.eventId === ids[3],
+    );
+    for (;;) {
+      expect(page.deliveries).toEqual([expect.objectContaining({ status: 'delivered' })]);
+      seen.push(...page.deliveries.map((d) => d.eventId));
+      if (!page.nextCursor) break;
+      page = await pageOf(page.nextCursor);
+    }
+    expect(seen).toEqual([...ids].reverse());
+    // Sent again, a delivery of the earlier release moves its place to `work`: still listed once.
+    const again = await call('POST', `/v1/events/${ids[0]}/redeliver`, {
+      headers: t.headers,
+      body: { endpointId: endpoint.id },
+    });
+    expect(again.status).toBe(202);
+    await receivedOf('/log-legacy', 5);
+    const { Item } = await ddb.send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: deliveryKey(t.companyId, ids[0] as string, endpoint.id),
+        ConsistentRead: true,
+      }),
+    );
+    expect(Item).toMatchObject({ workpk: indexPartitions.webhookDeliveryLog(t.companyId, endpoint.id) });
+    expect(Item).not.toHaveProperty('gsi1pk');
+    const all = await eventually(
+      () => call('GET', `/v1/webhooks/${endpoint.id}/deliveries`, { headers: t.headers }),
+      (r) => (r.json.deliveries as unknown[]).length === 4,
+    );
+    expect((all.json.deliveries as { eventId: string }[]).map((d) => d.eventId)).toEqual([...ids].reverse());
+  });
+
   it("refuses a cursor that is not one of the list, and another company's endpoint with 404", async () => {
     const a = await tenant();
     const b = await tenant();

@@ -2,8 +2,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ddb } from '../../functions/shared/data/client';
 import { INDEX_ATTRIBUTES, listSparsePartition } from '../../functions/shared/data/sparse-index';
 import {
+  enqueueDelivery,
+  finishDelivery,
   laneEnqueueItem,
   passLane,
+  recordRetry,
   releaseLane,
   renewLane,
   takeIdleLane,
@@ -125,6 +128,24 @@ describe('the work index attributes', () => {
     sent.length = 0;
     await releaseLane(lane, 'm2');
     expect(removedOf(updatesOf(sent)[0])).toEqual(expect.arrayContaining([...INDEX_ATTRIBUTES]));
+  });
+});
+
+describe("a delivery's place in its endpoint's log", () => {
+  it('is in the work index, set by its put and named by no retry or end (they write no index entry)', async () => {
+    const lane = { companyId: 'co_1', endpointId: 'we_1', resourceId: 'tc_1' };
+    const sent = capture();
+    await enqueueDelivery({ lane, eventId: 'evt_1', eventType: 'ping', eventCreatedAt: now });
+    const put = sent.find((c) => c.input.Item)?.input.Item as Record<string, unknown>;
+    expect(put).toMatchObject({ workpk: 'CO#co_1#WHDL#we_1', worksk: 'evt_1' });
+    expect(put).not.toHaveProperty('gsi1pk');
+    sent.length = 0;
+    const attempt = { lane, eventId: 'evt_1', attempts: 1, lastStatus: 503, durationMs: 5, now };
+    await recordRetry({ ...attempt, nextAttemptAt: now });
+    await finishDelivery({ ...attempt, status: 'delivered', lastStatus: 200, fast: true });
+    const updates = updatesOf(sent);
+    expect(updates).toHaveLength(2);
+    for (const update of updates) expect(indexNamesOf(update)).toEqual([]);
   });
 });
 

@@ -7,7 +7,9 @@ import { TABLE_SHAPE } from './table';
  * partition (its `workpk` set) when its work starts and leaves it (`workpk` removed) in the write that finishes
  * the work, so the partition never grows with history, and an update in between that changes no `work`
  * attribute writes nothing to the index. Operator sweeps and the local stack's start-up read them; no request
- * path does. Each owner module names its partition (`lib/grants/partitions.ts` lists them).
+ * path does. Each owner module names its partition (`lib/grants/partitions.ts` lists them). The index also
+ * holds one partition that is not unfinished work: each webhook endpoint's delivery log (keys only, read a
+ * page at a time by `webhook-delivery-log.ts`, kept as long as the events).
  *
  * Items marked before the `work` index existed carry their place in `gsi1` instead (same partition and sort
  * key): a write that ends the work removes both, and a reader reads both and merges them by item key, until

@@ -44,8 +44,9 @@ export { type LaneRef, lanePartition, unfinishedLaneIndexKey } from './webhook-d
  * - A lane with deliveries to send is in the sparse `work` index partition `workpk = WHLANE#UNFINISHED` from the
  *   enqueue (or fast take) until its owner releases it empty, so lanes whose message was lost are found without
  *   reading history (the local stack's start-up resumes them).
- * - Each delivery is also in its endpoint's log, `gsi1pk = CO#<companyId>#WHDL#<endpointId>` ordered by event
- *   id (`webhook-delivery-log.ts`, which also sends a delivery again).
+ * - Each delivery is also in its endpoint's log, `workpk = CO#<companyId>#WHDL#<endpointId>` ordered by event
+ *   id, in the keys-only `work` index so that its updates write no index entry (older deliveries have it in
+ *   `gsi1`; `webhook-delivery-log.ts`, which also sends a delivery again).
  */
 const laneKey = (lane: LaneRef) => WebhookLane.key(lanePartition(lane));
 export const entryKey = (lane: LaneRef, eventId: string) => LaneEntry.key(lanePartition(lane), eventId);
@@ -160,11 +161,43 @@ export const enqueueDelivery = async (options: {
 };
 
 /**
- * The idle-lane fast path: takes a lane that nobody holds and that has nothing pending for the delivery of
- * `eventId`, in one conditional update: `owner` (the token of the message the dispatcher sends next) with
- * its lease, `fast` naming the delivery, the lane's identity and its place in the unfinished partition.
- * `carried` when the lane already carries this delivery (a handling that stopped before its message);
- * `busy` when the lane is held or has entries: the delivery must queue as an entry behind them.
+ * The idle-lane take (`takeIdleLane`, and a redelivery's in its transaction, `webhook-delivery-log.ts`): the
+ * lane's head item set to carry the delivery of `eventId` for `owner` (the token of the message sent next)
+ * until `leaseUntil`, with `fast` naming the delivery, the lane's identity and its place in the unfinished
+ * partition; conditional on the lane being idle: nobody holds it, nothing is pending, and it carries no
+ * `fast` delivery (a lane freed from a gone owner keeps its `fast` delivery for the message that resumes it).
+ */
+export const idleLaneTake = (lane: LaneRef, eventId: string, owner: string, leaseUntil: Date) => ({
+  TableName: tableName(),
+  Key: laneKey(lane),
+  ...WebhookLane.update(
+    {
+      set: {
+        entity: WebhookLane.name,
+        companyId: lane.companyId,
+        endpointId: lane.endpointId,
+        resourceId: lane.resourceId,
+        pending: ifAbsent(0),
+        owner,
+        leaseUntil: leaseUntil.toISOString(),
+        fast: eventId,
+        ...unfinishedLaneIndexKey(lane),
+      },
+    },
+    {
+      expression:
+        'attribute_not_exists(#owner) AND attribute_not_exists(#fast) AND (attribute_not_exists(pending) OR pending <= :zero)',
+      names: { '#fast': 'fast' },
+      values: { ':zero': 0 },
+    },
+  ),
+});
+
+/**
+ * The idle-lane fast path: takes a lane that is idle (`idleLaneTake`) for the delivery of `eventId`, in one
+ * conditional update. `carried` when the lane already carries this delivery (a handling that stopped before
+ * its message); `busy` when the lane is held, has entries or carries another delivery: the delivery must
+ * queue as an entry behind them.
  */
 export const takeIdleLane = async (
   lane: LaneRef,
@@ -175,28 +208,7 @@ export const takeIdleLane = async (
   try {
     await ddb.send(
       new UpdateCommand({
-        TableName: tableName(),
-        Key: laneKey(lane),
-        ...WebhookLane.update(
-          {
-            set: {
-              entity: WebhookLane.name,
-              companyId: lane.companyId,
-              endpointId: lane.endpointId,
-              resourceId: lane.resourceId,
-              pending: ifAbsent(0),
-              owner,
-              leaseUntil: leaseUntil.toISOString(),
-              fast: eventId,
-              ...unfinishedLaneIndexKey(lane),
-            },
-          },
-          {
-            expression:
-              'attribute_not_exists(#owner) AND (attribute_not_exists(pending) OR pending <= :zero)',
-            values: { ':zero': 0 },
-          },
-        ),
+        ...idleLaneTake(lane, eventId, owner, leaseUntil),
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );

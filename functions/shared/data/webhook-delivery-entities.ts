@@ -34,11 +34,13 @@ export const WebhookDelivery = /* @__PURE__ */ defineEntity({
   },
 });
 
-/** A delivery's place in its endpoint's log (`gsi1`), by event id: ULIDs, so in time order. */
-export const deliveryLogIndexKey = (companyId: string, endpointId: string, eventId: string) => ({
-  gsi1pk: indexPartitions.webhookDeliveryLog(companyId, endpointId),
-  gsi1sk: eventId,
-});
+/**
+ * A delivery's place in its endpoint's log, by event id (ULIDs, so in time order): in the keys-only `work`
+ * index, so the updates of a delivery (its retries, its end) write no index entry; deliveries written before
+ * it are in `gsi1` under the same partition and sort key (`webhook-delivery-log.ts` reads both).
+ */
+export const deliveryLogIndexKey = (companyId: string, endpointId: string, eventId: string) =>
+  sparseIndexKey(indexPartitions.webhookDeliveryLog(companyId, endpointId), eventId);
 
 /** A lane: the deliveries of one endpoint and one resource, sent in order (`webhook-deliveries.ts`). */
 export interface LaneRef {

@@ -6,7 +6,7 @@ import { AppError, NotFoundError } from '../../errors';
 import { DEFAULT_DELIVERIES_PAGE, DEFAULT_EVENTS_PAGE, type EventType } from '../../types/events';
 import { listCursor, type PageRequest } from '../pages';
 import { findEndpoint } from './endpoints';
-import { startLane } from './lanes';
+import { laneStartToken, startLane } from './lanes';
 
 /**
  * Events as the API consumer reads them: `{id, type, createdAt, data}`, exactly the body every delivery
@@ -86,6 +86,9 @@ export const endpointDeliveryPage = async (companyId: string, endpointId: string
   };
 };
 
+/** The tag of a redelivery's lane message (`startLane`). */
+const REDELIVERY_TAG = 'rd';
+
 /**
  * `POST /v1/events/{id}/redeliver`: the event sent again, with the same `webhook-id`, to one endpoint of the
  * company (enabled, subscribed or not) or to every enabled endpoint it was sent to. Each delivery starts
@@ -111,13 +114,19 @@ export const redeliverEvent = async (
   }
   for (const endpoint of targets) {
     const lane = { companyId, endpointId: endpoint.id, resourceId: event.resourceId };
-    const queued = await requeueDelivery({
+    // An idle lane is taken for the redelivery by the message sent next, one token for every redelivery of
+    // the delivery (asked again after a stop before its message, the message sent then is the lane's turn),
+    // with a lease already ended: any message of the lane may take it, and sends the redelivery first.
+    await requeueDelivery({
       lane,
       eventId,
       eventType: event.type,
       eventCreatedAt: new Date(event.createdAt),
+      takeIdle: { owner: `${laneStartToken(lane, eventId)}-${REDELIVERY_TAG}`, leaseUntil: now },
     });
-    if (queued) await startLane(lane, eventId, `rd${now.getTime().toString(36)}`);
+    // Sent for a delivery found pending too: a message that finds the lane held, or its turn passed, sends
+    // nothing; one whose lane waits for it (a request stopped before its message) wakes it.
+    await startLane(lane, eventId, REDELIVERY_TAG);
   }
   return eventWithDeliveries(companyId, eventId, now);
 };
