@@ -65,7 +65,7 @@ const singleWriteOf = (command: TransactWriteCommand): (() => Promise<unknown>) 
  * `ReturnValuesOnConditionCheckFailure`), a write that met an ongoing transaction on its item as
  * `TransactionConflict`; anything else (throttling, validation) as it came.
  */
-export const asCancellation = (error: unknown): unknown => {
+const asCancellation = (error: unknown): unknown => {
   if (!(error instanceof Error)) return error;
   const code =
     error.name === 'ConditionalCheckFailedException'
