@@ -41,6 +41,8 @@ describe('grants against the calls of each bundle', () => {
     const dynadata = byPath.get('Group-dynadata/Function');
     expect(dynadata?.granted.filter((a) => a.startsWith('s3:'))).toEqual([]);
     expect(dynadata?.calls).toContain('lib-dynamodb#TransactWriteCommand');
+    // A one-action transaction's single-item write (`transactions.ts`), counted as the transaction.
+    expect(dynadata?.calls).toContain('lib-dynamodb#DynamoDBDocument');
   });
 });
 

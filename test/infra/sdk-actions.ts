@@ -2,7 +2,9 @@
  * The IAM actions each AWS SDK v3 operation needs, keyed `<package without @aws-sdk/>#<export>`. A command
  * class or paginator a bundle references and this table lacks fails the bundle test, so a new kind of call is
  * mapped here once, deliberately. `TransactWriteCommand` is `TRANSACTION`: its actions are those of the item
- * kinds (`Put`, `Update`, `Delete`, `ConditionCheck`) the bundle builds.
+ * kinds (`Put`, `Update`, `Delete`, `ConditionCheck`) the bundle builds. So is `DynamoDBDocument`: only
+ * `functions/shared/data/transactions.ts` uses it, to send a one-action transaction as that action's
+ * single-item write (`test/unit/one-action-transactions.test.ts` holds it to that module).
  */
 export const TRANSACTION = 'transaction';
 
@@ -19,6 +21,7 @@ const DOCUMENT_CLIENT: Record<string, string[] | typeof TRANSACTION> = {
   BatchWriteCommand: dynamodb('BatchWriteItem'),
   TransactGetCommand: dynamodb('GetItem'),
   TransactWriteCommand: TRANSACTION,
+  DynamoDBDocument: TRANSACTION,
   paginateQuery: dynamodb('Query'),
   paginateScan: dynamodb('Scan'),
 };
@@ -91,6 +94,13 @@ export const TRANSACTION_ITEM_ACTIONS: Record<string, string> = {
   ConditionCheck: 'dynamodb:ConditionCheckItem',
 };
 
-/** Exports that make a request and so must be mapped: commands, paginators, waiters, and `Upload`. */
+/**
+ * Exports that make a request and so must be mapped: commands, paginators, waiters, `Upload`, and
+ * `DynamoDBDocument` (its methods send commands).
+ */
 export const isCallingExport = (name: string): boolean =>
-  /Command$/.test(name) || /^paginate[A-Z]/.test(name) || /^waitUntil[A-Z]/.test(name) || name === 'Upload';
+  /Command$/.test(name) ||
+  /^paginate[A-Z]/.test(name) ||
+  /^waitUntil[A-Z]/.test(name) ||
+  name === 'Upload' ||
+  name === 'DynamoDBDocument';

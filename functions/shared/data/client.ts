@@ -15,9 +15,10 @@ export const dynamodbClient = tracer.captureAWSv3Client(
   }),
 );
 
-export const ddb = DynamoDBDocumentClient.from(dynamodbClient, {
-  marshallOptions: { removeUndefinedValues: true },
-});
+/** How the document clients marshal values (the one `ddb`, and the one-action writes of `transactions.ts`). */
+export const DOCUMENT_TRANSLATION = { marshallOptions: { removeUndefinedValues: true } };
+
+export const ddb = DynamoDBDocumentClient.from(dynamodbClient, DOCUMENT_TRANSLATION);
 
 export const tableName = (): string => env().tableName;
 

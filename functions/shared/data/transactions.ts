@@ -1,5 +1,6 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from './client';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocument, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DOCUMENT_TRANSLATION, ddb, dynamodbClient } from './client';
 import type { TransactItem } from './entity';
 
 /**
@@ -31,13 +32,81 @@ export const isConflictOnly = (error: unknown): boolean => {
 export const CONFLICT_RETRIES = 4;
 
 /**
+ * The same client as `ddb`, as the aggregated `DynamoDBDocument`, whose `put`, `update` and `delete` send the
+ * single-item write of a one-action transaction. Only this module uses it: the bundle check
+ * (`test/infra/sdk-actions.ts`) counts it as a transaction, needing the actions of the item kinds the
+ * bundle's transactions build, which are exactly the writes it can send.
+ */
+const oneActionWrites = DynamoDBDocument.from(dynamodbClient, DOCUMENT_TRANSLATION);
+
+/**
+ * The single-item write a transaction of one action is sent as (decision 0052): DynamoDB bills a
+ * transactional write at twice the units of the same plain write, and one conditional write is as atomic
+ * on its own. Undefined for two or more actions, a lone `ConditionCheck` (it writes nothing) and a
+ * transaction with an idempotency token.
+ */
+const singleWriteOf = (command: TransactWriteCommand): (() => Promise<unknown>) | undefined => {
+  const { TransactItems: items = [], ClientRequestToken, ReturnItemCollectionMetrics } = command.input;
+  const action = items.length === 1 ? items[0] : undefined;
+  if (!action || ClientRequestToken || ReturnItemCollectionMetrics) return undefined;
+  // Read by member, not destructured: the bundle check reads `{ Put: ... }` as a transaction item built.
+  const put = action.Put;
+  const update = action.Update;
+  const remove = action.Delete;
+  if (put) return () => oneActionWrites.put(put);
+  if (update) return () => oneActionWrites.update(update);
+  if (remove) return () => oneActionWrites.delete(remove);
+  return undefined;
+};
+
+/**
+ * A plain write's refusal as the one-action transaction would have been cancelled: a failed condition as
+ * `ConditionalCheckFailed` (with the item as it was when the write asked for it,
+ * `ReturnValuesOnConditionCheckFailure`), a write that met an ongoing transaction on its item as
+ * `TransactionConflict`; anything else (throttling, validation) as it came.
+ */
+const asCancellation = (error: unknown): unknown => {
+  if (!(error instanceof Error)) return error;
+  const code =
+    error.name === 'ConditionalCheckFailedException'
+      ? 'ConditionalCheckFailed'
+      : error.name === 'TransactionConflictException'
+        ? 'TransactionConflict'
+        : undefined;
+  if (!code) return error;
+  const { Item, $metadata } = error as { Item?: Record<string, unknown>; $metadata?: object };
+  const cancelled = new TransactionCanceledException({
+    message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${code}]`,
+    $metadata: $metadata ?? {},
+    CancellationReasons: [{ Code: code, Message: error.message, ...(Item ? { Item: Item as never } : {}) }],
+  });
+  return Object.assign(cancelled, { cause: error });
+};
+
+/** Sends a transaction once: one of a single write action as that write (`singleWriteOf`). */
+const sendOnce = async (command: TransactWriteCommand): Promise<void> => {
+  const single = singleWriteOf(command);
+  if (!single) {
+    await ddb.send(command);
+    return;
+  }
+  try {
+    await single();
+  } catch (error) {
+    throw asCancellation(error);
+  }
+};
+
+/**
  * Sends a transaction, retrying (with exponential backoff and jitter) while it is cancelled only by
- * conflicts; any other cancellation (a failed condition) is thrown at once, as is the last conflict.
+ * conflicts; any other cancellation (a failed condition) is thrown at once, as is the last conflict. A
+ * transaction of one write action is sent as that single-item write and its refusal thrown as the
+ * transaction's cancellation would have been (`asCancellation`), so callers read it the same way.
  */
 export const sendTransaction = async (command: TransactWriteCommand): Promise<void> => {
   for (let attempt = 0; ; attempt++) {
     try {
-      await ddb.send(command);
+      await sendOnce(command);
       return;
     } catch (error) {
       if (!isConflictOnly(error) || attempt >= CONFLICT_RETRIES) throw error;
