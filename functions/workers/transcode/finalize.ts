@@ -7,7 +7,8 @@ import type { FinalizeInput, JobRef, WorkerDeps } from './types';
 
 /**
  * Finalize step: reads the job and the engine's output at once, then moves the job `transcoding` → `done`
- * (`finalizing`, of executions started before, too), recording the output as a stored object of the
+ * (`finalizing`, of executions started before, too; `probing`, of an Express conversion that finished before
+ * its first report, with what the probe found: `probed`), recording the output as a stored object of the
  * company, billing the conversion with its compute time (the probe's and this step's run time, the engine's
  * conversion time) and writing its reuse entry, all in the move's transaction (a job canceled meanwhile
  * records and bills nothing). Error: `OutputMissing` when the engine wrote no output file.
@@ -15,7 +16,8 @@ import type { FinalizeInput, JobRef, WorkerDeps } from './types';
 export const finalizeStep = (input: FinalizeInput, deps: WorkerDeps): Promise<JobRef> =>
   runStep(transcodeJobs, input, deps, async (step) => {
     const { ref, now } = step;
-    const from = ['transcoding', 'finalizing'] as const;
+    // `probing`: an Express conversion that finished before its first report (0055).
+    const from = ['probing', 'transcoding', 'finalizing'] as const;
     const [job, head] = await Promise.all([
       step.read(from),
       (deps.head ?? headObject)(input.output.bucket, input.output.fullPath),
@@ -25,7 +27,10 @@ export const finalizeStep = (input: FinalizeInput, deps: WorkerDeps): Promise<Jo
     const source = input.source ?? job.source;
     await step.complete({
       from,
-      set: { output },
+      set: {
+        output,
+        ...(input.probed ? { durationSeconds: input.durationSeconds, ...input.probed } : {}),
+      },
       billedUnits: billableSeconds(input.durationSeconds),
       computeMs: {
         workers: (input.workerMs ?? 0) + step.elapsed(),
