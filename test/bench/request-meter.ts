@@ -3,7 +3,14 @@ import { appendFileSync } from 'node:fs';
 import { type AttributeValue, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { TABLE_SHAPE } from '../../functions/shared/data/table';
-import { type Item, itemSize, unitsOfGet, unitsOfQuery, unitsOfWrite, type WriteUnits } from './request-units';
+import {
+  type Item,
+  itemSize,
+  unitsOfGet,
+  unitsOfQuery,
+  unitsOfWrite,
+  type WriteUnits,
+} from './request-units';
 
 /**
  * Counts the request units a process's DynamoDB requests consume by DynamoDB's rules (`request-units.ts`):

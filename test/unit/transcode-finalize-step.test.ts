@@ -61,7 +61,7 @@ describe('transcode finalize step', () => {
       job: ref,
       // `finalizing`: a job an execution of the earlier finalize moved there.
       from: ['probing', 'transcoding', 'finalizing'],
-      set: { output },
+      set: { output, durationSeconds: 2.2 },
       billedUnits: 3,
       // The probe's run time plus this step's; the engine's start to finish.
       computeMs: { workers: expect.any(Number), media: 2500 },

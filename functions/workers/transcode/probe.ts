@@ -13,10 +13,7 @@ import {
 import { transcodeJobs } from '../../shared/domain/transcodes';
 import type { ProbeInput, ProbeOutput, WorkerDeps } from './types';
 
-/**
- * Seconds a step holds the job: the probe, the conversion and finalize (its machine's timeout; Express: 5 min,
- * the probe's lease, which the Express conversion keeps).
- */
+/** Seconds a step holds the job: the probe, the conversion and finalize (its machine's timeout; Express: 5 min). */
 export const LEASE_SECONDS = { probe: 300, transcode: 7200 + 600, express: 300 } as const;
 
 export const outputPath = (job: Pick<TranscodeJobRecord, 'companyId' | 'jobId' | 'attempt' | 'preset'>) =>
@@ -25,9 +22,7 @@ export const outputPath = (job: Pick<TranscodeJobRecord, 'companyId' | 'jobId' |
 /**
  * Probe step: the engine's source step (`pending` → `probing`, reuse of the same content converted to the
  * same preset, size and duration limits), then `probing` → `transcoding` with the media engine's input (or, on
- * the Express audio machine, the Standard execution to hand a source beyond `EXPRESS_BOUNDS` to: 0046). On the
- * Express machine a source it converts itself stays `probing`: what the probe found goes on in
- * `conversion.probed`, for the ffmpeg function's first report or finalize to record (0055).
+ * the Express audio machine, the Standard execution to hand a source beyond `EXPRESS_BOUNDS` to: 0046).
  */
 export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> =>
   runStep(transcodeJobs, input, deps, async (step) => {
@@ -57,10 +52,8 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
     const handover =
       input.handoff && !express ? handoverTo(input.handoff, ref, input.enqueued?.source) : undefined;
     const found = { hasVideo: media.hasVideo, engine };
-    // On the Express machine the job stays `probing` (its lease is the conversion's): the ffmpeg function
-    // moves it to `transcoding` once it has run START_MS, else finalize records what the probe found (0055).
-    const deferred = express && engine === 'ffmpeg';
-    if (!deferred) {
+    const deferred = express && engine === 'ffmpeg'; // Left `probing`: ConvertAudio or Finalize moves it (0055).
+    if (!deferred)
       await step.advance({
         from: ['probing'],
         to: 'transcoding',
@@ -69,7 +62,6 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
         ...(handover ? { executionArn: handover.executionArn } : {}),
         set: { durationSeconds: media.durationSeconds, ...found },
       });
-    }
     if (handover) return { ...ref, reused: false, handoff: handover.handoff };
     const fullPath = outputPath(job);
     const output = {

@@ -22,17 +22,7 @@ export interface AudioConversion {
   source: { bucket: string; fullPath: string };
   output: { bucket: string; fullPath: string; contentType: string };
   durationSeconds: number;
-  /**
-   * On the Express machine: the job was left `probing` with what the probe found, which the conversion
-   * records with its move to `transcoding` once it has run `START_MS` (a faster one leaves it to finalize).
-   */
-  probed?: Probed;
-}
-
-/** What the probe found of a source, recorded on the job by the move to `transcoding` or to `done`. */
-export interface Probed {
-  hasVideo: boolean;
-  engine: TranscodeEngine;
+  probed?: { hasVideo: boolean; engine: TranscodeEngine }; // Express: the probe left the job `probing` (0055)
 }
 
 export interface ProbeOutput extends SourceStepOutput {
@@ -60,12 +50,10 @@ export interface EngineTiming {
   FinishTime?: unknown;
 }
 
-export interface FinalizeInput extends SourceFinalizeInput {
+export interface FinalizeInput extends SourceFinalizeInput, Pick<AudioConversion, 'probed'> {
   output: { bucket: string; fullPath: string; contentType: string };
   /** The engine's timing of the conversion: its start to finish is the job's media time. */
   engineTiming?: EngineTiming;
-  /** What the probe found, when it left the job `probing` (the Express machine): recorded by the move to `done`. */
-  probed?: Probed;
 }
 
 /**
