@@ -103,13 +103,14 @@ export const waitForJob = async (
   id: string,
   until: (job: Job) => boolean = (j) => ['done', 'failed', 'canceled'].includes(j.status),
   timeoutMs = 45_000,
+  pollMs = 100,
 ): Promise<Job> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const job = await getJob(apiKey, id);
     if (until(job)) return job;
     if (Date.now() > deadline) throw new Error(`job ${id} stuck: ${JSON.stringify(job)}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
 };
 

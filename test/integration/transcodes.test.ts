@@ -183,6 +183,29 @@ describe('Audio-only transcodes on the Express machine (decision 0046)', () => {
     );
   });
 
+  it('writes no transcoding state for a conversion done within START_MS: done records what the probe found (0055)', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const source = await storeSource(tenant.companyId, 'tone', { seconds: 2 });
+    const res = await enqueue(tenant.apiKey, { ...source, preset: 'ogg_opus' });
+    const id = (res.json.job as Job).id;
+    const seen = new Set<string>();
+    const done = await waitForJob(
+      tenant.apiKey,
+      id,
+      (j) => {
+        seen.add(j.status);
+        return ['done', 'failed', 'canceled'].includes(j.status);
+      },
+      45_000,
+      20,
+    );
+    expect(done).toMatchObject({ status: 'done', durationSeconds: 2, billedSeconds: 2, leaseUntil: null });
+    expect(done.progress).toEqual({ phase: 'done', percent: 100 });
+    expect([...seen].filter((status) => !['pending', 'probing', 'done'].includes(status))).toEqual([]);
+    expect(await engineOf(tenant.companyId, id)).toBe('ffmpeg');
+    expect(await queueOf(tenant.companyId)).toBe(0);
+  });
+
   it('hands a source longer than 15 minutes to a Standard execution of the same name, billed once', async () => {
     const tenant = await createTenant({ plan: 'starter' });
     const source = await storeSource(tenant.companyId, 'long', { seconds: 1200 });

@@ -179,6 +179,7 @@ export const seedJob = async (
   companyId: string,
   status: 'pending' | 'transcribing' | 'failed',
   queueCap = 100,
+  source?: { bucket: string; fullPath: string },
 ): Promise<TranscriptionJobRecord> => {
   const { transcriptionJobs } = await import('../../functions/shared/domain/transcriptions');
   const now = new Date();
@@ -192,6 +193,7 @@ export const seedJob = async (
     source: {
       bucket: process.env.BUCKET_NAME ?? '',
       fullPath: `companies/${companyId}/none`,
+      ...source,
       size: 1,
       etag: 'e',
     },

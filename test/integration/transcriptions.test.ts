@@ -262,6 +262,45 @@ describe('Transcription isolation and validation', () => {
   });
 });
 
+describe('Transcription probe step: one write (decision 0055)', () => {
+  it('leaves the job pending while it probes, then moves it to transcribing with its duration, 10 % and the lease', async () => {
+    const tenant = await createTenant({ plan: 'starter' });
+    const source = await storeSource(tenant.companyId, 'dashwood');
+    const seeded = await seedJob(tenant.companyId, 'pending', 100, source);
+    const { createTranscriptionWorker } = await import('../../functions/workers/transcription/worker');
+    const { probeWithFfprobe } = await import('../../functions/local/media-engine');
+    const whileProbed: string[] = [];
+    const worker = createTranscriptionWorker({
+      probe: async (file) => {
+        whileProbed.push((await getJob(tenant.apiKey, seeded.jobId)).status);
+        return probeWithFfprobe(file);
+      },
+    });
+    const executionArn = `arn:aws:states:eu-west-1:000000000000:execution:transcription:${seeded.jobId}-a1`;
+    const started = Date.now();
+    const out = (await worker({
+      action: 'probe',
+      companyId: tenant.companyId,
+      jobId: seeded.jobId,
+      attempt: 1,
+      executionArn,
+    })) as { reused: boolean; durationSeconds: number };
+    expect(out.reused).toBe(false);
+    // No claim before the probe: the move after it is the step's one write.
+    expect(whileProbed).toEqual(['pending']);
+    expect(await getJob(tenant.apiKey, seeded.jobId)).toMatchObject({
+      status: 'transcribing',
+      progress: { phase: 'transcribing', percent: 10 },
+      durationSeconds: out.durationSeconds,
+    });
+    const { transcriptionJobs } = await import('../../functions/shared/domain/transcriptions');
+    const stored = await transcriptionJobs.lifecycle.getJob(tenant.companyId, seeded.jobId);
+    expect(stored?.executionArn).toBe(executionArn);
+    expect(Date.parse(stored?.leaseUntil ?? '')).toBeGreaterThanOrEqual(started + (4 * 3600 + 900) * 1000);
+    expect(await queueOf(tenant.companyId)).toBe(1);
+  });
+});
+
 describe('Transcriptions interrupted by a restart', () => {
   it('marks unfinished jobs failed/interrupted at start-up, clearing the lease and releasing the slot', async () => {
     const tenant = await createTenant();

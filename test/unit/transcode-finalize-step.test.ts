@@ -60,8 +60,8 @@ describe('transcode finalize step', () => {
     expect(completeTranscodeJob).toHaveBeenCalledWith({
       job: ref,
       // `finalizing`: a job an execution of the earlier finalize moved there.
-      from: ['transcoding', 'finalizing'],
-      set: { output },
+      from: ['probing', 'transcoding', 'finalizing'],
+      set: { output, durationSeconds: 2.2 },
       billedUnits: 3,
       // The probe's run time plus this step's; the engine's start to finish.
       computeMs: { workers: expect.any(Number), media: 2500 },
@@ -74,6 +74,35 @@ describe('transcode finalize step', () => {
       observed: expect.objectContaining({ jobId: 'tc_1', status: 'transcoding' }),
     });
     expect(completeTranscodeJob.mock.calls[0]?.[0].computeMs?.workers).toBeGreaterThanOrEqual(40);
+  });
+
+  it('completes a job the Express probe left probing, recording what the probe found (0055)', async () => {
+    readJob.mockResolvedValue({ ...job, status: 'probing' });
+    await expect(
+      finalizeStep(
+        {
+          action: 'finalize',
+          ...ref,
+          durationSeconds: 2.2,
+          output: engineOutput,
+          ...billedCompute,
+          probed: { hasVideo: false, engine: 'ffmpeg' },
+        },
+        { probe: vi.fn(), head, now: () => now },
+      ),
+    ).resolves.toEqual(ref);
+    expect(completeTranscodeJob).toHaveBeenCalledWith(
+      expect.objectContaining({
+        from: ['probing', 'transcoding', 'finalizing'],
+        set: {
+          output: { ...engineOutput, size: 77 },
+          durationSeconds: 2.2,
+          hasVideo: false,
+          engine: 'ffmpeg',
+        },
+        observed: expect.objectContaining({ status: 'probing' }),
+      }),
+    );
   });
 
   it('ends as TranscodeJobGone, completing nothing, when the job is no longer transcoding', async () => {

@@ -253,15 +253,31 @@ describe('transcode probe step on the Express audio machine', () => {
   it('converts a source of at most 15 minutes here, holding the job for the machine’s 5 minutes', async () => {
     probe.mockResolvedValue({ durationSeconds: 900, hasVideo: false, hasAudio: true });
     const result = await runExpress();
-    expect(startTranscoding).toHaveBeenCalledWith(
-      expect.objectContaining({ from: ['probing'], leaseUntil: new Date(now.getTime() + 300_000) }),
+    // The claim's lease is the conversion's: the machine's 5 minutes.
+    expect(claimTranscodeJob).toHaveBeenCalledWith(
+      expect.objectContaining({ from: ['pending'], leaseUntil: new Date(now.getTime() + 300_000) }),
     );
-    expect(startTranscoding.mock.calls[0]?.[0]).not.toHaveProperty('executionArn');
     expect(result).toMatchObject({
       engine: 'ffmpeg',
       conversion: { preset: 'ogg_opus', durationSeconds: 900 },
     });
     expect(result).not.toHaveProperty('handoff');
+  });
+
+  it('leaves the job probing, passing what it found on to the conversion and finalize (0055)', async () => {
+    probe.mockResolvedValue({ durationSeconds: 60, hasVideo: false, hasAudio: true });
+    const result = await runExpress();
+    // One write, the claim: the move to `transcoding` is the conversion's first report, or finalize's.
+    expect(claimTranscodeJob).toHaveBeenCalledTimes(1);
+    expect(startTranscoding).not.toHaveBeenCalled();
+    expect(advance).toHaveBeenCalledTimes(1);
+    expect(result.conversion).toEqual({
+      preset: 'ogg_opus',
+      source: enqueued.source,
+      output: result.output,
+      durationSeconds: 60,
+      probed: { hasVideo: false, engine: 'ffmpeg' },
+    });
   });
 
   it('hands a longer source to the Standard execution of the same name, recorded on the job', async () => {

@@ -18,9 +18,8 @@ vi.mock('../../functions/shared/domain/company-limits', async (importOriginal) =
 }));
 
 const { lifecycle, moves } = transcriptionJobs;
-/** The probe's two moves: its claim (from `pending`) and what it found (within `transcribing`). */
+/** The probe's one move (`pending` → `transcribing`, after the probe: decision 0055). */
 const startTranscribing = vi.fn<(options: object) => Promise<TranscriptionJobRecord>>();
-const recordTranscriptionProbe = vi.fn<(options: object) => Promise<TranscriptionJobRecord>>();
 const advance = vi.spyOn(moves, 'advance');
 const completeReusedTranscriptionJob = vi.spyOn(moves, 'completeReused');
 const completeTranscriptionJob = vi.spyOn(moves, 'complete');
@@ -47,7 +46,10 @@ const job: TranscriptionJobRecord = {
 };
 const limits = { transcriptionMaxSourceBytes: 1000, transcriptionMaxDurationSeconds: 60 };
 const probe = vi.fn();
-const runProbe = () => probeStep({ action: 'probe', ...ref }, { probe, now: () => now });
+const executionArn = 'arn:aws:states:eu-west-1:123456789012:execution:TranscriptionMachine:tr_1-a1';
+const runProbe = () => probeStep({ action: 'probe', ...ref, executionArn }, { probe, now: () => now });
+/** The job as the probe reads it. */
+const pendingJob: TranscriptionJobRecord = { ...job, status: 'pending' };
 const codeOf = async (step: Promise<unknown>) =>
   errorFor(
     await step.then(
@@ -57,14 +59,12 @@ const codeOf = async (step: Promise<unknown>) =>
   ).code;
 
 beforeEach(() => {
-  advance.mockImplementation(({ from, ...options }) =>
-    from[0] === 'pending' ? startTranscribing(options) : recordTranscriptionProbe(options),
-  );
+  advance.mockImplementation((options) => startTranscribing(options));
   completeReusedTranscriptionJob.mockResolvedValue({ set: {} });
   completeTranscriptionJob.mockResolvedValue({ set: {} });
   failTranscriptionJob.mockResolvedValue({ set: {} });
   vi.mocked(startTranscribing).mockResolvedValue(job);
-  vi.mocked(recordTranscriptionProbe).mockResolvedValue(job);
+  vi.mocked(getTranscriptionJob).mockResolvedValue(pendingJob);
   vi.mocked(headObject).mockResolvedValue({ size: 500, etag: 'e2', contentType: 'audio/wav' });
   vi.mocked(getTranscriptionReuse).mockResolvedValue(undefined);
   vi.mocked(transcriptionLimits).mockResolvedValue(limits as never);
@@ -73,20 +73,18 @@ beforeEach(() => {
 afterEach(() => vi.resetAllMocks());
 
 describe('transcription probe step', () => {
-  it('claims the job, records the duration with the engine lease and returns the Transcribe parameters', async () => {
+  it('reads the job, then moves it once, with the duration, execution and engine lease (0055)', async () => {
     const result = await runProbe();
+    expect(getTranscriptionJob).toHaveBeenCalledWith('co_1', 'tr_1');
+    expect(startTranscribing).toHaveBeenCalledTimes(1);
     expect(startTranscribing).toHaveBeenCalledWith({
       job: ref,
-      to: 'transcribing',
-      leaseUntil: new Date(now.getTime() + 300_000),
-      percent: 0,
-      now,
-    });
-    expect(recordTranscriptionProbe).toHaveBeenCalledWith({
-      job: ref,
+      // `transcribing` too: a repeated step finds the job moved by its first invocation.
+      from: ['pending', 'transcribing'],
       to: 'transcribing',
       leaseUntil: new Date(now.getTime() + (4 * 3600 + 900) * 1000),
       percent: 10,
+      executionArn,
       set: { durationSeconds: 12.5 },
       now,
     });
@@ -109,7 +107,7 @@ describe('transcription probe step', () => {
   });
 
   it('asks Transcribe to identify the language for auto', async () => {
-    vi.mocked(startTranscribing).mockResolvedValue({ ...job, language: 'auto' });
+    vi.mocked(getTranscriptionJob).mockResolvedValue({ ...pendingJob, language: 'auto' });
     const result = await runProbe();
     expect(result.transcribe).toMatchObject({ IdentifyLanguage: true });
     expect(result.transcribe).not.toHaveProperty('LanguageCode');
@@ -140,13 +138,13 @@ describe('transcription probe step', () => {
     expect(getTranscriptionReuse).toHaveBeenCalledWith('co_1', 'en-US#500#e2');
     expect(completeReusedTranscriptionJob).toHaveBeenCalledWith({
       job: ref,
-      from: ['transcribing'],
+      from: ['pending'],
       set: { result, durationSeconds: 7 },
       now,
-      observed: expect.objectContaining({ jobId: 'tr_1' }),
+      observed: expect.objectContaining({ jobId: 'tr_1', status: 'pending' }),
     });
-    // The media was probed meanwhile; its answer is dropped.
-    expect(recordTranscriptionProbe).not.toHaveBeenCalled();
+    // The media was probed meanwhile; its answer is dropped, and the job never written `transcribing`.
+    expect(startTranscribing).not.toHaveBeenCalled();
   });
 
   it.each([
@@ -174,15 +172,22 @@ describe('transcription probe step', () => {
   ])('fails %s with its code', async (_, arrange, code) => {
     arrange();
     expect(await codeOf(runProbe())).toBe(code);
-    expect(recordTranscriptionProbe).not.toHaveBeenCalled();
+    expect(startTranscribing).not.toHaveBeenCalled();
   });
 
   it('ends quietly (TranscriptionJobGone) for a job that finished meanwhile, and continues a repeated step', async () => {
-    vi.mocked(startTranscribing).mockRejectedValue(
-      new JobTransitionRefusedError('transcription', 'tr_1', 'x'),
-    );
     vi.mocked(getTranscriptionJob).mockResolvedValue({ ...job, status: 'done' });
     await expect(runProbe()).rejects.toMatchObject({ name: 'TranscriptionJobGone' });
+    expect(startTranscribing).not.toHaveBeenCalled();
+    // Failed between the read and the move (a recovery): the move is refused and the job is gone.
+    vi.mocked(getTranscriptionJob)
+      .mockResolvedValueOnce(pendingJob)
+      .mockResolvedValueOnce({ ...job, status: 'failed' });
+    vi.mocked(startTranscribing).mockRejectedValueOnce(
+      new JobTransitionRefusedError('transcription', 'tr_1', 'transcribing'),
+    );
+    await expect(runProbe()).rejects.toMatchObject({ name: 'TranscriptionJobGone' });
+    // A repeated step finds its attempt already transcribing and goes on.
     vi.mocked(getTranscriptionJob).mockResolvedValue(job);
     await expect(runProbe()).resolves.toMatchObject({ reused: false });
   });

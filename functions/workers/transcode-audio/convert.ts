@@ -44,6 +44,12 @@ const jobGone = (jobId = '') =>
  */
 const PROGRESS_STEP = 10;
 const PROGRESS_MS = 15_000;
+/**
+ * A job the probe left `probing` (`conversion.probed`, the Express machine) is moved to `transcoding` by the
+ * first report, made once the function has run this long: a conversion done sooner writes no state of its
+ * own, finalize records what the probe found (decision 0055).
+ */
+export const START_MS = 3_000;
 
 export const convertAudio = async (
   input: AudioConversionInput,
@@ -51,6 +57,34 @@ export const convertAudio = async (
 ): Promise<{ timing: EngineTiming }> => {
   const { conversion, userMetadata } = input;
   const now = deps.now ?? (() => new Date());
+  // A progress write the job refuses (canceled, retried) stops ffmpeg: an Express execution cannot be
+  // stopped, so this is how a cancel reaches its conversion.
+  const gone = new AbortController();
+  let pending: Promise<unknown> = Promise.resolve();
+  let latest = 0;
+  /** The job moved to `transcoding` (by its probe, or by this conversion's first report). */
+  let started = conversion.probed === undefined;
+  const report = (percent: number) => {
+    const start = started
+      ? undefined
+      : {
+          from: ['probing', 'transcoding'] as const,
+          set: { durationSeconds: conversion.durationSeconds, ...conversion.probed },
+        };
+    started = true;
+    pending = pending
+      .then(async () => {
+        const { recorded } = await recordEngineProgress(transcodeJobs, 'transcoding', {
+          meta: userMetadata,
+          percent,
+          now: now(),
+          ...(start ? { start } : {}),
+        });
+        if (!recorded) gone.abort(jobGone(userMetadata.jobId));
+      })
+      .catch(() => undefined);
+  };
+  const starting = started ? undefined : setTimeout(() => report(latest), START_MS);
   // The job id in the directory name lets an operator (and the local tests) find this job's ffmpeg process.
   const dir = await mkdtemp(join(tmpdir(), `transcode-${userMetadata.jobId ?? 'job'}-`));
   try {
@@ -61,31 +95,21 @@ export const convertAudio = async (
     if ((await stat(inFile)).size > FFMPEG_BOUNDS.sourceBytes)
       throw new FfmpegFailedError('The source grew beyond what the ffmpeg function converts.');
     deps.signal.throwIfAborted();
-    // A progress write the job refuses (canceled, retried) stops ffmpeg: an Express execution cannot be
-    // stopped, so this is how a cancel reaches its conversion.
-    const gone = new AbortController();
     const signal = AbortSignal.any([deps.signal, gone.signal]);
+    signal.throwIfAborted();
     const startTime = Date.now() / 1000;
     let reported = 0;
     let reportedAt = performance.now();
-    let pending: Promise<unknown> = Promise.resolve();
     await deps.runFfmpeg(ffmpegArguments(conversion.preset, false, inFile, outFile), {
       signal,
       durationSeconds: conversion.durationSeconds,
       onProgress: (percent) => {
+        latest = percent;
+        if (!started) return;
         if (percent < reported + PROGRESS_STEP || performance.now() - reportedAt < PROGRESS_MS) return;
         reported = percent;
         reportedAt = performance.now();
-        pending = pending
-          .then(async () => {
-            const { recorded } = await recordEngineProgress(transcodeJobs, 'transcoding', {
-              meta: userMetadata,
-              percent,
-              now: now(),
-            });
-            if (!recorded) gone.abort(jobGone(userMetadata.jobId));
-          })
-          .catch(() => undefined);
+        report(percent);
       },
     });
     const finishTime = Date.now() / 1000;
@@ -97,8 +121,11 @@ export const convertAudio = async (
       outFile,
       conversion.output.contentType,
     );
+    clearTimeout(starting);
+    await pending;
     return { timing: { StartTime: startTime, FinishTime: finishTime } };
   } finally {
+    clearTimeout(starting);
     await rm(dir, { recursive: true, force: true });
   }
 };

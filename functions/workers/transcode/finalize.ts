@@ -7,15 +7,15 @@ import type { FinalizeInput, JobRef, WorkerDeps } from './types';
 
 /**
  * Finalize step: reads the job and the engine's output at once, then moves the job `transcoding` → `done`
- * (`finalizing`, of executions started before, too), recording the output as a stored object of the
- * company, billing the conversion with its compute time (the probe's and this step's run time, the engine's
- * conversion time) and writing its reuse entry, all in the move's transaction (a job canceled meanwhile
- * records and bills nothing). Error: `OutputMissing` when the engine wrote no output file.
+ * (`finalizing`, of executions started before; `probing`, of a fast Express conversion: 0055), recording the
+ * output as a stored object, billing the conversion with its compute time (the probe's and this step's run
+ * time, the engine's conversion time) and writing its reuse entry, all in the move's transaction (a job
+ * canceled meanwhile records and bills nothing). Error: `OutputMissing` when the engine wrote no output file.
  */
 export const finalizeStep = (input: FinalizeInput, deps: WorkerDeps): Promise<JobRef> =>
   runStep(transcodeJobs, input, deps, async (step) => {
     const { ref, now } = step;
-    const from = ['transcoding', 'finalizing'] as const;
+    const from = ['probing', 'transcoding', 'finalizing'] as const;
     const [job, head] = await Promise.all([
       step.read(from),
       (deps.head ?? headObject)(input.output.bucket, input.output.fullPath),
@@ -25,7 +25,7 @@ export const finalizeStep = (input: FinalizeInput, deps: WorkerDeps): Promise<Jo
     const source = input.source ?? job.source;
     await step.complete({
       from,
-      set: { output },
+      set: { output, durationSeconds: input.durationSeconds, ...input.probed },
       billedUnits: billableSeconds(input.durationSeconds),
       computeMs: {
         workers: (input.workerMs ?? 0) + step.elapsed(),

@@ -51,14 +51,17 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
     const express = input.handoff !== undefined && fitsExpress(job.preset, content);
     const handover =
       input.handoff && !express ? handoverTo(input.handoff, ref, input.enqueued?.source) : undefined;
-    await step.advance({
-      from: ['probing'],
-      to: 'transcoding',
-      leaseSeconds: express ? LEASE_SECONDS.express : LEASE_SECONDS.transcode,
-      percent: 0,
-      ...(handover ? { executionArn: handover.executionArn } : {}),
-      set: { durationSeconds: media.durationSeconds, hasVideo: media.hasVideo, engine },
-    });
+    const found = { hasVideo: media.hasVideo, engine };
+    const deferred = express && engine === 'ffmpeg'; // Left `probing`: ConvertAudio or Finalize moves it (0055).
+    if (!deferred)
+      await step.advance({
+        from: ['probing'],
+        to: 'transcoding',
+        leaseSeconds: express ? LEASE_SECONDS.express : LEASE_SECONDS.transcode,
+        percent: 0,
+        ...(handover ? { executionArn: handover.executionArn } : {}),
+        set: { durationSeconds: media.durationSeconds, ...found },
+      });
     if (handover) return { ...ref, reused: false, handoff: handover.handoff };
     const fullPath = outputPath(job);
     const output = {
@@ -81,6 +84,7 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
               source: { bucket: source.bucket, fullPath: source.fullPath },
               output,
               durationSeconds: media.durationSeconds,
+              ...(deferred ? { probed: found } : {}),
             },
           }
         : {

@@ -22,6 +22,7 @@ export interface AudioConversion {
   source: { bucket: string; fullPath: string };
   output: { bucket: string; fullPath: string; contentType: string };
   durationSeconds: number;
+  probed?: { hasVideo: boolean; engine: TranscodeEngine }; // Express: the probe left the job `probing` (0055)
 }
 
 export interface ProbeOutput extends SourceStepOutput {
@@ -49,7 +50,7 @@ export interface EngineTiming {
   FinishTime?: unknown;
 }
 
-export interface FinalizeInput extends SourceFinalizeInput {
+export interface FinalizeInput extends SourceFinalizeInput, Pick<AudioConversion, 'probed'> {
   output: { bucket: string; fullPath: string; contentType: string };
   /** The engine's timing of the conversion: its start to finish is the job's media time. */
   engineTiming?: EngineTiming;

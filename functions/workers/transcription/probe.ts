@@ -7,25 +7,22 @@ import { runStep, stepError } from '../../shared/domain/jobs/worker-shell';
 import { transcriptionJobs } from '../../shared/domain/transcriptions';
 import type { ProbeInput, ProbeOutput, WorkerDeps } from './types';
 
-/** Seconds a step holds the job: the probe, the engine's run (its machine's timeout), the finalize. */
-export const LEASE_SECONDS = { probe: 300, transcribe: 4 * 3600 + 900, finalize: 300 } as const;
+/** Seconds a step holds the job: the engine's run (its machine's timeout), the finalize. */
+export const LEASE_SECONDS = { transcribe: 4 * 3600 + 900, finalize: 300 } as const;
 
 /**
- * Probe step: the engine's source step (`pending` → `transcribing`, reuse of the same content transcribed
- * in the same language, size and duration limits, and a source with audio: else `SourceNoAudio`), then the
- * duration and the engine's lease on the job, and the parameters of the engine's run.
+ * Probe step: the engine's source step (the job read while `pending`, reuse of the same content transcribed
+ * in the same language, size and duration limits, and a source with audio: else `SourceNoAudio`), then one
+ * move `pending` → `transcribing` with the duration, the execution and the engine's lease, and the parameters
+ * of the engine's run. A job reused or refused is finished from `pending` (decision 0055).
  */
 export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOutput> =>
   runStep(transcriptionJobs, input, deps, async (step) => {
     const { ref } = step;
     const probed = await claimAndProbeSource(step, {
       input,
-      claim: {
-        from: ['pending'],
-        to: 'transcribing',
-        leaseSeconds: LEASE_SECONDS.probe,
-        percent: 0,
-      },
+      // Read, not moved: the move after the probe is the step's one write (0055).
+      claim: { read: ['pending', 'transcribing'] },
       reuse: {
         key: (content, job) => transcriptionReuseKey({ language: job.language, ...content }),
         file: (entry) => entry.result.files.json,
@@ -41,10 +38,11 @@ export const probeStep = (input: ProbeInput, deps: WorkerDeps): Promise<ProbeOut
     const { job, head, media } = probed;
     const { source, language } = job;
     await step.advance({
-      from: ['transcribing'],
+      from: ['pending', 'transcribing'],
       to: 'transcribing',
       leaseSeconds: LEASE_SECONDS.transcribe,
       percent: 10,
+      ...(input.executionArn ? { executionArn: input.executionArn } : {}),
       set: { durationSeconds: media.durationSeconds },
     });
     const engineOutput = {

@@ -16,7 +16,8 @@ import {
 } from './worker-shell';
 
 /**
- * The first step of a job type that reads a stored source (transcodes, transcriptions): claim the job, read
+ * The first step of a job type that reads a stored source (transcodes, transcriptions): claim the job (a move,
+ * or a read where the type's move after the probe is the step's only write), read
  * the plan's limits and the source as stored now (its head), probe the media, and read the stored result of
  * the same content done before; finish the job with that result (billed 0) when it still exists, else check
  * the plan's size limit and the media's duration. The source the execution carries (`enqueued`, the job's as
@@ -70,7 +71,12 @@ export const claimAndProbeSource = async <
   options: {
     /** The step's input (its execution, the source as enqueued). */
     input: SourceStepInput;
-    claim: AdvanceOptions<S, R>;
+    /**
+     * How the step takes the job: a move made before the reads, or `read`, the job read in one of these
+     * states (those the step starts from, and those a repeated step finds), so that the type's move after the
+     * probe is the step's only write (decision 0055).
+     */
+    claim: AdvanceOptions<S, R> | { read: readonly S[] };
     reuse: {
       /** The reuse key of the content as probed. */
       key: (content: { size: number; etag: string }, job: R) => string;
@@ -95,8 +101,11 @@ export const claimAndProbeSource = async <
     return { head: headObject(file.bucket, file.fullPath), probing };
   };
   const early = enqueued?.source && read(enqueued.source);
+  const { claim } = options;
   const [job, plan] = await Promise.all([
-    step.advance({ ...options.claim, ...(executionArn ? { executionArn } : {}) }),
+    'read' in claim
+      ? step.read(claim.read)
+      : step.advance({ ...claim, ...(executionArn ? { executionArn } : {}) }),
     companyLimits(ref.companyId),
     early?.head,
   ]);
@@ -110,9 +119,7 @@ export const claimAndProbeSource = async <
     const file = options.reuse.file(entry);
     return (await headObject(file.bucket, file.fullPath)) !== undefined;
   };
-  if (
-    await step.reuseStored(reuse, stored, { from: options.claim.to, observed: job, set: options.reuse.set })
-  ) {
+  if (await step.reuseStored(reuse, stored, { from: job.status, observed: job, set: options.reuse.set })) {
     return { reused: true };
   }
   const limits = options.limits(plan);

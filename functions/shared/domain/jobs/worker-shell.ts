@@ -139,10 +139,20 @@ export const jobStep = <S extends string, R extends JobRecordBase<S>, E extends 
         throw gone();
       }
     },
-    /** Progress of the running state; `false` when the job is no longer in it. */
-    progress: async (phase: S, percent: number): Promise<boolean> => {
+    /**
+     * Progress of the running state; `false` when the job is no longer in it. With `start`, the move into
+     * `phase` from the states it names (the engine's first report of a job its step left in an earlier
+     * state), recording what the step found (`set`).
+     */
+    progress: async (
+      phase: S,
+      percent: number,
+      start?: { from: readonly S[]; set: Partial<JobFields<R>> },
+    ): Promise<boolean> => {
       try {
-        await type.moves.progress({ job: ref, phase, percent, now });
+        if (start)
+          await type.moves.advance({ job: ref, from: start.from, to: phase, percent, set: start.set, now });
+        else await type.moves.progress({ job: ref, phase, percent, now });
         return true;
       } catch (error) {
         if (error instanceof JobTransitionRefusedError) return false;
@@ -184,11 +194,18 @@ export type JobStep<S extends string, R extends JobRecordBase<S>, E extends obje
  * Records an engine's progress event on the job its metadata names (strings, as the engine's job carries
  * them: `companyId`, `jobId`, `attempt`). Only a job of the same attempt still in `phase` takes it; anything
  * else (a late event, a canceled or retried job) is ignored. Capped at 99: 100 is written by finalize.
+ * With `start`, the report also moves a job of the attempt still in one of `start.from` into `phase`
+ * (an engine whose step left the job in an earlier state, so that a fast run writes no state of its own).
  */
 export const recordEngineProgress = async <S extends string, R extends JobRecordBase<S>, E extends object, V>(
   type: JobTypeDefinition<S, R, E, V>,
   phase: S,
-  event: { meta?: Record<string, string>; percent: number; now: Date },
+  event: {
+    meta?: Record<string, string>;
+    percent: number;
+    now: Date;
+    start?: { from: readonly S[]; set: Partial<JobFields<R>> };
+  },
 ): Promise<{ recorded: boolean; percent?: number }> => {
   const { meta = {}, now } = event;
   const attempt = Number(meta.attempt);
@@ -197,7 +214,9 @@ export const recordEngineProgress = async <S extends string, R extends JobRecord
   }
   const percent = Math.max(0, Math.min(99, Math.floor(event.percent)));
   const step = jobStep(type, { companyId: meta.companyId, jobId: meta.jobId, attempt }, now);
-  return (await step.progress(phase, percent)) ? { recorded: true, percent } : { recorded: false };
+  return (await step.progress(phase, percent, event.start))
+    ? { recorded: true, percent }
+    : { recorded: false };
 };
 
 /** Runs one step of `type` for the attempt `input` names, with its `JobStep`. */
