@@ -1,4 +1,4 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocument, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DOCUMENT_TRANSLATION, ddb, dynamodbClient } from './client';
 import type { TransactItem } from './entity';
@@ -74,11 +74,12 @@ const asCancellation = (error: unknown): unknown => {
         ? 'TransactionConflict'
         : undefined;
   if (!code) return error;
-  const { Item, $metadata } = error as { Item?: Record<string, unknown>; $metadata?: object };
+  // The raw item (AttributeValues) the write found, as a cancellation reason carries it.
+  const { Item, $metadata } = error as { Item?: Record<string, AttributeValue>; $metadata?: object };
   const cancelled = new TransactionCanceledException({
     message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${code}]`,
     $metadata: $metadata ?? {},
-    CancellationReasons: [{ Code: code, Message: error.message, ...(Item ? { Item: Item as never } : {}) }],
+    CancellationReasons: [{ Code: code, Message: error.message, ...(Item ? { Item } : {}) }],
   });
   return Object.assign(cancelled, { cause: error });
 };
