@@ -17,8 +17,15 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
-const subscribe = async (plan = 'starter', events: string[] = ['*']) => {
+const subscribe = async (
+  plan = 'starter',
+  events: string[] = ['*'],
+  limits?: Parameters<typeof transcodes.overrideLimits>[1],
+) => {
   const t = await createTenant({ plan });
+  // Before the company's first metered request: the dispatcher keeps a company's limits a minute once it has
+  // read them for a usage change (`usage-thresholds.ts`).
+  if (limits) await transcodes.overrideLimits(t.companyId, limits);
   const headers = { 'x-api-key': t.apiKey };
   const path = `/ev-${Math.random().toString(36).slice(2)}`;
   const created = await call('POST', '/v1/webhooks', {
@@ -178,8 +185,7 @@ describe('events of messages', () => {
 
 describe('usage thresholds', () => {
   it('raises usage.threshold_reached at 80 % and 100 % of a monthly allowance, once each', async () => {
-    const sub = await subscribe('starter', ['usage.threshold_reached']);
-    await transcodes.overrideLimits(sub.companyId, { apiRequestsPerMonth: 10 });
+    const sub = await subscribe('starter', ['usage.threshold_reached'], { apiRequestsPerMonth: 10 });
     for (let i = 0; i < 14; i++) await call('GET', '/v1/self', { headers: sub.headers });
     const got = await eventually(
       () => receiver.of(sub.path),
