@@ -1,13 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { lazy } from '../lazy';
 import { createTtlCache } from '../ttl-cache';
 import type { ComputeCategory, MeterName } from '../types/meters';
-import * as zm from '../zod-mini';
 import type { BatchEntry } from './batch';
 import { ddb, tableName } from './client';
-import { decodeItem } from './entity';
 import { partitions, sortKeys } from './keys';
 import { updateParams } from './update-expression';
+import { usageFigures } from './usage-shards';
 
 /**
  * The month's billed figures, in one item per billing family of the company's usage partition
@@ -106,14 +104,8 @@ export interface UsageFamilyFigures {
   day: (figure: UsageFigure, date: string) => number;
 }
 
-const familySchema = /* @__PURE__ */ lazy(() => zm.record(zm.string(), zm.union([zm.number(), zm.string()])));
-
 export const toUsageFamily = (item: Record<string, unknown>): UsageFamilyFigures => {
-  const figures = decodeItem('usage_family', familySchema(), item);
-  const number = (name: string) => {
-    const value = figures[name];
-    return typeof value === 'number' ? value : 0;
-  };
+  const number = usageFigures('usage_family', item);
   return { month: number, day: (figure, date) => number(dayAttribute(figure, date)) };
 };
 

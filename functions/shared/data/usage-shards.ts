@@ -39,14 +39,21 @@ export interface ApiRequestShard {
   day: (date: string) => number;
 }
 
-const shardSchema = /* @__PURE__ */ lazy(() => zm.record(zm.string(), zm.union([zm.number(), zm.string()])));
+const figuresSchema = /* @__PURE__ */ lazy(() =>
+  zm.record(zm.string(), zm.union([zm.number(), zm.string()])),
+);
 
-export const toApiRequestShard = (item: Record<string, unknown>): ApiRequestShard => {
-  const shard = decodeItem('usage_shard', shardSchema(), item);
-  const number = (name: string) => {
-    const value = shard[name];
+/** A usage item's figures by attribute name, 0 where absent (a shard, a family item). */
+export const usageFigures = (entity: string, item: Record<string, unknown>) => {
+  const figures = decodeItem(entity, figuresSchema(), item);
+  return (name: string): number => {
+    const value = figures[name];
     return typeof value === 'number' ? value : 0;
   };
+};
+
+export const toApiRequestShard = (item: Record<string, unknown>): ApiRequestShard => {
+  const number = usageFigures('usage_shard', item);
   return { count: number('api_requests'), day: (date) => number(dayAttribute(date)) };
 };
 

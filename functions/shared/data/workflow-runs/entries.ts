@@ -77,13 +77,6 @@ export const listHandedOffRun = async (run: EntryRun): Promise<void> => {
   }
 };
 
-/** The entry of a run moving to its final `status`: put whole (a sync run has none before). */
-export const runEntryFinish = (
-  run: Omit<EntryRun, 'status' | 'finishedAt'>,
-  status: WorkflowRunRecord['status'],
-  finishedAt: string,
-): TransactItem => runEntryPut({ ...run, status, finishedAt });
-
 /** Entries a filtered page reads at most: a page costs a bounded read whatever the filter matches. */
 const FILTERED_READ_BUDGET = 1000;
 

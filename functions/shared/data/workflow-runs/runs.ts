@@ -18,7 +18,7 @@ import { objectReference, storedList } from '../schemas';
 import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from '../sparse-index';
 import { cancellationReasons, sendTransaction } from '../transactions';
 import { addComputeMsItems, addToMeterItems } from '../usage-meters';
-import { runEntryFinish, runEntryPut } from './entries';
+import { runEntryPut } from './entries';
 import { decodeOutputs, encodeOutputs, storedOutputs } from './outputs';
 
 /**
@@ -295,7 +295,8 @@ export const finishWorkflowRunItems = (
       },
     },
     ...addComputeMsItems(run.companyId, 'workflows', Math.max(0, Math.round(outcome.executionTimeMs)), now),
-    runEntryFinish(run, outcome.status, stamp),
+    // The whole entry: a sync run has none before it finishes (`entries.ts`).
+    runEntryPut({ ...run, status: outcome.status, finishedAt: stamp }),
   ];
 };
 
