@@ -14,9 +14,10 @@ import type { AudioConversion, EngineTiming } from '../transcode/types';
  * the source into a scratch directory, runs ffmpeg with the preset's arguments (`domain/ffmpeg-arguments.ts`),
  * writes the output where the probe step put it, and answers the engine's timing as MediaConvert's task
  * does, for the finalize step to record and bill, with the output's size and ETag as its `PutObject` answered
- * them (`written`: the Express machine's finalize records them without reading the output back, 0061). Its progress reaches the job through the job engine, as
- * MediaConvert's progress events do (`recordEngineProgress` with the probe's user metadata). The Lambda entry
- * runs the packaged ffmpeg; the local stack runs this same module with the machine's.
+ * them (`written`: the Express machine's finalize records them without reading the output back, 0061). Its
+ * progress reaches the job through the job engine, as MediaConvert's progress events do
+ * (`recordEngineProgress` with the probe's user metadata). The Lambda entry runs the packaged ffmpeg; the
+ * local stack runs this same module with the machine's.
  */
 export interface AudioConversionInput {
   conversion: AudioConversion;

@@ -90,9 +90,9 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
    * The move to `done` of worked-on job: bills `billedUnits` of the type's meter with the attempt's compute
    * time, records the output `files` as the company's stored objects (their bytes in its storage figure) and
    * writes `also`, all in the transaction of the move (so once per attempt, and nothing for a job canceled or
-   * failed meanwhile), then the reuse entry once the move committed (decision 0061). A file some earlier write recorded already (a finalize of an
-   * earlier version recorded its output before the move) refuses the transaction: the move is sent again
-   * without it, so it is neither recorded nor counted twice.
+   * failed meanwhile), then the reuse entry once the move committed (decision 0061). A file some earlier
+   * write recorded already (a finalize of an earlier version recorded its output before the move) refuses
+   * the transaction: the move is sent again without it, so it is neither recorded nor counted twice.
    */
   const complete = async (options: {
     job: JobRef;
