@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { hostileStorageReferences } from '../fixtures/hostile-storage-paths';
 import { presetExpectation } from '../fixtures/transcode-expectations';
 import { call, createTenant, expectHostileRefusal, expectProblem } from './support';
@@ -391,6 +391,52 @@ describe('Transcode job state table: cancel', () => {
     expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
     expect(await reuseItemsOf(tenant.companyId)).toHaveLength(1);
     expect(await queueOf(tenant.companyId)).toBe(0);
+  });
+
+  it('an end between the done transaction and the reuse put leaves the job done, billed once and listed: only that reuse is lost (0061)', async () => {
+    const worker = await finalizeWorker();
+    const tenant = await createTenant();
+    const output = await storeSource(tenant.companyId, 'tone', { seconds: 1 });
+    const job = await seedJob(tenant.companyId, 'transcoding', { source: output });
+    // The reuse entry's put never lands, as when the invocation ends right after the move committed.
+    const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
+    const send = DynamoDBDocumentClient.prototype.send;
+    const lost = vi.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation(function (
+      this: unknown,
+      ...args: unknown[]
+    ) {
+      const [command] = args as [{ input: unknown }];
+      if (JSON.stringify(command.input).includes('"REUSE#')) return Promise.reject(new Error('ended'));
+      return (send as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+    } as never);
+    try {
+      await worker(finalizeInput(tenant.companyId, job.jobId, output));
+    } finally {
+      lost.mockRestore();
+    }
+    const expectDoneOnce = async () => {
+      expect(await getJob(tenant.apiKey, job.jobId)).toMatchObject({
+        status: 'done',
+        billedSeconds: 3,
+        leaseUntil: null,
+        output: { fullPath: output.fullPath },
+      });
+      expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
+      expect(await queueOf(tenant.companyId)).toBe(0);
+    };
+    await expectDoneOnce();
+    expect(await reuseItemsOf(tenant.companyId)).toEqual([]);
+    const listed = await call('GET', '/v1/storage/files', { headers: { 'x-api-key': tenant.apiKey } });
+    expect((listed.json.files as { fullPath: string }[]).map((f) => f.fullPath)).toContain(output.fullPath);
+    // The machine's retry of Finalize finds the job done and ends as gone; its failure path is refused.
+    await expect(worker(finalizeInput(tenant.companyId, job.jobId, output))).rejects.toMatchObject({
+      name: 'TranscodeJobGone',
+    });
+    const failed = { action: 'fail' as const, companyId: tenant.companyId, jobId: job.jobId, attempt: 1 };
+    expect(await worker({ ...failed, error: { Error: 'Lambda.Unknown' } })).toMatchObject({
+      recorded: false,
+    });
+    await expectDoneOnce();
   });
 
   it('resolves racing cancel and finalize to exactly one final state, billed and reusable only if done', async () => {

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ddb } from '../../functions/shared/data/client';
 import { JobTransitionRefusedError, queueSlotCondition } from '../../functions/shared/data/jobs/lifecycle';
@@ -111,22 +112,65 @@ describe('the state table', () => {
     }
   });
 
-  it('bills the meter and writes the reuse entry in the transaction of the move to done, and nothing for a reused result', async () => {
+  it('bills the meter in the transaction of the move to done, puts the reuse entry after it commits, and nothing for a reused result', async () => {
     const { moves } = transcriptionJobs;
-    const sent = capture({ Item: { ...job, language: 'en-US', status: 'transcribing' } });
+    // Both document clients: `ddb`, and the one a one-action transaction goes through as its plain write.
+    const sent: Sent[] = [];
+    let failReuse = false;
+    vi.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation((async (command: Sent) => {
+      sent.push(command);
+      if (failReuse && JSON.stringify(command.input).includes('REUSE#')) throw new Error('throttled');
+      return { Item: { ...job, language: 'en-US', status: 'transcribing' } };
+    }) as never);
     const entry = { result: {}, sourceJobId: 'tr_0', durationSeconds: 3, createdAt: now.toISOString() };
-    await moves.complete({
-      job: ref,
-      from: ['transcribing'],
-      billedUnits: 7,
-      reuse: { key: 'en-US#1#e', entry: entry as never },
-      now,
-    });
-    const items = JSON.stringify(sent.at(-1)?.input);
-    expect(items).toContain('transcription_seconds');
-    expect(items).toContain('REUSE#en-US#1#e');
+    const complete = () =>
+      moves.complete({
+        job: ref,
+        from: ['transcribing'],
+        billedUnits: 7,
+        reuse: { key: 'en-US#1#e', entry: entry as never },
+        now,
+      });
+    await complete();
+    const move = sent.findIndex((c) => c.input.TransactItems);
+    const moveItems = JSON.stringify(sent[move]?.input);
+    expect(moveItems).toContain('transcription_seconds');
+    expect(moveItems).not.toContain('REUSE#');
+    // The reuse entry: one plain put (a one-action transaction, decision 0052), after the move.
+    const puts = sent.filter((c) => c instanceof PutCommand);
+    expect(puts).toHaveLength(1);
+    expect(sent.indexOf(puts[0] as Sent)).toBeGreaterThan(move);
+    expect(puts[0]?.input.Item).toMatchObject({ sk: 'REUSE#en-US#1#e', sourceJobId: 'tr_0' });
+    // A put that fails loses the reuse only: the job is done, the step goes on.
+    failReuse = true;
+    await expect(complete()).resolves.toBeDefined();
+    sent.length = 0;
     await moves.completeReused({ job: ref, from: ['transcribing'], set: {}, now });
-    expect(JSON.stringify(sent.at(-1)?.input)).not.toContain('transcription_seconds');
+    expect(JSON.stringify(sent.map((c) => c.input))).not.toContain('transcription_seconds');
+    expect(JSON.stringify(sent.map((c) => c.input))).not.toContain('REUSE#');
+  });
+
+  it('puts no reuse entry when the move to done is refused', async () => {
+    const sent: Sent[] = [];
+    vi.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation((async (command: Sent) => {
+      sent.push(command);
+      if (command.input.TransactItems)
+        throw Object.assign(new Error('cancelled'), {
+          name: 'TransactionCanceledException',
+          CancellationReasons: [{ Code: 'ConditionalCheckFailed' }],
+        });
+      return { Item: { ...job, language: 'en-US', status: 'transcribing' } };
+    }) as never);
+    await expect(
+      transcriptionJobs.moves.complete({
+        job: ref,
+        from: ['transcribing'],
+        billedUnits: 7,
+        reuse: { key: 'en-US#1#e', entry: { sourceJobId: 'tr_0' } as never },
+        now,
+      }),
+    ).rejects.toBeInstanceOf(JobTransitionRefusedError);
+    expect(JSON.stringify(sent.map((c) => c.input))).not.toContain('REUSE#');
   });
 
   it('records the output files and adds their bytes once, in the transaction of the move to done', async () => {

@@ -68,10 +68,12 @@ describe('local MediaConvert stand-in (ffmpeg)', () => {
   });
 
   it("runs TranscodeAudio with the ffmpeg function's own module, the machine's ffmpeg and the execution's signal", async () => {
-    vi.mocked(convertAudio).mockResolvedValue({ timing: { StartTime: 1, FinishTime: 2 } });
+    const written = { size: 3, etag: 'e' };
+    vi.mocked(convertAudio).mockResolvedValue({ timing: { StartTime: 1, FinishTime: 2 }, written });
     const input = { conversion: { preset: 'wav' }, userMetadata: meta };
     await expect(tasks.TranscodeAudio?.(input, ctx)).resolves.toEqual({
       timing: { StartTime: 1, FinishTime: 2 },
+      written,
     });
     expect(convertAudio).toHaveBeenCalledWith(input, { signal: ctx.signal, runFfmpeg });
   });

@@ -95,6 +95,8 @@ describe('the ffmpeg function (audio-only presets)', () => {
       expect(vi.mocked(uploadFile)).toHaveBeenLastCalledWith('b', fullPath, expect.any(String), 'audio/x');
       const { StartTime, FinishTime } = answer.timing as { StartTime: number; FinishTime: number };
       expect(FinishTime).toBeGreaterThanOrEqual(StartTime);
+      // The output as its PUT answered, for finalize to record without a HEAD (0061).
+      expect(answer.written).toEqual({ size: expect.any(Number), etag: 'e' });
       const probe = await ffprobeFile(s3.objects.get(`b/${fullPath}`) as string);
       const expected = presetExpectation(preset, false);
       expect(probe?.format?.format_name).toContain(expected.formatName);

@@ -76,6 +76,21 @@ describe('transcode finalize step', () => {
     expect(completeTranscodeJob.mock.calls[0]?.[0].computeMs?.workers).toBeGreaterThanOrEqual(40);
   });
 
+  it("records the output as the ffmpeg function's PUT answered it, without a HEAD (0061)", async () => {
+    const written = { size: 91, etag: 'put-etag' };
+    await expect(
+      finalizeStep(
+        { action: 'finalize', ...ref, durationSeconds: 2.2, output: engineOutput, written, ...billedCompute },
+        { probe: vi.fn(), head, now: () => now },
+      ),
+    ).resolves.toEqual(ref);
+    expect(head).not.toHaveBeenCalled();
+    expect(completeTranscodeJob.mock.calls[0]?.[0]).toMatchObject({
+      set: { output: { ...engineOutput, size: 91 } },
+      files: [{ ...engineOutput, size: 91, etag: 'put-etag' }],
+    });
+  });
+
   it('completes a job the Express probe left probing, recording what the probe found (0055)', async () => {
     readJob.mockResolvedValue({ ...job, status: 'probing' });
     await expect(

@@ -13,9 +13,11 @@ import type { AudioConversion, EngineTiming } from '../transcode/types';
  * One audio-only conversion on ffmpeg, the `TranscodeAudio` task of `statemachines/transcode.asl.json`: reads
  * the source into a scratch directory, runs ffmpeg with the preset's arguments (`domain/ffmpeg-arguments.ts`),
  * writes the output where the probe step put it, and answers the engine's timing as MediaConvert's task
- * does, for the finalize step to record and bill. Its progress reaches the job through the job engine, as
- * MediaConvert's progress events do (`recordEngineProgress` with the probe's user metadata). The Lambda entry
- * runs the packaged ffmpeg; the local stack runs this same module with the machine's.
+ * does, for the finalize step to record and bill, with the output's size and ETag as its `PutObject` answered
+ * them (`written`: the Express machine's finalize records them without reading the output back, 0061). Its
+ * progress reaches the job through the job engine, as MediaConvert's progress events do
+ * (`recordEngineProgress` with the probe's user metadata). The Lambda entry runs the packaged ffmpeg; the
+ * local stack runs this same module with the machine's.
  */
 export interface AudioConversionInput {
   conversion: AudioConversion;
@@ -54,7 +56,7 @@ export const START_MS = 3_000;
 export const convertAudio = async (
   input: AudioConversionInput,
   deps: AudioConversionDeps,
-): Promise<{ timing: EngineTiming }> => {
+): Promise<{ timing: EngineTiming; written: { size: number; etag: string } }> => {
   const { conversion, userMetadata } = input;
   const now = deps.now ?? (() => new Date());
   // A progress write the job refuses (canceled, retried) stops ffmpeg: an Express execution cannot be
@@ -115,7 +117,7 @@ export const convertAudio = async (
     const finishTime = Date.now() / 1000;
     await pending;
     signal.throwIfAborted();
-    await uploadFile(
+    const written = await uploadFile(
       conversion.output.bucket,
       conversion.output.fullPath,
       outFile,
@@ -123,7 +125,7 @@ export const convertAudio = async (
     );
     clearTimeout(starting);
     await pending;
-    return { timing: { StartTime: startTime, FinishTime: finishTime } };
+    return { timing: { StartTime: startTime, FinishTime: finishTime }, written };
   } finally {
     clearTimeout(starting);
     await rm(dir, { recursive: true, force: true });

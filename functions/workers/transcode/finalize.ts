@@ -6,11 +6,12 @@ import { transcodeJobs } from '../../shared/domain/transcodes';
 import type { FinalizeInput, JobRef, WorkerDeps } from './types';
 
 /**
- * Finalize step: reads the job and the engine's output at once, then moves the job `transcoding` → `done`
- * (`finalizing`, of executions started before; `probing`, of a fast Express conversion: 0055), recording the
- * output as a stored object, billing the conversion with its compute time (the probe's and this step's run
- * time, the engine's conversion time) and writing its reuse entry, all in the move's transaction (a job
- * canceled meanwhile records and bills nothing). Error: `OutputMissing` when the engine wrote no output file.
+ * Finalize step: reads the job and heads the engine's output at once (the ffmpeg function's `written`, its
+ * PUT's answer, needs no HEAD: 0061), then moves the job `transcoding` → `done` (`finalizing`, of executions
+ * started before; `probing`, of a fast Express conversion: 0055), recording the output as a stored object and
+ * billing the conversion with its compute time (the probe's and this step's run time, the engine's), in the
+ * move's transaction (a job canceled meanwhile records and bills nothing), then its reuse entry. Error:
+ * `OutputMissing` when the engine wrote no output file.
  */
 export const finalizeStep = (input: FinalizeInput, deps: WorkerDeps): Promise<JobRef> =>
   runStep(transcodeJobs, input, deps, async (step) => {
@@ -18,7 +19,7 @@ export const finalizeStep = (input: FinalizeInput, deps: WorkerDeps): Promise<Jo
     const from = ['probing', 'transcoding', 'finalizing'] as const;
     const [job, head] = await Promise.all([
       step.read(from),
-      (deps.head ?? headObject)(input.output.bucket, input.output.fullPath),
+      input.written ?? (deps.head ?? headObject)(input.output.bucket, input.output.fullPath),
     ]);
     if (!head) throw stepError('OutputMissing', 'The media engine wrote no output file.');
     const output = { ...input.output, size: head.size };

@@ -54,13 +54,11 @@ export interface FinalizeInput extends SourceFinalizeInput, Pick<AudioConversion
   output: { bucket: string; fullPath: string; contentType: string };
   /** The engine's timing of the conversion: its start to finish is the job's media time. */
   engineTiming?: EngineTiming;
+  written?: { size: number; etag: string }; // The output as the ffmpeg function's PUT answered (Express).
 }
 
-/**
- * A MediaConvert job state change (EventBridge, `MediaConvert Job State Change`), delivered by the rule of
- * this machine as `{ action: 'progress', detail }`. `STATUS_UPDATE` events carry the percent complete; the
- * job is found through the `userMetadata` the probe step gave MediaConvert.
- */
+/** A MediaConvert job state change delivered by this machine's rule; `STATUS_UPDATE` carries the percent
+ * complete, the job is found through the `userMetadata` the probe step gave MediaConvert. */
 export interface ProgressInput {
   action: 'progress';
   detail?: {
@@ -72,6 +70,5 @@ export interface ProgressInput {
 
 /** The engine adapters and clock a step uses; the Lambda entry and the local stack give their own. */
 export interface WorkerDeps extends SourceStepDeps {
-  /** Reads an object's size and ETag (S3 HeadObject unless given). */
-  head?: typeof headObject;
+  head?: typeof headObject; // Reads an object's size and ETag (S3 HeadObject unless given).
 }

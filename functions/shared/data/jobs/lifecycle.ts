@@ -1,4 +1,5 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { logger } from '../../observability/logger';
 import { countBilledUnits, countJobTransition } from '../../observability/metrics';
 import type { ComputeMs } from '../../types/meters';
 import type { BatchEntry } from '../batch';
@@ -37,8 +38,9 @@ export {
  *   into a final state;
  * - the company's queue item `QUEUE` counting its unfinished jobs, changed only in the same transaction as a
  *   job's move into or out of the unfinished states (a slot is taken conditionally on the plan's cap);
- * - billing: the type's meter is added in the transaction of the move to `done`, with the reuse entry
- *   `REUSE#<key>` of the result, so only a billed, finished job is ever reused;
+ * - billing: the type's meter is added in the transaction of the move to `done`; the reuse entry
+ *   `REUSE#<key>` of the result is put once that move committed, so only a billed, finished job is ever
+ *   reused (decision 0061);
  * - the sparse index partition of unfinished jobs (interrupted-job recovery at local start-up, sweeps);
  * - progress, recorded on the job by the moves;
  * - one EMF count per written transition and the billed units;
@@ -267,20 +269,32 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     return change;
   };
 
-  /** Transaction item writing the reuse entry `REUSE#<key>`. */
-  const putReuseItem = (companyId: string, key: string, entry: E): TransactItem => ({
-    Put: {
-      TableName: tableName(),
-      Item: { ...reuseKey(companyId, key), entity: entities.reuse, ...packResult(entry) },
-    },
-  });
+  /**
+   * Writes the reuse entry `REUSE#<key>`: a plain `PutItem` (a one-action transaction, decision 0052), made
+   * after the move to `done` committed. The entry is the same whoever writes it (its key is the content and
+   * the preset, its value the finished attempt's result), so writing it twice changes nothing.
+   */
+  const putReuse = (companyId: string, key: string, entry: E) =>
+    sendTransaction(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...reuseKey(companyId, key), entity: entities.reuse, ...packResult(entry) },
+            },
+          },
+        ],
+      }),
+    );
 
   /**
    * The move to `done`: bills `billedSeconds` on the type's meter with the attempt's compute time
-   * (`computeMs`: worker steps, media engine), and writes the reuse entry (`reuse`, or the type's own items in
-   * `also`), in the same transaction as the job's change (which records `billedSeconds` itself). The move is
-   * conditional on the attempt being unfinished, so a job is billed once; a reused result (0 seconds) bills
-   * no compute either.
+   * (`computeMs`: worker steps, media engine) in the same transaction as the job's change (which records
+   * `billedSeconds` itself). The move is conditional on the attempt being unfinished, so a job is billed once;
+   * a reused result (0 seconds) bills no compute either. The reuse entry (`reuse`) is written once the move
+   * committed, on its own at half the units (decision 0061): it points only at a finished, billed attempt,
+   * and a crash between the two loses that one reuse (a later identical job converts again), no promise.
    */
   const complete = async (options: {
     job: JobRef;
@@ -306,11 +320,15 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
         ...(billedSeconds > 0
           ? usageItems(job.companyId, now, billedWork(config.meter, billedSeconds, options.computeMs))
           : []),
-        ...(reuse ? [putReuseItem(job.companyId, reuse.key, reuse.entry)] : []),
         ...(options.also ?? []),
       ],
     });
     countBilledUnits(config.meter, billedSeconds, { companyId: job.companyId, jobId: job.jobId });
+    if (reuse)
+      // The job is done whatever happens here: a refused or throttled put only loses this reuse.
+      await putReuse(job.companyId, reuse.key, reuse.entry).catch((error: unknown) =>
+        logger.warn(`${jobType} reuse entry not written`, { jobId: job.jobId, error }),
+      );
     return change;
   };
 

@@ -16,7 +16,7 @@ import type { JobChange } from './transition';
  * | createFinished   | (none)                        | `done` (reused)       | event                                  |
  * | advance          | given unfinished states       | an unfinished state   | lease, execution, progress             |
  * | progress         | the state itself              | the same state        | progress percent                       |
- * | complete         | given unfinished states       | `done`                | meter, files, reuse entry, slot, event |
+ * | complete         | given unfinished states       | `done`                | meter, files, slot, event; then reuse  |
  * | completeReused   | given unfinished states       | `done` (billed 0)     | slot released, event                   |
  * | fail             | any unfinished state          | `failed`              | slot released, event                   |
  * | cancel           | the observed unfinished state | `canceled`            | slot released, event                   |
@@ -88,11 +88,11 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
 
   /**
    * The move to `done` of worked-on job: bills `billedUnits` of the type's meter with the attempt's compute
-   * time, records the output `files` as the company's stored objects (their bytes in its storage figure),
-   * writes the reuse entry and `also`, all in the transaction of the move (so once per attempt, and nothing
-   * for a job canceled or failed meanwhile). A file some earlier write recorded already (a finalize of an
-   * earlier version recorded its output before the move) refuses the transaction: the move is sent again
-   * without it, so it is neither recorded nor counted twice.
+   * time, records the output `files` as the company's stored objects (their bytes in its storage figure) and
+   * writes `also`, all in the transaction of the move (so once per attempt, and nothing for a job canceled or
+   * failed meanwhile), then the reuse entry once the move committed (decision 0061). A file some earlier
+   * write recorded already (a finalize of an earlier version recorded its output before the move) refuses
+   * the transaction: the move is sent again without it, so it is neither recorded nor counted twice.
    */
   const complete = async (options: {
     job: JobRef;
