@@ -65,8 +65,8 @@ export class WebhookEvents extends Construct {
     });
     this.worker.addEventSource(
       new SqsEventSource(this.queue, {
+        // No batching window: FIFO queues take none (a batch is what one receive hands out).
         batchSize: 10,
-        maxBatchingWindow: Duration.seconds(0),
         reportBatchItemFailures: true,
       }),
     );
