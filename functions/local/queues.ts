@@ -1,9 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { MAX_QUEUE_DELAY_SECONDS } from '../shared/types/queues';
 import type { RunningService } from './dynamodb-local';
+import { writeFileAtomically } from './state-file';
 
 /**
  * SQS queues on loopback for the local stack, each with the Lambda event source that feeds it to its worker
@@ -16,8 +19,9 @@ import type { RunningService } from './dynamodb-local';
  * visibility timeout and comes back with its receive count raised, and after `maxReceiveCount` receives it
  * moves to the queue's dead letters, as a redrive policy moves it to the dead-letter queue.
  *
- * Messages live in memory: a restart of the local stack loses them, and start-up recovery wakes the work they
- * carried (`recovery.ts`).
+ * Messages live in memory, except a `durable` queue's, which are written to a file under the stack's data
+ * directory after each change: a restart of the local stack loses the others, and start-up recovery wakes
+ * the work they carried (`recovery.ts`).
  */
 type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
@@ -36,6 +40,11 @@ export interface LocalQueueDefinition {
    * de-duplication id seen in its group within 5 minutes sends nothing; no per-message delay.
    */
   fifo?: boolean;
+  /**
+   * Messages kept on disk (a file under the stack's data directory), as SQS keeps them: a restart, after a
+   * crash too, finds them, those in flight at the stop visible again at once (their receiver is gone).
+   */
+  durable?: boolean;
 }
 
 /** One batch handed to a worker, for the cost bench: its messages, run time and SQS requests. */
@@ -162,24 +171,58 @@ const readBody = (req: IncomingMessage): Promise<string> =>
     req.on('error', reject);
   });
 
+/** What a durable queue keeps on disk. */
+interface QueueFile {
+  messages: StoredMessage[];
+  dead: { body: string; receiveCount: number }[];
+  sent: [string, { at: number; id: string }][];
+}
+
 export const startLocalQueues = async (options: {
   region: string;
   queues: readonly LocalQueueDefinition[];
   onBatch?: (event: QueueBatchEvent) => void;
+  /** Where durable queues keep their messages (`durable`); without it every queue lives in memory. */
+  dataDir?: string;
 }): Promise<LocalQueues> => {
+  const fileOf = (definition: LocalQueueDefinition) =>
+    definition.durable === true && options.dataDir
+      ? join(options.dataDir, `queue-${definition.name}.json`)
+      : undefined;
+  /** A durable queue's messages as the previous run left them; those it had in flight are visible at once. */
+  const kept = (definition: LocalQueueDefinition): QueueFile => {
+    const file = fileOf(definition);
+    if (!file || !existsSync(file)) return { messages: [], dead: [], sent: [] };
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as QueueFile;
+    const now = Date.now();
+    for (const message of stored.messages)
+      if (message.receiveCount > 0) message.visibleAt = Math.min(message.visibleAt, now);
+    return stored;
+  };
   const queues = new Map<string, Queue>(
-    options.queues.map((definition) => [
-      definition.name,
-      {
-        definition,
-        messages: [],
-        dead: [],
-        counts: { sends: 0, receives: 0, deletes: 0, visibilityChanges: 0 },
-        running: 0,
-        sent: new Map(),
-      },
-    ]),
+    options.queues.map((definition) => {
+      const stored = kept(definition);
+      return [
+        definition.name,
+        {
+          definition,
+          messages: stored.messages,
+          dead: stored.dead,
+          counts: { sends: 0, receives: 0, deletes: 0, visibilityChanges: 0 },
+          running: 0,
+          sent: new Map(stored.sent),
+        },
+      ];
+    }),
   );
+  /** Writes a durable queue's messages whole after each change (nothing of an accepted send is lost). */
+  const save = (queue: Queue) => {
+    const file = fileOf(queue.definition);
+    // A stopped queue writes nothing more (as a crashed one): the next run owns the file.
+    if (!file || stopped) return;
+    const state: QueueFile = { messages: queue.messages, dead: queue.dead, sent: [...queue.sent] };
+    writeFileAtomically(file, JSON.stringify(state));
+  };
   let endpoint = '';
   const arnOf = (name: string) => `arn:aws:sqs:${options.region}:${ACCOUNT}:${name}`;
   const queueOf = (url: unknown): Queue => {
@@ -222,6 +265,7 @@ export const startLocalQueues = async (options: {
       ...(fifo ? { group: fifo.group } : {}),
     });
     if (fifo) queue.sent.set(`${fifo.group}\n${fifo.deduplicationId}`, { at: now, id });
+    save(queue);
     return { MessageId: id, MD5OfMessageBody: md5(body) };
   };
 
@@ -267,6 +311,7 @@ export const startLocalQueues = async (options: {
         Failed.push({ Id: entry.Id, Code: error.type, SenderFault: true, Message: error.message });
       }
     }
+    save(queue);
     return { Successful, Failed };
   };
 
@@ -323,6 +368,7 @@ export const startLocalQueues = async (options: {
     }
     queue.counts.receives += 1;
     queue.running += 1;
+    save(queue);
     const run = async () => {
       const started = performance.now();
       let failed: Set<string>;
@@ -341,6 +387,7 @@ export const startLocalQueues = async (options: {
       for (const message of dead) queue.dead.push({ body: message.body, receiveCount: message.receiveCount });
       const gone = new Set([...done, ...dead].map((m) => m.id));
       queue.messages = queue.messages.filter((m) => !gone.has(m.id));
+      save(queue);
       options.onBatch?.({
         queue: definition.name,
         messages: batch.length,

@@ -139,8 +139,10 @@ const LOCAL_MESSAGE_SCHEDULE_TARGET = `arn:aws:lambda:${REGION}:${LOCAL_ACCOUNT}
 const LOCAL_QUEUES: LocalQueueDefinition[] = [
   {
     name: 'webhook-delivery',
-    // FIFO, as on AWS: a message group per endpoint and resource (`domain/events/delivery-queue.ts`).
+    // FIFO, as on AWS: a message group per endpoint and resource (`domain/events/delivery-queue.ts`); its
+    // messages kept on disk as SQS keeps them, so a restart finds every delivery's message (nothing scans).
     fifo: true,
+    durable: true,
     handler: async () => (await import('../workers/webhook-delivery/index')).handler,
     // Outlasts a batch's work (each delivery attempt at most 10 s), as on AWS.
     visibilityTimeoutSeconds: 40,
@@ -297,6 +299,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const queues = await startLocalQueues({
       region: REGION,
       queues: LOCAL_QUEUES,
+      dataDir,
       ...(options.onQueueBatch ? { onBatch: options.onQueueBatch } : {}),
     });
     started.push(queues);

@@ -213,3 +213,62 @@ describe('the FIFO batch rule', () => {
     expect(seen.slice(0, 4)).toEqual(['g1', 'g2', 'g1', 'g2']);
   });
 });
+
+describe('a durable local queue', () => {
+  it('keeps its messages across a restart, those in flight at the stop handed out again at once', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dataDir = mkdtempSync(join(tmpdir(), 'local-queues-'));
+    const seen: string[] = [];
+    const start = (hang: boolean) =>
+      startLocalQueues({
+        region: 'us-east-1',
+        dataDir,
+        queues: [
+          {
+            name: 'kept',
+            fifo: true,
+            durable: true,
+            // The first run's worker never finishes (a crash mid-batch); the second's does.
+            handler: async () => async (event: SQSEvent) => {
+              for (const r of event.Records) seen.push(r.body);
+              if (hang) await new Promise((resolve) => setTimeout(resolve, 3000));
+              return { batchItemFailures: [] };
+            },
+            visibilityTimeoutSeconds: 30,
+            maxReceiveCount: 5,
+            batchSize: 1,
+            concurrency: 1,
+          },
+        ],
+      });
+    const first = await start(true);
+    const local = new SQSClient({
+      region: 'us-east-1',
+      endpoint: first.endpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    for (const body of ['k1', 'k2'])
+      await local.send(
+        new SendMessageCommand({
+          QueueUrl: first.queueUrl('kept'),
+          MessageBody: body,
+          MessageGroupId: 'K',
+          MessageDeduplicationId: body,
+        }),
+      );
+    await until(() => seen.includes('k1'));
+    // Stopped with k1 in flight (its worker hangs) and k2 queued: nothing of either is lost.
+    const stopping = first.stop();
+    const second = await start(false);
+    try {
+      await until(() => seen.includes('k2'));
+      expect(seen).toEqual(['k1', 'k1', 'k2']);
+    } finally {
+      await second.stop();
+      void stopping;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 20_000);
+});

@@ -3,7 +3,6 @@ import {
   PutCommand,
   type PutCommandInput,
   QueryCommand,
-  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionalCheckFailed, tableName } from './client';
@@ -199,52 +198,4 @@ export const listDeliveries = async (companyId: string, eventId: string): Promis
     }),
   );
   return (Items ?? []).map(toDelivery);
-};
-
-/** A pending delivery found by `listPendingDeliveries`: where it goes, its event and its round. */
-export interface PendingDelivery extends DeliveryTarget {
-  eventId: string;
-  round: number;
-}
-
-/** The company of an event partition (`eventPartition`'s inverse), undefined for another partition. */
-const companyOfEventPartition = (pk: string): string | undefined => {
-  const [before = '', after = ''] = eventPartition('\u0000').split('\u0000');
-  const inner = pk.slice(before.length, pk.length - after.length);
-  return pk.startsWith(before) && pk.endsWith(after) && inner.length > 0 ? inner : undefined;
-};
-
-/**
- * Every `pending` delivery of every company, oldest event first: a scan of the whole table, for the local
- * stack's start-up only (its queue messages live in memory; on AWS the queue is durable and nothing scans).
- */
-export const listPendingDeliveries = async (): Promise<PendingDelivery[]> => {
-  const found: PendingDelivery[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'entity = :entity AND #status = :pending',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':entity': WebhookDelivery.name, ':pending': 'pending' },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const companyId = companyOfEventPartition(String(item.pk));
-      if (!companyId) continue;
-      const delivery = WebhookDelivery.decode(item);
-      found.push({
-        companyId,
-        endpointId: delivery.endpointId,
-        resourceId: delivery.resourceId ?? delivery.eventId,
-        eventId: delivery.eventId,
-        round: delivery.round ?? 0,
-      });
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return found.sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
 };
