@@ -347,7 +347,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const { seedLocalData } = await import('./seed');
     const demo = await seedLocalData(dataDir, new Date());
     // Work the previous run left unfinished (its executions are gone) is resumed or settled, before the
-    // stream hands over what it had not yet: a lane is freed only while no new execution can hold it.
+    // stream hands over what it had not yet: a job or run is settled only while no new execution can hold it.
     const recovered = await (await import('./recovery')).recoverUnfinishedWork(new Date());
     options.onRecovered?.(recovered);
 

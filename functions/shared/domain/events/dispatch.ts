@@ -114,15 +114,15 @@ const readEvent = (change: StreamChange): EventRecord | undefined => {
  */
 export const createChangeDispatcher = () => {
   const run = slots(PARALLEL_CHANGES);
-  const lanes = new Map<string, Promise<void>>();
+  const chains = new Map<string, Promise<void>>();
   return (change: StreamChange): Promise<void> => {
     const image = change.newImage;
     if (!image) return Promise.resolve();
     if (change.eventName === 'INSERT' && image.entity === EVENT_ENTITY) {
       const event = readEvent(change);
       if (!event) return Promise.resolve();
-      const lane = `${event.companyId}#${event.resourceId}`;
-      const previous = lanes.get(lane) ?? Promise.resolve();
+      const chain = `${event.companyId}#${event.resourceId}`;
+      const previous = chains.get(chain) ?? Promise.resolve();
       const handled = previous.then(
         () =>
           run(async () => {
@@ -141,7 +141,7 @@ export const createChangeDispatcher = () => {
           throw new HeldBackError(event.id);
         },
       );
-      lanes.set(lane, handled);
+      chains.set(chain, handled);
       return handled;
     }
     const sweep = typeSweepOf(image, change.oldImage);
@@ -162,8 +162,8 @@ export const createChangeDispatcher = () => {
     if (!companyOfUsagePartition(String(image.pk ?? ''))) return Promise.resolve();
     // One company's usage changes one after another: the thresholds they pass are raised in the order the
     // meter reached them (80 % before 100 %), whatever happened to an earlier change.
-    const usageLane = `usage#${String(image.pk)}`;
-    const handled = (lanes.get(usageLane) ?? Promise.resolve())
+    const usageChain = `usage#${String(image.pk)}`;
+    const handled = (chains.get(usageChain) ?? Promise.resolve())
       .catch(() => undefined)
       .then(() =>
         run(async () => {
@@ -175,7 +175,7 @@ export const createChangeDispatcher = () => {
           }
         }),
       );
-    lanes.set(usageLane, handled);
+    chains.set(usageChain, handled);
     return handled;
   };
 };
