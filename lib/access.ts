@@ -401,20 +401,18 @@ export const GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = withRequestMeter
   // Webhook endpoints (registered within the plan's cap, listed, read, changed, their secret rotated,
   // deleted, pinged: a `ping` event), events with their deliveries, an endpoint's delivery log (its keys in
   // `work`, older ones whole in `gsi1`; the deliveries read by key), and a redelivery: the delivery made
-  // pending again with its lane taken when idle, or its lane entry and count, and the message that wakes
-  // the lane. Registering an endpoint, rotating its secret and redelivering are idempotent.
-  // Events and webhook endpoints (their deliveries, lanes and log), and the message channel (read, written
+  // pending again (one conditional update) and its message sent to its group of the `webhook-delivery` FIFO
+  // queue. Registering an endpoint, rotating its secret and redelivering are idempotent.
+  // Events and webhook endpoints (their deliveries and log), and the message channel (read, written
   // whole and deleted, each conditional on the channel read).
   events: {
     table: {
       GetItem: ['webhooks', 'events', 'plans', 'idempotency', 'deliveryChannel'],
       BatchGetItem: ['company', 'events'],
       Query: ['webhooks', 'events'],
-      PutItem: ['webhooks', 'events', 'webhookLanes', 'idempotency', 'deliveryChannel'],
-      UpdateItem: ['webhooks', 'events', 'webhookLanes', 'usage', 'idempotency'],
+      PutItem: ['webhooks', 'events', 'idempotency', 'deliveryChannel'],
+      UpdateItem: ['webhooks', 'events', 'usage', 'idempotency'],
       DeleteItem: ['webhooks', 'idempotency', 'deliveryChannel'],
-      // A redelivery whose lane entry is still there (its delivery ended, not yet taken out) checks it.
-      ConditionCheckItem: ['webhookLanes'],
     },
     work: ['webhookDeliveryLog'],
     queues: { 'webhook-delivery': ['SendMessage'] },
@@ -478,8 +476,8 @@ const TRIGGERED_RUNS: FunctionAccess = combineAccess(RUN_ENGINE, {
 export const WORKER_ACCESS = {
   /**
    * The table stream's dispatcher: for each new event, the subscribed endpoints (or the pinged one), one
-   * delivery per endpoint (read back when it exists already, to queue one a stopped handling left unqueued),
-   * its lane entry and count, and the message that wakes the lane; the runs of
+   * delivery per endpoint (read back when it exists already: a pending one a stopped handling left unsent is
+   * sent again) and its message to the `webhook-delivery` FIFO queue; the runs of
    * the workflows the event triggers (their trigger items: a Query of the definitions' partition); for each
    * changed usage month, the company's limits and a once-only threshold event; for each turn of a Dynadata
    * type's background deletion, the type, a page of its items, each item's deletion (with the type's counter
@@ -490,8 +488,8 @@ export const WORKER_ACCESS = {
       GetItem: ['webhooks', 'plans', 'dynadataTypes', 'events'],
       BatchGetItem: ['company'],
       Query: ['webhooks', 'workflows', 'dynadataItems'],
-      PutItem: ['events', 'webhookLanes', 'dynadataTypes'],
-      UpdateItem: ['webhookLanes', 'dynadataTypes', 'usage'],
+      PutItem: ['events', 'dynadataTypes'],
+      UpdateItem: ['dynadataTypes', 'usage'],
       DeleteItem: ['dynadataItems', 'dynadataTypes'],
       ConditionCheckItem: ['dynadataTypes'],
     },
@@ -500,19 +498,17 @@ export const WORKER_ACCESS = {
   /** The target of workflow schedules: the workflow's trigger item, then the due run (`TRIGGERED_RUNS`). */
   workflowSchedule: TRIGGERED_RUNS,
   /**
-   * A lane's delivery steps: takes, hands on, renews and releases the lane, reads its next entry, the event,
-   * the delivery and the endpoint, records the attempt (retry or final state, dropping the entry) and the
-   * endpoint's success or failure; sends the message of the lane's next turn (a retry, a hop of a long
-   * wait, the rest of a busy lane). The event source adds the queue's receive actions.
+   * A delivery's attempt: reads the delivery, the event and the endpoint, records the attempt (a retry or the
+   * final state) and the endpoint's success or failure; keeps a delivery to retry at its group's head by
+   * changing its message's visibility (with the group's later messages of the batch). The event source adds
+   * the queue's receive actions (which include `ChangeMessageVisibility`).
    */
   webhookDelivery: {
     table: {
       GetItem: ['events', 'webhooks'],
-      Query: ['webhookLanes'],
-      UpdateItem: ['events', 'webhookLanes', 'webhooks'],
-      DeleteItem: ['webhookLanes'],
+      UpdateItem: ['events', 'webhooks'],
     },
-    queues: { 'webhook-delivery': ['SendMessage'] },
+    queues: { 'webhook-delivery': ['ChangeMessageVisibility'] },
   },
   /**
    * Reads the message, its contact and the channel; moves the message's status (and its bytes on the type's

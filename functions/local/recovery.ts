@@ -1,6 +1,4 @@
-import { listUnfinishedLanes } from '../shared/data/webhook-deliveries';
 import { listUnfinishedWorkflowRuns } from '../shared/data/workflow-runs/runs';
-import { resumeLane } from '../shared/domain/events/lanes';
 import { type RecoveryCounts, recoverUnfinishedJobs } from '../shared/domain/jobs/recovery';
 import { releaseDueScheduledMessages } from '../shared/domain/messages/scheduled';
 import { resumeUndeliveredMessages } from '../shared/domain/messages/undelivered';
@@ -10,18 +8,18 @@ import { transcriptionJobs } from '../shared/domain/transcriptions';
 import { failRun, resumeWorkflowRun } from '../shared/domain/workflows/runs';
 
 /**
- * Start-up recovery of the local stack. No execution nor queue message survives the previous run (a crash,
+ * Start-up recovery of the local stack. No execution nor queue message (but the `webhook-delivery` queue's, kept on disk) survives the previous run (a crash,
  * or a stop that did not wait for them; on AWS both are durable), so every piece of work still unfinished at start-up
  * was interrupted and is resumed or settled here, never left running.
  *
  * Each kind of work names where its unfinished items are (a sparse index partition that holds only those:
- * start-up reads no history, so its time does not grow with the table) and what becomes of one:
+ * start-up reads no history, so its time does not grow with the table) and what becomes of one (webhook deliveries need nothing here: their
+ * queue keeps its messages on disk, as SQS does, `queues.ts`):
  * - jobs of every job engine type (transcodes, transcriptions, speech jobs): settled by the engine's recovery
  *   (`domain/jobs/recovery.ts`), `failed` with code `interrupted` (lease cleared, queue slot released, the
  *   `failed` event raised), retryable by the tenant where the type has retry;
  * - async workflow runs: resumed from their cursor by a new `workflow-run` queue message for their turn; sync runs (their
  *   caller's connection is gone) `failed` with `workflow_run_failed` (`docs/decisions/0004-*.md`);
- * - webhook lanes: freed and resumed, so every pending delivery ends delivered or failed with a reason;
  * - messages still `queued` (answered 202, their delivery execution gone or never started): delivered by a
  *   new execution (`domain/messages/undelivered.ts`), so every accepted message ends `sent` or `failed`;
  * - messages still `scheduled` whose time passed while the stack was down (the local scheduler fires no missed
@@ -71,9 +69,6 @@ export const UNFINISHED_WORK: readonly UnfinishedWork[] = [
     await failRun(run.companyId, run.runId, INTERRUPTED_SYNC_RUN);
     return 'failed';
   }),
-  work('webhook lanes', listUnfinishedLanes, async (lane, now) =>
-    (await resumeLane(lane, now)) ? 'resumed' : 'moved',
-  ),
   {
     name: 'message deliveries',
     // Nothing delivers here yet: every queued message is restarted, however recently it changed.

@@ -2,7 +2,12 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AccessLogRecord } from '../shared/http/access-log';
 import { ROUTE_GROUPS, type RouteGroup } from '../shared/routes/route-table';
-import { QUEUE_NAMES, queueUrlVariable, WORKFLOW_RUN_MAX_RECEIVES } from '../shared/types/queues';
+import {
+  QUEUE_NAMES,
+  queueUrlVariable,
+  WEBHOOK_DELIVERY_MAX_RECEIVES,
+  WORKFLOW_RUN_MAX_RECEIVES,
+} from '../shared/types/queues';
 import { stateMachineArnVariable } from '../shared/types/state-machines';
 import {
   ensureCursorKey,
@@ -128,15 +133,20 @@ const LOCAL_MESSAGE_SCHEDULE_TARGET = `arn:aws:lambda:${REGION}:${LOCAL_ACCOUNT}
 /**
  * The local queues and their workers, as the jobs stack declares them (`lib/constructs/webhook-events.ts`,
  * `lib/constructs/workflow-runs.ts`),
- * with a visibility timeout that outlasts the local lease (30 s) as the deployed one outlasts the deployed
- * lease.
+ * with visibility timeouts that outlast a batch's work (and, for workflow runs, the local lease) as the
+ * deployed ones do.
  */
 const LOCAL_QUEUES: LocalQueueDefinition[] = [
   {
     name: 'webhook-delivery',
+    // FIFO, as on AWS: a message group per endpoint and resource (`domain/events/delivery-queue.ts`); its
+    // messages kept on disk as SQS keeps them, so a restart finds every delivery's message (nothing scans).
+    fifo: true,
+    durable: true,
     handler: async () => (await import('../workers/webhook-delivery/index')).handler,
+    // Outlasts a batch's work (each delivery attempt at most 10 s), as on AWS.
     visibilityTimeoutSeconds: 40,
-    maxReceiveCount: 10,
+    maxReceiveCount: WEBHOOK_DELIVERY_MAX_RECEIVES,
     batchSize: 10,
     concurrency: 4,
   },
@@ -194,9 +204,6 @@ export const localRuntimeEnvironment = (d: Omit<StackDescription, 'apiUrl' | 'pi
     WEBHOOK_RETRY_CAP_SECONDS: String(webhooks.retryCapSeconds),
     WEBHOOK_RETRY_WINDOW_SECONDS: String(webhooks.retryWindowSeconds),
     WEBHOOK_DISABLE_AFTER_SECONDS: String(webhooks.disableAfterSeconds),
-    // The lease outlasts a work budget (a third of it) plus one attempt's 10 s; the queue's visibility timeout
-    // (`LOCAL_QUEUES`) outlasts the lease.
-    WEBHOOK_LEASE_SECONDS: '30',
     // A step the workflow engine started is its message's for 30 s (a step's bound is at most 15 s); the
     // queue's visibility timeout outlasts that lease plus a message's work budget.
     WORKFLOW_RUN_LEASE_SECONDS: '30',
@@ -292,6 +299,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const queues = await startLocalQueues({
       region: REGION,
       queues: LOCAL_QUEUES,
+      dataDir,
       ...(options.onQueueBatch ? { onBatch: options.onQueueBatch } : {}),
     });
     started.push(queues);
@@ -339,7 +347,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const { seedLocalData } = await import('./seed');
     const demo = await seedLocalData(dataDir, new Date());
     // Work the previous run left unfinished (its executions are gone) is resumed or settled, before the
-    // stream hands over what it had not yet: a lane is freed only while no new execution can hold it.
+    // stream hands over what it had not yet: a job or run is settled only while no new execution can hold it.
     const recovered = await (await import('./recovery')).recoverUnfinishedWork(new Date());
     options.onRecovered?.(recovered);
 

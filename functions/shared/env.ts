@@ -77,7 +77,7 @@ export interface Env {
   usagePlanKeys: Readonly<Record<string, string>>;
   /**
    * Event deliveries: first retry delay and its cap (exponential backoff with jitter in between), how long a
-   * delivery is retried, after how long of failing an endpoint is disabled, and the lane lease (seconds).
+   * delivery is retried, and after how long of failing an endpoint is disabled (seconds).
    * The local stack shortens them so tests see retries and disabling in seconds.
    */
   /**
@@ -90,7 +90,6 @@ export interface Env {
     retryCapSeconds: number;
     retryWindowSeconds: number;
     disableAfterSeconds: number;
-    leaseSeconds: number;
   };
 }
 
@@ -206,7 +205,6 @@ export const env = (): Env => {
       retryCapSeconds: boundedInteger('WEBHOOK_RETRY_CAP_SECONDS', 3600, 1, 86_400),
       retryWindowSeconds: boundedInteger('WEBHOOK_RETRY_WINDOW_SECONDS', 27 * 3600, 1, 7 * 86_400),
       disableAfterSeconds: boundedInteger('WEBHOOK_DISABLE_AFTER_SECONDS', 3 * 86_400, 1, 30 * 86_400),
-      leaseSeconds: boundedInteger('WEBHOOK_LEASE_SECONDS', 300, 1, 3600),
     }),
   });
   return cached;

@@ -6,34 +6,36 @@ import { Construct } from 'constructs';
 import { USAGE_MONTH_SORT_KEY_PREFIX } from '../../functions/shared/data/keys';
 import { DELETING_STATUS, TYPE_ENTITY } from '../../functions/shared/types/dynadata-types';
 import { EVENT_ENTITY } from '../../functions/shared/types/events';
+import { WEBHOOK_DELIVERY_MAX_RECEIVES } from '../../functions/shared/types/queues';
 import { type DataResources, WORKER_ACCESS } from '../access';
 import { AppFunction } from './app-function';
 import { workQueue } from './work-queue';
 
-/** The delivery worker's timeout: a message's work budget (30 s at most) plus one attempt's 10 s, with room. */
-const WORKER_TIMEOUT = Duration.seconds(60);
-/** The lane lease (`WEBHOOK_LEASE_SECONDS`): longer than a worker run, so a live owner never loses its lane. */
-const LEASE_SECONDS = 300;
-/** Longer than the lease: a message whose handling failed comes back once its lease has ended. */
+/**
+ * The delivery worker's timeout: a batch of 10 messages of one group is tried one after another, each
+ * attempt at most 10 s (the groups of a batch run at once), with room.
+ */
+const WORKER_TIMEOUT = Duration.seconds(120);
+/**
+ * Longer than the worker's timeout: a message whose handling failed (the worker stopped) comes back after it,
+ * its group waiting meanwhile. A delivery to retry sets its own visibility (the retry's wait).
+ */
 const VISIBILITY_TIMEOUT = Duration.seconds(360);
-/** Receives of a message whose handling keeps failing before it moves to the dead-letter queue. */
-const MAX_RECEIVE_COUNT = 10;
 
 /**
  * Events to webhooks: the table's stream → the dispatcher (`functions/workers/event-dispatcher`), which
- * queues one delivery per subscribed endpoint and sends the message that wakes its lane to the
- * `webhook-delivery` queue, whose event source feeds the delivery worker (`functions/workers/webhook-delivery`).
- * Each holds exactly its calls (`WORKER_ACCESS.eventDispatcher`, `WORKER_ACCESS.webhookDelivery`); the event
- * sources add the stream read actions to the dispatcher's role and the queue's receive actions to the
- * worker's.
+ * creates one delivery per subscribed endpoint and sends its message to the `webhook-delivery` FIFO queue,
+ * whose event source feeds the delivery worker (`functions/workers/webhook-delivery`). Each holds exactly
+ * its calls (`WORKER_ACCESS.eventDispatcher`, `WORKER_ACCESS.webhookDelivery`); the event sources add the
+ * stream read actions to the dispatcher's role and the queue's receive actions to the worker's.
  *
- * SQS rather than Step Functions Standard drives delivery (`docs/decisions/*-webhook-delivery-queue.md`): a
- * lane's order and its single delivery in flight are kept in the table (the lane's owner token and lease),
- * and a message is one turn of the lane: a retry's backoff is a message's delay, a wait longer than SQS's
- * 15 minutes a chain of hops. A delivery costs a few SQS requests where the machine cost about ten state
- * transitions. A message whose handling keeps failing moves to the dead-letter queue after
- * `MAX_RECEIVE_COUNT` receives (alarmed by the observability stack); its lane is taken again by the next
- * event of the resource once the lease has ended, or by a redrive of the message.
+ * SQS rather than Step Functions Standard drives delivery (`docs/decisions/0013-webhook-delivery-queue.md`),
+ * and a FIFO queue keeps the order (`docs/decisions/0060-webhook-order-by-fifo-groups.md`): a message group
+ * per endpoint and resource, in high-throughput mode (de-duplication and throughput per group), so SQS
+ * hands out a group's next delivery only once the one before it is deleted; a delivery to retry stays at
+ * its group's head with its visibility set to the backoff. A message whose handling keeps failing moves to
+ * the (FIFO) dead-letter queue after `WEBHOOK_DELIVERY_MAX_RECEIVES` receives (alarmed by the observability
+ * stack); its group goes on, and a redrive (or a redelivery) sends the delivery again.
  *
  * The event source filters on the records the dispatcher acts on (new events; changed usage months), so
  * other writes of the table invoke nothing; records of a failed invocation are retried from the failed
@@ -50,7 +52,8 @@ export class WebhookEvents extends Construct {
     const { data } = props;
     ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = workQueue(this, {
       visibilityTimeout: VISIBILITY_TIMEOUT,
-      maxReceiveCount: MAX_RECEIVE_COUNT,
+      maxReceiveCount: WEBHOOK_DELIVERY_MAX_RECEIVES,
+      fifo: true,
     }));
     const queues = { ...data.queues, 'webhook-delivery': this.queue };
     this.worker = new AppFunction(this, 'Worker', {
@@ -58,13 +61,12 @@ export class WebhookEvents extends Construct {
       description: 'Public API v1, event delivery to webhook endpoints',
       access: WORKER_ACCESS.webhookDelivery,
       data: { ...data, queues },
-      environment: { WEBHOOK_LEASE_SECONDS: String(LEASE_SECONDS) },
       timeout: WORKER_TIMEOUT,
     });
     this.worker.addEventSource(
       new SqsEventSource(this.queue, {
+        // No batching window: FIFO queues take none (a batch is what one receive hands out).
         batchSize: 10,
-        maxBatchingWindow: Duration.seconds(0),
         reportBatchItemFailures: true,
       }),
     );

@@ -27,7 +27,7 @@ export type ItemAction =
   | 'ConditionCheckItem';
 
 export type ExecutionAction = 'StartExecution' | 'StopExecution' | 'DescribeExecution';
-export type QueueAction = 'SendMessage';
+export type QueueAction = 'SendMessage' | 'ChangeMessageVisibility';
 export type SecretName = 'jwtKeys' | 'jwtPublicKeys' | 'cursorKey' | 'downloadSigner';
 /** What a function does with the key of workflow secrets: wraps new data keys, or unwraps stored ones. */
 export type WorkflowSecretsKeyAction = 'GenerateDataKey' | 'Decrypt';

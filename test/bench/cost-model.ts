@@ -61,8 +61,10 @@ export interface OperationUsage {
   stateTransitions: number;
   /** Express executions: their number and their durations (ms), billed at 64 MB per 100 ms started. */
   expressExecutionsMs: number[];
-  /** SQS requests: messages sent, and the event source's receives and deletes. */
+  /** SQS requests of standard queues: messages sent, and the event source's receives and deletes. */
   sqsRequests: number;
+  /** The same of FIFO queues (`webhook-delivery`), with the workers' visibility changes; priced apart. */
+  sqsFifoRequests?: number;
   s3Puts: number;
   s3Gets: number;
   pollyCharacters: number;
@@ -199,7 +201,9 @@ export const priceOperation = (
         0,
       ) *
         PRICES.stepFunctionsExpressPerGbSecond,
-    'SQS requests': perMillion(usage.sqsRequests, PRICES.sqsStandardPerMillionRequests),
+    'SQS requests':
+      perMillion(usage.sqsRequests, PRICES.sqsStandardPerMillionRequests) +
+      perMillion(usage.sqsFifoRequests ?? 0, PRICES.sqsFifoPerMillionRequests),
     'S3 requests': (usage.s3Puts * PRICES.s3PerThousandPuts + usage.s3Gets * PRICES.s3PerThousandGets) / 1000,
     Polly: perMillion(usage.pollyCharacters, PRICES.pollyStandardPerMillionCharacters),
     Transcribe:

@@ -60,7 +60,7 @@ const closingNotes = (priced: Priced[], memoryMb: (fn: string) => number, write:
   const hooks = find('webhook delivery');
   if (hooks)
     write(
-      `- webhook delivery ${perMillion(total(hooks.lines))}: SQS-driven lanes (3 requests a delivery); on Step Functions Standard its nine or so transitions a delivery made it $239\n`,
+      `- webhook delivery ${perMillion(total(hooks.lines))}: ordered by SQS FIFO message groups (${((hooks.usage.sqsFifoRequests ?? 0) / hooks.usage.runs).toFixed(0)} requests a delivery), no lane item; on Step Functions Standard its nine or so transitions a delivery made it $239\n`,
     );
   const message = find('message sent');
   if (message)
@@ -150,7 +150,7 @@ export const benchCost = async (write: (line: string) => void) => {
       .map((w) => `${label(w.fn)} ${per(w.records)} (${per(w.readUnits)} / ${per(w.writeUnits)})`)
       .join(', ');
     write(
-      `${name.padEnd(34)} ${per(usage.apiRequests)}; ${lambda}; ${per(usage.readUnits)} / ${per(usage.writeUnits)} (${Number(indexWriteUnits.toFixed(2))}, ${Number(meterWriteUnits.toFixed(2))}); ${per(usage.stateTransitions)}; ${per(usage.sqsRequests)}; ${per(usage.s3Puts)} / ${per(usage.s3Gets)}; ${offPath}; ${per(usage.logBytes)} (${per(usage.emfLogBytes ?? 0)})\n`,
+      `${name.padEnd(34)} ${per(usage.apiRequests)}; ${lambda}; ${per(usage.readUnits)} / ${per(usage.writeUnits)} (${Number(indexWriteUnits.toFixed(2))}, ${Number(meterWriteUnits.toFixed(2))}); ${per(usage.stateTransitions)}; ${per(usage.sqsRequests)}${usage.sqsFifoRequests ? ` + ${per(usage.sqsFifoRequests)} FIFO` : ''}; ${per(usage.s3Puts)} / ${per(usage.s3Gets)}; ${offPath}; ${per(usage.logBytes)} (${per(usage.emfLogBytes ?? 0)})\n`,
     );
   }
   const { transactions } = run;

@@ -43,6 +43,8 @@ const FUNCTION_OF_STATE: Record<string, { fn: string; x86?: boolean }> = {
 };
 /** Machines deployed as Express (`EXPRESS_STATE_MACHINES`): billed by request and duration. */
 const EXPRESS_MACHINES = new Set<string>(EXPRESS_STATE_MACHINES);
+/** The FIFO queues, whose requests are priced at the FIFO rate (`lib/constructs/webhook-events.ts`). */
+const FIFO_QUEUES = new Set(['webhook-delivery']);
 /** The Lambda function each local queue's event source invokes. */
 const WORKER_OF_QUEUE: Record<string, string> = {
   'webhook-delivery': 'PublicApiV1Jobs/WebhookEvents/Worker',
@@ -147,10 +149,20 @@ export const measureOperations = async (write: (line: string) => void): Promise<
     );
     const { sqs } = await import('../../functions/shared/aws/queues');
     let sqsSends = 0;
+    let fifoSends = 0;
     let runMessagesSent = 0;
     sqs.middlewareStack.add(
       (next) => async (args) => {
-        sqsSends += 1;
+        // Every request the functions make (sends, visibility changes), FIFO queues' apart (priced apart).
+        if (
+          FIFO_QUEUES.has(
+            String((args.input as { QueueUrl?: unknown }).QueueUrl)
+              .split('/')
+              .pop() ?? '',
+          )
+        )
+          fifoSends += 1;
+        else sqsSends += 1;
         if (String((args.input as { QueueUrl?: unknown }).QueueUrl).endsWith('/workflow-run'))
           runMessagesSent += 1;
         return next(args);
@@ -238,6 +250,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
       offPath['log-shipper'].length = 0;
       offPath['event-dispatcher'].length = 0;
       const sendsBefore = sqsSends;
+      const fifoSendsBefore = fifoSends;
       const s3Before = { ...s3Calls };
       logBytes = 0;
       emfBytes = 0;
@@ -279,8 +292,12 @@ export const measureOperations = async (write: (line: string) => void): Promise<
       for (const { queue, ms } of batches)
         if (WORKER_OF_QUEUE[queue]) invocations.push({ fn: WORKER_OF_QUEUE[queue], ms });
       // The event source's receive of each batch, and its delete of the messages handled.
-      const sqsRequests =
-        sqsSends - sendsBefore + batches.reduce((sum, b) => sum + 1 + (b.failed < b.messages ? 1 : 0), 0);
+      const eventSourceRequests = (fifo: boolean) =>
+        batches
+          .filter((b) => FIFO_QUEUES.has(b.queue) === fifo)
+          .reduce((sum, b) => sum + 1 + (b.failed < b.messages ? 1 : 0), 0);
+      const sqsRequests = sqsSends - sendsBefore + eventSourceRequests(false);
+      const sqsFifoRequests = fifoSends - fifoSendsBefore + eventSourceRequests(true);
       const accessLogBytes = accessLog.reduce((sum, r) => sum + Buffer.byteLength(JSON.stringify(r)), 0);
       const work = (kind: Exclude<Work, 'request'>, fn: string): OffPathWork => ({
         fn,
@@ -309,6 +326,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
             .filter((e) => EXPRESS_MACHINES.has(machineOf(e)))
             .map((e) => e.durationMs ?? 0),
           sqsRequests,
+          sqsFifoRequests,
           s3Puts: s3Calls.puts - s3Before.puts,
           s3Gets: s3Calls.gets - s3Before.gets,
           pollyCharacters: media.pollyCharacters,

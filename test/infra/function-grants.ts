@@ -146,7 +146,10 @@ export const checkFunctionGrants = async (
       for (const action of actionsOf(statement)) {
         if (statement.Effect !== 'Allow') continue;
         if (action.includes('*')) functionProblems.push(`grants the wildcard action ${action}`);
-        if (PLATFORM_ACTIONS.has(action) || (hasEventSource && EVENT_SOURCE_ACTIONS.has(action))) continue;
+        if (PLATFORM_ACTIONS.has(action)) continue;
+        // The event source's grant, unless the code makes the call itself too (a worker that changes the
+        // visibility of the messages it was handed: `sqs:ChangeMessageVisibility`).
+        if (hasEventSource && EVENT_SOURCE_ACTIONS.has(action) && !bundle.actions.has(action)) continue;
         // Lambda, not the code, sends a failed invocation to its destination.
         if (action === FAILURE_DESTINATION_ACTION && toFailureQueue(statement)) continue;
         granted.add(action);

@@ -46,9 +46,6 @@ beforeAll(async () => {
   );
   const { eventKey } = await import('../../functions/shared/data/events');
   const { endpointKey } = await import('../../functions/shared/data/webhook-endpoints');
-  const { lanePartition, unfinishedLaneIndexKey } = await import(
-    '../../functions/shared/data/webhook-deliveries'
-  );
   const { deliveryLogIndexKey } = await import('../../functions/shared/data/webhook-delivery-entities');
   vi.unstubAllEnvs();
   const co = newCompanyId();
@@ -74,7 +71,6 @@ beforeAll(async () => {
     workflowRuns: workflowRunKey(co, 'wr_1').pk,
     events: eventKey(co, 'evt_1').pk,
     webhooks: endpointKey(co, 'we_1').pk,
-    webhookLanes: lanePartition({ companyId: co, endpointId: 'we_1', resourceId: 'tc_1' }),
   };
   indexKeys = {
     dynadataIndex: indexPartition(co, 'contacts'),
@@ -84,8 +80,6 @@ beforeAll(async () => {
     unfinishedTranscriptions: transcriptionJobs.unfinishedIndexKey(co, 'tr_1').workpk,
     unfinishedSpeechJobs: speechJobs.unfinishedIndexKey(co, 'sj_1').workpk,
     unfinishedWorkflowRuns: unfinishedRunIndexKey(co, 'wr_1').workpk,
-    unfinishedWebhookLanes: unfinishedLaneIndexKey({ companyId: co, endpointId: 'we_1', resourceId: 'tc_1' })
-      .workpk,
     undeliveredMessages: undeliveredMessageIndexKey(co, 'msg_1').workpk,
     scheduledMessages: scheduledMessageIndexKey(co, 'msg_1', '2026-01-01T00:00:00.000Z').workpk,
     webhookDeliveryLog: deliveryLogIndexKey(co, 'we_1', 'evt_1').workpk,

@@ -79,6 +79,8 @@ export const SDK_ACTIONS: Record<string, string[] | typeof TRANSACTION> = {
   'client-lambda#InvokeCommand': ['lambda:InvokeFunction'],
   'client-sqs#SendMessageCommand': ['sqs:SendMessage'],
   'client-sqs#SendMessageBatchCommand': ['sqs:SendMessage'],
+  'client-sqs#ChangeMessageVisibilityCommand': ['sqs:ChangeMessageVisibility'],
+  'client-sqs#ChangeMessageVisibilityBatchCommand': ['sqs:ChangeMessageVisibility'],
   'client-scheduler#CreateScheduleCommand': ['scheduler:CreateSchedule', 'iam:PassRole'],
   'client-scheduler#UpdateScheduleCommand': ['scheduler:UpdateSchedule', 'iam:PassRole'],
   'client-scheduler#DeleteScheduleCommand': ['scheduler:DeleteSchedule'],

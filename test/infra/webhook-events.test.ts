@@ -82,46 +82,56 @@ describe('events to webhooks (jobs stack)', () => {
     expect(JSON.stringify(stream?.Resource)).toContain('StreamArn');
   });
 
-  it('gives the delivery worker the table and its own queue only: no executions, no bucket, no other queue', () => {
+  it('gives the delivery worker the table and its own queue only: no executions, no bucket, no other queue, no lane', () => {
     const statements = statementsOf(events.worker.role as never);
     const actions = actionsOf(statements);
     expect(actions.filter((a) => a.startsWith('states:') || a.startsWith('s3:'))).toEqual([]);
     expect(actions).toEqual(
-      expect.arrayContaining([
-        'dynamodb:GetItem',
-        'dynamodb:Query',
-        'dynamodb:UpdateItem',
-        'sqs:SendMessage',
-      ]),
+      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'sqs:ChangeMessageVisibility']),
     );
+    // The order is the queue's: the worker queries, deletes and sends nothing.
+    for (const gone of ['dynamodb:Query', 'dynamodb:DeleteItem', 'sqs:SendMessage'])
+      expect(actions).not.toContain(gone);
     const queueArn = { 'Fn::GetAtt': [logicalIdOf(events.queue), 'Arn'] };
     for (const statement of statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('sqs:'))))
       expect(statement.Resource).toEqual(queueArn);
   });
 
-  it('drives deliveries by an encrypted queue with a dead-letter queue, longer visibility than the worker runs', () => {
+  it('drives deliveries by an encrypted FIFO queue (message groups, high throughput) with a FIFO dead-letter queue', () => {
     // No state machine calls the delivery worker any more.
     const machines = Object.values(jobsTemplate.findResources('AWS::StepFunctions::StateMachine'));
     expect(machines.length).toBeGreaterThan(0);
     for (const machine of machines) expect(JSON.stringify(machine)).not.toContain(logicalIdOf(events.worker));
-    const queue = jobsTemplate.findResources('AWS::SQS::Queue')[logicalIdOf(events.queue)] as {
-      Properties: { VisibilityTimeout: number; SqsManagedSseEnabled: boolean; RedrivePolicy: unknown };
+    const queues = jobsTemplate.findResources('AWS::SQS::Queue');
+    const queue = queues[logicalIdOf(events.queue)] as {
+      Properties: Record<string, unknown> & { VisibilityTimeout: number; RedrivePolicy: unknown };
     };
-    expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+    expect(queue.Properties).toMatchObject({
+      FifoQueue: true,
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+      SqsManagedSseEnabled: true,
+    });
+    expect(queue.Properties.ContentBasedDeduplication).toBeUndefined();
+    expect(queues[logicalIdOf(events.deadLetterQueue)]).toMatchObject({ Properties: { FifoQueue: true } });
+    // More receives than a delivery's attempts in its window (61) and its group's until the endpoint is
+    // disabled (about 150): a message reaches the dead-letter queue only when its handling keeps failing.
     expect(queue.Properties.RedrivePolicy).toEqual({
       deadLetterTargetArn: { 'Fn::GetAtt': [logicalIdOf(events.deadLetterQueue), 'Arn'] },
-      maxReceiveCount: 10,
+      maxReceiveCount: 250,
     });
     const worker = jobsTemplate.findResources('AWS::Lambda::Function')[logicalIdOf(events.worker)] as {
       Properties: { Timeout: number; Environment: { Variables: Record<string, unknown> } };
     };
-    const lease = Number(worker.Properties.Environment.Variables.WEBHOOK_LEASE_SECONDS);
-    // A live owner keeps its lane for a whole run; a failed message comes back once the lease has ended.
-    expect(lease).toBeGreaterThan(worker.Properties.Timeout);
-    expect(queue.Properties.VisibilityTimeout).toBeGreaterThan(lease);
+    // A batch of one group (10 attempts of 10 s at most) fits the worker's time; a failed message comes back
+    // after it.
+    expect(worker.Properties.Timeout).toBeGreaterThanOrEqual(100);
+    expect(queue.Properties.VisibilityTimeout).toBeGreaterThan(worker.Properties.Timeout);
+    expect(worker.Properties.Environment.Variables).not.toHaveProperty('WEBHOOK_LEASE_SECONDS');
     jobsTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: logicalIdOf(events.worker) },
       EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(events.queue), 'Arn'] },
+      BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
   });

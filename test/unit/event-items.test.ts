@@ -65,3 +65,25 @@ describe('delivery retry schedule', () => {
     expect(env().webhookDelivery.disableAfterSeconds).toBe(3 * 86_400);
   });
 });
+
+describe('the webhook-delivery queue’s receives before its dead-letter queue', () => {
+  /** Attempts made within `windowSeconds` when every wait is the shortest the jitter allows. */
+  const mostAttempts = (windowSeconds: number) => {
+    let attempts = 1;
+    let elapsed = 0;
+    while (elapsed < windowSeconds) {
+      elapsed += retryDelaySeconds(attempts, 0);
+      attempts += 1;
+    }
+    return attempts;
+  };
+
+  it('outnumber a delivery’s attempts in its window and its group’s until the endpoint is disabled', async () => {
+    const { env } = await import('../../functions/shared/env');
+    const { WEBHOOK_DELIVERY_MAX_RECEIVES } = await import('../../functions/shared/types/queues');
+    const { retryWindowSeconds, disableAfterSeconds } = env().webhookDelivery;
+    expect(mostAttempts(retryWindowSeconds)).toBe(61);
+    expect(mostAttempts(disableAfterSeconds)).toBeLessThan(160);
+    expect(WEBHOOK_DELIVERY_MAX_RECEIVES).toBeGreaterThan(mostAttempts(disableAfterSeconds) + 50);
+  });
+});

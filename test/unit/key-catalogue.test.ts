@@ -14,10 +14,10 @@ const CATALOGUE = 'functions/shared/data/keys.ts';
 
 const KEY_PREFIX_LITERALS: readonly RegExp[] = [
   /CO#/,
-  /#(USAGE|CRED|IDEM|DD|DDTYPE|LOG|CHANNEL|OBJ|TRANSCODE|TRANSCRIPTION|WF|WFRUN|EVENT|WEBHOOK|WHLANE|APIKEYS|IX)\b/,
+  /#(USAGE|CRED|IDEM|DD|DDTYPE|LOG|CHANNEL|OBJ|TRANSCODE|TRANSCRIPTION|WF|WFRUN|EVENT|WEBHOOK|APIKEYS|IX)\b/,
   /\bAPIKEY\b/,
   /['"`](M|EV|DL|Q|EP|WF|WFV|JOB|REUSE|TOKEN|REVOKED|ONCE)#/,
-  /\b(TRANSCODE|TRANSCRIPTION|WFRUN|WHLANE)#UNFINISHED\b/,
+  /\b(TRANSCODE|TRANSCRIPTION|WFRUN)#UNFINISHED\b/,
   /\bMESSAGE#UNDELIVERED\b/,
   /['"`](PLAN|PROFILE|TOTALS|EV\$)['"`]/,
 ];
@@ -89,7 +89,6 @@ describe('the key catalogue', () => {
     expect(partitions.usage('co_1')).toBe('CO#co_1#USAGE');
     expect(partitions.dynadataItems('co_1', 'contacts')).toBe('CO#co_1#DD#contacts');
     expect(indexPartitions.dynadataIndex('co_1', 'contacts')).toBe('CO#co_1#DD#contacts#IX');
-    expect(partitions.webhookLanes('co_1', 'we_1', 'tc_1')).toBe('CO#co_1#WHLANE#we_1#tc_1');
     expect(partitions.storedObjects('co_1', 'companies/co_1/a.txt')).toBe('CO#co_1#OBJ#companies/co_1/a.txt');
     expect(sortKeys.usageMonth('2026-11')).toBe('M#2026-11');
     expect(sortKeys.logEntry(42, 'r')).toBe('000000000000042#r');

@@ -2,7 +2,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
-// No database here: each endpoint lookup, delivery and lane start is recorded, and a resource can be made
+// No database here: each endpoint lookup, delivery and message is recorded, and a resource can be made
 // to fail.
 const { dispatched, failing } = vi.hoisted(() => ({
   dispatched: [] as string[],
@@ -15,16 +15,16 @@ vi.mock('../../functions/shared/data/webhook-endpoints', () => ({
   ],
 }));
 vi.mock('../../functions/shared/data/webhook-deliveries', () => ({
-  enqueueDelivery: async ({ lane, eventId }: { lane: { resourceId: string }; eventId: string }) => {
+  createDelivery: async ({ target, eventId }: { target: { resourceId: string }; eventId: string }) => {
     // The slow first event of a resource shows that a later event of it never overtakes it.
     if (eventId.endsWith('_slow')) await new Promise((resolve) => setTimeout(resolve, 20));
-    if (failing.has(eventId)) throw new Error(`delivery of ${eventId} not queued`);
-    dispatched.push(`${lane.resourceId}:${eventId}`);
+    if (failing.has(eventId)) throw new Error(`delivery of ${eventId} not created`);
+    dispatched.push(`${target.resourceId}:${eventId}`);
+    return { state: 'created', round: 0 };
   },
 }));
-vi.mock('../../functions/shared/domain/events/lanes', () => ({
-  laneStartToken: () => 'token',
-  startLane: async () => undefined,
+vi.mock('../../functions/shared/domain/events/delivery-queue', () => ({
+  sendDelivery: async () => undefined,
 }));
 // Workflows started by events have tests of their own (`test/integration/workflow-triggers*.test.ts`).
 vi.mock('../../functions/shared/domain/workflows/trigger-sources', () => ({ startEventRuns: async () => 0 }));

@@ -1,17 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ddb } from '../../functions/shared/data/client';
 import { INDEX_ATTRIBUTES, listSparsePartition } from '../../functions/shared/data/sparse-index';
-import {
-  enqueueDelivery,
-  finishDelivery,
-  laneEnqueueItem,
-  passLane,
-  recordRetry,
-  releaseLane,
-  renewLane,
-  takeIdleLane,
-  takeLane,
-} from '../../functions/shared/data/webhook-deliveries';
+import { createDelivery, finishDelivery, recordRetry } from '../../functions/shared/data/webhook-deliveries';
 import {
   beginWorkflowStep,
   saveWorkflowRunProgress,
@@ -111,38 +101,27 @@ describe('the work index attributes', () => {
     );
     expect(removedOf(finish?.Update as Update)).toEqual(expect.arrayContaining([...INDEX_ATTRIBUTES]));
   });
-
-  it('are set by every enqueue of a lane (unchanged: no index write) and its fast take, named by no lease move, removed by its release', async () => {
-    const lane = { companyId: 'co_1', endpointId: 'we_1', resourceId: 'tc_1' };
-    const enqueue = laneEnqueueItem(lane).Update;
-    expect(indexNamesOf(enqueue)).toEqual(['workpk', 'worksk']);
-    const sent = capture();
-    await takeIdleLane(lane, 'evt_1', 'm1', now);
-    expect(indexNamesOf(updatesOf(sent)[0])).toEqual(['workpk', 'worksk']);
-    sent.length = 0;
-    const turn = { from: 'm1', to: 'm2' };
-    await takeLane(lane, turn, now, now);
-    await passLane(lane, turn, now);
-    await renewLane(lane, 'm2', now);
-    for (const update of updatesOf(sent)) expect(indexNamesOf(update)).toEqual([]);
-    sent.length = 0;
-    await releaseLane(lane, 'm2');
-    expect(removedOf(updatesOf(sent)[0])).toEqual(expect.arrayContaining([...INDEX_ATTRIBUTES]));
-  });
 });
 
 describe("a delivery's place in its endpoint's log", () => {
   it('is in the work index, set by its put and named by no retry or end (they write no index entry)', async () => {
-    const lane = { companyId: 'co_1', endpointId: 'we_1', resourceId: 'tc_1' };
+    const target = { companyId: 'co_1', endpointId: 'we_1', resourceId: 'tc_1' };
     const sent = capture();
-    await enqueueDelivery({ lane, eventId: 'evt_1', eventType: 'ping', eventCreatedAt: now });
+    await createDelivery({ target, eventId: 'evt_1', eventType: 'ping', eventCreatedAt: now });
     const put = sent.find((c) => c.input.Item)?.input.Item as Record<string, unknown>;
     expect(put).toMatchObject({ workpk: 'CO#co_1#WHDL#we_1', worksk: 'evt_1' });
     expect(put).not.toHaveProperty('gsi1pk');
     sent.length = 0;
-    const attempt = { lane, eventId: 'evt_1', attempts: 1, lastStatus: 503, durationMs: 5, now };
-    await recordRetry({ ...attempt, nextAttemptAt: now });
-    await finishDelivery({ ...attempt, status: 'delivered', lastStatus: 200, fast: true });
+    const attempt = {
+      companyId: 'co_1',
+      endpointId: 'we_1',
+      eventId: 'evt_1',
+      attempts: 1,
+      durationMs: 5,
+      now,
+    };
+    await recordRetry({ ...attempt, lastStatus: 503, nextAttemptAt: now });
+    await finishDelivery({ ...attempt, status: 'delivered', lastStatus: 200 });
     const updates = updatesOf(sent);
     expect(updates).toHaveLength(2);
     for (const update of updates) expect(indexNamesOf(update)).toEqual([]);

@@ -66,9 +66,6 @@ export const partitions = {
   events: (companyId: string) => tenant(companyId, '#EVENT'),
   /** `CO#<companyId>#WEBHOOK`: webhook endpoints and their count. */
   webhooks: (companyId: string) => tenant(companyId, '#WEBHOOK'),
-  /** `CO#<companyId>#WHLANE#<endpointId>#<resourceId>`: a delivery lane (its lease and queued entries). */
-  webhookLanes: (companyId: string, endpointId: string, resourceId: string) =>
-    tenant(companyId, `#WHLANE#${endpointId}#${resourceId}`),
 } as const;
 
 /**
@@ -103,8 +100,6 @@ export const indexPartitions = {
   unfinishedSpeechJobs: () => 'SPEECHJOB#UNFINISHED',
   /** `WFRUN#UNFINISHED`: running workflow runs of every company. */
   unfinishedWorkflowRuns: () => 'WFRUN#UNFINISHED',
-  /** `WHLANE#UNFINISHED`: webhook lanes with deliveries to send, of every company. */
-  unfinishedWebhookLanes: () => 'WHLANE#UNFINISHED',
   /** `CO#<companyId>#WHDL#<endpointId>`: the deliveries of one webhook endpoint, by event id (its log). */
   webhookDeliveryLog: (companyId: string, endpointId: string) => tenant(companyId, `#WHDL#${endpointId}`),
   /** `MESSAGE#UNDELIVERED`: messages still `queued` for delivery, of every company. */
@@ -173,8 +168,6 @@ export const sortKeys = {
   deliveriesOf: (eventId: string) => `DL#${eventId}#`,
   webhookEndpoint: (endpointId: string) => `EP#${endpointId}`,
   webhookCount: 'COUNT',
-  webhookLane: 'LANE',
-  laneEntry: (eventId: string) => `Q#${eventId}`,
 } as const;
 
 /** The sort key of an item in a sparse index partition of unfinished work: the company, then the item. */

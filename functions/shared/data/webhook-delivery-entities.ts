@@ -1,12 +1,11 @@
 import * as zm from '../zod-mini';
 import { defineEntity } from './entity';
-import { indexPartitions, partitions, sortKeys } from './keys';
+import { indexPartitions, sortKeys } from './keys';
 import { sparseIndexKey } from './sparse-index';
 
 /**
  * The stored things of webhook delivery (`webhook-deliveries.ts` owns every write to them): a delivery in
- * the event's partition, and a lane's head item and queue entries in the lane's partition. Their schemas
- * are apart from the access patterns so each module stays small.
+ * the event's partition. Its schema is apart from the access patterns so each module stays small.
  */
 
 /** A delivery of an event to an endpoint. `lastStatus` is an HTTP status or a short reason. */
@@ -30,6 +29,8 @@ export const WebhookDelivery = /* @__PURE__ */ defineEntity({
       lastDurationMs: zm.optional(zm.number()),
       nextAttemptAt: zm.optional(zm.string()),
       finishedAt: zm.optional(zm.string()),
+      /** Redeliveries so far: names the queue message of each (its de-duplication id). */
+      round: zm.optional(zm.number()),
     });
   },
 });
@@ -42,51 +43,12 @@ export const WebhookDelivery = /* @__PURE__ */ defineEntity({
 export const deliveryLogIndexKey = (companyId: string, endpointId: string, eventId: string) =>
   sparseIndexKey(indexPartitions.webhookDeliveryLog(companyId, endpointId), eventId);
 
-/** A lane: the deliveries of one endpoint and one resource, sent in order (`webhook-deliveries.ts`). */
-export interface LaneRef {
+/**
+ * Where a delivery goes and what it is about: the endpoint, and the resource (a job, a message, a run, a
+ * meter) whose events the endpoint receives in order (`domain/events/delivery-queue.ts`: its message group).
+ */
+export interface DeliveryTarget {
   companyId: string;
   endpointId: string;
   resourceId: string;
 }
-
-export const lanePartition = (lane: LaneRef) =>
-  partitions.webhookLanes(lane.companyId, lane.endpointId, lane.resourceId);
-
-/** The sparse `work` partition of lanes with deliveries to send (`sparse-index.ts`). */
-export const UNFINISHED_LANES_PARTITION = indexPartitions.unfinishedWebhookLanes();
-
-/** A lane's place in the unfinished partition. */
-export const unfinishedLaneIndexKey = (lane: LaneRef) =>
-  sparseIndexKey(UNFINISHED_LANES_PARTITION, lanePartition(lane));
-
-/**
- * A lane's head item: its identity, the number of pending deliveries (entries), the owner with its lease, and
- * the delivery taken on the idle-lane fast path (`fast`: no entry, not counted); in the unfinished partition
- * while it has deliveries to send (its enqueue or fast take writes it, its release removes it).
- */
-export const WebhookLane = /* @__PURE__ */ defineEntity({
-  name: 'webhook_lane',
-  key: (lanePartition: string) => ({ pk: lanePartition, sk: sortKeys.webhookLane }),
-  get schema() {
-    return zm.object({
-      companyId: zm.string(),
-      endpointId: zm.string(),
-      resourceId: zm.string(),
-      pending: zm.optional(zm.number()),
-      owner: zm.optional(zm.string()),
-      leaseUntil: zm.optional(zm.string()),
-      /** The delivery (its event id) the owner carries with no entry: the lane was idle when it came. */
-      fast: zm.optional(zm.string()),
-    });
-  },
-  index: unfinishedLaneIndexKey,
-});
-
-/** A queued delivery of a lane (its event id), oldest first. */
-export const LaneEntry = /* @__PURE__ */ defineEntity({
-  name: 'webhook_lane_entry',
-  key: (lanePartition: string, eventId: string) => ({ pk: lanePartition, sk: sortKeys.laneEntry(eventId) }),
-  get schema() {
-    return zm.object({ eventId: zm.string() });
-  },
-});

@@ -1,131 +1,85 @@
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItemsByKey } from './batch';
-import { ddb, tableName } from './client';
-import { putItem, type TransactItem } from './entity';
+import { ddb, isConditionalCheckFailed, tableName } from './client';
 import { eventExpiry } from './events';
 import { indexPartitions } from './keys';
 import { TABLE_SHAPE } from './table';
-import { cancellationReasons, sendTransaction } from './transactions';
-import {
-  type DeliveryRecord,
-  deliveryKey,
-  entryKey,
-  idleLaneTake,
-  type LaneRef,
-  laneEnqueueItem,
-  toDelivery,
-} from './webhook-deliveries';
-import { deliveryLogIndexKey, LaneEntry, WebhookDelivery } from './webhook-delivery-entities';
+import { type DeliveryRecord, deliveryKey, getDelivery, toDelivery } from './webhook-deliveries';
+import { type DeliveryTarget, deliveryLogIndexKey, WebhookDelivery } from './webhook-delivery-entities';
 
 /**
  * What a company does with an endpoint's deliveries beyond watching them: reads its log (the deliveries in
  * the `work` index partition `CO#<companyId>#WHDL#<endpointId>`, by event id, written with each delivery) and sends a
- * delivery again (the same item made `pending` and queued in its lane, like `enqueueDelivery` does).
+ * delivery again (the same item made `pending`, its `round` counted up).
  */
 /**
- * Makes the delivery of an event to an endpoint `pending` again and puts it in its lane, in one transaction
- * (a redelivery): its attempts start anew, with a new retry window, and the same event id. A delivery that
- * does not exist yet (an endpoint the event was not sent to) is created. A lane found idle is taken for the
- * delivery (`idleLaneTake`, the idle-lane fast path: no entry, no count) by `takeIdle.owner`, the token of
- * the message sent next; a lane held, with entries or carrying another delivery gets an entry and its count
- * instead. False when the delivery is pending already (it is being sent, or waits in its lane: nothing
- * written).
+ * Makes the delivery of an event to an endpoint `pending` again (a redelivery): its attempts start anew,
+ * with a new retry window, the same event id, and one more `round` (the redelivery's queue message is named
+ * after it). A delivery that does not exist yet (an endpoint the event was not sent to) is created. One
+ * conditional update; when the delivery is pending already (it is being sent, or waits in its group)
+ * nothing is written. Either way the answer is the round its message carries.
  */
 export const requeueDelivery = async (options: {
-  lane: LaneRef;
+  target: DeliveryTarget;
   eventId: string;
   eventType: string;
   eventCreatedAt: Date;
-  takeIdle?: { owner: string; leaseUntil: Date };
-}): Promise<boolean> => {
-  const { lane, eventId, takeIdle } = options;
-  const pending = pendingAgain(options);
-  if (takeIdle) {
-    const take = idleLaneTake(lane, eventId, takeIdle.owner, takeIdle.leaseUntil);
-    const taken = await written([pending, { Update: take }]);
-    // `lane`: the lane is not idle, the delivery queues behind what it holds.
-    if (taken !== 'lane') return taken === 'written';
-  }
-  const entry = entryKey(lane, eventId);
-  for (let attempt = 0; attempt < LANE_MOVES; attempt++) {
-    const absent = { expression: 'attribute_not_exists(pk)' };
-    const queued = await written([
-      pending,
-      putItem(LaneEntry, entry, { eventId }, { condition: absent }),
-      laneEnqueueItem(lane),
-    ]);
-    if (queued !== 'lane') return queued === 'written';
-    // Its entry is still there (an owner ended it and stopped before taking it out): made pending, it is
-    // sent from that entry, which is counted already. Gone meanwhile: queued anew.
-    const check = { TableName: tableName(), Key: entry, ConditionExpression: 'attribute_exists(pk)' };
-    const kept = await written([pending, { ConditionCheck: check }]);
-    if (kept !== 'lane') return kept === 'written';
-  }
-  throw new Error(`the lane of ${eventId} kept changing under its redelivery`);
-};
-
-/** Tries before a redelivery gives up on a lane whose entry comes and goes under it (never in practice). */
-const LANE_MOVES = 3;
-
-/**
- * A redelivery's transaction, the delivery made pending first: `pending` when that failed (it is pending
- * already, nothing written), `lane` when the lane's action failed.
- */
-const written = async (items: TransactItem[]): Promise<'written' | 'pending' | 'lane'> => {
+}): Promise<{ requeued: boolean; round: number }> => {
+  const { target, eventId } = options;
   try {
-    await sendTransaction(new TransactWriteCommand({ TransactItems: items }));
-    return 'written';
+    const { Attributes } = await ddb.send(
+      new UpdateCommand({ ...pendingAgain(options), ReturnValues: 'UPDATED_NEW' }),
+    );
+    return { requeued: true, round: Number(Attributes?.round ?? 1) };
   } catch (error) {
-    const reasons = cancellationReasons(error);
-    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return 'pending';
-    if (reasons?.slice(1).some((r) => r.Code === 'ConditionalCheckFailed')) return 'lane';
-    throw error;
+    if (!isConditionalCheckFailed(error)) throw error;
   }
+  const found = await getDelivery(target.companyId, eventId, target.endpointId);
+  return { requeued: false, round: found?.round ?? 0 };
 };
 
 /** The delivery made `pending` again, unless it is (`requeueDelivery`). */
 const pendingAgain = (options: {
-  lane: LaneRef;
+  target: DeliveryTarget;
   eventId: string;
   eventType: string;
   eventCreatedAt: Date;
-}): TransactItem => {
-  const { lane, eventId } = options;
+}) => {
+  const { target, eventId } = options;
   return {
-    Update: {
-      TableName: tableName(),
-      Key: deliveryKey(lane.companyId, eventId, lane.endpointId),
-      ...WebhookDelivery.update(
-        {
-          set: {
-            entity: WebhookDelivery.name,
-            eventId,
-            endpointId: lane.endpointId,
-            resourceId: lane.resourceId,
-            eventType: options.eventType,
-            status: 'pending',
-            attempts: 0,
-            ttl: eventExpiry(options.eventCreatedAt),
-            ...deliveryLogIndexKey(lane.companyId, lane.endpointId, eventId),
-          },
-          // A delivery written before the log moved to `work` leaves its place in `gsi1` for its new one.
-          remove: [
-            TABLE_SHAPE.gsi1.partitionKey,
-            TABLE_SHAPE.gsi1.sortKey,
-            'lastStatus',
-            'lastAttemptAt',
-            'lastDurationMs',
-            'nextAttemptAt',
-            'firstAttemptAt',
-            'finishedAt',
-          ],
+    TableName: tableName(),
+    Key: deliveryKey(target.companyId, eventId, target.endpointId),
+    ...WebhookDelivery.update(
+      {
+        set: {
+          entity: WebhookDelivery.name,
+          eventId,
+          endpointId: target.endpointId,
+          resourceId: target.resourceId,
+          eventType: options.eventType,
+          status: 'pending',
+          attempts: 0,
+          ttl: eventExpiry(options.eventCreatedAt),
+          ...deliveryLogIndexKey(target.companyId, target.endpointId, eventId),
         },
-        {
-          expression: 'attribute_not_exists(pk) OR #status <> :pending',
-          values: { ':pending': 'pending' },
-        },
-      ),
-    },
+        add: { round: 1 },
+        // A delivery written before the log moved to `work` leaves its place in `gsi1` for its new one.
+        remove: [
+          TABLE_SHAPE.gsi1.partitionKey,
+          TABLE_SHAPE.gsi1.sortKey,
+          'lastStatus',
+          'lastAttemptAt',
+          'lastDurationMs',
+          'nextAttemptAt',
+          'firstAttemptAt',
+          'finishedAt',
+        ],
+      },
+      {
+        expression: 'attribute_not_exists(pk) OR #status <> :pending',
+        values: { ':pending': 'pending' },
+      },
+    ),
   };
 };
 

@@ -1,5 +1,5 @@
 import { getEvent } from '../../data/events';
-import { finishDelivery, getDelivery, type LaneRef, recordRetry } from '../../data/webhook-deliveries';
+import { finishDelivery, getDelivery, recordRetry } from '../../data/webhook-deliveries';
 import { getEndpoint, recordEndpointFailure, recordEndpointSuccess } from '../../data/webhook-endpoints';
 import { env } from '../../env';
 import { leaseFrom } from '../jobs/worker-shell';
@@ -7,7 +7,8 @@ import { postWebhook, signingSecrets, signWebhook, WebhookRejectedError } from '
 import { toPublicEvent } from './events';
 
 /**
- * One attempt of a lane's oldest delivery (`lane-run.ts` drives a lane: which delivery, when, by whom).
+ * One attempt of a delivery, for a message of the `webhook-delivery` FIFO queue (`delivery-queue.ts`; the
+ * worker keeps a delivery to retry at its group's head, `workers/webhook-delivery`).
  *
  * Retries: on 5xx, 408, 429 and network errors, after min(cap, base × 2^(n-1)) seconds with equal jitter
  * (half fixed, half random), for the retry window (27 h by default) from the first attempt; other answers
@@ -34,9 +35,17 @@ export const retryDelaySeconds = (attempt: number, random = Math.random()): numb
   return Math.max(1, Math.round(full / 2 + (random * full) / 2));
 };
 
+/**
+ * `skipped`: the delivery had ended (or is gone): a repeated or outdated message. `retry`: try again after
+ * `retryInSeconds`, the message kept at its group's head; `wait`: not due yet (a message back before its
+ * retry's time), likewise.
+ */
 export type AttemptResult =
-  | { outcome: 'delivered' | 'failed' }
-  | { outcome: 'retry'; retryInSeconds: number };
+  | { outcome: 'delivered' | 'failed' | 'skipped' }
+  | { outcome: 'retry' | 'wait'; retryInSeconds: number };
+
+/** A message arriving less than this before its retry is due is handled as due. */
+const DUE_SLACK_MS = 1000;
 
 type Answer = ({ ok: true; status: number } | { ok: false; retryable: boolean; status: number | string }) & {
   durationMs?: number;
@@ -76,19 +85,17 @@ const send = async (
   }
 };
 
-/** One attempt of the lane's oldest delivery (`fast`: the one taken on the idle-lane fast path, no entry). */
-export const attemptStep = async (
-  task: LaneRef & { eventId: string; fast?: boolean },
+/** One attempt of the delivery of `eventId` to the endpoint, if it is pending and due. */
+export const attemptDelivery = async (
+  task: { companyId: string; endpointId: string; eventId: string },
   now = new Date(),
 ): Promise<AttemptResult> => {
-  const { eventId } = task;
-  const lane: LaneRef = {
-    companyId: task.companyId,
-    endpointId: task.endpointId,
-    resourceId: task.resourceId,
-  };
-  const delivery = await getDelivery(task.companyId, eventId, task.endpointId);
-  const attempts = (delivery?.attempts ?? 0) + 1;
+  const { companyId, endpointId, eventId } = task;
+  const delivery = await getDelivery(companyId, eventId, endpointId);
+  if (delivery?.status !== 'pending') return { outcome: 'skipped' };
+  const dueInMs = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) - now.getTime() : 0;
+  if (dueInMs > DUE_SLACK_MS) return { outcome: 'wait', retryInSeconds: Math.ceil(dueInMs / 1000) };
+  const attempts = delivery.attempts + 1;
   const end = async (
     status: 'delivered' | 'failed',
     lastStatus: number | string,
@@ -96,14 +103,21 @@ export const attemptStep = async (
     durationMs?: number,
   ) => {
     const timed = durationMs === undefined ? {} : { durationMs };
-    const fast = task.fast ? { fast: true } : {};
-    await finishDelivery({ lane, eventId, status, attempts: count, lastStatus, now, ...timed, ...fast });
+    await finishDelivery({
+      companyId,
+      endpointId,
+      eventId,
+      status,
+      attempts: count,
+      lastStatus,
+      now,
+      ...timed,
+    });
     return { outcome: status } as const;
   };
-  if (delivery?.status !== 'pending') return end('failed', delivery?.lastStatus ?? 'gone', attempts - 1);
   const [event, endpoint] = await Promise.all([
-    getEvent(task.companyId, eventId, now),
-    getEndpoint(task.companyId, task.endpointId),
+    getEvent(companyId, eventId, now),
+    getEndpoint(companyId, endpointId),
   ]);
   if (!event) return end('failed', 'event_expired', attempts - 1);
   if (!endpoint) return end('failed', 'endpoint_deleted', attempts - 1);
@@ -118,13 +132,13 @@ export const attemptStep = async (
   );
   if (answer.ok) {
     // A healthy endpoint has nothing to clear: no write that is known to fail (it would still bill a unit).
-    if (endpoint.failingSince !== undefined) await recordEndpointSuccess(task.companyId, task.endpointId);
+    if (endpoint.failingSince !== undefined) await recordEndpointSuccess(companyId, endpointId);
     return end('delivered', answer.status, attempts, answer.durationMs);
   }
   const settings = env().webhookDelivery;
   const after = await recordEndpointFailure({
-    companyId: task.companyId,
-    endpointId: task.endpointId,
+    companyId,
+    endpointId,
     now,
     longestGapMs: settings.retryCapSeconds * 1000 + DELIVERY_TIMEOUT_MS,
     disableAfterMs: settings.disableAfterSeconds * 1000,
@@ -138,7 +152,8 @@ export const attemptStep = async (
   const retryInSeconds = retryDelaySeconds(attempts);
   const next = leaseFrom(now, retryInSeconds);
   await recordRetry({
-    lane,
+    companyId,
+    endpointId,
     eventId,
     attempts,
     lastStatus: answer.status,

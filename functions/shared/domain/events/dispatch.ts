@@ -1,14 +1,12 @@
 import { EVENT_ENTITY, type EventRecord, toEventRecord } from '../../data/events';
 import { companyOfUsagePartition } from '../../data/keys';
-import { enqueueDelivery } from '../../data/webhook-deliveries';
+import { createDelivery } from '../../data/webhook-deliveries';
 import { getEndpoint, listEndpoints, type WebhookEndpointRecord } from '../../data/webhook-endpoints';
-import { env } from '../../env';
 import { logger } from '../../observability/logger';
 import { sweepDeletingType, typeSweepOf } from '../dynadata/type-sweep';
-import { leaseFrom } from '../jobs/worker-shell';
 import { startEventRuns } from '../workflows/trigger-sources';
+import { sendDelivery } from './delivery-queue';
 import { subscribes } from './endpoints';
-import { laneStartToken, startLane } from './lanes';
 import { raiseUsageThresholds } from './usage-thresholds';
 
 /**
@@ -17,10 +15,10 @@ import { raiseUsageThresholds } from './usage-thresholds';
  *
  * - A new event item: one delivery per enabled endpoint subscribed to its type (the endpoint tested, for a
  *   `ping`) that existed when the event was raised (an endpoint receives only events raised after its
- *   creation, however late the event is handled), each created once (a record handled twice creates no second delivery) and queued in its lane (or,
- *   the lane idle, taking it for itself: the idle-lane fast path),
- *   then the message that wakes the lane is sent to the `webhook-delivery` queue (a repeated message finds
- *   the lane held or its turn passed, and sends nothing twice).
+ *   creation, however late the event is handled), each created once (a record handled twice creates no second delivery),
+ *   then its message is sent to the `webhook-delivery` FIFO queue, in the group of its endpoint and
+ *   resource (`delivery-queue.ts`): also for a delivery found still pending (a handling that stopped before
+ *   its message), which the queue's de-duplication absorbs when it was sent; never for one found ended.
  * - A new event item also starts the company's workflows whose `on.events` lists its type, one run per
  *   event and workflow (`workflows/trigger-sources.ts`), before its deliveries.
  * - A changed usage month (its item, a shard of its `api_requests` or a billing family's item): a meter that passed 80 % or 100 % of
@@ -51,20 +49,14 @@ export const dispatchEvent = async (event: EventRecord): Promise<number> => {
     : (await listEndpoints(event.companyId)).filter((e) => subscribes(e, event));
   const enabled = endpoints.filter((e) => e.status === 'enabled' && existedAt(e, event));
   for (const endpoint of enabled) {
-    const lane = { companyId: event.companyId, endpointId: endpoint.id, resourceId: event.resourceId };
-    // An idle lane is taken for this delivery at once, by the message sent next (the idle-lane fast path).
-    const takeIdle = {
-      owner: laneStartToken(lane, event.id),
-      leaseUntil: leaseFrom(new Date(), env().webhookDelivery.leaseSeconds),
-    };
-    await enqueueDelivery({
-      lane,
+    const target = { companyId: event.companyId, endpointId: endpoint.id, resourceId: event.resourceId };
+    const { state, round } = await createDelivery({
+      target,
       eventId: event.id,
       eventType: event.type,
       eventCreatedAt: new Date(event.createdAt),
-      takeIdle,
     });
-    await startLane(lane, event.id);
+    if (state !== 'ended') await sendDelivery({ ...target, eventId: event.id, round });
   }
   return enabled.length;
 };
@@ -122,15 +114,15 @@ const readEvent = (change: StreamChange): EventRecord | undefined => {
  */
 export const createChangeDispatcher = () => {
   const run = slots(PARALLEL_CHANGES);
-  const lanes = new Map<string, Promise<void>>();
+  const chains = new Map<string, Promise<void>>();
   return (change: StreamChange): Promise<void> => {
     const image = change.newImage;
     if (!image) return Promise.resolve();
     if (change.eventName === 'INSERT' && image.entity === EVENT_ENTITY) {
       const event = readEvent(change);
       if (!event) return Promise.resolve();
-      const lane = `${event.companyId}#${event.resourceId}`;
-      const previous = lanes.get(lane) ?? Promise.resolve();
+      const chain = `${event.companyId}#${event.resourceId}`;
+      const previous = chains.get(chain) ?? Promise.resolve();
       const handled = previous.then(
         () =>
           run(async () => {
@@ -149,7 +141,7 @@ export const createChangeDispatcher = () => {
           throw new HeldBackError(event.id);
         },
       );
-      lanes.set(lane, handled);
+      chains.set(chain, handled);
       return handled;
     }
     const sweep = typeSweepOf(image, change.oldImage);
@@ -170,8 +162,8 @@ export const createChangeDispatcher = () => {
     if (!companyOfUsagePartition(String(image.pk ?? ''))) return Promise.resolve();
     // One company's usage changes one after another: the thresholds they pass are raised in the order the
     // meter reached them (80 % before 100 %), whatever happened to an earlier change.
-    const usageLane = `usage#${String(image.pk)}`;
-    const handled = (lanes.get(usageLane) ?? Promise.resolve())
+    const usageChain = `usage#${String(image.pk)}`;
+    const handled = (chains.get(usageChain) ?? Promise.resolve())
       .catch(() => undefined)
       .then(() =>
         run(async () => {
@@ -183,7 +175,7 @@ export const createChangeDispatcher = () => {
           }
         }),
       );
-    lanes.set(usageLane, handled);
+    chains.set(usageChain, handled);
     return handled;
   };
 };

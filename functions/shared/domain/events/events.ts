@@ -5,8 +5,8 @@ import { listEndpoints, type WebhookEndpointRecord } from '../../data/webhook-en
 import { AppError, NotFoundError } from '../../errors';
 import { DEFAULT_DELIVERIES_PAGE, DEFAULT_EVENTS_PAGE, type EventType } from '../../types/events';
 import { listCursor, type PageRequest } from '../pages';
+import { sendDelivery } from './delivery-queue';
 import { findEndpoint } from './endpoints';
-import { laneStartToken, startLane } from './lanes';
 
 /**
  * Events as the API consumer reads them: `{id, type, createdAt, data}`, exactly the body every delivery
@@ -86,13 +86,11 @@ export const endpointDeliveryPage = async (companyId: string, endpointId: string
   };
 };
 
-/** The tag of a redelivery's lane message (`startLane`). */
-const REDELIVERY_TAG = 'rd';
-
 /**
  * `POST /v1/events/{id}/redeliver`: the event sent again, with the same `webhook-id`, to one endpoint of the
  * company (enabled, subscribed or not) or to every enabled endpoint it was sent to. Each delivery starts
- * anew (attempts, retry window) in its lane; one still pending is left as it is.
+ * anew (attempts, retry window), its message sent to its group (after the group's queued messages); one
+ * still pending is left as it is.
  */
 export const redeliverEvent = async (
   companyId: string,
@@ -113,20 +111,17 @@ export const redeliverEvent = async (
     targets = (await listEndpoints(companyId)).filter((e) => sentTo.has(e.id) && e.status === 'enabled');
   }
   for (const endpoint of targets) {
-    const lane = { companyId, endpointId: endpoint.id, resourceId: event.resourceId };
-    // An idle lane is taken for the redelivery by the message sent next, one token for every redelivery of
-    // the delivery (asked again after a stop before its message, the message sent then is the lane's turn),
-    // with a lease already ended: any message of the lane may take it, and sends the redelivery first.
-    await requeueDelivery({
-      lane,
+    const target = { companyId, endpointId: endpoint.id, resourceId: event.resourceId };
+    const { round } = await requeueDelivery({
+      target,
       eventId,
       eventType: event.type,
       eventCreatedAt: new Date(event.createdAt),
-      takeIdle: { owner: `${laneStartToken(lane, eventId)}-${REDELIVERY_TAG}`, leaseUntil: now },
     });
-    // Sent for a delivery found pending too: a message that finds the lane held, or its turn passed, sends
-    // nothing; one whose lane waits for it (a request stopped before its message) wakes it.
-    await startLane(lane, eventId, REDELIVERY_TAG);
+    // Sent for a delivery found pending too, named by its round: a request that stopped between its write
+    // and its message completes when asked again; one whose message was sent is de-duplicated by the queue
+    // (within 5 minutes; a later copy finds the delivery ended behind it, or sends it once).
+    await sendDelivery({ ...target, eventId, round });
   }
   return eventWithDeliveries(companyId, eventId, now);
 };
