@@ -104,7 +104,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
   const accessLog: AccessLogRecord[] = [];
   const executions: ExecutionEvent[] = [];
   const batches: QueueBatchEvent[] = [];
-  const offPath: Record<Exclude<Work, 'request'>, { ms: number; records: number }[]> = {
+  const offPath: Record<Exclude<Work, 'request' | 'setup'>, { ms: number; records: number }[]> = {
     'log-shipper': [],
     'event-dispatcher': [],
   };
@@ -299,7 +299,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
       const sqsRequests = sqsSends - sendsBefore + eventSourceRequests(false);
       const sqsFifoRequests = fifoSends - fifoSendsBefore + eventSourceRequests(true);
       const accessLogBytes = accessLog.reduce((sum, r) => sum + Buffer.byteLength(JSON.stringify(r)), 0);
-      const work = (kind: Exclude<Work, 'request'>, fn: string): OffPathWork => ({
+      const work = (kind: Exclude<Work, 'request' | 'setup'>, fn: string): OffPathWork => ({
         fn,
         batchesMs: offPath[kind].map((b) => b.ms),
         records: offPath[kind].reduce((sum, b) => sum + b.records, 0),
@@ -350,6 +350,7 @@ export const measureOperations = async (write: (line: string) => void): Promise<
       until,
       runAdmin,
       measure,
+      unmetered: (fn) => (meter ? meter.within('setup', fn) : fn()),
       dataDir,
       executions,
       batches,

@@ -32,9 +32,11 @@ import {
  * work (a worker, the dispatcher) can overlap it, on items of its own.
  *
  * Units are attributed to the work running (`within`): the request path, or an off-path batch (the log
- * shipper, the event dispatcher), so the report can price the latter at full and at single-record batches.
+ * shipper, the event dispatcher), so the report can price the latter at full and at single-record batches;
+ * `setup` is what the bench itself writes to stage an operation inside its measure (the event a webhook
+ * delivery sends: its write belongs to the change that raises it), counted apart and priced nowhere.
  */
-export type Work = 'request' | 'log-shipper' | 'event-dispatcher';
+export type Work = 'request' | 'log-shipper' | 'event-dispatcher' | 'setup';
 
 export interface Units {
   read: number;
@@ -59,7 +61,7 @@ export interface MeterTotals {
 
 const zero = (): Units => ({ read: 0, write: 0, indexWrite: 0, usageWrite: 0 });
 const emptyTotals = (): MeterTotals => ({
-  byWork: { request: zero(), 'log-shipper': zero(), 'event-dispatcher': zero() },
+  byWork: { request: zero(), 'log-shipper': zero(), 'event-dispatcher': zero(), setup: zero() },
   transactions: { count: 0, computed: 0, reported: 0 },
   reportedQueries: 0,
   emptyReads: 0,
