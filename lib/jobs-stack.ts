@@ -1,4 +1,4 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
@@ -65,6 +65,10 @@ export class JobsStack extends Stack {
     };
     const events = new WebhookEvents(this, 'WebhookEvents', withRuns);
     this.queues['webhook-delivery'] = { queue: events.queue, deadLetters: events.deadLetterQueue };
+    new CfnOutput(this, 'WebhookDeliveryQueueUrl', {
+      value: events.queue.queueUrl,
+      description: 'The webhook-delivery FIFO queue (admin webhooks resend-lanes --queue-url)',
+    });
     this.workflowSchedules = new WorkflowSchedules(this, 'WorkflowSchedules', withRuns);
   }
 }

@@ -7,6 +7,7 @@ import { DYNADATA_USAGE, runDynadataCommand } from './dynadata-commands';
 import { LOG_SHIPPER_USAGE, runLogShipperCommand } from './log-shipper-commands';
 import { runStorageCommand, STORAGE_USAGE } from './storage-commands';
 import { selectTarget, UsageError } from './target';
+import { runWebhookCommand, WEBHOOK_USAGE } from './webhook-commands';
 import { InvalidWorkflowError, runWorkflowCommand, WORKFLOW_USAGE } from './workflow-commands';
 
 /**
@@ -29,6 +30,7 @@ ${DYNADATA_USAGE}
 ${WORKFLOW_USAGE}
 ${STORAGE_USAGE}
 ${LOG_SHIPPER_USAGE}
+${WEBHOOK_USAGE}
 
 target: the local stack in $DATA_DIR (default .data), or AWS with --table T --bucket B --region R
         [--jwt-keys-secret ARN] (for the jwt commands)
@@ -68,7 +70,7 @@ const OPTIONS = {
   'schedule-group': { type: 'string' },
   'scheduler-role-arn': { type: 'string' },
   'schedule-target-arn': { type: 'string' },
-  // Log shipper commands.
+  // Log shipper and webhook commands.
   'queue-url': { type: 'string' },
   max: { type: 'string' },
   // Storage commands.
@@ -230,6 +232,8 @@ const run = async (
       if (storage) return storage;
       const logShipper = await runLogShipperCommand(key, values);
       if (logShipper) return logShipper;
+      const webhooks = await runWebhookCommand(key, values);
+      if (webhooks) return webhooks;
       throw new UsageError(`unknown command: ${key.trim() || '(none)'}`);
     }
   }

@@ -170,6 +170,23 @@ export const sortKeys = {
   webhookCount: 'COUNT',
 } as const;
 
+/**
+ * The keys of the webhook lanes that FIFO message groups replaced (decision 0060), still in tables that had
+ * them: read and removed only by the operator command `webhooks resend-lanes` (`data/retired-webhook-lanes.ts`).
+ * Apart from `partitions` and `indexPartitions`, so no function is granted them (`lib/grants/partitions.ts`).
+ */
+export const retiredLaneKeys = {
+  /** `CO#<companyId>#WHLANE#<endpointId>#<resourceId>`: a lane (its head item and queued entries). */
+  partition: (companyId: string, endpointId: string, resourceId: string) =>
+    tenant(companyId, `#WHLANE#${endpointId}#${resourceId}`),
+  /** `WHLANE#UNFINISHED` (`workpk`): the lanes that carried deliveries; their `worksk` is the lane's partition. */
+  unfinished: 'WHLANE#UNFINISHED',
+  /** The lane's head item: its identity, `pending` count, owner and lease, and the `fast` delivery. */
+  head: 'LANE',
+  /** A queued delivery, by event id (oldest first); `entry('')` is the prefix. */
+  entry: (eventId: string) => `Q#${eventId}`,
+} as const;
+
 /** The sort key of an item in a sparse index partition of unfinished work: the company, then the item. */
 export const unfinishedSortKey = (companyId: string, id: string): string => `${companyId}#${id}`;
 
