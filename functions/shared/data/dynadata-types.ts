@@ -407,10 +407,15 @@ const updateTypeIf = async (
 export const markTypeDeleting = async (
   companyId: string,
   typeName: string,
-  typeVersion: number,
+  read: { typeVersion: number; itemCount: number },
   now: Date,
 ): Promise<void> => {
-  const condition = { expression: '#typeVersion = :tv', values: { ':tv': typeVersion } };
+  const condition = { expression: '#typeVersion = :tv', values: { ':tv': read.typeVersion } };
+  // The count as read, too: the items the deletion starts from are exactly those (none is written after).
+  const counted = {
+    expression: '#typeVersion = :tv AND itemCount = :n',
+    values: { ':tv': read.typeVersion, ':n': read.itemCount },
+  };
   const marked = await transactTypeChange(companyId, typeName, () => [
     typeRecordChange(
       companyId,
@@ -421,7 +426,7 @@ export const markTypeDeleting = async (
       },
       condition,
     ),
-    typeCounterChange(companyId, typeName, { add: { typeVersion: 1 } }, condition),
+    typeCounterChange(companyId, typeName, { add: { typeVersion: 1 } }, counted),
   ]);
   if (!marked) throw new TypeChangedError();
 };

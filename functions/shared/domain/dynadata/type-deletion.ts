@@ -51,7 +51,7 @@ export const deleteType = async (
   const deletedBefore = current.status === 'deleting' ? current.deletedItems : 0;
   if (current.itemCount > 0 && current.status !== 'deleting') {
     try {
-      await markTypeDeleting(companyId, name, current.typeVersion, now);
+      await markTypeDeleting(companyId, name, current, now);
     } catch (error) {
       if (error instanceof TypeChangedError)
         throw new AppError('conflict', `The type ${name} changed; try again.`);
@@ -77,5 +77,7 @@ export const deleteType = async (
       extensions: { itemCount: left },
     });
   }
-  return deleted(name, deletedBefore + (swept?.deleted ?? 0));
+  // Every item the type held when this call read it is gone, whoever deleted it (a background turn runs
+  // beside the CLI's): the mark was conditional on that count, and no item is written once it is deleting.
+  return deleted(name, deletedBefore + Math.max(0, current.itemCount));
 };
