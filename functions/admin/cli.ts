@@ -268,6 +268,7 @@ export const runCli = async (argv: string[], io: CliIo, defaultDataDir = '.data'
       scheduleGroup: values['schedule-group'],
       schedulerRoleArn: values['scheduler-role-arn'],
       scheduleTargetArn: values['schedule-target-arn'],
+      webhookQueueUrl: values['queue-url']?.trim(),
       dataDir: values['data-dir'] ?? defaultDataDir,
     });
     const output = await run(area, command, values, rest);

@@ -1,4 +1,5 @@
 import { localEnvironmentFromStackFile } from '../local/stack-file';
+import { queueUrlVariable } from '../shared/types/queues';
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -23,6 +24,8 @@ export const selectTarget = (options: {
   scheduleGroup?: string | undefined;
   schedulerRoleArn?: string | undefined;
   scheduleTargetArn?: string | undefined;
+  /** The `webhook-delivery` queue on AWS (the jobs stack's `WebhookDeliveryQueueUrl`: `webhooks resend-lanes`). */
+  webhookQueueUrl?: string | undefined;
   dataDir: string;
 }) => {
   if (options.table) {
@@ -35,6 +38,7 @@ export const selectTarget = (options: {
       ...(options.scheduleGroup ? { WORKFLOW_SCHEDULE_GROUP: options.scheduleGroup } : {}),
       ...(options.schedulerRoleArn ? { WORKFLOW_SCHEDULER_ROLE_ARN: options.schedulerRoleArn } : {}),
       ...(options.scheduleTargetArn ? { WORKFLOW_SCHEDULE_TARGET_ARN: options.scheduleTargetArn } : {}),
+      ...(options.webhookQueueUrl ? { [queueUrlVariable('webhook-delivery')]: options.webhookQueueUrl } : {}),
     });
     return `aws table ${options.table}`;
   }

@@ -97,15 +97,11 @@ export const runWebhookCommand = async (
 ): Promise<{ json: unknown; text: string } | undefined> => {
   if (key !== 'webhooks resend-lanes') return undefined;
   const pageSize = pageSizeOf(values['page-size']);
-  if (values.table) {
-    const queueUrl = values['queue-url']?.trim();
-    if (!queueUrl)
-      throw new UsageError(
-        'on AWS webhooks resend-lanes needs --queue-url (the jobs stack output WebhookDeliveryQueueUrl)',
-      );
-    const { queueUrlVariable } = await import('../shared/types/queues');
-    process.env[queueUrlVariable('webhook-delivery')] = queueUrl;
-  }
+  // On AWS the queue's URL comes from `--queue-url` (set by `selectTarget`); the local stack's file has it.
+  if (values.table && !values['queue-url']?.trim())
+    throw new UsageError(
+      'on AWS webhooks resend-lanes needs --queue-url (the jobs stack output WebhookDeliveryQueueUrl)',
+    );
   const report = await resendLanes(pageSize);
   const text = [
     ...report.sent.map((d) => `sent     ${line(d)}${d.round > 0 ? ` (round ${d.round})` : ''}`),

@@ -124,6 +124,24 @@ const sendFifo = (body: string, group: string, dedup = body, DelaySeconds?: numb
     }),
   );
 
+/** Sends `bodies` in order to the FIFO queue `name` of `target`, in group `group` (each body its own dedup id). */
+const sendToGroup = async (target: LocalQueues, name: string, group: string, bodies: string[]) => {
+  const sender = new SQSClient({
+    region: 'us-east-1',
+    endpoint: target.endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  for (const body of bodies)
+    await sender.send(
+      new SendMessageCommand({
+        QueueUrl: target.queueUrl(name),
+        MessageBody: body,
+        MessageGroupId: group,
+        MessageDeduplicationId: body,
+      }),
+    );
+};
+
 describe('a local FIFO queue', () => {
   it('hands out a group in order with one message in flight, while other groups go on', async () => {
     await sendFifo('a1-slow', 'A');
@@ -194,20 +212,7 @@ describe('the FIFO batch rule', () => {
   afterAll(() => batched.stop());
 
   it("keeps the later messages of a failed one's group in the queue, in order", async () => {
-    const local = new SQSClient({
-      region: 'us-east-1',
-      endpoint: batched.endpoint,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    for (const body of ['g1', 'g2'])
-      await local.send(
-        new SendMessageCommand({
-          QueueUrl: batched.queueUrl('batched'),
-          MessageBody: body,
-          MessageGroupId: 'G',
-          MessageDeduplicationId: body,
-        }),
-      );
+    await sendToGroup(batched, 'batched', 'G', ['g1', 'g2']);
     await until(() => seen.length >= 4);
     // g2 came again after g1 (a queue that deletes what the handler reported done hands g2 out once).
     expect(seen.slice(0, 4)).toEqual(['g1', 'g2', 'g1', 'g2']);
@@ -244,20 +249,7 @@ describe('a durable local queue', () => {
         ],
       });
     const first = await start(true);
-    const local = new SQSClient({
-      region: 'us-east-1',
-      endpoint: first.endpoint,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    for (const body of ['k1', 'k2'])
-      await local.send(
-        new SendMessageCommand({
-          QueueUrl: first.queueUrl('kept'),
-          MessageBody: body,
-          MessageGroupId: 'K',
-          MessageDeduplicationId: body,
-        }),
-      );
+    await sendToGroup(first, 'kept', 'K', ['k1', 'k2']);
     await until(() => seen.includes('k1'));
     // Stopped with k1 in flight (its worker hangs) and k2 queued: nothing of either is lost.
     const stopping = first.stop();

@@ -1,4 +1,4 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../../observability/logger';
 import { countBilledUnits, countJobTransition } from '../../observability/metrics';
 import type { ComputeMs } from '../../types/meters';
@@ -270,21 +270,15 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
   };
 
   /**
-   * Writes the reuse entry `REUSE#<key>`: a plain `PutItem` (a one-action transaction, decision 0052), made
+   * Writes the reuse entry `REUSE#<key>` with a plain `PutItem`, made
    * after the move to `done` committed. The entry is the same whoever writes it (its key is the content and
    * the preset, its value the finished attempt's result), so writing it twice changes nothing.
    */
   const putReuse = (companyId: string, key: string, entry: E) =>
-    sendTransaction(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...reuseKey(companyId, key), entity: entities.reuse, ...packResult(entry) },
-            },
-          },
-        ],
+    ddb.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...reuseKey(companyId, key), entity: entities.reuse, ...packResult(entry) },
       }),
     );
 
