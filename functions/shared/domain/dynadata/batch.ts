@@ -5,14 +5,12 @@ import {
   type StoredItem,
   writeItemsAtomically,
 } from '../../data/dynadata-items';
-import type { TransactItem } from '../../data/entity';
 import { MeterThrottledError } from '../../data/throttling';
 import { addToMeter, MeterLimitReachedError } from '../../data/usage-meters';
 import { AppError, ERROR_CATALOG, type FieldError, NotFoundError, ValidationError } from '../../errors';
 import { ulid } from '../../ids';
 import { MAX_ATOMIC_BATCH_OPERATIONS } from '../../types/dynadata-types';
 import { apiRequestsQuotaError, meterThrottledError } from '../usage';
-import { changedFieldsOf, changeEventItems } from './change-events';
 import {
   assertValid,
   createItem,
@@ -177,8 +175,6 @@ const writeEach = async (
 interface Prepared {
   write: ItemWrite;
   after: PublicItem;
-  kind: 'dynadata.item.created' | 'dynadata.item.updated' | 'dynadata.item.deleted';
-  changedFields: string[];
   status: number;
 }
 
@@ -231,8 +227,6 @@ const prepare = async (
     return {
       write: { kind: 'insert', item },
       after: toPublicItem(item),
-      kind: 'dynadata.item.created',
-      changedFields: Object.keys(fields).sort(),
       status: 201,
     };
   }
@@ -243,8 +237,6 @@ const prepare = async (
     return {
       write: { kind: 'remove', previous },
       after: toPublicItem(previous),
-      kind: 'dynadata.item.deleted',
-      changedFields: Object.keys(previous.data).sort(),
       status: 200,
     };
   }
@@ -261,8 +253,6 @@ const prepare = async (
   return {
     write: { kind: 'replace', previous, next },
     after: toPublicItem(next),
-    kind: 'dynadata.item.updated',
-    changedFields: changedFieldsOf(previous.data, data),
     status: 200,
   };
 };
@@ -326,25 +316,16 @@ const writeAll = async (
     }
     const guards = await Promise.all(prepared.map((p) => writeGuardOf(type, writtenData(p.write))));
     const breaks = guards.some((g) => g.change?.breaks);
-    const guard = { ...guards[0], ...(guards[0]?.change ? { change: { ...guards[0].change, breaks } } : {}) };
-    const events: TransactItem[] = prepared.flatMap((p) =>
-      changeEventItems({
-        companyId,
-        typeName,
-        kind: p.kind,
-        item: p.after,
-        changedFields: p.changedFields,
-        hop,
-        now,
-      }),
-    );
-    const bytes =
-      prepared.reduce((sum, p) => sum + (p.write.kind === 'remove' ? 0 : byteLength(p.after)), 0) +
-      events.reduce((sum, e) => sum + byteLength(e), 0);
+    const guard = {
+      ...guards[0],
+      ...(guards[0]?.change ? { change: { ...guards[0].change, breaks } } : {}),
+      ...(hop > 0 ? { hop } : {}),
+    };
+    const bytes = prepared.reduce((sum, p) => sum + (p.write.kind === 'remove' ? 0 : byteLength(p.after)), 0);
     if (bytes > MAX_ATOMIC_BYTES)
       throw new AppError(
         'payload_too_large',
-        `An atomic batch writes at most ${MAX_ATOMIC_BYTES} bytes of items and events; this one ${bytes}.`,
+        `An atomic batch writes at most ${MAX_ATOMIC_BYTES} bytes of items; this one ${bytes}.`,
       );
     try {
       await writeItemsAtomically(
@@ -352,7 +333,6 @@ const writeAll = async (
         typeName,
         prepared.map((p) => p.write),
         guard,
-        events,
       );
       return prepared.map((p, i) => ({
         op: operations[i]?.op ?? 'create',
