@@ -84,7 +84,7 @@ const KINDS: Record<ItemRecord['eventName'], DynadataChangeEventType> = {
  * The change an item record of a type that raises change events makes, or undefined for any other record. A
  * write that leaves the item's `_version` (the mark before a delete) and a delete marked `_quiet` (a deleting
  * type's sweep) raise no event. The event's id is derived from the record's id and its time is the write's
- * (`updatedAt`; for a delete the record's time, never before the item's last write).
+ * (`updatedAt`; for a delete the stream record's, to the second), never before the item's previous write.
  */
 export const itemChangeOf = (record: ItemRecord): ItemChange | undefined => {
   const image = record.eventName === 'REMOVE' ? record.oldImage : record.newImage;
@@ -103,13 +103,12 @@ export const itemChangeOf = (record: ItemRecord): ItemChange | undefined => {
   const change = { companyId, typeName, itemKey: `${image.pk}#${image.sk}`, delta };
   if (record.eventName === 'MODIFY' && before?._version === after._version) return change;
   if (record.eventName === 'REMOVE' && image._quiet === true) return change;
-  const written = Date.parse(after.updatedAt);
-  const time =
-    record.eventName === 'REMOVE'
-      ? Math.max(record.recordTime ?? Date.now(), Number.isNaN(written) ? 0 : written + 1)
-      : Number.isNaN(written)
-        ? (record.recordTime ?? Date.now())
-        : written;
+  // Never before the item's previous write, so an item's events list in the order of its changes.
+  const previous = Date.parse(record.eventName === 'REMOVE' ? after.updatedAt : (before?.updatedAt ?? ''));
+  const floor = Number.isNaN(previous) ? 0 : previous + 1;
+  const written = record.eventName === 'REMOVE' ? Number.NaN : Date.parse(after.updatedAt);
+  // Derived from the record alone: the same each time it is handled (its id with it).
+  const time = Math.max(Number.isNaN(written) ? (record.recordTime ?? floor) : written, floor);
   const now = new Date(time);
   return {
     ...change,
