@@ -30,7 +30,7 @@ describe('events to webhooks (jobs stack)', () => {
     });
   });
 
-  it('feeds the dispatcher only new events, changed usage months and types being deleted, with partial batch responses', () => {
+  it('feeds the dispatcher only new events, changed usage months, Dynadata item writes and types being deleted, with partial batch responses', () => {
     jobsTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: logicalIdOf(events.dispatcher) },
       StartingPosition: 'TRIM_HORIZON',
@@ -48,6 +48,18 @@ describe('events to webhooks (jobs stack)', () => {
             Pattern: JSON.stringify({
               eventName: ['INSERT', 'MODIFY'],
               dynamodb: { Keys: { sk: { S: [{ prefix: 'M#' }] } } },
+            }),
+          },
+          {
+            Pattern: JSON.stringify({
+              eventName: ['INSERT', 'MODIFY'],
+              dynamodb: { NewImage: { entity: { S: ['dd_item'] } } },
+            }),
+          },
+          {
+            Pattern: JSON.stringify({
+              eventName: ['REMOVE'],
+              dynamodb: { OldImage: { entity: { S: ['dd_item'] } } },
             }),
           },
           {
