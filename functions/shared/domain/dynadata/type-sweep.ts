@@ -1,4 +1,5 @@
-import { ItemWriteConflictError, queryItemsPage, removeItem } from '../../data/dynadata-items';
+import { queryItemsPage } from '../../data/dynadata-item-queries';
+import { ItemWriteConflictError, removeItem } from '../../data/dynadata-items';
 import {
   addDeletedItems,
   advanceTypeSweep,
