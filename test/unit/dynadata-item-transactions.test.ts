@@ -63,3 +63,53 @@ describe('dynadata item transactions retry TransactionConflict', () => {
     expect(send).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('item writes of types whose events come from the stream (decision 0063)', () => {
+  const recordCommands = () => {
+    const sent: { name: string; input: Record<string, unknown> }[] = [];
+    vi.spyOn(ddb, 'send').mockImplementation((async (command: {
+      constructor: { name: string };
+      input: never;
+    }) => {
+      sent.push({ name: command.constructor.name, input: command.input });
+      return {};
+    }) as never);
+    return sent;
+  };
+
+  it('writes a contact alone: one conditional Put or Delete, no counter, no event', async () => {
+    const sent = recordCommands();
+    await insertItem('co_unit', 'contacts', item(1, 40), { hop: 2 });
+    await replaceItem('co_unit', 'contacts', item(1, 40), item(2, 60), {});
+    await removeItem('co_unit', 'contacts', item(2, 60), {});
+    expect(sent.map((c) => c.name)).toEqual(['PutCommand', 'PutCommand', 'DeleteCommand']);
+    // The hop is stored when above 0, and left out at 0 (the whole item is put).
+    expect((sent[0]?.input as { Item: Record<string, unknown> }).Item._hop).toBe(2);
+    expect((sent[1]?.input as { Item: Record<string, unknown> }).Item).not.toHaveProperty('_hop');
+  });
+
+  it("writes a custom type's item with its counter and no event", async () => {
+    const sent = recordCommands();
+    await insertItem('co_unit', 'orders', item(1, 40), { customTypeVersion: 3 });
+    expect(sent.map((c) => c.name)).toEqual(['TransactWriteCommand']);
+    const actions = (sent[0]?.input as { TransactItems: Record<string, { Key?: { sk: string } }>[] })
+      .TransactItems;
+    expect(actions.map((a) => Object.keys(a)[0])).toEqual(['Put', 'Update']);
+    expect(actions[1]?.Update?.Key?.sk).toBe('TYPECOUNT#orders');
+  });
+
+  it('marks an item with the hop of its delete (and a swept one quiet) first, only when it shows another', async () => {
+    const sent = recordCommands();
+    await removeItem('co_unit', 'contacts', { ...item(2, 60), hop: 1 }, {}, { hop: 1 });
+    expect(sent.map((c) => c.name)).toEqual(['DeleteCommand']);
+    sent.length = 0;
+    await removeItem('co_unit', 'contacts', { ...item(2, 60), hop: 1 }, {}, {});
+    expect(sent.map((c) => c.name)).toEqual(['UpdateCommand', 'DeleteCommand']);
+    expect(String((sent[1]?.input as { ConditionExpression: string }).ConditionExpression)).toContain(
+      'attribute_not_exists(#hop)',
+    );
+    sent.length = 0;
+    await removeItem('co_unit', 'orders', item(2, 60), {}, { quiet: true });
+    expect(sent.map((c) => c.name)).toEqual(['UpdateCommand', 'TransactWriteCommand']);
+  });
+});
