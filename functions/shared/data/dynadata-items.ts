@@ -318,7 +318,9 @@ export const insertItem = async (
     { Put: put },
     ...(typeName === LOG_ENTRIES_TYPE
       ? [{ Put: { TableName: tableName(), Item: logDayItemOf(companyId, item, guard) } }]
-      : typeCounterWrite(companyId, typeName, { count: 1, bytes: item.size }, guard)),
+      : countedFromStream(typeName)
+        ? []
+        : typeCounterWrite(companyId, typeName, { count: 1, bytes: item.size }, guard)),
     ...also,
   ]);
 };
@@ -347,7 +349,7 @@ export const replaceItem = async (
   if (countedFromStream(typeName) && also.length === 0) return sendAlone(() => ddb.send(new PutCommand(put)));
   await transact(companyId, typeName, guard, [
     { Put: put },
-    ...(typeName === LOG_ENTRIES_TYPE
+    ...(typeName === LOG_ENTRIES_TYPE || countedFromStream(typeName)
       ? []
       : typeCounterWrite(companyId, typeName, { count: 0, bytes: next.size - previous.size }, guard)),
     ...also,
