@@ -33,9 +33,9 @@ import { type ResolvedType, requireWritable, resolveType } from './types';
  *   upsert, delete: the same checks, the same change event), and answers a result: the status its route would
  *   answer, `_id`, `_version`, and the problem when refused (pointers rooted at the operation:
  *   `/body/operations/3/item/total`). A refused operation does not stop the others.
- * - `atomic: true` writes all or nothing in one DynamoDB transaction: at most 49 operations (an item and its
- *   event each, the type's count and the company's bytes: within the 100 actions of a transaction), each item
- *   once, 3.5 MB of items and events at most. The first operation refused answers its own problem, with
+ * - `atomic: true` writes all or nothing in one DynamoDB transaction: at most 49 operations (the bound kept
+ *   from when each item's event was an action too; the transaction now holds the items and, for a custom type,
+ *   its counter: decision 0063), each item once, 3.5 MB of items at most. The first operation refused answers its own problem, with
  *   `operation` (its index), and nothing is written.
  *
  * A batch counts one API request per operation against the month's allowance, checked before any write (the
@@ -60,7 +60,7 @@ export interface BatchResult {
   problem: ReturnType<typeof problemOf> | null;
 }
 
-/** The most bytes of items and events an atomic batch writes (DynamoDB: 4 MB a transaction). */
+/** The most bytes of items an atomic batch writes (DynamoDB: 4 MB a transaction). */
 const MAX_ATOMIC_BYTES = 3_500_000;
 
 /** The error with its pointers rooted at operation `index` of the batch. */
