@@ -2,7 +2,16 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Duration, type Size, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type ILayerVersion, LayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  type ILayerVersion,
+  LayerVersion,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
@@ -164,6 +173,34 @@ export const nodeOptionsOf = (scope: Construct): Record<string, string> => {
   return value === true || value === 'true' ? { NODE_OPTIONS: '--enable-source-maps' } : {};
 };
 
+/**
+ * The level of the functions' own log lines Lambda sends on (advanced logging controls, JSON log format): the
+ * one place it is set. Lambda hands it to the function as `AWS_LAMBDA_LOG_LEVEL`, which the Powertools Logger
+ * takes before any level of its own, so the logger and Lambda's filter always agree. An EMF metric line has no
+ * `level` and counts as INFO: it is sent at this level.
+ */
+export const APPLICATION_LOG_LEVEL = ApplicationLogLevel.INFO;
+
+/**
+ * CDK context key that sets Lambda's system log level of every function (`cdk deploy -c
+ * lambdaSystemLogLevel=INFO`). WARN by default: Lambda then writes none of its per-invocation platform lines
+ * (START, END, REPORT), only its warnings; INFO brings them back (duration, billed duration, memory used, init
+ * duration per invocation), DEBUG adds extension and telemetry events. A configuration change, no rebuild.
+ */
+export const SYSTEM_LOG_LEVEL_CONTEXT = 'lambdaSystemLogLevel';
+
+/** The system log level of a function: WARN unless the context names another. */
+export const systemLogLevelOf = (scope: Construct): SystemLogLevel => {
+  const value: unknown = scope.node.tryGetContext(SYSTEM_LOG_LEVEL_CONTEXT);
+  if (value === undefined) return SystemLogLevel.WARN;
+  const level = Object.values(SystemLogLevel).find((l) => l === String(value).toUpperCase());
+  if (!level)
+    throw new Error(
+      `context ${SYSTEM_LOG_LEVEL_CONTEXT} is ${String(value)}: one of ${Object.values(SystemLogLevel).join(', ')}`,
+    );
+  return level;
+};
+
 /** Shell commands that copy `files` of an installed package into the asset's `node_modules/<package>/`. */
 export const packageFileCommands = (
   packageFiles: AppFunctionProps['packageFiles'],
@@ -182,8 +219,8 @@ export const packageFileCommands = (
  * One Lambda function of the API: nodejs22.x on arm64 (x86_64 where `architecture` says so), active X-Ray tracing (the role gets
  * `xray:PutTraceSegments` and `xray:PutTelemetryRecords` with it), one minified, tree-shaken ESM file
  * (everything but the runtime's AWS SDK and the Powertools layer, see `RUNTIME_PROVIDED_MODULES`), an
- * explicit log group kept for a
- * month, and a role of its own that may write only to that log group (no AWSLambdaBasicExecutionRole).
+ * explicit log group kept for a month, JSON logs filtered by level (`APPLICATION_LOG_LEVEL`; Lambda's platform
+ * lines only when `SYSTEM_LOG_LEVEL_CONTEXT` asks for them), and a role of its own that may write only to that log group (no AWSLambdaBasicExecutionRole).
  * The log group and the role are siblings named `<id>Logs` and `<id>Role`: they must exist before the
  * function, so they cannot be its children.
  */
@@ -212,6 +249,11 @@ export class AppFunction extends NodejsFunction {
       ...(props.ephemeralStorageSize ? { ephemeralStorageSize: props.ephemeralStorageSize } : {}),
       role,
       logGroup,
+      // JSON log format: Lambda filters by level. The Powertools lines (Logger, Metrics) are written to stdout
+      // as JSON already and pass as they are; the system level drops the platform lines unless asked for.
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: APPLICATION_LOG_LEVEL,
+      systemLogLevelV2: systemLogLevelOf(scope),
       layers: [powertoolsLayer(scope), ...(props.layers ?? [])],
       environment: {
         ...dataEnvironment(props.access, props.data),

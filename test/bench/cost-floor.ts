@@ -1,4 +1,4 @@
-import { FULL_BATCH, type MeasuredOperation, PLATFORM_LOG_BYTES } from './cost-model';
+import { FULL_BATCH, type MeasuredOperation } from './cost-model';
 import { PRICES } from './prices';
 
 /**
@@ -37,7 +37,10 @@ const lambda = (what: string, gb: number, ms: number): FloorComponent[] => [
     usd: gb * (Math.max(1, Math.ceil(ms)) / 1000) * PRICES.lambdaArmPerGbSecond,
   },
 ];
-/** One access-log line and a function's platform lines, in bytes. */
+/**
+ * One access-log line, in bytes. No function's platform lines (START, END, REPORT): a function needs none to
+ * keep a promise, and the stacks send none (system log level WARN, decision 0062).
+ */
 const ACCESS_LOG_LINE_BYTES = 400;
 const logs = (bytes: number): FloorComponent => ({
   what: `${bytes} bytes of logs`,
@@ -67,7 +70,7 @@ const apiRequest = (op: MeasuredOperation, memoryMb: (fn: string) => number): Fl
     { what: 'authorizer result cached', usd: 0 },
     write(1, 'usage meter'),
     write(1, 'audit trail entry'),
-    logs(ACCESS_LOG_LINE_BYTES + PLATFORM_LOG_BYTES),
+    logs(ACCESS_LOG_LINE_BYTES),
   ];
 };
 
@@ -75,7 +78,6 @@ const laterWork = (what: string, gb = WORKER_GB, ms = WORKER_MS): FloorComponent
   { what: 'SQS send, receive, delete', usd: perMillion(3, PRICES.sqsStandardPerMillionRequests) },
   ...lambda(what, gb, ms),
   write(1, 'status'),
-  logs(PLATFORM_LOG_BYTES),
 ];
 
 const readOf = (items: number, bytes: number): FloorComponent => {

@@ -129,8 +129,25 @@ export interface MeasuredOperation {
   engine?: string;
 }
 
+/** What the bill needs of a function, as the synthesized stacks configure it (`function-config.ts`). */
+export interface FunctionConfig {
+  memoryMb: number;
+  /** Lambda's system log level (`LoggingConfig.SystemLogLevel`); absent when the function sets none (INFO). */
+  systemLogLevel?: string;
+}
+
 /** Lambda's platform lines per invocation (START, END, REPORT), in bytes, beside the function's own. */
 export const PLATFORM_LOG_BYTES = 360;
+
+/**
+ * The platform bytes an invocation of a function writes: Lambda sends START, END and REPORT at system log level
+ * INFO (its default, also when none is set) and DEBUG; at WARN, what every function of the stacks sets unless
+ * the `lambdaSystemLogLevel` context says otherwise (`lib/constructs/app-function.ts`), it sends none.
+ */
+export const platformLogBytes = (config: FunctionConfig): number =>
+  config.systemLogLevel === undefined || ['INFO', 'DEBUG'].includes(config.systemLogLevel)
+    ? PLATFORM_LOG_BYTES
+    : 0;
 
 const perMillion = (count: number, price: number) => (count * price) / 1_000_000;
 
@@ -159,7 +176,7 @@ export const offPathAt = (work: OffPathWork, volume: Volume) => {
 /** The bill of one operation, by line, in USD, at volume (default) or at low volume. */
 export const priceOperation = (
   usage: OperationUsage,
-  memoryMb: (fn: string) => number,
+  functionOf: (fn: string) => FunctionConfig,
   volume: Volume = 'volume',
 ): Record<CostLine, number> => {
   const offPath = (usage.offPath ?? []).map((work) => offPathAt(work, volume));
@@ -171,8 +188,13 @@ export const priceOperation = (
   const gbSecondsOf = (x86: boolean) =>
     invocations
       .filter((i) => (i.x86 ?? false) === x86)
-      .reduce((sum, i) => sum + (memoryMb(i.fn) / 1024) * (Math.max(1, Math.ceil(i.ms)) / 1000), 0);
-  const logBytes = usage.logBytes + requests * PLATFORM_LOG_BYTES;
+      .reduce(
+        (sum, i) => sum + (functionOf(i.fn).memoryMb / 1024) * (Math.max(1, Math.ceil(i.ms)) / 1000),
+        0,
+      );
+  const logBytes =
+    usage.logBytes +
+    invocations.reduce((sum, i) => sum + (i.share ?? 1) * platformLogBytes(functionOf(i.fn)), 0);
   const writeUnits = usage.writeUnits + offPath.reduce((sum, o) => sum + o.writeUnits, 0);
   const readUnits = usage.readUnits + offPath.reduce((sum, o) => sum + o.readUnits, 0);
   // Each off-path invocation (a stream or log subscription starts no trace of a request) is a trace.

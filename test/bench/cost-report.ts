@@ -6,6 +6,7 @@ import { floorOf, floorTotal } from './cost-floor';
 import {
   type CostLine,
   dominant,
+  type FunctionConfig,
   LINES,
   type MeasuredOperation,
   priceOperation,
@@ -19,8 +20,8 @@ import { PRICES, PRICES_RECORDED_ON } from './prices';
  * `npm run bench -- cost`: the AWS bill per million of each operation, split by service, at volume and at low
  * volume (`cost-model.ts`), beside its floor (`cost-floor.ts`) and the ratio, and the bill of one company of
  * each plan at its full monthly allowance beside the plan's price. It fails after printing when a computed
- * unit count differs from DynamoDB Local's on any request but a transaction (`request-meter.ts`). Lambda memory is read from the
- * synthesized CDK stacks (`function-memory.ts`); the figures of use come from `cost.ts`.
+ * unit count differs from DynamoDB Local's on any request but a transaction (`request-meter.ts`). Lambda memory and system log
+ * level are read from the synthesized CDK stacks (`function-config.ts`); the figures of use come from `cost.ts`.
  */
 const root = join(import.meta.dirname, '..', '..');
 const usd = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 1 ? n.toFixed(2) : n.toFixed(4));
@@ -53,7 +54,11 @@ type Priced = MeasuredOperation & { lines: Record<CostLine, number> };
  * Where one line dominates an operation, the cheaper design and its figure, computed from the same measured
  * use (`docs/decisions/*-operation-costs.md` records what was changed and why not).
  */
-const closingNotes = (priced: Priced[], memoryMb: (fn: string) => number, write: (line: string) => void) => {
+const closingNotes = (
+  priced: Priced[],
+  functionOf: (fn: string) => FunctionConfig,
+  write: (line: string) => void,
+) => {
   const find = (prefix: string) => priced.find((p) => p.name.startsWith(prefix));
   const perMillion = (n: number) => `$${usd(n * 1_000_000)}`;
   write('\nclosing notes (USD per million operations):\n');
@@ -78,7 +83,10 @@ const closingNotes = (priced: Priced[], memoryMb: (fn: string) => number, write:
   const self = find('GET /v1/self');
   if (self) {
     const authorizer = self.usage.invocations.filter((i) => i.fn.includes('Authorizer'));
-    const alone = priceOperation({ ...ZERO_USAGE, runs: self.usage.runs, invocations: authorizer }, memoryMb);
+    const alone = priceOperation(
+      { ...ZERO_USAGE, runs: self.usage.runs, invocations: authorizer },
+      functionOf,
+    );
     const cost = alone['Lambda requests'] + alone['Lambda GB-s'];
     write(
       `- the authorizer on every request: ${perMillion(cost)} of a metered read's ${perMillion(total(self.lines))} (${((100 * cost) / total(self.lines)).toFixed(0)} %); API Gateway REST is ${perMillion(self.lines['API Gateway'])} (${((100 * self.lines['API Gateway']) / total(self.lines)).toFixed(0)} %)\n`,
@@ -87,8 +95,8 @@ const closingNotes = (priced: Priced[], memoryMb: (fn: string) => number, write:
 };
 
 export const benchCost = async (write: (line: string) => void) => {
-  const memory = JSON.parse(
-    execFileSync(process.execPath, ['--import', 'tsx', join(root, 'test', 'bench', 'function-memory.ts')], {
+  const functions = JSON.parse(
+    execFileSync(process.execPath, ['--import', 'tsx', join(root, 'test', 'bench', 'function-config.ts')], {
       cwd: root,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
@@ -96,19 +104,20 @@ export const benchCost = async (write: (line: string) => void) => {
       .trim()
       .split('\n')
       .pop() ?? '{}',
-  ) as Record<string, number>;
-  const memoryMb = (fn: string) => {
-    const mb = memory[fn];
-    if (mb === undefined) throw new Error(`no function ${fn} in the synthesized stacks`);
-    return mb;
+  ) as Record<string, FunctionConfig>;
+  const functionOf = (fn: string) => {
+    const config = functions[fn];
+    if (config === undefined) throw new Error(`no function ${fn} in the synthesized stacks`);
+    return config;
   };
+  const memoryMb = (fn: string) => functionOf(fn).memoryMb;
   const run = await measureOperations(write);
   const { operations } = run;
   // After the stack set the environment the data modules read at import.
   const { COMPANY_LIMITS, METER_WRITE_UNITS_PER_REQUEST, PLAN_RATE_CEILING } = await import(
     '../../functions/shared/domain/capacity'
   );
-  const priced = operations.map((op) => ({ ...op, lines: priceOperation(op.usage, memoryMb) }));
+  const priced = operations.map((op) => ({ ...op, lines: priceOperation(op.usage, functionOf) }));
   const perMillion = (n: number) => usd(n * 1_000_000);
 
   const table = (volume: Volume, title: string) => {
@@ -119,7 +128,7 @@ export const benchCost = async (write: (line: string) => void) => {
       `${'operation'.padEnd(34)}${LINES.map((l) => SHORT[l].padStart(8)).join('')}${'total'.padStart(9)}  dominant\n`,
     );
     for (const op of operations) {
-      const lines = priceOperation(op.usage, memoryMb, volume);
+      const lines = priceOperation(op.usage, functionOf, volume);
       const top = dominant(lines);
       write(
         `${op.name.padEnd(34)}${LINES.map((l) => perMillion(lines[l]).padStart(8)).join('')}${perMillion(total(lines)).padStart(9)}  ${top.line} ${(100 * top.share).toFixed(0)}%\n`,
@@ -173,8 +182,8 @@ export const benchCost = async (write: (line: string) => void) => {
     '| operation | at volume $/M | low volume $/M | floor $/M | ratio | target |\n|---|---:|---:|---:|---:|---:|\n',
   );
   for (const { op, floor } of floors) {
-    const atVolume = total(priceOperation(op.usage, memoryMb, 'volume'));
-    const low = total(priceOperation(op.usage, memoryMb, 'low'));
+    const atVolume = total(priceOperation(op.usage, functionOf, 'volume'));
+    const low = total(priceOperation(op.usage, functionOf, 'low'));
     const floorUsd = floor ? floorTotal(floor) : undefined;
     const engine = op.engine ? ` (${op.engine})` : '';
     write(
@@ -182,7 +191,7 @@ export const benchCost = async (write: (line: string) => void) => {
     );
   }
 
-  closingNotes(priced, memoryMb, write);
+  closingNotes(priced, functionOf, write);
 
   const self = priced.find((p) => p.name.startsWith('GET /v1/self'));
   const meterUnits = self ? self.usage.writeUnits / self.usage.runs : 0;

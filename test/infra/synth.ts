@@ -32,12 +32,21 @@ export interface SynthesizedApp extends PublicApiApp {
   cleanup: () => void;
 }
 
-/** Builds and synthesizes the whole app (bundling every function with esbuild) into a temporary directory. */
-export const synthesizeApp = (options: { bundling?: boolean; outdir?: string } = {}): SynthesizedApp => {
+/**
+ * Builds and synthesizes the whole app (bundling every function with esbuild unless `bundling` is false) into a
+ * temporary directory, with `context` beside the test context (what `cdk deploy -c` would add).
+ */
+export const synthesizeApp = (
+  options: { bundling?: boolean; outdir?: string; context?: Record<string, unknown> } = {},
+): SynthesizedApp => {
   const bundling = options.bundling ?? true;
   const built = createApp({
     ...(options.outdir ? { outdir: options.outdir } : {}),
-    context: { ...testContext(), ...(bundling ? {} : { 'aws:cdk:bundling-stacks': [] }) },
+    context: {
+      ...testContext(),
+      ...(bundling ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      ...options.context,
+    },
   });
   const assembly = built.app.synth();
   return {

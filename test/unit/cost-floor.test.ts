@@ -27,7 +27,7 @@ describe('the floor of an operation', () => {
         2 * PRICES.dynamodbPerMillionWriteUnits) /
         1_000_000 +
       0.1 * PRICES.lambdaArmPerGbSecond;
-    // Plus the access-log and platform lines.
+    // Plus the access-log line.
     expect(floorTotal(floor ?? { components: [], target: 0 })).toBeGreaterThan(expected);
     expect(floorTotal(floor ?? { components: [], target: 0 })).toBeLessThan(expected + 1e-6);
     expect(floor?.target).toBe(1.3);
@@ -64,6 +64,18 @@ describe('the floor of an operation', () => {
       12,
     );
     expect(floor?.components.map((c) => c.what)).not.toContain('the job record (1 WRU)');
+  });
+
+  it.each([
+    'GET /v1/self (metered read)',
+    'message sent and delivered',
+    'webhook delivery',
+    'workflow run, 3 steps, async',
+  ])("of %s logs the access-log line at most, none of a function's platform lines", (name) => {
+    const logBytes = (floorOf(measured(name), () => 512)?.components ?? [])
+      .map((c) => /^(\d+) bytes of logs$/.exec(c.what)?.[1])
+      .reduce((sum, bytes) => sum + Number(bytes ?? 0), 0);
+    expect(logBytes).toBe(name.startsWith('webhook') ? 0 : 400);
   });
 
   const writesOf = (name: string) =>

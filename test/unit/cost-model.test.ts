@@ -5,6 +5,7 @@ import {
   FULL_BATCH,
   type OffPathWork,
   offPathAt,
+  PLATFORM_LOG_BYTES,
   priceOperation,
   total,
   ZERO_USAGE,
@@ -24,7 +25,7 @@ describe('the AWS bill of a measured operation', () => {
           { fn: 'f', ms: 99.9 },
         ],
       },
-      () => 1024,
+      () => ({ memoryMb: 1024 }),
     );
     // Two 100 ms invocations at 1 GB over two runs: 0.1 GB-s a run.
     expect(lines['Lambda GB-s']).toBeCloseTo(0.1 * PRICES.lambdaArmPerGbSecond, 12);
@@ -40,24 +41,26 @@ describe('the AWS bill of a measured operation', () => {
           { fn: 'ffmpeg', ms: 1000, x86: true },
         ],
       },
-      () => 1024,
+      () => ({ memoryMb: 1024 }),
     );
     expect(lines['Lambda GB-s']).toBeCloseTo(PRICES.lambdaArmPerGbSecond + PRICES.lambdaX86PerGbSecond, 12);
   });
 
   it('bills Transcribe at least 15 seconds and MediaConvert at least 10 a job', () => {
-    const short = priceOperation({ ...none, transcribeSeconds: 5, mediaConvertSeconds: 5 }, () => 128);
+    const short = priceOperation({ ...none, transcribeSeconds: 5, mediaConvertSeconds: 5 }, () => ({
+      memoryMb: 128,
+    }));
     expect(short.Transcribe).toBeCloseTo((15 / 60) * PRICES.transcribePerMinute, 12);
     expect(short.MediaConvert).toBeCloseTo((10 / 60) * PRICES.mediaConvertBasicPerMinute, 12);
   });
 
   it('bills SQS per request: a message sent, received and deleted is three', () => {
-    const lines = priceOperation({ ...none, sqsRequests: 3 }, () => 128);
+    const lines = priceOperation({ ...none, sqsRequests: 3 }, () => ({ memoryMb: 128 }));
     expect(lines['SQS requests']).toBeCloseTo((3 * PRICES.sqsStandardPerMillionRequests) / 1_000_000, 12);
   });
 
   it('bills an Express execution per request and per 100 ms started at 64 MB', () => {
-    const lines = priceOperation({ ...none, expressExecutionsMs: [150] }, () => 128);
+    const lines = priceOperation({ ...none, expressExecutionsMs: [150] }, () => ({ memoryMb: 128 }));
     expect(lines['Step Functions']).toBeCloseTo(
       PRICES.stepFunctionsExpressPerMillionRequests / 1_000_000 +
         (64 / 1024) * 0.2 * PRICES.stepFunctionsExpressPerGbSecond,
@@ -66,7 +69,7 @@ describe('the AWS bill of a measured operation', () => {
   });
 
   it('names the line that dominates an operation', () => {
-    const lines = priceOperation({ ...none, apiRequests: 1, stateTransitions: 9 }, () => 128);
+    const lines = priceOperation({ ...none, apiRequests: 1, stateTransitions: 9 }, () => ({ memoryMb: 128 }));
     expect(dominant(lines).line).toBe('Step Functions');
     expect(total(lines)).toBeCloseTo(
       (PRICES.apiGatewayRestPerMillionRequests + PRICES.wafPerMillionRequests) / 1_000_000 +
@@ -75,19 +78,41 @@ describe('the AWS bill of a measured operation', () => {
     );
   });
 
+  it("counts Lambda's platform lines only for a function whose system log level sends them", () => {
+    const logsOf = (systemLogLevel?: string) =>
+      priceOperation(
+        {
+          ...none,
+          logBytes: 1000,
+          invocations: [{ fn: 'f', ms: 10 }],
+          offPath: [
+            { fn: 'f', batchesMs: [10], records: 1, readUnits: 0, writeUnits: 0, perBatchWriteUnits: 0 },
+          ],
+        },
+        () => ({ memoryMb: 128, ...(systemLogLevel ? { systemLogLevel } : {}) }),
+        'low',
+      )['CloudWatch Logs'];
+    const perByte = PRICES.cloudWatchLogsPerGbIngested / 1024 ** 3;
+    // Two invocations (the request's and an off-path batch of one), each with START, END and REPORT.
+    for (const level of [undefined, 'INFO', 'DEBUG'])
+      expect(logsOf(level), String(level)).toBeCloseTo((1000 + 2 * PLATFORM_LOG_BYTES) * perByte, 15);
+    // At WARN Lambda writes no platform line: only the function's own bytes are billed.
+    expect(logsOf('WARN')).toBeCloseTo(1000 * perByte, 15);
+  });
+
   const perTrace = (PRICES.xrayPerMillionTracesRecorded + PRICES.xrayPerMillionTracesRetrieved) / 1_000_000;
 
   it('records traces no API request starts at 5 % at volume and every trace at low volume', () => {
     const usage = { ...none, traces: 1 };
-    expect(priceOperation(usage, () => 128)['X-Ray']).toBeCloseTo(0.05 * perTrace, 15);
-    expect(priceOperation(usage, () => 128, 'low')['X-Ray']).toBeCloseTo(perTrace, 15);
+    expect(priceOperation(usage, () => ({ memoryMb: 128 }))['X-Ray']).toBeCloseTo(0.05 * perTrace, 15);
+    expect(priceOperation(usage, () => ({ memoryMb: 128 }), 'low')['X-Ray']).toBeCloseTo(perTrace, 15);
   });
 
   it("records an API request's trace at the stage's sampling rule at volume", () => {
     const usage = { ...none, apiRequests: 1, traces: 1 };
     expect(API_TRACE_SAMPLING.fixedRate).toBe(0.01);
-    expect(priceOperation(usage, () => 128)['X-Ray']).toBeCloseTo(0.01 * perTrace, 15);
-    expect(priceOperation(usage, () => 128, 'low')['X-Ray']).toBeCloseTo(perTrace, 15);
+    expect(priceOperation(usage, () => ({ memoryMb: 128 }))['X-Ray']).toBeCloseTo(0.01 * perTrace, 15);
+    expect(priceOperation(usage, () => ({ memoryMb: 128 }), 'low')['X-Ray']).toBeCloseTo(perTrace, 15);
   });
 
   it('shares an off-path batch and its once-a-batch writes among a full batch at volume, not at low volume', () => {

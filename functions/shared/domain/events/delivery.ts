@@ -2,6 +2,8 @@ import { getEvent } from '../../data/events';
 import { finishDelivery, getDelivery, recordRetry } from '../../data/webhook-deliveries';
 import { getEndpoint, recordEndpointFailure, recordEndpointSuccess } from '../../data/webhook-endpoints';
 import { env } from '../../env';
+import type { WebhookDeliveryOutcome } from '../../observability/metric-names';
+import { countWebhookDelivery } from '../../observability/metrics';
 import { leaseFrom } from '../jobs/worker-shell';
 import { postWebhook, signingSecrets, signWebhook, WebhookRejectedError } from '../messages/webhooks';
 import { toPublicEvent } from './events';
@@ -15,7 +17,8 @@ import { toPublicEvent } from './events';
  * end the delivery as failed at once. Each attempt signs anew, with the event id as `webhook-id`. An
  * endpoint tried and failing for the disable period (3 days) since its last success is disabled, with the
  * reason; a pause longer than the retry cap plus one attempt (no events, a stopped platform) counts as that
- * much, never more (`recordEndpointFailure`).
+ * much, never more (`recordEndpointFailure`). Each attempt is counted by outcome (`WebhookDeliveries`, as a
+ * message's channel delivery is: one alarm watches both), and so is a delivery that ends `failed`.
  */
 const DELIVERY_TIMEOUT_MS = 10_000;
 
@@ -49,6 +52,13 @@ const DUE_SLACK_MS = 1000;
 
 type Answer = ({ ok: true; status: number } | { ok: false; retryable: boolean; status: number | string }) & {
   durationMs?: number;
+};
+
+/** The outcome an attempt's answer is counted under (`WebhookDeliveries`). */
+const attemptOutcomeOf = (answer: Answer): WebhookDeliveryOutcome => {
+  if (answer.ok) return 'delivered';
+  if (answer.status === 'refused_address' || answer.status === 'network_error') return answer.status;
+  return answer.retryable ? 'server_error' : 'rejected';
 };
 
 /** Signed with each secret of `secrets`: `webhook-signature` carries one signature each, space-separated. */
@@ -91,6 +101,8 @@ export const attemptDelivery = async (
   now = new Date(),
 ): Promise<AttemptResult> => {
   const { companyId, endpointId, eventId } = task;
+  const countOutcome = (outcome: WebhookDeliveryOutcome) =>
+    countWebhookDelivery(outcome, { companyId, endpointId, eventId });
   const delivery = await getDelivery(companyId, eventId, endpointId);
   if (delivery?.status !== 'pending') return { outcome: 'skipped' };
   const dueInMs = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) - now.getTime() : 0;
@@ -113,6 +125,7 @@ export const attemptDelivery = async (
       now,
       ...timed,
     });
+    if (status === 'failed') countOutcome('failed');
     return { outcome: status } as const;
   };
   const [event, endpoint] = await Promise.all([
@@ -130,6 +143,7 @@ export const attemptDelivery = async (
     JSON.stringify(toPublicEvent(event)),
     now,
   );
+  countOutcome(attemptOutcomeOf(answer));
   if (answer.ok) {
     // A healthy endpoint has nothing to clear: no write that is known to fail (it would still bill a unit).
     if (endpoint.failingSince !== undefined) await recordEndpointSuccess(companyId, endpointId);
