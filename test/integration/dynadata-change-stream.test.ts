@@ -29,6 +29,7 @@ const image = (t: Tenant, type: string, id: string, version: number, data: Recor
   updatedAt: new Date(Date.UTC(2026, 10, 29, 10, 0, version)).toISOString(),
   _size: JSON.stringify(data).length,
   data,
+  _streamed: true,
 });
 type Image = ReturnType<typeof image>;
 const record = (

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_PAYLOADS } from '../../functions/shared/routes/event-payloads';
 import { call, createTenant, expectProblem } from './support';
@@ -266,6 +266,63 @@ describe('Dynadata change events', () => {
     expect(await eventually(countOf, (n) => n === before + 1)).toBe(before + 1);
     await new Promise((r) => setTimeout(r, 1500));
     expect(await countOf()).toBe(before + 1);
+  }, 60_000);
+
+  it('leaves alone a contact written before events came from the stream, and raises its update and delete made since', async () => {
+    const t = await createTenant({ plan: 'starter' });
+    const countOf = async () => (await getTypeCounter(t.companyId, 'contacts'))?.itemCount ?? 0;
+    const create = async (name: string) =>
+      (await call('POST', '/v1/dynadata/type/contacts/create', { headers: as(t), body: { name } })).json
+        ._id as string;
+    const resourceEvents = async (id: string) =>
+      (await storedEvents(t)).filter((e) => e.resourceId === `dd:contacts:${id}`).map((e) => e.type);
+    const id = await create('Ada');
+    expect(
+      await eventually(
+        () => resourceEvents(id),
+        (types) => types.length === 1,
+      ),
+    ).toEqual(['dynadata.item.created']);
+    expect(await eventually(countOf, (n) => n === 1)).toBe(1);
+    // An update as the code before wrote it (its event with it, in its transaction): no `_streamed`.
+    const key = itemKey(t.companyId, 'contacts', id);
+    const stored = (await ddb.send(new GetCommand({ TableName: tableName(), Key: key }))).Item ?? {};
+    const { _streamed, ...legacy } = stored;
+    expect(_streamed).toBe(true);
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...legacy, _version: 2, data: { name: 'Ada L.' } },
+      }),
+    );
+    // A later contact's event has come through the stream: the write before it raised none.
+    const later = await create('Later');
+    await eventually(
+      () => resourceEvents(later),
+      (types) => types.length === 1,
+    );
+    expect(await resourceEvents(id)).toEqual(['dynadata.item.created']);
+    expect(await eventually(countOf, (n) => n === 2)).toBe(2);
+
+    // Written since: the update is raised, and the delete (the item marked first) too, and counted out.
+    const updated = await call('POST', '/v1/dynadata/type/contacts/update', {
+      headers: as(t),
+      body: { _id: id, name: 'Ada Lovelace' },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.json).not.toHaveProperty('_streamed');
+    const removed = await call('DELETE', `/v1/dynadata/type/contacts/item/${id}`, { headers: as(t) });
+    expect(removed.status).toBe(200);
+    expect(
+      await eventually(
+        () => resourceEvents(id),
+        (types) => types.length >= 3,
+      ),
+    ).toEqual(['dynadata.item.created', 'dynadata.item.updated', 'dynadata.item.deleted']);
+    expect(await eventually(countOf, (n) => n === 1)).toBe(1);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await resourceEvents(id)).toHaveLength(3);
+    expect(await countOf()).toBe(1);
   }, 60_000);
 
   it('refuses a filter that is not a list of type names, with pointers', async () => {

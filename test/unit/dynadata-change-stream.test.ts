@@ -16,6 +16,7 @@ const item = (type: string, id: string, version: number, extra: Record<string, u
   updatedAt: `2026-11-29T10:00:0${version}.000Z`,
   _size: 20,
   data: { name: `v${version}` },
+  _streamed: true,
   ...extra,
 });
 const change = (itemKey: string, typeName = 'contacts', companyId = 'co_1'): ItemChange => ({
@@ -123,6 +124,49 @@ describe('Dynadata item records', () => {
 });
 
 describe('chunks of counted changes', () => {
+  it('leave alone a write made before change events came from the stream (its image has no _streamed)', () => {
+    const legacy = { _streamed: undefined };
+    for (const type of ['contacts', 'orders']) {
+      expect(
+        itemChangeOf({ eventName: 'INSERT', newImage: item(type, 'a', 1, legacy), recordId: 'r1' }),
+      ).toBe(undefined);
+      expect(
+        itemChangeOf({
+          eventName: 'MODIFY',
+          newImage: item(type, 'a', 2, legacy),
+          oldImage: item(type, 'a', 1, legacy),
+          recordId: 'r2',
+        }),
+      ).toBe(undefined);
+      expect(
+        itemChangeOf({ eventName: 'REMOVE', oldImage: item(type, 'a', 2, legacy), recordId: 'r3' }),
+      ).toBe(undefined);
+    }
+    // A legacy item written again since: its update is raised (its count moves by its bytes only), and its
+    // delete, once the item is marked, counts it out.
+    const updated = itemChangeOf({
+      eventName: 'MODIFY',
+      newImage: item('contacts', 'a', 2, { _size: 30 }),
+      oldImage: item('contacts', 'a', 1, legacy),
+      recordId: 'r4',
+    });
+    expect(updated).toMatchObject({
+      delta: { count: 0, bytes: 10 },
+      event: { type: 'dynadata.item.updated' },
+    });
+    const marked = itemChangeOf({
+      eventName: 'MODIFY',
+      newImage: item('contacts', 'a', 1),
+      oldImage: item('contacts', 'a', 1, legacy),
+      recordId: 'r5',
+    });
+    expect(marked).toMatchObject({ delta: { count: 0, bytes: 0 } });
+    expect(marked?.event).toBe(undefined);
+    expect(
+      itemChangeOf({ eventName: 'REMOVE', oldImage: item('contacts', 'a', 1), recordId: 'r6' }),
+    ).toMatchObject({ delta: { count: -1, bytes: -20 }, event: { type: 'dynadata.item.deleted' } });
+  });
+
   it('keep the order, hold one change of an item at most, and stay within 100 actions', () => {
     expect(
       chunksOf([change('a'), change('b'), change('a'), change('c')]).map((c) => c.map((x) => x.itemKey)),

@@ -42,9 +42,13 @@ import { updateParams } from './update-expression';
  * dispatcher counts it from the table's stream, with its change event
  * (`docs/decisions/0063-dynadata-change-events-from-the-stream.md`).
  *
- * Two internal attributes serve the stream and are never read back into an item's fields: `_hop`, the
- * workflow hop of the write that left the item (absent for 0), which the change event carries; `_quiet`, set
- * on an item just before a bookkeeping delete (a deleting type's sweep), which raises no event.
+ * Three internal attributes serve the stream and are never read back into an item's fields: `_streamed`, on
+ * every item of a type that raises change events written since they come from the stream (the dispatcher
+ * acts only on an item record that shows it: a write made by the code before, which wrote its event and its
+ * count itself, is never raised or counted twice, and an item written before is marked before it is
+ * deleted); `_hop`, the workflow hop of the write that left the item (absent for 0), which the change event
+ * carries; `_quiet`, set on an item just before a bookkeeping delete (a deleting type's sweep), which raises
+ * no event.
  */
 export const LOG_ENTRIES_TYPE = 'log_entries';
 export const MESSAGES_TYPE = 'messages';
@@ -103,6 +107,8 @@ export interface StoredItem {
   size: number;
   /** The workflow hop of the write that left the item (internal: never one of its fields). */
   hop?: number;
+  /** Written since change events come from the stream (`_streamed`; internal: never one of its fields). */
+  streamed?: boolean;
 }
 
 /** A Dynadata item of a custom or built-in type (not `log_entries`, whose items are `log-entries.ts`'s). */
@@ -122,6 +128,7 @@ const DynadataItem = /* @__PURE__ */ defineEntity({
       _size: zm.optional(zm.number()),
       _hop: zm.optional(zm.number()),
       _quiet: zm.optional(zm.boolean()),
+      _streamed: zm.optional(zm.boolean()),
     });
   },
 });
@@ -150,8 +157,14 @@ export const toStoredItem = (typeName: string, raw: Record<string, unknown>): St
       size: 0,
     };
   }
-  const { _size, data, _hop, _quiet, ...item } = DynadataItem.decode(raw);
-  return { ...item, data: data ?? {}, size: _size ?? 0, ...(_hop ? { hop: _hop } : {}) };
+  const { _size, data, _hop, _quiet, _streamed, ...item } = DynadataItem.decode(raw);
+  return {
+    ...item,
+    data: data ?? {},
+    size: _size ?? 0,
+    ...(_hop ? { hop: _hop } : {}),
+    ...(_streamed ? { streamed: true } : {}),
+  };
 };
 
 export const getStoredItem = async (
@@ -218,6 +231,7 @@ const rawItem = (companyId: string, typeName: string, item: StoredItem, guard: T
       updatedAt: item.updatedAt,
       _size: item.size,
       ...(guard.hop ? { _hop: guard.hop } : {}),
+      ...(typeName === MESSAGES_TYPE ? {} : { _streamed: true }),
     },
     {
       // Tenant JSON is stored as a map whatever its member names (`asTenantMap`).
@@ -365,32 +379,34 @@ export interface RemoveMark {
 }
 
 /**
- * The condition a delete holds besides the version: the item still carries the hop of the delete (the
- * `_hop` the stream's record of the delete shows), and its `_quiet` mark when quiet.
+ * The condition a delete holds besides the version: the item is marked `_streamed` and still carries the hop
+ * of the delete (the `_hop` the stream's record of the delete shows), and its `_quiet` mark when quiet.
  */
 const markCondition = (version: number, mark: RemoveMark) => ({
   ConditionExpression: [
     '#v = :v',
+    '#streamed = :true',
     mark.hop ? '#hop = :hop' : 'attribute_not_exists(#hop)',
-    ...(mark.quiet ? ['#quiet = :quiet'] : []),
+    ...(mark.quiet ? ['#quiet = :true'] : []),
   ].join(' AND '),
   ExpressionAttributeNames: {
     '#v': '_version',
+    '#streamed': '_streamed',
     '#hop': '_hop',
     ...(mark.quiet ? { '#quiet': '_quiet' } : {}),
   },
   ExpressionAttributeValues: {
     ':v': version,
+    ':true': true,
     ...(mark.hop ? { ':hop': mark.hop } : {}),
-    ...(mark.quiet ? { ':quiet': true } : {}),
   },
 });
 
 /**
  * Before deleting an item of a type that raises change events, marks it with what the stream's record of the
- * delete must show (the record holds the item as it was): the delete's hop when the item holds another, and
- * `_quiet` for a bookkeeping delete. Nothing to write when the item already shows it (the common case: hop 0,
- * not quiet). The mark leaves the item's `_version`, so the stream sees no change of the item in it.
+ * delete must show (the record holds the item as it was): `_streamed` when it was written before change
+ * events came from the stream, the delete's hop when the item holds another, and `_quiet` for a bookkeeping
+ * delete. Nothing to write when the item already shows it (the common case: written since, hop 0, not quiet). The mark leaves the item's `_version`, so the stream sees no change of the item in it.
  */
 const markForRemoval = async (
   companyId: string,
@@ -399,16 +415,19 @@ const markForRemoval = async (
   mark: RemoveMark,
 ): Promise<void> => {
   if (typeName === LOG_ENTRIES_TYPE || typeName === MESSAGES_TYPE) return;
-  if ((previous.hop ?? 0) === (mark.hop ?? 0) && !mark.quiet) return;
+  if (previous.streamed && (previous.hop ?? 0) === (mark.hop ?? 0) && !mark.quiet) return;
+  const set = {
+    _streamed: true,
+    ...(mark.hop ? { _hop: mark.hop } : {}),
+    ...(mark.quiet ? { _quiet: true } : {}),
+  };
   await sendAlone(() =>
     ddb.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: itemKey(companyId, typeName, previous._id),
-        ...updateParams<{ _hop: number; _quiet: boolean }>(
-          mark.hop
-            ? { set: { _hop: mark.hop, ...(mark.quiet ? { _quiet: true } : {}) } }
-            : { remove: ['_hop'], ...(mark.quiet ? { set: { _quiet: true } } : {}) },
+        ...updateParams<{ _hop: number; _quiet: boolean; _streamed: boolean }>(
+          mark.hop ? { set } : { set, remove: ['_hop'] },
           {
             expression: '#v = :v',
             names: { '#v': '_version' },

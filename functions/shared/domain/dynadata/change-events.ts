@@ -81,9 +81,11 @@ const KINDS: Record<ItemRecord['eventName'], DynadataChangeEventType> = {
 };
 
 /**
- * The change an item record of a type that raises change events makes, or undefined for any other record. A
- * write that leaves the item's `_version` (the mark before a delete) and a delete marked `_quiet` (a deleting
- * type's sweep) raise no event. The event's id is derived from the record's id and its time is the write's
+ * The change an item record of a type that raises change events makes, or undefined for any other record and
+ * for a record of a write made before change events came from the stream (its image, the new one or a
+ * delete's old one, lacks `_streamed`: that write raised its event and counted itself). A write that leaves
+ * the item's `_version` (the mark before a delete) and a delete marked `_quiet` (a deleting type's sweep)
+ * raise no event. The event's id is derived from the record's id and its time is the write's
  * (`updatedAt`; for a delete the stream record's, to the second), never before the item's previous write.
  */
 export const itemChangeOf = (record: ItemRecord): ItemChange | undefined => {
@@ -91,6 +93,8 @@ export const itemChangeOf = (record: ItemRecord): ItemChange | undefined => {
   if (!image || typeof image.pk !== 'string' || typeof image.sk !== 'string') return undefined;
   const partition = typeOfItemsPartition(image.pk);
   if (!partition || !raisesChangeEvents(partition.typeName)) return undefined;
+  // A write made before change events came from the stream wrote its event (and count) itself.
+  if (image._streamed !== true) return undefined;
   const { companyId, typeName } = partition;
   const after = toStoredItem(typeName, image);
   const before = record.oldImage ? toStoredItem(typeName, record.oldImage) : undefined;
