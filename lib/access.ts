@@ -65,16 +65,17 @@ const MEDIA_PROBE = {
 /**
  * The Dynadata item calls (`functions/shared/domain/dynadata`: get, list with signed cursors, create, update,
  * delete, upsert, batches, the type list): items and their index, the `log_entries` partition, type records and
- * counts, the company's database bytes, the stored-object records file fields name, and the change event each
- * write puts in its own transaction.
+ * counts, the company's database bytes and the stored-object records file fields name. An item about to be
+ * deleted is marked with the delete's workflow hop first when it holds another (its change event, raised from
+ * the table's stream, carries it).
  */
 const DYNADATA_ITEMS: FunctionAccess = {
   table: {
     GetItem: ['dynadataItems', 'logEntryShards', 'logEntries', 'dynadataTypes', 'storedObjects'],
     Query: ['dynadataItems', 'logEntryShards', 'logEntries', 'logEntryDays', 'dynadataTypes'],
     // A type's counter item, created from its record by the first write that finds it missing.
-    PutItem: ['dynadataItems', 'events', 'dynadataTypes'],
-    UpdateItem: ['dynadataTypes', 'usage'],
+    PutItem: ['dynadataItems', 'dynadataTypes'],
+    UpdateItem: ['dynadataItems', 'dynadataTypes', 'usage'],
     DeleteItem: ['dynadataItems'],
     ConditionCheckItem: ['dynadataTypes'],
   },
@@ -481,7 +482,9 @@ export const WORKER_ACCESS = {
    * the workflows the event triggers (their trigger items: a Query of the definitions' partition); for each
    * changed usage month, the company's limits and a once-only threshold event; for each turn of a Dynadata
    * type's background deletion, the type, a page of its items, each item's deletion (with the type's counter
-   * item, one transaction), the next turn or the type's record and counter (its bytes into the totals).
+   * item, one transaction), the next turn or the type's record and counter (its bytes into the totals); for
+   * each Dynadata item written, its change event (`contacts`: with its count on the type's counter item, one
+   * transaction per chunk, the counter created from the type's record when missing).
    */
   eventDispatcher: combineAccess(TRIGGERED_RUNS, {
     table: {
@@ -489,7 +492,8 @@ export const WORKER_ACCESS = {
       BatchGetItem: ['company'],
       Query: ['webhooks', 'workflows', 'dynadataItems'],
       PutItem: ['events', 'dynadataTypes'],
-      UpdateItem: ['dynadataTypes', 'usage'],
+      // An item's delete by a deleting type's sweep is marked `_quiet` first (it raises no change event).
+      UpdateItem: ['dynadataItems', 'dynadataTypes', 'usage'],
       DeleteItem: ['dynadataItems', 'dynadataTypes'],
       ConditionCheckItem: ['dynadataTypes'],
     },

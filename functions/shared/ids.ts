@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { encodeTime, monotonicFactory, ulid as newUlid, TIME_MAX } from 'ulid';
 import { lazy } from './lazy';
 
@@ -26,3 +27,22 @@ export const monotonicUlid = (now: number = Date.now()): string => monotonic()(n
 
 export const newCompanyId = (): string => `co_${ulid()}`;
 export const newKeyId = (): string => `key_${ulid()}`;
+
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/**
+ * A ULID of `epochMs` whose random part is derived from `seed` (its SHA-256's first 80 bits): the same seed
+ * and time always give the same id, so an id made from a stream record's id is the same when the record is
+ * handled again.
+ */
+export const derivedUlid = (epochMs: number, seed: string): string => {
+  const digest = createHash('sha256').update(seed).digest();
+  let bits = 0n;
+  for (const byte of digest.subarray(0, 10)) bits = (bits << 8n) | BigInt(byte);
+  let random = '';
+  for (let i = 0; i < 16; i++) {
+    random = CROCKFORD[Number(bits & 31n)] + random;
+    bits >>= 5n;
+  }
+  return ulidTimePrefix(epochMs) + random;
+};

@@ -4,7 +4,7 @@ import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { USAGE_MONTH_SORT_KEY_PREFIX } from '../../functions/shared/data/keys';
-import { DELETING_STATUS, TYPE_ENTITY } from '../../functions/shared/types/dynadata-types';
+import { DELETING_STATUS, ITEM_ENTITY, TYPE_ENTITY } from '../../functions/shared/types/dynadata-types';
 import { EVENT_ENTITY } from '../../functions/shared/types/events';
 import { WEBHOOK_DELIVERY_MAX_RECEIVES } from '../../functions/shared/types/queues';
 import { type DataResources, WORKER_ACCESS } from '../access';
@@ -37,7 +37,8 @@ const VISIBILITY_TIMEOUT = Duration.seconds(360);
  * the (FIFO) dead-letter queue after `WEBHOOK_DELIVERY_MAX_RECEIVES` receives (alarmed by the observability
  * stack); its group goes on, and a redrive (or a redelivery) sends the delivery again.
  *
- * The event source filters on the records the dispatcher acts on (new events; changed usage months), so
+ * The event source filters on the records the dispatcher acts on (new events; changed usage months; Dynadata
+ * item writes; a type being deleted: five filters, the default quota of an event source), so
  * other writes of the table invoke nothing; records of a failed invocation are retried from the failed
  * one (partial batch responses), split in halves on error.
  */
@@ -95,6 +96,16 @@ export class WebhookEvents extends Construct {
           FilterCriteria.filter({
             eventName: FilterRule.or('INSERT', 'MODIFY'),
             dynamodb: { Keys: { sk: { S: FilterRule.beginsWith(USAGE_MONTH_SORT_KEY_PREFIX) } } },
+          }),
+          // A Dynadata item written (created, replaced; deleted: its old image): its change event, raised from
+          // the stream (`dynadata/change-stream.ts`). Items of every type pass (the handler drops `messages`').
+          FilterCriteria.filter({
+            eventName: FilterRule.or('INSERT', 'MODIFY'),
+            dynamodb: { NewImage: { entity: { S: FilterRule.isEqual(ITEM_ENTITY) } } },
+          }),
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual('REMOVE'),
+            dynamodb: { OldImage: { entity: { S: FilterRule.isEqual(ITEM_ENTITY) } } },
           }),
           // A Dynadata type being deleted: each turn of its background deletion (`type-sweep.ts`).
           FilterCriteria.filter({

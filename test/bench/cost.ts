@@ -305,7 +305,8 @@ export const measureOperations = async (write: (line: string) => void): Promise<
         records: offPath[kind].reduce((sum, b) => sum + b.records, 0),
         readUnits: used.byWork[kind].read,
         writeUnits: used.byWork[kind].write,
-        perBatchWriteUnits: kind === 'log-shipper' ? used.byWork[kind].usageWrite : 0,
+        // Once a batch: the shipper's compute meter; the dispatcher's `contacts` counter (one a chunk).
+        perBatchWriteUnits: used.byWork[kind][kind === 'log-shipper' ? 'usageWrite' : 'counterWrite'],
       });
       const request = used.byWork.request;
       return {

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import { type AttributeValue, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { sortKeys } from '../../functions/shared/data/keys';
 import { TABLE_SHAPE } from '../../functions/shared/data/table';
 import {
   type Item,
@@ -45,6 +46,11 @@ export interface Units {
   indexWrite: number;
   /** Of `write`, the writes of usage meter items (`CO#<id>#USAGE`). */
   usageWrite: number;
+  /**
+   * Of `write`, the writes of Dynadata type counter items (`TYPECOUNT#<type>`): the event dispatcher writes a
+   * `contacts` counter once per chunk of stream records, whatever its size (decision 0063).
+   */
+  counterWrite: number;
 }
 
 export interface MeterTotals {
@@ -59,7 +65,7 @@ export interface MeterTotals {
   emptyReads: number;
 }
 
-const zero = (): Units => ({ read: 0, write: 0, indexWrite: 0, usageWrite: 0 });
+const zero = (): Units => ({ read: 0, write: 0, indexWrite: 0, usageWrite: 0, counterWrite: 0 });
 const emptyTotals = (): MeterTotals => ({
   byWork: { request: zero(), 'log-shipper': zero(), 'event-dispatcher': zero(), setup: zero() },
   transactions: { count: 0, computed: 0, reported: 0 },
@@ -215,6 +221,14 @@ export const installRequestMeter = (
           : 0),
       0,
     );
+    sum.counterWrite += touches.reduce(
+      (total, t, i) =>
+        total +
+        (t.key[TABLE_SHAPE.sortKey]?.S?.startsWith(sortKeys.typeCounter(''))
+          ? (units[i]?.table ?? 0) + (units[i]?.indexes ?? 0)
+          : 0),
+      0,
+    );
     if (transactional) {
       sums.transactions.count += 1;
       sums.transactions.computed += table + indexes;
@@ -317,7 +331,7 @@ export const installRequestMeter = (
 export const difference = (after: MeterTotals, before: MeterTotals): MeterTotals => {
   const out = emptyTotals();
   for (const w of Object.keys(out.byWork) as Work[])
-    for (const k of ['read', 'write', 'indexWrite', 'usageWrite'] as const)
+    for (const k of ['read', 'write', 'indexWrite', 'usageWrite', 'counterWrite'] as const)
       out.byWork[w][k] = after.byWork[w][k] - before.byWork[w][k];
   for (const k of ['count', 'computed', 'reported'] as const)
     out.transactions[k] = after.transactions[k] - before.transactions[k];

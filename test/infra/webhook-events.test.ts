@@ -1,8 +1,20 @@
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebhookEvents } from '../../lib/constructs/webhook-events';
 import { WorkflowRuns } from '../../lib/constructs/workflow-runs';
 import { logicalIdOf, synthesizeApp } from './synth';
+
+// The dispatcher's rule, beside the event source's filter: its module reads these names at load (no call).
+Object.assign(process.env, {
+  TABLE_NAME: process.env.TABLE_NAME ?? 'infra-table',
+  BUCKET_NAME: process.env.BUCKET_NAME ?? 'infra-bucket',
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+  POWERTOOLS_METRICS_DISABLED: 'true',
+  AWS_XRAY_MANUAL_MODE: 'true',
+});
+const { isDispatchable } = await import('../../functions/workers/event-dispatcher/index');
 
 const built = synthesizeApp({ bundling: false });
 afterAll(() => built.cleanup());
@@ -30,7 +42,7 @@ describe('events to webhooks (jobs stack)', () => {
     });
   });
 
-  it('feeds the dispatcher only new events, changed usage months and types being deleted, with partial batch responses', () => {
+  it('feeds the dispatcher only new events, changed usage months, Dynadata item writes and types being deleted, with partial batch responses', () => {
     jobsTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: logicalIdOf(events.dispatcher) },
       StartingPosition: 'TRIM_HORIZON',
@@ -52,6 +64,18 @@ describe('events to webhooks (jobs stack)', () => {
           },
           {
             Pattern: JSON.stringify({
+              eventName: ['INSERT', 'MODIFY'],
+              dynamodb: { NewImage: { entity: { S: ['dd_item'] } } },
+            }),
+          },
+          {
+            Pattern: JSON.stringify({
+              eventName: ['REMOVE'],
+              dynamodb: { OldImage: { entity: { S: ['dd_item'] } } },
+            }),
+          },
+          {
+            Pattern: JSON.stringify({
               eventName: ['MODIFY'],
               dynamodb: { NewImage: { entity: { S: ['dd_type'] }, status: { S: ['deleting'] } } },
             }),
@@ -59,6 +83,63 @@ describe('events to webhooks (jobs stack)', () => {
         ],
       },
     });
+  });
+
+  it('passes exactly the records the dispatcher passes by its own rule (`isDispatchable`)', () => {
+    const mapping = Object.values(jobsTemplate.findResources('AWS::Lambda::EventSourceMapping')).find(
+      (m) =>
+        JSON.stringify(m).includes(logicalIdOf(events.dispatcher)) && JSON.stringify(m).includes('Filters'),
+    ) as { Properties: { FilterCriteria: { Filters: { Pattern: string }[] } } };
+    const patterns = mapping.Properties.FilterCriteria.Filters.map((f) => JSON.parse(f.Pattern));
+    // The rules the patterns use: a list of values or prefixes at a leaf, nested objects otherwise.
+    const matches = (pattern: unknown, value: unknown): boolean =>
+      Array.isArray(pattern)
+        ? pattern.some((p) =>
+            typeof p === 'object' && p !== null && 'prefix' in p
+              ? typeof value === 'string' && value.startsWith(String(p.prefix))
+              : p === value,
+          )
+        : Object.entries(pattern as Record<string, unknown>).every(([key, inner]) =>
+            matches(inner, (value as Record<string, unknown> | undefined)?.[key]),
+          );
+    const record = (
+      eventName: DynamoDBRecord['eventName'],
+      sk: string,
+      images: { NewImage?: Record<string, unknown>; OldImage?: Record<string, unknown> },
+    ): DynamoDBRecord => ({
+      eventName,
+      dynamodb: {
+        Keys: marshall({ pk: 'CO#c1#X', sk }) as never,
+        ...(images.NewImage ? { NewImage: marshall(images.NewImage) as never } : {}),
+        ...(images.OldImage ? { OldImage: marshall(images.OldImage) as never } : {}),
+      },
+    });
+    const item = { entity: 'dd_item', _version: 1 };
+    const records = ['INSERT', 'MODIFY', 'REMOVE'].flatMap((name) => {
+      const eventName = name as DynamoDBRecord['eventName'];
+      return [
+        record(eventName, 'EV#evt_1', { NewImage: { entity: 'event' }, OldImage: { entity: 'event' } }),
+        record(eventName, 'M#2026-11', { NewImage: { entity: 'usage' }, OldImage: { entity: 'usage' } }),
+        record(eventName, 'M#2026-11#S01', eventName === 'INSERT' ? { NewImage: { entity: 'usage' } } : {}),
+        record(eventName, 'orders', { NewImage: { entity: 'dd_type', status: 'deleting' } }),
+        record(eventName, 'orders', { NewImage: { entity: 'dd_type', status: 'active' } }),
+        record(
+          eventName,
+          'i1',
+          eventName === 'REMOVE' ? { OldImage: item } : { NewImage: item, OldImage: item },
+        ),
+        record(eventName, 'i1', { OldImage: item }),
+        record(eventName, 'l1', { NewImage: { entity: 'log_entry' }, OldImage: { entity: 'log_entry' } }),
+        record(eventName, 'x', { NewImage: { entity: 'delivery' } }),
+      ];
+    });
+    for (const r of records)
+      expect([r.eventName, r.dynamodb?.Keys?.sk?.S, patterns.some((p) => matches(p, r))]).toEqual([
+        r.eventName,
+        r.dynamodb?.Keys?.sk?.S,
+        isDispatchable(r),
+      ]);
+    expect(records.filter(isDispatchable).length).toBeGreaterThan(5);
   });
 
   it('lets the dispatcher read the stream and send only to the webhook-delivery and workflow-run queues, starting no execution', () => {

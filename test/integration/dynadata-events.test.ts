@@ -1,14 +1,21 @@
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_PAYLOADS } from '../../functions/shared/routes/event-payloads';
 import { call, createTenant, expectProblem } from './support';
 import { eventually, startReceiver } from './webhook-receiver';
 import { getRun, type RunBody, savedWorkflow } from './workflow-support';
 
+const { ddb, tableName } = await import('../../functions/shared/data/client');
+const { itemKey } = await import('../../functions/shared/data/dynadata-items');
+const { eventPartition, toEventRecord } = await import('../../functions/shared/data/events');
+const { getTypeCounter } = await import('../../functions/shared/data/dynadata-type-counters');
+
 /**
- * Dynadata change events (`dynadata.item.created`, `.updated`, `.deleted`): one per committed write, in the
- * write's own transaction, none for a refused one; webhook endpoints subscribe to the family with a filter by
- * item type; workflows are started by them, once per change, and a workflow whose writes re-trigger it stops
- * at the hop limit.
+ * Dynadata change events (`dynadata.item.created`, `.updated`, `.deleted`): one per committed write, raised
+ * from the table's stream a moment after it, none for a refused one nor for a deleting type's sweep; webhook
+ * endpoints subscribe to the family with a filter by item type; workflows are started by them, once per
+ * change, and a workflow whose writes re-trigger it stops at the hop limit (the hop travels on the item, never
+ * shown in a read).
  */
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
 type Delivery = {
@@ -44,6 +51,22 @@ const eventsOf = async (t: Tenant, type: string) => {
   expect(res.status).toBe(200);
   return res.json.events as Delivery[];
 };
+
+/** The stored events of the company (with their hop, which the public list does not show). */
+const storedEvents = async (t: Tenant) =>
+  (
+    (
+      await ddb.send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': eventPartition(t.companyId) },
+        }),
+      )
+    ).Items ?? []
+  )
+    .filter((item) => item.entity === 'event')
+    .map(toEventRecord);
 
 describe('Dynadata change events', () => {
   it('delivers one event per committed change of the filtered type, in order, and none for a refused write', async () => {
@@ -123,10 +146,11 @@ describe('Dynadata change events', () => {
       expect(declared.success, JSON.stringify(declared.error?.issues)).toBe(true);
     }
     // The events list shows them too (one created for each type); the other company's endpoint got nothing.
-    expect((await eventsOf(owner, 'dynadata.item.created')).map((e) => e.data.type).sort()).toEqual([
-      'notes',
-      'orders',
-    ]);
+    const listed = await eventually(
+      () => eventsOf(owner, 'dynadata.item.created'),
+      (events) => events.length >= 2,
+    );
+    expect(listed.map((e) => e.data.type).sort()).toEqual(['notes', 'orders']);
     expect(receiver.of('/other-company')).toEqual([]);
     expect(await eventsOf(other, 'dynadata.item.created')).toEqual([]);
   }, 60_000);
@@ -137,9 +161,169 @@ describe('Dynadata change events', () => {
       body: { text: 'x'.repeat(20_000) },
     });
     expect(big.status).toBe(201);
-    const event = (await eventsOf(owner, 'dynadata.item.created')).find((e) => e.data._id === big.json._id);
+    const events = await eventually(
+      () => eventsOf(owner, 'dynadata.item.created'),
+      (listed) => listed.some((e) => e.data._id === big.json._id),
+    );
+    const event = events.find((e) => e.data._id === big.json._id);
     expect(event?.data).toMatchObject({ item: null, itemOmitted: true, changedFields: ['text'] });
   });
+
+  it("carries the hop of each write, the delete's too, and never shows it in a read", async () => {
+    const created = await call('POST', '/v1/dynadata/type/notes/create', {
+      headers: as(owner, { 'x-workflow-hop': '2' }),
+      body: { text: 'deep' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.json._id as string;
+    // The hop is on the stored item (for the stream), and in no read of it.
+    const raw = await ddb.send(
+      new GetCommand({ TableName: tableName(), Key: itemKey(owner.companyId, 'notes', id) }),
+    );
+    expect(raw.Item?._hop).toBe(2);
+    const reads = [
+      (await call('GET', `/v1/dynadata/type/notes/item/${id}`, { headers: as(owner) })).json,
+      ...((await call('POST', '/v1/dynadata/type/notes/list', { headers: as(owner), body: { limit: 100 } }))
+        .json.items as Record<string, unknown>[]),
+    ];
+    expect(reads.some((item) => item._id === id)).toBe(true);
+    for (const item of reads) expect(JSON.stringify(item)).not.toMatch(/_hop|_quiet|"hop"/);
+    // An update at hop 0 clears it; a delete at hop 3 carries 3.
+    expect(
+      (
+        await call('POST', '/v1/dynadata/type/notes/update', {
+          headers: as(owner),
+          body: { _id: id, text: 'shallow' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call('DELETE', `/v1/dynadata/type/notes/item/${id}`, {
+          headers: as(owner, { 'x-workflow-hop': '3' }),
+        })
+      ).status,
+    ).toBe(200);
+    const events = await eventually(
+      async () => (await storedEvents(owner)).filter((e) => e.resourceId === `dd:notes:${id}`),
+      (found) => found.length >= 3,
+    );
+    expect(events.map((e) => [e.type, e.hop ?? 0]).sort()).toEqual([
+      ['dynadata.item.created', 2],
+      ['dynadata.item.deleted', 3],
+      ['dynadata.item.updated', 0],
+    ]);
+    // Listed newest first: the delete, the update, the create.
+    const listed = (await call('GET', '/v1/events?limit=100', { headers: as(owner) })).json.events as {
+      id: string;
+      type: string;
+      resourceId?: string;
+      data: { _id?: string };
+    }[];
+    expect(listed.filter((e) => e.data._id === id).map((e) => e.type)).toEqual([
+      'dynadata.item.deleted',
+      'dynadata.item.updated',
+      'dynadata.item.created',
+    ]);
+  });
+
+  it('raises no event for the items a type deletion sweeps, and counts contacts from the stream', async () => {
+    expect((await putType(owner, 'scratch', { n: { type: 'number' } })).status).toBe(201);
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) {
+      const res = await call('POST', '/v1/dynadata/type/scratch/create', { headers: as(owner), body: { n } });
+      ids.push(res.json._id as string);
+    }
+    const created = await eventually(
+      async () => (await storedEvents(owner)).filter((e) => e.resourceId.startsWith('dd:scratch:')),
+      (found) => found.length >= 3,
+    );
+    expect(created).toHaveLength(3);
+    const deletion = await call('DELETE', '/v1/dynadata/types/scratch?deleteItems=true', {
+      headers: as(owner),
+    });
+    expect(deletion.status).toBe(202);
+    await eventually(
+      async () => (await call('GET', '/v1/dynadata/types/scratch', { headers: as(owner) })).status,
+      (status) => status === 404,
+    );
+    await new Promise((r) => setTimeout(r, 2000));
+    const after = (await storedEvents(owner)).filter((e) => e.resourceId.startsWith('dd:scratch:'));
+    expect(after.map((e) => e.type)).toEqual([
+      'dynadata.item.created',
+      'dynadata.item.created',
+      'dynadata.item.created',
+    ]);
+
+    // A contact counts on its type a moment after its write, once.
+    const countOf = async () => (await getTypeCounter(other.companyId, 'contacts'))?.itemCount ?? 0;
+    const before = await countOf();
+    const contact = await call('POST', '/v1/dynadata/type/contacts/create', {
+      headers: as(other),
+      body: { name: 'Ada' },
+    });
+    expect(contact.status).toBe(201);
+    expect(await eventually(countOf, (n) => n === before + 1)).toBe(before + 1);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await countOf()).toBe(before + 1);
+  }, 60_000);
+
+  it('leaves alone a contact written before events came from the stream, and raises its update and delete made since', async () => {
+    const t = await createTenant({ plan: 'starter' });
+    const countOf = async () => (await getTypeCounter(t.companyId, 'contacts'))?.itemCount ?? 0;
+    const create = async (name: string) =>
+      (await call('POST', '/v1/dynadata/type/contacts/create', { headers: as(t), body: { name } })).json
+        ._id as string;
+    const resourceEvents = async (id: string) =>
+      (await storedEvents(t)).filter((e) => e.resourceId === `dd:contacts:${id}`).map((e) => e.type);
+    const id = await create('Ada');
+    expect(
+      await eventually(
+        () => resourceEvents(id),
+        (types) => types.length === 1,
+      ),
+    ).toEqual(['dynadata.item.created']);
+    expect(await eventually(countOf, (n) => n === 1)).toBe(1);
+    // An update as the code before wrote it (its event with it, in its transaction): no `_streamed`.
+    const key = itemKey(t.companyId, 'contacts', id);
+    const stored = (await ddb.send(new GetCommand({ TableName: tableName(), Key: key }))).Item ?? {};
+    const { _streamed, ...legacy } = stored;
+    expect(_streamed).toBe(true);
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...legacy, _version: 2, data: { name: 'Ada L.' } },
+      }),
+    );
+    // A later contact's event has come through the stream: the write before it raised none.
+    const later = await create('Later');
+    await eventually(
+      () => resourceEvents(later),
+      (types) => types.length === 1,
+    );
+    expect(await resourceEvents(id)).toEqual(['dynadata.item.created']);
+    expect(await eventually(countOf, (n) => n === 2)).toBe(2);
+
+    // Written since: the update is raised, and the delete (the item marked first) too, and counted out.
+    const updated = await call('POST', '/v1/dynadata/type/contacts/update', {
+      headers: as(t),
+      body: { _id: id, name: 'Ada Lovelace' },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.json).not.toHaveProperty('_streamed');
+    const removed = await call('DELETE', `/v1/dynadata/type/contacts/item/${id}`, { headers: as(t) });
+    expect(removed.status).toBe(200);
+    expect(
+      await eventually(
+        () => resourceEvents(id),
+        (types) => types.length >= 3,
+      ),
+    ).toEqual(['dynadata.item.created', 'dynadata.item.updated', 'dynadata.item.deleted']);
+    expect(await eventually(countOf, (n) => n === 1)).toBe(1);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await resourceEvents(id)).toHaveLength(3);
+    expect(await countOf()).toBe(1);
+  }, 60_000);
 
   it('refuses a filter that is not a list of type names, with pointers', async () => {
     expectProblem(

@@ -243,7 +243,7 @@ describe('Dynadata types over the API', () => {
       if (i > 0) expect(s.deletedItems).toBeGreaterThanOrEqual(seen[i - 1]?.deletedItems ?? 0);
     }
     // No item is left in the type's partition.
-    const { queryItemsPage } = await import('../../functions/shared/data/dynadata-items');
+    const { queryItemsPage } = await import('../../functions/shared/data/dynadata-item-queries');
     const left = await queryItemsPage(owner.companyId, 'logs', { forward: true, limit: 10 });
     expect(left.items).toEqual([]);
     // The items' bytes left the company's database figure with them.

@@ -1,4 +1,11 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { ITEM_ENTITY } from '../types/dynadata-types';
 import * as zm from '../zod-mini';
 import { asTenantMap, ddb, tableName } from './client';
 import { migrateTypeCounter, typeCounterWrite } from './dynadata-type-counters';
@@ -10,6 +17,7 @@ import { scheduledMessageIndexKey } from './scheduled-messages';
 import { TABLE_INDEXES, TABLE_SHAPE } from './table';
 import { cancellationReasons, sendTransaction } from './transactions';
 import { undeliveredMessageIndexKey } from './undelivered-messages';
+import { updateParams } from './update-expression';
 
 /**
  * Dynadata items. Each type of a company has its own partition `CO#<companyId>#DD#<type>` with the item `_id`
@@ -25,14 +33,31 @@ import { undeliveredMessageIndexKey } from './undelivered-messages';
  * shard, sort key `<epoch ms, 15 digits>#<requestId>`); their `_id` is the sort key with `-` in place of `#`,
  * so ids sort by time too, and name their partition (the day of the time, the shard of the request id).
  *
- * Every write is one transaction: the item (conditional on its absence or on its `_version`) and the type's
- * small counter item (`dynadata-type-counters.ts`): its `itemCount` and `bytes` (the company's
- * `databaseBytes` is the `TOTALS` figure plus the bytes of every counter), conditional on the custom type's
- * `typeVersion` and on the schema change under check, so a schema change or a type deletion never races an
- * item write (`docs/decisions/0049-dynadata-type-counter-item.md`).
+ * A write of a custom type (and of `messages`) is one transaction: the item (conditional on its absence or on
+ * its `_version`) and the type's small counter item (`dynadata-type-counters.ts`): its `itemCount` and `bytes`
+ * (the company's `databaseBytes` is the `TOTALS` figure plus the bytes of every counter), conditional on the
+ * custom type's `typeVersion` and on the schema change under check, so a schema change or a type deletion
+ * never races an item write (`docs/decisions/0049-dynadata-type-counter-item.md`). A write of `contacts` (a
+ * built-in type that raises change events, `STREAM_COUNTED_TYPES`) is the item's write alone: the event
+ * dispatcher counts it from the table's stream, with its change event
+ * (`docs/decisions/0063-dynadata-change-events-from-the-stream.md`).
+ *
+ * Three internal attributes serve the stream and are never read back into an item's fields: `_streamed`, on
+ * every item of a type that raises change events written since they come from the stream (the dispatcher
+ * acts only on an item record that shows it: a write made by the code before, which wrote its event and its
+ * count itself, is never raised or counted twice, and an item written before is marked before it is
+ * deleted); `_hop`, the workflow hop of the write that left the item (absent for 0), which the change event
+ * carries; `_quiet`, set on an item just before a bookkeeping delete (a deleting type's sweep), which raises
+ * no event.
  */
 export const LOG_ENTRIES_TYPE = 'log_entries';
 export const MESSAGES_TYPE = 'messages';
+/**
+ * The built-in types whose item writes are counted from the table's stream (with their change events): the
+ * request writes the item alone.
+ */
+export const STREAM_COUNTED_TYPES: readonly string[] = ['contacts'];
+const countedFromStream = (typeName: string) => STREAM_COUNTED_TYPES.includes(typeName);
 
 export const itemPartition = (companyId: string, typeName: string): string =>
   typeName === LOG_ENTRIES_TYPE
@@ -80,11 +105,15 @@ export interface StoredItem {
   data: Record<string, unknown>;
   /** Bytes the item counts for in `databaseBytes`. */
   size: number;
+  /** The workflow hop of the write that left the item (internal: never one of its fields). */
+  hop?: number;
+  /** Written since change events come from the stream (`_streamed`; internal: never one of its fields). */
+  streamed?: boolean;
 }
 
 /** A Dynadata item of a custom or built-in type (not `log_entries`, whose items are `log-entries.ts`'s). */
 const DynadataItem = /* @__PURE__ */ defineEntity({
-  name: 'dd_item',
+  name: ITEM_ENTITY,
   key: (companyId: string, typeName: string, id: string) => ({
     pk: itemPartition(companyId, typeName),
     sk: id,
@@ -97,6 +126,9 @@ const DynadataItem = /* @__PURE__ */ defineEntity({
       updatedAt: zm.string(),
       data: zm.optional(zm.record(zm.string(), zm.unknown())),
       _size: zm.optional(zm.number()),
+      _hop: zm.optional(zm.number()),
+      _quiet: zm.optional(zm.boolean()),
+      _streamed: zm.optional(zm.boolean()),
     });
   },
 });
@@ -125,8 +157,14 @@ export const toStoredItem = (typeName: string, raw: Record<string, unknown>): St
       size: 0,
     };
   }
-  const { _size, data, ...item } = DynadataItem.decode(raw);
-  return { ...item, data: data ?? {}, size: _size ?? 0 };
+  const { _size, data, _hop, _quiet, _streamed, ...item } = DynadataItem.decode(raw);
+  return {
+    ...item,
+    data: data ?? {},
+    size: _size ?? 0,
+    ...(_hop ? { hop: _hop } : {}),
+    ...(_streamed ? { streamed: true } : {}),
+  };
 };
 
 export const getStoredItem = async (
@@ -160,6 +198,8 @@ export interface TypeGuard {
   indexedFields?: readonly string[];
   /** Log entries written through Dynadata (self-hosted switch) expire like shipped ones. */
   ttl?: number;
+  /** The workflow hop of the write (stored on the item when above 0, for its change event). */
+  hop?: number;
 }
 
 export class ItemWriteConflictError extends Error {
@@ -190,6 +230,8 @@ const rawItem = (companyId: string, typeName: string, item: StoredItem, guard: T
       createdAt: item.createdAt,
       updatedAt: item.updatedAt,
       _size: item.size,
+      ...(guard.hop ? { _hop: guard.hop } : {}),
+      ...(typeName === MESSAGES_TYPE ? {} : { _streamed: true }),
     },
     {
       // Tenant JSON is stored as a map whatever its member names (`asTenantMap`).
@@ -261,26 +303,38 @@ const logDayItemOf = (companyId: string, item: StoredItem, guard: TypeGuard) => 
   return guard.ttl ? { ...day, ttl } : day;
 };
 
+/** Sends one plain conditional write of an item (a type counted from the stream); a failed condition is the item's. */
+const sendAlone = async (send: () => Promise<unknown>): Promise<void> => {
+  try {
+    await send();
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') throw new ItemWriteConflictError('item');
+    throw error;
+  }
+};
+
 /** Inserts a new item (its `_id` must be new). */
 export const insertItem = async (
   companyId: string,
   typeName: string,
   item: StoredItem,
   guard: TypeGuard,
-  /** More items of the same transaction (the change event; a message's thread entry and its event). */
+  /** More items of the same transaction (a message's thread entry and its event). */
   also: TransactItem[] = [],
 ): Promise<void> => {
+  const put = {
+    TableName: tableName(),
+    Item: rawItem(companyId, typeName, item, guard),
+    ConditionExpression: 'attribute_not_exists(pk)',
+  };
+  if (countedFromStream(typeName) && also.length === 0) return sendAlone(() => ddb.send(new PutCommand(put)));
   await transact(companyId, typeName, guard, [
-    {
-      Put: {
-        TableName: tableName(),
-        Item: rawItem(companyId, typeName, item, guard),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
+    { Put: put },
     ...(typeName === LOG_ENTRIES_TYPE
       ? [{ Put: { TableName: tableName(), Item: logDayItemOf(companyId, item, guard) } }]
-      : typeCounterWrite(companyId, typeName, { count: 1, bytes: item.size }, guard)),
+      : countedFromStream(typeName)
+        ? []
+        : typeCounterWrite(companyId, typeName, { count: 1, bytes: item.size }, guard)),
     ...also,
   ]);
 };
@@ -295,25 +349,94 @@ export const replaceItem = async (
   /** More items of the same transaction (the event a status change raises). */
   also: TransactItem[] = [],
 ): Promise<void> => {
-  await transact(companyId, typeName, guard, [
-    {
-      Put: {
-        TableName: tableName(),
-        Item: rawItem(companyId, typeName, next, guard),
-        ConditionExpression: typeName === LOG_ENTRIES_TYPE ? 'attribute_exists(pk)' : '#v = :v',
-        ...(typeName === LOG_ENTRIES_TYPE
-          ? {}
-          : {
-              ExpressionAttributeNames: { '#v': '_version' },
-              ExpressionAttributeValues: { ':v': previous._version },
-            }),
-      },
-    },
+  const put = {
+    TableName: tableName(),
+    Item: rawItem(companyId, typeName, next, guard),
+    ConditionExpression: typeName === LOG_ENTRIES_TYPE ? 'attribute_exists(pk)' : '#v = :v',
     ...(typeName === LOG_ENTRIES_TYPE
+      ? {}
+      : {
+          ExpressionAttributeNames: { '#v': '_version' },
+          ExpressionAttributeValues: { ':v': previous._version },
+        }),
+  };
+  if (countedFromStream(typeName) && also.length === 0) return sendAlone(() => ddb.send(new PutCommand(put)));
+  await transact(companyId, typeName, guard, [
+    { Put: put },
+    ...(typeName === LOG_ENTRIES_TYPE || countedFromStream(typeName)
       ? []
       : typeCounterWrite(companyId, typeName, { count: 0, bytes: next.size - previous.size }, guard)),
     ...also,
   ]);
+};
+
+/** How an item's delete is marked for the stream (`removeItem`, `writeItemsAtomically`). */
+export interface RemoveMark {
+  /** The workflow hop of the delete (its change event carries it). */
+  hop?: number;
+  /** A bookkeeping delete (a deleting type's sweep): it raises no change event. */
+  quiet?: boolean;
+}
+
+/**
+ * The condition a delete holds besides the version: the item is marked `_streamed` and still carries the hop
+ * of the delete (the `_hop` the stream's record of the delete shows), and its `_quiet` mark when quiet.
+ */
+const markCondition = (version: number, mark: RemoveMark) => ({
+  ConditionExpression: [
+    '#v = :v',
+    '#streamed = :true',
+    mark.hop ? '#hop = :hop' : 'attribute_not_exists(#hop)',
+    ...(mark.quiet ? ['#quiet = :true'] : []),
+  ].join(' AND '),
+  ExpressionAttributeNames: {
+    '#v': '_version',
+    '#streamed': '_streamed',
+    '#hop': '_hop',
+    ...(mark.quiet ? { '#quiet': '_quiet' } : {}),
+  },
+  ExpressionAttributeValues: {
+    ':v': version,
+    ':true': true,
+    ...(mark.hop ? { ':hop': mark.hop } : {}),
+  },
+});
+
+/**
+ * Before deleting an item of a type that raises change events, marks it with what the stream's record of the
+ * delete must show (the record holds the item as it was): `_streamed` when it was written before change
+ * events came from the stream, the delete's hop when the item holds another, and `_quiet` for a bookkeeping
+ * delete. Nothing to write when the item already shows it (the common case: written since, hop 0, not quiet). The mark leaves the item's `_version`, so the stream sees no change of the item in it.
+ */
+const markForRemoval = async (
+  companyId: string,
+  typeName: string,
+  previous: StoredItem,
+  mark: RemoveMark,
+): Promise<void> => {
+  if (typeName === LOG_ENTRIES_TYPE || typeName === MESSAGES_TYPE) return;
+  if (previous.streamed && (previous.hop ?? 0) === (mark.hop ?? 0) && !mark.quiet) return;
+  const set = {
+    _streamed: true,
+    ...(mark.hop ? { _hop: mark.hop } : {}),
+    ...(mark.quiet ? { _quiet: true } : {}),
+  };
+  await sendAlone(() =>
+    ddb.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: itemKey(companyId, typeName, previous._id),
+        ...updateParams<{ _hop: number; _quiet: boolean; _streamed: boolean }>(
+          mark.hop ? { set } : { set, remove: ['_hop'] },
+          {
+            expression: '#v = :v',
+            names: { '#v': '_version' },
+            values: { ':v': previous._version },
+          },
+        ),
+      }),
+    ),
+  );
 };
 
 /** Deletes an item whose stored `_version` is still `previous._version`. */
@@ -322,30 +445,27 @@ export const removeItem = async (
   typeName: string,
   previous: StoredItem,
   guard: TypeGuard,
-  /** More items of the same transaction (the change event). */
-  also: TransactItem[] = [],
+  mark: RemoveMark = {},
 ): Promise<void> => {
   const key = itemKey(companyId, typeName, previous._id);
   // Deleting an item holds whatever the type became (a deleting type's items are deleted this way).
   const typeGuard = { ...guard, customTypeVersion: undefined, change: undefined };
+  await markForRemoval(companyId, typeName, previous, mark);
+  const remove = {
+    TableName: tableName(),
+    Key: key,
+    ...(typeName === LOG_ENTRIES_TYPE
+      ? { ConditionExpression: 'attribute_exists(pk)' }
+      : typeName === MESSAGES_TYPE
+        ? versionCondition(previous._version)
+        : markCondition(previous._version, mark)),
+  };
+  if (countedFromStream(typeName)) return sendAlone(() => ddb.send(new DeleteCommand(remove)));
   await transact(companyId, typeName, typeGuard, [
-    {
-      Delete: {
-        TableName: tableName(),
-        Key: key,
-        ConditionExpression: typeName === LOG_ENTRIES_TYPE ? 'attribute_exists(pk)' : '#v = :v',
-        ...(typeName === LOG_ENTRIES_TYPE
-          ? {}
-          : {
-              ExpressionAttributeNames: { '#v': '_version' },
-              ExpressionAttributeValues: { ':v': previous._version },
-            }),
-      },
-    },
+    { Delete: remove },
     ...(typeName === LOG_ENTRIES_TYPE
       ? []
       : typeCounterWrite(companyId, typeName, { count: -1, bytes: -previous.size }, typeGuard)),
-    ...also,
   ]);
 };
 
@@ -374,20 +494,22 @@ const versionCondition = (version: number) => ({
 
 /**
  * Writes items of one custom or built-in type (not `log_entries`) all or none, in one transaction: each item
- * conditional on its absence (insert) or on the version read (replace, remove), then one write of the
- * type's counter (its count and bytes, carrying the type's conditions for every write), then `also` (the
- * change events). Callers keep the total within DynamoDB's 100 actions and 4 MB; each item at
- * most once.
+ * conditional on its absence (insert) or on the version read (replace, remove), then, for a type not counted
+ * from the stream, one write of the type's counter (its count and bytes, carrying the type's conditions for
+ * every write). A delete is marked with the batch's hop first when its item holds another (`markForRemoval`).
+ * Callers keep the total within DynamoDB's 100 actions and 4 MB; each item at most once.
  */
 export const writeItemsAtomically = async (
   companyId: string,
   typeName: string,
   writes: readonly ItemWrite[],
   guard: TypeGuard,
-  also: TransactItem[] = [],
 ): Promise<void> => {
   let count = 0;
   let bytes = 0;
+  const mark = { ...(guard.hop ? { hop: guard.hop } : {}) };
+  for (const w of writes)
+    if (w.kind === 'remove') await markForRemoval(companyId, typeName, w.previous, mark);
   const actions: TransactItem[] = writes.map((w) => {
     if (w.kind === 'insert') {
       count++;
@@ -416,7 +538,9 @@ export const writeItemsAtomically = async (
       Delete: {
         TableName: tableName(),
         Key: itemKey(companyId, typeName, w.previous._id),
-        ...versionCondition(w.previous._version),
+        ...(typeName === MESSAGES_TYPE
+          ? versionCondition(w.previous._version)
+          : markCondition(w.previous._version, mark)),
       },
     };
   });
@@ -424,7 +548,10 @@ export const writeItemsAtomically = async (
     companyId,
     typeName,
     guard,
-    [...actions, ...typeCounterWrite(companyId, typeName, { count, bytes }, guard), ...also],
+    [
+      ...actions,
+      ...(countedFromStream(typeName) ? [] : typeCounterWrite(companyId, typeName, { count, bytes }, guard)),
+    ],
     (error) => {
       const failed = (cancellationReasons(error) ?? []).findIndex((r) => r.Code === 'ConditionalCheckFailed');
       return failed < 0
@@ -432,107 +559,4 @@ export const writeItemsAtomically = async (
         : new BatchWriteConflictError(failed < writes.length ? 'item' : 'type', failed);
     },
   );
-};
-
-export interface ItemQuery {
-  /** Position of the sort index to query (`SORT_INDEXES`), or undefined for the type's partition. */
-  index?: number;
-  forward: boolean;
-  keyCondition?: { expression: string; values: Record<string, unknown> };
-  filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
-  limit: number;
-  startKey?: Record<string, unknown>;
-  countOnly?: boolean;
-}
-
-/** An item of a query page, decoded, with the key a query that continues after it starts from. */
-export interface PagedItem {
-  item: StoredItem;
-  startKey: Record<string, unknown>;
-}
-
-/** One Query request over a type's partition (or its index), exactly as described. */
-export const queryItemsPage = async (
-  companyId: string,
-  typeName: string,
-  q: ItemQuery,
-): Promise<{
-  items: PagedItem[];
-  count: number;
-  scanned: number;
-  lastKey?: Record<string, unknown>;
-}> => {
-  const index = q.index === undefined ? undefined : SORT_INDEXES[q.index];
-  const pkName = index ? index.partitionKey : 'pk';
-  const skName = index ? index.sortKey : 'sk';
-  const pk = index ? indexPartition(companyId, typeName) : itemPartition(companyId, typeName);
-  const keyExpr = `#pk = :pk${q.keyCondition ? ` AND ${q.keyCondition.expression}` : ''}`;
-  const result = await ddb.send(
-    new QueryCommand({
-      TableName: tableName(),
-      ...(index ? { IndexName: index.indexName } : {}),
-      KeyConditionExpression: keyExpr,
-      ...(q.filter ? { FilterExpression: q.filter.expression } : {}),
-      ExpressionAttributeNames: {
-        '#pk': pkName,
-        ...(q.keyCondition ? { '#sk': skName } : {}),
-        ...(q.filter?.names ?? {}),
-      },
-      ExpressionAttributeValues: {
-        ':pk': pk,
-        ...(q.keyCondition?.values ?? {}),
-        ...(q.filter?.values ?? {}),
-      },
-      ScanIndexForward: q.forward,
-      Limit: q.limit,
-      ...(q.startKey ? { ExclusiveStartKey: q.startKey } : {}),
-      ...(q.countOnly ? { Select: 'COUNT' } : {}),
-    }),
-  );
-  return {
-    items: (result.Items ?? []).map((raw) => ({
-      item: toStoredItem(typeName, raw),
-      startKey: startKeyOf(raw, q.index),
-    })),
-    count: result.Count ?? 0,
-    scanned: Math.max(result.ScannedCount ?? 0, 1),
-    ...(result.LastEvaluatedKey ? { lastKey: result.LastEvaluatedKey } : {}),
-  };
-};
-
-/** True when `key` is a start key of the company's partition of the type (or of its index partition). */
-export const isStartKeyOf = (
-  companyId: string,
-  typeName: string,
-  indexAt: number | undefined,
-  key: Record<string, unknown>,
-): boolean => {
-  const names = Object.keys(key).sort().join(',');
-  if (
-    typeof key.pk !== 'string' ||
-    typeof key.sk !== 'string' ||
-    key.pk !== itemPartition(companyId, typeName)
-  )
-    return false;
-  if (indexAt === undefined) return names === 'pk,sk';
-  const index = SORT_INDEXES[indexAt];
-  return (
-    index !== undefined &&
-    names === [index.partitionKey, index.sortKey, 'pk', 'sk'].sort().join(',') &&
-    key[index.partitionKey] === indexPartition(companyId, typeName) &&
-    typeof key[index.sortKey] === 'string'
-  );
-};
-
-/** Key of a raw item as DynamoDB expects it in `ExclusiveStartKey`. */
-const startKeyOf = (raw: Record<string, unknown>, indexAt: number | undefined): Record<string, unknown> => {
-  const index = indexAt === undefined ? undefined : SORT_INDEXES[indexAt];
-  return index
-    ? {
-        pk: raw.pk,
-        sk: raw.sk,
-        [index.partitionKey]: raw[index.partitionKey],
-        [index.sortKey]: raw[index.sortKey],
-      }
-    : { pk: raw.pk, sk: raw.sk };
 };

@@ -207,6 +207,15 @@ export const companyOfTypesPartition = (pk: string): string | undefined =>
   companyOfPartition(pk, partitions.dynadataTypes);
 
 /**
+ * The company and type of a Dynadata items' partition key (`partitions.dynadataItems`), or undefined when `pk`
+ * is none (a type name holds no `#`, so a message thread's partition is none either).
+ */
+export const typeOfItemsPartition = (pk: string): { companyId: string; typeName: string } | undefined => {
+  const match = /^CO#([^#]+)#DD#([^#]+)$/.exec(pk);
+  return match?.[1] && match[2] ? { companyId: match[1], typeName: match[2] } : undefined;
+};
+
+/**
  * The month of a usage month's sort key (the month item's, one of its shards' or one of its family items'), with
  * the shard's number for a shard and the family's name for a family item; undefined when `sk` is none of them.
  */

@@ -4,6 +4,11 @@
  */
 export const TYPE_ENTITY = 'dd_type';
 export const DELETING_STATUS = 'deleting';
+/**
+ * The entity name of Dynadata items (`data/dynadata-items.ts`): their stream records become change events
+ * (`domain/dynadata/change-stream.ts`).
+ */
+export const ITEM_ENTITY = 'dd_item';
 
 /** At most this many operations in one batch, and in one atomic batch (DynamoDB's 100 actions a transaction). */
 export const MAX_BATCH_OPERATIONS = 100;

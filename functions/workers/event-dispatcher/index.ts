@@ -6,24 +6,27 @@ import { createChangeDispatcher, type StreamChange } from '../../shared/domain/e
 import { logger } from '../../shared/observability/logger';
 import { createHandler } from '../../shared/pipeline/handler';
 import { processStreamBatch } from '../../shared/pipeline/stream-batch';
-import { DELETING_STATUS, TYPE_ENTITY } from '../../shared/types/dynadata-types';
+import { DELETING_STATUS, ITEM_ENTITY, TYPE_ENTITY } from '../../shared/types/dynadata-types';
 import { EVENT_ENTITY } from '../../shared/types/events';
 
 /**
  * The records the dispatcher acts on, by their raw attributes: a new event, a write of a usage month's item,
- * shard or family item (its sort key starts with the usage month prefix; its first write too), or a change of a Dynadata type being deleted. The same rule as the event source's filter on AWS (`lib/constructs/webhook-events.ts`); the
+ * shard or family item (its sort key starts with the usage month prefix; its first write too), a change of a
+ * Dynadata type being deleted, or any write of a Dynadata item (its new image's entity; a delete's old
+ * image's): the dispatcher raises the change events of the types that raise them. The same rule as the event source's filter on AWS (`lib/constructs/webhook-events.ts`); the
  * local stream poller hands every record over, so the handler applies it too and never decodes the
  * images of other items.
  */
 export const isDispatchable = (record: DynamoDBRecord): boolean => {
   const change = record.dynamodb;
   const usageMonth = change?.Keys?.sk?.S?.startsWith(USAGE_MONTH_SORT_KEY_PREFIX) === true;
-  if (record.eventName === 'INSERT') return change?.NewImage?.entity?.S === EVENT_ENTITY || usageMonth;
+  const entity = change?.NewImage?.entity?.S;
+  if (record.eventName === 'INSERT') return entity === EVENT_ENTITY || entity === ITEM_ENTITY || usageMonth;
   if (record.eventName === 'MODIFY') {
-    if (change?.NewImage?.entity?.S === TYPE_ENTITY) return change.NewImage.status?.S === DELETING_STATUS;
-    return usageMonth;
+    if (entity === TYPE_ENTITY) return change?.NewImage?.status?.S === DELETING_STATUS;
+    return entity === ITEM_ENTITY || usageMonth;
   }
-  return false;
+  return record.eventName === 'REMOVE' && change?.OldImage?.entity?.S === ITEM_ENTITY;
 };
 
 /**
@@ -46,10 +49,16 @@ export const toChange = (record: DynamoDBRecord): StreamChange => {
     i ? unmarshall(imageWithBytes(i as Record<string, AttributeValue>)) : undefined;
   const newImage = image(record.dynamodb?.NewImage);
   const oldImage = image(record.dynamodb?.OldImage);
+  // Seconds on Lambda (a number); the local poller's SDK hands a Date.
+  const created = record.dynamodb?.ApproximateCreationDateTime as unknown;
+  const recordTime =
+    typeof created === 'number' ? created * 1000 : created instanceof Date ? created.getTime() : undefined;
   return {
     eventName: (record.eventName ?? 'MODIFY') as StreamChange['eventName'],
     ...(newImage ? { newImage } : {}),
     ...(oldImage ? { oldImage } : {}),
+    ...(record.eventID ? { recordId: record.eventID } : {}),
+    ...(recordTime === undefined || Number.isNaN(recordTime) ? {} : { recordTime }),
   };
 };
 

@@ -5,14 +5,12 @@ import {
   type StoredItem,
   writeItemsAtomically,
 } from '../../data/dynadata-items';
-import type { TransactItem } from '../../data/entity';
 import { MeterThrottledError } from '../../data/throttling';
 import { addToMeter, MeterLimitReachedError } from '../../data/usage-meters';
 import { AppError, ERROR_CATALOG, type FieldError, NotFoundError, ValidationError } from '../../errors';
 import { ulid } from '../../ids';
 import { MAX_ATOMIC_BATCH_OPERATIONS } from '../../types/dynadata-types';
 import { apiRequestsQuotaError, meterThrottledError } from '../usage';
-import { changedFieldsOf, changeEventItems } from './change-events';
 import {
   assertValid,
   createItem,
@@ -35,9 +33,9 @@ import { type ResolvedType, requireWritable, resolveType } from './types';
  *   upsert, delete: the same checks, the same change event), and answers a result: the status its route would
  *   answer, `_id`, `_version`, and the problem when refused (pointers rooted at the operation:
  *   `/body/operations/3/item/total`). A refused operation does not stop the others.
- * - `atomic: true` writes all or nothing in one DynamoDB transaction: at most 49 operations (an item and its
- *   event each, the type's count and the company's bytes: within the 100 actions of a transaction), each item
- *   once, 3.5 MB of items and events at most. The first operation refused answers its own problem, with
+ * - `atomic: true` writes all or nothing in one DynamoDB transaction: at most 49 operations (the bound kept
+ *   from when each item's event was an action too; the transaction now holds the items and, for a custom type,
+ *   its counter: decision 0063), each item once, 3.5 MB of items at most. The first operation refused answers its own problem, with
  *   `operation` (its index), and nothing is written.
  *
  * A batch counts one API request per operation against the month's allowance, checked before any write (the
@@ -62,7 +60,7 @@ export interface BatchResult {
   problem: ReturnType<typeof problemOf> | null;
 }
 
-/** The most bytes of items and events an atomic batch writes (DynamoDB: 4 MB a transaction). */
+/** The most bytes of items an atomic batch writes (DynamoDB: 4 MB a transaction). */
 const MAX_ATOMIC_BYTES = 3_500_000;
 
 /** The error with its pointers rooted at operation `index` of the batch. */
@@ -177,8 +175,6 @@ const writeEach = async (
 interface Prepared {
   write: ItemWrite;
   after: PublicItem;
-  kind: 'dynadata.item.created' | 'dynadata.item.updated' | 'dynadata.item.deleted';
-  changedFields: string[];
   status: number;
 }
 
@@ -231,8 +227,6 @@ const prepare = async (
     return {
       write: { kind: 'insert', item },
       after: toPublicItem(item),
-      kind: 'dynadata.item.created',
-      changedFields: Object.keys(fields).sort(),
       status: 201,
     };
   }
@@ -243,8 +237,6 @@ const prepare = async (
     return {
       write: { kind: 'remove', previous },
       after: toPublicItem(previous),
-      kind: 'dynadata.item.deleted',
-      changedFields: Object.keys(previous.data).sort(),
       status: 200,
     };
   }
@@ -261,8 +253,6 @@ const prepare = async (
   return {
     write: { kind: 'replace', previous, next },
     after: toPublicItem(next),
-    kind: 'dynadata.item.updated',
-    changedFields: changedFieldsOf(previous.data, data),
     status: 200,
   };
 };
@@ -326,25 +316,16 @@ const writeAll = async (
     }
     const guards = await Promise.all(prepared.map((p) => writeGuardOf(type, writtenData(p.write))));
     const breaks = guards.some((g) => g.change?.breaks);
-    const guard = { ...guards[0], ...(guards[0]?.change ? { change: { ...guards[0].change, breaks } } : {}) };
-    const events: TransactItem[] = prepared.flatMap((p) =>
-      changeEventItems({
-        companyId,
-        typeName,
-        kind: p.kind,
-        item: p.after,
-        changedFields: p.changedFields,
-        hop,
-        now,
-      }),
-    );
-    const bytes =
-      prepared.reduce((sum, p) => sum + (p.write.kind === 'remove' ? 0 : byteLength(p.after)), 0) +
-      events.reduce((sum, e) => sum + byteLength(e), 0);
+    const guard = {
+      ...guards[0],
+      ...(guards[0]?.change ? { change: { ...guards[0].change, breaks } } : {}),
+      ...(hop > 0 ? { hop } : {}),
+    };
+    const bytes = prepared.reduce((sum, p) => sum + (p.write.kind === 'remove' ? 0 : byteLength(p.after)), 0);
     if (bytes > MAX_ATOMIC_BYTES)
       throw new AppError(
         'payload_too_large',
-        `An atomic batch writes at most ${MAX_ATOMIC_BYTES} bytes of items and events; this one ${bytes}.`,
+        `An atomic batch writes at most ${MAX_ATOMIC_BYTES} bytes of items; this one ${bytes}.`,
       );
     try {
       await writeItemsAtomically(
@@ -352,7 +333,6 @@ const writeAll = async (
         typeName,
         prepared.map((p) => p.write),
         guard,
-        events,
       );
       return prepared.map((p, i) => ({
         op: operations[i]?.op ?? 'create',

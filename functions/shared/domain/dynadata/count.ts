@@ -1,5 +1,6 @@
 import { canonical } from '../../canonical-json';
-import { isStartKeyOf, LOG_ENTRIES_TYPE, queryItemsPage } from '../../data/dynadata-items';
+import { isStartKeyOf, queryItemsPage } from '../../data/dynadata-item-queries';
+import { LOG_ENTRIES_TYPE } from '../../data/dynadata-items';
 import { getTypeItemCount } from '../../data/dynadata-types';
 import { loadCursorKey } from './cursor-key';
 import { badCursor, decodeCursor, encodeCursor } from './list-cursor';

@@ -11,7 +11,6 @@ import {
 import { AppError, type FieldError, NotFoundError, ValidationError } from '../../errors';
 import { etagOf, ifMatchHolds } from '../../etag';
 import { ulid } from '../../ids';
-import { changedFieldsOf, changeEventItems } from './change-events';
 import { documentReferenceErrors } from './document-references';
 import { documentFieldsOf, isReservedFieldName, validateAgainst } from './json-schema';
 import { type ResolvedType, requireWritable, resolveType } from './types';
@@ -128,6 +127,13 @@ export interface WriteOptions {
   hop?: number;
 }
 
+/**
+ * The guard with the write's hop: stored on the item (`_hop`) so that the change event the event dispatcher
+ * raises from the table's stream carries it (`change-stream.ts`).
+ */
+const withHop = (guard: TypeGuard, options: WriteOptions): TypeGuard =>
+  options.hop ? { ...guard, hop: options.hop } : guard;
+
 export const createItem = async (
   companyId: string,
   typeName: string,
@@ -150,19 +156,8 @@ export const createItem = async (
         : ulid(now.getTime());
     const data = typeName === LOG_ENTRIES_TYPE ? { ...body } : body;
     const item: StoredItem = { _id: id, _version: 1, createdAt: stamp, updatedAt: stamp, data, size };
-    const created = toPublicItem(item);
-    await insertItem(companyId, typeName, item, await writeGuardOf(type, data), [
-      ...changeEventItems({
-        companyId,
-        typeName,
-        kind: 'dynadata.item.created',
-        item: created,
-        changedFields: Object.keys(data).sort(),
-        hop: options.hop ?? 0,
-        now,
-      }),
-    ]);
-    return created;
+    await insertItem(companyId, typeName, item, withHop(await writeGuardOf(type, data), options));
+    return toPublicItem(item);
   });
 };
 
@@ -236,17 +231,14 @@ export const updateItem = async (
       size: typeName === LOG_ENTRIES_TYPE ? 0 : size,
     };
     const updated = toPublicItem(next);
-    const event = changeEventItems({
-      companyId,
-      typeName,
-      kind: 'dynadata.item.updated',
-      item: updated,
-      changedFields: changedFieldsOf(previous.data, next.data),
-      hop: options.hop ?? 0,
-      now,
-    });
     try {
-      await replaceItem(companyId, typeName, previous, next, await writeGuardOf(type, next.data), event);
+      await replaceItem(
+        companyId,
+        typeName,
+        previous,
+        next,
+        withHop(await writeGuardOf(type, next.data), options),
+      );
     } catch (error) {
       if (error instanceof ItemWriteConflictError && error.reason === 'item') {
         if (ifMatch !== undefined) throw itemChanged(typeName, previous._id);
@@ -277,18 +269,8 @@ export const deleteItem = async (
         `The item is at _version ${previous._version}, not ${options.expectedVersion}.`,
         { extensions: { currentVersion: previous._version } },
       );
-    const before = toPublicItem(previous);
-    const event = changeEventItems({
-      companyId,
-      typeName,
-      kind: 'dynadata.item.deleted',
-      item: before,
-      changedFields: Object.keys(previous.data).sort(),
-      hop: options.hop ?? 0,
-      now: options.now ?? new Date(),
-    });
     try {
-      await removeItem(companyId, typeName, previous, guardOf(type), event);
+      await removeItem(companyId, typeName, previous, guardOf(type), options.hop ? { hop: options.hop } : {});
       return { deleted: true, _id: id, _version: previous._version };
     } catch (error) {
       // The delete is conditional on the version read: a change since then fails If-Match, never retried past.
@@ -352,7 +334,7 @@ export const upsertItem = async (
   const data = userFields(body);
   return withFreshTypeOnChange(companyId, typeName, async (type) => {
     const size = await assertValid(companyId, type, data);
-    const guard = await writeGuardOf(type, data);
+    const guard = withHop(await writeGuardOf(type, data), options);
     for (let attempt = 0; ; attempt++) {
       const previous = await getStoredItem(companyId, typeName, id);
       const stamp = now.toISOString();
@@ -360,19 +342,8 @@ export const upsertItem = async (
         if (!previous) {
           if (options.ifMatch !== undefined || options.mustExist) throw itemChanged(typeName, id);
           const item: StoredItem = { _id: id, _version: 1, createdAt: stamp, updatedAt: stamp, data, size };
-          const created = toPublicItem(item);
-          await insertItem(companyId, typeName, item, guard, [
-            ...changeEventItems({
-              companyId,
-              typeName,
-              kind: 'dynadata.item.created',
-              item: created,
-              changedFields: Object.keys(data).sort(),
-              hop: options.hop ?? 0,
-              now,
-            }),
-          ]);
-          return { created: true, item: created };
+          await insertItem(companyId, typeName, item, guard);
+          return { created: true, item: toPublicItem(item) };
         }
         if (createOnly)
           throw new AppError('precondition_failed', `The ${typeName} item ${id} exists (If-None-Match: *).`);
@@ -392,24 +363,8 @@ export const upsertItem = async (
           data,
           size,
         };
-        const replaced = toPublicItem(next);
-        await replaceItem(
-          companyId,
-          typeName,
-          previous,
-          next,
-          guard,
-          changeEventItems({
-            companyId,
-            typeName,
-            kind: 'dynadata.item.updated',
-            item: replaced,
-            changedFields: changedFieldsOf(previous.data, data),
-            hop: options.hop ?? 0,
-            now,
-          }),
-        );
-        return { created: false, item: replaced };
+        await replaceItem(companyId, typeName, previous, next, guard);
+        return { created: false, item: toPublicItem(next) };
       } catch (error) {
         if (!(error instanceof ItemWriteConflictError && error.reason === 'item')) throw error;
         // Created or changed meanwhile: under a header the caller's precondition no longer holds.

@@ -1,4 +1,5 @@
-import { type ItemQuery, indexValue, LOG_ENTRIES_TYPE } from '../../data/dynadata-items';
+import type { ItemQuery } from '../../data/dynadata-item-queries';
+import { indexValue, LOG_ENTRIES_TYPE } from '../../data/dynadata-items';
 import { type FieldError, ValidationError } from '../../errors';
 import {
   type ListFilter,

@@ -1,4 +1,5 @@
-import { isStartKeyOf, LOG_ENTRIES_TYPE, type PagedItem, queryItemsPage } from '../../data/dynadata-items';
+import { isStartKeyOf, type PagedItem, queryItemsPage } from '../../data/dynadata-item-queries';
+import { LOG_ENTRIES_TYPE } from '../../data/dynadata-items';
 import { ValidationError } from '../../errors';
 import { loadCursorKey } from './cursor-key';
 import { type PublicItem, toPublicItem } from './items';

@@ -1,4 +1,4 @@
-import { queryItemsPage } from '../../data/dynadata-items';
+import { queryItemsPage } from '../../data/dynadata-item-queries';
 import {
   beginTypeChange,
   ChangeBreaksItemsError,

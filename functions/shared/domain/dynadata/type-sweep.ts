@@ -1,4 +1,5 @@
-import { ItemWriteConflictError, queryItemsPage, removeItem } from '../../data/dynadata-items';
+import { queryItemsPage } from '../../data/dynadata-item-queries';
+import { ItemWriteConflictError, removeItem } from '../../data/dynadata-items';
 import {
   addDeletedItems,
   advanceTypeSweep,
@@ -42,7 +43,7 @@ export const deleteItemsOf = async (
     let removed = 0;
     for (const { item } of page.items) {
       try {
-        await removeItem(companyId, name, item, {});
+        await removeItem(companyId, name, item, {}, { quiet: true });
         removed++;
       } catch (error) {
         // Deleted by another turn of the same deletion (the operator CLI's): nothing left to do for it.

@@ -2,7 +2,11 @@ import { EVENT_ENTITY, type EventRecord, toEventRecord } from '../../data/events
 import { companyOfUsagePartition } from '../../data/keys';
 import { createDelivery } from '../../data/webhook-deliveries';
 import { getEndpoint, listEndpoints, type WebhookEndpointRecord } from '../../data/webhook-endpoints';
+import { ulid } from '../../ids';
 import { logger } from '../../observability/logger';
+import { ITEM_ENTITY } from '../../types/dynadata-types';
+import { itemChangeOf } from '../dynadata/change-events';
+import { createItemChangeWriter } from '../dynadata/change-stream';
 import { sweepDeletingType, typeSweepOf } from '../dynadata/type-sweep';
 import { startEventRuns } from '../workflows/trigger-sources';
 import { sendDelivery } from './delivery-queue';
@@ -26,6 +30,9 @@ import { raiseUsageThresholds } from './usage-thresholds';
  *   (`usage-thresholds.ts`).
  * - A Dynadata type marked deleting, or its deletion handed on to a next turn: the turn deletes a share of its
  *   items (`dynadata/type-sweep.ts`).
+ * - A Dynadata item written, of a type that raises change events: its `dynadata.item.*` event, once (and,
+ *   for `contacts`, its count and bytes on its type's counter), through `dynadata/change-stream.ts`; the new
+ *   event's own record is then dispatched as any event's.
  */
 export interface StreamChange {
   eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
@@ -33,6 +40,10 @@ export interface StreamChange {
   oldImage?: Record<string, unknown>;
   /** Its place in the batch (the stream's order), to report where a batch must be handled again from. */
   position?: number;
+  /** The stream record's id (`eventID`): the same each time the record is handed over. */
+  recordId?: string;
+  /** When the stream record was made (epoch ms), when known. */
+  recordTime?: number;
 }
 
 /** An endpoint receives the events raised from its creation on (ISO instants compare as text). */
@@ -113,9 +124,32 @@ const readEvent = (change: StreamChange): EventRecord | undefined => {
  * stream back. Every step is idempotent: a change handled twice creates nothing twice.
  */
 export const createChangeDispatcher = () => {
+  const dispatchItemChange = (change: StreamChange): Promise<void> => {
+    let itemChange: ReturnType<typeof itemChangeOf>;
+    try {
+      // A record always has its id; a change made by hand (tests) gets a new one.
+      itemChange = itemChangeOf({ ...change, recordId: change.recordId ?? ulid() });
+    } catch (error) {
+      logger.error('item record skipped: it cannot be read', {
+        position: change.position,
+        error: error as Error,
+      });
+      return Promise.resolve();
+    }
+    if (!itemChange) return Promise.resolve();
+    return writeItemChange(itemChange).catch((error: unknown) => {
+      logger.error('item change not written: handled again', {
+        type: itemChange.typeName,
+        error: error as Error,
+      });
+      throw error;
+    });
+  };
   const run = slots(PARALLEL_CHANGES);
   const chains = new Map<string, Promise<void>>();
+  const writeItemChange = createItemChangeWriter();
   return (change: StreamChange): Promise<void> => {
+    if ((change.newImage ?? change.oldImage)?.entity === ITEM_ENTITY) return dispatchItemChange(change);
     const image = change.newImage;
     if (!image) return Promise.resolve();
     if (change.eventName === 'INSERT' && image.entity === EVENT_ENTITY) {
