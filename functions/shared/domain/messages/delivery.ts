@@ -39,7 +39,14 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
     count('no_channel');
     throw new NoDeliveryChannelError();
   }
-  await updateQueuedMessage(companyId, messageId, { attempts: Number(message.data.attempts ?? 0) + 1 }, now);
+  // The message as this attempt wrote it: the status write below is tried on it without reading it back.
+  const attempted = await updateQueuedMessage(
+    companyId,
+    messageId,
+    { attempts: Number(message.data.attempts ?? 0) + 1 },
+    now,
+    message,
+  );
   const policy = env().outbound;
   try {
     await assertDeliverableHost(channel.url, policy);
@@ -96,7 +103,13 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
   }
   if (response.status >= 200 && response.status < 300) {
     count('delivered');
-    await updateQueuedMessage(companyId, messageId, { status: 'sent', sentAt: now.toISOString() }, now);
+    await updateQueuedMessage(
+      companyId,
+      messageId,
+      { status: 'sent', sentAt: now.toISOString() },
+      now,
+      attempted,
+    );
     return { status: 'sent' };
   }
   if (response.status >= 500 || response.status === 408 || response.status === 429) {

@@ -1,4 +1,9 @@
-import { getStoredItem, ItemWriteConflictError, replaceItem } from '../../data/dynadata-items';
+import {
+  getStoredItem,
+  ItemWriteConflictError,
+  replaceItem,
+  type StoredItem,
+} from '../../data/dynadata-items';
 import { eventItem } from '../../data/events';
 import { countWebhookDelivery } from '../../observability/metrics';
 import type { EventType } from '../../types/events';
@@ -22,18 +27,21 @@ const MESSAGE_EVENTS: Record<string, EventType | undefined> = {
 
 /**
  * Changes a message that is still `queued` (its status, attempts, ...): a transaction conditional on the
- * version read, which also moves the company's database bytes by the size difference. Returns false when
- * the message is gone or no longer queued.
+ * version read, which also moves the company's database bytes by the size difference. `known` is the message
+ * as the caller last read or wrote it: the write is tried on it first, and the message read again only when
+ * that write is refused (its version moved), so a delivery does not read back what it just wrote. Answers the
+ * message as written, or undefined when it is gone or no longer queued.
  */
 export const updateQueuedMessage = async (
   companyId: string,
   messageId: string,
   patch: Record<string, unknown>,
   now: Date,
-): Promise<boolean> => {
+  known?: StoredItem,
+): Promise<StoredItem | undefined> => {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const previous = await getStoredItem(companyId, 'messages', messageId);
-    if (previous?.data.status !== 'queued') return false;
+    const previous = attempt === 0 && known ? known : await getStoredItem(companyId, 'messages', messageId);
+    if (previous?.data.status !== 'queued') return undefined;
     const data = { ...previous.data, ...patch };
     const next = {
       ...previous,
@@ -49,12 +57,12 @@ export const updateQueuedMessage = async (
       : [];
     try {
       await replaceItem(companyId, 'messages', previous, next, {}, also);
-      return true;
+      return next;
     } catch (error) {
       if (!(error instanceof ItemWriteConflictError)) throw error;
     }
   }
-  return false;
+  return undefined;
 };
 
 /** The failure path of the state machine: `queued → failed` with the reason (`failure-reason.ts`). */
@@ -63,12 +71,13 @@ export const failMessage = async (
   now = new Date(),
 ): Promise<{ status: string }> => {
   const reason = deliveryFailureReason(input.error);
-  const changed = await updateQueuedMessage(
-    input.companyId,
-    input.messageId,
-    { status: 'failed', error: reason },
-    now,
-  );
+  const changed =
+    (await updateQueuedMessage(
+      input.companyId,
+      input.messageId,
+      { status: 'failed', error: reason },
+      now,
+    )) !== undefined;
   if (changed) countWebhookDelivery('failed', { companyId: input.companyId, messageId: input.messageId });
   return { status: changed ? 'failed' : 'unchanged' };
 };
