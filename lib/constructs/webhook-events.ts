@@ -97,15 +97,20 @@ export class WebhookEvents extends Construct {
             eventName: FilterRule.or('INSERT', 'MODIFY'),
             dynamodb: { Keys: { sk: { S: FilterRule.beginsWith(USAGE_MONTH_SORT_KEY_PREFIX) } } },
           }),
-          // A Dynadata item written (created, replaced; deleted: its old image): its change event, raised from
-          // the stream (`dynadata/change-stream.ts`). Items of every type pass (the handler drops `messages`').
+          // A Dynadata item written (created, replaced; deleted: its old image) and marked `_streamed`: its change
+          // event, raised from the stream (`dynadata/change-stream.ts`). `messages`' items, never marked, and
+          // writes of the version before the mark invoke nothing.
           FilterCriteria.filter({
             eventName: FilterRule.or('INSERT', 'MODIFY'),
-            dynamodb: { NewImage: { entity: { S: FilterRule.isEqual(ITEM_ENTITY) } } },
+            dynamodb: {
+              NewImage: { entity: { S: FilterRule.isEqual(ITEM_ENTITY) }, _streamed: { BOOL: [true] } },
+            },
           }),
           FilterCriteria.filter({
             eventName: FilterRule.isEqual('REMOVE'),
-            dynamodb: { OldImage: { entity: { S: FilterRule.isEqual(ITEM_ENTITY) } } },
+            dynamodb: {
+              OldImage: { entity: { S: FilterRule.isEqual(ITEM_ENTITY) }, _streamed: { BOOL: [true] } },
+            },
           }),
           // A Dynadata type being deleted: each turn of its background deletion (`type-sweep.ts`).
           FilterCriteria.filter({

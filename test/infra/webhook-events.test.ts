@@ -42,7 +42,7 @@ describe('events to webhooks (jobs stack)', () => {
     });
   });
 
-  it('feeds the dispatcher only new events, changed usage months, Dynadata item writes and types being deleted, with partial batch responses', () => {
+  it('feeds the dispatcher only new events, changed usage months, marked Dynadata item writes and types being deleted, with partial batch responses', () => {
     jobsTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: logicalIdOf(events.dispatcher) },
       StartingPosition: 'TRIM_HORIZON',
@@ -65,13 +65,13 @@ describe('events to webhooks (jobs stack)', () => {
           {
             Pattern: JSON.stringify({
               eventName: ['INSERT', 'MODIFY'],
-              dynamodb: { NewImage: { entity: { S: ['dd_item'] } } },
+              dynamodb: { NewImage: { entity: { S: ['dd_item'] }, _streamed: { BOOL: [true] } } },
             }),
           },
           {
             Pattern: JSON.stringify({
               eventName: ['REMOVE'],
-              dynamodb: { OldImage: { entity: { S: ['dd_item'] } } },
+              dynamodb: { OldImage: { entity: { S: ['dd_item'] }, _streamed: { BOOL: [true] } } },
             }),
           },
           {
@@ -114,7 +114,9 @@ describe('events to webhooks (jobs stack)', () => {
         ...(images.OldImage ? { OldImage: marshall(images.OldImage) as never } : {}),
       },
     });
-    const item = { entity: 'dd_item', _version: 1 };
+    const item = { entity: 'dd_item', _version: 1, _streamed: true };
+    // An item of `messages`, or one written before change events came from the stream: no `_streamed`.
+    const unmarked = { entity: 'dd_item', _version: 1 };
     const records = ['INSERT', 'MODIFY', 'REMOVE'].flatMap((name) => {
       const eventName = name as DynamoDBRecord['eventName'];
       return [
@@ -129,6 +131,12 @@ describe('events to webhooks (jobs stack)', () => {
           eventName === 'REMOVE' ? { OldImage: item } : { NewImage: item, OldImage: item },
         ),
         record(eventName, 'i1', { OldImage: item }),
+        record(
+          eventName,
+          'u1',
+          eventName === 'REMOVE' ? { OldImage: unmarked } : { NewImage: unmarked, OldImage: unmarked },
+        ),
+        record(eventName, 'u2', { NewImage: item, OldImage: unmarked }),
         record(eventName, 'l1', { NewImage: { entity: 'log_entry' }, OldImage: { entity: 'log_entry' } }),
         record(eventName, 'x', { NewImage: { entity: 'delivery' } }),
       ];

@@ -33,7 +33,9 @@ describe('Dynadata item records', () => {
       images: Record<string, unknown>,
     ): DynamoDBRecord => ({
       eventName,
-      dynamodb: Object.fromEntries(Object.entries(images).map(([k, v]) => [k, marshall(v as object)])),
+      dynamodb: Object.fromEntries(
+        Object.entries(images).map(([k, v]) => [k, marshall(v as object, { removeUndefinedValues: true })]),
+      ),
     });
     expect(isDispatchable(record('INSERT', { NewImage: item('contacts', 'a', 1) }))).toBe(true);
     expect(
@@ -42,6 +44,13 @@ describe('Dynadata item records', () => {
       ),
     ).toBe(true);
     expect(isDispatchable(record('REMOVE', { OldImage: item('contacts', 'a', 2) }))).toBe(true);
+    // Never marked: a message, and an item written before change events came from the stream.
+    expect(
+      isDispatchable(record('INSERT', { NewImage: item('messages', 'm', 1, { _streamed: undefined }) })),
+    ).toBe(false);
+    expect(
+      isDispatchable(record('REMOVE', { OldImage: item('contacts', 'a', 2, { _streamed: undefined }) })),
+    ).toBe(false);
     expect(isDispatchable(record('REMOVE', { OldImage: { entity: 'event' } }))).toBe(false);
     expect(isDispatchable(record('MODIFY', { NewImage: { entity: 'event' } }))).toBe(false);
     expect(isDispatchable(record('INSERT', { NewImage: { entity: 'dd_thread_entry' } }))).toBe(false);

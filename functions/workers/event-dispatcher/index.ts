@@ -12,8 +12,8 @@ import { EVENT_ENTITY } from '../../shared/types/events';
 /**
  * The records the dispatcher acts on, by their raw attributes: a new event, a write of a usage month's item,
  * shard or family item (its sort key starts with the usage month prefix; its first write too), a change of a
- * Dynadata type being deleted, or any write of a Dynadata item (its new image's entity; a delete's old
- * image's): the dispatcher raises the change events of the types that raise them. The same rule as the event source's filter on AWS (`lib/constructs/webhook-events.ts`); the
+ * Dynadata type being deleted, or a write of a Dynadata item marked `_streamed` (its new image; a delete's old
+ * image): the dispatcher raises the change events of the types that raise them. The same rule as the event source's filter on AWS (`lib/constructs/webhook-events.ts`); the
  * local stream poller hands every record over, so the handler applies it too and never decodes the
  * images of other items.
  */
@@ -21,12 +21,15 @@ export const isDispatchable = (record: DynamoDBRecord): boolean => {
   const change = record.dynamodb;
   const usageMonth = change?.Keys?.sk?.S?.startsWith(USAGE_MONTH_SORT_KEY_PREFIX) === true;
   const entity = change?.NewImage?.entity?.S;
-  if (record.eventName === 'INSERT') return entity === EVENT_ENTITY || entity === ITEM_ENTITY || usageMonth;
+  const streamedItem = (image: Record<string, { S?: string; BOOL?: boolean }> | undefined) =>
+    image?.entity?.S === ITEM_ENTITY && image._streamed?.BOOL === true;
+  if (record.eventName === 'INSERT')
+    return entity === EVENT_ENTITY || streamedItem(change?.NewImage) || usageMonth;
   if (record.eventName === 'MODIFY') {
     if (entity === TYPE_ENTITY) return change?.NewImage?.status?.S === DELETING_STATUS;
-    return entity === ITEM_ENTITY || usageMonth;
+    return streamedItem(change?.NewImage) || usageMonth;
   }
-  return record.eventName === 'REMOVE' && change?.OldImage?.entity?.S === ITEM_ENTITY;
+  return record.eventName === 'REMOVE' && streamedItem(change?.OldImage);
 };
 
 /**
