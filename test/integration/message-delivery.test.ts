@@ -77,7 +77,8 @@ describe('message delivery', () => {
     expect(sent.status).toBe(202);
     const id = sent.json.messageId as string;
     const message = await s.message(id);
-    expect(message.json).toMatchObject({ status: 'sent', attempts: 1 });
+    // Stored (version 1), then sent with its attempt counted in the same write (version 2).
+    expect(message.json).toMatchObject({ status: 'sent', attempts: 1, _version: 2 });
     const delivery = received.find((r) => r.headers['webhook-id'] === `evt_${id}`);
     expect(delivery).toBeDefined();
     if (!delivery) return;
@@ -101,7 +102,8 @@ describe('message delivery', () => {
     const s = await setup('/flaky');
     const id = (await s.send()).json.messageId as string;
     const message = await s.message(id);
-    expect(message.json).toMatchObject({ status: 'sent', attempts: 3 });
+    // Two failed attempts written with their count, then the third with the move to sent.
+    expect(message.json).toMatchObject({ status: 'sent', attempts: 3, _version: 4 });
     // Status changes keep the database bytes exact: the contact's fields plus the message's fields.
     const { readUsage } = await import('../../functions/shared/data/usage-meters');
     const contact = await call('GET', `/v1/dynadata/type/contacts/item/${s.contactId}`, {

@@ -19,7 +19,9 @@ import {
  * Delivery of a stored message to the company's webhook (one attempt; the `message-delivery` state machine
  * retries with backoff). A message moves `queued → sent | failed` by conditional writes only, never back:
  * a late retry of a message already `sent` or `failed` changes nothing. Each attempt is counted by outcome
- * (`WebhookDeliveries`), and so is a message that ends `failed`.
+ * (`WebhookDeliveries`), and so is a message that ends `failed`. The message's `attempts` is written with the
+ * attempt's outcome: the move to `sent` carries it, a failed attempt writes it before its error is thrown (one
+ * write an attempt); an attempt cut short between its request and that write is made again and counted once.
  */
 /** The id of a message's channel delivery: an event id (`evt_` and the message's ULID), the same on every retry. */
 export const channelDeliveryId = (messageId: string): string => `evt_${messageId}`;
@@ -39,19 +41,16 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
     count('no_channel');
     throw new NoDeliveryChannelError();
   }
-  // The message as this attempt wrote it: the status write below is tried on it without reading it back.
-  const attempted = await updateQueuedMessage(
-    companyId,
-    messageId,
-    { attempts: Number(message.data.attempts ?? 0) + 1 },
-    now,
-    message,
-  );
+  // The attempt is counted with its outcome, in the same write: `sent` with the count, or the count alone
+  // before an error is thrown (the message read above is written on, read again only if its write is refused).
+  const attempts = Number(message.data.attempts ?? 0) + 1;
+  const recordAttempt = () => updateQueuedMessage(companyId, messageId, { attempts }, now, message);
   const policy = env().outbound;
   try {
     await assertDeliverableHost(channel.url, policy);
   } catch (error) {
     if (error instanceof WebhookRejectedError) count('refused_address');
+    await recordAttempt();
     throw error;
   }
   const contactId = String(message.data.contactId);
@@ -93,6 +92,7 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
       { ...policy, timeoutMs: DELIVERY_TIMEOUT_MS },
     );
   } catch (error) {
+    await recordAttempt();
     // A rejection here is the connect-time address check (the host re-resolved to a refused address).
     if (error instanceof WebhookRejectedError) {
       count('refused_address');
@@ -106,12 +106,13 @@ export const deliverMessage = async (input: DeliveryInput, now = new Date()): Pr
     await updateQueuedMessage(
       companyId,
       messageId,
-      { status: 'sent', sentAt: now.toISOString() },
+      { status: 'sent', sentAt: now.toISOString(), attempts },
       now,
-      attempted,
+      message,
     );
     return { status: 'sent' };
   }
+  await recordAttempt();
   if (response.status >= 500 || response.status === 408 || response.status === 429) {
     count('server_error');
     throw new WebhookRetryableError(`webhook answered ${response.status}`);
