@@ -1,3 +1,4 @@
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ddb } from '../../functions/shared/data/client';
 import {
@@ -67,7 +68,8 @@ describe('dynadata item transactions retry TransactionConflict', () => {
 describe('item writes of types whose events come from the stream (decision 0063)', () => {
   const recordCommands = () => {
     const sent: { name: string; input: Record<string, unknown> }[] = [];
-    vi.spyOn(ddb, 'send').mockImplementation((async (command: {
+    // Every document client: a one-action transaction goes out as that single write through its own (0052).
+    vi.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation((async (command: {
       constructor: { name: string };
       input: never;
     }) => {

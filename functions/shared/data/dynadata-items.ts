@@ -1,10 +1,4 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ITEM_ENTITY } from '../types/dynadata-types';
 import * as zm from '../zod-mini';
 import { asTenantMap, ddb, tableName } from './client';
@@ -303,16 +297,6 @@ const logDayItemOf = (companyId: string, item: StoredItem, guard: TypeGuard) => 
   return guard.ttl ? { ...day, ttl } : day;
 };
 
-/** Sends one plain conditional write of an item (a type counted from the stream); a failed condition is the item's. */
-const sendAlone = async (send: () => Promise<unknown>): Promise<void> => {
-  try {
-    await send();
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw new ItemWriteConflictError('item');
-    throw error;
-  }
-};
-
 /** Inserts a new item (its `_id` must be new). */
 export const insertItem = async (
   companyId: string,
@@ -327,7 +311,6 @@ export const insertItem = async (
     Item: rawItem(companyId, typeName, item, guard),
     ConditionExpression: 'attribute_not_exists(pk)',
   };
-  if (countedFromStream(typeName) && also.length === 0) return sendAlone(() => ddb.send(new PutCommand(put)));
   await transact(companyId, typeName, guard, [
     { Put: put },
     ...(typeName === LOG_ENTRIES_TYPE
@@ -360,7 +343,6 @@ export const replaceItem = async (
           ExpressionAttributeValues: { ':v': previous._version },
         }),
   };
-  if (countedFromStream(typeName) && also.length === 0) return sendAlone(() => ddb.send(new PutCommand(put)));
   await transact(companyId, typeName, guard, [
     { Put: put },
     ...(typeName === LOG_ENTRIES_TYPE || countedFromStream(typeName)
@@ -406,7 +388,9 @@ const markCondition = (version: number, mark: RemoveMark) => ({
  * Before deleting an item of a type that raises change events, marks it with what the stream's record of the
  * delete must show (the record holds the item as it was): `_streamed` when it was written before change
  * events came from the stream, the delete's hop when the item holds another, and `_quiet` for a bookkeeping
- * delete. Nothing to write when the item already shows it (the common case: written since, hop 0, not quiet). The mark leaves the item's `_version`, so the stream sees no change of the item in it.
+ * delete. Nothing to write when the item already shows it (the common case: written since, hop 0, not quiet).
+ * The mark leaves the item's `_version`, so the stream sees no change of the item in it. Like every write of
+ * one item here, it goes through `transact`, which sends a single action as that plain write (0052).
  */
 const markForRemoval = async (
   companyId: string,
@@ -421,9 +405,9 @@ const markForRemoval = async (
     ...(mark.hop ? { _hop: mark.hop } : {}),
     ...(mark.quiet ? { _quiet: true } : {}),
   };
-  await sendAlone(() =>
-    ddb.send(
-      new UpdateCommand({
+  await transact(companyId, typeName, {}, [
+    {
+      Update: {
         TableName: tableName(),
         Key: itemKey(companyId, typeName, previous._id),
         ...updateParams<{ _hop: number; _quiet: boolean; _streamed: boolean }>(
@@ -434,9 +418,9 @@ const markForRemoval = async (
             values: { ':v': previous._version },
           },
         ),
-      }),
-    ),
-  );
+      },
+    },
+  ]);
 };
 
 /** Deletes an item whose stored `_version` is still `previous._version`. */
@@ -460,10 +444,9 @@ export const removeItem = async (
         ? versionCondition(previous._version)
         : markCondition(previous._version, mark)),
   };
-  if (countedFromStream(typeName)) return sendAlone(() => ddb.send(new DeleteCommand(remove)));
   await transact(companyId, typeName, typeGuard, [
     { Delete: remove },
-    ...(typeName === LOG_ENTRIES_TYPE
+    ...(typeName === LOG_ENTRIES_TYPE || countedFromStream(typeName)
       ? []
       : typeCounterWrite(companyId, typeName, { count: -1, bytes: -previous.size }, typeGuard)),
   ]);
