@@ -14,8 +14,8 @@ import { resolveType } from './types';
  * `COUNT_MAX_EXAMINED` items: when the range holds more, the answer is `{count, complete: false, cursor}`
  * and the same call with that `cursor` continues; the cursor carries the running total, so the answer with
  * `complete: true` holds the count of the whole range (as DynamoDB's own paged `Select: COUNT`). Unfiltered
- * counts of other types read the type's item counter (kept by every item write, one GetItem) and are always
- * complete. The cursor is bound like list cursors (company, type, filter; another one → 400 at
+ * counts of other types read the type's item counter (one GetItem) and are always complete: a custom type's
+ * counter is kept by every item write, `contacts`' from the table's stream a moment after each write (0063). The cursor is bound like list cursors (company, type, filter; another one → 400 at
  * `/body/cursor`).
  */
 export const COUNT_MAX_EXAMINED = 10_000;
