@@ -41,10 +41,10 @@ export class JobsStack extends Stack {
     const transcodes = new TranscodeJobs(this, 'Transcodes', { data: this.data });
     this.stateMachines.transcode = transcodes.stateMachine;
     this.stateMachines['transcode-audio'] = transcodes.audioMachine;
-    this.stateMachines.transcription = new TranscriptionJobs(this, 'Transcriptions', {
-      data: this.data,
-    }).stateMachine;
-    this.stateMachines['speech-job'] = new SpeechJobs(this, 'SpeechJobs', { data: this.data }).stateMachine;
+    const transcriptions = new TranscriptionJobs(this, 'Transcriptions', { data: this.data });
+    this.stateMachines.transcription = transcriptions.stateMachine;
+    const speechJobs = new SpeechJobs(this, 'SpeechJobs', { data: this.data });
+    this.stateMachines['speech-job'] = speechJobs.stateMachine;
     const messages = new MessageDelivery(this, 'MessageDelivery', props);
     this.stateMachines['message-delivery'] = messages.stateMachine;
     this.messageSchedules = messages.schedules;
@@ -64,6 +64,11 @@ export class JobsStack extends Stack {
       },
     };
     const events = new WebhookEvents(this, 'WebhookEvents', withRuns);
+    // A job's final move is settled by the dispatcher from its stream record (decision 0065): the dispatcher
+    // and its event source are updated before the functions of this stack that write the settle mark, so no
+    // marked record reaches the dispatcher's version before (the API stack deploys after this one).
+    for (const writer of [transcodes.worker, transcriptions.worker, speechJobs.worker, runs.worker])
+      writer.node.addDependency(events.dispatcher);
     this.queues['webhook-delivery'] = { queue: events.queue, deadLetters: events.deadLetterQueue };
     new CfnOutput(this, 'WebhookDeliveryQueueUrl', {
       value: events.queue.queueUrl,

@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { USAGE_MONTH_SORT_KEY_PREFIX } from '../../functions/shared/data/keys';
 import { DELETING_STATUS, ITEM_ENTITY, TYPE_ENTITY } from '../../functions/shared/types/dynadata-types';
 import { EVENT_ENTITY } from '../../functions/shared/types/events';
+import { SETTLED_JOB_ENTITIES } from '../../functions/shared/types/job-entities';
 import { WEBHOOK_DELIVERY_MAX_RECEIVES } from '../../functions/shared/types/queues';
 import { type DataResources, WORKER_ACCESS } from '../access';
 import { AppFunction } from './app-function';
@@ -38,7 +39,7 @@ const VISIBILITY_TIMEOUT = Duration.seconds(360);
  * stack); its group goes on, and a redrive (or a redelivery) sends the delivery again.
  *
  * The event source filters on the records the dispatcher acts on (new events; changed usage months; Dynadata
- * item writes; a type being deleted: five filters, the default quota of an event source), so
+ * item writes and jobs' final moves; a type being deleted: five filters, the default quota of an event source), so
  * other writes of the table invoke nothing; records of a failed invocation are retried from the failed
  * one (partial batch responses), split in halves on error.
  */
@@ -99,11 +100,15 @@ export class WebhookEvents extends Construct {
           }),
           // A Dynadata item written (created, replaced; deleted: its old image) and marked `_streamed`: its change
           // event, raised from the stream (`dynadata/change-stream.ts`). `messages`' items, never marked, and
-          // writes of the version before the mark invoke nothing.
+          // writes of the version before the mark invoke nothing. A job item marked `_streamed` (from its final
+          // move until its retry): the move settled from the stream (`jobs/settle-stream.ts`, decision 0065).
           FilterCriteria.filter({
             eventName: FilterRule.or('INSERT', 'MODIFY'),
             dynamodb: {
-              NewImage: { entity: { S: FilterRule.isEqual(ITEM_ENTITY) }, _streamed: { BOOL: [true] } },
+              NewImage: {
+                entity: { S: FilterRule.or(ITEM_ENTITY, ...SETTLED_JOB_ENTITIES) },
+                _streamed: { BOOL: [true] },
+              },
             },
           }),
           FilterCriteria.filter({

@@ -305,8 +305,12 @@ export const measureOperations = async (write: (line: string) => void): Promise<
         records: offPath[kind].reduce((sum, b) => sum + b.records, 0),
         readUnits: used.byWork[kind].read,
         writeUnits: used.byWork[kind].write,
-        // Once a batch: the shipper's compute meter; the dispatcher's `contacts` counter (one a chunk).
-        perBatchWriteUnits: used.byWork[kind][kind === 'log-shipper' ? 'usageWrite' : 'counterWrite'],
+        // Once a batch: the shipper's compute meter; the dispatcher's `contacts` counter (0063) and the usage
+        // month and storage figure of the jobs it settles (0065), one a chunk each.
+        perBatchWriteUnits:
+          kind === 'log-shipper'
+            ? used.byWork[kind].usageWrite
+            : used.byWork[kind].counterWrite + used.byWork[kind].usageWrite,
       });
       const request = used.byWork.request;
       return {

@@ -64,9 +64,9 @@ export const benchEvents = async (write: (line: string) => void) => {
     now,
   };
   const a = await finalizing('tc_bench_event');
-  await counted('with event', () => transcodeJobs.lifecycle.complete({ ...move, job: a, observed: a }));
+  await counted('with event', () => transcodeJobs.lifecycle.complete({ ...move, job: a }));
   const b = await finalizing('tc_bench_plain');
-  await counted('without event', () => withoutEvents.complete({ ...move, job: b, observed: b }));
+  await counted('without event', () => withoutEvents.complete({ ...move, job: b }));
   const c = await finalizing('tc_bench_fail');
   await counted('fail (no record in hand)', () =>
     transcodeJobs.moves.fail({ job: c, error: { code: 'x', message: 'x' }, now }),

@@ -42,7 +42,7 @@ describe('events to webhooks (jobs stack)', () => {
     });
   });
 
-  it('feeds the dispatcher only new events, changed usage months, marked Dynadata item writes and types being deleted, with partial batch responses', () => {
+  it('feeds the dispatcher only new events, changed usage months, marked Dynadata item and job writes and types being deleted, with partial batch responses', () => {
     jobsTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: logicalIdOf(events.dispatcher) },
       StartingPosition: 'TRIM_HORIZON',
@@ -65,7 +65,12 @@ describe('events to webhooks (jobs stack)', () => {
           {
             Pattern: JSON.stringify({
               eventName: ['INSERT', 'MODIFY'],
-              dynamodb: { NewImage: { entity: { S: ['dd_item'] }, _streamed: { BOOL: [true] } } },
+              dynamodb: {
+                NewImage: {
+                  entity: { S: ['dd_item', 'transcode_job', 'transcription_job', 'speech_job'] },
+                  _streamed: { BOOL: [true] },
+                },
+              },
             }),
           },
           {
@@ -137,6 +142,16 @@ describe('events to webhooks (jobs stack)', () => {
           eventName === 'REMOVE' ? { OldImage: unmarked } : { NewImage: unmarked, OldImage: unmarked },
         ),
         record(eventName, 'u2', { NewImage: item, OldImage: unmarked }),
+        // A job's final move carries its settle mark (0065); its earlier moves and the version before do not.
+        ...['transcode_job', 'transcription_job', 'speech_job'].flatMap((entity) => [
+          record(eventName, 'JOB#j1', {
+            NewImage: { entity, status: 'done', _streamed: true, _settle: { attempt: 1 } },
+            OldImage: { entity, status: 'finalizing' },
+          }),
+          record(eventName, 'JOB#j2', { NewImage: { entity, status: 'done' }, OldImage: { entity } }),
+          record(eventName, 'JOB#j3', { OldImage: { entity, status: 'done', _streamed: true } }),
+        ]),
+        record(eventName, 'QUEUE', { NewImage: { entity: 'transcode_queue', _streamed: true } }),
         record(eventName, 'l1', { NewImage: { entity: 'log_entry' }, OldImage: { entity: 'log_entry' } }),
         record(eventName, 'x', { NewImage: { entity: 'delivery' } }),
       ];
@@ -148,6 +163,33 @@ describe('events to webhooks (jobs stack)', () => {
         isDispatchable(r),
       ]);
     expect(records.filter(isDispatchable).length).toBeGreaterThan(5);
+  });
+
+  it('updates the dispatcher and its event source before the functions that write a job settle mark (0065)', () => {
+    const resources = jobsTemplate.toJSON().Resources as Record<
+      string,
+      { Type: string; DependsOn?: string[] }
+    >;
+    const [mappingId] =
+      Object.entries(resources).find(
+        ([, r]) =>
+          r.Type === 'AWS::Lambda::EventSourceMapping' &&
+          JSON.stringify(r).includes(logicalIdOf(events.dispatcher)) &&
+          JSON.stringify(r).includes('Filters'),
+      ) ?? [];
+    const writers = Object.entries(resources).filter(
+      ([id, r]) =>
+        r.Type === 'AWS::Lambda::Function' &&
+        /^(Transcodes|Transcriptions|SpeechJobs|WorkflowRuns)Worker/.test(id),
+    );
+    expect(writers.map(([id]) => id.replace(/Worker.*/, ''))).toEqual([
+      'Transcodes',
+      'Transcriptions',
+      'SpeechJobs',
+      'WorkflowRuns',
+    ]);
+    for (const [, writer] of writers)
+      expect(writer.DependsOn).toEqual(expect.arrayContaining([mappingId, logicalIdOf(events.dispatcher)]));
   });
 
   it('lets the dispatcher read the stream and send only to the webhook-delivery and workflow-run queues, starting no execution', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, createTenant } from './support';
+import { call, createTenant, waitForSettled } from './support';
 import * as transcodes from './transcode-support';
 import * as transcriptions from './transcription-support';
 
@@ -25,6 +25,7 @@ describe('compute time of jobs in GET /v1/usage', () => {
       ((await enqueue(first, 'wav')).json.job as transcodes.Job).id,
     );
     expect(done).toMatchObject({ status: 'done', reused: false, billedSeconds: 3 });
+    await waitForSettled(tenant.apiKey, 'transcode.done', done.id);
     const after = await usageOf(tenant.apiKey);
     expect(after.computeMs.media).toBeGreaterThan(0);
     expect(after.computeMs.workers).toBeGreaterThan(0);
@@ -47,6 +48,8 @@ describe('compute time of jobs in GET /v1/usage', () => {
       ((await enqueue(corrupt, 'ogg_opus')).json.job as transcodes.Job).id,
     );
     expect(failed.status).toBe('failed');
+    await waitForSettled(tenant.apiKey, 'transcode.done', reused.id);
+    await waitForSettled(tenant.apiKey, 'transcode.failed', failed.id);
     const end = await usageOf(tenant.apiKey);
     expect(end.meters.transcode_seconds).toBe(3);
     expect(end.computeMs.media).toBe(after.computeMs.media);
@@ -60,6 +63,7 @@ describe('compute time of jobs in GET /v1/usage', () => {
     expect(res.status).toBe(202);
     const job = await transcriptions.waitForJob(tenant.apiKey, (res.json.job as transcriptions.Job).id);
     expect(job.status).toBe('done');
+    await waitForSettled(tenant.apiKey, 'transcription.done', job.id);
     const usage = await usageOf(tenant.apiKey);
     expect(usage.meters.transcription_seconds).toBe(job.billedSeconds);
     expect(usage.computeMs.media).toBeGreaterThan(0);

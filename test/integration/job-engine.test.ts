@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTenant } from './support';
+import { createTenant, waitForSettled } from './support';
 import { queueOf, reuseItemsOf, seedJob, transcodeSecondsOf } from './transcode-support';
 
 /**
@@ -15,6 +15,7 @@ describe('the job engine under racing writers', () => {
     const { getStoredObject } = await import('../../functions/shared/data/stored-objects');
     const { moves, lifecycle } = transcodeJobs;
     const finals: string[] = [];
+    const doneIds: string[] = [];
     for (let round = 0; round < 6; round++) {
       const job = await seedJob(tenant.companyId, 'transcoding');
       const ref = { companyId: job.companyId, jobId: job.jobId, attempt: job.attempt };
@@ -34,7 +35,6 @@ describe('the job engine under racing writers', () => {
             files: [{ ...output, etag: 'e', createdAt: now.toISOString() }],
             reuse: { key: `race#${job.jobId}`, entry },
             now,
-            observed: job,
           }),
         () => moves.advance({ job: ref, from: ['transcoding'], to: 'finalizing', now }),
       ];
@@ -53,11 +53,13 @@ describe('the job engine under racing writers', () => {
       }
       const settled = await lifecycle.getJob(ref.companyId, ref.jobId);
       finals.push(String(settled?.status));
+      if (settled?.status === 'done') doneIds.push(job.jobId);
       expect(['done', 'failed', 'canceled']).toContain(settled?.status);
       const recorded = await getStoredObject(tenant.companyId, fullPath);
       expect(recorded !== undefined).toBe(settled?.status === 'done');
     }
     const done = finals.filter((s) => s === 'done').length;
+    for (const id of doneIds) await waitForSettled(tenant.apiKey, 'transcode.done', id);
     expect(await queueOf(tenant.companyId)).toBe(0);
     expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3 * done);
     expect(await reuseItemsOf(tenant.companyId)).toHaveLength(done);

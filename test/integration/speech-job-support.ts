@@ -1,6 +1,6 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { expect } from 'vitest';
-import type { PublicSpeechJob } from '../../functions/shared/domain/speech-jobs';
+import type { PublicSpeechJob } from '../../functions/shared/domain/jobs/public-views';
 import { call } from './support';
 
 export { markdownDocument } from '../fixtures/long-markdown';

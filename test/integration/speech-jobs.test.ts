@@ -15,7 +15,7 @@ import {
   storedTextOf,
   waitForSpeechJob,
 } from './speech-job-support';
-import { call, createTenant, expectProblem } from './support';
+import { call, createTenant, expectProblem, waitForSettled } from './support';
 import { eventually } from './webhook-receiver';
 
 const speechCharactersOf = async (apiKey: string) => {
@@ -76,6 +76,7 @@ describe('speech jobs end to end (local engine: espeak-ng + ffmpeg)', () => {
     const spoken = characterCount(await rewriteMarkdown(markdown));
     expect(done.characters).toBe(spoken);
     expect(done.billedCharacters).toBe(spoken);
+    await waitForSettled(tenant.apiKey, 'speech_job.done', done.id);
     expect(await speechCharactersOf(tenant.apiKey)).toBe(spoken);
   });
 
@@ -85,6 +86,8 @@ describe('speech jobs end to end (local engine: espeak-ng + ffmpeg)', () => {
     const again = res.json.job as SpeechJob;
     expect(again.id).not.toBe(done.id);
     expect(again).toMatchObject({ status: 'done', reused: true, billedCharacters: 0, result: done.result });
+    await waitForSettled(tenant.apiKey, 'speech_job.done', done.id);
+    await waitForSettled(tenant.apiKey, 'speech_job.done', again.id);
     expect(await speechCharactersOf(tenant.apiKey)).toBe(done.characters);
     // The reused job keeps no text of its own.
     expect(await storedTextOf(tenant.companyId, again.id)).toBeUndefined();
@@ -215,6 +218,7 @@ describe('speech jobs without timings', () => {
       billedCharacters: 0,
       result: full.result,
     });
+    for (const id of [audioOnly.id, full.id]) await waitForSettled(tenant.apiKey, 'speech_job.done', id);
     expect(await speechCharactersOf(tenant.apiKey)).toBe(2 * audioOnly.characters);
   }, 120_000);
 

@@ -144,3 +144,19 @@ export const createContact = async (headers: Record<string, string>, name = 'Ada
   if (res.status !== 201) throw new Error(`contact not created: ${res.status} ${JSON.stringify(res.json)}`);
   return String(res.json._id);
 };
+
+/**
+ * Resolves once a job's final move is settled from the table's stream (decision 0065): its event (`type`,
+ * for `resourceId`) is listed, and with it, written in one transaction, the usage and storage bytes the move
+ * added. Fails after 30 s.
+ */
+export const waitForSettled = async (apiKey: string, type: string, resourceId: string): Promise<void> => {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const res = await call('GET', `/v1/events?type=${type}&limit=100`, { headers: { 'x-api-key': apiKey } });
+    const events = (res.json.events ?? []) as { data?: { id?: string } }[];
+    if (events.some((e) => e.data?.id === resourceId)) return;
+    if (Date.now() > deadline) throw new Error(`${type} of ${resourceId} was not raised within 30 s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { hostileStorageReferences } from '../fixtures/hostile-storage-paths';
 import { presetExpectation } from '../fixtures/transcode-expectations';
-import { call, createTenant, expectHostileRefusal, expectProblem } from './support';
+import { call, createTenant, expectHostileRefusal, expectProblem, waitForSettled } from './support';
 import {
   engineOf,
   executionArnOf,
@@ -56,6 +56,7 @@ describe('POST /v1/transcodes end to end (local engine: ffmpeg)', () => {
       expect(audio?.codec_name).toBe(expected.audioCodec);
       expect(Number(audio?.sample_rate)).toBe(expected.sampleRate);
       expect(audio?.channels).toBe(expected.channels);
+      await waitForSettled(tenant.apiKey, 'transcode.done', created.id);
       expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
       expect(await queueOf(tenant.companyId)).toBe(0);
       // Audio-only presets run on the ffmpeg function's module, mp4 on MediaConvert's stand-in: same bill.
@@ -118,6 +119,7 @@ describe('POST /v1/transcodes end to end (local engine: ffmpeg)', () => {
     expect(res.status).toBe(202);
     const b = await waitForJob(tenant.apiKey, (res.json.job as Job).id);
     expect(b).toMatchObject({ status: 'done', reused: true, billedSeconds: 0, output: a.output });
+    await waitForSettled(tenant.apiKey, 'transcode.done', a.id);
     expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
     // Another preset of the same content is a new conversion.
     const c = await waitForJob(
@@ -140,6 +142,7 @@ describe('POST /v1/transcodes end to end (local engine: ffmpeg)', () => {
     expect(res.status).toBe(202);
     const second = await waitForJob(tenant.apiKey, (res.json.job as Job).id);
     expect(second).toMatchObject({ status: 'done', reused: true, billedSeconds: 0, output: first.output });
+    await waitForSettled(tenant.apiKey, 'transcode.done', first.id);
     expect(await transcodeSecondsOf(tenant.apiKey)).toBe(2);
   });
 
@@ -215,6 +218,7 @@ describe('Audio-only transcodes on the Express machine (decision 0046)', () => {
     expect(done).toMatchObject({ status: 'done', billedSeconds: 1200, durationSeconds: 1200 });
     expect(await executionArnOf(tenant.companyId, id)).toMatch(new RegExp(`:execution:transcode:${id}-a1$`));
     expect(await engineOf(tenant.companyId, id)).toBe('ffmpeg');
+    await waitForSettled(tenant.apiKey, 'transcode.done', id);
     expect(await transcodeSecondsOf(tenant.apiKey)).toBe(1200);
     expect(await queueOf(tenant.companyId)).toBe(0);
   });
@@ -388,6 +392,7 @@ describe('Transcode job state table: cancel', () => {
     expectProblem(await cancel(tenant.apiKey, job.jobId), 409, 'transcode_job_not_cancelable');
     const final = await getJob(tenant.apiKey, job.jobId);
     expect(final).toMatchObject({ status: 'done', billedSeconds: 3, leaseUntil: null });
+    await waitForSettled(tenant.apiKey, 'transcode.done', job.jobId);
     expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
     expect(await reuseItemsOf(tenant.companyId)).toHaveLength(1);
     expect(await queueOf(tenant.companyId)).toBe(0);
@@ -421,6 +426,7 @@ describe('Transcode job state table: cancel', () => {
         leaseUntil: null,
         output: { fullPath: output.fullPath },
       });
+      await waitForSettled(tenant.apiKey, 'transcode.done', job.jobId);
       expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
       expect(await queueOf(tenant.companyId)).toBe(0);
     };
@@ -458,6 +464,7 @@ describe('Transcode job state table: cancel', () => {
         expect(finalize.status).toBe('fulfilled');
         expect(cancelStatus).toBe(409);
         expect(final.billedSeconds).toBe(3);
+        await waitForSettled(tenant.apiKey, 'transcode.done', job.jobId);
         expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
         expect(await reuseItemsOf(tenant.companyId)).toHaveLength(1);
       }
@@ -715,6 +722,7 @@ describe('Transcode worker: a repeated invocation of the same attempt', () => {
       billedSeconds: 3,
       leaseUntil: null,
     });
+    await waitForSettled(tenant.apiKey, 'transcode.done', job.jobId);
     expect(await transcodeSecondsOf(tenant.apiKey)).toBe(3);
     expect(await queueOf(tenant.companyId)).toBe(0);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hostileStorageReferences } from '../fixtures/hostile-storage-paths';
-import { call, createTenant, expectHostileRefusal, expectProblem } from './support';
+import { call, createTenant, expectHostileRefusal, expectProblem, waitForSettled } from './support';
 import {
   download,
   enqueue,
@@ -75,6 +75,7 @@ describe('POST /v1/transcriptions end to end (local engine: pocketsphinx)', () =
           expect(end).toBeLessThanOrEqual(duration + 0.05);
         }
       }
+      await waitForSettled(tenant.apiKey, 'transcription.done', done.id);
       expect(await transcriptionSecondsOf(tenant.apiKey)).toBe(done.billedSeconds);
       expect(await queueOf(tenant.companyId)).toBe(0);
     },
@@ -89,6 +90,7 @@ describe('POST /v1/transcriptions end to end (local engine: pocketsphinx)', () =
     const b = await waitForJob(tenant.apiKey, ((await enqueue(tenant.apiKey, second)).json.job as Job).id);
     expect(b).toMatchObject({ status: 'done', reused: true, billedSeconds: 0, result: a.result });
     expect(b.durationSeconds).toBe(a.durationSeconds);
+    await waitForSettled(tenant.apiKey, 'transcription.done', a.id);
     expect(await transcriptionSecondsOf(tenant.apiKey)).toBe(a.billedSeconds);
     expect(await queueOf(tenant.companyId)).toBe(0);
   });

@@ -72,7 +72,7 @@ describe('the state table', () => {
     const { moves } = transcodeJobs;
     const sent = capture({ Attributes: job, Item: job });
     await moves.advance({ job: ref, from: ['transcoding'], to: 'finalizing', now });
-    await moves.complete({ job: ref, from: ['finalizing'], billedUnits: 3, now, observed: job });
+    await moves.complete({ job: ref, from: ['finalizing'], billedUnits: 3, now });
     await moves.fail({ job: ref, error: { code: 'internal', message: 'x' }, now });
     await moves.cancel(job, now);
     await moves.retry({ ...job, status: 'failed' }, 5, now);
@@ -97,7 +97,7 @@ describe('the state table', () => {
     const sent = capture({ Item: job });
     await moves.fail({ job: ref, error: { code: 'internal', message: 'x' }, now });
     await moves.cancel(job, now);
-    await moves.completeReused({ job: ref, from: ['probing'], set: {}, now, observed: job });
+    await moves.completeReused({ job: ref, from: ['probing'], set: {}, now });
     const transactions = sent.filter((c) => c.input.TransactItems) as {
       input: {
         TransactItems: {
@@ -173,7 +173,7 @@ describe('the state table', () => {
     expect(JSON.stringify(sent.map((c) => c.input))).not.toContain('REUSE#');
   });
 
-  it('records the output files and adds their bytes once, in the transaction of the move to done', async () => {
+  it('records the output files in the transaction of the move to done, their bytes and usage on its settle mark', async () => {
     const sent = capture({ Item: job });
     const file = (name: string, size: number) => ({
       bucket: 'b',
@@ -191,10 +191,17 @@ describe('the state table', () => {
     const keys = files.map((f) => storedObjectKey(ref.companyId, f.fullPath));
     const records = items.filter((i) => keys.some((k) => isDeepStrictEqual(i.Update?.Key, k)));
     expect(records.map((i) => writtenOf(i.Update as never, 'size'))).toEqual([5, 7]);
-    const bytes = items.filter(
-      (i) => i.Update?.ExpressionAttributeNames?.['#storageBytes'] === 'storageBytes',
-    );
-    expect(bytes.map((i) => writtenOf(i.Update as never, 'storageBytes'))).toEqual([12]);
+    // The storage figure and the usage month are the dispatcher's to add, from the move's settle mark (0065).
+    expect(items.filter((i) => i.Update?.ExpressionAttributeNames?.['#storageBytes'])).toEqual([]);
+    expect(
+      items.filter((i) => String((i.Update?.Key as { pk?: string } | undefined)?.pk).includes('USAGE')),
+    ).toEqual([]);
+    expect(writtenOf(jobUpdateOf(sent.at(-1)) as never, '_settle')).toEqual({
+      attempt: 1,
+      usage: { transcode_seconds: 1 },
+      storageBytes: 12,
+    });
+    expect(writtenOf(jobUpdateOf(sent.at(-1)) as never, '_streamed')).toBe(true);
   });
 
   it('bounds the queue: a cap of 0 refuses a job even when the queue was never written', async () => {

@@ -9,7 +9,7 @@ vi.mock('../../functions/shared/data/client', async (original) => ({
 import { ddb } from '../../functions/shared/data/client';
 import { isThrottled, MeterThrottledError } from '../../functions/shared/data/throttling';
 import { addApiRequests, shardAllotment } from '../../functions/shared/data/usage-shards';
-import { toPublicJob } from '../../functions/shared/domain/transcodes';
+import { toPublicJob } from '../../functions/shared/domain/jobs/public-views';
 import { createApiHandler } from '../../functions/shared/http/middleware';
 import { TRANSCODE_ROUTES } from '../../functions/shared/routes/transcode-routes';
 import { API_REQUEST_SHARDS } from '../../functions/shared/types/meters';

@@ -13,7 +13,7 @@ vi.mock('../../functions/shared/data/usage-meters', async (original) => ({
 }));
 
 import { addToMeter, MeterLimitReachedError } from '../../functions/shared/data/usage-meters';
-import { toPublicJob } from '../../functions/shared/domain/transcodes';
+import { toPublicJob } from '../../functions/shared/domain/jobs/public-views';
 import { createApiHandler } from '../../functions/shared/http/middleware';
 import {
   countBilledUnits,

@@ -8,7 +8,7 @@ vi.mock('../../functions/shared/data/usage-meters', async (original) => ({
   addToMeter: vi.fn(async () => 1),
 }));
 
-import { toPublicJob } from '../../functions/shared/domain/transcodes';
+import { toPublicJob } from '../../functions/shared/domain/jobs/public-views';
 import { AppError } from '../../functions/shared/errors';
 import { createApiHandler } from '../../functions/shared/http/middleware';
 import { TRANSCODE_ROUTES } from '../../functions/shared/routes/transcode-routes';

@@ -71,7 +71,6 @@ describe('transcode finalize step', () => {
         entry: { output, sourceJobId: 'tc_1', durationSeconds: 2.2, createdAt: now.toISOString() },
       },
       now,
-      observed: expect.objectContaining({ jobId: 'tc_1', status: 'transcoding' }),
     });
     expect(completeTranscodeJob.mock.calls[0]?.[0].computeMs?.workers).toBeGreaterThanOrEqual(40);
   });
@@ -115,7 +114,6 @@ describe('transcode finalize step', () => {
           hasVideo: false,
           engine: 'ffmpeg',
         },
-        observed: expect.objectContaining({ status: 'probing' }),
       }),
     );
   });

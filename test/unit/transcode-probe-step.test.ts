@@ -153,7 +153,6 @@ describe('transcode probe step', () => {
       from: ['probing'],
       set: { output },
       now,
-      observed: expect.anything(),
     });
     // The media was probed meanwhile; its answer is dropped.
     expect(startTranscoding).not.toHaveBeenCalled();

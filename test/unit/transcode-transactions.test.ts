@@ -53,7 +53,6 @@ describe('transcode job transactions retry TransactionConflict', () => {
           set: { output },
           billedUnits: 3,
           now,
-          observed: job,
         });
       },
       undefined,

@@ -34,7 +34,6 @@ describe('transcode transition metrics', () => {
       set: { output },
       billedUnits: 61,
       now,
-      observed: job,
     });
     expect(vi.mocked(countJobTransition).mock.calls).toEqual([
       ['transcode', 'pending', undefined, properties],

@@ -65,7 +65,6 @@ describe('the work index attributes', () => {
       from: ['finalizing'],
       billedUnits: 3,
       now,
-      observed: job,
     });
     const [complete] = updatesOf(sent);
     expect(removedOf(complete)).toEqual(expect.arrayContaining([...INDEX_ATTRIBUTES]));

@@ -1,4 +1,5 @@
 import { lazy } from '../lazy';
+import { JOB_ENTITIES } from '../types/job-entities';
 import {
   SPEECH_JOB_FINISHED,
   SPEECH_JOB_STATUSES,
@@ -66,7 +67,7 @@ const speechJobReuseSchema = /* @__PURE__ */ lazy(
 export const SPEECH_JOB_STORE = {
   jobType: 'speech_job',
   partition: partitions.speechJobs,
-  entities: { job: 'speech_job', queue: 'speech_job_queue', reuse: 'speech_job_reuse' },
+  entities: { job: JOB_ENTITIES.speechJob, queue: 'speech_job_queue', reuse: 'speech_job_reuse' },
   schemas: { job: speechJobSchema, reuse: speechJobReuseSchema },
   unfinishedIndexPartition: indexPartitions.unfinishedSpeechJobs(),
   unfinished: SPEECH_JOB_UNFINISHED,

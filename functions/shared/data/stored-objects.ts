@@ -283,25 +283,18 @@ export const recordStoredObject = async (
 };
 
 /**
- * Transaction items recording objects the platform wrote (new paths, or paths holding only a reservation)
- * and adding their bytes to the storage figure once: for a transaction whose own condition makes it run
- * once (a job's move to `done` records its output files), so the objects are recorded exactly when it holds.
+ * Transaction items recording objects the platform wrote (new paths, or paths holding only a reservation),
+ * for a transaction whose own condition makes it run once (a job's move to `done` records its output
+ * files), so the objects are recorded exactly when it holds. Their bytes are the caller's to add to the
+ * storage figure once: a job's move leaves them on its settle mark (`jobs/settle.ts`, decision 0065).
  */
 export const recordStoredObjectItems = (companyId: string, objects: readonly StoredObject[]) =>
-  objects.length === 0
-    ? []
-    : [
-        ...objects.map((object) =>
-          recordItem(companyId, object, {
-            expression: 'attribute_not_exists(pk) OR #status <> :stored',
-            values: { ':stored': 'stored' },
-          }),
-        ),
-        addStorageBytesItem(
-          companyId,
-          objects.reduce((sum, object) => sum + object.size, 0),
-        ),
-      ];
+  objects.map((object) =>
+    recordItem(companyId, object, {
+      expression: 'attribute_not_exists(pk) OR #status <> :stored',
+      values: { ':stored': 'stored' },
+    }),
+  );
 
 /**
  * Records an object the platform wrote and bills `meter` for it, in one transaction: the record (a new path),

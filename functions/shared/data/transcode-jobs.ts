@@ -1,4 +1,5 @@
 import { lazy } from '../lazy';
+import { JOB_ENTITIES } from '../types/job-entities';
 import {
   TRANSCODE_ENGINES,
   TRANSCODE_PRESETS,
@@ -54,7 +55,7 @@ const transcodeJobSchema = /* @__PURE__ */ lazy(
 export const transcodeStore = {
   jobType: 'transcode',
   partition: partitions.transcodes,
-  entities: { job: 'transcode_job', queue: 'transcode_queue', reuse: 'transcode_reuse' },
+  entities: { job: JOB_ENTITIES.transcode, queue: 'transcode_queue', reuse: 'transcode_reuse' },
   schemas: { job: transcodeJobSchema, reuse: transcodeReuseSchema },
   unfinishedIndexPartition: indexPartitions.unfinishedTranscodes(),
   unfinished: UNFINISHED_STATUSES,

@@ -1,4 +1,5 @@
 import { lazy } from '../lazy';
+import { JOB_ENTITIES } from '../types/job-entities';
 import {
   TRANSCRIPTION_LANGUAGES,
   type TranscriptionLanguage,
@@ -66,7 +67,7 @@ const transcriptionReuseSchema = /* @__PURE__ */ lazy(
 export const transcriptionStore = {
   jobType: 'transcription',
   partition: partitions.transcriptions,
-  entities: { job: 'transcription_job', queue: 'transcription_queue', reuse: 'transcription_reuse' },
+  entities: { job: JOB_ENTITIES.transcription, queue: 'transcription_queue', reuse: 'transcription_reuse' },
   schemas: { job: transcriptionJobSchema, reuse: transcriptionReuseSchema },
   unfinishedIndexPartition: indexPartitions.unfinishedTranscriptions(),
   unfinished: TRANSCRIPTION_UNFINISHED,

@@ -1,17 +1,11 @@
 import { headObject } from '../aws/s3-objects';
-import {
-  SPEECH_JOB_STORE,
-  type SpeechJobRecord,
-  type SpeechJobReuseEntry,
-  speechJobHasTimings,
-} from '../data/speech-jobs';
+import { SPEECH_JOB_STORE, type SpeechJobRecord, type SpeechJobReuseEntry } from '../data/speech-jobs';
 import { env } from '../env';
 import { companyObjectPrefix } from '../types/object-prefixes';
-import type { SpeechJobFile, SpeechJobStatus } from '../types/speech-jobs';
-import type { SpeechFormat } from '../types/speech-voices';
+import type { SpeechJobStatus } from '../types/speech-jobs';
 import { defineJobType } from './jobs/job-type';
 import { deleteIntermediateFile } from './jobs/output-files';
-import { publicFile, publicJobFields } from './jobs/view';
+import { type PublicSpeechJob, toPublicSpeechJob } from './jobs/public-views';
 
 /**
  * Long-form speech jobs, a job type of the job engine (`jobs/`): the engine enqueues (quota, queue slot,
@@ -64,43 +58,6 @@ export const SPEECH_JOB_TYPE = defineJobType<
     engineFailed: { code: 'synthesis_failed', message: 'The speech engine could not synthesize the text.' },
     gone: 'SpeechJobGone',
   },
-});
-
-/** The job as the tenant sees it: the engine's envelope, the request's figures, `result` only when `done`. */
-export interface PublicSpeechJob extends ReturnType<typeof publicJobFields<SpeechJobStatus>> {
-  voiceProfileId: string;
-  format: SpeechFormat;
-  characters: number;
-  timings: boolean;
-  billedCharacters: number;
-  durationSeconds: number | null;
-  result: {
-    audio: SpeechJobFile & { size: number; format: SpeechFormat };
-    timings: (SpeechJobFile & { sentences: number }) | null;
-  } | null;
-}
-
-export const toPublicSpeechJob = (job: SpeechJobRecord): PublicSpeechJob => ({
-  ...publicJobFields(job),
-  voiceProfileId: job.voiceProfileId,
-  format: job.format,
-  characters: job.characters,
-  timings: speechJobHasTimings(job),
-  billedCharacters: job.billedSeconds,
-  durationSeconds: job.durationSeconds ?? null,
-  result:
-    job.status === 'done' && job.result
-      ? {
-          audio: {
-            ...publicFile(job.result.audio),
-            size: job.result.audio.size,
-            format: job.result.audio.format,
-          },
-          timings: job.result.timings
-            ? { ...publicFile(job.result.timings), sentences: job.result.timings.sentences }
-            : null,
-        }
-      : null,
 });
 
 /** `companies/<companyId>/speech-jobs/<jobId>/input.txt`: the stored text of a job. */

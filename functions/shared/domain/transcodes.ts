@@ -7,7 +7,7 @@ import {
 import type { TranscodePreset } from '../types/transcodes';
 import { enqueueJob } from './jobs/enqueue';
 import { defineJobType } from './jobs/job-type';
-import { publicFile, publicJobFields } from './jobs/view';
+import { type PublicTranscodeJob, toPublicJob } from './jobs/public-views';
 import { transcodeMachine } from './transcode-presets';
 
 /**
@@ -19,19 +19,6 @@ import { transcodeMachine } from './transcode-presets';
  * - Size and duration limits are enforced by the probe step (`source_too_large` / `source_too_long`), so the
  *   same rules apply to jobs from workflows and MCP.
  */
-
-/** The job as the tenant sees it: read-only, `output` only when `done`, the worker's lease shown. */
-export const toPublicJob = (job: TranscodeJobRecord) => ({
-  ...publicJobFields(job),
-  preset: job.preset,
-  source: publicFile(job.source),
-  output: job.status === 'done' && job.output ? publicFile(job.output) : null,
-  attempt: job.attempt,
-  billedSeconds: job.billedSeconds,
-  durationSeconds: job.durationSeconds ?? null,
-  leaseUntil: job.leaseUntil ?? null,
-});
-export type PublicTranscodeJob = ReturnType<typeof toPublicJob>;
 
 const TRANSCODE_FAILED = {
   code: 'transcode_failed',

@@ -10,7 +10,7 @@ import { transcriptionEngine } from './engines';
 import { getJob, type JobListRequest, listJobs } from './jobs/commands';
 import { enqueueJob } from './jobs/enqueue';
 import { defineJobType } from './jobs/job-type';
-import { publicFile, publicJobFields } from './jobs/view';
+import { type PublicTranscription, toPublicTranscription } from './jobs/public-views';
 
 /**
  * Transcription jobs: a job type of the engine (`domain/jobs/`). Decisions where the spec is silent:
@@ -22,17 +22,6 @@ import { publicFile, publicJobFields } from './jobs/view';
  *   (`engines.ts`: Transcribe takes them all); a language it does not take answers 400 naming those it does.
  * - Size, duration and "is it audio" are checked by the probe step.
  */
-
-/** The job as the tenant sees it: `result` only when `done`. */
-export const toPublicTranscription = (job: TranscriptionJobRecord) => ({
-  ...publicJobFields(job),
-  language: job.language,
-  source: publicFile(job.source),
-  billedSeconds: job.billedSeconds,
-  durationSeconds: job.durationSeconds ?? null,
-  result: job.status === 'done' && job.result ? job.result : null,
-});
-export type PublicTranscription = ReturnType<typeof toPublicTranscription>;
 
 const TRANSCRIPTION_FAILED = {
   code: 'transcription_failed',

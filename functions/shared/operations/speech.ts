@@ -1,7 +1,8 @@
 import { jobCancelHandler, jobListHandler, jobReadHandler } from '../domain/jobs/commands';
+import { toPublicSpeechJob } from '../domain/jobs/public-views';
 import { speechVoices, synthesizeSpeech as synthesize } from '../domain/speech';
 import { enqueueSpeechJob } from '../domain/speech-job-requests';
-import { SPEECH_JOB_TYPE, toPublicSpeechJob } from '../domain/speech-jobs';
+import { SPEECH_JOB_TYPE } from '../domain/speech-jobs';
 import { spokenText } from '../domain/spoken-text';
 import type { RouteHandler } from '../http/router';
 

@@ -1,5 +1,6 @@
 import { jobCancelHandler, jobListHandler, jobReadHandler, jobRetryHandler } from '../domain/jobs/commands';
-import { enqueueTranscode, toPublicJob, transcodeJobs } from '../domain/transcodes';
+import { toPublicJob } from '../domain/jobs/public-views';
+import { enqueueTranscode, transcodeJobs } from '../domain/transcodes';
 import type { RouteHandler } from '../http/router';
 
 /** What each operation of media transforms does: the group's routes, its MCP tools and its workflow actions. */

@@ -1,7 +1,7 @@
+import { toPublicTranscription } from '../domain/jobs/public-views';
 import {
   enqueueTranscription,
   getTranscription as readTranscription,
-  toPublicTranscription,
   listTranscriptions as transcriptionPage,
 } from '../domain/transcriptions';
 import type { RouteHandler } from '../http/router';

@@ -8,12 +8,14 @@ import { createHandler } from '../../shared/pipeline/handler';
 import { processStreamBatch } from '../../shared/pipeline/stream-batch';
 import { DELETING_STATUS, ITEM_ENTITY, TYPE_ENTITY } from '../../shared/types/dynadata-types';
 import { EVENT_ENTITY } from '../../shared/types/events';
+import { SETTLED_JOB_ENTITIES } from '../../shared/types/job-entities';
 
 /**
  * The records the dispatcher acts on, by their raw attributes: a new event, a write of a usage month's item,
  * shard or family item (its sort key starts with the usage month prefix; its first write too), a change of a
- * Dynadata type being deleted, or a write of a Dynadata item marked `_streamed` (its new image; a delete's old
- * image): the dispatcher raises the change events of the types that raise them. The same rule as the event source's filter on AWS (`lib/constructs/webhook-events.ts`); the
+ * Dynadata type being deleted, a write of a Dynadata item marked `_streamed` (its new image; a delete's old
+ * image): the dispatcher raises the change events of the types that raise them; or a write of a job item
+ * marked `_streamed` (a final move: the dispatcher settles it). The same rule as the event source's filter on AWS (`lib/constructs/webhook-events.ts`); the
  * local stream poller hands every record over, so the handler applies it too and never decodes the
  * images of other items.
  */
@@ -23,11 +25,14 @@ export const isDispatchable = (record: DynamoDBRecord): boolean => {
   const entity = change?.NewImage?.entity?.S;
   const streamedItem = (image: Record<string, { S?: string; BOOL?: boolean }> | undefined) =>
     image?.entity?.S === ITEM_ENTITY && image._streamed?.BOOL === true;
+  // A job's final move carries `_streamed` with its settle mark (decision 0065).
+  const settledJob =
+    SETTLED_JOB_ENTITIES.includes(entity ?? '') && change?.NewImage?._streamed?.BOOL === true;
   if (record.eventName === 'INSERT')
-    return entity === EVENT_ENTITY || streamedItem(change?.NewImage) || usageMonth;
+    return entity === EVENT_ENTITY || streamedItem(change?.NewImage) || settledJob || usageMonth;
   if (record.eventName === 'MODIFY') {
     if (entity === TYPE_ENTITY) return change?.NewImage?.status?.S === DELETING_STATUS;
-    return streamedItem(change?.NewImage) || usageMonth;
+    return streamedItem(change?.NewImage) || settledJob || usageMonth;
   }
   return record.eventName === 'REMOVE' && streamedItem(change?.OldImage);
 };

@@ -111,7 +111,6 @@ export const finalizeStep = (input: FinalizeInput, deps: StepDeps): Promise<JobR
         key: speechJobReuseKey(job),
         entry: { result, sourceJobId: job.jobId, durationSeconds, createdAt: step.now.toISOString() },
       },
-      observed: job,
     });
     const raw = job.format === 'wav' ? [engineAudio] : [];
     const intermediate = [...(marks ? [marks] : []), ...raw];

@@ -38,7 +38,7 @@ export const prepareStep = (input: PrepareInput, deps: StepDeps): Promise<Prepar
       readObjectText(bucket, speechJobTextPath(job)),
     ]);
     const set = ({ result, durationSeconds }: SpeechJobReuseEntry) => ({ result, durationSeconds });
-    if (await step.reuseStored(reuse, speechJobResultExists, { from: 'synthesizing', observed: job, set })) {
+    if (await step.reuseStored(reuse, speechJobResultExists, { from: 'synthesizing', set })) {
       return { ...step.ref, reused: true };
     }
     if (text === undefined) throw stepError('InputMissing', 'The text of the job is no longer stored.');

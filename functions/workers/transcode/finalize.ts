@@ -42,7 +42,6 @@ export const finalizeStep = (input: FinalizeInput, deps: WorkerDeps): Promise<Jo
           createdAt: now.toISOString(),
         },
       },
-      observed: job,
     });
     return ref;
   });

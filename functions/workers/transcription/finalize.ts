@@ -83,7 +83,6 @@ export const finalizeStep = (input: FinalizeInput, deps: Pick<WorkerDeps, 'now'>
           createdAt: now.toISOString(),
         },
       },
-      observed: job,
     });
     // The engine's own JSON is an intermediate file, not one of the company's stored objects.
     await deleteIntermediateFile(input.engineOutput.bucket, input.engineOutput.fullPath, ref.jobId);

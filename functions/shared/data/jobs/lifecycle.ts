@@ -5,14 +5,13 @@ import type { ComputeMs } from '../../types/meters';
 import type { BatchEntry } from '../batch';
 import { ddb, isConditionalCheckFailed, tableName } from '../client';
 import { decodeItem, type TransactItem } from '../entity';
-import { eventItem } from '../events';
 import { sortKeys, unfinishedSortKey } from '../keys';
 import { packJsonValue, readPacked } from '../packed-json';
 import { jobQueue } from '../schemas';
 import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from '../sparse-index';
 import { cancellationReasons, sendTransaction } from '../transactions';
 import { applyChange, updateParams } from '../update-expression';
-import { billedWork, usageItems } from '../usage-meters';
+import { billedWork } from '../usage-meters';
 import {
   type JobLifecycleConfig,
   JobQueueFullError,
@@ -20,6 +19,7 @@ import {
   type MoveOptions,
 } from './config';
 import type { JobRecordBase, JobRef } from './record';
+import { SETTLE_REMOVE, type SettleMark, settleMark } from './settle';
 import { type JobChange, jobTransitionUpdate } from './transition';
 
 export {
@@ -38,14 +38,16 @@ export {
  *   into a final state;
  * - the company's queue item `QUEUE` counting its unfinished jobs, changed only in the same transaction as a
  *   job's move into or out of the unfinished states (a slot is taken conditionally on the plan's cap);
- * - billing: the type's meter is added in the transaction of the move to `done`; the reuse entry
- *   `REUSE#<key>` of the result is put once that move committed, so only a billed, finished job is ever
- *   reused (decision 0061);
+ * - billing: the move to `done` records the type's meter (with the attempt's compute time) on the job's
+ *   settle mark, which the event dispatcher adds to the usage month from the table's stream (`settle.ts`,
+ *   decision 0065); the reuse entry `REUSE#<key>` of the result is put once that move committed, so only a
+ *   finished job is ever reused (decision 0061);
  * - the sparse index partition of unfinished jobs (interrupted-job recovery at local start-up, sweeps);
  * - progress, recorded on the job by the moves;
  * - one EMF count per written transition and the billed units;
- * - the event of a move into a final state (`events`), in the move's transaction: the job's view after the
- *   move, computed from the record the writer observed (no extra read when the writer has it).
+ * - the event of a move into a final state (`events`): raised by the event dispatcher from the stream record
+ *   of the move, which carries the settle mark (`settle.ts`): the job's view after the move, from the record
+ *   as written.
  */
 export { type JobRecordBase, type JobRef, jobRecordFields } from './record';
 
@@ -174,28 +176,21 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
 
   /**
    * Writes a job that is final from the start (an identical finished job's result reused at enqueue, billed
-   * 0): no queue slot, no unfinished index, the event of its final state in the same transaction.
+   * 0): no queue slot, no unfinished index; its event is raised from the stream (its settle mark).
    */
-  const createFinished = async (job: R, now: Date): Promise<void> => {
-    const type = config.events?.types[job.status];
-    const put = {
-      Put: {
+  const createFinished = async (job: R): Promise<void> => {
+    await ddb.send(
+      new PutCommand({
         TableName: tableName(),
-        Item: { ...jobKey(job.companyId, job.jobId), entity: entities.job, ...job },
+        Item: {
+          ...jobKey(job.companyId, job.jobId),
+          entity: entities.job,
+          ...job,
+          ...settleMark(job.attempt),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    };
-    const event =
-      config.events && type
-        ? eventItem({
-            companyId: job.companyId,
-            type,
-            resourceId: job.jobId,
-            data: config.events.view(job),
-            now,
-          })
-        : undefined;
-    await sendTransaction(new TransactWriteCommand({ TransactItems: [put, ...(event ? [event] : [])] }));
+      }),
+    );
     countTransition(job, job.status);
   };
 
@@ -213,25 +208,12 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     }
   };
 
-  /** The event item of a move into `to`, when the type raises one there. */
-  const finishEvent = async (job: JobRef, to: S, change: JobChange, now: Date, observed?: R) => {
-    const type = config.events?.types[to];
-    if (!config.events || !type) return undefined;
-    const before = observed ?? (await getJob(job.companyId, job.jobId));
-    if (!before || before.attempt !== job.attempt) throw refused(job, to);
-    return eventItem({
-      companyId: job.companyId,
-      type,
-      resourceId: job.jobId,
-      data: config.events.view(applyChange(before, change)),
-      now,
-    });
-  };
-
   /**
-   * A move into a final state: the job's conditional update (clearing the lease and leaving the unfinished
-   * index), the release of its queue slot and the `also` items, in one transaction. Only one such move can
-   * succeed per attempt, so whatever `also` writes is written once per attempt. Returns the change made.
+   * A move into a final state: the job's conditional update (clearing the lease, leaving the unfinished
+   * index, and setting its settle mark: what the dispatcher adds from the stream with the move's event), the
+   * release of its queue slot and the `also` items, in one transaction. Only one such move can succeed per
+   * attempt, so whatever `also` writes is written once per attempt. Returns the change made (without the
+   * mark, which no read shows).
    */
   const finish = async (options: {
     job: JobRef;
@@ -240,25 +222,23 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     change: JobChange;
     now: Date;
     also?: TransactItem[];
-    /** The job as the writer read it (this attempt); read here when the move raises an event without it. */
-    observed?: R;
+    /** What the dispatcher adds once the move committed (usage, storage bytes). */
+    settle?: Omit<SettleMark, 'attempt'>;
   }): Promise<JobChange> => {
     const { job, to, now } = options;
     const change: JobChange = {
       set: { ...options.change.set, status: to, updatedAt: now.toISOString(), finishedAt: now.toISOString() },
       remove: [...(options.change.remove ?? []), 'leaseUntil'],
     };
-    const update = jobUpdate(job, { from: options.from, change }, 'remove');
-    const event = await finishEvent(job, to, change, now, options.observed);
+    const marked = {
+      set: { ...change.set, ...settleMark(job.attempt, options.settle) },
+      remove: change.remove,
+    };
+    const update = jobUpdate(job, { from: options.from, change: marked }, 'remove');
     try {
       await sendTransaction(
         new TransactWriteCommand({
-          TransactItems: [
-            { Update: update },
-            releaseQueueSlotItem(job.companyId),
-            ...(options.also ?? []),
-            ...(event ? [event] : []),
-          ],
+          TransactItems: [{ Update: update }, releaseQueueSlotItem(job.companyId), ...(options.also ?? [])],
         }),
       );
     } catch (error) {
@@ -284,11 +264,12 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
 
   /**
    * The move to `done`: bills `billedSeconds` on the type's meter with the attempt's compute time
-   * (`computeMs`: worker steps, media engine) in the same transaction as the job's change (which records
-   * `billedSeconds` itself). The move is conditional on the attempt being unfinished, so a job is billed once;
-   * a reused result (0 seconds) bills no compute either. The reuse entry (`reuse`) is written once the move
-   * committed, on its own at half the units (decision 0061): it points only at a finished, billed attempt,
-   * and a crash between the two loses that one reuse (a later identical job converts again), no promise.
+   * (`computeMs`: worker steps, media engine) through the move's settle mark, which the dispatcher adds to
+   * the usage month with the move's event, once (decision 0065); the job records `billedSeconds` itself. The
+   * move is conditional on the attempt being unfinished, so a job is billed once; a reused result (0 seconds)
+   * bills no compute either. The reuse entry (`reuse`) is written once the move committed, on its own at half
+   * the units (decision 0061): it points only at a finished attempt, and a crash between the two loses that
+   * one reuse (a later identical job converts again), no promise.
    */
   const complete = async (options: {
     job: JobRef;
@@ -299,8 +280,8 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     computeMs?: ComputeMs;
     reuse?: { key: string; entry: E };
     also?: TransactItem[];
+    storageBytes?: number;
     now: Date;
-    observed?: R;
   }): Promise<JobChange> => {
     const { job, billedSeconds, reuse, now } = options;
     const change = await finish({
@@ -309,13 +290,11 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
       from: options.from,
       change: options.change,
       now,
-      ...(options.observed ? { observed: options.observed } : {}),
-      also: [
-        ...(billedSeconds > 0
-          ? usageItems(job.companyId, now, billedWork(config.meter, billedSeconds, options.computeMs))
-          : []),
-        ...(options.also ?? []),
-      ],
+      also: options.also ?? [],
+      settle: {
+        ...(billedSeconds > 0 ? { usage: billedWork(config.meter, billedSeconds, options.computeMs) } : {}),
+        ...(options.storageBytes ? { storageBytes: options.storageBytes } : {}),
+      },
     });
     countBilledUnits(config.meter, billedSeconds, { companyId: job.companyId, jobId: job.jobId });
     if (reuse)
@@ -352,7 +331,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
       job,
       {
         from: options.from,
-        change,
+        change: { set: change.set, remove: [...(change.remove ?? []), ...SETTLE_REMOVE] },
         condition: {
           expression: '(attribute_not_exists(leaseUntil) OR leaseUntil <= :now)',
           values: { ':now': now.toISOString() },

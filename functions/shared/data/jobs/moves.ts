@@ -16,14 +16,16 @@ import type { JobChange } from './transition';
  * | createFinished   | (none)                        | `done` (reused)       | event                                  |
  * | advance          | given unfinished states       | an unfinished state   | lease, execution, progress             |
  * | progress         | the state itself              | the same state        | progress percent                       |
- * | complete         | given unfinished states       | `done`                | meter, files, slot, event; then reuse  |
- * | completeReused   | given unfinished states       | `done` (billed 0)     | slot released, event                   |
- * | fail             | any unfinished state          | `failed`              | slot released, event                   |
- * | cancel           | the observed unfinished state | `canceled`            | slot released, event                   |
+ * | complete         | given unfinished states       | `done`                | files, slot, settle mark; then reuse   |
+ * | completeReused   | given unfinished states       | `done` (billed 0)     | slot released, settle mark             |
+ * | fail             | any unfinished state          | `failed`              | slot released, settle mark             |
+ * | cancel           | the observed unfinished state | `canceled`            | slot released, settle mark             |
  * | retry            | `failed`, `canceled`, no lease | `pending`, attempt+1 | queue slot taken (cap), unfinished idx |
  *
  * Every move is conditional on the status and on the attempt the writer observed, so of two racing writers
- * exactly one wins and the other gets `JobTransitionRefusedError`. Moves into a final state clear the lease.
+ * exactly one wins and the other gets `JobTransitionRefusedError`. Moves into a final state clear the lease
+ * and set the settle mark, from which the event dispatcher raises the move's event and adds its usage and
+ * storage bytes, once (`settle.ts`, decision 0065).
  * Units are billed in `billedSeconds` (the meter's unit: seconds, characters), named so for stored items.
  */
 export const DONE = 'done';
@@ -87,12 +89,13 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
   });
 
   /**
-   * The move to `done` of worked-on job: bills `billedUnits` of the type's meter with the attempt's compute
-   * time, records the output `files` as the company's stored objects (their bytes in its storage figure) and
+   * The move to `done` of worked-on job: records the output `files` as the company's stored objects and
    * writes `also`, all in the transaction of the move (so once per attempt, and nothing for a job canceled or
-   * failed meanwhile), then the reuse entry once the move committed (decision 0061). A file some earlier
-   * write recorded already (a finalize of an earlier version recorded its output before the move) refuses
-   * the transaction: the move is sent again without it, so it is neither recorded nor counted twice.
+   * failed meanwhile); the billed `billedUnits` of the type's meter with the attempt's compute time, and the
+   * files' bytes for the storage figure, go on the move's settle mark (the dispatcher adds them with the
+   * move's event: decision 0065); then the reuse entry once the move committed (decision 0061). A file some
+   * earlier write recorded already (a finalize of an earlier version recorded its output before the move)
+   * refuses the transaction: the move is sent again without it, so it is neither recorded nor counted twice.
    */
   const complete = async (options: {
     job: JobRef;
@@ -104,7 +107,6 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
     files?: readonly StoredObject[];
     also?: TransactItem[];
     now: Date;
-    observed?: R;
   }): Promise<JobChange> => {
     const { job, files = [] } = options;
     const send = (recorded: readonly StoredObject[]) =>
@@ -118,7 +120,7 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
         ...(options.computeMs ? { computeMs: options.computeMs } : {}),
         ...(options.reuse ? { reuse: options.reuse } : {}),
         also: [...recordStoredObjectItems(job.companyId, recorded), ...(options.also ?? [])],
-        ...(options.observed ? { observed: options.observed } : {}),
+        storageBytes: recorded.reduce((sum, file) => sum + file.size, 0),
       });
     try {
       return await send(files);
@@ -138,7 +140,6 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
     from: readonly S[];
     set: Partial<JobFields<R>>;
     now: Date;
-    observed?: R;
   }): Promise<JobChange> =>
     store.finish({
       job: options.job,
@@ -146,7 +147,6 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
       from: options.from,
       change: { set: doneSet(options.set, true, 0), remove: ['error'] },
       now: options.now,
-      ...(options.observed ? { observed: options.observed } : {}),
     });
 
   /** Any unfinished state of this attempt → `failed` with an error code. */
@@ -161,7 +161,6 @@ export const jobMoves = <S extends string, R extends JobRecordBase<S>, E extends
       from: [job.status],
       change: { set: {} },
       now,
-      observed: job,
     });
     return applyChange(job, change);
   };

@@ -5,9 +5,11 @@ import { getEndpoint, listEndpoints, type WebhookEndpointRecord } from '../../da
 import { ulid } from '../../ids';
 import { logger } from '../../observability/logger';
 import { ITEM_ENTITY } from '../../types/dynadata-types';
+import { SETTLED_JOB_ENTITIES } from '../../types/job-entities';
 import { itemChangeOf } from '../dynadata/change-events';
 import { createItemChangeWriter } from '../dynadata/change-stream';
 import { sweepDeletingType, typeSweepOf } from '../dynadata/type-sweep';
+import { createJobSettleWriter, jobSettleOf } from '../jobs/settle-stream';
 import { startEventRuns } from '../workflows/trigger-sources';
 import { sendDelivery } from './delivery-queue';
 import { subscribes } from './endpoints';
@@ -33,6 +35,8 @@ import { raiseUsageThresholds } from './usage-thresholds';
  * - A Dynadata item written, of a type that raises change events: its `dynadata.item.*` event, once (and,
  *   for `contacts`, its count and bytes on its type's counter), through `dynadata/change-stream.ts`; the new
  *   event's own record is then dispatched as any event's.
+ * - A job's move into a final state (its item with the settle mark of its attempt): the move's event, and the
+ *   usage and storage bytes the mark names, once, through `jobs/settle-stream.ts` (decision 0065).
  */
 export interface StreamChange {
   eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
@@ -124,34 +128,47 @@ const readEvent = (change: StreamChange): EventRecord | undefined => {
  * stream back. Every step is idempotent: a change handled twice creates nothing twice.
  */
 export const createChangeDispatcher = () => {
-  const dispatchItemChange = (change: StreamChange): Promise<void> => {
-    let itemChange: ReturnType<typeof itemChangeOf>;
-    try {
-      // A record always has its id; a change made by hand (tests) gets a new one.
-      itemChange = itemChangeOf({ ...change, recordId: change.recordId ?? ulid() });
-    } catch (error) {
-      logger.error('item record skipped: it cannot be read', {
-        position: change.position,
-        error: error as Error,
+  /**
+   * A record the dispatcher writes from (`read` makes what it writes, or nothing): one that cannot be read is
+   * logged and skipped (no retry could read it); one whose write fails is handed over again.
+   */
+  const writeFrom =
+    <T>(what: string, read: (change: StreamChange) => T | undefined, write: (value: T) => Promise<void>) =>
+    (change: StreamChange): Promise<void> => {
+      let value: T | undefined;
+      try {
+        value = read(change);
+      } catch (error) {
+        logger.error(`${what} record skipped: it cannot be read`, {
+          position: change.position,
+          error: error as Error,
+        });
+        return Promise.resolve();
+      }
+      if (value === undefined) return Promise.resolve();
+      return write(value).catch((error: unknown) => {
+        logger.error(`${what} change not written: handled again`, {
+          position: change.position,
+          error: error as Error,
+        });
+        throw error;
       });
-      return Promise.resolve();
-    }
-    if (!itemChange) return Promise.resolve();
-    return writeItemChange(itemChange).catch((error: unknown) => {
-      logger.error('item change not written: handled again', {
-        type: itemChange.typeName,
-        error: error as Error,
-      });
-      throw error;
-    });
-  };
+    };
+  const writeItemChange = createItemChangeWriter();
+  // A record always has its id; a change made by hand (tests) gets a new one.
+  const dispatchItemChange = writeFrom(
+    'item',
+    (change) => itemChangeOf({ ...change, recordId: change.recordId ?? ulid() }),
+    writeItemChange,
+  );
+  const dispatchJobSettle = writeFrom('job', jobSettleOf, createJobSettleWriter());
   const run = slots(PARALLEL_CHANGES);
   const chains = new Map<string, Promise<void>>();
-  const writeItemChange = createItemChangeWriter();
   return (change: StreamChange): Promise<void> => {
     if ((change.newImage ?? change.oldImage)?.entity === ITEM_ENTITY) return dispatchItemChange(change);
     const image = change.newImage;
     if (!image) return Promise.resolve();
+    if (SETTLED_JOB_ENTITIES.includes(String(image.entity))) return dispatchJobSettle(change);
     if (change.eventName === 'INSERT' && image.entity === EVENT_ENTITY) {
       const event = readEvent(change);
       if (!event) return Promise.resolve();

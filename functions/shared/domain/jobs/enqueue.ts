@@ -226,7 +226,7 @@ const createEnqueued = async <S extends string, R extends JobRecordBase<S>, E ex
       progress: { phase: DONE, percent: 100 },
       finishedAt: iso,
     } as R;
-    await type.lifecycle.createFinished(job, now);
+    await type.lifecycle.createFinished(job);
     return job;
   }
   checkQuota(type, limits, used, now, request.demand);

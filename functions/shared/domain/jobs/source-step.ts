@@ -119,7 +119,7 @@ export const claimAndProbeSource = async <
     const file = options.reuse.file(entry);
     return (await headObject(file.bucket, file.fullPath)) !== undefined;
   };
-  if (await step.reuseStored(reuse, stored, { from: job.status, observed: job, set: options.reuse.set })) {
+  if (await step.reuseStored(reuse, stored, { from: job.status, set: options.reuse.set })) {
     return { reused: true };
   }
   const limits = options.limits(plan);

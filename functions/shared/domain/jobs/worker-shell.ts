@@ -169,13 +169,11 @@ export const jobStep = <S extends string, R extends JobRecordBase<S>, E extends 
     reuseStored: async (
       entry: E | undefined,
       usable: (entry: E) => Promise<boolean>,
-      move: { from: S; observed: R; set: (entry: E) => Partial<JobFields<R>> },
+      move: { from: S; set: (entry: E) => Partial<JobFields<R>> },
     ): Promise<boolean> => {
       if (!entry || !(await usable(entry))) return false;
-      const { from, observed, set } = move;
-      await finishOrGone(() =>
-        type.moves.completeReused({ from: [from], set: set(entry), observed, job: ref, now }),
-      );
+      const { from, set } = move;
+      await finishOrGone(() => type.moves.completeReused({ from: [from], set: set(entry), job: ref, now }));
       const source = 'sourceJobId' in entry ? { sourceJobId: String(entry.sourceJobId) } : {};
       logger.info(`${type.noun} job reused`, { jobId: ref.jobId, ...source });
       return true;
