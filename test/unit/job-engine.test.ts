@@ -112,7 +112,7 @@ describe('the state table', () => {
     }
   });
 
-  it('bills the meter in the transaction of the move to done, puts the reuse entry after it commits, and nothing for a reused result', async () => {
+  it('bills the units on the move to done (settled from the stream), puts the reuse entry after it commits, and nothing for a reused result', async () => {
     const { moves } = transcriptionJobs;
     // Both document clients: `ddb`, and the one a one-action transaction goes through as its plain write.
     const sent: Sent[] = [];
@@ -134,7 +134,10 @@ describe('the state table', () => {
     await complete();
     const move = sent.findIndex((c) => c.input.TransactItems);
     const moveItems = JSON.stringify(sent[move]?.input);
-    expect(moveItems).toContain('transcription_seconds');
+    // The job records its units and its settle mark; the usage month is the dispatcher's to add (0065).
+    expect(moveItems).toContain('"#billedSeconds":"billedSeconds"');
+    expect(moveItems).toContain('"#_streamed":"_streamed"');
+    expect(moveItems).not.toContain('#USAGE');
     expect(moveItems).not.toContain('REUSE#');
     // The reuse entry: one plain put (a one-action transaction, decision 0052), after the move.
     const puts = sent.filter((c) => c instanceof PutCommand);
@@ -196,11 +199,9 @@ describe('the state table', () => {
     expect(
       items.filter((i) => String((i.Update?.Key as { pk?: string } | undefined)?.pk).includes('USAGE')),
     ).toEqual([]);
-    expect(writtenOf(jobUpdateOf(sent.at(-1)) as never, '_settle')).toEqual({
-      attempt: 1,
-      usage: { transcode_seconds: 1 },
-      storageBytes: 12,
-    });
+    // The units are the job's `billedSeconds`; the mark holds the compute time (none here) and the bytes.
+    expect(writtenOf(jobUpdateOf(sent.at(-1)) as never, '_settle')).toEqual({ b: 12 });
+    expect(writtenOf(jobUpdateOf(sent.at(-1)) as never, 'billedSeconds')).toBe(1);
     expect(writtenOf(jobUpdateOf(sent.at(-1)) as never, '_streamed')).toBe(true);
   });
 

@@ -1,5 +1,6 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { readSettleMark, settleMark } from '../../functions/shared/data/jobs/settle';
 import { SPEECH_JOB_STORE } from '../../functions/shared/data/speech-jobs';
 import { transcodeStore } from '../../functions/shared/data/transcode-jobs';
 import { transcriptionStore } from '../../functions/shared/data/transcription-jobs';
@@ -30,7 +31,7 @@ const job = (jobId: string, extra: Record<string, unknown> = {}) => ({
   finishedAt: '2026-11-29T10:00:05.000Z',
   attemptStartedAt: '2026-11-29T10:00:00.000Z',
   _streamed: true,
-  _settle: { attempt: 1, usage: { transcode_seconds: 3, 'compute_ms#media': 900 }, storageBytes: 40 },
+  _settle: { m: 900, b: 40 },
   ...extra,
 });
 const finalizing = (jobId: string) => ({ ...job(jobId), status: 'finalizing', _settle: undefined });
@@ -54,6 +55,16 @@ const settleTwo = async (answer: (sent: Sent[]) => unknown = () => ({})): Promis
 };
 
 describe('job settles from the stream', () => {
+  it('mark a final move in a few bytes (a job item keeps its write unit), read back as written', () => {
+    const mark = { computeMs: { workers: 123_456, media: 654_321 }, storageBytes: 123_456_789 };
+    const stored = settleMark(mark);
+    expect(stored).toEqual({ _settle: { w: 123_456, m: 654_321, b: 123_456_789 }, _streamed: true });
+    expect(readSettleMark(stored)).toEqual(mark);
+    expect(settleMark()).toEqual({ _streamed: true });
+    expect(readSettleMark(settleMark())).toEqual({});
+    expect(readSettleMark({ _settle: { m: 1 } })).toBeUndefined();
+  });
+
   it('settle a final move once: its event (an id derived from the move), its usage on its day, its bytes', () => {
     const settle = jobSettleOf({ newImage: job('tc_1'), oldImage: finalizing('tc_1') });
     expect(settle).toMatchObject({
@@ -76,19 +87,17 @@ describe('job settles from the stream', () => {
 
   it('settle nothing of a write without the mark of its own attempt in a final status', () => {
     expect(jobSettleOf({ newImage: job('tc_1', { _streamed: undefined }) })).toBeUndefined();
-    expect(jobSettleOf({ newImage: job('tc_1', { _settle: undefined }) })).toBeUndefined();
-    expect(jobSettleOf({ newImage: job('tc_1', { attempt: 2 }) })).toBeUndefined();
     expect(jobSettleOf({ newImage: job('tc_1', { status: 'transcoding' }) })).toBeUndefined();
     expect(jobSettleOf({ newImage: { ...job('tc_1'), entity: 'transcode_queue' } })).toBeUndefined();
     // A failed or canceled move settles its event alone; a reused result (created done) too.
     expect(
       jobSettleOf({
-        newImage: job('tc_1', { status: 'failed', _settle: { attempt: 1 } }),
+        newImage: job('tc_1', { status: 'failed', _settle: undefined }),
         oldImage: finalizing('tc_1'),
       }),
     ).toMatchObject({ storageBytes: 0, event: { type: 'transcode.failed' } });
     expect(
-      jobSettleOf({ newImage: job('tc_1', { _settle: { attempt: 1 }, reused: true }) }),
+      jobSettleOf({ newImage: job('tc_1', { _settle: undefined, reused: true, billedSeconds: 0 }) }),
     ).not.toHaveProperty('usage');
   });
 
@@ -101,7 +110,7 @@ describe('job settles from the stream', () => {
     // A move with figures and no event could not be added once: it is refused loudly, never dropped.
     const canceled = { ...job('sj_1'), entity: 'speech_job', status: 'canceled' };
     expect(() => jobSettleOf({ newImage: canceled })).toThrow(/no event/);
-    expect(jobSettleOf({ newImage: { ...canceled, _settle: { attempt: 1 } } })).toBeUndefined();
+    expect(jobSettleOf({ newImage: { ...canceled, _settle: undefined } })).toBeUndefined();
   });
 
   it('write a batch in one transaction: the events, then each usage family item and company total summed once', async () => {

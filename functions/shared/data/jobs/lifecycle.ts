@@ -11,7 +11,6 @@ import { jobQueue } from '../schemas';
 import { INDEX_ATTRIBUTES, listSparsePartition, sparseIndexKey } from '../sparse-index';
 import { cancellationReasons, sendTransaction } from '../transactions';
 import { applyChange, updateParams } from '../update-expression';
-import { billedWork } from '../usage-meters';
 import {
   type JobLifecycleConfig,
   JobQueueFullError,
@@ -186,7 +185,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
           ...jobKey(job.companyId, job.jobId),
           entity: entities.job,
           ...job,
-          ...settleMark(job.attempt),
+          ...settleMark(),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -222,8 +221,8 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
     change: JobChange;
     now: Date;
     also?: TransactItem[];
-    /** What the dispatcher adds once the move committed (usage, storage bytes). */
-    settle?: Omit<SettleMark, 'attempt'>;
+    /** What the dispatcher adds once the move committed (compute time, storage bytes). */
+    settle?: SettleMark;
   }): Promise<JobChange> => {
     const { job, to, now } = options;
     const change: JobChange = {
@@ -231,7 +230,7 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
       remove: [...(options.change.remove ?? []), 'leaseUntil'],
     };
     const marked = {
-      set: { ...change.set, ...settleMark(job.attempt, options.settle) },
+      set: { ...change.set, ...settleMark(options.settle) },
       remove: change.remove,
     };
     const update = jobUpdate(job, { from: options.from, change: marked }, 'remove');
@@ -288,11 +287,13 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
       job,
       to: options.done,
       from: options.from,
-      change: options.change,
+      // The job records the units it bills: the dispatcher bills them from its settled record.
+      change: { ...options.change, set: { ...options.change.set, billedSeconds } },
       now,
       also: options.also ?? [],
+      // The units are the job's own `billedSeconds` (the change sets them); a reused result bills no compute.
       settle: {
-        ...(billedSeconds > 0 ? { usage: billedWork(config.meter, billedSeconds, options.computeMs) } : {}),
+        ...(billedSeconds > 0 && options.computeMs ? { computeMs: options.computeMs } : {}),
         ...(options.storageBytes ? { storageBytes: options.storageBytes } : {}),
       },
     });

@@ -1,13 +1,12 @@
-import type { TransactItem } from '../../data/entity';
-import { decodeItem } from '../../data/entity';
+import { decodeItem, type TransactItem } from '../../data/entity';
 import { type EventInput, eventItem } from '../../data/events';
 import type { JobStoreConfig } from '../../data/jobs/config';
-import { SETTLE_ATTRIBUTE, type SettleMark, STREAMED_ATTRIBUTE } from '../../data/jobs/settle';
+import { readSettleMark, SETTLE_ATTRIBUTE, STREAMED_ATTRIBUTE } from '../../data/jobs/settle';
 import { SPEECH_JOB_STORE } from '../../data/speech-jobs';
 import { transcodeStore } from '../../data/transcode-jobs';
 import { transcriptionStore } from '../../data/transcription-jobs';
 import { familyOf, type UsageAdditions, type UsageFigure } from '../../data/usage-families';
-import { addStorageBytesItem, usageItems } from '../../data/usage-meters';
+import { addStorageBytesItem, billedWork, usageItems } from '../../data/usage-meters';
 import { derivedUlid } from '../../ids';
 import { type ChunkKeys, createChunkWriter, writeEventChunk } from '../events/stream-chunks';
 import { toPublicJob, toPublicSpeechJob, toPublicTranscription } from './public-views';
@@ -16,7 +15,8 @@ import { toPublicJob, toPublicSpeechJob, toPublicTranscription } from './public-
  * A job's final move, settled from the table's stream (decision 0065): the move wrote the job (status,
  * output records, queue slot) with its settle mark (`data/jobs/settle.ts`); the event dispatcher raises the
  * move's event (its id derived from the job, the attempt and the status, so the same move raises it once
- * whichever record carries it) and adds the mark's usage and storage bytes:
+ * whichever record carries it) and adds what the move bills: a `done` job's `billedSeconds` of its type's meter
+ * with the mark's compute time, and the mark's output bytes:
  *
  * Moves are written in chunks, one transaction each (`events/stream-chunks.ts`): the moves' events, each
  * conditional on its absence, then the usage month's family item and the company's storage figure, each
@@ -27,7 +27,7 @@ import { toPublicJob, toPublicSpeechJob, toPublicTranscription } from './public-
  */
 
 interface JobEventSource {
-  store: Pick<JobStoreConfig<string, never, object>, 'entities' | 'finished' | 'eventTypes'> & {
+  store: Pick<JobStoreConfig<string, never, object>, 'entities' | 'finished' | 'eventTypes' | 'meter'> & {
     schemas: { job: () => unknown };
   };
   view: (job: never) => unknown;
@@ -61,7 +61,8 @@ interface JobImage {
   companyId?: unknown;
   jobId?: unknown;
   finishedAt?: unknown;
-  [SETTLE_ATTRIBUTE]?: SettleMark;
+  billedSeconds?: unknown;
+  [SETTLE_ATTRIBUTE]?: unknown;
   [STREAMED_ATTRIBUTE]?: unknown;
 }
 
@@ -76,42 +77,45 @@ export const jobSettleOf = (change: {
 }): JobSettle | undefined => {
   const image = change.newImage as JobImage | undefined;
   const source = SOURCES.get(String(image?.entity));
-  const mark = image?.[SETTLE_ATTRIBUTE];
-  if (!image || !source || !mark || image[STREAMED_ATTRIBUTE] !== true) return undefined;
+  const mark = image && readSettleMark(image as Record<string, unknown>);
+  if (!image || !source || !mark) return undefined;
   const status = String(image.status);
-  if (mark.attempt !== image.attempt || !source.store.finished.includes(status as never)) return undefined;
+  if (!source.store.finished.includes(status as never)) return undefined;
+  // A later write of a settled job (a retry removes the mark, and its next final move sets it again).
   const old = change.oldImage as JobImage | undefined;
-  if (old?.[SETTLE_ATTRIBUTE]?.attempt === mark.attempt && old.status === image.status) return undefined;
+  if (old?.[STREAMED_ATTRIBUTE] === true && old.status === image.status && old.attempt === image.attempt)
+    return undefined;
   const itemKey = `${String(image.pk)}#${String(image.sk)}`;
+  const billed = status === 'done' && Number(image.billedSeconds) > 0;
   const type = source.store.eventTypes?.[status as never] as EventInput['type'] | undefined;
   if (!type) {
-    if (mark.usage || mark.storageBytes)
-      throw new Error(`${status} of ${itemKey} adds figures with no event`);
+    if (billed || mark.storageBytes) throw new Error(`${status} of ${itemKey} adds figures with no event`);
     return undefined;
   }
   const job = decodeItem(
     source.store.entities.job,
     source.store.schemas.job() as never,
     image as Record<string, unknown>,
-  ) as {
-    companyId: string;
-    jobId: string;
-    finishedAt?: string;
-  };
+  ) as { companyId: string; jobId: string; attempt: number; billedSeconds: number; finishedAt?: string };
   const at = new Date(job.finishedAt ?? String(image.finishedAt));
   return {
     itemKey,
     companyId: job.companyId,
     event: {
-      id: `evt_${derivedUlid(at.getTime(), `${itemKey}#${mark.attempt}#${status}`)}`,
+      id: `evt_${derivedUlid(at.getTime(), `${itemKey}#${job.attempt}#${status}`)}`,
       companyId: job.companyId,
       type,
       resourceId: job.jobId,
       data: source.view(job as never),
       now: at,
     },
-    ...(mark.usage && Object.keys(mark.usage).length > 0
-      ? { usage: { date: at.toISOString().slice(0, 10), additions: mark.usage } }
+    ...(billed
+      ? {
+          usage: {
+            date: at.toISOString().slice(0, 10),
+            additions: billedWork(source.store.meter, job.billedSeconds, mark.computeMs),
+          },
+        }
       : {}),
     storageBytes: mark.storageBytes ?? 0,
   };
