@@ -1,7 +1,7 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { itemSize } from '../bench/request-units';
-import { call, createTenant } from './support';
+import { call, createTenant, waitForSettled } from './support';
 import { type Job, storeSource, enqueue as transcribe, waitForJob } from './transcription-support';
 import { getRun, runWorkflow, savedWorkflow, waitForRun } from './workflow-support';
 
@@ -137,6 +137,7 @@ describe('packed items read back as they were written', () => {
     expect(jobItem.result).not.toBeInstanceOf(Uint8Array);
     const reuseItem = await firstOf(lifecycle.jobKey(t.companyId, '').pk, 'REUSE#');
     expect(reuseItem.result).toBeInstanceOf(Uint8Array);
+    await waitForSettled(t.apiKey, 'transcription.done', a.id);
     const events = await call('GET', '/v1/events?type=transcription.done', {
       headers: { 'x-api-key': t.apiKey },
     });
