@@ -23,21 +23,16 @@ export interface JobLifecycleConfig<S extends string, R = unknown, E = unknown> 
   unfinished: readonly S[];
   finished: readonly S[];
   meter: MeterName;
-  /**
-   * The event each final state raises (`transcode.done`, ...), and the job's view its data carries (the view
-   * of its GET route): the event is written in the transaction of the move.
-   */
-  events?: { types: Partial<Record<S, EventType>>; view: (job: R) => unknown };
   /** Attributes of an attempt's result (`output`, `result`): cleared by a retry. */
   resultFields?: readonly string[];
 }
 
 /**
- * A job type's store, as its data module declares it: the lifecycle's configuration without the event view
- * (the type's domain module adds its public view, `domain/jobs/job-type.ts`).
+ * A job type's store, as its data module declares it: the lifecycle's configuration and the event each final
+ * state raises (`transcode.done`, …), which the event dispatcher raises from the move's stream record with
+ * the job's public view (`domain/jobs/settle-stream.ts`, decision 0065).
  */
-export type JobStoreConfig<S extends string, R, E> = Omit<JobLifecycleConfig<S, R, E>, 'events'> & {
-  /** The event each final state raises (`transcode.done`, …). */
+export type JobStoreConfig<S extends string, R, E> = JobLifecycleConfig<S, R, E> & {
   eventTypes?: Partial<Record<S, EventType>>;
 };
 

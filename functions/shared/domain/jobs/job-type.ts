@@ -78,14 +78,8 @@ export interface JobTypeOptions<S extends string, R extends JobRecordBase<S>, E 
 export const defineJobType = <S extends string, R extends JobRecordBase<S>, E extends object, V>(
   options: JobTypeOptions<S, R, E, V>,
 ) => {
-  const { eventTypes, ...store } = options.store;
   // Built by the first job operation of the instance, not when the type's module loads.
-  const lifecycle = lazy(() =>
-    createJobLifecycle<S, R, E>({
-      ...store,
-      ...(eventTypes ? { events: { types: eventTypes, view: options.view } } : {}),
-    }),
-  );
+  const lifecycle = lazy(() => createJobLifecycle<S, R, E>(options.store));
   const moves = lazy(() => jobMoves(lifecycle()));
   return {
     ...options,
