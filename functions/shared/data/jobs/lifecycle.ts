@@ -37,16 +37,16 @@ export {
  *   into a final state;
  * - the company's queue item `QUEUE` counting its unfinished jobs, changed only in the same transaction as a
  *   job's move into or out of the unfinished states (a slot is taken conditionally on the plan's cap);
- * - billing: the move to `done` records the type's meter (with the attempt's compute time) on the job's
- *   settle mark, which the event dispatcher adds to the usage month from the table's stream (`settle.ts`,
- *   decision 0065); the reuse entry `REUSE#<key>` of the result is put once that move committed, so only a
- *   finished job is ever reused (decision 0061);
+ * - billing: the move to `done` records the units it bills (`billedSeconds`) and, on the job's settle mark,
+ *   the attempt's compute time; the event dispatcher adds both to the usage month from the table's stream
+ *   (`settle.ts`, decision 0065); the reuse entry `REUSE#<key>` of the result is put once that move
+ *   committed, so only a finished job is ever reused (decision 0061);
  * - the sparse index partition of unfinished jobs (interrupted-job recovery at local start-up, sweeps);
  * - progress, recorded on the job by the moves;
  * - one EMF count per written transition and the billed units;
- * - the event of a move into a final state (`events`): raised by the event dispatcher from the stream record
- *   of the move, which carries the settle mark (`settle.ts`): the job's view after the move, from the record
- *   as written.
+ * - the event of a move into a final state (the store's `eventTypes`): raised by the event dispatcher from
+ *   the stream record of the move, which carries the settle mark (`settle.ts`): the job's view after the
+ *   move, from the record as written.
  */
 export { type JobRecordBase, type JobRef, jobRecordFields } from './record';
 

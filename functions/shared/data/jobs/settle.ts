@@ -13,7 +13,8 @@ import type { ComputeCategory, ComputeMs } from '../../types/meters';
  *   settle.
  * - `_settle`, when the move adds figures, holds only what the job item does not: the attempt's compute time
  *   and the recorded outputs' bytes, under one-letter names, so the mark keeps a job item within the write
- *   unit it used (about 30 bytes).
+ *   unit it used (about 30 bytes). Never an empty map: DynamoDB Local's stream hands one over without its
+ *   type, which reads as absent.
  *
  * Neither attribute is part of the job's record: reads decode the record's own attributes only.
  */
