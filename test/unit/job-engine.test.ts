@@ -203,6 +203,11 @@ describe('the state table', () => {
     expect(writtenOf(jobUpdateOf(sent.at(-1)) as never, '_settle')).toEqual({ b: 12 });
     expect(writtenOf(jobUpdateOf(sent.at(-1)) as never, 'billedSeconds')).toBe(1);
     expect(writtenOf(jobUpdateOf(sent.at(-1)) as never, '_streamed')).toBe(true);
+    // A move without figures removes a mark an earlier attempt left (kept by a retry of the code before it).
+    await transcodeJobs.moves.fail({ job: ref, error: { code: 'x', message: 'x' }, now });
+    const failed = jobUpdateOf(sent.at(-1));
+    expect(failed.UpdateExpression).toMatch(/REMOVE .*#_settle/);
+    expect(writtenOf(failed as never, '_streamed')).toBe(true);
   });
 
   it('bounds the queue: a cap of 0 refuses a job even when the queue was never written', async () => {

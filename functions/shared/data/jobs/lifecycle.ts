@@ -18,7 +18,7 @@ import {
   type MoveOptions,
 } from './config';
 import type { JobRecordBase, JobRef } from './record';
-import { SETTLE_REMOVE, type SettleMark, settleMark } from './settle';
+import { SETTLE_ATTRIBUTE, SETTLE_REMOVE, type SettleMark, settleMark } from './settle';
 import { type JobChange, jobTransitionUpdate } from './transition';
 
 export {
@@ -229,9 +229,12 @@ export const createJobLifecycle = <S extends string, R extends JobRecordBase<S>,
       set: { ...options.change.set, status: to, updatedAt: now.toISOString(), finishedAt: now.toISOString() },
       remove: [...(options.change.remove ?? []), 'leaseUntil'],
     };
+    // The mark is this move's alone: a move without figures removes any `_settle` an earlier attempt left (a
+    // retry of the code before the mark keeps it).
+    const mark = settleMark(options.settle);
     const marked = {
-      set: { ...change.set, ...settleMark(options.settle) },
-      remove: change.remove,
+      set: { ...change.set, ...mark },
+      remove: [...(change.remove ?? []), ...(SETTLE_ATTRIBUTE in mark ? [] : [SETTLE_ATTRIBUTE])],
     };
     const update = jobUpdate(job, { from: options.from, change: marked }, 'remove');
     try {
